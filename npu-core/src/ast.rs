@@ -1,0 +1,173 @@
+//! The syntax tree of an `npu_kernel!` block, exactly as written, with spans.
+//!
+//! Nothing here is checked: names may be unknown and numbers may be illegal. The
+//! checker ([`crate::check`]) turns this tree into a span-free
+//! [`CheckedKernel`](crate::CheckedKernel) or into diagnostics that point at these spans.
+
+use proc_macro2::{Ident, Span};
+
+/// A whole `npu_kernel!` block: one kernel, its target and its schedules.
+#[derive(Clone, Debug)]
+pub struct KernelDef {
+    /// The `///` doc comment lines, without the leading `///`.
+    pub doc: Vec<String>,
+    /// The `kernel` keyword, where "missing item" diagnostics point.
+    pub kernel_span: Span,
+    pub name: Ident,
+    pub inputs: Vec<Param>,
+    pub outputs: Vec<Param>,
+    pub body: Vec<Stmt>,
+    pub targets: Vec<TargetRef>,
+    pub schedules: Vec<Schedule>,
+}
+
+/// `a: [f16; 64, 128]`: a tensor parameter with a dtype and a static shape.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: Ident,
+    pub dtype: Ident,
+    pub shape: Vec<Number>,
+}
+
+/// A non-negative integer literal and where it was written.
+#[derive(Clone, Copy, Debug)]
+pub struct Number {
+    pub value: u64,
+    pub span: Span,
+}
+
+/// `y[i, j] = expr;`
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub output: Ident,
+    pub indices: Vec<Index>,
+    pub value: Expr,
+}
+
+/// One subscript of a tensor access.
+#[derive(Clone, Debug)]
+pub enum Index {
+    /// A loop axis such as `i`.
+    Axis(Ident),
+    /// A fixed position such as `0`.
+    Const(Number),
+}
+
+/// An algorithm expression. Each node keeps the span of the token a diagnostic about
+/// it should point at: the operator, the function name or the tensor name.
+#[derive(Clone, Debug)]
+pub enum Expr {
+    /// `a[i, j]`
+    Load { tensor: Ident, indices: Vec<Index> },
+    /// `2`, `0.5`
+    Literal { value: f64, is_float: bool, span: Span },
+    /// `-x`
+    Neg { arg: Box<Expr>, span: Span },
+    /// `x + y`, `x < y`, ...
+    Binary { op: BinOp, span: Span, lhs: Box<Expr>, rhs: Box<Expr> },
+    /// `exp(x)`, `max(x, y)`, `select(c, x, y)`, or a reduction `sum[k](x)`.
+    Call { func: Ident, axis: Option<Ident>, args: Vec<Expr> },
+    /// `x as f32`
+    Cast { arg: Box<Expr>, dtype: Ident },
+}
+
+/// A binary operator of the algorithm language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl BinOp {
+    /// The operator as written in source.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+        }
+    }
+
+    /// Whether the operator compares and yields a mask rather than a number.
+    pub fn is_comparison(self) -> bool {
+        !matches!(self, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div)
+    }
+}
+
+/// `target ascend910b;` or `target "targets/my_chip.toml";`
+#[derive(Clone, Debug)]
+pub enum TargetRef {
+    Preset(Ident),
+    File { path: String, span: Span },
+}
+
+impl TargetRef {
+    pub fn span(&self) -> Span {
+        match self {
+            TargetRef::Preset(ident) => ident.span(),
+            TargetRef::File { span, .. } => *span,
+        }
+    }
+}
+
+/// `schedule name { item; ... }`
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    pub name: Ident,
+    pub items: Vec<Item>,
+}
+
+/// One line of a schedule. `keyword` is the span of its first word.
+#[derive(Clone, Debug)]
+pub struct Item {
+    pub keyword: Span,
+    pub kind: ItemKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum ItemKind {
+    /// `parallel i over 8 cores;`
+    Parallel { axis: Ident, cores: Number },
+    /// `split i by 2048;`
+    Split { axis: Ident, tile: Number },
+    /// `stage a, b in ub depth 2;` (depth 1 when omitted)
+    Stage { tensors: Vec<Ident>, level: Ident, depth: Option<Number> },
+    /// `cube m by 64, n by 64, k by 32;`
+    Cube { tiles: Vec<(Ident, Number)> },
+    /// `tail pad;` or `tail exact;`
+    Tail { policy: Ident },
+    /// `order j, i;`
+    Order { axes: Vec<Ident> },
+}
+
+impl ItemKind {
+    /// The keyword that starts the item, as written.
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            ItemKind::Parallel { .. } => "parallel",
+            ItemKind::Split { .. } => "split",
+            ItemKind::Stage { .. } => "stage",
+            ItemKind::Cube { .. } => "cube",
+            ItemKind::Tail { .. } => "tail",
+            ItemKind::Order { .. } => "order",
+        }
+    }
+}
+
+/// Every schedule keyword, for "did you mean" suggestions.
+pub const ITEM_KEYWORDS: &[&str] = &["parallel", "split", "stage", "cube", "tail", "order"];

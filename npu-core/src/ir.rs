@@ -1,0 +1,320 @@
+//! The checked kernel: a span-free, typed description of a legal kernel and its
+//! schedules. Lowering takes only this type, so nothing unchecked reaches it.
+//!
+//! Everything here is plain data (`Send + Sync`, serde), so checked kernels can be
+//! shared across the tuner's worker threads and stored in reports.
+
+use serde::{Deserialize, Serialize};
+
+use crate::dtype::Dtype;
+use crate::target::{Level, Target};
+
+/// A kernel that passed the checker against `target`, with every schedule legal.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckedKernel {
+    pub name: String,
+    /// The `///` doc comment, lines joined with `\n`.
+    pub doc: String,
+    pub target: Target,
+    /// Inputs first, in signature order, then outputs.
+    pub tensors: Vec<Tensor>,
+    pub axes: Vec<Axis>,
+    pub body: Vec<Assign>,
+    pub class: KernelClass,
+    pub schedules: Vec<CheckedSchedule>,
+    /// The canonical DSL text of the whole kernel (see [`crate::print`]).
+    pub source: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tensor {
+    pub name: String,
+    pub dtype: Dtype,
+    pub shape: Vec<u64>,
+    pub role: Role,
+}
+
+impl Tensor {
+    pub fn elements(&self) -> u64 {
+        self.shape.iter().product()
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.elements() * self.dtype.size()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Input,
+    Output,
+}
+
+/// A loop axis: an output axis (named by the output's subscripts) or a reduction axis
+/// (named by `sum[k]`, `max[k]`, `min[k]`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Axis {
+    pub name: String,
+    pub extent: u64,
+    pub reduction: bool,
+}
+
+/// `output[axes] = value`, one per output tensor.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Assign {
+    /// Index into [`CheckedKernel::tensors`].
+    pub output: usize,
+    /// The axis of each output dimension, indices into [`CheckedKernel::axes`].
+    pub axes: Vec<usize>,
+    pub value: Expr,
+}
+
+/// One subscript of a load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Subscript {
+    Axis(usize),
+    Const(u64),
+}
+
+/// A typed expression. Every node knows its dtype; comparisons yield a mask that only
+/// `Select` consumes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Expr {
+    Load { tensor: usize, subscripts: Vec<Subscript>, dtype: Dtype },
+    Const { value: f64, dtype: Dtype },
+    Unary { op: UnaryOp, arg: Box<Expr>, dtype: Dtype },
+    Binary { op: BinaryOp, lhs: Box<Expr>, rhs: Box<Expr>, dtype: Dtype },
+    /// Yields a mask; `dtype` is the operands' dtype.
+    Compare { op: CompareOp, lhs: Box<Expr>, rhs: Box<Expr>, dtype: Dtype },
+    Select { cond: Box<Expr>, then: Box<Expr>, otherwise: Box<Expr>, dtype: Dtype },
+    Cast { arg: Box<Expr>, dtype: Dtype },
+    /// Reduces `body` over `axis`, accumulating in `dtype.accumulator()`, and rounds
+    /// the result to `dtype` once at the end.
+    Reduce { op: ReduceOp, axis: usize, body: Box<Expr>, dtype: Dtype },
+}
+
+impl Expr {
+    /// The dtype of the value (for a comparison, of its operands).
+    pub fn dtype(&self) -> Dtype {
+        match self {
+            Expr::Load { dtype, .. }
+            | Expr::Const { dtype, .. }
+            | Expr::Unary { dtype, .. }
+            | Expr::Binary { dtype, .. }
+            | Expr::Compare { dtype, .. }
+            | Expr::Select { dtype, .. }
+            | Expr::Cast { dtype, .. }
+            | Expr::Reduce { dtype, .. } => *dtype,
+        }
+    }
+
+    /// Calls `f` on this node and every node below it, parents first.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        f(self);
+        match self {
+            Expr::Load { .. } | Expr::Const { .. } => {}
+            Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => arg.walk(f),
+            Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
+                lhs.walk(f);
+                rhs.walk(f);
+            }
+            Expr::Select { cond, then, otherwise, .. } => {
+                cond.walk(f);
+                then.walk(f);
+                otherwise.walk(f);
+            }
+            Expr::Reduce { body, .. } => body.walk(f),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Exp,
+    Log,
+    Sqrt,
+    Rsqrt,
+    Tanh,
+    Recip,
+    Relu,
+    Sigmoid,
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 10] = [
+        UnaryOp::Neg,
+        UnaryOp::Abs,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sqrt,
+        UnaryOp::Rsqrt,
+        UnaryOp::Tanh,
+        UnaryOp::Recip,
+        UnaryOp::Relu,
+        UnaryOp::Sigmoid,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Rsqrt => "rsqrt",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Recip => "recip",
+            UnaryOp::Relu => "relu",
+            UnaryOp::Sigmoid => "sigmoid",
+        }
+    }
+
+    /// Whether the operation is only defined on floating-point values.
+    pub fn float_only(self) -> bool {
+        !matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Min,
+    Max,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CompareOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReduceOp {
+    Sum,
+    Max,
+    Min,
+}
+
+/// What the kernel's body needs from the machine.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KernelClass {
+    /// Only elementwise work on the vector unit.
+    Elementwise,
+    /// At least one reduction, on the vector unit.
+    Reduction,
+    /// `c[m, n] = sum[k](a[m, k] * b[k, n])` on the cube unit (casts allowed around
+    /// the operands and the result).
+    Matmul(MatmulShape),
+}
+
+/// The tensors and axes of a matmul, as indices into the kernel's tables.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatmulShape {
+    pub a: usize,
+    pub b: usize,
+    pub c: usize,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+}
+
+/// A legal schedule with every default filled in.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckedSchedule {
+    pub name: String,
+    /// Multi-core split: axis index and core count, in source order.
+    pub parallel: Vec<(usize, u64)>,
+    /// Tile extent per axis (the axis extent where it is not split).
+    pub tiles: Vec<u64>,
+    /// The cube's base block (m, n, k) for matmul kernels.
+    pub cube: Option<[u64; 3]>,
+    pub stages: Vec<Stage>,
+    pub tail: Tail,
+    /// The order of the tile loops over output axes, outermost first. Reduction axes
+    /// always run innermost, in the order they appear.
+    pub order: Vec<usize>,
+    /// Every on-chip buffer the schedule needs; lowering places exactly these.
+    pub buffers: Vec<Buffer>,
+}
+
+impl CheckedSchedule {
+    /// Cores the schedule runs on: the product of its `parallel` items.
+    pub fn cores(&self) -> u64 {
+        self.parallel.iter().map(|(_, cores)| cores).product()
+    }
+
+    /// Bytes of all buffers at `level`, every slot counted.
+    pub fn used(&self, level: Level) -> u64 {
+        self.buffers.iter().filter(|b| b.level == level).map(Buffer::total_bytes).sum()
+    }
+
+    /// Where `tensor` is staged at `level`, if it is.
+    pub fn stage(&self, tensor: usize, level: Level) -> Option<&Stage> {
+        self.stages.iter().find(|s| s.tensor == tensor && s.level == level)
+    }
+}
+
+/// `stage t in level depth d`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stage {
+    pub tensor: usize,
+    pub level: Level,
+    pub depth: u64,
+}
+
+/// How a tile that runs past the end of its axis is copied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tail {
+    /// No tile leaves a tail.
+    None,
+    /// The tail's copies are padded to the alignment (DataCopyPad); always legal.
+    Pad,
+    /// The tail is copied at its exact length; legal when that length is aligned.
+    Exact,
+}
+
+/// One on-chip buffer of the schedule's plan.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Buffer {
+    /// The staged tensor's name, or `tmp0`, `acc0`, ... for temporaries.
+    pub name: String,
+    pub level: Level,
+    pub kind: BufferKind,
+    /// Bytes of one slot, rounded up to the level's alignment.
+    pub bytes: u64,
+    /// Slots: the staging depth (1 for temporaries).
+    pub depth: u64,
+}
+
+impl Buffer {
+    pub fn total_bytes(&self) -> u64 {
+        self.bytes * self.depth
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BufferKind {
+    /// A tile of a staged tensor; the index is into the kernel's tensors.
+    Tensor(usize),
+    /// An intermediate value of the algorithm's expression.
+    Temp,
+    /// A reduction's accumulator.
+    Accumulator,
+}

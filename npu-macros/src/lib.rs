@@ -1,0 +1,1 @@
+//! The `npu_kernel!` procedural macro.

@@ -1,0 +1,1 @@
+//! npu-sim: simulator of lowered npu programs.

@@ -1,0 +1,2 @@
+//! npu: write NPU kernels as Rust code.
+pub use npu_core::*;

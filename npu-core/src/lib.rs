@@ -3,20 +3,71 @@
 //! The stages, each in its own module:
 //!
 //! 1. [`parse`]: tokens or text to a [`KernelDef`](ast::KernelDef) with spans.
-//! 2. [`check`]: a `KernelDef` and a [`Target`] to a span-free [`CheckedKernel`], or
-//!    [`Diagnostics`] that point at the offending tokens.
+//! 2. [`check`] and [`schedule`]: a `KernelDef` and a [`Target`] to a span-free
+//!    [`CheckedKernel`], or [`Diagnostics`] that point at the offending tokens. The
+//!    buffer plan both the checker and lowering use is in [`plan`].
+//! 3. [`print`]: the canonical text of a kernel, for the macro, prompts and snapshots.
 //!
 //! npu-core does no I/O: a target file's text is read by the caller and given to
 //! [`Target::from_toml`].
 
 pub mod ast;
+pub mod check;
 pub mod diag;
 pub mod dtype;
 pub mod ir;
 pub mod parse;
+pub mod plan;
+pub mod print;
+pub mod scalar;
+pub mod schedule;
 pub mod target;
 
 pub use diag::{Code, Diagnostic, DiagnosticRecord, Diagnostics};
 pub use dtype::Dtype;
 pub use ir::CheckedKernel;
 pub use target::{Level, Target, TargetError};
+
+/// Parses and checks kernel source text against `target`, whatever target the text
+/// names. Diagnostics render against `source` with [`Diagnostics::render`].
+///
+/// ```
+/// let source = "
+///     kernel scale(x: [f16; 4096]) -> y: [f16; 4096] { y[i] = x[i] * 2.0; }
+///     target npueval_demo;
+///     schedule s { split i by 1024; stage x, y in ub depth 2; }
+/// ";
+/// let target = npu_core::Target::preset("npueval_demo").unwrap();
+/// let kernel = npu_core::check_source(source, &target).unwrap();
+/// assert_eq!(kernel.schedules[0].tiles, [1024]);
+/// ```
+pub fn check_source(source: &str, target: &Target) -> Result<CheckedKernel, Diagnostics> {
+    let (def, parsed) = parse::parse_str_partial(source);
+    let def = def.ok_or_else(|| parsed.clone())?;
+    merge(parsed, check::check(&def, target))
+}
+
+/// Parses and checks kernel source text against the preset it names. A `target` line
+/// naming a file is resolved with `read_file`, which gets the path as written.
+pub fn check_source_with(
+    source: &str,
+    read_file: impl FnOnce(&str) -> Result<String, String>,
+) -> Result<CheckedKernel, Diagnostics> {
+    let (def, parsed) = parse::parse_str_partial(source);
+    let def = def.ok_or_else(|| parsed.clone())?;
+    let result = check::resolve_target(&def, read_file).and_then(|target| check::check(&def, &target));
+    merge(parsed, result)
+}
+
+/// Adds the parser's recovered diagnostics to the checker's result.
+fn merge(mut parsed: Diagnostics, checked: Result<CheckedKernel, Diagnostics>) -> Result<CheckedKernel, Diagnostics> {
+    match checked {
+        Ok(kernel) if parsed.is_empty() => Ok(kernel),
+        Ok(_) => Err(parsed),
+        Err(more) => {
+            parsed.list.extend(more.list);
+            parsed.sort();
+            Err(parsed)
+        }
+    }
+}

@@ -36,20 +36,29 @@ mod kw {
 
 /// Parses an `npu_kernel!` body from rustc's tokens.
 pub fn parse_tokens(tokens: TokenStream) -> Result<KernelDef, Diagnostics> {
-    clear_recovered();
-    finish(kernel_def.parse2(tokens))
+    strict(parse_tokens_partial(tokens))
 }
 
 /// Parses an `npu_kernel!` body from text.
 pub fn parse_str(source: &str) -> Result<KernelDef, Diagnostics> {
-    clear_recovered();
-    finish(kernel_def.parse_str(source))
+    strict(parse_str_partial(source))
 }
 
 /// Parses text that holds only `schedule` blocks, as an LLM writes them.
 pub fn parse_schedules_str(source: &str) -> Result<Vec<Schedule>, Diagnostics> {
-    clear_recovered();
-    finish(schedules.parse_str(source))
+    strict(run(|| schedules.parse_str(source)))
+}
+
+/// Like [`parse_tokens`], but also returns the tree when the only problems were
+/// unknown schedule items the parser skipped, so the checker can report the rest.
+pub fn parse_tokens_partial(tokens: TokenStream) -> (Option<KernelDef>, Diagnostics) {
+    run(|| kernel_def.parse2(tokens))
+}
+
+/// Like [`parse_str`], but also returns the tree when the only problems were
+/// unknown schedule items the parser skipped.
+pub fn parse_str_partial(source: &str) -> (Option<KernelDef>, Diagnostics) {
+    run(|| kernel_def.parse_str(source))
 }
 
 thread_local! {
@@ -57,22 +66,26 @@ thread_local! {
     static RECOVERED: RefCell<Vec<Diagnostic>> = const { RefCell::new(Vec::new()) };
 }
 
-fn clear_recovered() {
-    RECOVERED.with(|r| r.borrow_mut().clear());
+fn strict<T>((value, diagnostics): (Option<T>, Diagnostics)) -> Result<T, Diagnostics> {
+    match value {
+        Some(value) if diagnostics.is_empty() => Ok(value),
+        _ => Err(diagnostics),
+    }
 }
 
-fn finish<T>(result: syn::Result<T>) -> Result<T, Diagnostics> {
+fn run<T>(parse: impl FnOnce() -> syn::Result<T>) -> (Option<T>, Diagnostics) {
+    RECOVERED.with(|r| r.borrow_mut().clear());
+    let result = parse();
     let recovered = RECOVERED.with(|r| std::mem::take(&mut *r.borrow_mut()));
     let mut diagnostics = Diagnostics { list: recovered };
     match result {
-        Ok(value) if diagnostics.is_empty() => Ok(value),
-        Ok(_) => Err(diagnostics),
+        Ok(value) => (Some(value), diagnostics),
         Err(error) => {
             for error in error {
                 diagnostics.push(Diagnostic::new(Code::E001, error.span(), error.to_string()));
             }
             diagnostics.sort();
-            Err(diagnostics)
+            (None, diagnostics)
         }
     }
 }
@@ -437,7 +450,7 @@ fn item(input: ParseStream) -> syn::Result<Option<Item>> {
         RECOVERED.with(|r| {
             r.borrow_mut().push(
                 Diagnostic::new(Code::E006, word.span(), format!("unknown schedule item `{name}`"))
-                    .help(suggestion(&name, ITEM_KEYWORDS)),
+                    .help(item_suggestion(&name)),
             )
         });
         while !input.is_empty() && !input.peek(Token![;]) {
@@ -464,3 +477,29 @@ fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {
     Ok(list)
 }
 
+
+/// Words other scheduling languages use for our items (Halide, TVM, Triton, Ascend C).
+const ITEM_SYNONYMS: &[(&str, &str)] = &[
+    ("tile", "split"),
+    ("block", "split"),
+    ("chunk", "split"),
+    ("reorder", "order"),
+    ("multicore", "parallel"),
+    ("cores", "parallel"),
+    ("blockdim", "parallel"),
+    ("buffer", "stage"),
+    ("cache", "stage"),
+    ("copy", "stage"),
+    ("double_buffer", "stage"),
+    ("mmad", "cube"),
+    ("matmul", "cube"),
+    ("pad", "tail"),
+];
+
+fn item_suggestion(word: &str) -> String {
+    let lower = word.to_ascii_lowercase();
+    match ITEM_SYNONYMS.iter().find(|(other, _)| *other == lower) {
+        Some((_, ours)) => format!("did you mean `{ours}`? (`{word}` elsewhere is `{ours}` here)"),
+        None => suggestion(word, ITEM_KEYWORDS),
+    }
+}

@@ -1,0 +1,160 @@
+//! Scalar semantics of the algorithm language: what one element of each operation
+//! computes. The host reference and the simulator both use these, so "correct" means
+//! the same thing to both: every value is held exactly as an `f64` and rounded to its
+//! dtype after each operation, as the hardware stores it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::dtype::Dtype;
+use crate::ir::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+
+/// A unary operation on one element, rounded to `dtype`.
+pub fn unary(op: UnaryOp, dtype: Dtype, x: f64) -> f64 {
+    let value = match op {
+        UnaryOp::Neg => -x,
+        UnaryOp::Abs => x.abs(),
+        UnaryOp::Exp => x.exp(),
+        UnaryOp::Log => x.ln(),
+        UnaryOp::Sqrt => x.sqrt(),
+        UnaryOp::Rsqrt => 1.0 / x.sqrt(),
+        UnaryOp::Tanh => x.tanh(),
+        UnaryOp::Recip => 1.0 / x,
+        UnaryOp::Relu => x.max(0.0),
+        UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+    };
+    dtype.round(value)
+}
+
+/// A binary operation on one element, rounded to `dtype`. Integer division truncates
+/// toward zero and division by zero gives 0, as the vector unit does.
+pub fn binary(op: BinaryOp, dtype: Dtype, a: f64, b: f64) -> f64 {
+    let value = match op {
+        BinaryOp::Add => a + b,
+        BinaryOp::Sub => a - b,
+        BinaryOp::Mul => a * b,
+        BinaryOp::Div if !dtype.is_float() => {
+            if b == 0.0 {
+                0.0
+            } else {
+                (a / b).trunc()
+            }
+        }
+        BinaryOp::Div => a / b,
+        BinaryOp::Min => a.min(b),
+        BinaryOp::Max => a.max(b),
+    };
+    dtype.round(value)
+}
+
+pub fn compare(op: CompareOp, a: f64, b: f64) -> bool {
+    match op {
+        CompareOp::Lt => a < b,
+        CompareOp::Le => a <= b,
+        CompareOp::Gt => a > b,
+        CompareOp::Ge => a >= b,
+        CompareOp::Eq => a == b,
+        CompareOp::Ne => a != b,
+    }
+}
+
+/// A cast to `dtype`: floats round to nearest even, float to integer truncates toward
+/// zero and wraps, like Ascend's `CAST_TRUNC`.
+pub fn cast(dtype: Dtype, x: f64) -> f64 {
+    dtype.round(x)
+}
+
+/// The value a reduction starts from.
+pub fn reduce_init(op: ReduceOp) -> f64 {
+    match op {
+        ReduceOp::Sum => 0.0,
+        ReduceOp::Max => f64::NEG_INFINITY,
+        ReduceOp::Min => f64::INFINITY,
+    }
+}
+
+/// One step of a reduction, in the accumulator dtype of `dtype`.
+pub fn reduce_step(op: ReduceOp, dtype: Dtype, acc: f64, x: f64) -> f64 {
+    let value = match op {
+        ReduceOp::Sum => acc + x,
+        ReduceOp::Max => acc.max(x),
+        ReduceOp::Min => acc.min(x),
+    };
+    dtype.accumulator().round(value)
+}
+
+/// A Rust element type a tensor can be given as.
+pub trait Element: Copy + Send + Sync + 'static {
+    const DTYPE: Dtype;
+    fn to_f64(self) -> f64;
+    /// From an exact value of `Self::DTYPE` (see [`Dtype::round`]).
+    fn from_f64(value: f64) -> Self;
+}
+
+macro_rules! element {
+    ($ty:ty, $dtype:expr, |$v:ident| $from:expr, |$s:ident| $to:expr) => {
+        impl Element for $ty {
+            const DTYPE: Dtype = $dtype;
+            fn to_f64(self) -> f64 {
+                let $s = self;
+                $to
+            }
+            fn from_f64($v: f64) -> Self {
+                $from
+            }
+        }
+    };
+}
+
+element!(half::f16, Dtype::F16, |v| half::f16::from_f64(v), |s| s.to_f64());
+element!(half::bf16, Dtype::Bf16, |v| half::bf16::from_f64(v), |s| s.to_f64());
+element!(f32, Dtype::F32, |v| v as f32, |s| f64::from(s));
+element!(i8, Dtype::I8, |v| v as i8, |s| f64::from(s));
+element!(u8, Dtype::U8, |v| v as u8, |s| f64::from(s));
+element!(i16, Dtype::I16, |v| v as i16, |s| f64::from(s));
+element!(i32, Dtype::I32, |v| v as i32, |s| f64::from(s));
+
+/// A tensor's values of any dtype, each held exactly as an `f64`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostTensor {
+    pub dtype: Dtype,
+    pub shape: Vec<u64>,
+    pub data: Vec<f64>,
+}
+
+impl HostTensor {
+    /// A tensor from typed elements.
+    pub fn from_slice<T: Element>(shape: &[u64], data: &[T]) -> HostTensor {
+        HostTensor { dtype: T::DTYPE, shape: shape.to_vec(), data: data.iter().map(|x| x.to_f64()).collect() }
+    }
+
+    /// The elements as `T`, if `T` is this tensor's dtype.
+    pub fn to_vec<T: Element>(&self) -> Option<Vec<T>> {
+        (T::DTYPE == self.dtype).then(|| self.data.iter().map(|x| T::from_f64(*x)).collect())
+    }
+
+    /// Deterministic pseudo-random test data in a range suited to `dtype`, from `seed`
+    /// (a SplitMix64 stream; no dependency needed for test inputs).
+    pub fn random(dtype: Dtype, shape: &[u64], seed: u64) -> HostTensor {
+        let count: u64 = shape.iter().product();
+        let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
+        let data = (0..count)
+            .map(|_| {
+                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                z ^= z >> 31;
+                let unit = (z >> 11) as f64 / (1u64 << 53) as f64;
+                let value = if dtype.is_float() { unit * 2.0 - 1.0 } else { (unit * 16.0).floor() - 8.0 };
+                let value = if dtype == Dtype::U8 { value.abs() } else { value };
+                dtype.round(value)
+            })
+            .collect();
+        HostTensor { dtype, shape: shape.to_vec(), data }
+    }
+
+    /// Checksum of the values, for printing and quick comparisons.
+    pub fn checksum(&self) -> f64 {
+        self.data.iter().sum()
+    }
+}

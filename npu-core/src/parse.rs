@@ -11,7 +11,7 @@
 
 use std::cell::RefCell;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{LexError, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
 use syn::{Ident, LitFloat, LitInt, LitStr, Token, bracketed, braced, parenthesized};
 
@@ -46,7 +46,7 @@ pub fn parse_str(source: &str) -> Result<KernelDef, Diagnostics> {
 
 /// Parses text that holds only `schedule` blocks, as an LLM writes them.
 pub fn parse_schedules_str(source: &str) -> Result<Vec<Schedule>, Diagnostics> {
-    strict(run(|| schedules.parse_str(source)))
+    strict(run_text(source, schedules))
 }
 
 /// Like [`parse_tokens`], but also returns the tree when the only problems were
@@ -58,7 +58,7 @@ pub fn parse_tokens_partial(tokens: TokenStream) -> (Option<KernelDef>, Diagnost
 /// Like [`parse_str`], but also returns the tree when the only problems were
 /// unknown schedule items the parser skipped.
 pub fn parse_str_partial(source: &str) -> (Option<KernelDef>, Diagnostics) {
-    run(|| kernel_def.parse_str(source))
+    run_text(source, kernel_def)
 }
 
 thread_local! {
@@ -88,6 +88,47 @@ fn run<T>(parse: impl FnOnce() -> syn::Result<T>) -> (Option<T>, Diagnostics) {
             (None, diagnostics)
         }
     }
+}
+
+/// [`run`] over text, which has positions that rustc's tokens lack. Two things syn and
+/// proc-macro2 report vaguely are made exact with them: text that does not split into
+/// tokens, and the end of the text, which syn places at line 1, column 1.
+fn run_text<T>(source: &str, parser: fn(ParseStream) -> syn::Result<T>) -> (Option<T>, Diagnostics) {
+    let tokens: TokenStream = match source.parse() {
+        Ok(tokens) => tokens,
+        Err(error) => return (None, lex_error(source, &error).into()),
+    };
+    let last_token = tokens.clone().into_iter().last().map(|token| match token {
+        TokenTree::Group(group) => group.span_close(),
+        token => token.span(),
+    });
+    let (value, mut diagnostics) = run(|| parser.parse2(tokens));
+    if let Some(last_token) = last_token {
+        for diagnostic in &mut diagnostics.list {
+            // Only `Span::call_site()`, where syn reports the end of the input, has an
+            // empty range: every token is at least one byte long.
+            if diagnostic.span.byte_range().is_empty() {
+                diagnostic.span = last_token;
+            }
+        }
+        diagnostics.sort();
+    }
+    (value, diagnostics)
+}
+
+/// proc-macro2 says only "cannot parse string into token stream", so the message names
+/// the character it stopped at.
+fn lex_error(source: &str, error: &LexError) -> Diagnostic {
+    let span = error.span();
+    let found = source.get(span.byte_range().start..).and_then(|rest| rest.chars().next());
+    let message = match found {
+        Some(open @ ('(' | '[' | '{')) => format!("unclosed delimiter `{open}`"),
+        Some(close @ (')' | ']' | '}')) => format!("unexpected closing delimiter `{close}`"),
+        Some('"') => "unterminated string".to_string(),
+        Some(other) => format!("unknown start of token {other:?}"),
+        None => error.to_string(),
+    };
+    Diagnostic::new(Code::E001, span, message)
 }
 
 // schedules := ('schedule' IDENT '{' item* '}')*
@@ -192,8 +233,20 @@ fn param(input: ParseStream) -> syn::Result<Param> {
 
 fn number(input: ParseStream) -> syn::Result<Number> {
     let lit: LitInt = input.parse()?;
-    let value = lit.base10_parse::<u64>()?;
-    Ok(Number { value, span: lit.span() })
+    Ok(Number { value: integer(&lit)?, span: lit.span() })
+}
+
+// syn reads `-64` as one negative literal, and Rust's message for it, "invalid digit
+// found in string", does not say what is wrong.
+fn integer(lit: &LitInt) -> syn::Result<u64> {
+    lit.base10_parse::<u64>().map_err(|_| {
+        let message = if lit.base10_digits().starts_with('-') {
+            format!("expected a non-negative integer, found `{lit}`")
+        } else {
+            format!("integer `{lit}` does not fit in 64 bits")
+        };
+        syn::Error::new(lit.span(), message)
+    })
 }
 
 // stmt := IDENT '[' indices ']' '=' expr ';'
@@ -237,8 +290,7 @@ fn subscripts(input: ParseStream) -> syn::Result<Vec<Index>> {
 // primary := LIT | '(' expr ')' | IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')'
 fn expr(input: ParseStream, min_power: u8) -> syn::Result<Expr> {
     let mut lhs = unary(input)?;
-    loop {
-        let Some((op, power)) = peek_binop(input) else { break };
+    while let Some((op, power)) = peek_binop(input) {
         if power < min_power {
             break;
         }
@@ -313,7 +365,7 @@ fn primary(input: ParseStream) -> syn::Result<Expr> {
     let lookahead = input.lookahead1();
     if lookahead.peek(LitInt) {
         let lit: LitInt = input.parse()?;
-        let value = lit.base10_parse::<u64>()? as f64;
+        let value = integer(&lit)? as f64;
         Ok(Expr::Literal { value, is_float: false, span: lit.span() })
     } else if lookahead.peek(LitFloat) {
         let lit: LitFloat = input.parse()?;

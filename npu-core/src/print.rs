@@ -1,0 +1,213 @@
+//! The canonical text of a kernel: the syntax tree printed back as DSL source, without
+//! spans.
+//!
+//! One text serves three readers. The macro embeds it in the generated code as the
+//! kernel's source ([`CheckedKernel::source`](crate::CheckedKernel::source)), the tuner
+//! pastes it into LLM prompts, and snapshot tests show it. So that all three see the
+//! same thing however the kernel was written, the text is canonical: one statement or
+//! schedule item per line, four-space indents, the fewest parentheses the parser's
+//! precedence allows, and defaults written out (`depth 1`).
+//!
+//! Printing inverts [`parse`](crate::parse): parsing printed text gives the same tree,
+//! so printing it again gives the same text.
+
+use proc_macro2::Literal;
+
+use crate::ast::{BinOp, Expr, Index, ItemKind, KernelDef, Param, Schedule, Stmt, TargetRef};
+
+/// The whole kernel: doc, signature, body, targets, then each schedule block after a
+/// blank line.
+pub fn kernel(def: &KernelDef) -> String {
+    let mut out = kernel_without_schedules(def);
+    for block in &def.schedules {
+        out.push('\n');
+        out.push_str(&schedule(block));
+    }
+    out
+}
+
+/// The kernel up to and including its `target` lines, without schedule blocks: what a
+/// prompt shows before asking for new schedules.
+pub fn kernel_without_schedules(def: &KernelDef) -> String {
+    let mut out = String::new();
+    for doc in &def.doc {
+        // A `#[doc = "..."]` attribute or a `/** */` comment can hold several lines. The
+        // parser trims each doc string, so each printed line is trimmed the same way.
+        for line in doc.split('\n').map(str::trim) {
+            if line.is_empty() {
+                out.push_str("///\n");
+            } else {
+                out.push_str(&format!("/// {line}\n"));
+            }
+        }
+    }
+    let outputs = match def.outputs.as_slice() {
+        [single] => param(single),
+        several => format!("({})", comma_separated(several, param)),
+    };
+    out.push_str(&format!(
+        "kernel {}({}) -> {outputs} {{\n",
+        def.name,
+        comma_separated(&def.inputs, param)
+    ));
+    for statement in &def.body {
+        out.push_str(&format!("    {}\n", stmt(statement)));
+    }
+    out.push_str("}\n");
+    for target in &def.targets {
+        let name = match target {
+            TargetRef::Preset(name) => name.to_string(),
+            TargetRef::File { path, .. } => Literal::string(path).to_string(),
+        };
+        out.push_str(&format!("target {name};\n"));
+    }
+    out
+}
+
+/// One `schedule name { ... }` block, ending with a newline.
+pub fn schedule(block: &Schedule) -> String {
+    let mut out = format!("schedule {} {{\n", block.name);
+    for item in &block.items {
+        out.push_str(&format!("    {};\n", item_kind(&item.kind)));
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// An algorithm expression with only the parentheses the parser needs to read it back
+/// as the same tree.
+pub fn expr(expr: &Expr) -> String {
+    match expr {
+        Expr::Load { tensor, indices } => format!("{tensor}[{}]", comma_separated(indices, index)),
+        Expr::Literal {
+            value, is_float, ..
+        } => literal(*value, *is_float),
+        Expr::Neg { arg, .. } => format!("-{}", operand(arg, UNARY)),
+        Expr::Binary { op, lhs, rhs, .. } => {
+            let power = binding_power(*op);
+            // Binary operators are left-associative, so a right operand that binds only
+            // as tightly as the operator keeps its parentheses: `a - (b - c)`.
+            format!(
+                "{} {} {}",
+                operand(lhs, power),
+                op.symbol(),
+                operand(rhs, power + 1)
+            )
+        }
+        Expr::Call { func, axis, args } => {
+            let axis = axis
+                .as_ref()
+                .map(|axis| format!("[{axis}]"))
+                .unwrap_or_default();
+            format!("{func}{axis}({})", comma_separated(args, self::expr))
+        }
+        Expr::Cast { arg, dtype } => format!("{} as {dtype}", operand(arg, CAST)),
+    }
+}
+
+// How tightly each form binds, loosest first. The binary powers are the parser's own
+// (`peek_binop`); a unary minus takes a unary operand, and `as` takes a primary or
+// another cast.
+const COMPARISON: u8 = 1;
+const ADDITIVE: u8 = 2;
+const MULTIPLICATIVE: u8 = 3;
+const UNARY: u8 = 4;
+const CAST: u8 = 5;
+const PRIMARY: u8 = 6;
+
+fn binding_power(op: BinOp) -> u8 {
+    match op {
+        BinOp::Add | BinOp::Sub => ADDITIVE,
+        BinOp::Mul | BinOp::Div => MULTIPLICATIVE,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => COMPARISON,
+    }
+}
+
+fn precedence(expr: &Expr) -> u8 {
+    match expr {
+        Expr::Binary { op, .. } => binding_power(*op),
+        Expr::Neg { .. } => UNARY,
+        // The parser never makes a negative literal, but a tree built by hand can hold
+        // one, and it prints with a leading `-`.
+        Expr::Literal { value, .. } if value.is_sign_negative() => UNARY,
+        Expr::Cast { .. } => CAST,
+        Expr::Load { .. } | Expr::Literal { .. } | Expr::Call { .. } => PRIMARY,
+    }
+}
+
+/// `expr`, in parentheses when it binds more loosely than its place needs.
+fn operand(child: &Expr, needed: u8) -> String {
+    let text = expr(child);
+    if precedence(child) < needed {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+fn literal(value: f64, is_float: bool) -> String {
+    let sign = if value.is_sign_negative() { "-" } else { "" };
+    if !is_float {
+        // An integer literal is a u64 held in an f64, written out in full. `Display`
+        // would round 18446744073709551615 to 18446744073709552000, which is no u64.
+        return format!("{sign}{}", value.abs() as u64);
+    }
+    if value.is_infinite() {
+        // A float literal too large for f64, such as `1e999`, parses as infinity.
+        // `1e309` is the shortest literal that does.
+        return format!("{sign}1e309");
+    }
+    // `Debug` writes the shortest text that reads back as the same f64, always with a
+    // `.` or an exponent, so that it parses as a float again: `2.0`, `0.5`, `1e-7`.
+    format!("{value:?}")
+}
+
+fn param(param: &Param) -> String {
+    let shape = comma_separated(&param.shape, |extent| extent.value.to_string());
+    format!("{}: [{}; {shape}]", param.name, param.dtype)
+}
+
+fn stmt(stmt: &Stmt) -> String {
+    format!(
+        "{}[{}] = {};",
+        stmt.output,
+        comma_separated(&stmt.indices, index),
+        expr(&stmt.value)
+    )
+}
+
+fn index(index: &Index) -> String {
+    match index {
+        Index::Axis(axis) => axis.to_string(),
+        Index::Const(position) => position.value.to_string(),
+    }
+}
+
+fn item_kind(kind: &ItemKind) -> String {
+    match kind {
+        ItemKind::Parallel { axis, cores } => format!("parallel {axis} over {} cores", cores.value),
+        ItemKind::Split { axis, tile } => format!("split {axis} by {}", tile.value),
+        ItemKind::Stage {
+            tensors,
+            level,
+            depth,
+        } => {
+            // Depth 1 is the default; writing it shows how many buffers the stage takes.
+            let depth = depth.map_or(1, |depth| depth.value);
+            format!(
+                "stage {} in {level} depth {depth}",
+                comma_separated(tensors, ToString::to_string)
+            )
+        }
+        ItemKind::Cube { tiles } => {
+            let tiles = comma_separated(tiles, |(axis, tile)| format!("{axis} by {}", tile.value));
+            format!("cube {tiles}")
+        }
+        ItemKind::Tail { policy } => format!("tail {policy}"),
+        ItemKind::Order { axes } => format!("order {}", comma_separated(axes, ToString::to_string)),
+    }
+}
+
+fn comma_separated<T>(items: &[T], print: impl Fn(&T) -> String) -> String {
+    items.iter().map(print).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,177 @@
+//! Target files: every preset loads, a target survives a trip through TOML, and a
+//! corrupt file gets a message that says what is wrong instead of a panic.
+
+use insta::assert_snapshot;
+use npu_core::Target;
+
+/// The error message for `text`, or "ok" when it loads.
+fn check(text: &str) -> String {
+    match Target::from_toml(text) {
+        Ok(target) => format!("ok: {}", target.name),
+        Err(error) => error.to_string(),
+    }
+}
+
+/// The demo preset's text with the first `from` replaced by `to`.
+fn demo_with(from: &str, to: &str) -> String {
+    preset_with("npueval_demo", from, to)
+}
+
+/// A preset's text with the first `from`, which must occur in it, replaced by `to`.
+fn preset_with(name: &str, from: &str, to: &str) -> String {
+    let text = Target::preset_toml(name).expect("the preset exists");
+    assert!(text.contains(from), "preset `{name}` has no `{from}`");
+    text.replacen(from, to, 1)
+}
+
+#[test]
+fn every_preset_loads() {
+    let names = Target::preset_names();
+    assert_eq!(
+        names,
+        ["ascend910b", "ascend310p", "npueval_demo", "aie2_tile"]
+    );
+    for name in names {
+        let text = Target::preset_toml(name).expect("a listed preset has text");
+        let target =
+            Target::from_toml(text).unwrap_or_else(|error| panic!("preset `{name}`: {error}"));
+        assert_eq!(target.name, name, "a preset's file names the preset");
+        assert_eq!(Target::preset(name), Some(target));
+    }
+    assert_eq!(Target::preset("ascend910"), None);
+    assert_eq!(Target::preset_toml("ascend910"), None);
+}
+
+#[test]
+fn every_preset_round_trips_through_toml() {
+    for name in Target::preset_names() {
+        let target = Target::preset(name).expect("presets load");
+        let text = target.to_toml();
+        assert_eq!(
+            Target::from_toml(&text),
+            Ok(target),
+            "preset `{name}` as TOML:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn demo_loads() {
+    assert_snapshot!(check(Target::preset_toml("npueval_demo").unwrap()), @"ok: npueval_demo");
+}
+
+#[test]
+fn empty_file() {
+    assert_snapshot!(check(""));
+}
+
+#[test]
+fn not_toml() {
+    assert_snapshot!(check(
+        "kernel vmla(a: [f16; 64]) -> y: [f16; 64] { y[i] = a[i]; }"
+    ));
+}
+
+#[test]
+fn bad_toml_syntax() {
+    assert_snapshot!(check(&demo_with("clock_mhz = 1000", "clock_mhz = = 1000")));
+}
+
+#[test]
+fn missing_field() {
+    assert_snapshot!(check(&demo_with("clock_mhz = 1000\n", "")));
+}
+
+#[test]
+fn missing_table() {
+    assert_snapshot!(check(&demo_with("[scalar]\nloop_cycles = 4\n", "")));
+}
+
+#[test]
+fn unknown_field() {
+    assert_snapshot!(check(&demo_with(
+        "clock_mhz = 1000",
+        "clock_mhz = 1000\nclock_ghz = 1"
+    )));
+}
+
+#[test]
+fn unknown_field_in_table() {
+    assert_snapshot!(check(&demo_with(
+        "ub = 131072",
+        "ub = 131072\nl2 = 4194304"
+    )));
+}
+
+#[test]
+fn wrong_type() {
+    assert_snapshot!(check(&demo_with(
+        "clock_mhz = 1000",
+        "clock_mhz = \"1 GHz\""
+    )));
+}
+
+#[test]
+fn zero_clock() {
+    assert_snapshot!(check(&demo_with("clock_mhz = 1000", "clock_mhz = 0")));
+}
+
+#[test]
+fn negative_clock() {
+    assert_snapshot!(check(&demo_with("clock_mhz = 1000", "clock_mhz = -1000")));
+}
+
+#[test]
+fn negative_bandwidth() {
+    assert_snapshot!(check(&demo_with(
+        "gm_bytes_per_cycle = 32.0",
+        "gm_bytes_per_cycle = -32.0"
+    )));
+}
+
+#[test]
+fn infinite_bandwidth() {
+    assert_snapshot!(check(&demo_with(
+        "gm_bytes_per_cycle = 32.0",
+        "gm_bytes_per_cycle = inf"
+    )));
+}
+
+#[test]
+fn no_cores() {
+    assert_snapshot!(check(&demo_with("vector = 1", "vector = 0")));
+}
+
+#[test]
+fn zero_alignment() {
+    assert_snapshot!(check(&demo_with("l0c = 64", "l0c = 0")));
+}
+
+#[test]
+fn missing_vector_cost() {
+    assert_snapshot!(check(&demo_with("reduce = 4\n", "")));
+}
+
+#[test]
+fn unknown_vector_op() {
+    assert_snapshot!(check(&demo_with("reduce = 4", "reduce = 4\nfma = 2")));
+}
+
+#[test]
+fn unknown_dtype() {
+    assert_snapshot!(check(&demo_with("\"i32\"]", "\"i32\", \"f64\"]")));
+}
+
+#[test]
+fn pad_penalty_below_one() {
+    assert_snapshot!(check(&demo_with("pad_penalty = 1.5", "pad_penalty = 0.5")));
+}
+
+#[test]
+fn zero_cube_fractal() {
+    assert_snapshot!(check(&preset_with(
+        "ascend910b",
+        "[cube]\nm = 16",
+        "[cube]\nm = 0"
+    )));
+}

@@ -290,18 +290,24 @@ impl Target {
                 return fail(&format!("vector.cycles has no cost for `{}`", op.name()));
             }
         }
-        let aligns = [self.align.ub, self.align.l1, self.align.l0a, self.align.l0b, self.align.l0c];
-        if aligns.contains(&0) {
-            return fail("every alignment must be at least 1 byte");
+        let aligns = [
+            ("align.ub", self.align.ub),
+            ("align.l1", self.align.l1),
+            ("align.l0a", self.align.l0a),
+            ("align.l0b", self.align.l0b),
+            ("align.l0c", self.align.l0c),
+        ];
+        if let Some((field, _)) = aligns.iter().find(|(_, value)| *value == 0) {
+            return fail(&format!("{field} must be at least 1 byte"));
         }
         let bandwidths = [
-            self.dma.gm_bytes_per_cycle,
-            self.dma.core_bytes_per_cycle,
-            self.dma.mte1_bytes_per_cycle,
-            self.dma.fix_bytes_per_cycle,
+            ("dma.gm_bytes_per_cycle", self.dma.gm_bytes_per_cycle),
+            ("dma.core_bytes_per_cycle", self.dma.core_bytes_per_cycle),
+            ("dma.mte1_bytes_per_cycle", self.dma.mte1_bytes_per_cycle),
+            ("dma.fix_bytes_per_cycle", self.dma.fix_bytes_per_cycle),
         ];
-        if bandwidths.iter().any(|b| !(b.is_finite() && *b > 0.0)) {
-            return fail("every bandwidth must be a positive number");
+        if let Some((field, value)) = bandwidths.iter().find(|(_, b)| !(b.is_finite() && *b > 0.0)) {
+            return fail(&format!("{field} must be a positive number, not {value}"));
         }
         if !(self.dma.pad_penalty.is_finite() && self.dma.pad_penalty >= 1.0) {
             return fail("dma.pad_penalty must be at least 1.0");

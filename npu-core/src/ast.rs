@@ -60,13 +60,26 @@ pub enum Expr {
     /// `a[i, j]`
     Load { tensor: Ident, indices: Vec<Index> },
     /// `2`, `0.5`
-    Literal { value: f64, is_float: bool, span: Span },
+    Literal {
+        value: f64,
+        is_float: bool,
+        span: Span,
+    },
     /// `-x`
     Neg { arg: Box<Expr>, span: Span },
     /// `x + y`, `x < y`, ...
-    Binary { op: BinOp, span: Span, lhs: Box<Expr>, rhs: Box<Expr> },
+    Binary {
+        op: BinOp,
+        span: Span,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `exp(x)`, `max(x, y)`, `select(c, x, y)`, or a reduction `sum[k](x)`.
-    Call { func: Ident, axis: Option<Ident>, args: Vec<Expr> },
+    Call {
+        func: Ident,
+        axis: Option<Ident>,
+        args: Vec<Expr>,
+    },
     /// `x as f32`
     Cast { arg: Box<Expr>, dtype: Ident },
 }
@@ -146,7 +159,11 @@ pub enum ItemKind {
     /// `split i by 2048;`
     Split { axis: Ident, tile: Number },
     /// `stage a, b in ub depth 2;` (depth 1 when omitted)
-    Stage { tensors: Vec<Ident>, level: Ident, depth: Option<Number> },
+    Stage {
+        tensors: Vec<Ident>,
+        level: Ident,
+        depth: Option<Number>,
+    },
     /// `cube m by 64, n by 64, k by 32;`
     Cube { tiles: Vec<(Ident, Number)> },
     /// `tail pad;` or `tail exact;`

@@ -26,7 +26,10 @@ pub const FUNCTIONS: &[&str] = &[
 
 /// Checks a parsed kernel against `target`.
 pub fn check(def: &KernelDef, target: &Target) -> Result<CheckedKernel, Diagnostics> {
-    let mut cx = Checker { target, diagnostics: Diagnostics::default() };
+    let mut cx = Checker {
+        target,
+        diagnostics: Diagnostics::default(),
+    };
     let kernel = cx.kernel(def);
     let mut diagnostics = cx.diagnostics;
     let kernel = kernel.map(|mut kernel| {
@@ -56,8 +59,15 @@ pub fn resolve_target(
     let target = match def.targets.first() {
         None => {
             diagnostics.push(
-                Diagnostic::new(Code::E031, def.kernel_span, format!("kernel `{}` names no target", def.name))
-                    .help(format!("add a line such as `target npueval_demo;` after the kernel body; presets: {}", list(&Target::preset_names()))),
+                Diagnostic::new(
+                    Code::E031,
+                    def.kernel_span,
+                    format!("kernel `{}` names no target", def.name),
+                )
+                .help(format!(
+                    "add a line such as `target npueval_demo;` after the kernel body; presets: {}",
+                    list(&Target::preset_names())
+                )),
             );
             None
         }
@@ -75,7 +85,10 @@ pub fn resolve_target(
             }
             target
         }
-        Some(TargetRef::File { path, span }) => match read_file(path).map_err(|e| e.to_string()).and_then(|text| Target::from_toml(&text).map_err(|e| e.to_string())) {
+        Some(TargetRef::File { path, span }) => match read_file(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| Target::from_toml(&text).map_err(|e| e.to_string()))
+        {
             Ok(target) => Some(target),
             Err(error) => {
                 diagnostics.push(Diagnostic::new(
@@ -94,7 +107,10 @@ pub fn resolve_target(
 }
 
 fn first_line(text: &str) -> String {
-    text.lines().filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join("; ")
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The type of an expression while checking.
@@ -104,7 +120,9 @@ enum Ty {
     /// A comparison's result, only usable as `select`'s condition.
     Mask(Dtype),
     /// A literal whose dtype comes from the other operand.
-    Literal { is_float: bool },
+    Literal {
+        is_float: bool,
+    },
     /// Already reported; stay quiet about it.
     Error,
 }
@@ -131,25 +149,46 @@ impl Checker<'_> {
     fn kernel(&mut self, def: &KernelDef) -> Option<CheckedKernel> {
         let mut tensors = Vec::new();
         let mut names: HashMap<String, usize> = HashMap::new();
-        let params = def.inputs.iter().map(|p| (p, Role::Input)).chain(def.outputs.iter().map(|p| (p, Role::Output)));
+        let params = def
+            .inputs
+            .iter()
+            .map(|p| (p, Role::Input))
+            .chain(def.outputs.iter().map(|p| (p, Role::Output)));
         for (param, role) in params {
             let name = param.name.to_string();
             if names.contains_key(&name) {
-                self.error(Code::E030, param.name.span(), format!("tensor `{name}` is declared twice"))
-                    .help = Some("give each tensor its own name".into());
+                self.error(
+                    Code::E030,
+                    param.name.span(),
+                    format!("tensor `{name}` is declared twice"),
+                )
+                .help = Some("give each tensor its own name".into());
                 continue;
             }
             let dtype = self.dtype(&param.dtype).unwrap_or(Dtype::F32);
             for dim in &param.shape {
                 if dim.value == 0 {
-                    self.error(Code::E011, dim.span, format!("tensor `{name}` has an extent of 0"))
-                        .help = Some("every extent must be at least 1".into());
+                    self.error(
+                        Code::E011,
+                        dim.span,
+                        format!("tensor `{name}` has an extent of 0"),
+                    )
+                    .help = Some("every extent must be at least 1".into());
                 }
             }
             names.insert(name.clone(), tensors.len());
-            tensors.push(Tensor { name, dtype, shape: param.shape.iter().map(|d| d.value).collect(), role });
+            tensors.push(Tensor {
+                name,
+                dtype,
+                shape: param.shape.iter().map(|d| d.value).collect(),
+                role,
+            });
         }
-        let mut scope = Scope { tensors: names, axes: Vec::new(), live: Vec::new() };
+        let mut scope = Scope {
+            tensors: names,
+            axes: Vec::new(),
+            live: Vec::new(),
+        };
         let mut body = Vec::new();
         let mut assigned: HashMap<usize, Span> = HashMap::new();
         for stmt in &def.body {
@@ -162,8 +201,14 @@ impl Checker<'_> {
             if let Some(&index) = scope.tensors.get(&name)
                 && !assigned.contains_key(&index)
             {
-                self.error(Code::E031, param.name.span(), format!("output `{name}` is never assigned"))
-                    .help = Some(format!("add a statement such as `{name}[i] = ...;` to the kernel body"));
+                self.error(
+                    Code::E031,
+                    param.name.span(),
+                    format!("output `{name}` is never assigned"),
+                )
+                .help = Some(format!(
+                    "add a statement such as `{name}[i] = ...;` to the kernel body"
+                ));
             }
         }
         if def.schedules.is_empty() {
@@ -197,7 +242,8 @@ impl Checker<'_> {
         let dtype = Dtype::from_name(&name);
         if dtype.is_none() {
             let help = suggestion(&name, &Dtype::NAMES);
-            self.error(Code::E004, ident.span(), format!("unknown dtype `{name}`")).help = Some(help);
+            self.error(Code::E004, ident.span(), format!("unknown dtype `{name}`"))
+                .help = Some(help);
         }
         dtype
     }
@@ -212,36 +258,63 @@ impl Checker<'_> {
     ) -> Option<Assign> {
         let name = stmt.output.to_string();
         let Some(&output) = scope.tensors.get(&name) else {
-            let outputs: Vec<&str> = tensors.iter().filter(|t| t.role == Role::Output).map(|t| t.name.as_str()).collect();
+            let outputs: Vec<&str> = tensors
+                .iter()
+                .filter(|t| t.role == Role::Output)
+                .map(|t| t.name.as_str())
+                .collect();
             let help = suggestion(&name, &outputs);
-            self.error(Code::E002, stmt.output.span(), format!("unknown output `{name}`")).help = Some(help);
+            self.error(
+                Code::E002,
+                stmt.output.span(),
+                format!("unknown output `{name}`"),
+            )
+            .help = Some(help);
             return None;
         };
         let tensor = &tensors[output];
         if tensor.role == Role::Input {
-            self.error(Code::E010, stmt.output.span(), format!("`{name}` is an input and cannot be assigned"))
-                .help = Some("assign to an output declared after `->`".into());
+            self.error(
+                Code::E010,
+                stmt.output.span(),
+                format!("`{name}` is an input and cannot be assigned"),
+            )
+            .help = Some("assign to an output declared after `->`".into());
             return None;
         }
         if let Some(_first) = assigned.insert(output, stmt.output.span()) {
-            self.error(Code::E030, stmt.output.span(), format!("output `{name}` is assigned twice"))
-                .help = Some("assign each output in one statement".into());
+            self.error(
+                Code::E030,
+                stmt.output.span(),
+                format!("output `{name}` is assigned twice"),
+            )
+            .help = Some("assign each output in one statement".into());
             return None;
         }
         if stmt.indices.len() != tensor.shape.len() {
             self.error(
                 Code::E011,
                 stmt.output.span(),
-                format!("`{name}` has rank {} but is written with {} subscripts", tensor.shape.len(), stmt.indices.len()),
+                format!(
+                    "`{name}` has rank {} but is written with {} subscripts",
+                    tensor.shape.len(),
+                    stmt.indices.len()
+                ),
             );
             return None;
         }
         let mut axes = Vec::new();
         for (dim, index) in stmt.indices.iter().enumerate() {
             let ast::Index::Axis(ident) = index else {
-                let ast::Index::Const(number) = index else { unreachable!() };
-                self.error(Code::E011, number.span, format!("output `{name}` must be written over axes, not at a fixed position"))
-                    .help = Some("name an axis, such as `i`".into());
+                let ast::Index::Const(number) = index else {
+                    unreachable!()
+                };
+                self.error(
+                    Code::E011,
+                    number.span,
+                    format!("output `{name}` must be written over axes, not at a fixed position"),
+                )
+                .help = Some("name an axis, such as `i`".into());
                 return None;
             };
             let axis_name = ident.to_string();
@@ -249,7 +322,11 @@ impl Checker<'_> {
             match scope.axes.iter().position(|a| a.name == axis_name) {
                 Some(existing) => {
                     if axes.contains(&existing) {
-                        self.error(Code::E030, ident.span(), format!("axis `{axis_name}` indexes `{name}` twice"));
+                        self.error(
+                            Code::E030,
+                            ident.span(),
+                            format!("axis `{axis_name}` indexes `{name}` twice"),
+                        );
                         return None;
                     }
                     if scope.axes[existing].extent != extent {
@@ -263,7 +340,11 @@ impl Checker<'_> {
                     axes.push(existing);
                 }
                 None => {
-                    scope.axes.push(Axis { name: axis_name, extent, reduction: false });
+                    scope.axes.push(Axis {
+                        name: axis_name,
+                        extent,
+                        reduction: false,
+                    });
                     axes.push(scope.axes.len() - 1);
                 }
             }
@@ -271,9 +352,20 @@ impl Checker<'_> {
         if let Some(first) = body.first()
             && first.axes != axes
         {
-            let expected: Vec<&str> = first.axes.iter().map(|a| scope.axes[*a].name.as_str()).collect();
-            self.error(Code::E011, stmt.output.span(), format!("every output must be written over the same axes, `{}`", expected.join(", ")))
-                .help = Some("give all outputs the same shape and subscripts".into());
+            let expected: Vec<&str> = first
+                .axes
+                .iter()
+                .map(|a| scope.axes[*a].name.as_str())
+                .collect();
+            self.error(
+                Code::E011,
+                stmt.output.span(),
+                format!(
+                    "every output must be written over the same axes, `{}`",
+                    expected.join(", ")
+                ),
+            )
+            .help = Some("give all outputs the same shape and subscripts".into());
             return None;
         }
         scope.live = axes.clone();
@@ -282,28 +374,53 @@ impl Checker<'_> {
         match ty {
             Ty::Value(dtype) if dtype != tensor.dtype => {
                 let (span, what) = (stmt.output.span(), tensor.dtype);
-                self.error(Code::E010, span, format!("`{name}` is {what} but the expression is {dtype}"))
-                    .help = Some(format!("cast the expression with `as {what}`"));
+                self.error(
+                    Code::E010,
+                    span,
+                    format!("`{name}` is {what} but the expression is {dtype}"),
+                )
+                .help = Some(format!("cast the expression with `as {what}`"));
                 None
             }
             Ty::Mask(_) => {
-                self.error(Code::E010, stmt.output.span(), format!("`{name}` cannot hold a comparison's mask"))
-                    .help = Some("use the comparison in `select(cond, a, b)`".into());
+                self.error(
+                    Code::E010,
+                    stmt.output.span(),
+                    format!("`{name}` cannot hold a comparison's mask"),
+                )
+                .help = Some("use the comparison in `select(cond, a, b)`".into());
                 None
             }
             Ty::Error => None,
             Ty::Value(_) | Ty::Literal { .. } => {
                 let value = resolve_literals(value, tensor.dtype);
-                Some(Assign { output, axes, value })
+                Some(Assign {
+                    output,
+                    axes,
+                    value,
+                })
             }
         }
     }
 
-    fn expr(&mut self, expr: &ast::Expr, scope: &mut Scope, tensors: &[Tensor]) -> (Option<Expr>, Ty) {
+    fn expr(
+        &mut self,
+        expr: &ast::Expr,
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
         match expr {
-            ast::Expr::Literal { value, is_float, .. } => {
-                (Some(Expr::Const { value: *value, dtype: if *is_float { Dtype::F32 } else { Dtype::I32 } }), Ty::Literal { is_float: *is_float })
-            }
+            ast::Expr::Literal {
+                value, is_float, ..
+            } => (
+                Some(Expr::Const {
+                    value: *value,
+                    dtype: if *is_float { Dtype::F32 } else { Dtype::I32 },
+                }),
+                Ty::Literal {
+                    is_float: *is_float,
+                },
+            ),
             ast::Expr::Load { tensor, indices } => self.load(tensor, indices, scope, tensors),
             ast::Expr::Neg { arg, .. } => {
                 let (arg, ty) = self.expr(arg, scope, tensors);
@@ -315,10 +432,21 @@ impl Checker<'_> {
                 match (arg, ty, to) {
                     (Some(arg), Ty::Value(_) | Ty::Literal { .. }, Some(to)) => {
                         let arg = resolve_literals(arg, to);
-                        (Some(Expr::Cast { arg: Box::new(arg), dtype: to }), Ty::Value(to))
+                        (
+                            Some(Expr::Cast {
+                                arg: Box::new(arg),
+                                dtype: to,
+                            }),
+                            Ty::Value(to),
+                        )
                     }
                     (_, Ty::Mask(_), Some(_)) => {
-                        self.error(Code::E010, dtype.span(), "a comparison's mask cannot be cast").help =
+                        self.error(
+                            Code::E010,
+                            dtype.span(),
+                            "a comparison's mask cannot be cast",
+                        )
+                        .help =
                             Some("use `select(cond, 1.0, 0.0)` to turn a mask into numbers".into());
                         (None, Ty::Error)
                     }
@@ -330,30 +458,48 @@ impl Checker<'_> {
                 let (r, rt) = self.expr(rhs, scope, tensors);
                 self.binary(*op, *span, (l, lt), (r, rt))
             }
-            ast::Expr::Call { func, axis, args } => self.call(func, axis.as_ref(), args, scope, tensors),
+            ast::Expr::Call { func, axis, args } => {
+                self.call(func, axis.as_ref(), args, scope, tensors)
+            }
         }
     }
 
-    fn load(&mut self, ident: &Ident, indices: &[ast::Index], scope: &mut Scope, tensors: &[Tensor]) -> (Option<Expr>, Ty) {
+    fn load(
+        &mut self,
+        ident: &Ident,
+        indices: &[ast::Index],
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
         let name = ident.to_string();
         let Some(&index) = scope.tensors.get(&name) else {
             let mut candidates: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
             candidates.sort();
             let help = suggestion(&name, &candidates);
-            self.error(Code::E002, ident.span(), format!("unknown tensor `{name}`")).help = Some(help);
+            self.error(Code::E002, ident.span(), format!("unknown tensor `{name}`"))
+                .help = Some(help);
             return (None, Ty::Error);
         };
         let tensor = &tensors[index];
         if tensor.role == Role::Output {
-            self.error(Code::E010, ident.span(), format!("`{name}` is an output and cannot be read"))
-                .help = Some("read inputs only; compute the value again or make it an input".into());
+            self.error(
+                Code::E010,
+                ident.span(),
+                format!("`{name}` is an output and cannot be read"),
+            )
+            .help = Some("read inputs only; compute the value again or make it an input".into());
             return (None, Ty::Error);
         }
         if indices.len() != tensor.shape.len() {
             self.error(
                 Code::E011,
                 ident.span(),
-                format!("`{name}` has rank {} ({:?}) but is read with {} subscripts", tensor.shape.len(), tensor.shape, indices.len()),
+                format!(
+                    "`{name}` has rank {} ({:?}) but is read with {} subscripts",
+                    tensor.shape.len(),
+                    tensor.shape,
+                    indices.len()
+                ),
             );
             return (None, Ty::Error);
         }
@@ -372,15 +518,30 @@ impl Checker<'_> {
                 }
                 ast::Index::Axis(axis_ident) => {
                     let axis_name = axis_ident.to_string();
-                    let found = scope.live.iter().copied().find(|a| scope.axes[*a].name == axis_name);
+                    let found = scope
+                        .live
+                        .iter()
+                        .copied()
+                        .find(|a| scope.axes[*a].name == axis_name);
                     let Some(axis) = found else {
-                        let live: Vec<&str> = scope.live.iter().map(|a| scope.axes[*a].name.as_str()).collect();
+                        let live: Vec<&str> = scope
+                            .live
+                            .iter()
+                            .map(|a| scope.axes[*a].name.as_str())
+                            .collect();
                         let help = if scope.axes.iter().any(|a| a.name == axis_name) {
-                            format!("`{axis_name}` is a reduction axis and only exists inside its `sum[{axis_name}](...)`")
+                            format!(
+                                "`{axis_name}` is a reduction axis and only exists inside its `sum[{axis_name}](...)`"
+                            )
                         } else {
                             suggestion(&axis_name, &live)
                         };
-                        self.error(Code::E002, axis_ident.span(), format!("unknown axis `{axis_name}`")).help = Some(help);
+                        self.error(
+                            Code::E002,
+                            axis_ident.span(),
+                            format!("unknown axis `{axis_name}`"),
+                        )
+                        .help = Some(help);
                         ok = false;
                         continue;
                     };
@@ -409,13 +570,30 @@ impl Checker<'_> {
         if !ok {
             return (None, Ty::Error);
         }
-        (Some(Expr::Load { tensor: index, subscripts, dtype: tensor.dtype }), Ty::Value(tensor.dtype))
+        (
+            Some(Expr::Load {
+                tensor: index,
+                subscripts,
+                dtype: tensor.dtype,
+            }),
+            Ty::Value(tensor.dtype),
+        )
     }
 
-    fn unary_result(&mut self, op: UnaryOp, arg: Option<Expr>, ty: Ty, span: Span) -> (Option<Expr>, Ty) {
+    fn unary_result(
+        &mut self,
+        op: UnaryOp,
+        arg: Option<Expr>,
+        ty: Ty,
+        span: Span,
+    ) -> (Option<Expr>, Ty) {
         let (Some(arg), Ty::Value(_) | Ty::Literal { .. }) = (arg, ty) else {
             if let Ty::Mask(_) = ty {
-                self.error(Code::E010, span, format!("`{}` takes a number, not a comparison's mask", op.name()));
+                self.error(
+                    Code::E010,
+                    span,
+                    format!("`{}` takes a number, not a comparison's mask", op.name()),
+                );
             }
             return (None, Ty::Error);
         };
@@ -424,27 +602,70 @@ impl Checker<'_> {
             _ => Dtype::F32,
         };
         if op.float_only() && !dtype.is_float() {
-            self.error(Code::E010, span, format!("`{}` needs a floating-point operand but got {dtype}", op.name()))
-                .help = Some(format!("cast the operand first: `{}(x as f32)`", op.name()));
+            self.error(
+                Code::E010,
+                span,
+                format!(
+                    "`{}` needs a floating-point operand but got {dtype}",
+                    op.name()
+                ),
+            )
+            .help = Some(format!("cast the operand first: `{}(x as f32)`", op.name()));
             return (None, Ty::Error);
         }
         let arg = resolve_literals(arg, dtype);
-        (Some(Expr::Unary { op, arg: Box::new(arg), dtype }), Ty::Value(dtype))
+        (
+            Some(Expr::Unary {
+                op,
+                arg: Box::new(arg),
+                dtype,
+            }),
+            Ty::Value(dtype),
+        )
     }
 
-    fn binary(&mut self, op: BinOp, span: Span, l: (Option<Expr>, Ty), r: (Option<Expr>, Ty)) -> (Option<Expr>, Ty) {
+    fn binary(
+        &mut self,
+        op: BinOp,
+        span: Span,
+        l: (Option<Expr>, Ty),
+        r: (Option<Expr>, Ty),
+    ) -> (Option<Expr>, Ty) {
         let dtype = match self.unify(span, op.symbol(), l.1, r.1) {
             Some(dtype) => dtype,
             None => return (None, Ty::Error),
         };
-        let (Some(lhs), Some(rhs)) = (l.0, r.0) else { return (None, Ty::Error) };
-        let (lhs, rhs) = (Box::new(resolve_literals(lhs, dtype)), Box::new(resolve_literals(rhs, dtype)));
+        let (Some(lhs), Some(rhs)) = (l.0, r.0) else {
+            return (None, Ty::Error);
+        };
+        let (lhs, rhs) = (
+            Box::new(resolve_literals(lhs, dtype)),
+            Box::new(resolve_literals(rhs, dtype)),
+        );
         let both_literals = matches!((l.1, r.1), (Ty::Literal { .. }, Ty::Literal { .. }));
         let arithmetic = |op| {
             let ty = if both_literals { l.1 } else { Ty::Value(dtype) };
-            (Some(Expr::Binary { op, lhs: lhs.clone(), rhs: rhs.clone(), dtype }), ty)
+            (
+                Some(Expr::Binary {
+                    op,
+                    lhs: lhs.clone(),
+                    rhs: rhs.clone(),
+                    dtype,
+                }),
+                ty,
+            )
         };
-        let compare = |op| (Some(Expr::Compare { op, lhs: lhs.clone(), rhs: rhs.clone(), dtype }), Ty::Mask(dtype));
+        let compare = |op| {
+            (
+                Some(Expr::Compare {
+                    op,
+                    lhs: lhs.clone(),
+                    rhs: rhs.clone(),
+                    dtype,
+                }),
+                Ty::Mask(dtype),
+            )
+        };
         match op {
             BinOp::Add => arithmetic(BinaryOp::Add),
             BinOp::Sub => arithmetic(BinaryOp::Sub),
@@ -464,8 +685,12 @@ impl Checker<'_> {
         match (l, r) {
             (Ty::Error, _) | (_, Ty::Error) => None,
             (Ty::Mask(_), _) | (_, Ty::Mask(_)) => {
-                self.error(Code::E010, span, format!("`{what}` takes numbers, not a comparison's mask"))
-                    .help = Some("use the comparison as the first argument of `select`".into());
+                self.error(
+                    Code::E010,
+                    span,
+                    format!("`{what}` takes numbers, not a comparison's mask"),
+                )
+                .help = Some("use the comparison as the first argument of `select`".into());
                 None
             }
             (Ty::Value(a), Ty::Value(b)) if a == b => Some(a),
@@ -476,17 +701,32 @@ impl Checker<'_> {
             }
             (Ty::Value(d), Ty::Literal { is_float }) | (Ty::Literal { is_float }, Ty::Value(d)) => {
                 if is_float && !d.is_float() {
-                    self.error(Code::E010, span, format!("`{what}` mixes {d} and a floating-point literal"))
-                        .help = Some("write an integer literal, or cast the other side to a float dtype".into());
+                    self.error(
+                        Code::E010,
+                        span,
+                        format!("`{what}` mixes {d} and a floating-point literal"),
+                    )
+                    .help = Some(
+                        "write an integer literal, or cast the other side to a float dtype".into(),
+                    );
                     return None;
                 }
                 Some(d)
             }
-            (Ty::Literal { is_float: a }, Ty::Literal { is_float: b }) => Some(if a || b { Dtype::F32 } else { Dtype::I32 }),
+            (Ty::Literal { is_float: a }, Ty::Literal { is_float: b }) => {
+                Some(if a || b { Dtype::F32 } else { Dtype::I32 })
+            }
         }
     }
 
-    fn call(&mut self, func: &Ident, axis: Option<&Ident>, args: &[ast::Expr], scope: &mut Scope, tensors: &[Tensor]) -> (Option<Expr>, Ty) {
+    fn call(
+        &mut self,
+        func: &Ident,
+        axis: Option<&Ident>,
+        args: &[ast::Expr],
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
         let name = func.to_string();
         if let Some(axis) = axis {
             return self.reduce(func, axis, args, scope, tensors);
@@ -497,22 +737,39 @@ impl Checker<'_> {
             "min" | "max" => 2,
             "select" => 3,
             "sum" => {
-                self.error(Code::E003, func.span(), "`sum` needs the axis it reduces over")
-                    .help = Some("write `sum[k](x[i, k])`".into());
+                self.error(
+                    Code::E003,
+                    func.span(),
+                    "`sum` needs the axis it reduces over",
+                )
+                .help = Some("write `sum[k](x[i, k])`".into());
                 return (None, Ty::Error);
             }
             _ => {
                 let help = suggestion(&name, FUNCTIONS);
-                self.error(Code::E003, func.span(), format!("unknown function `{name}`")).help = Some(help);
+                self.error(
+                    Code::E003,
+                    func.span(),
+                    format!("unknown function `{name}`"),
+                )
+                .help = Some(help);
                 return (None, Ty::Error);
             }
         };
         if args.len() != arity {
             let plural = if arity == 1 { "" } else { "s" };
-            self.error(Code::E003, func.span(), format!("`{name}` takes {arity} argument{plural} but was given {}", args.len()));
+            self.error(
+                Code::E003,
+                func.span(),
+                format!(
+                    "`{name}` takes {arity} argument{plural} but was given {}",
+                    args.len()
+                ),
+            );
             return (None, Ty::Error);
         }
-        let mut typed: Vec<(Option<Expr>, Ty)> = args.iter().map(|a| self.expr(a, scope, tensors)).collect();
+        let mut typed: Vec<(Option<Expr>, Ty)> =
+            args.iter().map(|a| self.expr(a, scope, tensors)).collect();
         if let Some(op) = unary {
             let (arg, ty) = typed.remove(0);
             return self.unary_result(op, arg, ty, func.span());
@@ -522,13 +779,28 @@ impl Checker<'_> {
             let then = typed.pop().expect("arity 3");
             let cond = typed.pop().expect("arity 3");
             if !matches!(cond.1, Ty::Mask(_) | Ty::Error) {
-                self.error(Code::E010, expr_span(&args[0]), "`select` needs a comparison as its condition")
-                    .help = Some("write `select(a[i] > b[i], a[i], b[i])`".into());
+                self.error(
+                    Code::E010,
+                    expr_span(&args[0]),
+                    "`select` needs a comparison as its condition",
+                )
+                .help = Some("write `select(a[i] > b[i], a[i], b[i])`".into());
                 return (None, Ty::Error);
             }
-            let Some(dtype) = self.unify(func.span(), "select", then.1, otherwise.1) else { return (None, Ty::Error) };
-            let (Some(c), Some(t), Some(o)) = (cond.0, then.0, otherwise.0) else { return (None, Ty::Error) };
-            let ty = if matches!((then.1, otherwise.1), (Ty::Literal { .. }, Ty::Literal { .. })) { then.1 } else { Ty::Value(dtype) };
+            let Some(dtype) = self.unify(func.span(), "select", then.1, otherwise.1) else {
+                return (None, Ty::Error);
+            };
+            let (Some(c), Some(t), Some(o)) = (cond.0, then.0, otherwise.0) else {
+                return (None, Ty::Error);
+            };
+            let ty = if matches!(
+                (then.1, otherwise.1),
+                (Ty::Literal { .. }, Ty::Literal { .. })
+            ) {
+                then.1
+            } else {
+                Ty::Value(dtype)
+            };
             let expr = Expr::Select {
                 cond: Box::new(c),
                 then: Box::new(resolve_literals(t, dtype)),
@@ -539,14 +811,34 @@ impl Checker<'_> {
         }
         let rhs = typed.pop().expect("arity 2");
         let lhs = typed.pop().expect("arity 2");
-        let Some(dtype) = self.unify(func.span(), &name, lhs.1, rhs.1) else { return (None, Ty::Error) };
-        let (Some(l), Some(r)) = (lhs.0, rhs.0) else { return (None, Ty::Error) };
-        let op = if name == "min" { BinaryOp::Min } else { BinaryOp::Max };
-        let expr = Expr::Binary { op, lhs: Box::new(resolve_literals(l, dtype)), rhs: Box::new(resolve_literals(r, dtype)), dtype };
+        let Some(dtype) = self.unify(func.span(), &name, lhs.1, rhs.1) else {
+            return (None, Ty::Error);
+        };
+        let (Some(l), Some(r)) = (lhs.0, rhs.0) else {
+            return (None, Ty::Error);
+        };
+        let op = if name == "min" {
+            BinaryOp::Min
+        } else {
+            BinaryOp::Max
+        };
+        let expr = Expr::Binary {
+            op,
+            lhs: Box::new(resolve_literals(l, dtype)),
+            rhs: Box::new(resolve_literals(r, dtype)),
+            dtype,
+        };
         (Some(expr), Ty::Value(dtype))
     }
 
-    fn reduce(&mut self, func: &Ident, axis_ident: &Ident, args: &[ast::Expr], scope: &mut Scope, tensors: &[Tensor]) -> (Option<Expr>, Ty) {
+    fn reduce(
+        &mut self,
+        func: &Ident,
+        axis_ident: &Ident,
+        args: &[ast::Expr],
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
         let name = func.to_string();
         let op = match name.as_str() {
             "sum" => ReduceOp::Sum,
@@ -554,18 +846,31 @@ impl Checker<'_> {
             "min" => ReduceOp::Min,
             _ => {
                 let help = suggestion(&name, &["sum", "max", "min"]);
-                self.error(Code::E003, func.span(), format!("unknown reduction `{name}`")).help = Some(help);
+                self.error(
+                    Code::E003,
+                    func.span(),
+                    format!("unknown reduction `{name}`"),
+                )
+                .help = Some(help);
                 return (None, Ty::Error);
             }
         };
         if args.len() != 1 {
-            self.error(Code::E003, func.span(), format!("`{name}[..]` takes 1 argument but was given {}", args.len()));
+            self.error(
+                Code::E003,
+                func.span(),
+                format!("`{name}[..]` takes 1 argument but was given {}", args.len()),
+            );
             return (None, Ty::Error);
         }
         let axis_name = axis_ident.to_string();
         if scope.live.iter().any(|a| scope.axes[*a].name == axis_name) {
-            self.error(Code::E030, axis_ident.span(), format!("axis `{axis_name}` is already in use here"))
-                .help = Some("reduce over a new axis name, such as `k`".into());
+            self.error(
+                Code::E030,
+                axis_ident.span(),
+                format!("axis `{axis_name}` is already in use here"),
+            )
+            .help = Some("reduce over a new axis name, such as `k`".into());
             return (None, Ty::Error);
         }
         if scope.live.iter().any(|a| scope.axes[*a].reduction) {
@@ -579,14 +884,26 @@ impl Checker<'_> {
             return (None, Ty::Error);
         };
         let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
-            Some(existing) if scope.axes[existing].reduction && scope.axes[existing].extent == extent => existing,
+            Some(existing)
+                if scope.axes[existing].reduction && scope.axes[existing].extent == extent =>
+            {
+                existing
+            }
             Some(_) => {
-                self.error(Code::E030, axis_ident.span(), format!("axis `{axis_name}` is already used with another meaning"))
-                    .help = Some("give the reduction axis its own name".into());
+                self.error(
+                    Code::E030,
+                    axis_ident.span(),
+                    format!("axis `{axis_name}` is already used with another meaning"),
+                )
+                .help = Some("give the reduction axis its own name".into());
                 return (None, Ty::Error);
             }
             None => {
-                scope.axes.push(Axis { name: axis_name, extent, reduction: true });
+                scope.axes.push(Axis {
+                    name: axis_name,
+                    extent,
+                    reduction: true,
+                });
                 scope.axes.len() - 1
             }
         };
@@ -596,24 +913,47 @@ impl Checker<'_> {
         let dtype = match ty {
             Ty::Value(dtype) => dtype,
             Ty::Literal { .. } => {
-                self.error(Code::E010, func.span(), format!("`{name}` over a constant has no tensor to reduce"));
+                self.error(
+                    Code::E010,
+                    func.span(),
+                    format!("`{name}` over a constant has no tensor to reduce"),
+                );
                 return (None, Ty::Error);
             }
             Ty::Mask(_) => {
-                self.error(Code::E010, func.span(), format!("`{name}` takes numbers, not a comparison's mask"));
+                self.error(
+                    Code::E010,
+                    func.span(),
+                    format!("`{name}` takes numbers, not a comparison's mask"),
+                );
                 return (None, Ty::Error);
             }
             Ty::Error => return (None, Ty::Error),
         };
         let body = body.map(Box::new);
-        (body.map(|body| Expr::Reduce { op, axis, body, dtype }), Ty::Value(dtype))
+        (
+            body.map(|body| Expr::Reduce {
+                op,
+                axis,
+                body,
+                dtype,
+            }),
+            Ty::Value(dtype),
+        )
     }
 
     /// Sorts the kernel into a class and reports a matmul on a target without a cube.
-    fn classify(&mut self, body: &[Assign], tensors: &[Tensor], axes: &[Axis]) -> Option<KernelClass> {
+    fn classify(
+        &mut self,
+        body: &[Assign],
+        tensors: &[Tensor],
+        axes: &[Axis],
+    ) -> Option<KernelClass> {
         let mut has_reduce = false;
         for assign in body {
-            assign.value.walk(&mut |node| has_reduce |= matches!(node, Expr::Reduce { .. }));
+            assign
+                .value
+                .walk(&mut |node| has_reduce |= matches!(node, Expr::Reduce { .. }));
         }
         if !has_reduce {
             return Some(KernelClass::Elementwise);
@@ -633,12 +973,20 @@ impl Checker<'_> {
             let span = def.body[0].output.span();
             match &target.cube {
                 None => {
-                    self.error(Code::E026, span, format!("target `{}` has no cube unit, which a matmul needs", target.name))
-                        .help = Some("use a target with a cube, such as `ascend910b`".into());
+                    self.error(
+                        Code::E026,
+                        span,
+                        format!(
+                            "target `{}` has no cube unit, which a matmul needs",
+                            target.name
+                        ),
+                    )
+                    .help = Some("use a target with a cube, such as `ascend910b`".into());
                 }
                 Some(cube) => {
                     for tensor in [mm.a, mm.b] {
-                        let dtype = matmul_input_dtype(&body[0].value, tensor).unwrap_or(Dtype::F32);
+                        let dtype =
+                            matmul_input_dtype(&body[0].value, tensor).unwrap_or(Dtype::F32);
                         if !cube.dtypes.contains(&dtype) {
                             let names: Vec<&str> = cube.dtypes.iter().map(|d| d.name()).collect();
                             self.error(Code::E026, span, format!("the cube of `{}` multiplies {} but this matmul feeds it {dtype}", target.name, list(&names)))
@@ -663,8 +1011,18 @@ impl Checker<'_> {
                 }
             });
             if let Some((dtype, op)) = bad {
-                self.error(Code::E026, stmt.output.span(), format!("the vector unit of `{}` cannot compute `{op}` in {dtype}", target.name))
-                    .help = Some(format!("it computes {}; cast the operands with `as`", list(&names)));
+                self.error(
+                    Code::E026,
+                    stmt.output.span(),
+                    format!(
+                        "the vector unit of `{}` cannot compute `{op}` in {dtype}",
+                        target.name
+                    ),
+                )
+                .help = Some(format!(
+                    "it computes {}; cast the operands with `as`",
+                    list(&names)
+                ));
             }
         }
     }
@@ -727,7 +1085,9 @@ pub fn vector_op(node: &Expr) -> Option<VectorOp> {
 fn expr_span(expr: &ast::Expr) -> Span {
     match expr {
         ast::Expr::Load { tensor, .. } => tensor.span(),
-        ast::Expr::Literal { span, .. } | ast::Expr::Neg { span, .. } | ast::Expr::Binary { span, .. } => *span,
+        ast::Expr::Literal { span, .. }
+        | ast::Expr::Neg { span, .. }
+        | ast::Expr::Binary { span, .. } => *span,
         ast::Expr::Call { func, .. } => func.span(),
         ast::Expr::Cast { dtype, .. } => dtype.span(),
     }
@@ -736,11 +1096,27 @@ fn expr_span(expr: &ast::Expr) -> Span {
 /// Gives unresolved literals in `expr` the dtype their context settled on.
 fn resolve_literals(expr: Expr, dtype: Dtype) -> Expr {
     match expr {
-        Expr::Const { value, .. } => Expr::Const { value: dtype.round(value), dtype },
-        Expr::Binary { op, lhs, rhs, dtype: d } if is_literal_tree(&lhs) && is_literal_tree(&rhs) && d != dtype => {
-            Expr::Binary { op, lhs: Box::new(resolve_literals(*lhs, dtype)), rhs: Box::new(resolve_literals(*rhs, dtype)), dtype }
-        }
-        Expr::Select { cond, then, otherwise, dtype: d } if is_literal_tree(&then) && is_literal_tree(&otherwise) && d != dtype => Expr::Select {
+        Expr::Const { value, .. } => Expr::Const {
+            value: dtype.round(value),
+            dtype,
+        },
+        Expr::Binary {
+            op,
+            lhs,
+            rhs,
+            dtype: d,
+        } if is_literal_tree(&lhs) && is_literal_tree(&rhs) && d != dtype => Expr::Binary {
+            op,
+            lhs: Box::new(resolve_literals(*lhs, dtype)),
+            rhs: Box::new(resolve_literals(*rhs, dtype)),
+            dtype,
+        },
+        Expr::Select {
+            cond,
+            then,
+            otherwise,
+            dtype: d,
+        } if is_literal_tree(&then) && is_literal_tree(&otherwise) && d != dtype => Expr::Select {
             cond,
             then: Box::new(resolve_literals(*then, dtype)),
             otherwise: Box::new(resolve_literals(*otherwise, dtype)),
@@ -763,21 +1139,32 @@ fn wider(a: Dtype, b: Dtype) -> Dtype {
 }
 
 /// The extent of a reduction axis: the extent of the first tensor dimension it indexes.
-fn reduction_extent(expr: &ast::Expr, axis: &str, names: &HashMap<String, usize>, tensors: &[Tensor]) -> Option<u64> {
+fn reduction_extent(
+    expr: &ast::Expr,
+    axis: &str,
+    names: &HashMap<String, usize>,
+    tensors: &[Tensor],
+) -> Option<u64> {
     match expr {
         ast::Expr::Load { tensor, indices } => {
             let t = &tensors[*names.get(&tensor.to_string())?];
-            indices.iter().enumerate().find_map(|(dim, index)| match index {
-                ast::Index::Axis(ident) if ident == axis => t.shape.get(dim).copied(),
-                _ => None,
-            })
+            indices
+                .iter()
+                .enumerate()
+                .find_map(|(dim, index)| match index {
+                    ast::Index::Axis(ident) if ident == axis => t.shape.get(dim).copied(),
+                    _ => None,
+                })
         }
         ast::Expr::Literal { .. } => None,
-        ast::Expr::Neg { arg, .. } | ast::Expr::Cast { arg, .. } => reduction_extent(arg, axis, names, tensors),
-        ast::Expr::Binary { lhs, rhs, .. } => {
-            reduction_extent(lhs, axis, names, tensors).or_else(|| reduction_extent(rhs, axis, names, tensors))
+        ast::Expr::Neg { arg, .. } | ast::Expr::Cast { arg, .. } => {
+            reduction_extent(arg, axis, names, tensors)
         }
-        ast::Expr::Call { args, .. } => args.iter().find_map(|a| reduction_extent(a, axis, names, tensors)),
+        ast::Expr::Binary { lhs, rhs, .. } => reduction_extent(lhs, axis, names, tensors)
+            .or_else(|| reduction_extent(rhs, axis, names, tensors)),
+        ast::Expr::Call { args, .. } => args
+            .iter()
+            .find_map(|a| reduction_extent(a, axis, names, tensors)),
     }
 }
 
@@ -788,22 +1175,51 @@ fn matmul_shape(assign: &Assign, tensors: &[Tensor], axes: &[Axis]) -> Option<Ma
     while let Expr::Cast { arg, .. } = value {
         value = arg;
     }
-    let Expr::Reduce { op: ReduceOp::Sum, axis: k, body, .. } = value else { return None };
-    let Expr::Binary { op: BinaryOp::Mul, lhs, rhs, .. } = &**body else { return None };
+    let Expr::Reduce {
+        op: ReduceOp::Sum,
+        axis: k,
+        body,
+        ..
+    } = value
+    else {
+        return None;
+    };
+    let Expr::Binary {
+        op: BinaryOp::Mul,
+        lhs,
+        rhs,
+        ..
+    } = &**body
+    else {
+        return None;
+    };
     let (a, a_subs) = strip_casts_to_load(lhs)?;
     let (b, b_subs) = strip_casts_to_load(rhs)?;
     let [m, n] = assign.axes[..] else { return None };
-    let is = |subs: &[Subscript], x: usize, y: usize| subs == [Subscript::Axis(x), Subscript::Axis(y)];
-    if !(is(a_subs, m, *k) && is(b_subs, *k, n)) || tensors[a].shape.len() != 2 || axes[*k].extent == 0 {
+    let is =
+        |subs: &[Subscript], x: usize, y: usize| subs == [Subscript::Axis(x), Subscript::Axis(y)];
+    if !(is(a_subs, m, *k) && is(b_subs, *k, n))
+        || tensors[a].shape.len() != 2
+        || axes[*k].extent == 0
+    {
         return None;
     }
-    Some(MatmulShape { a, b, c: assign.output, m, n, k: *k })
+    Some(MatmulShape {
+        a,
+        b,
+        c: assign.output,
+        m,
+        n,
+        k: *k,
+    })
 }
 
 fn strip_casts_to_load(expr: &Expr) -> Option<(usize, &[Subscript])> {
     match expr {
         Expr::Cast { arg, .. } => strip_casts_to_load(arg),
-        Expr::Load { tensor, subscripts, .. } => Some((*tensor, subscripts)),
+        Expr::Load {
+            tensor, subscripts, ..
+        } => Some((*tensor, subscripts)),
         _ => None,
     }
 }
@@ -812,7 +1228,9 @@ fn strip_casts_to_load(expr: &Expr) -> Option<(usize, &[Subscript])> {
 fn matmul_input_dtype(expr: &Expr, tensor: usize) -> Option<Dtype> {
     let mut found = None;
     expr.walk(&mut |node| {
-        if let Expr::Load { tensor: t, dtype, .. } = node
+        if let Expr::Load {
+            tensor: t, dtype, ..
+        } = node
             && *t == tensor
         {
             found = Some(*dtype);

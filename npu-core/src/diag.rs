@@ -126,7 +126,12 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(code: Code, span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { code, span, message: message.into(), help: None }
+        Diagnostic {
+            code,
+            span,
+            message: message.into(),
+            help: None,
+        }
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
@@ -237,7 +242,9 @@ impl Diagnostics {
 
 impl From<Diagnostic> for Diagnostics {
     fn from(diagnostic: Diagnostic) -> Self {
-        Diagnostics { list: vec![diagnostic] }
+        Diagnostics {
+            list: vec![diagnostic],
+        }
     }
 }
 
@@ -275,7 +282,12 @@ fn render_one(diagnostic: &Diagnostic, source: &str, out: &mut String) {
             } else {
                 1
             };
-            let _ = writeln!(out, "{pad}--> line {}, column {}", start.line, start.column + 1);
+            let _ = writeln!(
+                out,
+                "{pad}--> line {}, column {}",
+                start.line,
+                start.column + 1
+            );
             let _ = writeln!(out, "{pad} |");
             let _ = writeln!(out, "{number} | {text}");
             let indent: String = text
@@ -299,10 +311,14 @@ fn render_one(diagnostic: &Diagnostic, source: &str, out: &mut String) {
 
 /// The closest candidate to `name` by edit distance, when one is close enough to be
 /// the likely intent.
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let mut best: Option<(f64, &str)> = None;
     for candidate in candidates {
-        let score = strsim::jaro_winkler(&name.to_ascii_lowercase(), &candidate.to_ascii_lowercase());
+        let score =
+            strsim::jaro_winkler(&name.to_ascii_lowercase(), &candidate.to_ascii_lowercase());
         if score >= 0.75 && best.is_none_or(|(s, _)| score > s) {
             best = Some((score, candidate));
         }
@@ -311,7 +327,7 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
 }
 
 /// "did you mean `x`" or a list of what is allowed, for a help line.
-pub fn suggestion<'a>(name: &str, candidates: &[&'a str]) -> String {
+pub fn suggestion(name: &str, candidates: &[&str]) -> String {
     match did_you_mean(name, candidates.iter().copied()) {
         Some(best) => format!("did you mean `{best}`?"),
         None => format!("expected one of {}", list(candidates)),

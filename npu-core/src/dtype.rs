@@ -19,8 +19,15 @@ pub enum Dtype {
 
 impl Dtype {
     /// Every dtype, in the order docs list them.
-    pub const ALL: [Dtype; 7] =
-        [Dtype::F16, Dtype::Bf16, Dtype::F32, Dtype::I8, Dtype::U8, Dtype::I16, Dtype::I32];
+    pub const ALL: [Dtype; 7] = [
+        Dtype::F16,
+        Dtype::Bf16,
+        Dtype::F32,
+        Dtype::I8,
+        Dtype::U8,
+        Dtype::I16,
+        Dtype::I32,
+    ];
 
     /// Every dtype name, for "did you mean" suggestions.
     pub const NAMES: [&'static str; 7] = ["f16", "bf16", "f32", "i8", "u8", "i16", "i32"];
@@ -56,7 +63,11 @@ impl Dtype {
 
     /// The type reductions accumulate in: f32 for floats, i32 for integers.
     pub fn accumulator(self) -> Dtype {
-        if self.is_float() { Dtype::F32 } else { Dtype::I32 }
+        if self.is_float() {
+            Dtype::F32
+        } else {
+            Dtype::I32
+        }
     }
 
     /// Rounds an exact value to the nearest value of this dtype (wrapping for integers),

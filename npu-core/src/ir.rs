@@ -81,17 +81,51 @@ pub enum Subscript {
 /// `Select` consumes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Expr {
-    Load { tensor: usize, subscripts: Vec<Subscript>, dtype: Dtype },
-    Const { value: f64, dtype: Dtype },
-    Unary { op: UnaryOp, arg: Box<Expr>, dtype: Dtype },
-    Binary { op: BinaryOp, lhs: Box<Expr>, rhs: Box<Expr>, dtype: Dtype },
+    Load {
+        tensor: usize,
+        subscripts: Vec<Subscript>,
+        dtype: Dtype,
+    },
+    Const {
+        value: f64,
+        dtype: Dtype,
+    },
+    Unary {
+        op: UnaryOp,
+        arg: Box<Expr>,
+        dtype: Dtype,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+        dtype: Dtype,
+    },
     /// Yields a mask; `dtype` is the operands' dtype.
-    Compare { op: CompareOp, lhs: Box<Expr>, rhs: Box<Expr>, dtype: Dtype },
-    Select { cond: Box<Expr>, then: Box<Expr>, otherwise: Box<Expr>, dtype: Dtype },
-    Cast { arg: Box<Expr>, dtype: Dtype },
+    Compare {
+        op: CompareOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+        dtype: Dtype,
+    },
+    Select {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+        dtype: Dtype,
+    },
+    Cast {
+        arg: Box<Expr>,
+        dtype: Dtype,
+    },
     /// Reduces `body` over `axis`, accumulating in `dtype.accumulator()`, and rounds
     /// the result to `dtype` once at the end.
-    Reduce { op: ReduceOp, axis: usize, body: Box<Expr>, dtype: Dtype },
+    Reduce {
+        op: ReduceOp,
+        axis: usize,
+        body: Box<Expr>,
+        dtype: Dtype,
+    },
 }
 
 impl Expr {
@@ -119,7 +153,12 @@ impl Expr {
                 lhs.walk(f);
                 rhs.walk(f);
             }
-            Expr::Select { cond, then, otherwise, .. } => {
+            Expr::Select {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => {
                 cond.walk(f);
                 then.walk(f);
                 otherwise.walk(f);
@@ -260,12 +299,18 @@ impl CheckedSchedule {
 
     /// Bytes of all buffers at `level`, every slot counted.
     pub fn used(&self, level: Level) -> u64 {
-        self.buffers.iter().filter(|b| b.level == level).map(Buffer::total_bytes).sum()
+        self.buffers
+            .iter()
+            .filter(|b| b.level == level)
+            .map(Buffer::total_bytes)
+            .sum()
     }
 
     /// Where `tensor` is staged at `level`, if it is.
     pub fn stage(&self, tensor: usize, level: Level) -> Option<&Stage> {
-        self.stages.iter().find(|s| s.tensor == tensor && s.level == level)
+        self.stages
+            .iter()
+            .find(|s| s.tensor == tensor && s.level == level)
     }
 }
 

@@ -55,12 +55,16 @@ pub fn check_source_with(
 ) -> Result<CheckedKernel, Diagnostics> {
     let (def, parsed) = parse::parse_str_partial(source);
     let def = def.ok_or_else(|| parsed.clone())?;
-    let result = check::resolve_target(&def, read_file).and_then(|target| check::check(&def, &target));
+    let result =
+        check::resolve_target(&def, read_file).and_then(|target| check::check(&def, &target));
     merge(parsed, result)
 }
 
 /// Adds the parser's recovered diagnostics to the checker's result.
-fn merge(mut parsed: Diagnostics, checked: Result<CheckedKernel, Diagnostics>) -> Result<CheckedKernel, Diagnostics> {
+fn merge(
+    mut parsed: Diagnostics,
+    checked: Result<CheckedKernel, Diagnostics>,
+) -> Result<CheckedKernel, Diagnostics> {
     match checked {
         Ok(kernel) if parsed.is_empty() => Ok(kernel),
         Ok(_) => Err(parsed),

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 
 use proc_macro2::{LexError, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
-use syn::{Ident, LitFloat, LitInt, LitStr, Token, bracketed, braced, parenthesized};
+use syn::{Ident, LitFloat, LitInt, LitStr, Token, braced, bracketed, parenthesized};
 
 use crate::ast::*;
 use crate::diag::{Code, Diagnostic, Diagnostics, suggestion};
@@ -93,7 +93,10 @@ fn run<T>(parse: impl FnOnce() -> syn::Result<T>) -> (Option<T>, Diagnostics) {
 /// [`run`] over text, which has positions that rustc's tokens lack. Two things syn and
 /// proc-macro2 report vaguely are made exact with them: text that does not split into
 /// tokens, and the end of the text, which syn places at line 1, column 1.
-fn run_text<T>(source: &str, parser: fn(ParseStream) -> syn::Result<T>) -> (Option<T>, Diagnostics) {
+fn run_text<T>(
+    source: &str,
+    parser: fn(ParseStream) -> syn::Result<T>,
+) -> (Option<T>, Diagnostics) {
     let tokens: TokenStream = match source.parse() {
         Ok(tokens) => tokens,
         Err(error) => return (None, lex_error(source, &error).into()),
@@ -120,7 +123,9 @@ fn run_text<T>(source: &str, parser: fn(ParseStream) -> syn::Result<T>) -> (Opti
 /// the character it stopped at.
 fn lex_error(source: &str, error: &LexError) -> Diagnostic {
     let span = error.span();
-    let found = source.get(span.byte_range().start..).and_then(|rest| rest.chars().next());
+    let found = source
+        .get(span.byte_range().start..)
+        .and_then(|rest| rest.chars().next());
     let message = match found {
         Some(open @ ('(' | '[' | '{')) => format!("unclosed delimiter `{open}`"),
         Some(close @ (')' | ']' | '}')) => format!("unexpected closing delimiter `{close}`"),
@@ -149,11 +154,20 @@ fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
     for attr in &attrs {
         match &attr.meta {
             syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => {
-                if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value {
+                if let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) = &nv.value
+                {
                     doc.push(s.value().trim().to_string());
                 }
             }
-            _ => return Err(syn::Error::new_spanned(attr, "only `///` doc comments may precede `kernel`")),
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    attr,
+                    "only `///` doc comments may precede `kernel`",
+                ));
+            }
         }
     }
     let kernel_span = input.parse::<kw::kernel>()?.span;
@@ -183,7 +197,10 @@ fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
             input.parse::<kw::target>()?;
             let target = if input.peek(LitStr) {
                 let path: LitStr = input.parse()?;
-                TargetRef::File { path: path.value(), span: path.span() }
+                TargetRef::File {
+                    path: path.value(),
+                    span: path.span(),
+                }
             } else {
                 TargetRef::Preset(input.parse()?)
             };
@@ -196,7 +213,16 @@ fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
             return Err(lookahead.error());
         }
     }
-    Ok(KernelDef { doc, kernel_span, name, inputs, outputs, body, targets, schedules })
+    Ok(KernelDef {
+        doc,
+        kernel_span,
+        name,
+        inputs,
+        outputs,
+        body,
+        targets,
+        schedules,
+    })
 }
 
 // params := (param (',' param)* ','?)?
@@ -233,7 +259,10 @@ fn param(input: ParseStream) -> syn::Result<Param> {
 
 fn number(input: ParseStream) -> syn::Result<Number> {
     let lit: LitInt = input.parse()?;
-    Ok(Number { value: integer(&lit)?, span: lit.span() })
+    Ok(Number {
+        value: integer(&lit)?,
+        span: lit.span(),
+    })
 }
 
 // syn reads `-64` as one negative literal, and Rust's message for it, "invalid digit
@@ -256,7 +285,11 @@ fn stmt(input: ParseStream) -> syn::Result<Stmt> {
     input.parse::<Token![=]>()?;
     let value = expr(input, 0)?;
     input.parse::<Token![;]>()?;
-    Ok(Stmt { output, indices, value })
+    Ok(Stmt {
+        output,
+        indices,
+        value,
+    })
 }
 
 // subscripts := '[' index (',' index)* ']'     index := IDENT | INT
@@ -308,7 +341,12 @@ fn expr(input: ParseStream, min_power: u8) -> syn::Result<Expr> {
             BinOp::Div => drop(input.parse::<Token![/]>()?),
         }
         let rhs = expr(input, power + 1)?;
-        lhs = Expr::Binary { op, span, lhs: Box::new(lhs), rhs: Box::new(rhs) };
+        lhs = Expr::Binary {
+            op,
+            span,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        };
     }
     Ok(lhs)
 }
@@ -350,13 +388,19 @@ fn unary(input: ParseStream) -> syn::Result<Expr> {
     if input.peek(Token![-]) {
         let span = input.parse::<Token![-]>()?.span;
         let arg = unary(input)?;
-        return Ok(Expr::Neg { arg: Box::new(arg), span });
+        return Ok(Expr::Neg {
+            arg: Box::new(arg),
+            span,
+        });
     }
     let mut value = primary(input)?;
     while input.peek(Token![as]) {
         input.parse::<Token![as]>()?;
         let dtype: Ident = input.parse()?;
-        value = Expr::Cast { arg: Box::new(value), dtype };
+        value = Expr::Cast {
+            arg: Box::new(value),
+            dtype,
+        };
     }
     Ok(value)
 }
@@ -366,11 +410,19 @@ fn primary(input: ParseStream) -> syn::Result<Expr> {
     if lookahead.peek(LitInt) {
         let lit: LitInt = input.parse()?;
         let value = integer(&lit)? as f64;
-        Ok(Expr::Literal { value, is_float: false, span: lit.span() })
+        Ok(Expr::Literal {
+            value,
+            is_float: false,
+            span: lit.span(),
+        })
     } else if lookahead.peek(LitFloat) {
         let lit: LitFloat = input.parse()?;
         let value = lit.base10_parse::<f64>()?;
-        Ok(Expr::Literal { value, is_float: true, span: lit.span() })
+        Ok(Expr::Literal {
+            value,
+            is_float: true,
+            span: lit.span(),
+        })
     } else if lookahead.peek(syn::token::Paren) {
         let content;
         parenthesized!(content in input);
@@ -386,7 +438,10 @@ fn primary(input: ParseStream) -> syn::Result<Expr> {
         }
         let indices = subscripts_or_axis(input)?;
         match indices {
-            Subscripted::Load(indices) => Ok(Expr::Load { tensor: name, indices }),
+            Subscripted::Load(indices) => Ok(Expr::Load {
+                tensor: name,
+                indices,
+            }),
             Subscripted::Reduction(axis) => call(input, name, Some(axis)),
         }
     } else {
@@ -403,7 +458,8 @@ enum Subscripted {
 // reduction over the bracketed axis: `sum[k](...)`.
 fn subscripts_or_axis(input: ParseStream) -> syn::Result<Subscripted> {
     if !input.peek(syn::token::Bracket) {
-        return Err(input.error("expected `[` subscripts after a tensor name, or `(` after a function name"));
+        return Err(input
+            .error("expected `[` subscripts after a tensor name, or `(` after a function name"));
     }
     let indices = subscripts(input)?;
     if input.peek(syn::token::Paren) {
@@ -463,7 +519,10 @@ fn item(input: ParseStream) -> syn::Result<Option<Item>> {
         input.parse::<kw::split>()?;
         let axis = input.parse()?;
         input.parse::<kw::by>()?;
-        ItemKind::Split { axis, tile: number(input)? }
+        ItemKind::Split {
+            axis,
+            tile: number(input)?,
+        }
     } else if input.peek(kw::stage) {
         input.parse::<kw::stage>()?;
         let tensors = ident_list(input)?;
@@ -475,7 +534,11 @@ fn item(input: ParseStream) -> syn::Result<Option<Item>> {
         } else {
             None
         };
-        ItemKind::Stage { tensors, level, depth }
+        ItemKind::Stage {
+            tensors,
+            level,
+            depth,
+        }
     } else if input.peek(kw::cube) {
         input.parse::<kw::cube>()?;
         let mut tiles = Vec::new();
@@ -491,18 +554,26 @@ fn item(input: ParseStream) -> syn::Result<Option<Item>> {
         ItemKind::Cube { tiles }
     } else if input.peek(kw::tail) {
         input.parse::<kw::tail>()?;
-        ItemKind::Tail { policy: input.parse()? }
+        ItemKind::Tail {
+            policy: input.parse()?,
+        }
     } else if input.peek(kw::order) {
         input.parse::<kw::order>()?;
-        ItemKind::Order { axes: ident_list(input)? }
+        ItemKind::Order {
+            axes: ident_list(input)?,
+        }
     } else if input.peek(Ident) {
         // An unknown word: report it with a suggestion and skip the item.
         let word: Ident = input.parse()?;
         let name = word.to_string();
         RECOVERED.with(|r| {
             r.borrow_mut().push(
-                Diagnostic::new(Code::E006, word.span(), format!("unknown schedule item `{name}`"))
-                    .help(item_suggestion(&name)),
+                Diagnostic::new(
+                    Code::E006,
+                    word.span(),
+                    format!("unknown schedule item `{name}`"),
+                )
+                .help(item_suggestion(&name)),
             )
         });
         while !input.is_empty() && !input.peek(Token![;]) {
@@ -528,7 +599,6 @@ fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {
     }
     Ok(list)
 }
-
 
 /// Words other scheduling languages use for our items (Halide, TVM, Triton, Ascend C).
 const ITEM_SYNONYMS: &[(&str, &str)] = &[

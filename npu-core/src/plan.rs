@@ -75,7 +75,11 @@ pub fn tensor_axes(kernel: &CheckedKernel, tensor: usize) -> Vec<Option<usize>> 
         }
         let mut found = None;
         assign.value.walk(&mut |node| {
-            if let Expr::Load { tensor: t, subscripts, .. } = node
+            if let Expr::Load {
+                tensor: t,
+                subscripts,
+                ..
+            } = node
                 && *t == tensor
                 && found.is_none()
             {
@@ -136,7 +140,9 @@ pub fn temps(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
                     element_bytes: dtype.accumulator().size(),
                 }),
                 Expr::Const { .. } => {}
-                Expr::Load { subscripts, dtype, .. } => {
+                Expr::Load {
+                    subscripts, dtype, ..
+                } => {
                     let covered: u64 = load_axes(subscripts).iter().map(|a| tiles[*a]).product();
                     if covered != elements {
                         specs.push(temp(statement, node_index, elements, *dtype));
@@ -149,7 +155,9 @@ pub fn temps(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
                     elements,
                     element_bytes: 1,
                 }),
-                other if !is_root => specs.push(temp(statement, node_index, elements, other.dtype())),
+                other if !is_root => {
+                    specs.push(temp(statement, node_index, elements, other.dtype()))
+                }
                 _ => {}
             }
         }
@@ -158,7 +166,13 @@ pub fn temps(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
 }
 
 fn temp(statement: usize, node: usize, elements: u64, dtype: Dtype) -> TempSpec {
-    TempSpec { statement, node, kind: BufferKind::Temp, elements, element_bytes: dtype.size() }
+    TempSpec {
+        statement,
+        node,
+        kind: BufferKind::Temp,
+        elements,
+        element_bytes: dtype.size(),
+    }
 }
 
 // Pre-order list of the element count each node is evaluated over.
@@ -171,7 +185,12 @@ fn fill_spaces(expr: &Expr, space: u64, tiles: &[u64], out: &mut Vec<u64>) {
             fill_spaces(lhs, space, tiles, out);
             fill_spaces(rhs, space, tiles, out);
         }
-        Expr::Select { cond, then, otherwise, .. } => {
+        Expr::Select {
+            cond,
+            then,
+            otherwise,
+            ..
+        } => {
             fill_spaces(cond, space, tiles, out);
             fill_spaces(then, space, tiles, out);
             fill_spaces(otherwise, space, tiles, out);

@@ -16,19 +16,32 @@ use crate::plan;
 use crate::target::{Level, Target};
 
 /// Checks every schedule of `def` and stores the legal ones in `kernel`.
-pub(crate) fn check_all(def: &KernelDef, kernel: &mut CheckedKernel, diagnostics: &mut Diagnostics) {
+pub(crate) fn check_all(
+    def: &KernelDef,
+    kernel: &mut CheckedKernel,
+    diagnostics: &mut Diagnostics,
+) {
     let mut seen: HashMap<String, Span> = HashMap::new();
     for schedule in &def.schedules {
         let name = schedule.name.to_string();
         if seen.insert(name.clone(), schedule.name.span()).is_some() {
             diagnostics.push(
-                Diagnostic::new(Code::E030, schedule.name.span(), format!("schedule `{name}` is defined twice"))
-                    .help("give each schedule its own name"),
+                Diagnostic::new(
+                    Code::E030,
+                    schedule.name.span(),
+                    format!("schedule `{name}` is defined twice"),
+                )
+                .help("give each schedule its own name"),
             );
             continue;
         }
         let before = diagnostics.len();
-        let checked = ScheduleChecker { kernel, target: &kernel.target, diagnostics: &mut *diagnostics }.check(schedule);
+        let checked = ScheduleChecker {
+            kernel,
+            target: &kernel.target,
+            diagnostics: &mut *diagnostics,
+        }
+        .check(schedule);
         if let Some(checked) = checked
             && diagnostics.len() == before
         {
@@ -52,13 +65,24 @@ struct StageItem {
 impl ScheduleChecker<'_> {
     /// Reports a problem once: the same code at the same token is said only the first time
     /// (three tensors misaligned by one `split` are one mistake).
-    fn error(&mut self, code: Code, span: Span, message: impl Into<String>, help: impl Into<String>) {
+    fn error(
+        &mut self,
+        code: Code,
+        span: Span,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) {
         // A span's debug form names its byte range, in the compiler and out of it.
         let at = format!("{span:?}");
-        if self.diagnostics.iter().any(|d| d.code == code && format!("{:?}", d.span) == at) {
+        if self
+            .diagnostics
+            .iter()
+            .any(|d| d.code == code && format!("{:?}", d.span) == at)
+        {
             return;
         }
-        self.diagnostics.push(Diagnostic::new(code, span, message).help(help));
+        self.diagnostics
+            .push(Diagnostic::new(code, span, message).help(help));
     }
 
     fn axis(&mut self, ident: &Ident) -> Option<usize> {
@@ -66,7 +90,12 @@ impl ScheduleChecker<'_> {
         let found = self.kernel.axes.iter().position(|a| a.name == name);
         if found.is_none() {
             let names: Vec<&str> = self.kernel.axes.iter().map(|a| a.name.as_str()).collect();
-            self.error(Code::E002, ident.span(), format!("unknown axis `{name}`"), suggestion(&name, &names));
+            self.error(
+                Code::E002,
+                ident.span(),
+                format!("unknown axis `{name}`"),
+                suggestion(&name, &names),
+            );
         }
         found
     }
@@ -75,8 +104,18 @@ impl ScheduleChecker<'_> {
         let name = ident.to_string();
         let found = self.kernel.tensors.iter().position(|t| t.name == name);
         if found.is_none() {
-            let names: Vec<&str> = self.kernel.tensors.iter().map(|t| t.name.as_str()).collect();
-            self.error(Code::E002, ident.span(), format!("unknown tensor `{name}`"), suggestion(&name, &names));
+            let names: Vec<&str> = self
+                .kernel
+                .tensors
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect();
+            self.error(
+                Code::E002,
+                ident.span(),
+                format!("unknown tensor `{name}`"),
+                suggestion(&name, &names),
+            );
         }
         found
     }
@@ -99,16 +138,36 @@ impl ScheduleChecker<'_> {
                 ItemKind::Parallel { axis, cores } => {
                     let Some(a) = self.axis(axis) else { continue };
                     if parallel.iter().any(|(p, _, _)| *p == a) {
-                        self.error(Code::E030, axis.span(), format!("axis `{axis}` is split across cores twice"), "keep one `parallel` item per axis");
+                        self.error(
+                            Code::E030,
+                            axis.span(),
+                            format!("axis `{axis}` is split across cores twice"),
+                            "keep one `parallel` item per axis",
+                        );
                     } else if axes[a].reduction {
-                        self.error(Code::E032, axis.span(), format!("`{axis}` is a reduction axis and cannot be split across cores"), "split an output axis across cores");
+                        self.error(
+                            Code::E032,
+                            axis.span(),
+                            format!(
+                                "`{axis}` is a reduction axis and cannot be split across cores"
+                            ),
+                            "split an output axis across cores",
+                        );
                     } else if cores.value == 0 {
-                        self.error(Code::E024, cores.span, "a split across 0 cores", "use at least 1 core");
+                        self.error(
+                            Code::E024,
+                            cores.span,
+                            "a split across 0 cores",
+                            "use at least 1 core",
+                        );
                     } else if cores.value > axes[a].extent {
                         self.error(
                             Code::E024,
                             cores.span,
-                            format!("`{axis}` has {} elements, fewer than {} cores", axes[a].extent, cores.value),
+                            format!(
+                                "`{axis}` has {} elements, fewer than {} cores",
+                                axes[a].extent, cores.value
+                            ),
                             format!("use {} cores or fewer", axes[a].extent),
                         );
                     } else {
@@ -117,60 +176,131 @@ impl ScheduleChecker<'_> {
                 }
                 ItemKind::Split { axis, tile } => {
                     let Some(a) = self.axis(axis) else { continue };
-                    if splits.contains_key(&a) {
-                        self.error(Code::E030, item.keyword, format!("axis `{axis}` is split twice"), "keep one `split` item per axis");
-                    } else if tile.value == 0 {
-                        self.error(Code::E032, tile.span, "a tile of 0 elements", "tiles hold at least 1 element");
+                    let std::collections::hash_map::Entry::Vacant(slot) = splits.entry(a) else {
+                        self.error(
+                            Code::E030,
+                            item.keyword,
+                            format!("axis `{axis}` is split twice"),
+                            "keep one `split` item per axis",
+                        );
+                        continue;
+                    };
+                    if tile.value == 0 {
+                        self.error(
+                            Code::E032,
+                            tile.span,
+                            "a tile of 0 elements",
+                            "tiles hold at least 1 element",
+                        );
                     } else if tile.value > axes[a].extent {
                         let extent = axes[a].extent;
-                        self.error(Code::E032, tile.span, format!("split `{axis}` by {} is larger than its extent {extent}", tile.value), format!("split {axis} by {extent} or less"));
+                        self.error(
+                            Code::E032,
+                            tile.span,
+                            format!(
+                                "split `{axis}` by {} is larger than its extent {extent}",
+                                tile.value
+                            ),
+                            format!("split {axis} by {extent} or less"),
+                        );
                     } else {
-                        splits.insert(a, *tile);
+                        slot.insert(*tile);
                     }
                 }
-                ItemKind::Stage { tensors, level, depth } => {
+                ItemKind::Stage {
+                    tensors,
+                    level,
+                    depth,
+                } => {
                     let level_name = level.to_string();
                     let Some(lvl) = Level::from_name(&level_name) else {
-                        self.error(Code::E006, level.span(), format!("unknown memory level `{level_name}`"), suggestion(&level_name, &Level::NAMES));
+                        self.error(
+                            Code::E006,
+                            level.span(),
+                            format!("unknown memory level `{level_name}`"),
+                            suggestion(&level_name, &Level::NAMES),
+                        );
                         continue;
                     };
                     if self.target.capacity(lvl) == 0 {
-                        self.error(Code::E026, level.span(), format!("target `{}` has no {lvl}", self.target.name), "stage in `ub`");
+                        self.error(
+                            Code::E026,
+                            level.span(),
+                            format!("target `{}` has no {lvl}", self.target.name),
+                            "stage in `ub`",
+                        );
                         continue;
                     }
                     let depth_value = depth.map_or(1, |d| d.value);
                     if !(1..=4).contains(&depth_value) {
                         let span = depth.map_or(level.span(), |d| d.span);
-                        self.error(Code::E032, span, format!("buffer depth {depth_value}"), "use depth 1 (single) or 2 (double buffering); at most 4");
+                        self.error(
+                            Code::E032,
+                            span,
+                            format!("buffer depth {depth_value}"),
+                            "use depth 1 (single) or 2 (double buffering); at most 4",
+                        );
                         continue;
                     }
                     for ident in tensors {
-                        let Some(t) = self.tensor(ident) else { continue };
-                        if stages.iter().any(|s| s.stage.tensor == t && s.stage.level == lvl) {
-                            self.error(Code::E030, ident.span(), format!("`{ident}` is staged in {lvl} twice"), "stage each tensor once per level");
+                        let Some(t) = self.tensor(ident) else {
+                            continue;
+                        };
+                        if stages
+                            .iter()
+                            .any(|s| s.stage.tensor == t && s.stage.level == lvl)
+                        {
+                            self.error(
+                                Code::E030,
+                                ident.span(),
+                                format!("`{ident}` is staged in {lvl} twice"),
+                                "stage each tensor once per level",
+                            );
                             continue;
                         }
                         if let Some(problem) = self.level_fits_class(t, lvl) {
                             self.error(Code::E026, level.span(), problem.0, problem.1);
                             continue;
                         }
-                        stages.push(StageItem { stage: Stage { tensor: t, level: lvl, depth: depth_value }, keyword: item.keyword });
+                        stages.push(StageItem {
+                            stage: Stage {
+                                tensor: t,
+                                level: lvl,
+                                depth: depth_value,
+                            },
+                            keyword: item.keyword,
+                        });
                     }
                 }
                 ItemKind::Cube { tiles } => {
                     if cube.is_some() {
-                        self.error(Code::E030, item.keyword, "a second `cube` item", "keep one `cube` item");
+                        self.error(
+                            Code::E030,
+                            item.keyword,
+                            "a second `cube` item",
+                            "keep one `cube` item",
+                        );
                         continue;
                     }
                     if !is_matmul {
-                        self.error(Code::E026, item.keyword, format!("kernel `{}` has no matmul for the cube to run", kernel.name), "remove the `cube` item");
+                        self.error(
+                            Code::E026,
+                            item.keyword,
+                            format!("kernel `{}` has no matmul for the cube to run", kernel.name),
+                            "remove the `cube` item",
+                        );
                         continue;
                     }
                     let mut list = Vec::new();
                     for (axis, number) in tiles {
                         let Some(a) = self.axis(axis) else { continue };
                         if list.iter().any(|(x, _)| *x == a) {
-                            self.error(Code::E030, axis.span(), format!("`{axis}` appears twice in `cube`"), "name m, n and k once each");
+                            self.error(
+                                Code::E030,
+                                axis.span(),
+                                format!("`{axis}` appears twice in `cube`"),
+                                "name m, n and k once each",
+                            );
                             continue;
                         }
                         list.push((a, *number));
@@ -182,36 +312,72 @@ impl ScheduleChecker<'_> {
                         "pad" => Tail::Pad,
                         "exact" => Tail::Exact,
                         other => {
-                            self.error(Code::E006, policy.span(), format!("unknown tail policy `{other}`"), suggestion(other, &["pad", "exact"]));
+                            self.error(
+                                Code::E006,
+                                policy.span(),
+                                format!("unknown tail policy `{other}`"),
+                                suggestion(other, &["pad", "exact"]),
+                            );
                             continue;
                         }
                     };
                     if tail.is_some() {
-                        self.error(Code::E030, item.keyword, "a second `tail` item", "keep one `tail` item");
+                        self.error(
+                            Code::E030,
+                            item.keyword,
+                            "a second `tail` item",
+                            "keep one `tail` item",
+                        );
                         continue;
                     }
                     tail = Some((value, item.keyword));
                 }
                 ItemKind::Order { axes: names } => {
                     if order.is_some() {
-                        self.error(Code::E030, item.keyword, "a second `order` item", "keep one `order` item");
+                        self.error(
+                            Code::E030,
+                            item.keyword,
+                            "a second `order` item",
+                            "keep one `order` item",
+                        );
                         continue;
                     }
                     let mut chosen = Vec::new();
                     for ident in names {
                         let Some(a) = self.axis(ident) else { continue };
                         if axes[a].reduction {
-                            self.error(Code::E032, ident.span(), format!("`{ident}` is a reduction axis; reductions always run innermost"), "list only output axes in `order`");
+                            self.error(
+                                Code::E032,
+                                ident.span(),
+                                format!(
+                                    "`{ident}` is a reduction axis; reductions always run innermost"
+                                ),
+                                "list only output axes in `order`",
+                            );
                         } else if chosen.contains(&a) {
-                            self.error(Code::E030, ident.span(), format!("`{ident}` appears twice in `order`"), "list each output axis once");
+                            self.error(
+                                Code::E030,
+                                ident.span(),
+                                format!("`{ident}` appears twice in `order`"),
+                                "list each output axis once",
+                            );
                         } else {
                             chosen.push(a);
                         }
                     }
                     let output_axes = &kernel.body[0].axes;
-                    let missing: Vec<&str> = output_axes.iter().filter(|a| !chosen.contains(a)).map(|a| axes[*a].name.as_str()).collect();
+                    let missing: Vec<&str> = output_axes
+                        .iter()
+                        .filter(|a| !chosen.contains(a))
+                        .map(|a| axes[*a].name.as_str())
+                        .collect();
                     if !missing.is_empty() && self.diagnostics.len() == before {
-                        self.error(Code::E031, item.keyword, format!("`order` leaves out {}", list(&missing)), "list every output axis, outermost first");
+                        self.error(
+                            Code::E031,
+                            item.keyword,
+                            format!("`order` leaves out {}", list(&missing)),
+                            "list every output axis, outermost first",
+                        );
                     }
                     order = Some((chosen, item.keyword));
                 }
@@ -243,7 +409,11 @@ impl ScheduleChecker<'_> {
         }
 
         let staged_all = self.require_stages(schedule, &stages);
-        let cube_tiles = if is_matmul { self.cube_tiles(schedule, cube.as_ref(), &splits, &tiles) } else { None };
+        let cube_tiles = if is_matmul {
+            self.cube_tiles(schedule, cube.as_ref(), &splits, &tiles)
+        } else {
+            None
+        };
         if is_matmul && cube_tiles.is_none() {
             return None;
         }
@@ -265,7 +435,9 @@ impl ScheduleChecker<'_> {
         if self.diagnostics.len() != before {
             return None;
         }
-        let order = order.map(|(o, _)| o).unwrap_or_else(|| kernel.body[0].axes.clone());
+        let order = order
+            .map(|(o, _)| o)
+            .unwrap_or_else(|| kernel.body[0].axes.clone());
         Some(CheckedSchedule {
             name: schedule.name.to_string(),
             parallel: parallel.iter().map(|(a, c, _)| (*a, *c)).collect(),
@@ -292,12 +464,20 @@ impl ScheduleChecker<'_> {
                 };
                 (!path.contains(&level)).then(|| {
                     let names: Vec<&str> = path.iter().map(|l| l.name()).collect();
-                    (format!("`{name}` does not pass through {level} on its way to or from the cube"), format!("stage `{name}` in {}", list(&names)))
+                    (
+                        format!(
+                            "`{name}` does not pass through {level} on its way to or from the cube"
+                        ),
+                        format!("stage `{name}` in {}", list(&names)),
+                    )
                 })
             }
             _ => (level != Level::Ub).then(|| {
                 (
-                    format!("{level} feeds the cube, but kernel `{}` runs on the vector unit", self.kernel.name),
+                    format!(
+                        "{level} feeds the cube, but kernel `{}` runs on the vector unit",
+                        self.kernel.name
+                    ),
                     format!("stage `{name}` in ub"),
                 )
             }),
@@ -308,10 +488,23 @@ impl ScheduleChecker<'_> {
     fn require_stages(&mut self, schedule: &ast::Schedule, stages: &[StageItem]) -> bool {
         let kernel = self.kernel;
         let needs: Vec<(usize, Level)> = match &kernel.class {
-            KernelClass::Matmul(mm) => vec![(mm.a, Level::L1), (mm.a, Level::L0a), (mm.b, Level::L1), (mm.b, Level::L0b), (mm.c, Level::L0c)],
+            KernelClass::Matmul(mm) => vec![
+                (mm.a, Level::L1),
+                (mm.a, Level::L0a),
+                (mm.b, Level::L1),
+                (mm.b, Level::L0b),
+                (mm.c, Level::L0c),
+            ],
             _ => (0..kernel.tensors.len()).map(|t| (t, Level::Ub)).collect(),
         };
-        let missing: Vec<(usize, Level)> = needs.into_iter().filter(|(t, l)| !stages.iter().any(|s| s.stage.tensor == *t && s.stage.level == *l)).collect();
+        let missing: Vec<(usize, Level)> = needs
+            .into_iter()
+            .filter(|(t, l)| {
+                !stages
+                    .iter()
+                    .any(|s| s.stage.tensor == *t && s.stage.level == *l)
+            })
+            .collect();
         if missing.is_empty() {
             return true;
         }
@@ -321,39 +514,72 @@ impl ScheduleChecker<'_> {
             .iter()
             .filter(|l| levels.contains(l))
             .map(|l| {
-                let names: Vec<&str> = missing.iter().filter(|(_, m)| m == l).map(|(t, _)| kernel.tensors[*t].name.as_str()).collect();
+                let names: Vec<&str> = missing
+                    .iter()
+                    .filter(|(_, m)| m == l)
+                    .map(|(t, _)| kernel.tensors[*t].name.as_str())
+                    .collect();
                 format!("`stage {} in {l} depth 2;`", names.join(", "))
             })
             .collect();
-        let what: Vec<String> = missing.iter().map(|(t, l)| format!("`{}` in {l}", kernel.tensors[*t].name)).collect();
+        let what: Vec<String> = missing
+            .iter()
+            .map(|(t, l)| format!("`{}` in {l}", kernel.tensors[*t].name))
+            .collect();
         self.error(
             Code::E031,
             schedule.name.span(),
-            format!("schedule `{}` does not stage {}", schedule.name, what.join(", ")),
+            format!(
+                "schedule `{}` does not stage {}",
+                schedule.name,
+                what.join(", ")
+            ),
             format!("add {}", fixes.join(" and ")),
         );
         false
     }
 
     /// The cube's base block: present, multiples of the fractal, dividing the tiles.
-    fn cube_tiles(&mut self, schedule: &ast::Schedule, cube: Option<&(Vec<(usize, ast::Number)>, Span)>, splits: &HashMap<usize, ast::Number>, tiles: &[u64]) -> Option<[u64; 3]> {
-        let KernelClass::Matmul(mm) = &self.kernel.class else { return None };
+    fn cube_tiles(
+        &mut self,
+        schedule: &ast::Schedule,
+        cube: Option<&(Vec<(usize, ast::Number)>, Span)>,
+        splits: &HashMap<usize, ast::Number>,
+        tiles: &[u64],
+    ) -> Option<[u64; 3]> {
+        let KernelClass::Matmul(mm) = &self.kernel.class else {
+            return None;
+        };
         let fractal = self.target.cube.as_ref()?;
         let axes = &self.kernel.axes;
         let Some((list, keyword)) = cube else {
             self.error(
                 Code::E031,
                 schedule.name.span(),
-                format!("schedule `{}` has no `cube` item; a matmul needs the cube's base block", schedule.name),
-                format!("add `cube {} by 64, {} by 64, {} by 64;`", axes[mm.m].name, axes[mm.n].name, axes[mm.k].name),
+                format!(
+                    "schedule `{}` has no `cube` item; a matmul needs the cube's base block",
+                    schedule.name
+                ),
+                format!(
+                    "add `cube {} by 64, {} by 64, {} by 64;`",
+                    axes[mm.m].name, axes[mm.n].name, axes[mm.k].name
+                ),
             );
             return None;
         };
         let mut block = [0u64; 3];
-        for (slot, (axis, unit)) in [(mm.m, fractal.m), (mm.n, fractal.n), (mm.k, fractal.k)].into_iter().enumerate() {
+        for (slot, (axis, unit)) in [(mm.m, fractal.m), (mm.n, fractal.n), (mm.k, fractal.k)]
+            .into_iter()
+            .enumerate()
+        {
             let name = &axes[axis].name;
             let Some((_, number)) = list.iter().find(|(a, _)| *a == axis) else {
-                self.error(Code::E031, *keyword, format!("`cube` does not give `{name}`"), format!("add `{name} by {}`", unit * 4));
+                self.error(
+                    Code::E031,
+                    *keyword,
+                    format!("`cube` does not give `{name}`"),
+                    format!("add `{name} by {}`", unit * 4),
+                );
                 continue;
             };
             let value = number.value;
@@ -371,18 +597,27 @@ impl ScheduleChecker<'_> {
                 self.error(
                     Code::E023,
                     number.span,
-                    format!("cube `{name}` by {value} is larger than the `{name}` tile of {}", tiles[axis]),
-                    format!("use `{name} by {}` or split `{name}` by {value} or more", (tiles[axis] / unit).max(1) * unit),
+                    format!(
+                        "cube `{name}` by {value} is larger than the `{name}` tile of {}",
+                        tiles[axis]
+                    ),
+                    format!(
+                        "use `{name} by {}` or split `{name}` by {value} or more",
+                        (tiles[axis] / unit).max(1) * unit
+                    ),
                 );
                 continue;
             }
-            if tiles[axis] % value != 0 {
+            if !tiles[axis].is_multiple_of(value) {
                 let span = splits.get(&axis).map_or(number.span, |n| n.span);
                 let fix = (tiles[axis] / value).max(1) * value;
                 self.error(
                     Code::E023,
                     span,
-                    format!("the `{name}` tile of {} is not a multiple of cube `{name}` by {value}", tiles[axis]),
+                    format!(
+                        "the `{name}` tile of {} is not a multiple of cube `{name}` by {value}",
+                        tiles[axis]
+                    ),
                     format!("split {name} by {fix}"),
                 );
                 continue;
@@ -404,7 +639,10 @@ impl ScheduleChecker<'_> {
             self.error(
                 Code::E024,
                 *span,
-                format!("the schedule uses {total} cores but `{}` has {available} {kind} cores", self.target.name),
+                format!(
+                    "the schedule uses {total} cores but `{}` has {available} {kind} cores",
+                    self.target.name
+                ),
                 format!("split across {available} cores or fewer"),
             );
         }
@@ -415,13 +653,43 @@ impl ScheduleChecker<'_> {
         let kernel = self.kernel;
         let groups: Vec<(&str, Vec<&StageItem>)> = match kernel.class {
             KernelClass::Matmul(_) => vec![
-                ("MTE2 to MTE1 (l1)", stages.iter().filter(|s| s.stage.level == Level::L1).collect()),
-                ("MTE1 to M (l0a, l0b)", stages.iter().filter(|s| matches!(s.stage.level, Level::L0a | Level::L0b)).collect()),
-                ("M to FIX (l0c)", stages.iter().filter(|s| s.stage.level == Level::L0c).collect()),
+                (
+                    "MTE2 to MTE1 (l1)",
+                    stages
+                        .iter()
+                        .filter(|s| s.stage.level == Level::L1)
+                        .collect(),
+                ),
+                (
+                    "MTE1 to M (l0a, l0b)",
+                    stages
+                        .iter()
+                        .filter(|s| matches!(s.stage.level, Level::L0a | Level::L0b))
+                        .collect(),
+                ),
+                (
+                    "M to FIX (l0c)",
+                    stages
+                        .iter()
+                        .filter(|s| s.stage.level == Level::L0c)
+                        .collect(),
+                ),
             ],
             _ => vec![
-                ("MTE2 to V (inputs)", stages.iter().filter(|s| kernel.tensors[s.stage.tensor].role == Role::Input).collect()),
-                ("V to MTE3 (outputs)", stages.iter().filter(|s| kernel.tensors[s.stage.tensor].role == Role::Output).collect()),
+                (
+                    "MTE2 to V (inputs)",
+                    stages
+                        .iter()
+                        .filter(|s| kernel.tensors[s.stage.tensor].role == Role::Input)
+                        .collect(),
+                ),
+                (
+                    "V to MTE3 (outputs)",
+                    stages
+                        .iter()
+                        .filter(|s| kernel.tensors[s.stage.tensor].role == Role::Output)
+                        .collect(),
+                ),
             ],
         };
         for (pipes, group) in groups {
@@ -429,11 +697,19 @@ impl ScheduleChecker<'_> {
             if needed > u64::from(self.target.events)
                 && let Some(last) = group.last()
             {
-                let names: Vec<&str> = group.iter().map(|s| kernel.tensors[s.stage.tensor].name.as_str()).collect();
+                let names: Vec<&str> = group
+                    .iter()
+                    .map(|s| kernel.tensors[s.stage.tensor].name.as_str())
+                    .collect();
                 self.error(
                     Code::E025,
                     last.keyword,
-                    format!("{pipes} needs {needed} event ids for {} but `{}` has {}", list(&names), self.target.name, self.target.events),
+                    format!(
+                        "{pipes} needs {needed} event ids for {} but `{}` has {}",
+                        list(&names),
+                        self.target.name,
+                        self.target.events
+                    ),
                     "lower some buffer depths to 1",
                 );
             }
@@ -441,32 +717,56 @@ impl ScheduleChecker<'_> {
     }
 
     /// A tile that does not divide its axis leaves a tail, which needs a policy.
-    fn tails(&mut self, splits: &HashMap<usize, ast::Number>, parallel: &[(usize, u64, Span)], tiles: &[u64], tail: Tail, stages: &[Stage]) {
+    fn tails(
+        &mut self,
+        splits: &HashMap<usize, ast::Number>,
+        parallel: &[(usize, u64, Span)],
+        tiles: &[u64],
+        tail: Tail,
+        stages: &[Stage],
+    ) {
         let kernel = self.kernel;
         for (a, axis) in kernel.axes.iter().enumerate() {
             let remainder = axis.extent % tiles[a];
             if remainder == 0 {
                 continue;
             }
-            let span = splits.get(&a).map(|n| n.span).or_else(|| parallel.iter().find(|(p, _, _)| *p == a).map(|(_, _, s)| *s));
+            let span = splits.get(&a).map(|n| n.span).or_else(|| {
+                parallel
+                    .iter()
+                    .find(|(p, _, _)| *p == a)
+                    .map(|(_, _, s)| *s)
+            });
             let Some(span) = span else { continue };
             match tail {
                 Tail::None => {
-                    let divisor = (1..=tiles[a]).rev().find(|d| axis.extent % d == 0).unwrap_or(1);
+                    let divisor = (1..=tiles[a])
+                        .rev()
+                        .find(|d| axis.extent % d == 0)
+                        .unwrap_or(1);
                     self.error(
                         Code::E033,
                         span,
-                        format!("a tile of {} leaves a tail of {remainder} on `{}` (extent {})", tiles[a], axis.name, axis.extent),
-                        format!("add `tail pad;`, or use a tile that divides {} such as {divisor}", axis.extent),
+                        format!(
+                            "a tile of {} leaves a tail of {remainder} on `{}` (extent {})",
+                            tiles[a], axis.name, axis.extent
+                        ),
+                        format!(
+                            "add `tail pad;`, or use a tile that divides {} such as {divisor}",
+                            axis.extent
+                        ),
                     );
                 }
                 Tail::Exact => {
                     for stage in stages {
                         let tensor = &kernel.tensors[stage.tensor];
-                        let inner = plan::tensor_axes(kernel, stage.tensor).last().copied().flatten();
+                        let inner = plan::tensor_axes(kernel, stage.tensor)
+                            .last()
+                            .copied()
+                            .flatten();
                         let align = self.target.alignment(stage.level);
                         let bytes = remainder * tensor.dtype.size();
-                        if inner == Some(a) && bytes % align != 0 {
+                        if inner == Some(a) && !bytes.is_multiple_of(align) {
                             self.error(
                                 Code::E033,
                                 span,
@@ -483,7 +783,13 @@ impl ScheduleChecker<'_> {
     }
 
     /// Copies between global memory and a staged buffer must be aligned in length and start.
-    fn alignment(&mut self, splits: &HashMap<usize, ast::Number>, tiles: &[u64], stages: &[StageItem], tail: Tail) {
+    fn alignment(
+        &mut self,
+        splits: &HashMap<usize, ast::Number>,
+        tiles: &[u64],
+        stages: &[StageItem],
+        tail: Tail,
+    ) {
         let kernel = self.kernel;
         for item in stages {
             let stage = item.stage;
@@ -499,7 +805,7 @@ impl ScheduleChecker<'_> {
             let inner_axis = axes_of[rank - 1];
             if let Some(a) = inner_axis
                 && shape[rank - 1] != tensor.shape[rank - 1]
-                && (shape[rank - 1] * size) % align != 0
+                && !(shape[rank - 1] * size).is_multiple_of(align)
             {
                 let step = align / gcd(align, size);
                 let fix = (shape[rank - 1] / step).max(1) * step;
@@ -534,8 +840,10 @@ impl ScheduleChecker<'_> {
                 }
             }
             let row_bytes: u64 = tensor.shape[first_partial + 1..].iter().product::<u64>() * size;
-            let misaligned_len = (run * size) % align != 0;
-            let misaligned_stride = first_partial + 1 < rank && tensor.shape[..=first_partial].iter().any(|e| *e > 1) && row_bytes % align != 0;
+            let misaligned_len = !(run * size).is_multiple_of(align);
+            let misaligned_stride = first_partial + 1 < rank
+                && tensor.shape[..=first_partial].iter().any(|e| *e > 1)
+                && !row_bytes.is_multiple_of(align);
             if misaligned_len || misaligned_stride {
                 let what = if misaligned_len {
                     format!("copies of `{}` are {} B long", tensor.name, run * size)
@@ -545,7 +853,10 @@ impl ScheduleChecker<'_> {
                 self.error(
                     Code::E021,
                     item.keyword,
-                    format!("{what}, not a multiple of the {align}-byte {} alignment", stage.level),
+                    format!(
+                        "{what}, not a multiple of the {align}-byte {} alignment",
+                        stage.level
+                    ),
                     "add `tail pad;` to pad each copy to the alignment (DataCopyPad)",
                 );
             }
@@ -553,29 +864,62 @@ impl ScheduleChecker<'_> {
     }
 
     /// The plan must fit every level.
-    fn capacity(&mut self, buffers: &[Buffer], stages: &[StageItem], splits: &HashMap<usize, ast::Number>, tiles: &[u64], cube: Option<[u64; 3]>, stage_list: &[Stage]) {
+    fn capacity(
+        &mut self,
+        buffers: &[Buffer],
+        stages: &[StageItem],
+        splits: &HashMap<usize, ast::Number>,
+        tiles: &[u64],
+        cube: Option<[u64; 3]>,
+        stage_list: &[Stage],
+    ) {
         let kernel = self.kernel;
         for level in Level::ALL {
-            let used: u64 = buffers.iter().filter(|b| b.level == level).map(Buffer::total_bytes).sum();
+            let used: u64 = buffers
+                .iter()
+                .filter(|b| b.level == level)
+                .map(Buffer::total_bytes)
+                .sum();
             let capacity = self.target.capacity(level);
             if used <= capacity {
                 continue;
             }
-            let Some(first) = stages.iter().find(|s| s.stage.level == level) else { continue };
+            let Some(first) = stages.iter().find(|s| s.stage.level == level) else {
+                continue;
+            };
             let parts: Vec<String> = buffers
                 .iter()
                 .filter(|b| b.level == level)
-                .map(|b| if b.depth > 1 { format!("{} {}x{}", b.name, b.depth, b.bytes) } else { format!("{} {}", b.name, b.bytes) })
+                .map(|b| {
+                    if b.depth > 1 {
+                        format!("{} {}x{}", b.name, b.depth, b.bytes)
+                    } else {
+                        format!("{} {}", b.name, b.bytes)
+                    }
+                })
                 .collect();
             // Suggest the largest tile of the biggest axis that fits.
             let fits = |tiles: &[u64]| -> bool {
-                plan::buffers(kernel, self.target, tiles, cube, stage_list).iter().filter(|b| b.level == level).map(Buffer::total_bytes).sum::<u64>() <= capacity
+                plan::buffers(kernel, self.target, tiles, cube, stage_list)
+                    .iter()
+                    .filter(|b| b.level == level)
+                    .map(Buffer::total_bytes)
+                    .sum::<u64>()
+                    <= capacity
             };
-            let help = self.shrink_help(splits, tiles, fits, matches!(level, Level::L0a | Level::L0b | Level::L0c));
+            let help = self.shrink_help(
+                splits,
+                tiles,
+                fits,
+                matches!(level, Level::L0a | Level::L0b | Level::L0c),
+            );
             self.error(
                 Code::E020,
                 first.keyword,
-                format!("{level} holds {capacity} B but this schedule needs {used} B ({})", parts.join(" + ")),
+                format!(
+                    "{level} holds {capacity} B but this schedule needs {used} B ({})",
+                    parts.join(" + ")
+                ),
                 help,
             );
         }
@@ -591,7 +935,11 @@ impl ScheduleChecker<'_> {
         }
         let fits = |tiles: &[u64]| worst(tiles) <= target.vector.max_repeat;
         let help = self.shrink_help(splits, tiles, fits, false);
-        let span = splits.values().max_by_key(|n| n.value).map(|n| n.span).unwrap_or_else(Span::call_site);
+        let span = splits
+            .values()
+            .max_by_key(|n| n.value)
+            .map(|n| n.span)
+            .unwrap_or_else(Span::call_site);
         self.error(
             Code::E022,
             span,
@@ -604,13 +952,22 @@ impl ScheduleChecker<'_> {
     }
 
     /// "split i by N or less fits": the largest aligned tile of the most tiled axis.
-    fn shrink_help(&self, splits: &HashMap<usize, ast::Number>, tiles: &[u64], fits: impl Fn(&[u64]) -> bool, cube_level: bool) -> String {
+    fn shrink_help(
+        &self,
+        splits: &HashMap<usize, ast::Number>,
+        tiles: &[u64],
+        fits: impl Fn(&[u64]) -> bool,
+        cube_level: bool,
+    ) -> String {
         if cube_level {
             return "use a smaller `cube` block or depth 1".into();
         }
         let kernel = self.kernel;
         let candidates: Vec<usize> = (0..kernel.axes.len()).filter(|a| tiles[*a] > 1).collect();
-        let Some(&axis) = candidates.iter().max_by_key(|a| (tiles[**a], splits.contains_key(a))) else {
+        let Some(&axis) = candidates
+            .iter()
+            .max_by_key(|a| (tiles[**a], splits.contains_key(a)))
+        else {
             return "use depth 1 or fewer tensors".into();
         };
         let step = self.align_step(axis);
@@ -631,7 +988,7 @@ impl ScheduleChecker<'_> {
         match best {
             Some(tile) => {
                 let power = 1u64 << (63 - tile.leading_zeros());
-                if power != tile && power % step == 0 {
+                if power != tile && power.is_multiple_of(step) {
                     format!("split {name} by {tile} or less fits (e.g. {power}), or use depth 1")
                 } else {
                     format!("split {name} by {tile} or less fits, or use depth 1")
@@ -682,13 +1039,20 @@ fn visit_instructions(expr: &Expr, space: u64, tiles: &[u64], f: &mut impl FnMut
             visit_instructions(lhs, space, tiles, f);
             visit_instructions(rhs, space, tiles, f);
         }
-        Expr::Select { cond, then, otherwise, .. } => {
+        Expr::Select {
+            cond,
+            then,
+            otherwise,
+            ..
+        } => {
             f(space, width(expr));
             visit_instructions(cond, space, tiles, f);
             visit_instructions(then, space, tiles, f);
             visit_instructions(otherwise, space, tiles, f);
         }
-        Expr::Reduce { axis, body, dtype, .. } => {
+        Expr::Reduce {
+            axis, body, dtype, ..
+        } => {
             let inner = space * tiles[*axis];
             f(inner, dtype.accumulator().size());
             visit_instructions(body, inner, tiles, f);

@@ -259,7 +259,10 @@ impl Target {
 
     /// The TOML text of a built-in preset, to copy and calibrate.
     pub fn preset_toml(name: &str) -> Option<&'static str> {
-        PRESETS.iter().find(|(preset, _)| *preset == name).map(|(_, text)| *text)
+        PRESETS
+            .iter()
+            .find(|(preset, _)| *preset == name)
+            .map(|(_, text)| *text)
     }
 
     /// Parses a target file's text.
@@ -306,7 +309,10 @@ impl Target {
             ("dma.mte1_bytes_per_cycle", self.dma.mte1_bytes_per_cycle),
             ("dma.fix_bytes_per_cycle", self.dma.fix_bytes_per_cycle),
         ];
-        if let Some((field, value)) = bandwidths.iter().find(|(_, b)| !(b.is_finite() && *b > 0.0)) {
+        if let Some((field, value)) = bandwidths
+            .iter()
+            .find(|(_, b)| !(b.is_finite() && *b > 0.0))
+        {
             return fail(&format!("{field} must be a positive number, not {value}"));
         }
         if !(self.dma.pad_penalty.is_finite() && self.dma.pad_penalty >= 1.0) {

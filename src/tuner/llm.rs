@@ -1,0 +1,884 @@
+//! A client for OpenAI-compatible chat-completions endpoints.
+//!
+//! vLLM, the llama.cpp server, Ollama and hosted APIs all speak the same
+//! `POST {base_url}/chat/completions` protocol, so one small blocking client over
+//! `ureq` covers them. The client is configured by [`LlmConfig`], usually from the
+//! environment ([`LlmConfig::from_env`]):
+//!
+//! - `NPU_LLM_URL`: the base URL, e.g. `http://127.0.0.1:8080/v1` (required),
+//! - `NPU_LLM_MODEL`: the model name sent with each request (default `default`),
+//! - `NPU_LLM_API_KEY`: sent as `Authorization: Bearer ...` when set.
+//!
+//! [`LlmClient::complete`] asks for `n` choices. Servers that ignore `n` (the llama.cpp
+//! server returns one choice whatever `n` says) are asked again until `n` choices are
+//! gathered. Transient failures (HTTP 408, 429 and 5xx, timeouts, connections closed
+//! mid-answer) are retried with exponential backoff, honouring `Retry-After`; failures
+//! that another try cannot fix (refused connection, refused key, a reply that is not a
+//! chat completion) are returned at once, as an [`LlmError`] whose message says what
+//! to change.
+//!
+//! The API key is never logged, printed or put in an error message: `Debug` of the
+//! config and the client redacts it, and error excerpts of server bodies mask it.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The longest wait between two tries that the doubling backoff reaches.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// The longest `Retry-After` the client honours; a server asking for more gets this.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// How much of a server's error body an [`LlmError::Status`] keeps, in characters.
+const EXCERPT_CHARS: usize = 200;
+
+/// Where and how to reach the chat-completions server.
+#[derive(Clone)]
+pub struct LlmConfig {
+    /// The API base, e.g. `http://127.0.0.1:8080/v1`. A URL that already ends in
+    /// `/chat/completions` is used as is; a bare `scheme://host:port` gets `/v1`.
+    pub base_url: String,
+    /// The model name sent with each request. Single-model servers ignore it.
+    pub model: String,
+    /// Sent as `Authorization: Bearer <key>` when set and not empty.
+    pub api_key: Option<String>,
+    /// Sampling temperature; candidates should differ, so the default is 0.8.
+    pub temperature: f32,
+    /// The most tokens one choice may take; default 1024.
+    pub max_tokens: u32,
+    /// The limit for one HTTP exchange, connect to last byte; default 120 s.
+    /// `Duration::ZERO` means no limit.
+    pub timeout: Duration,
+    /// How many times a transient failure is retried; default 3 (so 4 tries).
+    pub max_retries: u32,
+    /// The first wait between tries; it doubles after each retry, up to
+    /// [`MAX_BACKOFF`]. Default 1 s.
+    pub backoff: Duration,
+}
+
+/// One message of a chat, as the chat-completions API takes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    pub content: String,
+}
+
+/// The answer to [`LlmClient::complete`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// The text of each choice, at most `n` of them, in the order received.
+    pub choices: Vec<String>,
+    /// HTTP requests made, retries and follow-up requests included.
+    pub attempts: u32,
+    /// Token counts summed over the requests, when the server reported any.
+    pub usage: Option<Usage>,
+}
+
+/// Token counts as the server reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// Why a completion failed. The messages name the cause and the fix.
+#[derive(Debug)]
+pub enum LlmError {
+    /// No connection: refused, unknown host, unreachable network or a URL that is
+    /// not one. Not retried: the server is not running or the URL is wrong.
+    Unreachable { url: String, detail: String },
+    /// HTTP 401 or 403. Not retried.
+    Unauthorized { status: u16 },
+    /// No complete answer within the configured timeout.
+    Timeout { after: Duration },
+    /// An HTTP error status other than 401 and 403, with the start of the body.
+    Status { status: u16, body_excerpt: String },
+    /// The server answered 2xx, but not with a usable chat completion. Not retried.
+    Malformed { detail: String },
+    /// The connection was closed or reset before the answer was complete.
+    Disconnected { url: String, detail: String },
+    /// The request could not be built, e.g. an API key that is not a valid header.
+    InvalidRequest { detail: String },
+    /// Every try failed with a transient error; `last` is the final one.
+    RetriesExhausted { attempts: u32, last: Box<LlmError> },
+}
+
+/// A blocking chat-completions client. Cheap to clone; `complete` takes `&self`, so
+/// one client can serve parallel workers.
+#[derive(Clone)]
+pub struct LlmClient {
+    config: LlmConfig,
+    endpoint: String,
+    agent: ureq::Agent,
+    sleep: Arc<dyn Fn(Duration) + Send + Sync>,
+}
+
+impl LlmConfig {
+    /// The model name used when none is configured.
+    pub const DEFAULT_MODEL: &'static str = "default";
+
+    /// A config with the default sampling, timeout and retry settings and no key.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        LlmConfig {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            temperature: 0.8,
+            max_tokens: 1024,
+            timeout: Duration::from_secs(120),
+            max_retries: 3,
+            backoff: Duration::from_secs(1),
+        }
+    }
+
+    /// Reads `NPU_LLM_URL`, `NPU_LLM_MODEL` and `NPU_LLM_API_KEY`. `None` when
+    /// `NPU_LLM_URL` is unset or blank, which means "no LLM configured".
+    pub fn from_env() -> Option<Self> {
+        Self::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// [`from_env`](Self::from_env) over any variable lookup, so that callers and
+    /// tests need not touch the process environment.
+    pub fn from_vars(lookup: impl Fn(&str) -> Option<String>) -> Option<Self> {
+        let non_blank = |name: &str| {
+            lookup(name)
+                .map(|value| value.trim().to_string())
+                .filter(|value| !value.is_empty())
+        };
+        let base_url = non_blank("NPU_LLM_URL")?;
+        let model = non_blank("NPU_LLM_MODEL").unwrap_or_else(|| Self::DEFAULT_MODEL.to_string());
+        let mut config = LlmConfig::new(base_url, model);
+        config.api_key = non_blank("NPU_LLM_API_KEY");
+        Some(config)
+    }
+
+    /// The URL requests are posted to.
+    pub fn endpoint(&self) -> String {
+        chat_completions_url(&self.base_url)
+    }
+}
+
+impl fmt::Debug for LlmConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmConfig")
+            .field("base_url", &redact_url(&self.base_url))
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
+            .field("timeout", &self.timeout)
+            .field("max_retries", &self.max_retries)
+            .field("backoff", &self.backoff)
+            .finish()
+    }
+}
+
+impl ChatMessage {
+    pub fn new(role: impl Into<String>, content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: role.into(),
+            content: content.into(),
+        }
+    }
+
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::new("system", content)
+    }
+
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::new("user", content)
+    }
+
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::new("assistant", content)
+    }
+}
+
+impl LlmError {
+    /// Whether another try may succeed.
+    fn is_transient(&self) -> bool {
+        match self {
+            LlmError::Timeout { .. } | LlmError::Disconnected { .. } => true,
+            LlmError::Status { status, .. } => is_transient_status(*status),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for LlmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LlmError::Unreachable { url, detail } => write!(
+                f,
+                "cannot reach the LLM server at {url}: {detail}; is the server running? \
+                 set NPU_LLM_URL to its base URL, e.g. http://127.0.0.1:8080/v1"
+            ),
+            LlmError::Unauthorized { status } => write!(
+                f,
+                "the LLM server answered HTTP {status}: the API key was refused; set NPU_LLM_API_KEY"
+            ),
+            LlmError::Timeout { after } => write!(
+                f,
+                "the LLM server did not answer within {}; a model may be slow to load, \
+                 raise the timeout",
+                human_duration(*after)
+            ),
+            LlmError::Status {
+                status,
+                body_excerpt,
+            } => {
+                write!(f, "the LLM server answered HTTP {status}")?;
+                if !body_excerpt.is_empty() {
+                    write!(f, ": {body_excerpt}")?;
+                }
+                if *status == 404 {
+                    write!(
+                        f,
+                        "; check that NPU_LLM_URL is the API base, usually ending in /v1"
+                    )?;
+                }
+                Ok(())
+            }
+            LlmError::Malformed { detail } => {
+                write!(
+                    f,
+                    "the LLM server's reply is not a chat completion: {detail}"
+                )
+            }
+            LlmError::Disconnected { url, detail } => write!(
+                f,
+                "the LLM server at {url} closed the connection before answering: {detail}"
+            ),
+            LlmError::InvalidRequest { detail } => {
+                write!(
+                    f,
+                    "the request to the LLM server could not be built: {detail}"
+                )
+            }
+            LlmError::RetriesExhausted { attempts, last } => {
+                write!(f, "gave up after {attempts} attempts: {last}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LlmError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LlmError::RetriesExhausted { last, .. } => Some(last.as_ref()),
+            _ => None,
+        }
+    }
+}
+
+impl LlmClient {
+    /// A client for `config`. Nothing is sent until [`complete`](Self::complete).
+    pub fn new(config: LlmConfig) -> Self {
+        let timeout = (!config.timeout.is_zero()).then_some(config.timeout);
+        let agent_config = ureq::Agent::config_builder()
+            .timeout_global(timeout)
+            // Error statuses come back as responses, so that 429 and 5xx bodies and
+            // `Retry-After` can be read.
+            .http_status_as_error(false)
+            .user_agent(concat!("npu/", env!("CARGO_PKG_VERSION")))
+            .build();
+        LlmClient {
+            endpoint: config.endpoint(),
+            agent: ureq::Agent::new_with_config(agent_config),
+            config,
+            sleep: Arc::new(std::thread::sleep),
+        }
+    }
+
+    /// Replaces how the client waits between tries (by default `thread::sleep`), so
+    /// that tests can record the waits instead of sitting through them.
+    pub fn with_sleep(mut self, sleep: impl Fn(Duration) + Send + Sync + 'static) -> Self {
+        self.sleep = Arc::new(sleep);
+        self
+    }
+
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    /// Asks for `n` choices for `messages`.
+    ///
+    /// When the server returns fewer choices than asked, the remainder is asked for
+    /// again; each answer carries at least one choice, so at most `n` requests are
+    /// made (plus retries). If a follow-up request fails after some choices were
+    /// gathered, those choices are returned rather than the error. `n = 0` makes no
+    /// request and returns no choices.
+    pub fn complete(&self, messages: &[ChatMessage], n: u32) -> Result<Completion, LlmError> {
+        let wanted = n as usize;
+        let mut completion = Completion {
+            // Capped: `n` comes from the caller and may be anything.
+            choices: Vec::with_capacity(wanted.min(64)),
+            attempts: 0,
+            usage: None,
+        };
+        for _ in 0..n {
+            let gathered = u32::try_from(completion.choices.len()).unwrap_or(u32::MAX);
+            let missing = n.saturating_sub(gathered);
+            match self.complete_with_retries(messages, missing, &mut completion.attempts) {
+                Ok(answer) => {
+                    completion.choices.extend(answer.choices);
+                    if let Some(usage) = answer.usage {
+                        let total = completion.usage.get_or_insert_with(Usage::default);
+                        total.prompt_tokens =
+                            total.prompt_tokens.saturating_add(usage.prompt_tokens);
+                        total.completion_tokens = total
+                            .completion_tokens
+                            .saturating_add(usage.completion_tokens);
+                    }
+                }
+                Err(error) if completion.choices.is_empty() => return Err(error),
+                Err(_) => break,
+            }
+            if completion.choices.len() >= wanted {
+                break;
+            }
+        }
+        completion.choices.truncate(wanted);
+        Ok(completion)
+    }
+
+    /// One request for `n` choices, retried while its failures are transient.
+    fn complete_with_retries(
+        &self,
+        messages: &[ChatMessage],
+        n: u32,
+        attempts: &mut u32,
+    ) -> Result<Answer, LlmError> {
+        let mut backoff = self.config.backoff.min(MAX_BACKOFF);
+        let mut tries = 0u32;
+        loop {
+            tries = tries.saturating_add(1);
+            *attempts = attempts.saturating_add(1);
+            let (error, retry_after) = match self.send(messages, n) {
+                Ok(answer) => return Ok(answer),
+                Err(failure) => (failure.error, failure.retry_after),
+            };
+            if !error.is_transient() {
+                return Err(error);
+            }
+            if tries > self.config.max_retries {
+                return Err(LlmError::RetriesExhausted {
+                    attempts: tries,
+                    last: Box::new(error),
+                });
+            }
+            (self.sleep)(retry_after.map_or(backoff, |wait| wait.min(MAX_RETRY_AFTER)));
+            backoff = backoff.saturating_mul(2).min(MAX_BACKOFF);
+        }
+    }
+
+    /// One HTTP exchange.
+    fn send(&self, messages: &[ChatMessage], n: u32) -> Result<Answer, Failure> {
+        let body = RequestBody {
+            model: &self.config.model,
+            messages,
+            temperature: self.config.temperature,
+            max_tokens: self.config.max_tokens,
+            // Sent only when more than one choice is wanted: some servers reject `n`.
+            n: (n > 1).then_some(n),
+        };
+        let mut request = self
+            .agent
+            .post(&self.endpoint)
+            .header("Accept", "application/json");
+        if let Some(key) = self.config.api_key.as_deref().filter(|key| !key.is_empty()) {
+            request = request.header("Authorization", format!("Bearer {key}"));
+        }
+        let mut response = request
+            .send_json(&body)
+            .map_err(|error| self.transport_failure(error))?;
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|value| value.to_str().ok())
+            .and_then(parse_retry_after);
+        let text = match response.body_mut().read_to_string() {
+            Ok(text) => text,
+            Err(error) if (200..=299).contains(&status) => {
+                return Err(self.transport_failure(error));
+            }
+            // An error status is reported even when its body cannot be read.
+            Err(_) => String::new(),
+        };
+        let error = match status {
+            200..=299 => return parse_answer(&text).map_err(Failure::from),
+            401 | 403 => LlmError::Unauthorized { status },
+            _ => LlmError::Status {
+                status,
+                body_excerpt: self.excerpt(&text),
+            },
+        };
+        Err(Failure { error, retry_after })
+    }
+
+    /// Classifies a ureq error. Never includes request headers: they hold the key.
+    fn transport_failure(&self, error: ureq::Error) -> Failure {
+        let url = redact_url(&self.endpoint);
+        let timeout = LlmError::Timeout {
+            after: self.config.timeout,
+        };
+        let error = match error {
+            ureq::Error::Timeout(_) => timeout,
+            ureq::Error::Io(io) => {
+                use std::io::ErrorKind as Kind;
+                match io.kind() {
+                    Kind::TimedOut | Kind::WouldBlock => timeout,
+                    Kind::ConnectionReset
+                    | Kind::ConnectionAborted
+                    | Kind::BrokenPipe
+                    | Kind::UnexpectedEof
+                    | Kind::Interrupted => LlmError::Disconnected {
+                        url,
+                        detail: io.to_string(),
+                    },
+                    _ => LlmError::Unreachable {
+                        url,
+                        detail: io.to_string(),
+                    },
+                }
+            }
+            ureq::Error::Protocol(protocol) => LlmError::Disconnected {
+                url,
+                detail: protocol.to_string(),
+            },
+            ureq::Error::HostNotFound => LlmError::Unreachable {
+                url,
+                detail: "unknown host".into(),
+            },
+            ureq::Error::ConnectionFailed => LlmError::Unreachable {
+                url,
+                detail: "connection failed".into(),
+            },
+            ureq::Error::BadUri(_) | ureq::Error::RequireHttpsOnly(_) => LlmError::Unreachable {
+                url,
+                detail: "not a valid http(s) URL".into(),
+            },
+            // The only headers set are `Accept` and `Authorization`, so a header that
+            // cannot be built is the key. The error text is not shown: it may hold it.
+            ureq::Error::Http(_) => LlmError::InvalidRequest {
+                detail: "the API key is not a valid header value; NPU_LLM_API_KEY must be \
+                         one line of printable ASCII"
+                    .into(),
+            },
+            ureq::Error::BodyExceedsLimit(limit) => LlmError::Malformed {
+                detail: format!("the reply is larger than {limit} bytes"),
+            },
+            ureq::Error::LargeResponseHeader(size, limit) => LlmError::Malformed {
+                detail: format!("the reply's headers take {size} bytes, more than {limit}"),
+            },
+            other => LlmError::Unreachable {
+                url,
+                detail: other.to_string(),
+            },
+        };
+        Failure {
+            error,
+            retry_after: None,
+        }
+    }
+
+    /// The start of a server's error body on one line, with the key masked in case
+    /// the server echoes the request.
+    fn excerpt(&self, body: &str) -> String {
+        let mut text = excerpt(body, EXCERPT_CHARS);
+        if let Some(key) = self.config.api_key.as_deref().filter(|key| key.len() >= 4) {
+            text = text.replace(key, "<redacted>");
+        }
+        text
+    }
+}
+
+impl fmt::Debug for LlmClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmClient")
+            .field("endpoint", &redact_url(&self.endpoint))
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The JSON posted to the server.
+#[derive(Serialize)]
+struct RequestBody<'a> {
+    model: &'a str,
+    messages: &'a [ChatMessage],
+    temperature: f32,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    n: Option<u32>,
+}
+
+/// The choices and usage of one successful exchange.
+struct Answer {
+    choices: Vec<String>,
+    usage: Option<Usage>,
+}
+
+/// A failed exchange and the wait the server asked for, if any.
+struct Failure {
+    error: LlmError,
+    retry_after: Option<Duration>,
+}
+
+impl From<LlmError> for Failure {
+    fn from(error: LlmError) -> Self {
+        Failure {
+            error,
+            retry_after: None,
+        }
+    }
+}
+
+/// `{base_url}/chat/completions`, tolerating a trailing slash, a URL that already
+/// names the endpoint, and a bare `scheme://host:port` (which gets `/v1`).
+fn chat_completions_url(base_url: &str) -> String {
+    let base = base_url.trim().trim_end_matches('/');
+    if base.ends_with("/chat/completions") {
+        return base.to_string();
+    }
+    let after_scheme = base.split_once("://").map_or(base, |(_, rest)| rest);
+    if after_scheme.contains('/') {
+        format!("{base}/chat/completions")
+    } else {
+        format!("{base}/v1/chat/completions")
+    }
+}
+
+/// The URL with any `user:password@` replaced, for messages.
+fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://<redacted>@{}", &rest[at + 1..]),
+        None => url.to_string(),
+    }
+}
+
+fn is_transient_status(status: u16) -> bool {
+    matches!(status, 408 | 429 | 500..=599)
+}
+
+/// `Retry-After` in its seconds form. The HTTP-date form is rare from these
+/// servers and falls back to the backoff.
+fn parse_retry_after(value: &str) -> Option<Duration> {
+    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
+/// The choices and usage of a 2xx body, or why it is not a chat completion.
+fn parse_answer(body: &str) -> Result<Answer, LlmError> {
+    let json: Value = serde_json::from_str(body).map_err(|error| LlmError::Malformed {
+        detail: format!(
+            "the body is not JSON ({error}); it starts: {}",
+            excerpt(body, 80)
+        ),
+    })?;
+    if let Some(error) = json.get("error").filter(|error| !error.is_null()) {
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .map_or_else(|| error.to_string(), str::to_string);
+        return Err(LlmError::Malformed {
+            detail: format!(
+                "the server sent an error object: {}",
+                excerpt(&message, EXCERPT_CHARS)
+            ),
+        });
+    }
+    let Some(choices) = json.get("choices").and_then(Value::as_array) else {
+        return Err(LlmError::Malformed {
+            detail: "the reply has no `choices` array".into(),
+        });
+    };
+    if choices.is_empty() {
+        return Err(LlmError::Malformed {
+            detail: "the reply's `choices` array is empty".into(),
+        });
+    }
+    // A choice without text is skipped; the answer fails only when none has text.
+    let texts: Vec<String> = choices.iter().filter_map(choice_text).collect();
+    if texts.is_empty() {
+        return Err(LlmError::Malformed {
+            detail: "no choice has a `message.content` string".into(),
+        });
+    }
+    let usage = json.get("usage").and_then(|usage| {
+        let count = |field: &str| usage.get(field).and_then(Value::as_u64);
+        let (prompt, completion) = (count("prompt_tokens"), count("completion_tokens"));
+        (prompt.is_some() || completion.is_some()).then(|| Usage {
+            prompt_tokens: prompt.unwrap_or(0),
+            completion_tokens: completion.unwrap_or(0),
+        })
+    });
+    Ok(Answer {
+        choices: texts,
+        usage,
+    })
+}
+
+/// A choice's text: `message.content` as a string or as an array of text parts, or
+/// the legacy completions `text`.
+fn choice_text(choice: &Value) -> Option<String> {
+    match choice
+        .get("message")
+        .and_then(|message| message.get("content"))
+    {
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(Value::Array(parts)) => {
+            let texts: Vec<&str> = parts
+                .iter()
+                .filter_map(|part| part.get("text")?.as_str())
+                .collect();
+            (!texts.is_empty()).then(|| texts.concat())
+        }
+        _ => choice
+            .get("text")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    }
+}
+
+/// At most `max_chars` characters of `text`, whitespace runs folded to one space,
+/// with `…` when cut.
+fn excerpt(text: &str, max_chars: usize) -> String {
+    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match folded.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &folded[..cut]),
+        None => folded,
+    }
+}
+
+/// `300 ms`, `1.5 s`, `120 s`.
+fn human_duration(duration: Duration) -> String {
+    if duration < Duration::from_secs(1) {
+        format!("{} ms", duration.as_millis())
+    } else if duration.subsec_millis() == 0 {
+        format!("{} s", duration.as_secs())
+    } else {
+        format!("{:.1} s", duration.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_urls() {
+        let cases = [
+            (
+                "http://127.0.0.1:8766/v1",
+                "http://127.0.0.1:8766/v1/chat/completions",
+            ),
+            (
+                "http://127.0.0.1:8766/v1/",
+                "http://127.0.0.1:8766/v1/chat/completions",
+            ),
+            (
+                "http://127.0.0.1:8766",
+                "http://127.0.0.1:8766/v1/chat/completions",
+            ),
+            (
+                "http://127.0.0.1:8766/",
+                "http://127.0.0.1:8766/v1/chat/completions",
+            ),
+            ("http://h/chat/completions", "http://h/chat/completions"),
+            (
+                "http://h/v1/chat/completions/",
+                "http://h/v1/chat/completions",
+            ),
+            (
+                "https://api.example.com/openai/v1",
+                "https://api.example.com/openai/v1/chat/completions",
+            ),
+            (" http://h/v1 ", "http://h/v1/chat/completions"),
+        ];
+        for (base, expected) in cases {
+            assert_eq!(chat_completions_url(base), expected, "base_url {base:?}");
+        }
+    }
+
+    #[test]
+    fn config_from_vars() {
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| value.to_string())
+            }
+        };
+        assert!(LlmConfig::from_vars(vars(&[])).is_none());
+        assert!(LlmConfig::from_vars(vars(&[("NPU_LLM_URL", "  ")])).is_none());
+
+        let config = LlmConfig::from_vars(vars(&[("NPU_LLM_URL", "http://h:1/v1")])).unwrap();
+        assert_eq!(
+            (config.base_url.as_str(), config.model.as_str()),
+            ("http://h:1/v1", "default")
+        );
+        assert_eq!(config.api_key, None);
+        assert_eq!(
+            (config.temperature, config.max_tokens, config.max_retries),
+            (0.8, 1024, 3)
+        );
+        assert_eq!(
+            (config.timeout, config.backoff),
+            (Duration::from_secs(120), Duration::from_secs(1))
+        );
+
+        let config = LlmConfig::from_vars(vars(&[
+            ("NPU_LLM_URL", "http://h:1/v1"),
+            ("NPU_LLM_MODEL", "qwen"),
+            ("NPU_LLM_API_KEY", "sk-secret"),
+        ]))
+        .unwrap();
+        assert_eq!(config.model, "qwen");
+        assert_eq!(config.api_key.as_deref(), Some("sk-secret"));
+    }
+
+    #[test]
+    fn debug_never_shows_the_key() {
+        let mut config = LlmConfig::new("http://user:pw@h/v1", "m");
+        config.api_key = Some("sk-secret".into());
+        let client = LlmClient::new(config.clone());
+        for text in [format!("{config:?}"), format!("{client:?}")] {
+            assert!(!text.contains("sk-secret"), "{text}");
+            assert!(!text.contains("pw"), "{text}");
+            assert!(text.contains("<redacted>"), "{text}");
+        }
+    }
+
+    #[test]
+    fn retry_after_values() {
+        assert_eq!(parse_retry_after("1"), Some(Duration::from_secs(1)));
+        assert_eq!(parse_retry_after(" 30 "), Some(Duration::from_secs(30)));
+        assert_eq!(parse_retry_after("-1"), None);
+        assert_eq!(parse_retry_after("1.5"), None);
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+    }
+
+    #[test]
+    fn answers() {
+        let ok = |body: &str| {
+            parse_answer(body)
+                .map(|answer| answer.choices)
+                .map_err(|error| error.to_string())
+        };
+        let reply = r#"{"choices":[{"message":{"role":"assistant","content":"a"}},{"message":{"content":"b"}}]}"#;
+        assert_eq!(ok(reply), Ok(vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(
+            ok(r#"{"choices":[{"text":"legacy"}]}"#),
+            Ok(vec!["legacy".to_string()])
+        );
+        assert_eq!(
+            ok(
+                r#"{"choices":[{"message":{"content":[{"type":"text","text":"x"},{"text":"y"}]}}]}"#
+            ),
+            Ok(vec!["xy".to_string()])
+        );
+        assert_eq!(
+            ok(r#"{"choices":[{"message":{"content":null}},{"message":{"content":"kept"}}]}"#),
+            Ok(vec!["kept".to_string()])
+        );
+
+        let error = |body: &str| ok(body).unwrap_err();
+        assert!(
+            error("<html>oops</html>").contains("not JSON"),
+            "{}",
+            error("<html>oops</html>")
+        );
+        assert!(error("{}").contains("no `choices` array"));
+        assert!(error(r#"{"choices":[]}"#).contains("empty"));
+        assert!(error(r#"{"choices":[{"message":{"content":null}}]}"#).contains("message.content"));
+        assert!(error(r#"{"error":{"message":"model not loaded"}}"#).contains("model not loaded"));
+        assert!(error("").contains("not JSON"));
+        assert!(error("[1,2]").contains("no `choices` array"));
+    }
+
+    #[test]
+    fn usage_is_lenient() {
+        let usage = |body: &str| parse_answer(body).ok().and_then(|answer| answer.usage);
+        let choice = r#""choices":[{"message":{"content":"a"}}]"#;
+        assert_eq!(
+            usage(&format!(
+                r#"{{{choice},"usage":{{"prompt_tokens":7,"completion_tokens":3}}}}"#
+            )),
+            Some(Usage {
+                prompt_tokens: 7,
+                completion_tokens: 3
+            })
+        );
+        assert_eq!(usage(&format!(r#"{{{choice},"usage":null}}"#)), None);
+        assert_eq!(
+            usage(&format!(r#"{{{choice},"usage":{{"prompt_tokens":"x"}}}}"#)),
+            None
+        );
+    }
+
+    #[test]
+    fn excerpts_fold_and_cut() {
+        assert_eq!(excerpt("a\n  b\tc", 10), "a b c");
+        assert_eq!(excerpt("héllo wörld", 5), "héllo…");
+        assert_eq!(excerpt("", 5), "");
+    }
+
+    #[test]
+    fn messages_name_the_fix() {
+        let unreachable = LlmError::Unreachable {
+            url: "http://h/v1".into(),
+            detail: "refused".into(),
+        };
+        assert!(
+            unreachable
+                .to_string()
+                .contains("is the server running? set NPU_LLM_URL")
+        );
+        assert!(
+            LlmError::Unauthorized { status: 401 }
+                .to_string()
+                .contains("set NPU_LLM_API_KEY")
+        );
+        assert_eq!(
+            LlmError::Timeout {
+                after: Duration::from_millis(300)
+            }
+            .to_string(),
+            "the LLM server did not answer within 300 ms; a model may be slow to load, raise the timeout"
+        );
+        let not_found = LlmError::Status {
+            status: 404,
+            body_excerpt: String::new(),
+        };
+        assert!(not_found.to_string().contains("ending in /v1"));
+        let exhausted = LlmError::RetriesExhausted {
+            attempts: 4,
+            last: Box::new(not_found),
+        };
+        assert!(
+            exhausted
+                .to_string()
+                .starts_with("gave up after 4 attempts: the LLM server answered HTTP 404")
+        );
+        assert_eq!(human_duration(Duration::from_secs(120)), "120 s");
+        assert_eq!(human_duration(Duration::from_millis(1500)), "1.5 s");
+    }
+
+    #[test]
+    fn urls_are_redacted() {
+        assert_eq!(redact_url("http://u:p@h:1/v1"), "http://<redacted>@h:1/v1");
+        assert_eq!(redact_url("http://h:1/v1?a=b@c"), "http://h:1/v1?a=b@c");
+        assert_eq!(redact_url("not a url"), "not a url");
+    }
+}

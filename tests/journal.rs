@@ -1,0 +1,263 @@
+//! The run journal through its public API: what `--resume` relies on.
+
+use std::fs;
+use std::path::Path;
+
+use npu::tuner::journal::{
+    CandidateKey, FILE_NAME, Journal, JournalError, JournalHeader, completed,
+};
+use npu::tuner::record::{CandidateRecord, Verdict};
+use npu::{Code, DiagnosticRecord};
+
+fn header() -> JournalHeader {
+    JournalHeader {
+        kernels: vec!["vmla".into(), "softmax".into()],
+        target: "ascend910b".into(),
+        generator: "heuristic".into(),
+        seed: 7,
+        rounds: 3,
+        candidates: 4,
+    }
+}
+
+fn record(round: u32, index: u32) -> CandidateRecord {
+    let rejected = index % 2 == 1;
+    CandidateRecord {
+        kernel: "vmla".into(),
+        generator: "heuristic".into(),
+        round,
+        index,
+        source: format!("tile i {};\nbuffer ub depth 2;", 512 << index),
+        verdict: if rejected {
+            Verdict::Rejected
+        } else {
+            Verdict::Correct
+        },
+        cycles: (!rejected).then_some(2000 - u64::from(round * 100 + index)),
+        diagnostics: if rejected {
+            vec![DiagnosticRecord {
+                code: Code::E020,
+                line: 1,
+                column: 8,
+                message: "ub holds 196608 B; a, b, y at depth 2 need 262144 B".into(),
+                help: Some("split i by 2048 or less fits".into()),
+            }]
+        } else {
+            Vec::new()
+        },
+        feedback: "MTE2 busy 92%, vector 31%: memory-bound \"quoted\"\n".into(),
+        report: None,
+    }
+}
+
+/// Records as JSON, for comparing (the record types do not implement `PartialEq`).
+fn json(records: &[CandidateRecord]) -> serde_json::Value {
+    serde_json::to_value(records).unwrap()
+}
+
+/// Opens a fresh journal in `dir` and appends `records`.
+fn write_journal(dir: &Path, records: &[CandidateRecord]) {
+    let (mut journal, resumed) = Journal::open(dir, &header(), false).unwrap();
+    assert!(resumed.is_empty());
+    for record in records {
+        journal.append(record).unwrap();
+    }
+}
+
+#[test]
+fn append_then_resume_returns_the_same_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<_> = (0..4).map(|index| record(0, index)).collect();
+    write_journal(dir.path(), &records);
+
+    let (mut journal, resumed) = Journal::open(dir.path(), &header(), true).unwrap();
+    assert_eq!(json(&resumed), json(&records));
+    assert_eq!(journal.dropped_lines(), 0);
+    assert_eq!(journal.backup(), None);
+
+    // Appends continue after the resumed records.
+    journal.append(&record(1, 0)).unwrap();
+    drop(journal);
+    let (_, resumed) = Journal::open(dir.path(), &header(), true).unwrap();
+    assert_eq!(resumed.len(), 5);
+    assert_eq!(json(&resumed[4..]), json(&[record(1, 0)]));
+}
+
+#[test]
+fn a_line_cut_by_a_crash_is_dropped_and_the_file_repaired() {
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<_> = (0..3).map(|index| record(0, index)).collect();
+    write_journal(dir.path(), &records);
+    let path = dir.path().join(FILE_NAME);
+    let whole = fs::read(&path).unwrap();
+    // Cut the last line half-way, as a crash during its write would.
+    fs::write(&path, &whole[..whole.len() - 60]).unwrap();
+
+    let (mut journal, resumed) = Journal::open(dir.path(), &header(), true).unwrap();
+    assert_eq!(journal.dropped_lines(), 1);
+    assert_eq!(json(&resumed), json(&records[..2]));
+
+    // The redone evaluation follows the last whole line, not the cut one.
+    journal.append(&records[2]).unwrap();
+    drop(journal);
+    assert_eq!(fs::read(&path).unwrap(), whole);
+    let (journal, resumed) = Journal::open(dir.path(), &header(), true).unwrap();
+    assert_eq!(journal.dropped_lines(), 0);
+    assert_eq!(json(&resumed), json(&records));
+}
+
+#[test]
+fn a_last_line_missing_only_its_newline_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<_> = (0..2).map(|index| record(0, index)).collect();
+    write_journal(dir.path(), &records);
+    let path = dir.path().join(FILE_NAME);
+    let whole = fs::read(&path).unwrap();
+    fs::write(&path, &whole[..whole.len() - 1]).unwrap();
+
+    let (journal, resumed) = Journal::open(dir.path(), &header(), true).unwrap();
+    assert_eq!(journal.dropped_lines(), 0);
+    assert_eq!(json(&resumed), json(&records));
+    drop(journal);
+    assert_eq!(fs::read(&path).unwrap(), whole);
+}
+
+#[test]
+fn a_corrupt_middle_line_names_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<_> = (0..3).map(|index| record(0, index)).collect();
+    write_journal(dir.path(), &records);
+    let path = dir.path().join(FILE_NAME);
+    let text = fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[2] = r#"{"candidate":{"kernel":"vmla","round":"zero"}}"#;
+    let before = lines.join("\n") + "\n";
+    fs::write(&path, &before).unwrap();
+
+    let error = Journal::open(dir.path(), &header(), true).unwrap_err();
+    assert!(
+        matches!(error, JournalError::Corrupt { line: 3, .. }),
+        "{error:?}"
+    );
+    let message = error.to_string();
+    let expected = format!(
+        "journal {}:3:44 is not a journal line: invalid type: string \"zero\", expected u32; \
+         move the file away to start afresh",
+        path.display()
+    );
+    assert_eq!(message, expected);
+    // Nothing was changed.
+    assert_eq!(fs::read_to_string(&path).unwrap(), before);
+}
+
+#[test]
+fn a_journal_made_with_other_settings_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_journal(dir.path(), &[record(0, 0)]);
+    let other = JournalHeader {
+        generator: "llm".into(),
+        ..header()
+    };
+    let error = Journal::open(dir.path(), &other, true).unwrap_err();
+    let expected = format!(
+        "cannot resume {}: the journal was written with generator `heuristic`, this run has \
+         generator `llm`; rerun with the journal's settings, or without --resume to start \
+         afresh (the old journal is kept as a backup)",
+        dir.path().join(FILE_NAME).display()
+    );
+    assert_eq!(error.to_string(), expected);
+}
+
+#[test]
+fn a_fresh_start_backs_up_the_previous_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(FILE_NAME);
+    write_journal(dir.path(), &[record(0, 0)]);
+    let first = fs::read(&path).unwrap();
+    write_journal(dir.path(), &[record(0, 1)]);
+    let second = fs::read(&path).unwrap();
+
+    let (journal, resumed) = Journal::open(dir.path(), &header(), false).unwrap();
+    assert!(resumed.is_empty());
+    // Both earlier journals are kept, under distinct names.
+    let backups: Vec<Vec<u8>> = {
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .filter(|name| name.ends_with(".jsonl.bak"))
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(names.iter().all(|name| name.starts_with("journal.")));
+        let mut contents: Vec<_> = names
+            .iter()
+            .map(|name| fs::read(dir.path().join(name)).unwrap())
+            .collect();
+        contents.sort();
+        contents
+    };
+    let mut expected = vec![first, second];
+    expected.sort();
+    assert_eq!(backups, expected);
+    let backup = journal.backup().unwrap();
+    assert!(backup.starts_with(dir.path()));
+    drop(journal);
+    let (_, resumed) = Journal::open(dir.path(), &header(), true).unwrap();
+    assert!(resumed.is_empty());
+}
+
+#[test]
+fn resume_without_a_journal_starts_afresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("out").join("run");
+    let (mut journal, resumed) = Journal::open(&run_dir, &header(), true).unwrap();
+    assert!(resumed.is_empty());
+    journal.append(&record(0, 0)).unwrap();
+    drop(journal);
+    let (_, resumed) = Journal::open(&run_dir, &header(), true).unwrap();
+    assert_eq!(json(&resumed), json(&[record(0, 0)]));
+}
+
+#[test]
+fn an_empty_journal_is_reused_without_a_backup() {
+    for resume in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(FILE_NAME), b"").unwrap();
+        let (mut journal, resumed) = Journal::open(dir.path(), &header(), resume).unwrap();
+        assert!(resumed.is_empty());
+        assert_eq!(journal.backup(), None);
+        journal.append(&record(0, 0)).unwrap();
+        drop(journal);
+        let (_, resumed) = Journal::open(dir.path(), &header(), true).unwrap();
+        assert_eq!(json(&resumed), json(&[record(0, 0)]));
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}
+
+#[test]
+fn a_second_run_in_the_same_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_journal, _) = Journal::open(dir.path(), &header(), false).unwrap();
+    for resume in [false, true] {
+        let error = Journal::open(dir.path(), &header(), resume).unwrap_err();
+        assert!(matches!(error, JournalError::Locked { .. }), "{error:?}");
+    }
+    // The running journal was not moved away.
+    let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1);
+}
+
+#[test]
+fn completed_indexes_by_kernel_generator_round_and_index() {
+    let records = vec![record(0, 0), record(0, 1), record(1, 0)];
+    let done = completed(records.clone());
+    assert_eq!(done.len(), 3);
+    let found = &done[&CandidateKey::new("vmla", "heuristic", 0, 1)];
+    assert_eq!(found.verdict, Verdict::Rejected);
+    assert!(!done.contains_key(&CandidateKey::new("vmla", "heuristic", 1, 1)));
+    assert!(!done.contains_key(&CandidateKey::new("vmla", "random", 0, 0)));
+    assert_eq!(
+        CandidateKey::of(&records[2]),
+        CandidateKey::new("vmla", "heuristic", 1, 0)
+    );
+}

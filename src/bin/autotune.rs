@@ -1,0 +1,260 @@
+//! `autotune`: tune the bundled kernels' schedules with a generator in the loop, against
+//! the hand schedules and random and grid search with the same budget.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use npu::kernels::{Bundled, SUITE};
+use npu::tuner::generator::{Generator, Heuristic, Llm, Replay};
+use npu::tuner::llm::{LlmClient, LlmConfig};
+use npu::tuner::record::{CandidateRecord, KernelResult};
+use npu::tuner::replay::Transcript;
+use npu::tuner::run::{Progress, RunConfig, run};
+use npu::tuner::{generator, report};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GeneratorKind {
+    /// The embedded expert: offline, deterministic for a seed (default).
+    Heuristic,
+    /// An OpenAI-compatible chat-completions endpoint (--llm-url or NPU_LLM_URL).
+    Llm,
+    /// Replies recorded from an LLM run with --record (needs --replay FILE).
+    Replay,
+    /// Random search alone.
+    Random,
+    /// Grid search alone.
+    Grid,
+}
+
+/// Tune NPU kernel schedules: generate → check → simulate → feedback, in rounds.
+#[derive(Debug, Parser)]
+#[command(
+    version,
+    after_help = "Examples:
+  autotune                                   tune every bundled kernel offline
+  autotune --kernel vmla --rounds 5          one kernel, fewer rounds
+  autotune --list                            the bundled kernels
+  NPU_LLM_URL=http://127.0.0.1:8766/v1 autotune --generator llm --record llm.json
+  autotune --generator replay --replay llm.json
+  autotune --resume                          continue an interrupted run"
+)]
+struct Args {
+    /// Kernels to tune (default: all bundled kernels). Repeatable.
+    #[arg(long = "kernel", value_name = "NAME")]
+    kernels: Vec<String>,
+    /// Retarget every kernel: a preset name or a target TOML file.
+    #[arg(long)]
+    target: Option<String>,
+    #[arg(long, value_enum, default_value = "heuristic")]
+    generator: GeneratorKind,
+    #[arg(long, default_value_t = 10)]
+    rounds: u32,
+    /// Candidates per round.
+    #[arg(long, default_value_t = 8)]
+    candidates: usize,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Worker threads (default: every core).
+    #[arg(long, default_value_t = 0)]
+    jobs: usize,
+    #[arg(long, default_value = "target/autotune")]
+    report_dir: PathBuf,
+    /// Write a Perfetto trace of each kernel's best schedule.
+    #[arg(long)]
+    trace: bool,
+    /// Continue the run journalled in --report-dir.
+    #[arg(long)]
+    resume: bool,
+    /// List the bundled kernels, one per line, and exit.
+    #[arg(long)]
+    list: bool,
+    /// Skip the random and grid baselines.
+    #[arg(long)]
+    no_baselines: bool,
+    /// Chat-completions base URL, e.g. http://127.0.0.1:8766/v1 (env NPU_LLM_URL).
+    #[arg(long)]
+    llm_url: Option<String>,
+    /// Model name (env NPU_LLM_MODEL).
+    #[arg(long)]
+    llm_model: Option<String>,
+    #[arg(long, default_value_t = 0.8)]
+    temperature: f32,
+    /// Seconds one LLM request may take.
+    #[arg(long, default_value_t = 300)]
+    llm_timeout: u64,
+    /// Record the LLM's replies to FILE, for --generator replay.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// The transcript --generator replay reads.
+    #[arg(long, value_name = "FILE")]
+    replay: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match main_with(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn main_with(args: Args) -> Result<(), String> {
+    if args.list {
+        for bundled in SUITE {
+            println!("{}", bundled.name);
+        }
+        return Ok(());
+    }
+    if args.rounds == 0 || args.candidates == 0 {
+        return Err("--rounds and --candidates must be at least 1".into());
+    }
+    let target = match &args.target {
+        None => None,
+        Some(name) => Some(load_target(name)?),
+    };
+    let selected: Vec<Bundled> = if args.kernels.is_empty() {
+        SUITE.to_vec()
+    } else {
+        args.kernels
+            .iter()
+            .map(|name| {
+                Bundled::find(name).ok_or_else(|| {
+                    let names: Vec<&str> = SUITE.iter().map(|b| b.name).collect();
+                    format!("no bundled kernel `{name}`; the kernels are: {}", names.join(", "))
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let problems = selected.iter().map(|b| b.problem(args.seed, target.as_ref())).collect::<Result<Vec<_>, _>>()?;
+
+    let recording = args.record.as_ref().map(|_| Arc::new(Mutex::new(Transcript::new(args.llm_model.clone().unwrap_or_default()))));
+    let mut generator: Box<dyn Generator> = match args.generator {
+        GeneratorKind::Heuristic => Box::new(Heuristic),
+        GeneratorKind::Random => Box::new(generator::Random),
+        GeneratorKind::Grid => Box::new(generator::Grid),
+        GeneratorKind::Llm => {
+            let mut config = LlmConfig::from_env().unwrap_or_else(|| LlmConfig::new(String::new(), "default"));
+            if let Some(url) = &args.llm_url {
+                config.base_url = url.clone();
+            }
+            if let Some(model) = &args.llm_model {
+                config.model = model.clone();
+            }
+            if config.base_url.is_empty() {
+                return Err("the llm generator needs an endpoint: --llm-url URL or NPU_LLM_URL (e.g. http://127.0.0.1:8766/v1)".into());
+            }
+            config.temperature = args.temperature;
+            config.timeout = Duration::from_secs(args.llm_timeout);
+            Box::new(Llm::new(LlmClient::new(config), recording.clone()))
+        }
+        GeneratorKind::Replay => {
+            let path = args.replay.as_ref().ok_or("--generator replay needs --replay FILE")?;
+            let transcript = Transcript::load(path).map_err(|e| e.to_string())?;
+            Box::new(Replay::new(transcript))
+        }
+    };
+    let baselines = !args.no_baselines && !matches!(args.generator, GeneratorKind::Random | GeneratorKind::Grid);
+    let config = RunConfig {
+        rounds: args.rounds,
+        candidates: args.candidates,
+        seed: args.seed,
+        jobs: args.jobs,
+        report_dir: args.report_dir.clone(),
+        resume: args.resume,
+        baselines,
+    };
+    std::fs::create_dir_all(&args.report_dir).map_err(|e| format!("cannot create {}: {e}", args.report_dir.display()))?;
+    let progress = Bars::default();
+    let results = run(&problems, generator.as_mut(), &config, &progress);
+    // Whatever happened, keep what the model said.
+    if let (Some(path), Some(recording)) = (&args.record, &recording)
+        && let Ok(transcript) = recording.lock()
+    {
+        transcript.save(path).map_err(|e| e.to_string())?;
+        eprintln!("recorded {} exchanges to {}", transcript.exchanges.len(), path.display());
+    }
+    let results = results.map_err(|e| e.to_string())?;
+    for (result, problem) in results.iter().zip(&problems) {
+        report::write_reports(&args.report_dir, result).map_err(|e| format!("cannot write reports to {}: {e}", args.report_dir.display()))?;
+        if args.trace {
+            write_trace(&args.report_dir, result, problem)?;
+        }
+    }
+    println!("{}", report::render_table(&results));
+    println!("reports: {}", args.report_dir.display());
+    Ok(())
+}
+
+fn load_target(name: &str) -> Result<npu::Target, String> {
+    if let Some(target) = npu::Target::preset(name) {
+        return Ok(target);
+    }
+    let text = std::fs::read_to_string(name).map_err(|e| {
+        format!("`{name}` is neither a preset ({}) nor a readable file: {e}", npu::Target::preset_names().join(", "))
+    })?;
+    npu::Target::from_toml(&text).map_err(|e| format!("{name}: {e}"))
+}
+
+/// Simulates the best schedule again with tracing on and writes `KERNEL.trace.json`.
+fn write_trace(dir: &std::path::Path, result: &KernelResult, problem: &npu::tuner::evaluate::Problem) -> Result<(), String> {
+    let Some(best) = &result.best else { return Ok(()) };
+    let checked = problem.check(&best.source).map_err(|(d, source)| d.render(&source))?;
+    let options = npu_sim::SimOptions { functional: false, trace: true, ..npu_sim::SimOptions::default() };
+    let evaluation = npu_sim::evaluate(&checked, 0, &problem.inputs, None, &options).map_err(|e| e.to_string())?;
+    if let Some(trace) = evaluation.trace {
+        let path = dir.join(format!("{}.trace.json", result.kernel));
+        trace.write(&path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// One progress bar per phase, on stderr (hidden when it is not a terminal).
+#[derive(Default)]
+struct Bars {
+    current: Mutex<Option<ProgressBar>>,
+}
+
+impl Progress for Bars {
+    fn start(&self, kernel: &str, generator: &str, total: u64) {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(format!("{kernel} {generator}"));
+        if let Ok(mut current) = self.current.lock() {
+            if let Some(previous) = current.take() {
+                previous.finish();
+            }
+            *current = Some(bar);
+        }
+    }
+
+    fn advance(&self, record: &CandidateRecord) {
+        if let Ok(current) = self.current.lock()
+            && let Some(bar) = current.as_ref()
+        {
+            bar.inc(1);
+            if let Some(cycles) = record.cycles {
+                bar.set_message(format!("last {cycles} cycles"));
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Ok(mut current) = self.current.lock()
+            && let Some(bar) = current.take()
+        {
+            bar.finish();
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The bundled kernels the tuner works on by default: one of each kind an NPU kernel
+//! engineer meets (elementwise, broadcast, reduction with a tail, transcendental,
+//! matmul), each with the hand schedule a first draft would have.
+
+use crate::npu_kernel;
+use crate::tuner::evaluate::Problem;
+use npu_core::scalar::HostTensor;
+
+npu_kernel! {
+    /// y = a * b + c
+    kernel vmla(a: [f16; 65536], b: [f16; 65536], c: [f16; 65536]) -> y: [f16; 65536] {
+        y[i] = a[i] * b[i] + c[i];
+    }
+    target npueval_demo;
+
+    schedule hand {
+        split i by 2048;
+        stage a, b, c, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// A bias added to every row: the bias is broadcast along i.
+    kernel bias_add(x: [f16; 256, 1024], bias: [f16; 1024]) -> y: [f16; 256, 1024] {
+        y[i, j] = x[i, j] + bias[j];
+    }
+    target ascend910b;
+
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 4;
+        stage x, bias, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// Row sums of a matrix whose rows (217 elements) no aligned tile divides.
+    kernel rowsum(x: [f32; 512, 217]) -> y: [f32; 512] {
+        y[i] = sum[k](x[i, k]);
+    }
+    target ascend910b;
+
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 8;
+        stage x, y in ub depth 1;
+        tail pad;
+    }
+}
+
+npu_kernel! {
+    /// The numerator of a softmax: exp of each element less its row maximum.
+    kernel softmax_exp(x: [f32; 128, 1024], rowmax: [f32; 128]) -> y: [f32; 128, 1024] {
+        y[i, j] = exp(x[i, j] - rowmax[i]);
+    }
+    target ascend910b;
+
+    schedule hand {
+        parallel i over 4 cores;
+        split i by 8;
+        split j by 256;
+        stage x, rowmax, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// The sigmoid approximation of GELU: x * sigmoid(1.702 x).
+    kernel gelu(x: [f16; 131072]) -> y: [f16; 131072] {
+        y[i] = x[i] * sigmoid(x[i] * 1.702);
+    }
+    target ascend310p;
+
+    schedule hand {
+        parallel i over 2 cores;
+        split i by 1024;
+        stage x, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// c = a x b on the cube unit, accumulating in f32.
+    kernel matmul(a: [f16; 128, 256], b: [f16; 256, 256]) -> c: [f32; 128, 256] {
+        c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);
+    }
+    target ascend910b;
+
+    schedule hand {
+        split k by 64;
+        cube m by 32, n by 32, k by 32;
+        stage a, b in l1 depth 1;
+        stage a in l0a depth 1;
+        stage b in l0b depth 1;
+        stage c in l0c depth 1;
+    }
+}
+
+/// A bundled kernel: its name, checked form and host reference.
+#[derive(Clone, Copy, Debug)]
+pub struct Bundled {
+    pub name: &'static str,
+    pub kernel: fn() -> &'static npu_core::CheckedKernel,
+    pub reference: fn(&[HostTensor]) -> Result<Vec<HostTensor>, npu_core::scalar::ShapeError>,
+}
+
+/// Every bundled kernel, in the order the tuner runs them.
+pub const SUITE: [Bundled; 6] = [
+    Bundled { name: vmla::NAME, kernel: vmla::kernel, reference: vmla::reference_host },
+    Bundled { name: bias_add::NAME, kernel: bias_add::kernel, reference: bias_add::reference_host },
+    Bundled { name: rowsum::NAME, kernel: rowsum::kernel, reference: rowsum::reference_host },
+    Bundled { name: softmax_exp::NAME, kernel: softmax_exp::kernel, reference: softmax_exp::reference_host },
+    Bundled { name: gelu::NAME, kernel: gelu::kernel, reference: gelu::reference_host },
+    Bundled { name: matmul::NAME, kernel: matmul::kernel, reference: matmul::reference_host },
+];
+
+impl Bundled {
+    /// Finds a bundled kernel by name.
+    pub fn find(name: &str) -> Option<Bundled> {
+        SUITE.iter().copied().find(|b| b.name == name)
+    }
+
+    /// The tuning problem: seeded random inputs and the reference outputs on them.
+    /// `target` retargets the kernel (its hand schedules must still check there).
+    pub fn problem(&self, seed: u64, target: Option<&npu_core::Target>) -> Result<Problem, String> {
+        let mut kernel = (self.kernel)().clone();
+        if let Some(target) = target {
+            kernel = npu_core::check_source(&kernel.source, target).map_err(|diagnostics| {
+                format!(
+                    "kernel `{}` does not check on target `{}`:\n{}",
+                    self.name,
+                    target.name,
+                    diagnostics.render(&kernel.source)
+                )
+            })?;
+        }
+        let inputs: Vec<HostTensor> = kernel
+            .tensors
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.role == npu_core::ir::Role::Input)
+            .map(|(i, t)| HostTensor::random(t.dtype, &t.shape, seed.wrapping_add(i as u64)))
+            .collect();
+        let expected = (self.reference)(&inputs).map_err(|e| e.to_string())?;
+        Ok(Problem::new(kernel, inputs, expected))
+    }
+}

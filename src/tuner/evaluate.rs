@@ -1,0 +1,122 @@
+//! Evaluating one candidate: its schedule text goes through the same parser and checker
+//! as any kernel, then lowering and the simulator, on real data checked against the
+//! host reference. The outcome carries the feedback the generator sees next round.
+
+use std::fmt::Write as _;
+
+use npu_core::ir::CheckedKernel;
+use npu_core::scalar::HostTensor;
+use npu_core::{DiagnosticRecord, Diagnostics};
+use npu_sim::{Correctness, Report, SimOptions};
+
+use super::record::Verdict;
+
+/// A kernel to tune: its checked form with the hand schedules, the text the candidate
+/// schedules are appended to, and the data every candidate is checked on.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    pub name: String,
+    pub kernel: CheckedKernel,
+    /// The kernel's canonical text without schedule blocks.
+    pub header: String,
+    pub inputs: Vec<HostTensor>,
+    /// The host reference's outputs on `inputs`.
+    pub expected: Vec<HostTensor>,
+}
+
+/// What evaluating one candidate gave.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub verdict: Verdict,
+    pub cycles: Option<u64>,
+    pub diagnostics: Vec<DiagnosticRecord>,
+    /// Short text for the next round's prompt: the diagnostics with carets, or the
+    /// cycles and the simulator's symptom.
+    pub feedback: String,
+    pub report: Option<Report>,
+}
+
+impl Problem {
+    /// Builds a problem from a checked kernel and its reference outputs.
+    pub fn new(kernel: CheckedKernel, inputs: Vec<HostTensor>, expected: Vec<HostTensor>) -> Problem {
+        let header = match npu_core::parse::parse_str(&kernel.source) {
+            Ok(def) => npu_core::print::kernel_without_schedules(&def),
+            // The source is canonical text printed from a parsed kernel; it re-parses.
+            Err(_) => kernel.source.clone(),
+        };
+        Problem { name: kernel.name.clone(), kernel, header, inputs, expected }
+    }
+
+    /// The whole kernel text with `schedule` as its only schedule block.
+    pub fn source_with(&self, schedule: &str) -> String {
+        format!("{}\n{}", self.header.trim_end(), schedule)
+    }
+
+    /// Checks a schedule block without simulating it: the checked kernel or the
+    /// diagnostics rendered against the whole text.
+    pub fn check(&self, schedule: &str) -> Result<CheckedKernel, (Diagnostics, String)> {
+        let source = self.source_with(schedule);
+        let result = npu_core::check_source(&source, &self.kernel.target);
+        result.map_err(|diagnostics| (diagnostics, source))
+    }
+
+    /// Evaluates one schedule block: check, lower, simulate, compare.
+    pub fn evaluate(&self, schedule: &str) -> Outcome {
+        let outcome = match self.check(schedule) {
+            Err((diagnostics, source)) => Outcome {
+                verdict: Verdict::Rejected,
+                cycles: None,
+                diagnostics: diagnostics.records(),
+                feedback: format!("rejected by the checker:\n{}", diagnostics.render(&source).trim_end()),
+                report: None,
+            },
+            Ok(checked) if checked.schedules.len() != 1 => Outcome {
+                verdict: Verdict::Unparsable,
+                cycles: None,
+                diagnostics: Vec::new(),
+                feedback: format!("expected one schedule block, found {}", checked.schedules.len()),
+                report: None,
+            },
+            Ok(checked) => self.simulate(&checked),
+        };
+        // Parsing text records its spans in a per-thread table; free it after each
+        // candidate so long runs do not grow without bound.
+        proc_macro2::extra::invalidate_current_thread_spans();
+        outcome
+    }
+
+    fn simulate(&self, checked: &CheckedKernel) -> Outcome {
+        let options = SimOptions { functional: true, trace: false, ..SimOptions::default() };
+        match npu_sim::evaluate(checked, 0, &self.inputs, Some(&self.expected), &options) {
+            Err(error) => Outcome {
+                verdict: Verdict::Failed,
+                cycles: None,
+                diagnostics: Vec::new(),
+                feedback: format!("the simulator stopped it: {error}"),
+                report: None,
+            },
+            Ok(evaluation) => {
+                let report = evaluation.report;
+                let cycles = report.total_cycles;
+                let (verdict, feedback) = match &evaluation.correctness {
+                    Correctness::Mismatch(mismatch) => {
+                        (Verdict::Wrong, format!("{cycles} cycles, but the outputs are wrong: {mismatch}"))
+                    }
+                    _ => (Verdict::Correct, summary(&report)),
+                };
+                Outcome { verdict, cycles: Some(cycles), diagnostics: Vec::new(), feedback, report: Some(report) }
+            }
+        }
+    }
+}
+
+/// One line for a correct candidate: cycles, efficiency, and the simulator's symptom.
+fn summary(report: &Report) -> String {
+    let mut text = format!(
+        "correct, {} cycles, {:.0}% of the roofline bound",
+        report.total_cycles,
+        report.efficiency * 100.0
+    );
+    let _ = write!(text, "; {}", report.symptom);
+    text
+}

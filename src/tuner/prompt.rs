@@ -1,0 +1,135 @@
+//! The LLM prompt: role, target summary, the kernel, the schedule contract from
+//! docs/dsl.md, three worked examples, and the previous rounds' feedback.
+//!
+//! It is kept under 3,000 tokens so a small local model (Qwen2.5-Coder-1.5B) can use
+//! it, and the model is asked for one schedule block only, never a whole kernel.
+
+use std::fmt::Write as _;
+
+use npu_core::Target;
+
+use super::evaluate::Problem;
+use super::llm::ChatMessage;
+use super::record::{CandidateRecord, Verdict};
+
+/// The schedule part of docs/dsl.md, between its contract markers.
+pub fn contract() -> &'static str {
+    const DOC: &str = include_str!("../../docs/dsl.md");
+    let start = DOC.find("<!-- contract:start -->").map_or(0, |i| i + "<!-- contract:start -->".len());
+    let end = DOC.find("<!-- contract:end -->").unwrap_or(DOC.len());
+    DOC[start..end].trim()
+}
+
+/// Worked examples: an elementwise, a reduction and a matmul kernel, each with a good
+/// schedule. A test checks that each one passes the checker.
+pub const EXAMPLES: [&str; 3] = [
+    "kernel scale(x: [f16; 131072]) -> y: [f16; 131072] {\n    y[i] = x[i] * 0.5;\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 4096;\n    stage x, y in ub depth 2;\n}\n",
+    "kernel rowmax(x: [f32; 512, 1024]) -> y: [f32; 512] {\n    y[i] = max[k](x[i, k]);\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 8;\n    split k by 1024;\n    stage x, y in ub depth 2;\n}\n",
+    "kernel mm(a: [f16; 512, 512], b: [f16; 512, 512]) -> c: [f32; 512, 512] {\n    c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);\n}\ntarget ascend910b;\nschedule fast {\n    parallel m over 8 cores;\n    split k by 256;\n    cube m by 64, n by 128, k by 64;\n    stage a, b in l1 depth 2;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c depth 1;\n}\n",
+];
+
+/// How many earlier candidates the feedback shows at most.
+const FEEDBACK_ITEMS: usize = 6;
+
+/// A few lines on the target, generated from its data.
+pub fn target_summary(target: &Target) -> String {
+    let kib = |bytes: u64| bytes / 1024;
+    let mut text = format!("Target `{}`: {}.\n", target.name, target.description);
+    let _ = writeln!(
+        text,
+        "- {} vector cores, {} cube cores; UB {} KiB per core (copies aligned to {} B)",
+        target.cores.vector,
+        target.cores.cube,
+        kib(target.memory.ub),
+        target.align.ub
+    );
+    if target.memory.l1 > 0 && target.cube.is_some() {
+        let _ = writeln!(
+            text,
+            "- L1 {} KiB, L0A {} KiB, L0B {} KiB, L0C {} KiB",
+            kib(target.memory.l1),
+            kib(target.memory.l0a),
+            kib(target.memory.l0b),
+            kib(target.memory.l0c)
+        );
+    }
+    let dtypes: Vec<&str> = target.vector.dtypes.iter().map(|d| d.name()).collect();
+    let _ = writeln!(
+        text,
+        "- vector unit: {} B per repeat, at most {} repeats per instruction; computes {}",
+        target.vector.repeat_bytes,
+        target.vector.max_repeat,
+        dtypes.join(", ")
+    );
+    if let Some(cube) = &target.cube {
+        let _ = writeln!(text, "- cube: {}x{}x{} fractal", cube.m, cube.n, cube.k);
+    }
+    let _ = writeln!(
+        text,
+        "- global memory: {} B/cycle shared, {} B/cycle per core, {} cycles latency per copy; {} event ids per pipe pair",
+        target.dma.gm_bytes_per_cycle, target.dma.core_bytes_per_cycle, target.dma.latency_cycles, target.events
+    );
+    text
+}
+
+/// The chat for one round.
+pub fn messages(problem: &Problem, round: u32, history: &[CandidateRecord]) -> Vec<ChatMessage> {
+    let system = "You are an expert NPU kernel engineer. You write schedules in the npu \
+                  schedule language for a given kernel. Answer with exactly one `schedule` \
+                  block and nothing else: no kernel, no prose.";
+    let mut user = String::new();
+    let _ = writeln!(user, "{}", target_summary(&problem.kernel.target));
+    let _ = writeln!(user, "The kernel (algorithm fixed; only the schedule is yours):\n```\n{}```\n", problem.header);
+    let _ = writeln!(user, "{}\n", contract());
+    let _ = writeln!(user, "Examples of good schedules for other kernels:");
+    for example in EXAMPLES {
+        let _ = writeln!(user, "```\n{example}```");
+    }
+    user += &feedback(history);
+    let _ = writeln!(
+        user,
+        "\nRound {}. Write one new schedule block for kernel `{}` that is legal and faster than \
+         the ones above. Use only the axes and tensors of this kernel.",
+        round + 1,
+        problem.name
+    );
+    vec![ChatMessage::system(system), ChatMessage::user(user)]
+}
+
+/// The whole chat as one text, for hashing and snapshots.
+pub fn text(messages: &[ChatMessage]) -> String {
+    messages.iter().map(|m| format!("[{}]\n{}\n", m.role, m.content)).collect()
+}
+
+/// What earlier rounds learned: the best schedules with their cycles and symptoms,
+/// then the latest failures with their reasons.
+pub fn feedback(history: &[CandidateRecord]) -> String {
+    if history.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("\nResults of your earlier schedules:\n");
+    let mut correct: Vec<&CandidateRecord> = history.iter().filter(|r| r.verdict == Verdict::Correct).collect();
+    correct.sort_by_key(|r| r.cycles);
+    let mut shown = 0;
+    for record in correct.iter().take(FEEDBACK_ITEMS / 2) {
+        let _ = writeln!(text, "```\n{}```\n-> {}\n", record.source.trim_end().to_owned() + "\n", record.feedback);
+        shown += 1;
+    }
+    for record in history.iter().rev().filter(|r| r.verdict != Verdict::Correct).take(FEEDBACK_ITEMS - shown) {
+        let reason = if record.feedback.len() > 600 { format!("{}...", &record.feedback[..floor_char(&record.feedback, 600)]) } else { record.feedback.clone() };
+        let _ = writeln!(text, "```\n{}\n```\n-> {}\n", record.source.trim_end(), reason);
+    }
+    text
+}
+
+fn floor_char(text: &str, mut index: usize) -> usize {
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+/// A rough token count (about four characters per token for code and English).
+pub fn estimate_tokens(messages: &[ChatMessage]) -> usize {
+    messages.iter().map(|m| m.content.len().div_ceil(4)).sum()
+}

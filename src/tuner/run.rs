@@ -1,0 +1,307 @@
+//! The tuning loop: for each kernel, the hand schedules, then the main generator's
+//! rounds (propose → check → simulate → feedback), then the random and grid baselines
+//! with the same budget, all in one run, every evaluation journalled as it finishes.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::evaluate::{Outcome, Problem};
+use super::generator::{GenerateError, Generator, Grid, Proposed, Random, Request};
+use super::journal::{CandidateKey, Journal, JournalError, JournalHeader, completed};
+use super::record::*;
+
+/// How a run is set up.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub rounds: u32,
+    pub candidates: usize,
+    pub seed: u64,
+    /// Worker threads for evaluation; 0 uses every core.
+    pub jobs: usize,
+    pub report_dir: PathBuf,
+    pub resume: bool,
+    /// Whether to run the random and grid baselines.
+    pub baselines: bool,
+}
+
+/// What the loop reports while it works (progress bars, or nothing in tests).
+pub trait Progress: Sync {
+    /// A phase starts: `total` evaluations for `generator` on `kernel`.
+    fn start(&self, kernel: &str, generator: &str, total: u64);
+    /// One evaluation finished.
+    fn advance(&self, record: &CandidateRecord);
+    fn finish(&self);
+}
+
+/// Progress that shows nothing.
+#[derive(Debug)]
+pub struct Silent;
+
+impl Progress for Silent {
+    fn start(&self, _: &str, _: &str, _: u64) {}
+    fn advance(&self, _: &CandidateRecord) {}
+    fn finish(&self) {}
+}
+
+/// Why a run stopped early.
+#[derive(Debug)]
+pub enum RunError {
+    Generate(GenerateError),
+    Journal(JournalError),
+    Thread(String),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Generate(error) => error.fmt(f),
+            RunError::Journal(error) => error.fmt(f),
+            RunError::Thread(message) => write!(f, "cannot start the worker threads: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Tunes every problem with `generator` and the baselines; returns one result each.
+pub fn run(
+    problems: &[Problem],
+    generator: &mut dyn Generator,
+    config: &RunConfig,
+    progress: &dyn Progress,
+) -> Result<Vec<KernelResult>, RunError> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(config.jobs).build().map_err(|e| RunError::Thread(e.to_string()))?;
+    let mut targets: Vec<String> = problems.iter().map(|p| p.kernel.target.name.clone()).collect();
+    targets.dedup();
+    let header = JournalHeader {
+        kernels: problems.iter().map(|p| p.name.clone()).collect(),
+        target: targets.join(","),
+        generator: generator.name().to_string(),
+        seed: config.seed,
+        rounds: config.rounds,
+        candidates: config.candidates as u32,
+    };
+    let (journal, done) = Journal::open(&config.report_dir, &header, config.resume).map_err(RunError::Journal)?;
+    let done = completed(done);
+    let journal = Mutex::new(journal);
+    let mut results = Vec::new();
+    for problem in problems {
+        let loop_ = Loop { problem, config, journal: &journal, done: &done, progress, pool: &pool };
+        results.push(loop_.tune(generator)?);
+    }
+    progress.finish();
+    Ok(results)
+}
+
+struct Loop<'a> {
+    problem: &'a Problem,
+    config: &'a RunConfig,
+    journal: &'a Mutex<Journal>,
+    done: &'a HashMap<CandidateKey, CandidateRecord>,
+    progress: &'a dyn Progress,
+    pool: &'a rayon::ThreadPool,
+}
+
+impl Loop<'_> {
+    fn tune(&self, generator: &mut dyn Generator) -> Result<KernelResult, RunError> {
+        let problem = self.problem;
+        let hand = self.hand();
+        let budget = u64::from(self.config.rounds) * self.config.candidates as u64;
+        let started = Instant::now();
+        let main = self.search(generator, budget)?;
+        let round_seconds = started.elapsed().as_secs_f64() / f64::from(self.config.rounds.max(1));
+        let evaluations = main.len() as u64;
+        let (random, grid) = if self.config.baselines {
+            (self.search(&mut Random, evaluations)?, self.search(&mut Grid, evaluations)?)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+
+        let hand_best = best(&hand);
+        let main_best = best(&main);
+        let roofline = main_best
+            .or(hand_best)
+            .and_then(|r| r.report.as_ref())
+            .map_or(0, |report| report.machine_roofline_cycles);
+        let first_round: Vec<&CandidateRecord> = main.iter().filter(|r| r.round == 0).collect();
+        let share = |pred: &dyn Fn(&CandidateRecord) -> bool, list: &[&CandidateRecord]| {
+            if list.is_empty() { 0.0 } else { list.iter().filter(|r| pred(r)).count() as f64 / list.len() as f64 }
+        };
+        let all_main: Vec<&CandidateRecord> = main.iter().collect();
+        let hand_cycles = hand_best.and_then(|r| r.cycles);
+        let fast = |p: f64| {
+            share(
+                &|r: &CandidateRecord| r.verdict == Verdict::Correct && matches!((r.cycles, hand_cycles), (Some(c), Some(h)) if (h as f64) >= p * c as f64),
+                &all_main,
+            )
+        };
+        let first_correct = main.iter().find(|r| r.verdict == Verdict::Correct).and_then(|r| r.cycles);
+        let best_record = main_best.map(|record| {
+            let cycles = record.cycles.unwrap_or(0);
+            let report = record.report.as_ref();
+            Best {
+                cycles,
+                source: record.source.clone(),
+                efficiency: report.map_or(0.0, |r| r.machine_efficiency),
+                speedup_over_hand: hand_cycles.map(|h| h as f64 / cycles.max(1) as f64),
+                speedup_over_first_correct: first_correct.map(|f| f as f64 / cycles.max(1) as f64),
+                evaluations_to_best: main.iter().position(|r| r.cycles == Some(cycles) && r.verdict == Verdict::Correct).map_or(0, |i| i as u64 + 1),
+                vector_score: report.map_or(0.0, |r| r.vector_score),
+                symptom: report.map(|r| r.symptom.clone()).unwrap_or_default(),
+            }
+        });
+        let failures_per_round = (0..self.config.rounds)
+            .map(|round| main.iter().filter(|r| r.round == round && r.verdict != Verdict::Correct).count() as u32)
+            .collect();
+        let convergence = [(generator.name(), &main), ("random", &random), ("grid", &grid), ("hand", &hand)]
+            .into_iter()
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(name, list)| convergence(name, list))
+            .collect();
+        let mut candidates = hand.clone();
+        candidates.extend(main.iter().cloned());
+        candidates.extend(random.iter().cloned());
+        candidates.extend(grid.iter().cloned());
+        Ok(KernelResult {
+            kernel: problem.name.clone(),
+            target: problem.kernel.target.name.clone(),
+            generator: generator.name().to_string(),
+            evaluations,
+            roofline_cycles: roofline,
+            best: best_record,
+            baselines: Baselines { hand: baseline(&hand), random: baseline(&random), grid: baseline(&grid) },
+            comp_at_1: share(&|r: &CandidateRecord| r.verdict.compiled(), &first_round),
+            pass_at_1: share(&|r: &CandidateRecord| r.verdict == Verdict::Correct, &first_round),
+            fast_1: fast(1.0),
+            fast_1_5: fast(1.5),
+            failures_per_round,
+            mean_round_seconds: round_seconds,
+            convergence,
+            candidates,
+        })
+    }
+
+    /// The kernel's own schedules, evaluated as written.
+    fn hand(&self) -> Vec<CandidateRecord> {
+        let kernel = &self.problem.kernel;
+        let texts: Vec<Proposed> = match npu_core::parse::parse_str(&kernel.source) {
+            Ok(def) => def.schedules.iter().map(|s| Proposed::Schedule(npu_core::print::schedule(s))).collect(),
+            Err(_) => Vec::new(),
+        };
+        self.progress.start(&self.problem.name, "hand", texts.len() as u64);
+        self.evaluate_round("hand", 0, texts)
+    }
+
+    /// Rounds of `generator` until `budget` evaluations are spent.
+    fn search(&self, generator: &mut dyn Generator, budget: u64) -> Result<Vec<CandidateRecord>, RunError> {
+        let name = generator.name();
+        self.progress.start(&self.problem.name, name, budget);
+        let mut history: Vec<CandidateRecord> = Vec::new();
+        let mut round = 0;
+        while (history.len() as u64) < budget {
+            let count = (budget - history.len() as u64).min(self.config.candidates as u64) as usize;
+            let finished: Vec<CandidateRecord> =
+                (0..count as u32).filter_map(|index| self.done.get(&CandidateKey::new(&self.problem.name, name, round, index)).cloned()).collect();
+            let records = if finished.len() == count {
+                // Resumed: this round is in the journal already.
+                for record in &finished {
+                    self.progress.advance(record);
+                }
+                finished
+            } else {
+                let request = Request { problem: self.problem, round, count, history: &history, budget, seed: self.config.seed };
+                let proposals = generator.propose(&request).map_err(RunError::Generate)?;
+                if proposals.is_empty() {
+                    break; // The generator has nothing new to offer.
+                }
+                self.evaluate_round(name, round, proposals)
+            };
+            history.extend(records);
+            round += 1;
+        }
+        Ok(history)
+    }
+
+    /// Evaluates one round's proposals in parallel, journalling each as it finishes.
+    fn evaluate_round(&self, generator: &str, round: u32, proposals: Vec<Proposed>) -> Vec<CandidateRecord> {
+        let problem = self.problem;
+        let mut records: Vec<CandidateRecord> = self.pool.install(|| {
+            proposals
+                .into_par_iter()
+                .enumerate()
+                .map(|(index, proposal)| {
+                    let key = CandidateKey::new(&problem.name, generator, round, index as u32);
+                    if let Some(record) = self.done.get(&key) {
+                        self.progress.advance(record);
+                        return record.clone();
+                    }
+                    let (source, outcome) = match proposal {
+                        Proposed::Schedule(text) => {
+                            let outcome = problem.evaluate(&text);
+                            (text, outcome)
+                        }
+                        Proposed::Unparsable { reason, excerpt } => (excerpt, Outcome {
+                            verdict: Verdict::Unparsable,
+                            cycles: None,
+                            diagnostics: Vec::new(),
+                            feedback: reason,
+                            report: None,
+                        }),
+                    };
+                    let record = CandidateRecord {
+                        kernel: problem.name.clone(),
+                        generator: generator.to_string(),
+                        round,
+                        index: index as u32,
+                        source,
+                        verdict: outcome.verdict,
+                        cycles: outcome.cycles,
+                        diagnostics: outcome.diagnostics,
+                        feedback: outcome.feedback,
+                        report: outcome.report,
+                    };
+                    if let Ok(mut journal) = self.journal.lock()
+                        && let Err(error) = journal.append(&record)
+                    {
+                        eprintln!("warning: could not append to the journal: {error}");
+                    }
+                    self.progress.advance(&record);
+                    record
+                })
+                .collect()
+        });
+        records.sort_by_key(|r| r.index);
+        records
+    }
+}
+
+/// The fastest correct candidate.
+fn best(records: &[CandidateRecord]) -> Option<&CandidateRecord> {
+    records.iter().filter(|r| r.verdict == Verdict::Correct && r.cycles.is_some()).min_by_key(|r| r.cycles)
+}
+
+fn baseline(records: &[CandidateRecord]) -> BaselineResult {
+    let best = best(records);
+    BaselineResult { cycles: best.and_then(|r| r.cycles), evaluations: records.len() as u64, source: best.map(|r| r.source.clone()) }
+}
+
+fn convergence(generator: &str, records: &[CandidateRecord]) -> Convergence {
+    let mut points = Vec::new();
+    let mut best = u64::MAX;
+    for (i, record) in records.iter().enumerate() {
+        if record.verdict == Verdict::Correct
+            && let Some(cycles) = record.cycles
+        {
+            best = best.min(cycles);
+        }
+        if best != u64::MAX {
+            points.push((i as u64 + 1, best));
+        }
+    }
+    Convergence { generator: generator.to_string(), points }
+}

@@ -1,0 +1,251 @@
+//! The schedule space the search generators explore, and the structured form of a
+//! schedule ([`Spec`]) they edit. A spec always becomes DSL text before it is
+//! evaluated, so every generator goes through the same parser and checker as an LLM.
+
+use npu_core::ast::{ItemKind, Schedule};
+use npu_core::ir::{CheckedKernel, KernelClass, Role, Tail};
+
+/// A schedule as knobs. `to_dsl` renders it; `from_schedule` reads one back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    /// Cores the first output axis (m for a matmul) is split across.
+    pub cores: u64,
+    /// Tile per axis, in kernel axis order; `None` leaves the axis unsplit.
+    pub tiles: Vec<Option<u64>>,
+    /// Buffer depth of the staged tensors (UB for vector kernels, L1 for matmul).
+    pub depth: u64,
+    /// Matmul only: depth of the L0A/L0B blocks and of the L0C block.
+    pub l0_depth: u64,
+    pub l0c_depth: u64,
+    /// Matmul only: the cube base block (m, n, k).
+    pub cube: Option<[u64; 3]>,
+    pub tail: Tail,
+}
+
+/// The knob values a search may pick from, derived from the kernel and its target.
+#[derive(Clone, Debug)]
+pub struct Space {
+    pub cores: Vec<u64>,
+    /// Candidate tiles per axis (`None` = unsplit).
+    pub tiles: Vec<Vec<Option<u64>>>,
+    pub depths: Vec<u64>,
+    pub cube: Vec<[u64; 3]>,
+}
+
+impl Spec {
+    /// The schedule block as DSL text, named `name`.
+    pub fn to_dsl(&self, kernel: &CheckedKernel, name: &str) -> String {
+        let axes = &kernel.axes;
+        let mut out = format!("schedule {name} {{\n");
+        let first = kernel.body[0].axes[0];
+        if self.cores > 1 {
+            out += &format!("    parallel {} over {} cores;\n", axes[first].name, self.cores);
+        }
+        for (axis, tile) in self.tiles.iter().enumerate() {
+            if let Some(tile) = tile {
+                out += &format!("    split {} by {tile};\n", axes[axis].name);
+            }
+        }
+        match &kernel.class {
+            KernelClass::Matmul(mm) => {
+                let [m, n, k] = self.cube.unwrap_or([16, 16, 16]);
+                out += &format!(
+                    "    cube {} by {m}, {} by {n}, {} by {k};\n",
+                    axes[mm.m].name, axes[mm.n].name, axes[mm.k].name
+                );
+                let (a, b, c) = (&kernel.tensors[mm.a].name, &kernel.tensors[mm.b].name, &kernel.tensors[mm.c].name);
+                out += &format!("    stage {a}, {b} in l1 depth {};\n", self.depth);
+                out += &format!("    stage {a} in l0a depth {};\n", self.l0_depth);
+                out += &format!("    stage {b} in l0b depth {};\n", self.l0_depth);
+                out += &format!("    stage {c} in l0c depth {};\n", self.l0c_depth);
+            }
+            _ => {
+                let names: Vec<&str> = kernel.tensors.iter().map(|t| t.name.as_str()).collect();
+                out += &format!("    stage {} in ub depth {};\n", names.join(", "), self.depth);
+            }
+        }
+        match self.tail {
+            Tail::None => {}
+            Tail::Pad => out += "    tail pad;\n",
+            Tail::Exact => out += "    tail exact;\n",
+        }
+        out += "}\n";
+        out
+    }
+
+    /// Reads the knobs back from a parsed schedule block. Items the space does not model
+    /// (per-tensor depths, `order`) are approximated: the deepest depth wins.
+    pub fn from_schedule(kernel: &CheckedKernel, schedule: &Schedule) -> Spec {
+        let mut spec = Spec {
+            cores: 1,
+            tiles: vec![None; kernel.axes.len()],
+            depth: 1,
+            l0_depth: 1,
+            l0c_depth: 1,
+            cube: None,
+            tail: Tail::None,
+        };
+        let axis = |name: &str| kernel.axes.iter().position(|a| a.name == name);
+        for item in &schedule.items {
+            match &item.kind {
+                ItemKind::Parallel { cores, .. } => spec.cores = spec.cores.saturating_mul(cores.value),
+                ItemKind::Split { axis: name, tile } => {
+                    if let Some(a) = axis(&name.to_string()) {
+                        spec.tiles[a] = Some(tile.value);
+                    }
+                }
+                ItemKind::Stage { level, depth, .. } => {
+                    let depth = depth.map_or(1, |d| d.value);
+                    match level.to_string().as_str() {
+                        "l0a" | "l0b" => spec.l0_depth = spec.l0_depth.max(depth),
+                        "l0c" => spec.l0c_depth = spec.l0c_depth.max(depth),
+                        _ => spec.depth = spec.depth.max(depth),
+                    }
+                }
+                ItemKind::Cube { tiles } => {
+                    if let KernelClass::Matmul(mm) = &kernel.class {
+                        let mut block = [16, 16, 16];
+                        for (name, value) in tiles {
+                            match axis(&name.to_string()) {
+                                Some(a) if a == mm.m => block[0] = value.value,
+                                Some(a) if a == mm.n => block[1] = value.value,
+                                Some(a) if a == mm.k => block[2] = value.value,
+                                _ => {}
+                            }
+                        }
+                        spec.cube = Some(block);
+                    }
+                }
+                ItemKind::Tail { policy } => {
+                    spec.tail = match policy.to_string().as_str() {
+                        "exact" => Tail::Exact,
+                        _ => Tail::Pad,
+                    }
+                }
+                ItemKind::Order { .. } => {}
+            }
+        }
+        spec
+    }
+
+    /// The tile an axis effectively gets (its split, or the axis or core share).
+    pub fn effective_tile(&self, kernel: &CheckedKernel, axis: usize) -> u64 {
+        let extent = kernel.axes[axis].extent;
+        let share = if axis == kernel.body[0].axes[0] { extent.div_ceil(self.cores.max(1)) } else { extent };
+        self.tiles[axis].unwrap_or(share)
+    }
+
+    /// Sets `tail pad` when some tile leaves a tail, and clears it otherwise.
+    pub fn fix_tail(&mut self, kernel: &CheckedKernel) {
+        let has_tail = (0..kernel.axes.len()).any(|a| kernel.axes[a].extent % self.effective_tile(kernel, a) != 0);
+        self.tail = match (has_tail, self.tail) {
+            (false, _) => Tail::None,
+            (true, Tail::None) => Tail::Pad,
+            (true, other) => other,
+        };
+    }
+}
+
+impl Space {
+    /// The space of a kernel on its target.
+    pub fn of(kernel: &CheckedKernel) -> Space {
+        let target = &kernel.target;
+        let first = kernel.body[0].axes[0];
+        let extent = kernel.axes[first].extent;
+        let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
+        let max_cores = u64::from(if is_matmul { target.cores.cube } else { target.cores.vector }).min(extent).max(1);
+        let mut cores: Vec<u64> = powers_of_two(1, max_cores);
+        if !cores.contains(&max_cores) {
+            cores.push(max_cores);
+        }
+        let tiles = kernel
+            .axes
+            .iter()
+            .enumerate()
+            .map(|(axis, a)| {
+                let min = if is_matmul { 16 } else { align_elements(kernel, axis) };
+                let mut list: Vec<Option<u64>> = vec![None];
+                list.extend(powers_of_two(min.max(1), a.extent).into_iter().filter(|t| *t < a.extent).map(Some));
+                list
+            })
+            .collect();
+        let cube = if let (KernelClass::Matmul(_), Some(unit)) = (&kernel.class, &target.cube) {
+            let sizes = [unit.m, unit.m * 2, unit.m * 4, unit.m * 8, unit.m * 16];
+            let mut blocks = Vec::new();
+            for m in sizes {
+                for n in sizes {
+                    for k in sizes {
+                        blocks.push([m, n, k]);
+                    }
+                }
+            }
+            blocks
+        } else {
+            Vec::new()
+        };
+        Space { cores, tiles, depths: vec![1, 2], cube }
+    }
+
+    /// How many points the full grid has.
+    pub fn size(&self) -> u64 {
+        let tiles: u64 = self.tiles.iter().map(|t| t.len() as u64).product();
+        let cube = self.cube.len().max(1) as u64;
+        let depth = self.depths.len() as u64;
+        let l0 = if self.cube.is_empty() { 1 } else { depth * depth };
+        self.cores.len() as u64 * tiles * depth * cube * l0
+    }
+
+    /// The `index`-th point of the grid, in a fixed mixed-radix order.
+    pub fn point(&self, kernel: &CheckedKernel, mut index: u64) -> Spec {
+        let mut pick = |len: usize| {
+            let len = len.max(1) as u64;
+            let value = (index % len) as usize;
+            index /= len;
+            value
+        };
+        let depth = self.depths[pick(self.depths.len())];
+        let tiles = self.tiles.iter().map(|options| options[pick(options.len())]).collect();
+        let cores = self.cores[pick(self.cores.len())];
+        let (cube, l0_depth, l0c_depth) = if self.cube.is_empty() {
+            (None, 1, 1)
+        } else {
+            let cube = self.cube[pick(self.cube.len())];
+            (Some(cube), self.depths[pick(self.depths.len())], self.depths[pick(self.depths.len())])
+        };
+        let mut spec = Spec { cores, tiles, depth, l0_depth, l0c_depth, cube, tail: Tail::None };
+        spec.fix_tail(kernel);
+        spec
+    }
+}
+
+/// Elements of `axis` that make an aligned UB copy for every tensor it is innermost in.
+pub fn align_elements(kernel: &CheckedKernel, axis: usize) -> u64 {
+    let align = kernel.target.align.ub;
+    let mut step = 1;
+    for (t, tensor) in kernel.tensors.iter().enumerate() {
+        let axes = npu_core::plan::tensor_axes(kernel, t);
+        if axes.last().copied().flatten() == Some(axis) && (tensor.role == Role::Input || tensor.role == Role::Output) {
+            let need = align / gcd(align, tensor.dtype.size());
+            step = lcm(step, need);
+        }
+    }
+    step
+}
+
+fn powers_of_two(min: u64, max: u64) -> Vec<u64> {
+    let mut list = Vec::new();
+    let mut value = min.next_power_of_two();
+    while value <= max {
+        list.push(value);
+        value *= 2;
+    }
+    list
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a.max(1) } else { gcd(b, a % b) }
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    a / gcd(a, b) * b
+}

@@ -1,0 +1,128 @@
+//! The tuning loop end to end: prompts, determinism, resume, reports.
+
+use std::path::Path;
+
+use npu::kernels::{Bundled, SUITE};
+use npu::tuner::evaluate::Problem;
+use npu::tuner::generator::{Generator, Grid, Heuristic, Random};
+use npu::tuner::prompt;
+use npu::tuner::record::{KernelResult, Verdict};
+use npu::tuner::run::{RunConfig, Silent, run};
+
+fn problem(name: &str) -> Problem {
+    Bundled::find(name).expect("bundled kernel").problem(0, None).expect("problem")
+}
+
+fn config(dir: &Path, rounds: u32, candidates: usize) -> RunConfig {
+    RunConfig {
+        rounds,
+        candidates,
+        seed: 7,
+        jobs: 2,
+        report_dir: dir.to_path_buf(),
+        resume: false,
+        baselines: true,
+    }
+}
+
+fn tune(problems: &[Problem], generator: &mut dyn Generator, config: &RunConfig) -> Vec<KernelResult> {
+    run(problems, generator, config, &Silent).expect("run")
+}
+
+/// The candidates of a result as comparable lines: generator, round, index, verdict, cycles, text.
+fn fingerprint(results: &[KernelResult]) -> Vec<String> {
+    results
+        .iter()
+        .flat_map(|r| &r.candidates)
+        .map(|c| format!("{} {} {} {:?} {:?}\n{}", c.generator, c.round, c.index, c.verdict, c.cycles, c.source))
+        .collect()
+}
+
+#[test]
+fn prompt_snapshot() {
+    let problem = problem("vmla");
+    let messages = prompt::messages(&problem, 0, &[]);
+    insta::assert_snapshot!("prompt_vmla_round_0", prompt::text(&messages));
+}
+
+#[test]
+fn prompt_with_feedback_snapshot() {
+    let problem = problem("vmla");
+    let dir = tempdir("prompt_feedback");
+    let results = tune(std::slice::from_ref(&problem), &mut Heuristic, &RunConfig { baselines: false, ..config(&dir, 1, 4) });
+    let history: Vec<_> = results[0].candidates.iter().filter(|c| c.generator == "heuristic").cloned().collect();
+    let messages = prompt::messages(&problem, 1, &history);
+    insta::assert_snapshot!("prompt_vmla_round_1", prompt::text(&messages));
+}
+
+#[test]
+fn prompts_fit_a_small_model() {
+    for bundled in SUITE {
+        let problem = bundled.problem(0, None).unwrap();
+        let messages = prompt::messages(&problem, 0, &[]);
+        let tokens = prompt::estimate_tokens(&messages);
+        assert!(tokens < 3000, "{}: about {tokens} tokens", bundled.name);
+    }
+}
+
+#[test]
+fn prompt_examples_pass_the_checker() {
+    for example in prompt::EXAMPLES {
+        let target = npu::Target::preset("ascend910b").unwrap();
+        if let Err(diagnostics) = npu::check_source(example, &target) {
+            panic!("{}", diagnostics.render(example));
+        }
+    }
+}
+
+#[test]
+fn search_generators_are_deterministic_for_a_seed() {
+    let problems = [problem("vmla"), problem("rowsum")];
+    for make in [|| Box::new(Heuristic) as Box<dyn Generator>, || Box::new(Random), || Box::new(Grid)] {
+        let first = tune(&problems, make().as_mut(), &config(&tempdir("det_a"), 3, 4));
+        let second = tune(&problems, make().as_mut(), &config(&tempdir("det_b"), 3, 4));
+        assert_eq!(fingerprint(&first), fingerprint(&second));
+    }
+}
+
+#[test]
+fn heuristic_beats_the_hand_schedule_on_every_bundled_kernel() {
+    let problems: Vec<Problem> = SUITE.iter().map(|b| b.problem(0, None).unwrap()).collect();
+    let results = tune(&problems, &mut Heuristic, &RunConfig { baselines: false, ..config(&tempdir("beats_hand"), 3, 6) });
+    for result in &results {
+        let best = result.best.as_ref().unwrap_or_else(|| panic!("{}: no correct schedule", result.kernel));
+        let hand = result.baselines.hand.cycles.expect("hand schedule runs");
+        assert!(best.cycles < hand, "{}: best {} vs hand {hand}", result.kernel, best.cycles);
+        assert!(result.candidates.iter().all(|c| c.verdict != Verdict::Wrong), "{}: a wrong result", result.kernel);
+    }
+}
+
+#[test]
+fn resume_after_an_interruption_loses_and_repeats_nothing() {
+    let problems = [problem("vmla")];
+    let whole_dir = tempdir("resume_whole");
+    let whole = tune(&problems, &mut Heuristic, &config(&whole_dir, 4, 4));
+    let journal_lines = std::fs::read_to_string(whole_dir.join("journal.jsonl")).unwrap().lines().count();
+
+    // Interrupt: keep the header and the first 9 evaluations, and cut the 10th mid-line.
+    let dir = tempdir("resume_cut");
+    let _ = tune(&problems, &mut Heuristic, &config(&dir, 4, 4));
+    let text = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut cut = lines[..10].join("\n");
+    cut.push('\n');
+    cut.push_str(&lines[10][..lines[10].len() / 2]);
+    std::fs::write(dir.join("journal.jsonl"), cut).unwrap();
+
+    let resumed = tune(&problems, &mut Heuristic, &RunConfig { resume: true, ..config(&dir, 4, 4) });
+    assert_eq!(fingerprint(&whole), fingerprint(&resumed));
+    let after = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    assert_eq!(after.lines().filter(|l| !l.trim().is_empty()).count(), journal_lines, "each evaluation journalled exactly once");
+}
+
+fn tempdir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("npu-tuner-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -78,7 +78,8 @@ fn prompt_examples_pass_the_checker() {
 #[test]
 fn search_generators_are_deterministic_for_a_seed() {
     let problems = [problem("vmla"), problem("rowsum")];
-    for make in [|| Box::new(Heuristic) as Box<dyn Generator>, || Box::new(Random), || Box::new(Grid)] {
+    let makers: [fn() -> Box<dyn Generator>; 3] = [|| Box::new(Heuristic), || Box::new(Random), || Box::new(Grid)];
+    for make in makers {
         let first = tune(&problems, make().as_mut(), &config(&tempdir("det_a"), 3, 4));
         let second = tune(&problems, make().as_mut(), &config(&tempdir("det_b"), 3, 4));
         assert_eq!(fingerprint(&first), fingerprint(&second));

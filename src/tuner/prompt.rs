@@ -25,7 +25,7 @@ pub fn contract() -> &'static str {
 pub const EXAMPLES: [&str; 3] = [
     "kernel scale(x: [f16; 131072]) -> y: [f16; 131072] {\n    y[i] = x[i] * 0.5;\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 4096;\n    stage x, y in ub depth 2;\n}\n",
     "kernel rowmax(x: [f32; 512, 1024]) -> y: [f32; 512] {\n    y[i] = max[k](x[i, k]);\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 8;\n    split k by 1024;\n    stage x, y in ub depth 2;\n}\n",
-    "kernel mm(a: [f16; 512, 512], b: [f16; 512, 512]) -> c: [f32; 512, 512] {\n    c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);\n}\ntarget ascend910b;\nschedule fast {\n    parallel m over 8 cores;\n    split k by 256;\n    cube m by 64, n by 128, k by 64;\n    stage a, b in l1 depth 2;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c depth 1;\n}\n",
+    "kernel mm(a: [f16; 512, 512], b: [f16; 512, 512]) -> c: [f32; 512, 512] {\n    c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);\n}\ntarget ascend910b;\nschedule fast {\n    parallel m over 8 cores;\n    split n by 256;\n    split k by 256;\n    cube m by 64, n by 128, k by 64;\n    stage a, b in l1 depth 2;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c depth 1;\n}\n",
 ];
 
 /// How many earlier candidates the feedback shows at most.

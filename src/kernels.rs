@@ -104,12 +104,36 @@ pub struct Bundled {
 
 /// Every bundled kernel, in the order the tuner runs them.
 pub const SUITE: [Bundled; 6] = [
-    Bundled { name: vmla::NAME, kernel: vmla::kernel, reference: vmla::reference_host },
-    Bundled { name: bias_add::NAME, kernel: bias_add::kernel, reference: bias_add::reference_host },
-    Bundled { name: rowsum::NAME, kernel: rowsum::kernel, reference: rowsum::reference_host },
-    Bundled { name: softmax_exp::NAME, kernel: softmax_exp::kernel, reference: softmax_exp::reference_host },
-    Bundled { name: gelu::NAME, kernel: gelu::kernel, reference: gelu::reference_host },
-    Bundled { name: matmul::NAME, kernel: matmul::kernel, reference: matmul::reference_host },
+    Bundled {
+        name: vmla::NAME,
+        kernel: vmla::kernel,
+        reference: vmla::reference_host,
+    },
+    Bundled {
+        name: bias_add::NAME,
+        kernel: bias_add::kernel,
+        reference: bias_add::reference_host,
+    },
+    Bundled {
+        name: rowsum::NAME,
+        kernel: rowsum::kernel,
+        reference: rowsum::reference_host,
+    },
+    Bundled {
+        name: softmax_exp::NAME,
+        kernel: softmax_exp::kernel,
+        reference: softmax_exp::reference_host,
+    },
+    Bundled {
+        name: gelu::NAME,
+        kernel: gelu::kernel,
+        reference: gelu::reference_host,
+    },
+    Bundled {
+        name: matmul::NAME,
+        kernel: matmul::kernel,
+        reference: matmul::reference_host,
+    },
 ];
 
 impl Bundled {

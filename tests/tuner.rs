@@ -10,7 +10,10 @@ use npu::tuner::record::{KernelResult, Verdict};
 use npu::tuner::run::{RunConfig, Silent, run};
 
 fn problem(name: &str) -> Problem {
-    Bundled::find(name).expect("bundled kernel").problem(0, None).expect("problem")
+    Bundled::find(name)
+        .expect("bundled kernel")
+        .problem(0, None)
+        .expect("problem")
 }
 
 fn config(dir: &Path, rounds: u32, candidates: usize) -> RunConfig {
@@ -25,7 +28,11 @@ fn config(dir: &Path, rounds: u32, candidates: usize) -> RunConfig {
     }
 }
 
-fn tune(problems: &[Problem], generator: &mut dyn Generator, config: &RunConfig) -> Vec<KernelResult> {
+fn tune(
+    problems: &[Problem],
+    generator: &mut dyn Generator,
+    config: &RunConfig,
+) -> Vec<KernelResult> {
     run(problems, generator, config, &Silent).expect("run")
 }
 
@@ -34,7 +41,12 @@ fn fingerprint(results: &[KernelResult]) -> Vec<String> {
     results
         .iter()
         .flat_map(|r| &r.candidates)
-        .map(|c| format!("{} {} {} {:?} {:?}\n{}", c.generator, c.round, c.index, c.verdict, c.cycles, c.source))
+        .map(|c| {
+            format!(
+                "{} {} {} {:?} {:?}\n{}",
+                c.generator, c.round, c.index, c.verdict, c.cycles, c.source
+            )
+        })
         .collect()
 }
 
@@ -49,8 +61,20 @@ fn prompt_snapshot() {
 fn prompt_with_feedback_snapshot() {
     let problem = problem("vmla");
     let dir = tempdir("prompt_feedback");
-    let results = tune(std::slice::from_ref(&problem), &mut Heuristic, &RunConfig { baselines: false, ..config(&dir, 1, 4) });
-    let history: Vec<_> = results[0].candidates.iter().filter(|c| c.generator == "heuristic").cloned().collect();
+    let results = tune(
+        std::slice::from_ref(&problem),
+        &mut Heuristic,
+        &RunConfig {
+            baselines: false,
+            ..config(&dir, 1, 4)
+        },
+    );
+    let history: Vec<_> = results[0]
+        .candidates
+        .iter()
+        .filter(|c| c.generator == "heuristic")
+        .cloned()
+        .collect();
     let messages = prompt::messages(&problem, 1, &history);
     insta::assert_snapshot!("prompt_vmla_round_1", prompt::text(&messages));
 }
@@ -78,7 +102,11 @@ fn prompt_examples_pass_the_checker() {
 #[test]
 fn search_generators_are_deterministic_for_a_seed() {
     let problems = [problem("vmla"), problem("rowsum")];
-    let makers: [fn() -> Box<dyn Generator>; 3] = [|| Box::new(Heuristic), || Box::new(Random), || Box::new(Grid)];
+    let makers: [fn() -> Box<dyn Generator>; 3] = [
+        || Box::new(Heuristic),
+        || Box::new(Random),
+        || Box::new(Grid),
+    ];
     for make in makers {
         let first = tune(&problems, make().as_mut(), &config(&tempdir("det_a"), 3, 4));
         let second = tune(&problems, make().as_mut(), &config(&tempdir("det_b"), 3, 4));
@@ -89,12 +117,34 @@ fn search_generators_are_deterministic_for_a_seed() {
 #[test]
 fn heuristic_beats_the_hand_schedule_on_every_bundled_kernel() {
     let problems: Vec<Problem> = SUITE.iter().map(|b| b.problem(0, None).unwrap()).collect();
-    let results = tune(&problems, &mut Heuristic, &RunConfig { baselines: false, ..config(&tempdir("beats_hand"), 3, 6) });
+    let results = tune(
+        &problems,
+        &mut Heuristic,
+        &RunConfig {
+            baselines: false,
+            ..config(&tempdir("beats_hand"), 3, 6)
+        },
+    );
     for result in &results {
-        let best = result.best.as_ref().unwrap_or_else(|| panic!("{}: no correct schedule", result.kernel));
+        let best = result
+            .best
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: no correct schedule", result.kernel));
         let hand = result.baselines.hand.cycles.expect("hand schedule runs");
-        assert!(best.cycles < hand, "{}: best {} vs hand {hand}", result.kernel, best.cycles);
-        assert!(result.candidates.iter().all(|c| c.verdict != Verdict::Wrong), "{}: a wrong result", result.kernel);
+        assert!(
+            best.cycles < hand,
+            "{}: best {} vs hand {hand}",
+            result.kernel,
+            best.cycles
+        );
+        assert!(
+            result
+                .candidates
+                .iter()
+                .all(|c| c.verdict != Verdict::Wrong),
+            "{}: a wrong result",
+            result.kernel
+        );
     }
 }
 
@@ -103,7 +153,10 @@ fn resume_after_an_interruption_loses_and_repeats_nothing() {
     let problems = [problem("vmla")];
     let whole_dir = tempdir("resume_whole");
     let whole = tune(&problems, &mut Heuristic, &config(&whole_dir, 4, 4));
-    let journal_lines = std::fs::read_to_string(whole_dir.join("journal.jsonl")).unwrap().lines().count();
+    let journal_lines = std::fs::read_to_string(whole_dir.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
 
     // Interrupt: keep the header and the first 9 evaluations, and cut the 10th mid-line.
     let dir = tempdir("resume_cut");
@@ -115,10 +168,21 @@ fn resume_after_an_interruption_loses_and_repeats_nothing() {
     cut.push_str(&lines[10][..lines[10].len() / 2]);
     std::fs::write(dir.join("journal.jsonl"), cut).unwrap();
 
-    let resumed = tune(&problems, &mut Heuristic, &RunConfig { resume: true, ..config(&dir, 4, 4) });
+    let resumed = tune(
+        &problems,
+        &mut Heuristic,
+        &RunConfig {
+            resume: true,
+            ..config(&dir, 4, 4)
+        },
+    );
     assert_eq!(fingerprint(&whole), fingerprint(&resumed));
     let after = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
-    assert_eq!(after.lines().filter(|l| !l.trim().is_empty()).count(), journal_lines, "each evaluation journalled exactly once");
+    assert_eq!(
+        after.lines().filter(|l| !l.trim().is_empty()).count(),
+        journal_lines,
+        "each evaluation journalled exactly once"
+    );
 }
 
 fn tempdir(name: &str) -> std::path::PathBuf {

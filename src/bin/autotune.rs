@@ -128,20 +128,31 @@ fn main_with(args: Args) -> Result<(), String> {
             .map(|name| {
                 Bundled::find(name).ok_or_else(|| {
                     let names: Vec<&str> = SUITE.iter().map(|b| b.name).collect();
-                    format!("no bundled kernel `{name}`; the kernels are: {}", names.join(", "))
+                    format!(
+                        "no bundled kernel `{name}`; the kernels are: {}",
+                        names.join(", ")
+                    )
                 })
             })
             .collect::<Result<_, _>>()?
     };
-    let problems = selected.iter().map(|b| b.problem(args.seed, target.as_ref())).collect::<Result<Vec<_>, _>>()?;
+    let problems = selected
+        .iter()
+        .map(|b| b.problem(args.seed, target.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
 
-    let recording = args.record.as_ref().map(|_| Arc::new(Mutex::new(Transcript::new(args.llm_model.clone().unwrap_or_default()))));
+    let recording = args.record.as_ref().map(|_| {
+        Arc::new(Mutex::new(Transcript::new(
+            args.llm_model.clone().unwrap_or_default(),
+        )))
+    });
     let mut generator: Box<dyn Generator> = match args.generator {
         GeneratorKind::Heuristic => Box::new(Heuristic),
         GeneratorKind::Random => Box::new(generator::Random),
         GeneratorKind::Grid => Box::new(generator::Grid),
         GeneratorKind::Llm => {
-            let mut config = LlmConfig::from_env().unwrap_or_else(|| LlmConfig::new(String::new(), "default"));
+            let mut config =
+                LlmConfig::from_env().unwrap_or_else(|| LlmConfig::new(String::new(), "default"));
             if let Some(url) = &args.llm_url {
                 config.base_url = url.clone();
             }
@@ -156,12 +167,16 @@ fn main_with(args: Args) -> Result<(), String> {
             Box::new(Llm::new(LlmClient::new(config), recording.clone()))
         }
         GeneratorKind::Replay => {
-            let path = args.replay.as_ref().ok_or("--generator replay needs --replay FILE")?;
+            let path = args
+                .replay
+                .as_ref()
+                .ok_or("--generator replay needs --replay FILE")?;
             let transcript = Transcript::load(path).map_err(|e| e.to_string())?;
             Box::new(Replay::new(transcript))
         }
     };
-    let baselines = !args.no_baselines && !matches!(args.generator, GeneratorKind::Random | GeneratorKind::Grid);
+    let baselines = !args.no_baselines
+        && !matches!(args.generator, GeneratorKind::Random | GeneratorKind::Grid);
     let config = RunConfig {
         rounds: args.rounds,
         candidates: args.candidates,
@@ -171,7 +186,8 @@ fn main_with(args: Args) -> Result<(), String> {
         resume: args.resume,
         baselines,
     };
-    std::fs::create_dir_all(&args.report_dir).map_err(|e| format!("cannot create {}: {e}", args.report_dir.display()))?;
+    std::fs::create_dir_all(&args.report_dir)
+        .map_err(|e| format!("cannot create {}: {e}", args.report_dir.display()))?;
     let progress = Bars::default();
     let results = run(&problems, generator.as_mut(), &config, &progress);
     // Whatever happened, keep what the model said.
@@ -179,11 +195,16 @@ fn main_with(args: Args) -> Result<(), String> {
         && let Ok(transcript) = recording.lock()
     {
         transcript.save(path).map_err(|e| e.to_string())?;
-        eprintln!("recorded {} exchanges to {}", transcript.exchanges.len(), path.display());
+        eprintln!(
+            "recorded {} exchanges to {}",
+            transcript.exchanges.len(),
+            path.display()
+        );
     }
     let results = results.map_err(|e| e.to_string())?;
     for (result, problem) in results.iter().zip(&problems) {
-        report::write_reports(&args.report_dir, result).map_err(|e| format!("cannot write reports to {}: {e}", args.report_dir.display()))?;
+        report::write_reports(&args.report_dir, result)
+            .map_err(|e| format!("cannot write reports to {}: {e}", args.report_dir.display()))?;
         if args.trace {
             write_trace(&args.report_dir, result, problem)?;
         }
@@ -198,20 +219,38 @@ fn load_target(name: &str) -> Result<npu::Target, String> {
         return Ok(target);
     }
     let text = std::fs::read_to_string(name).map_err(|e| {
-        format!("`{name}` is neither a preset ({}) nor a readable file: {e}", npu::Target::preset_names().join(", "))
+        format!(
+            "`{name}` is neither a preset ({}) nor a readable file: {e}",
+            npu::Target::preset_names().join(", ")
+        )
     })?;
     npu::Target::from_toml(&text).map_err(|e| format!("{name}: {e}"))
 }
 
 /// Simulates the best schedule again with tracing on and writes `KERNEL.trace.json`.
-fn write_trace(dir: &std::path::Path, result: &KernelResult, problem: &npu::tuner::evaluate::Problem) -> Result<(), String> {
-    let Some(best) = &result.best else { return Ok(()) };
-    let checked = problem.check(&best.source).map_err(|(d, source)| d.render(&source))?;
-    let options = npu_sim::SimOptions { functional: false, trace: true, ..npu_sim::SimOptions::default() };
-    let evaluation = npu_sim::evaluate(&checked, 0, &problem.inputs, None, &options).map_err(|e| e.to_string())?;
+fn write_trace(
+    dir: &std::path::Path,
+    result: &KernelResult,
+    problem: &npu::tuner::evaluate::Problem,
+) -> Result<(), String> {
+    let Some(best) = &result.best else {
+        return Ok(());
+    };
+    let checked = problem
+        .check(&best.source)
+        .map_err(|(d, source)| d.render(&source))?;
+    let options = npu_sim::SimOptions {
+        functional: false,
+        trace: true,
+        ..npu_sim::SimOptions::default()
+    };
+    let evaluation = npu_sim::evaluate(&checked, 0, &problem.inputs, None, &options)
+        .map_err(|e| e.to_string())?;
     if let Some(trace) = evaluation.trace {
         let path = dir.join(format!("{}.trace.json", result.kernel));
-        trace.write(&path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        trace
+            .write(&path)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
 }

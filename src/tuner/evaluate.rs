@@ -38,13 +38,23 @@ pub struct Outcome {
 
 impl Problem {
     /// Builds a problem from a checked kernel and its reference outputs.
-    pub fn new(kernel: CheckedKernel, inputs: Vec<HostTensor>, expected: Vec<HostTensor>) -> Problem {
+    pub fn new(
+        kernel: CheckedKernel,
+        inputs: Vec<HostTensor>,
+        expected: Vec<HostTensor>,
+    ) -> Problem {
         let header = match npu_core::parse::parse_str(&kernel.source) {
             Ok(def) => npu_core::print::kernel_without_schedules(&def),
             // The source is canonical text printed from a parsed kernel; it re-parses.
             Err(_) => kernel.source.clone(),
         };
-        Problem { name: kernel.name.clone(), kernel, header, inputs, expected }
+        Problem {
+            name: kernel.name.clone(),
+            kernel,
+            header,
+            inputs,
+            expected,
+        }
     }
 
     /// The whole kernel text with `schedule` as its only schedule block.
@@ -67,14 +77,20 @@ impl Problem {
                 verdict: Verdict::Rejected,
                 cycles: None,
                 diagnostics: diagnostics.records(),
-                feedback: format!("rejected by the checker:\n{}", diagnostics.render(&source).trim_end()),
+                feedback: format!(
+                    "rejected by the checker:\n{}",
+                    diagnostics.render(&source).trim_end()
+                ),
                 report: None,
             },
             Ok(checked) if checked.schedules.len() != 1 => Outcome {
                 verdict: Verdict::Unparsable,
                 cycles: None,
                 diagnostics: Vec::new(),
-                feedback: format!("expected one schedule block, found {}", checked.schedules.len()),
+                feedback: format!(
+                    "expected one schedule block, found {}",
+                    checked.schedules.len()
+                ),
                 report: None,
             },
             Ok(checked) => self.simulate(&checked),
@@ -86,7 +102,11 @@ impl Problem {
     }
 
     fn simulate(&self, checked: &CheckedKernel) -> Outcome {
-        let options = SimOptions { functional: true, trace: false, ..SimOptions::default() };
+        let options = SimOptions {
+            functional: true,
+            trace: false,
+            ..SimOptions::default()
+        };
         match npu_sim::evaluate(checked, 0, &self.inputs, Some(&self.expected), &options) {
             Err(error) => Outcome {
                 verdict: Verdict::Failed,
@@ -99,12 +119,19 @@ impl Problem {
                 let report = evaluation.report;
                 let cycles = report.total_cycles;
                 let (verdict, feedback) = match &evaluation.correctness {
-                    Correctness::Mismatch(mismatch) => {
-                        (Verdict::Wrong, format!("{cycles} cycles, but the outputs are wrong: {mismatch}"))
-                    }
+                    Correctness::Mismatch(mismatch) => (
+                        Verdict::Wrong,
+                        format!("{cycles} cycles, but the outputs are wrong: {mismatch}"),
+                    ),
                     _ => (Verdict::Correct, summary(&report)),
                 };
-                Outcome { verdict, cycles: Some(cycles), diagnostics: Vec::new(), feedback, report: Some(report) }
+                Outcome {
+                    verdict,
+                    cycles: Some(cycles),
+                    diagnostics: Vec::new(),
+                    feedback,
+                    report: Some(report),
+                }
             }
         }
     }

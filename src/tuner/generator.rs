@@ -59,7 +59,9 @@ impl fmt::Display for GenerateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GenerateError::Llm(error) => write!(f, "the LLM generator cannot continue: {error}"),
-            GenerateError::Replay(message) => write!(f, "the replay generator cannot continue: {message}"),
+            GenerateError::Replay(message) => {
+                write!(f, "the replay generator cannot continue: {message}")
+            }
         }
     }
 }
@@ -77,7 +79,10 @@ pub trait Generator: Send {
 /// The RNG of one round: a function of the seed, the kernel and the round only.
 fn round_rng(request: &Request, salt: &str) -> fastrand::Rng {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let key = format!("{}:{}:{}:{salt}", request.seed, request.problem.name, request.round);
+    let key = format!(
+        "{}:{}:{}:{salt}",
+        request.seed, request.problem.name, request.round
+    );
     for byte in key.bytes() {
         hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
     }
@@ -87,13 +92,19 @@ fn round_rng(request: &Request, salt: &str) -> fastrand::Rng {
 /// Canonical text of a candidate, so that two spellings of one schedule count once.
 fn canonical(problem: &Problem, text: &str) -> String {
     match npu_core::parse::parse_schedules_str(text) {
-        Ok(schedules) if schedules.len() == 1 => Spec::from_schedule(&problem.kernel, &schedules[0]).to_dsl(&problem.kernel, "s"),
+        Ok(schedules) if schedules.len() == 1 => {
+            Spec::from_schedule(&problem.kernel, &schedules[0]).to_dsl(&problem.kernel, "s")
+        }
         _ => text.trim().to_string(),
     }
 }
 
 fn seen(request: &Request) -> HashSet<String> {
-    request.history.iter().map(|record| canonical(request.problem, &record.source)).collect()
+    request
+        .history
+        .iter()
+        .map(|record| canonical(request.problem, &record.source))
+        .collect()
 }
 
 fn name(generator: &str, request: &Request, index: usize) -> String {
@@ -176,19 +187,34 @@ impl Generator for Heuristic {
         let mut seen = seen(request);
         let mut ideas: Vec<Spec> = Vec::new();
 
-        let mut correct: Vec<&CandidateRecord> =
-            request.history.iter().filter(|r| r.verdict == Verdict::Correct && r.cycles.is_some()).collect();
+        let mut correct: Vec<&CandidateRecord> = request
+            .history
+            .iter()
+            .filter(|r| r.verdict == Verdict::Correct && r.cycles.is_some())
+            .collect();
         correct.sort_by_key(|r| r.cycles);
         if correct.is_empty() {
             ideas.extend(first_drafts(problem, &space));
         }
         for record in correct.iter().take(3) {
-            let Some(spec) = spec_of(problem, &record.source) else { continue };
-            let symptom = record.report.as_ref().map(|r| r.symptom.to_ascii_lowercase()).unwrap_or_default();
+            let Some(spec) = spec_of(problem, &record.source) else {
+                continue;
+            };
+            let symptom = record
+                .report
+                .as_ref()
+                .map(|r| r.symptom.to_ascii_lowercase())
+                .unwrap_or_default();
             ideas.extend(neighbours(problem, &space, &spec, &symptom));
         }
         // Rejected candidates of the last round are repaired from their diagnostics.
-        for record in request.history.iter().rev().take(request.count).filter(|r| r.verdict == Verdict::Rejected) {
+        for record in request
+            .history
+            .iter()
+            .rev()
+            .take(request.count)
+            .filter(|r| r.verdict == Verdict::Rejected)
+        {
             if let Some(spec) = spec_of(problem, &record.source) {
                 ideas.push(spec);
             }
@@ -223,7 +249,9 @@ impl Generator for Heuristic {
 
 fn spec_of(problem: &Problem, text: &str) -> Option<Spec> {
     let schedules = npu_core::parse::parse_schedules_str(text).ok()?;
-    schedules.first().map(|s| Spec::from_schedule(&problem.kernel, s))
+    schedules
+        .first()
+        .map(|s| Spec::from_schedule(&problem.kernel, s))
 }
 
 /// What an expert writes first: every core, double buffering, and the largest tiles
@@ -240,7 +268,15 @@ fn first_drafts(problem: &Problem, space: &Space) -> Vec<Spec> {
             for block in blocks.into_iter().take(24) {
                 let mut tiles = vec![None; axes];
                 tiles[mm.k] = Some(block[2].max(kernel.axes[mm.k].extent.min(block[2] * 4)));
-                let mut spec = Spec { cores: max_cores, tiles, depth: 2, l0_depth: 2, l0c_depth: 1, cube: Some(block), tail: Tail::None };
+                let mut spec = Spec {
+                    cores: max_cores,
+                    tiles,
+                    depth: 2,
+                    l0_depth: 2,
+                    l0c_depth: 1,
+                    cube: Some(block),
+                    tail: Tail::None,
+                };
                 spec.fix_tail(kernel);
                 drafts.push(spec);
             }
@@ -260,7 +296,15 @@ fn first_drafts(problem: &Problem, space: &Space) -> Vec<Spec> {
                         if inner != outer {
                             tiles[outer] = Some(align_elements(kernel, outer).max(1));
                         }
-                        let mut spec = Spec { cores, tiles, depth, l0_depth: 1, l0c_depth: 1, cube: None, tail: Tail::None };
+                        let mut spec = Spec {
+                            cores,
+                            tiles,
+                            depth,
+                            l0_depth: 1,
+                            l0c_depth: 1,
+                            cube: None,
+                            tail: Tail::None,
+                        };
                         spec.fix_tail(kernel);
                         drafts.push(spec);
                     }
@@ -281,14 +325,24 @@ fn neighbours(problem: &Problem, space: &Space, spec: &Spec, symptom: &str) -> V
     let mut smaller = Vec::new();
     for axis in 0..kernel.axes.len() {
         let tile = spec.effective_tile(kernel, axis);
-        let step = align_elements(kernel, axis).max(if matches!(kernel.class, KernelClass::Matmul(_)) { 16 } else { 1 });
+        let step =
+            align_elements(kernel, axis).max(if matches!(kernel.class, KernelClass::Matmul(_)) {
+                16
+            } else {
+                1
+            });
         for (numerator, denominator) in [(2, 1), (3, 2), (1, 2), (3, 4)] {
-            let value = (tile * numerator / denominator / step * step).clamp(step, kernel.axes[axis].extent);
+            let value = (tile * numerator / denominator / step * step)
+                .clamp(step, kernel.axes[axis].extent);
             if value != tile {
                 let mut next = spec.clone();
                 next.tiles[axis] = Some(value);
                 next.fix_tail(kernel);
-                if value > tile { bigger.push(next) } else { smaller.push(next) }
+                if value > tile {
+                    bigger.push(next)
+                } else {
+                    smaller.push(next)
+                }
             }
         }
     }
@@ -306,7 +360,14 @@ fn neighbours(problem: &Problem, space: &Space, spec: &Spec, symptom: &str) -> V
     toggle.depth = if spec.depth == 2 { 1 } else { 2 };
     depth.push(toggle);
     if let Some([m, n, k]) = spec.cube {
-        for block in [[m * 2, n, k], [m, n * 2, k], [m, n, k * 2], [m / 2, n, k], [m, n / 2, k], [m, n, k / 2]] {
+        for block in [
+            [m * 2, n, k],
+            [m, n * 2, k],
+            [m, n, k * 2],
+            [m / 2, n, k],
+            [m, n / 2, k],
+            [m, n, k / 2],
+        ] {
             let mut next = spec.clone();
             next.cube = Some(block);
             bigger.push(next);
@@ -346,7 +407,12 @@ fn legalize(problem: &Problem, mut spec: Spec, name: &str) -> Option<String> {
         proc_macro2::extra::invalidate_current_thread_spans();
         let mut changed = false;
         for record in &records {
-            changed |= repair(problem, &mut spec, record.code, record.help.as_deref().unwrap_or(""));
+            changed |= repair(
+                problem,
+                &mut spec,
+                record.code,
+                record.help.as_deref().unwrap_or(""),
+            );
         }
         if !changed {
             return None;
@@ -387,7 +453,11 @@ fn split_in_help(kernel: &npu_core::CheckedKernel, help: &str) -> Option<(usize,
     let mut words = rest.split_whitespace();
     let axis_name = words.next()?;
     (words.next()? == "by").then_some(())?;
-    let value: u64 = words.next()?.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().ok()?;
+    let value: u64 = words
+        .next()?
+        .trim_end_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .ok()?;
     let axis = kernel.axes.iter().position(|a| a.name == axis_name)?;
     Some((axis, value))
 }
@@ -431,22 +501,40 @@ impl Generator for Llm {
         let replies = match self.client.complete(&messages, request.count as u32) {
             Ok(completion) => completion.choices,
             // The server is not there or refuses the key: no later round will do better.
-            Err(error @ (LlmError::Unreachable { .. } | LlmError::Unauthorized { .. } | LlmError::InvalidRequest { .. })) => {
+            Err(
+                error @ (LlmError::Unreachable { .. }
+                | LlmError::Unauthorized { .. }
+                | LlmError::InvalidRequest { .. }),
+            ) => {
                 return Err(GenerateError::Llm(error));
             }
             Err(error) => {
                 let reason = format!("no usable reply: {error}");
-                return Ok(vec![Proposed::Unparsable { reason, excerpt: String::new() }; request.count]);
+                return Ok(vec![
+                    Proposed::Unparsable {
+                        reason,
+                        excerpt: String::new()
+                    };
+                    request.count
+                ]);
             }
         };
         if let Some(recording) = &self.recording
             && let Ok(mut transcript) = recording.lock()
         {
-            transcript.record(&request.problem.name, request.round, &prompt::text(&messages), replies.clone());
+            transcript.record(
+                &request.problem.name,
+                request.round,
+                &prompt::text(&messages),
+                replies.clone(),
+            );
         }
         let mut out = proposals_from_replies(&replies, request.count);
         while out.len() < request.count && replies.len() < request.count {
-            out.push(Proposed::Unparsable { reason: "the server returned fewer replies than asked".into(), excerpt: String::new() });
+            out.push(Proposed::Unparsable {
+                reason: "the server returned fewer replies than asked".into(),
+                excerpt: String::new(),
+            });
         }
         Ok(out)
     }
@@ -460,7 +548,9 @@ pub struct Replay {
 
 impl Replay {
     pub fn new(transcript: Transcript) -> Replay {
-        Replay { replayer: Replayer::new(transcript) }
+        Replay {
+            replayer: Replayer::new(transcript),
+        }
     }
 }
 
@@ -470,9 +560,15 @@ impl Generator for Replay {
     }
 
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
-        let replies = self.replayer.next(&request.problem.name, request.round).ok_or_else(|| {
-            GenerateError::Replay(format!("the transcript has no replies for kernel `{}`", request.problem.name))
-        })?;
+        let replies = self
+            .replayer
+            .next(&request.problem.name, request.round)
+            .ok_or_else(|| {
+                GenerateError::Replay(format!(
+                    "the transcript has no replies for kernel `{}`",
+                    request.problem.name
+                ))
+            })?;
         Ok(proposals_from_replies(&replies, request.count))
     }
 }

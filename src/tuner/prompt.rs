@@ -15,7 +15,9 @@ use super::record::{CandidateRecord, Verdict};
 /// The schedule part of docs/dsl.md, between its contract markers.
 pub fn contract() -> &'static str {
     const DOC: &str = include_str!("../../docs/dsl.md");
-    let start = DOC.find("<!-- contract:start -->").map_or(0, |i| i + "<!-- contract:start -->".len());
+    let start = DOC
+        .find("<!-- contract:start -->")
+        .map_or(0, |i| i + "<!-- contract:start -->".len());
     let end = DOC.find("<!-- contract:end -->").unwrap_or(DOC.len());
     DOC[start..end].trim()
 }
@@ -67,7 +69,10 @@ pub fn target_summary(target: &Target) -> String {
     let _ = writeln!(
         text,
         "- global memory: {} B/cycle shared, {} B/cycle per core, {} cycles latency per copy; {} event ids per pipe pair",
-        target.dma.gm_bytes_per_cycle, target.dma.core_bytes_per_cycle, target.dma.latency_cycles, target.events
+        target.dma.gm_bytes_per_cycle,
+        target.dma.core_bytes_per_cycle,
+        target.dma.latency_cycles,
+        target.events
     );
     text
 }
@@ -79,7 +84,11 @@ pub fn messages(problem: &Problem, round: u32, history: &[CandidateRecord]) -> V
                   block and nothing else: no kernel, no prose.";
     let mut user = String::new();
     let _ = writeln!(user, "{}", target_summary(&problem.kernel.target));
-    let _ = writeln!(user, "The kernel (algorithm fixed; only the schedule is yours):\n```\n{}```\n", problem.header);
+    let _ = writeln!(
+        user,
+        "The kernel (algorithm fixed; only the schedule is yours):\n```\n{}```\n",
+        problem.header
+    );
     let _ = writeln!(user, "{}\n", contract());
     let _ = writeln!(user, "Examples of good schedules for other kernels:");
     for example in EXAMPLES {
@@ -98,7 +107,10 @@ pub fn messages(problem: &Problem, round: u32, history: &[CandidateRecord]) -> V
 
 /// The whole chat as one text, for hashing and snapshots.
 pub fn text(messages: &[ChatMessage]) -> String {
-    messages.iter().map(|m| format!("[{}]\n{}\n", m.role, m.content)).collect()
+    messages
+        .iter()
+        .map(|m| format!("[{}]\n{}\n", m.role, m.content))
+        .collect()
 }
 
 /// What earlier rounds learned: the best schedules with their cycles and symptoms,
@@ -108,16 +120,41 @@ pub fn feedback(history: &[CandidateRecord]) -> String {
         return String::new();
     }
     let mut text = String::from("\nResults of your earlier schedules:\n");
-    let mut correct: Vec<&CandidateRecord> = history.iter().filter(|r| r.verdict == Verdict::Correct).collect();
+    let mut correct: Vec<&CandidateRecord> = history
+        .iter()
+        .filter(|r| r.verdict == Verdict::Correct)
+        .collect();
     correct.sort_by_key(|r| r.cycles);
     let mut shown = 0;
     for record in correct.iter().take(FEEDBACK_ITEMS / 2) {
-        let _ = writeln!(text, "```\n{}```\n-> {}\n", record.source.trim_end().to_owned() + "\n", record.feedback);
+        let _ = writeln!(
+            text,
+            "```\n{}```\n-> {}\n",
+            record.source.trim_end().to_owned() + "\n",
+            record.feedback
+        );
         shown += 1;
     }
-    for record in history.iter().rev().filter(|r| r.verdict != Verdict::Correct).take(FEEDBACK_ITEMS - shown) {
-        let reason = if record.feedback.len() > 600 { format!("{}...", &record.feedback[..floor_char(&record.feedback, 600)]) } else { record.feedback.clone() };
-        let _ = writeln!(text, "```\n{}\n```\n-> {}\n", record.source.trim_end(), reason);
+    for record in history
+        .iter()
+        .rev()
+        .filter(|r| r.verdict != Verdict::Correct)
+        .take(FEEDBACK_ITEMS - shown)
+    {
+        let reason = if record.feedback.len() > 600 {
+            format!(
+                "{}...",
+                &record.feedback[..floor_char(&record.feedback, 600)]
+            )
+        } else {
+            record.feedback.clone()
+        };
+        let _ = writeln!(
+            text,
+            "```\n{}\n```\n-> {}\n",
+            record.source.trim_end(),
+            reason
+        );
     }
     text
 }

@@ -75,8 +75,14 @@ pub fn run(
     config: &RunConfig,
     progress: &dyn Progress,
 ) -> Result<Vec<KernelResult>, RunError> {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(config.jobs).build().map_err(|e| RunError::Thread(e.to_string()))?;
-    let mut targets: Vec<String> = problems.iter().map(|p| p.kernel.target.name.clone()).collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.jobs)
+        .build()
+        .map_err(|e| RunError::Thread(e.to_string()))?;
+    let mut targets: Vec<String> = problems
+        .iter()
+        .map(|p| p.kernel.target.name.clone())
+        .collect();
     targets.dedup();
     let header = JournalHeader {
         kernels: problems.iter().map(|p| p.name.clone()).collect(),
@@ -86,12 +92,20 @@ pub fn run(
         rounds: config.rounds,
         candidates: config.candidates as u32,
     };
-    let (journal, done) = Journal::open(&config.report_dir, &header, config.resume).map_err(RunError::Journal)?;
+    let (journal, done) =
+        Journal::open(&config.report_dir, &header, config.resume).map_err(RunError::Journal)?;
     let done = completed(done);
     let journal = Mutex::new(journal);
     let mut results = Vec::new();
     for problem in problems {
-        let loop_ = Loop { problem, config, journal: &journal, done: &done, progress, pool: &pool };
+        let loop_ = Loop {
+            problem,
+            config,
+            journal: &journal,
+            done: &done,
+            progress,
+            pool: &pool,
+        };
         results.push(loop_.tune(generator)?);
     }
     progress.finish();
@@ -117,7 +131,10 @@ impl Loop<'_> {
         let round_seconds = started.elapsed().as_secs_f64() / f64::from(self.config.rounds.max(1));
         let evaluations = main.len() as u64;
         let (random, grid) = if self.config.baselines {
-            (self.search(&mut Random, evaluations)?, self.search(&mut Grid, evaluations)?)
+            (
+                self.search(&mut Random, evaluations)?,
+                self.search(&mut Grid, evaluations)?,
+            )
         } else {
             (Vec::new(), Vec::new())
         };
@@ -130,17 +147,27 @@ impl Loop<'_> {
             .map_or(0, |report| report.machine_roofline_cycles);
         let first_round: Vec<&CandidateRecord> = main.iter().filter(|r| r.round == 0).collect();
         let share = |pred: &dyn Fn(&CandidateRecord) -> bool, list: &[&CandidateRecord]| {
-            if list.is_empty() { 0.0 } else { list.iter().filter(|r| pred(r)).count() as f64 / list.len() as f64 }
+            if list.is_empty() {
+                0.0
+            } else {
+                list.iter().filter(|r| pred(r)).count() as f64 / list.len() as f64
+            }
         };
         let all_main: Vec<&CandidateRecord> = main.iter().collect();
         let hand_cycles = hand_best.and_then(|r| r.cycles);
         let fast = |p: f64| {
             share(
-                &|r: &CandidateRecord| r.verdict == Verdict::Correct && matches!((r.cycles, hand_cycles), (Some(c), Some(h)) if (h as f64) >= p * c as f64),
+                &|r: &CandidateRecord| {
+                    r.verdict == Verdict::Correct
+                        && matches!((r.cycles, hand_cycles), (Some(c), Some(h)) if (h as f64) >= p * c as f64)
+                },
                 &all_main,
             )
         };
-        let first_correct = main.iter().find(|r| r.verdict == Verdict::Correct).and_then(|r| r.cycles);
+        let first_correct = main
+            .iter()
+            .find(|r| r.verdict == Verdict::Correct)
+            .and_then(|r| r.cycles);
         let best_record = main_best.map(|record| {
             let cycles = record.cycles.unwrap_or(0);
             let report = record.report.as_ref();
@@ -150,19 +177,31 @@ impl Loop<'_> {
                 efficiency: report.map_or(0.0, |r| r.machine_efficiency),
                 speedup_over_hand: hand_cycles.map(|h| h as f64 / cycles.max(1) as f64),
                 speedup_over_first_correct: first_correct.map(|f| f as f64 / cycles.max(1) as f64),
-                evaluations_to_best: main.iter().position(|r| r.cycles == Some(cycles) && r.verdict == Verdict::Correct).map_or(0, |i| i as u64 + 1),
+                evaluations_to_best: main
+                    .iter()
+                    .position(|r| r.cycles == Some(cycles) && r.verdict == Verdict::Correct)
+                    .map_or(0, |i| i as u64 + 1),
                 vector_score: report.map_or(0.0, |r| r.vector_score),
                 symptom: report.map(|r| r.symptom.clone()).unwrap_or_default(),
             }
         });
         let failures_per_round = (0..self.config.rounds)
-            .map(|round| main.iter().filter(|r| r.round == round && r.verdict != Verdict::Correct).count() as u32)
+            .map(|round| {
+                main.iter()
+                    .filter(|r| r.round == round && r.verdict != Verdict::Correct)
+                    .count() as u32
+            })
             .collect();
-        let convergence = [(generator.name(), &main), ("random", &random), ("grid", &grid), ("hand", &hand)]
-            .into_iter()
-            .filter(|(_, list)| !list.is_empty())
-            .map(|(name, list)| convergence(name, list))
-            .collect();
+        let convergence = [
+            (generator.name(), &main),
+            ("random", &random),
+            ("grid", &grid),
+            ("hand", &hand),
+        ]
+        .into_iter()
+        .filter(|(_, list)| !list.is_empty())
+        .map(|(name, list)| convergence(name, list))
+        .collect();
         let mut candidates = hand.clone();
         candidates.extend(main.iter().cloned());
         candidates.extend(random.iter().cloned());
@@ -174,9 +213,16 @@ impl Loop<'_> {
             evaluations,
             roofline_cycles: roofline,
             best: best_record,
-            baselines: Baselines { hand: baseline(&hand), random: baseline(&random), grid: baseline(&grid) },
+            baselines: Baselines {
+                hand: baseline(&hand),
+                random: baseline(&random),
+                grid: baseline(&grid),
+            },
             comp_at_1: share(&|r: &CandidateRecord| r.verdict.compiled(), &first_round),
-            pass_at_1: share(&|r: &CandidateRecord| r.verdict == Verdict::Correct, &first_round),
+            pass_at_1: share(
+                &|r: &CandidateRecord| r.verdict == Verdict::Correct,
+                &first_round,
+            ),
             fast_1: fast(1.0),
             fast_1_5: fast(1.5),
             failures_per_round,
@@ -190,23 +236,37 @@ impl Loop<'_> {
     fn hand(&self) -> Vec<CandidateRecord> {
         let kernel = &self.problem.kernel;
         let texts: Vec<Proposed> = match npu_core::parse::parse_str(&kernel.source) {
-            Ok(def) => def.schedules.iter().map(|s| Proposed::Schedule(npu_core::print::schedule(s))).collect(),
+            Ok(def) => def
+                .schedules
+                .iter()
+                .map(|s| Proposed::Schedule(npu_core::print::schedule(s)))
+                .collect(),
             Err(_) => Vec::new(),
         };
-        self.progress.start(&self.problem.name, "hand", texts.len() as u64);
+        self.progress
+            .start(&self.problem.name, "hand", texts.len() as u64);
         self.evaluate_round("hand", 0, texts)
     }
 
     /// Rounds of `generator` until `budget` evaluations are spent.
-    fn search(&self, generator: &mut dyn Generator, budget: u64) -> Result<Vec<CandidateRecord>, RunError> {
+    fn search(
+        &self,
+        generator: &mut dyn Generator,
+        budget: u64,
+    ) -> Result<Vec<CandidateRecord>, RunError> {
         let name = generator.name();
         self.progress.start(&self.problem.name, name, budget);
         let mut history: Vec<CandidateRecord> = Vec::new();
         let mut round = 0;
         while (history.len() as u64) < budget {
             let count = (budget - history.len() as u64).min(self.config.candidates as u64) as usize;
-            let finished: Vec<CandidateRecord> =
-                (0..count as u32).filter_map(|index| self.done.get(&CandidateKey::new(&self.problem.name, name, round, index)).cloned()).collect();
+            let finished: Vec<CandidateRecord> = (0..count as u32)
+                .filter_map(|index| {
+                    self.done
+                        .get(&CandidateKey::new(&self.problem.name, name, round, index))
+                        .cloned()
+                })
+                .collect();
             let records = if finished.len() == count {
                 // Resumed: this round is in the journal already.
                 for record in &finished {
@@ -214,7 +274,14 @@ impl Loop<'_> {
                 }
                 finished
             } else {
-                let request = Request { problem: self.problem, round, count, history: &history, budget, seed: self.config.seed };
+                let request = Request {
+                    problem: self.problem,
+                    round,
+                    count,
+                    history: &history,
+                    budget,
+                    seed: self.config.seed,
+                };
                 let proposals = generator.propose(&request).map_err(RunError::Generate)?;
                 if proposals.is_empty() {
                     break; // The generator has nothing new to offer.
@@ -228,7 +295,12 @@ impl Loop<'_> {
     }
 
     /// Evaluates one round's proposals in parallel, journalling each as it finishes.
-    fn evaluate_round(&self, generator: &str, round: u32, proposals: Vec<Proposed>) -> Vec<CandidateRecord> {
+    fn evaluate_round(
+        &self,
+        generator: &str,
+        round: u32,
+        proposals: Vec<Proposed>,
+    ) -> Vec<CandidateRecord> {
         let problem = self.problem;
         let mut records: Vec<CandidateRecord> = self.pool.install(|| {
             proposals
@@ -245,13 +317,16 @@ impl Loop<'_> {
                             let outcome = problem.evaluate(&text);
                             (text, outcome)
                         }
-                        Proposed::Unparsable { reason, excerpt } => (excerpt, Outcome {
-                            verdict: Verdict::Unparsable,
-                            cycles: None,
-                            diagnostics: Vec::new(),
-                            feedback: reason,
-                            report: None,
-                        }),
+                        Proposed::Unparsable { reason, excerpt } => (
+                            excerpt,
+                            Outcome {
+                                verdict: Verdict::Unparsable,
+                                cycles: None,
+                                diagnostics: Vec::new(),
+                                feedback: reason,
+                                report: None,
+                            },
+                        ),
                     };
                     let record = CandidateRecord {
                         kernel: problem.name.clone(),
@@ -282,12 +357,19 @@ impl Loop<'_> {
 
 /// The fastest correct candidate.
 fn best(records: &[CandidateRecord]) -> Option<&CandidateRecord> {
-    records.iter().filter(|r| r.verdict == Verdict::Correct && r.cycles.is_some()).min_by_key(|r| r.cycles)
+    records
+        .iter()
+        .filter(|r| r.verdict == Verdict::Correct && r.cycles.is_some())
+        .min_by_key(|r| r.cycles)
 }
 
 fn baseline(records: &[CandidateRecord]) -> BaselineResult {
     let best = best(records);
-    BaselineResult { cycles: best.and_then(|r| r.cycles), evaluations: records.len() as u64, source: best.map(|r| r.source.clone()) }
+    BaselineResult {
+        cycles: best.and_then(|r| r.cycles),
+        evaluations: records.len() as u64,
+        source: best.map(|r| r.source.clone()),
+    }
 }
 
 fn convergence(generator: &str, records: &[CandidateRecord]) -> Convergence {
@@ -303,5 +385,8 @@ fn convergence(generator: &str, records: &[CandidateRecord]) -> Convergence {
             points.push((i as u64 + 1, best));
         }
     }
-    Convergence { generator: generator.to_string(), points }
+    Convergence {
+        generator: generator.to_string(),
+        points,
+    }
 }

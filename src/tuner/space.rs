@@ -39,7 +39,10 @@ impl Spec {
         let mut out = format!("schedule {name} {{\n");
         let first = kernel.body[0].axes[0];
         if self.cores > 1 {
-            out += &format!("    parallel {} over {} cores;\n", axes[first].name, self.cores);
+            out += &format!(
+                "    parallel {} over {} cores;\n",
+                axes[first].name, self.cores
+            );
         }
         for (axis, tile) in self.tiles.iter().enumerate() {
             if let Some(tile) = tile {
@@ -53,7 +56,11 @@ impl Spec {
                     "    cube {} by {m}, {} by {n}, {} by {k};\n",
                     axes[mm.m].name, axes[mm.n].name, axes[mm.k].name
                 );
-                let (a, b, c) = (&kernel.tensors[mm.a].name, &kernel.tensors[mm.b].name, &kernel.tensors[mm.c].name);
+                let (a, b, c) = (
+                    &kernel.tensors[mm.a].name,
+                    &kernel.tensors[mm.b].name,
+                    &kernel.tensors[mm.c].name,
+                );
                 out += &format!("    stage {a}, {b} in l1 depth {};\n", self.depth);
                 out += &format!("    stage {a} in l0a depth {};\n", self.l0_depth);
                 out += &format!("    stage {b} in l0b depth {};\n", self.l0_depth);
@@ -61,7 +68,11 @@ impl Spec {
             }
             _ => {
                 let names: Vec<&str> = kernel.tensors.iter().map(|t| t.name.as_str()).collect();
-                out += &format!("    stage {} in ub depth {};\n", names.join(", "), self.depth);
+                out += &format!(
+                    "    stage {} in ub depth {};\n",
+                    names.join(", "),
+                    self.depth
+                );
             }
         }
         match self.tail {
@@ -88,7 +99,9 @@ impl Spec {
         let axis = |name: &str| kernel.axes.iter().position(|a| a.name == name);
         for item in &schedule.items {
             match &item.kind {
-                ItemKind::Parallel { cores, .. } => spec.cores = spec.cores.saturating_mul(cores.value),
+                ItemKind::Parallel { cores, .. } => {
+                    spec.cores = spec.cores.saturating_mul(cores.value)
+                }
                 ItemKind::Split { axis: name, tile } => {
                     if let Some(a) = axis(&name.to_string()) {
                         spec.tiles[a] = Some(tile.value);
@@ -131,13 +144,18 @@ impl Spec {
     /// The tile an axis effectively gets (its split, or the axis or core share).
     pub fn effective_tile(&self, kernel: &CheckedKernel, axis: usize) -> u64 {
         let extent = kernel.axes[axis].extent;
-        let share = if axis == kernel.body[0].axes[0] { extent.div_ceil(self.cores.max(1)) } else { extent };
+        let share = if axis == kernel.body[0].axes[0] {
+            extent.div_ceil(self.cores.max(1))
+        } else {
+            extent
+        };
         self.tiles[axis].unwrap_or(share)
     }
 
     /// Sets `tail pad` when some tile leaves a tail, and clears it otherwise.
     pub fn fix_tail(&mut self, kernel: &CheckedKernel) {
-        let has_tail = (0..kernel.axes.len()).any(|a| kernel.axes[a].extent % self.effective_tile(kernel, a) != 0);
+        let has_tail = (0..kernel.axes.len())
+            .any(|a| kernel.axes[a].extent % self.effective_tile(kernel, a) != 0);
         self.tail = match (has_tail, self.tail) {
             (false, _) => Tail::None,
             (true, Tail::None) => Tail::Pad,
@@ -153,7 +171,13 @@ impl Space {
         let first = kernel.body[0].axes[0];
         let extent = kernel.axes[first].extent;
         let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
-        let max_cores = u64::from(if is_matmul { target.cores.cube } else { target.cores.vector }).min(extent).max(1);
+        let max_cores = u64::from(if is_matmul {
+            target.cores.cube
+        } else {
+            target.cores.vector
+        })
+        .min(extent)
+        .max(1);
         let mut cores: Vec<u64> = powers_of_two(1, max_cores);
         if !cores.contains(&max_cores) {
             cores.push(max_cores);
@@ -163,9 +187,18 @@ impl Space {
             .iter()
             .enumerate()
             .map(|(axis, a)| {
-                let min = if is_matmul { 16 } else { align_elements(kernel, axis) };
+                let min = if is_matmul {
+                    16
+                } else {
+                    align_elements(kernel, axis)
+                };
                 let mut list: Vec<Option<u64>> = vec![None];
-                list.extend(powers_of_two(min.max(1), a.extent).into_iter().filter(|t| *t < a.extent).map(Some));
+                list.extend(
+                    powers_of_two(min.max(1), a.extent)
+                        .into_iter()
+                        .filter(|t| *t < a.extent)
+                        .map(Some),
+                );
                 list
             })
             .collect();
@@ -183,7 +216,12 @@ impl Space {
         } else {
             Vec::new()
         };
-        Space { cores, tiles, depths: vec![1, 2], cube }
+        Space {
+            cores,
+            tiles,
+            depths: vec![1, 2],
+            cube,
+        }
     }
 
     /// How many points the full grid has.
@@ -191,7 +229,11 @@ impl Space {
         let tiles: u64 = self.tiles.iter().map(|t| t.len() as u64).product();
         let cube = self.cube.len().max(1) as u64;
         let depth = self.depths.len() as u64;
-        let l0 = if self.cube.is_empty() { 1 } else { depth * depth };
+        let l0 = if self.cube.is_empty() {
+            1
+        } else {
+            depth * depth
+        };
         self.cores.len() as u64 * tiles * depth * cube * l0
     }
 
@@ -204,15 +246,31 @@ impl Space {
             value
         };
         let depth = self.depths[pick(self.depths.len())];
-        let tiles = self.tiles.iter().map(|options| options[pick(options.len())]).collect();
+        let tiles = self
+            .tiles
+            .iter()
+            .map(|options| options[pick(options.len())])
+            .collect();
         let cores = self.cores[pick(self.cores.len())];
         let (cube, l0_depth, l0c_depth) = if self.cube.is_empty() {
             (None, 1, 1)
         } else {
             let cube = self.cube[pick(self.cube.len())];
-            (Some(cube), self.depths[pick(self.depths.len())], self.depths[pick(self.depths.len())])
+            (
+                Some(cube),
+                self.depths[pick(self.depths.len())],
+                self.depths[pick(self.depths.len())],
+            )
         };
-        let mut spec = Spec { cores, tiles, depth, l0_depth, l0c_depth, cube, tail: Tail::None };
+        let mut spec = Spec {
+            cores,
+            tiles,
+            depth,
+            l0_depth,
+            l0c_depth,
+            cube,
+            tail: Tail::None,
+        };
         spec.fix_tail(kernel);
         spec
     }
@@ -224,7 +282,9 @@ pub fn align_elements(kernel: &CheckedKernel, axis: usize) -> u64 {
     let mut step = 1;
     for (t, tensor) in kernel.tensors.iter().enumerate() {
         let axes = npu_core::plan::tensor_axes(kernel, t);
-        if axes.last().copied().flatten() == Some(axis) && (tensor.role == Role::Input || tensor.role == Role::Output) {
+        if axes.last().copied().flatten() == Some(axis)
+            && (tensor.role == Role::Input || tensor.role == Role::Output)
+        {
             let need = align / gcd(align, tensor.dtype.size());
             step = lcm(step, need);
         }

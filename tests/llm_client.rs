@@ -108,6 +108,36 @@ fn n_choices_gathered_over_several_requests() {
     assert_eq!(asked, vec![Some(json!(3)), Some(json!(2)), None]);
 }
 
+/// The llama.cpp server answers 400 to `n` > 1 (seen with the local Qwen model); the
+/// client then asks for one choice at a time, and keeps doing so.
+#[test]
+fn a_server_refusing_n_gets_one_choice_per_request() {
+    let refusal = r#"{"error":{"code":400,"message":"Field 'n': Value must be between 1 <= value <= 1, but got 3","type":"invalid_request_error"}}"#;
+    let server = ChatServer::start(vec![
+        Behaviour::Status(400, refusal.into()),
+        Behaviour::Reply("one".into()),
+        Behaviour::Reply("two".into()),
+        Behaviour::Reply("three".into()),
+        Behaviour::Reply("four".into()),
+        Behaviour::Reply("five".into()),
+    ]);
+    let (client, waits) = recording_client(config(&server));
+    let completion = client.complete(&messages(), 3).unwrap();
+    assert_eq!(completion.choices, vec!["one", "two", "three"]);
+    let again = client.complete(&messages(), 2).unwrap();
+    assert_eq!(again.choices, vec!["four", "five"]);
+    let asked: Vec<_> = server
+        .requests()
+        .iter()
+        .map(|request| request.body.get("n").cloned())
+        .collect();
+    assert_eq!(asked, vec![Some(json!(3)), None, None, None, None, None]);
+    assert!(
+        waits.lock().unwrap().is_empty(),
+        "a refused `n` is not a transient failure"
+    );
+}
+
 #[test]
 fn n_choices_in_one_request_are_cut_to_n() {
     let texts = ["a", "b", "c", "d"].map(String::from).to_vec();

@@ -22,6 +22,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -116,6 +117,9 @@ pub struct LlmClient {
     endpoint: String,
     agent: ureq::Agent,
     sleep: Arc<dyn Fn(Duration) + Send + Sync>,
+    /// Set once the server has refused `n` > 1 (the llama.cpp server does): from then
+    /// on every request asks for one choice.
+    single_choice: Arc<AtomicBool>,
 }
 
 impl LlmConfig {
@@ -292,6 +296,7 @@ impl LlmClient {
             agent: ureq::Agent::new_with_config(agent_config),
             config,
             sleep: Arc::new(std::thread::sleep),
+            single_choice: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -321,10 +326,23 @@ impl LlmClient {
             attempts: 0,
             usage: None,
         };
-        for _ in 0..n {
+        // One more pass than `n`, for the request that finds out `n` is refused.
+        for _ in 0..=n {
             let gathered = u32::try_from(completion.choices.len()).unwrap_or(u32::MAX);
             let missing = n.saturating_sub(gathered);
-            match self.complete_with_retries(messages, missing, &mut completion.attempts) {
+            if missing == 0 {
+                break;
+            }
+            let ask = if self.single_choice.load(Ordering::Relaxed) {
+                missing.min(1)
+            } else {
+                missing
+            };
+            match self.complete_with_retries(messages, ask, &mut completion.attempts) {
+                Err(error) if ask > 1 && refuses_n(&error) => {
+                    self.single_choice.store(true, Ordering::Relaxed);
+                    continue;
+                }
                 Ok(answer) => {
                     completion.choices.extend(answer.choices);
                     if let Some(usage) = answer.usage {
@@ -880,5 +898,21 @@ mod tests {
         assert_eq!(redact_url("http://u:p@h:1/v1"), "http://<redacted>@h:1/v1");
         assert_eq!(redact_url("http://h:1/v1?a=b@c"), "http://h:1/v1?a=b@c");
         assert_eq!(redact_url("not a url"), "not a url");
+    }
+}
+
+/// Whether an error is a server refusing the `n` parameter, as the llama.cpp server
+/// does with "Field 'n': Value must be between 1 <= value <= 1".
+fn refuses_n(error: &LlmError) -> bool {
+    match error {
+        LlmError::Status {
+            status: 400 | 422,
+            body_excerpt,
+        } => {
+            body_excerpt.contains("'n'")
+                || body_excerpt.contains("\"n\"")
+                || body_excerpt.contains("`n`")
+        }
+        _ => false,
     }
 }

@@ -51,27 +51,7 @@ fn llm_generator_survives_every_fault_and_feeds_reasons_back() {
     config.timeout = Duration::from_millis(800);
     config.backoff = Duration::from_millis(10);
     let client = LlmClient::new(config).with_sleep(|_| {});
-    let mut generator = Llm::new(client, None);
-
-    let problem = Bundled::find("vmla").unwrap().problem(0, None).unwrap();
-    let dir = std::env::temp_dir().join(format!("npu-llm-loop-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let config = RunConfig {
-        rounds: 4,
-        candidates: 3,
-        seed: 0,
-        jobs: 2,
-        report_dir: dir.clone(),
-        resume: false,
-        baselines: false,
-    };
-    let results = run(
-        std::slice::from_ref(&problem),
-        &mut generator,
-        &config,
-        &Silent,
-    )
-    .expect("the loop finishes");
+    let results = tune_vmla(client, "faults", 4, 3).expect("the loop finishes");
     let result = &results[0];
 
     let llm: Vec<_> = result
@@ -144,7 +124,37 @@ fn llm_generator_survives_every_fault_and_feeds_reasons_back() {
         round_2.contains("E020") && round_2.contains("unknown axis"),
         "round 2 prompt lacks the checker's reasons"
     );
+}
+
+/// Runs the llm generator on vmla for `rounds` rounds of `candidates`, in a fresh
+/// report directory named `name`.
+fn tune_vmla(
+    client: LlmClient,
+    name: &str,
+    rounds: u32,
+    candidates: usize,
+) -> Result<Vec<npu::tuner::record::KernelResult>, npu::tuner::run::RunError> {
+    let mut generator = Llm::new(client, None);
+    let problem = Bundled::find("vmla").unwrap().problem(0, None).unwrap();
+    let dir = std::env::temp_dir().join(format!("npu-llm-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    let config = RunConfig {
+        rounds,
+        candidates,
+        seed: 0,
+        jobs: 2,
+        report_dir: dir.clone(),
+        resume: false,
+        baselines: false,
+    };
+    let result = run(
+        std::slice::from_ref(&problem),
+        &mut generator,
+        &config,
+        &Silent,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 #[test]
@@ -157,28 +167,10 @@ fn unreachable_endpoint_stops_the_run_with_a_clear_error() {
         format!("http://127.0.0.1:{port}/v1"),
         "none",
     ));
-    let mut generator = Llm::new(client, None);
-    let problem = Bundled::find("vmla").unwrap().problem(0, None).unwrap();
-    let dir = std::env::temp_dir().join(format!("npu-llm-unreachable-{}", std::process::id()));
-    let config = RunConfig {
-        rounds: 1,
-        candidates: 2,
-        seed: 0,
-        jobs: 1,
-        report_dir: dir.clone(),
-        resume: false,
-        baselines: false,
-    };
-    let error = run(
-        std::slice::from_ref(&problem),
-        &mut generator,
-        &config,
-        &Silent,
-    )
-    .unwrap_err()
-    .to_string();
+    let error = tune_vmla(client, "unreachable", 1, 2)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("is the server running"), "{error}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -186,29 +178,11 @@ fn refused_key_stops_the_run_with_a_clear_error() {
     let server = ChatServer::start_repeating(Behaviour::Status(401, "invalid api key".into()));
     let mut config = LlmConfig::new(server.base_url(), "m");
     config.api_key = Some("sk-test-secret".into());
-    let mut generator = Llm::new(LlmClient::new(config), None);
-    let problem = Bundled::find("vmla").unwrap().problem(0, None).unwrap();
-    let dir = std::env::temp_dir().join(format!("npu-llm-401-{}", std::process::id()));
-    let config = RunConfig {
-        rounds: 1,
-        candidates: 2,
-        seed: 0,
-        jobs: 1,
-        report_dir: dir.clone(),
-        resume: false,
-        baselines: false,
-    };
-    let error = run(
-        std::slice::from_ref(&problem),
-        &mut generator,
-        &config,
-        &Silent,
-    )
-    .unwrap_err()
-    .to_string();
+    let error = tune_vmla(LlmClient::new(config), "refused", 1, 2)
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("NPU_LLM_API_KEY") && !error.contains("sk-test-secret"),
         "{error}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

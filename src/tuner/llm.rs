@@ -689,6 +689,22 @@ fn human_duration(duration: Duration) -> String {
     }
 }
 
+/// Whether an error is a server refusing the `n` parameter, as the llama.cpp server
+/// does with "Field 'n': Value must be between 1 <= value <= 1".
+fn refuses_n(error: &LlmError) -> bool {
+    match error {
+        LlmError::Status {
+            status: 400 | 422,
+            body_excerpt,
+        } => {
+            body_excerpt.contains("'n'")
+                || body_excerpt.contains("\"n\"")
+                || body_excerpt.contains("`n`")
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -898,21 +914,5 @@ mod tests {
         assert_eq!(redact_url("http://u:p@h:1/v1"), "http://<redacted>@h:1/v1");
         assert_eq!(redact_url("http://h:1/v1?a=b@c"), "http://h:1/v1?a=b@c");
         assert_eq!(redact_url("not a url"), "not a url");
-    }
-}
-
-/// Whether an error is a server refusing the `n` parameter, as the llama.cpp server
-/// does with "Field 'n': Value must be between 1 <= value <= 1".
-fn refuses_n(error: &LlmError) -> bool {
-    match error {
-        LlmError::Status {
-            status: 400 | 422,
-            body_excerpt,
-        } => {
-            body_excerpt.contains("'n'")
-                || body_excerpt.contains("\"n\"")
-                || body_excerpt.contains("`n`")
-        }
-        _ => false,
     }
 }

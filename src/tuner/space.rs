@@ -154,8 +154,11 @@ impl Spec {
 
     /// Sets `tail pad` when some tile leaves a tail, and clears it otherwise.
     pub fn fix_tail(&mut self, kernel: &CheckedKernel) {
-        let has_tail = (0..kernel.axes.len())
-            .any(|a| kernel.axes[a].extent % self.effective_tile(kernel, a) != 0);
+        let has_tail = (0..kernel.axes.len()).any(|a| {
+            !kernel.axes[a]
+                .extent
+                .is_multiple_of(self.effective_tile(kernel, a))
+        });
         self.tail = match (has_tail, self.tail) {
             (false, _) => Tail::None,
             (true, Tail::None) => Tail::Pad,

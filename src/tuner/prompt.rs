@@ -90,6 +90,12 @@ pub fn messages(problem: &Problem, round: u32, history: &[CandidateRecord]) -> V
         problem.header
     );
     let _ = writeln!(user, "{}\n", contract());
+    if let Some(hand) = hand_schedule(problem) {
+        let _ = writeln!(
+            user,
+            "A correct schedule for this kernel, to improve on:\n```\n{hand}```\n"
+        );
+    }
     let _ = writeln!(user, "Examples of good schedules for other kernels:");
     for example in EXAMPLES {
         let _ = writeln!(user, "```\n{example}```");
@@ -103,6 +109,12 @@ pub fn messages(problem: &Problem, round: u32, history: &[CandidateRecord]) -> V
         problem.name
     );
     vec![ChatMessage::system(system), ChatMessage::user(user)]
+}
+
+/// The kernel's first own schedule: a legal starting point that names every tensor.
+fn hand_schedule(problem: &Problem) -> Option<String> {
+    let def = npu_core::parse::parse_str(&problem.kernel.source).ok()?;
+    def.schedules.first().map(npu_core::print::schedule)
 }
 
 /// The whole chat as one text, for hashing and snapshots.

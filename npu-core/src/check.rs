@@ -24,6 +24,18 @@ pub const FUNCTIONS: &[&str] = &[
     "select", "sum",
 ];
 
+/// The most elements a tensor or a statement's loop nest may have: 2^48, more than any
+/// NPU's memory holds, and few enough that no tile, buffer or repeat count of the plan
+/// can overflow a `u64`.
+pub const MAX_ELEMENTS: u64 = 1 << 48;
+
+fn too_many_elements(extents: &[u64]) -> bool {
+    let elements = extents
+        .iter()
+        .try_fold(1u64, |n, extent| n.checked_mul((*extent).max(1)));
+    elements.is_none_or(|elements| elements > MAX_ELEMENTS)
+}
+
 /// Checks a parsed kernel against `target`.
 pub fn check(def: &KernelDef, target: &Target) -> Result<CheckedKernel, Diagnostics> {
     let mut cx = Checker {
@@ -138,6 +150,9 @@ struct Scope {
     axes: Vec<Axis>,
     /// Axes usable at the current point: output axes plus enclosing reduction axes.
     live: Vec<usize>,
+    /// The subscripts of each input's first load: a staged input holds one tile per
+    /// iteration, so every load of it must read the same elements.
+    loads: HashMap<usize, Vec<Subscript>>,
 }
 
 impl Checker<'_> {
@@ -176,6 +191,17 @@ impl Checker<'_> {
                     .help = Some("every extent must be at least 1".into());
                 }
             }
+            let shape: Vec<u64> = param.shape.iter().map(|dim| dim.value).collect();
+            if too_many_elements(&shape) {
+                self.error(
+                    Code::E011,
+                    param.name.span(),
+                    format!("tensor `{name}` has more than {MAX_ELEMENTS} elements (2^48)"),
+                )
+                .help = Some(
+                    "no NPU memory holds it; give the kernel a smaller part of the work".into(),
+                );
+            }
             names.insert(name.clone(), tensors.len());
             tensors.push(Tensor {
                 name,
@@ -188,6 +214,7 @@ impl Checker<'_> {
             tensors: names,
             axes: Vec::new(),
             live: Vec::new(),
+            loads: HashMap::new(),
         };
         let mut body = Vec::new();
         let mut assigned: HashMap<usize, Span> = HashMap::new();
@@ -296,11 +323,15 @@ impl Checker<'_> {
                 Code::E011,
                 stmt.output.span(),
                 format!(
-                    "`{name}` has rank {} but is written with {} subscripts",
+                    "`{name}` has rank {} but is written with {}",
                     tensor.shape.len(),
-                    stmt.indices.len()
+                    subscripts(stmt.indices.len())
                 ),
-            );
+            )
+            .help = Some(format!(
+                "write `{name}` with {}, one per dimension",
+                subscripts(tensor.shape.len())
+            ));
             return None;
         }
         let mut axes = Vec::new();
@@ -394,6 +425,26 @@ impl Checker<'_> {
             Ty::Error => None,
             Ty::Value(_) | Ty::Literal { .. } => {
                 let value = resolve_literals(value, tensor.dtype);
+                let mut space_axes = axes.clone();
+                value.walk(&mut |node| {
+                    if let Expr::Reduce { axis, .. } = node
+                        && !space_axes.contains(axis)
+                    {
+                        space_axes.push(*axis);
+                    }
+                });
+                let space: Vec<u64> = space_axes.iter().map(|a| scope.axes[*a].extent).collect();
+                // A tensor too large is reported already, and makes its loops too large.
+                if too_many_elements(&space) && !tensors.iter().any(|t| too_many_elements(&t.shape))
+                {
+                    self.error(
+                        Code::E011,
+                        stmt.output.span(),
+                        format!("`{name}` is computed over more than {MAX_ELEMENTS} elements (2^48), output and reduction axes together"),
+                    )
+                    .help = Some("give the kernel a smaller part of the work".into());
+                    return None;
+                }
                 Some(Assign {
                     output,
                     axes,
@@ -495,12 +546,16 @@ impl Checker<'_> {
                 Code::E011,
                 ident.span(),
                 format!(
-                    "`{name}` has rank {} ({:?}) but is read with {} subscripts",
+                    "`{name}` has rank {} ({:?}) but is read with {}",
                     tensor.shape.len(),
                     tensor.shape,
-                    indices.len()
+                    subscripts(indices.len())
                 ),
-            );
+            )
+            .help = Some(format!(
+                "read `{name}` with {}, one per dimension",
+                subscripts(tensor.shape.len())
+            ));
             return (None, Ty::Error);
         }
         let mut subscripts = Vec::new();
@@ -570,6 +625,33 @@ impl Checker<'_> {
         if !ok {
             return (None, Ty::Error);
         }
+        if let Some(first) = scope.loads.get(&index)
+            && *first != subscripts
+        {
+            let show = |subscripts: &[Subscript]| {
+                let parts: Vec<String> = subscripts
+                    .iter()
+                    .map(|s| match s {
+                        Subscript::Axis(a) => scope.axes[*a].name.clone(),
+                        Subscript::Const(c) => c.to_string(),
+                    })
+                    .collect();
+                format!("{name}[{}]", parts.join(", "))
+            };
+            let message = format!(
+                "`{name}` is read as `{}` here but as `{}` before",
+                show(&subscripts),
+                show(first)
+            );
+            self.error(Code::E011, ident.span(), message).help = Some(format!(
+                "a staged tensor holds one tile at a time: read `{name}` with the same subscripts everywhere, or pass the other view as another input"
+            ));
+            return (None, Ty::Error);
+        }
+        scope
+            .loads
+            .entry(index)
+            .or_insert_with(|| subscripts.clone());
         (
             Some(Expr::Load {
                 tensor: index,
@@ -753,6 +835,10 @@ impl Checker<'_> {
                     format!("unknown function `{name}`"),
                 )
                 .help = Some(help);
+                // The arguments may hold mistakes of their own: report those too.
+                for arg in args {
+                    self.expr(arg, scope, tensors);
+                }
                 return (None, Ty::Error);
             }
         };
@@ -970,7 +1056,14 @@ impl Checker<'_> {
     fn units(&mut self, def: &KernelDef, body: &[Assign], class: &KernelClass) {
         let target = self.target;
         if let KernelClass::Matmul(mm) = class {
-            let span = def.body[0].output.span();
+            let (stmt, assign) = (&def.body[0], &body[0]);
+            let mut reduce = None;
+            assign.value.walk(&mut |node| {
+                if let Expr::Reduce { .. } = node {
+                    reduce = reduce.or(Some(node));
+                }
+            });
+            let span = node_span(stmt, assign, reduce);
             match &target.cube {
                 None => {
                     self.error(
@@ -989,6 +1082,15 @@ impl Checker<'_> {
                             matmul_input_dtype(&body[0].value, tensor).unwrap_or(Dtype::F32);
                         if !cube.dtypes.contains(&dtype) {
                             let names: Vec<&str> = cube.dtypes.iter().map(|d| d.name()).collect();
+                            let mut load = None;
+                            assign.value.walk(&mut |node| {
+                                if let Expr::Load { tensor: t, .. } = node
+                                    && *t == tensor
+                                {
+                                    load = load.or(Some(node));
+                                }
+                            });
+                            let span = node_span(stmt, assign, load);
                             self.error(Code::E026, span, format!("the cube of `{}` multiplies {} but this matmul feeds it {dtype}", target.name, list(&names)))
                                 .help = Some(format!("declare the inputs as {}", names.first().copied().unwrap_or("f16")));
                             break;
@@ -1007,13 +1109,14 @@ impl Checker<'_> {
                     other => other.dtype(),
                 };
                 if bad.is_none() && !target.vector.dtypes.contains(&dtype) {
-                    bad = Some((dtype, op_name(node)));
+                    bad = Some((dtype, node));
                 }
             });
-            if let Some((dtype, op)) = bad {
+            if let Some((dtype, node)) = bad {
+                let op = op_name(node);
                 self.error(
                     Code::E026,
-                    stmt.output.span(),
+                    node_span(stmt, assign, Some(node)),
                     format!(
                         "the vector unit of `{}` cannot compute `{op}` in {dtype}",
                         target.name
@@ -1093,6 +1196,36 @@ fn expr_span(expr: &ast::Expr) -> Span {
     }
 }
 
+/// The token a diagnostic about a node of a checked statement points at, or the
+/// statement's output when there is no node.
+///
+/// Checking turns every syntax node into one checked node with its children in the same
+/// order (parentheses make no node), so the n-th node of the checked expression in
+/// pre-order is the n-th of the syntax tree.
+fn node_span(stmt: &ast::Stmt, assign: &Assign, node: Option<&Expr>) -> Span {
+    let mut checked = Vec::new();
+    assign.value.walk(&mut |n| checked.push(n));
+    let mut syntax = Vec::new();
+    ast_preorder(&stmt.value, &mut syntax);
+    node.and_then(|node| checked.iter().position(|n| std::ptr::eq(*n, node)))
+        .filter(|_| checked.len() == syntax.len())
+        .and_then(|index| syntax.get(index))
+        .map_or(stmt.output.span(), |expr| expr_span(expr))
+}
+
+fn ast_preorder<'a>(expr: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    out.push(expr);
+    match expr {
+        ast::Expr::Load { .. } | ast::Expr::Literal { .. } => {}
+        ast::Expr::Neg { arg, .. } | ast::Expr::Cast { arg, .. } => ast_preorder(arg, out),
+        ast::Expr::Binary { lhs, rhs, .. } => {
+            ast_preorder(lhs, out);
+            ast_preorder(rhs, out);
+        }
+        ast::Expr::Call { args, .. } => args.iter().for_each(|arg| ast_preorder(arg, out)),
+    }
+}
+
 /// Gives unresolved literals in `expr` the dtype their context settled on.
 fn resolve_literals(expr: Expr, dtype: Dtype) -> Expr {
     match expr {
@@ -1131,6 +1264,15 @@ fn is_literal_tree(expr: &Expr) -> bool {
         Expr::Const { .. } => true,
         Expr::Binary { lhs, rhs, .. } => is_literal_tree(lhs) && is_literal_tree(rhs),
         _ => false,
+    }
+}
+
+/// "1 subscript", "2 subscripts".
+fn subscripts(count: usize) -> String {
+    if count == 1 {
+        "1 subscript".into()
+    } else {
+        format!("{count} subscripts")
     }
 }
 

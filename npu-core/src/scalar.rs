@@ -105,8 +105,10 @@ macro_rules! element {
     };
 }
 
-element!(half::f16, Dtype::F16, |v| half::f16::from_f64(v), |s| s.to_f64());
-element!(half::bf16, Dtype::Bf16, |v| half::bf16::from_f64(v), |s| s.to_f64());
+element!(half::f16, Dtype::F16, |v| half::f16::from_f64(v), |s| s
+    .to_f64());
+element!(half::bf16, Dtype::Bf16, |v| half::bf16::from_f64(v), |s| s
+    .to_f64());
 element!(f32, Dtype::F32, |v| v as f32, |s| f64::from(s));
 element!(i8, Dtype::I8, |v| v as i8, |s| f64::from(s));
 element!(u8, Dtype::U8, |v| v as u8, |s| f64::from(s));
@@ -124,7 +126,11 @@ pub struct HostTensor {
 impl HostTensor {
     /// A tensor from typed elements.
     pub fn from_slice<T: Element>(shape: &[u64], data: &[T]) -> HostTensor {
-        HostTensor { dtype: T::DTYPE, shape: shape.to_vec(), data: data.iter().map(|x| x.to_f64()).collect() }
+        HostTensor {
+            dtype: T::DTYPE,
+            shape: shape.to_vec(),
+            data: data.iter().map(|x| x.to_f64()).collect(),
+        }
     }
 
     /// The elements as `T`, if `T` is this tensor's dtype.
@@ -145,12 +151,24 @@ impl HostTensor {
                 z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
                 z ^= z >> 31;
                 let unit = (z >> 11) as f64 / (1u64 << 53) as f64;
-                let value = if dtype.is_float() { unit * 2.0 - 1.0 } else { (unit * 16.0).floor() - 8.0 };
-                let value = if dtype == Dtype::U8 { value.abs() } else { value };
+                let value = if dtype.is_float() {
+                    unit * 2.0 - 1.0
+                } else {
+                    (unit * 16.0).floor() - 8.0
+                };
+                let value = if dtype == Dtype::U8 {
+                    value.abs()
+                } else {
+                    value
+                };
                 dtype.round(value)
             })
             .collect();
-        HostTensor { dtype, shape: shape.to_vec(), data }
+        HostTensor {
+            dtype,
+            shape: shape.to_vec(),
+            data,
+        }
     }
 
     /// Checksum of the values, for printing and quick comparisons.
@@ -158,3 +176,32 @@ impl HostTensor {
         self.data.iter().sum()
     }
 }
+
+/// Host data whose length does not match the kernel's signature, from a generated
+/// `reference` or `reference_host` function.
+///
+/// `tensor` names the tensor as the kernel declares it, and `expected` and `actual`
+/// count its elements. When `reference_host` is given the wrong number of tensors,
+/// `tensor` is `inputs` and the two numbers count tensors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapeError {
+    pub tensor: String,
+    pub expected: usize,
+    pub actual: usize,
+}
+
+impl std::fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ShapeError {
+            tensor,
+            expected,
+            actual,
+        } = self;
+        write!(
+            f,
+            "`{tensor}` has {actual} elements but the kernel expects {expected}"
+        )
+    }
+}
+
+impl std::error::Error for ShapeError {}

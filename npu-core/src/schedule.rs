@@ -898,26 +898,41 @@ impl ScheduleChecker<'_> {
                     }
                 })
                 .collect();
-            // Suggest the largest tile of the biggest axis that fits.
-            let fits = |tiles: &[u64]| -> bool {
-                plan::buffers(kernel, self.target, tiles, cube, stage_list)
+            // Double buffering at this level is the other way to fit, when depth 1 fits.
+            let single: Vec<Stage> = stage_list
+                .iter()
+                .map(|s| {
+                    if s.level == level {
+                        Stage { depth: 1, ..*s }
+                    } else {
+                        *s
+                    }
+                })
+                .collect();
+            let level_bytes = |tiles: &[u64], cube: Option<[u64; 3]>, stages: &[Stage]| -> u64 {
+                plan::buffers(kernel, self.target, tiles, cube, stages)
                     .iter()
                     .filter(|b| b.level == level)
                     .map(Buffer::total_bytes)
-                    .sum::<u64>()
-                    <= capacity
+                    .sum()
             };
-            let help = self.shrink_help(
-                splits,
-                tiles,
-                fits,
-                matches!(level, Level::L0a | Level::L0b | Level::L0c),
-            );
+            let or_depth = stage_list.iter().any(|s| s.level == level && s.depth > 1)
+                && level_bytes(tiles, cube, &single) <= capacity;
+            let help = if matches!(level, Level::L0a | Level::L0b | Level::L0c) {
+                let fits =
+                    |block: [u64; 3]| level_bytes(tiles, Some(block), stage_list) <= capacity;
+                self.cube_help(level, cube, fits, or_depth)
+            } else {
+                // Suggest the largest tile of the biggest axis that fits.
+                let fits = |tiles: &[u64]| level_bytes(tiles, cube, stage_list) <= capacity;
+                self.shrink_help(splits, tiles, fits, or_depth)
+            };
             self.error(
                 Code::E020,
                 first.keyword,
                 format!(
-                    "{level} holds {capacity} B but this schedule needs {used} B ({})",
+                    "{level} holds {capacity} B but this schedule needs {used} B, {} B too many: {}",
+                    used - capacity,
                     parts.join(" + ")
                 ),
                 help,
@@ -951,24 +966,23 @@ impl ScheduleChecker<'_> {
         );
     }
 
-    /// "split i by N or less fits": the largest aligned tile of the most tiled axis.
+    /// "split i by N or less fits": the largest aligned tile of the most tiled axis, and
+    /// "or use depth 1" when `or_depth` says that fits too.
     fn shrink_help(
         &self,
         splits: &HashMap<usize, ast::Number>,
         tiles: &[u64],
         fits: impl Fn(&[u64]) -> bool,
-        cube_level: bool,
+        or_depth: bool,
     ) -> String {
-        if cube_level {
-            return "use a smaller `cube` block or depth 1".into();
-        }
+        let or_depth = if or_depth { ", or use depth 1" } else { "" };
         let kernel = self.kernel;
         let candidates: Vec<usize> = (0..kernel.axes.len()).filter(|a| tiles[*a] > 1).collect();
         let Some(&axis) = candidates
             .iter()
             .max_by_key(|a| (tiles[**a], splits.contains_key(a)))
         else {
-            return "use depth 1 or fewer tensors".into();
+            return format!("stage fewer tensors{or_depth}");
         };
         let step = self.align_step(axis);
         let mut best = None;
@@ -989,13 +1003,55 @@ impl ScheduleChecker<'_> {
             Some(tile) => {
                 let power = 1u64 << (63 - tile.leading_zeros());
                 if power != tile && power.is_multiple_of(step) {
-                    format!("split {name} by {tile} or less fits (e.g. {power}), or use depth 1")
+                    format!("split {name} by {tile} or less fits (e.g. {power}){or_depth}")
                 } else {
-                    format!("split {name} by {tile} or less fits, or use depth 1")
+                    format!("split {name} by {tile} or less fits{or_depth}")
                 }
             }
-            None => format!("no tile of `{name}` fits; use depth 1 or split another axis"),
+            None => format!("no tile of `{name}` fits; split another axis{or_depth}"),
         }
+    }
+
+    /// "use `cube m by 128, n by 128, k by 64`": the cube block halved, largest side
+    /// first, until its buffers at `level` fit.
+    fn cube_help(
+        &self,
+        level: Level,
+        cube: Option<[u64; 3]>,
+        fits: impl Fn([u64; 3]) -> bool,
+        or_depth: bool,
+    ) -> String {
+        let or_depth = if or_depth { ", or use depth 1" } else { "" };
+        let (KernelClass::Matmul(mm), Some(mut block), Some(fractal)) =
+            (&self.kernel.class, cube, &self.target.cube)
+        else {
+            return format!("use a smaller `cube` block{or_depth}");
+        };
+        let units = [fractal.m, fractal.n, fractal.k];
+        // The sides of the block each level holds: m x k in L0A, k x n in L0B, m x n in L0C.
+        let sides: &[usize] = match level {
+            Level::L0a => &[0, 2],
+            Level::L0b => &[2, 1],
+            _ => &[0, 1],
+        };
+        while !fits(block) {
+            let halvable = sides.iter().copied().filter(|&side| {
+                let half = block[side] / 2;
+                block[side] % 2 == 0 && half >= units[side] && half % units[side] == 0
+            });
+            let Some(side) = halvable.max_by_key(|&side| block[side]) else {
+                return match or_depth {
+                    "" => format!("no `cube` block fits {level}"),
+                    _ => "use depth 1".into(),
+                };
+            };
+            block[side] /= 2;
+        }
+        let names = [mm.m, mm.n, mm.k].map(|axis| self.kernel.axes[axis].name.as_str());
+        format!(
+            "use `cube {} by {}, {} by {}, {} by {}`, which fits{or_depth}",
+            names[0], block[0], names[1], block[1], names[2], block[2]
+        )
     }
 
     /// Elements a tile of `axis` must be a multiple of for aligned copies.

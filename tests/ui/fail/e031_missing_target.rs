@@ -1,0 +1,14 @@
+use npu::npu_kernel;
+
+npu_kernel! {
+    kernel scale(x: [f16; 4096]) -> y: [f16; 4096] {
+        y[i] = x[i] * 2.0;
+    }
+
+    schedule hand {
+        split i by 1024;
+        stage x, y in ub depth 2;
+    }
+}
+
+fn main() {}

@@ -6,7 +6,10 @@
 //! 2. [`check`] and [`schedule`]: a `KernelDef` and a [`Target`] to a span-free
 //!    [`CheckedKernel`], or [`Diagnostics`] that point at the offending tokens. The
 //!    buffer plan both the checker and lowering use is in [`plan`].
-//! 3. [`print`]: the canonical text of a kernel, for the macro, prompts and snapshots.
+//! 3. [`print`](mod@print): the canonical text of a kernel, for the macro, prompts and snapshots.
+//! 4. [`lower`](mod@lower): a checked schedule to a [`Program`] of per-core, per-pipe instruction
+//!    streams with placed buffers and explicit synchronisation ([`program`] documents
+//!    the instruction set), which npu-sim runs.
 //!
 //! npu-core does no I/O: a target file's text is read by the caller and given to
 //! [`Target::from_toml`].
@@ -16,9 +19,11 @@ pub mod check;
 pub mod diag;
 pub mod dtype;
 pub mod ir;
+pub mod lower;
 pub mod parse;
 pub mod plan;
 pub mod print;
+pub mod program;
 pub mod scalar;
 pub mod schedule;
 pub mod target;
@@ -26,6 +31,8 @@ pub mod target;
 pub use diag::{Code, Diagnostic, DiagnosticRecord, Diagnostics};
 pub use dtype::Dtype;
 pub use ir::CheckedKernel;
+pub use lower::{lower, lower_named};
+pub use program::{Pipe, Program};
 pub use target::{Level, Target, TargetError};
 
 /// Parses and checks kernel source text against `target`, whatever target the text

@@ -1,1 +1,458 @@
-//! npu-sim: simulator of lowered npu programs.
+//! npu-sim: a functional and cycle-approximate simulator of lowered npu programs on an
+//! Ascend-style AI core ([`npu_core::program`] documents the instruction set and each
+//! instruction's cost).
+//!
+//! The machine model:
+//!
+//! - **Pipes.** S, MTE2, MTE1, V, M, FIX and MTE3 run concurrently, each in order.
+//!   Order between them comes only from `set_flag`/`wait_flag` (counting: each set
+//!   satisfies one wait) and barriers. An instruction does not start before the
+//!   scalar unit has issued its loop iteration (`loop_cycles` each).
+//! - **Costs.** A global-memory copy holds its pipe for `bytes / bandwidth` (plus
+//!   `burst_cycles` per extra burst of a strided copy, the transfer times
+//!   `pad_penalty` when padded) and lands `latency` cycles later, so one copy takes
+//!   `latency + bytes / bandwidth` and consecutive copies overlap their latencies; a
+//!   `set_flag` after it goes up when it has landed. Vector: `issue + repeats ×
+//!   cycles[op]`, `repeats = ceil(bytes / repeat_bytes)`. Cube: `issue + fractals ×
+//!   cycles_per_fractal`. MTE1: `bytes / mte1_bytes_per_cycle`.
+//! - **Bandwidth.** The cores with work share global memory evenly: each gets
+//!   `min(core_bytes_per_cycle, gm_bytes_per_cycle / cores)`. A core's MTE2, MTE3 and
+//!   FIX transfers take turns on its port, first come first served. Cores are
+//!   otherwise independent; the total is the slowest core's.
+//! - **Data.** With [`SimOptions::functional`], every instruction also runs on real
+//!   values, rounded per dtype with [`npu_core::scalar`] like the host reference; the
+//!   cube accumulates in f32 (i32 for integers) in L0C.
+//!
+//! A wait no pipe can satisfy is a [`SimError::Deadlock`], never a hang, and a program
+//! longer than the budget is refused with [`SimError::InstructionBudget`].
+//!
+//! ```
+//! let source = "
+//!     kernel vmla(a: [f16; 4096], b: [f16; 4096], c: [f16; 4096]) -> y: [f16; 4096] {
+//!         y[i] = a[i] * b[i] + c[i];
+//!     }
+//!     target npueval_demo;
+//!     schedule pipelined { split i by 1024; stage a, b, c, y in ub depth 2; }
+//! ";
+//! let target = npu_core::Target::preset("npueval_demo").unwrap();
+//! let kernel = npu_core::check_source(source, &target).unwrap();
+//! let inputs: Vec<_> = (0..3).map(|seed| npu_core::scalar::HostTensor::random(npu_core::Dtype::F16, &[4096], seed)).collect();
+//! let evaluation = npu_sim::evaluate(&kernel, 0, &inputs, None, &npu_sim::SimOptions::default()).unwrap();
+//! assert!(matches!(evaluation.correctness, npu_sim::Correctness::Passed { .. }));
+//! assert!(evaluation.report.total_cycles >= evaluation.report.roofline_cycles);
+//! ```
+
+mod compare;
+mod engine;
+mod machine;
+mod reference;
+mod report;
+pub mod roofline;
+mod trace;
+
+use std::fmt;
+
+use npu_core::ir::{CheckedKernel, Role};
+use npu_core::lower::{estimate_instructions, lower};
+use npu_core::program::{Pipe, Program};
+use npu_core::scalar::HostTensor;
+use serde::{Deserialize, Serialize};
+
+pub use compare::{Mismatch, Tolerance, compare_outputs, compare_outputs_with, reduction_length};
+pub use reference::reference;
+pub use report::{LevelUse, PipeReport, Report, Traffic};
+pub use roofline::{Roofline, machine_roofline, roofline_cycles};
+pub use trace::{Trace, TraceEvent};
+
+use crate::engine::Costs;
+use crate::machine::Machine;
+use crate::report::ClassRun;
+
+/// What to simulate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimOptions {
+    /// Execute on the input data and return the outputs (otherwise timing only, which
+    /// needs no inputs and simulates each class of identical cores once).
+    pub functional: bool,
+    /// Record every instruction for a Chrome trace.
+    pub trace: bool,
+    /// The most instructions a program may have over all its cores.
+    pub max_instructions: u64,
+}
+
+impl Default for SimOptions {
+    fn default() -> SimOptions {
+        SimOptions {
+            functional: true,
+            trace: false,
+            max_instructions: 50_000_000,
+        }
+    }
+}
+
+/// The result of [`simulate`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Simulation {
+    pub report: Report,
+    /// The outputs in signature order; empty unless [`SimOptions::functional`].
+    pub outputs: Vec<HostTensor>,
+    pub trace: Option<Trace>,
+}
+
+/// A flag a pipe waits for: `wait_flag from->to #event`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flag {
+    pub from: Pipe,
+    pub to: Pipe,
+    pub event: u16,
+}
+
+/// Why a simulation stopped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SimError {
+    /// No pipe can go on. `pipe` of `core` has waited longest, since `cycle`, at
+    /// `instruction` (for `event`, when it is a flag); `reason` says why it never ends.
+    Deadlock {
+        core: u32,
+        pipe: Pipe,
+        event: Option<Flag>,
+        instruction: String,
+        cycle: u64,
+        reason: String,
+    },
+    /// The program has more instructions than [`SimOptions::max_instructions`].
+    InstructionBudget { limit: u64, needed: u64 },
+    /// Inputs, expected outputs or a schedule index that do not fit the kernel.
+    BadInput { message: String },
+    /// An instruction that touches memory outside its level or tensor.
+    BadProgram {
+        core: u32,
+        pipe: Pipe,
+        instruction: String,
+        message: String,
+    },
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Deadlock {
+                core,
+                pipe,
+                instruction,
+                cycle,
+                reason,
+                ..
+            } => {
+                write!(
+                    f,
+                    "deadlock: {pipe} on core {core} waits at `{instruction}` from cycle {cycle}: {reason}"
+                )
+            }
+            SimError::InstructionBudget { limit, needed } => {
+                write!(
+                    f,
+                    "the program needs {needed} instructions, more than the budget of {limit}; use larger tiles"
+                )
+            }
+            SimError::BadInput { message } => f.write_str(message),
+            SimError::BadProgram {
+                core,
+                pipe,
+                instruction,
+                message,
+            } => {
+                write!(
+                    f,
+                    "bad program: {pipe} on core {core} at `{instruction}` {message}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// Whether the simulated outputs matched the expected ones.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Correctness {
+    /// Every element within tolerance; the largest absolute difference.
+    Passed {
+        max_abs_error: f64,
+    },
+    Mismatch(Mismatch),
+    /// Timing only: nothing was computed.
+    NotChecked,
+}
+
+/// The result of [`evaluate`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    pub report: Report,
+    pub correctness: Correctness,
+    pub trace: Option<Trace>,
+}
+
+/// Runs `program` (lowered from `kernel`) on `inputs` (signature order).
+pub fn simulate(
+    kernel: &CheckedKernel,
+    program: &Program,
+    inputs: &[HostTensor],
+    options: &SimOptions,
+) -> Result<Simulation, SimError> {
+    let schedule = kernel
+        .schedules
+        .iter()
+        .find(|s| s.name == program.schedule)
+        .ok_or_else(|| SimError::BadInput {
+            message: format!(
+                "kernel `{}` has no schedule `{}`",
+                kernel.name, program.schedule
+            ),
+        })?;
+    if program.target != kernel.target.name {
+        return Err(SimError::BadInput {
+            message: format!(
+                "the program is for target `{}` but the kernel is checked for `{}`",
+                program.target, kernel.target.name
+            ),
+        });
+    }
+    program.validate().map_err(|error| SimError::BadProgram {
+        core: 0,
+        pipe: error.at.as_ref().map_or(Pipe::S, |(_, pipe, _)| *pipe),
+        instruction: error
+            .at
+            .as_ref()
+            .map(|(_, _, text)| text.clone())
+            .unwrap_or_default(),
+        message: error.message,
+    })?;
+    let needed = program.instruction_count();
+    if needed > options.max_instructions {
+        return Err(SimError::InstructionBudget {
+            limit: options.max_instructions,
+            needed,
+        });
+    }
+    let costs = Costs::new(&kernel.target, program.active_cores());
+    let mut machine = if options.functional {
+        Some(Machine::new(
+            &kernel.target,
+            program,
+            global_memory(kernel, inputs)?,
+        ))
+    } else {
+        None
+    };
+    let mut events = options.trace.then(Vec::new);
+    let every_core = options.functional || options.trace;
+    let mut runs: Vec<Option<ClassRun>> = (0..program.classes.len()).map(|_| None).collect();
+    let mut counts = vec![0u64; program.classes.len()];
+    for core in &program.cores {
+        counts[core.class as usize] += 1;
+    }
+    for core in &program.cores {
+        let class = core.class as usize;
+        if runs[class].is_some() && !every_core {
+            continue;
+        }
+        if let Some(machine) = machine.as_mut()
+            && core.core != program.cores[0].core
+        {
+            machine.clear(program);
+        }
+        let run = engine::run(
+            program,
+            program.code(core),
+            core.core,
+            &core.gm_base,
+            &costs,
+            machine.as_mut(),
+            events.as_mut(),
+            options.max_instructions,
+        )?;
+        if runs[class].is_none() {
+            runs[class] = Some(ClassRun {
+                run,
+                cores: counts[class],
+                first_core: core.core,
+            });
+        }
+    }
+    let runs: Vec<ClassRun> = runs.into_iter().flatten().collect();
+    let report = report::build(kernel, schedule, program, &runs);
+    let outputs = match machine {
+        Some(machine) => kernel
+            .tensors
+            .iter()
+            .zip(machine.gm)
+            .filter(|(t, _)| t.role == Role::Output)
+            .map(|(t, data)| HostTensor {
+                dtype: t.dtype,
+                shape: t.shape.clone(),
+                data,
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(Simulation {
+        report,
+        outputs,
+        trace: events.map(|events| Trace { events }),
+    })
+}
+
+/// Lowers schedule `schedule` of `kernel`, simulates it and, when functional, compares
+/// the outputs with `expected`, or with [`reference()`] when `expected` is `None`, with
+/// the tolerances of [`compare_outputs_with`] for the kernel's longest reduction.
+pub fn evaluate(
+    kernel: &CheckedKernel,
+    schedule: usize,
+    inputs: &[HostTensor],
+    expected: Option<&[HostTensor]>,
+    options: &SimOptions,
+) -> Result<Evaluation, SimError> {
+    let Some(checked) = kernel.schedules.get(schedule) else {
+        return Err(SimError::BadInput {
+            message: format!(
+                "kernel `{}` has {} schedules, so there is no schedule {schedule}",
+                kernel.name,
+                kernel.schedules.len()
+            ),
+        });
+    };
+    // Refuse a huge program before building it.
+    let estimate = estimate_instructions(kernel, checked);
+    if estimate > options.max_instructions {
+        return Err(SimError::InstructionBudget {
+            limit: options.max_instructions,
+            needed: estimate,
+        });
+    }
+    if options.functional {
+        check_inputs(kernel, inputs)?;
+        if let Some(expected) = expected {
+            check_expected(kernel, expected)?;
+        }
+    }
+    let program = lower(kernel, schedule);
+    let simulation = simulate(kernel, &program, inputs, options)?;
+    let correctness = if options.functional {
+        let computed;
+        let expected = match expected {
+            Some(expected) => expected,
+            None => {
+                computed = reference(kernel, inputs);
+                &computed
+            }
+        };
+        match compare_outputs_with(expected, &simulation.outputs, reduction_length(kernel)) {
+            Ok(max_abs_error) => Correctness::Passed { max_abs_error },
+            Err(mismatch) => {
+                let names: Vec<String> = kernel
+                    .tensors
+                    .iter()
+                    .filter(|t| t.role == Role::Output)
+                    .map(|t| t.name.clone())
+                    .collect();
+                Correctness::Mismatch(compare::name_outputs(mismatch, &names))
+            }
+        }
+    } else {
+        Correctness::NotChecked
+    };
+    Ok(Evaluation {
+        report: simulation.report,
+        correctness,
+        trace: simulation.trace,
+    })
+}
+
+/// Global memory for a functional run: the inputs, rounded to their dtypes, and NaN
+/// for the outputs, so an element no instruction writes shows up as a mismatch.
+fn global_memory(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Result<Vec<Vec<f64>>, SimError> {
+    check_inputs(kernel, inputs)?;
+    let mut next = inputs.iter();
+    Ok(kernel
+        .tensors
+        .iter()
+        .map(|tensor| match tensor.role {
+            Role::Input => next
+                .next()
+                .map(|t| t.data.iter().map(|v| tensor.dtype.round(*v)).collect())
+                .unwrap_or_default(),
+            Role::Output => vec![f64::NAN; tensor.elements() as usize],
+        })
+        .collect())
+}
+
+/// Inputs must match the kernel's inputs in number, dtype and shape.
+fn check_inputs(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Result<(), SimError> {
+    let declared: Vec<_> = kernel
+        .tensors
+        .iter()
+        .filter(|t| t.role == Role::Input)
+        .collect();
+    if declared.len() != inputs.len() {
+        return Err(SimError::BadInput {
+            message: format!(
+                "kernel `{}` takes {} inputs but was given {}",
+                kernel.name,
+                declared.len(),
+                inputs.len()
+            ),
+        });
+    }
+    for (tensor, input) in declared.iter().zip(inputs) {
+        if tensor.dtype != input.dtype
+            || tensor.shape != input.shape
+            || input.data.len() as u64 != tensor.elements()
+        {
+            return Err(SimError::BadInput {
+                message: format!(
+                    "input `{}` is {} {:?} but was given {} {:?} with {} values",
+                    tensor.name,
+                    tensor.dtype,
+                    tensor.shape,
+                    input.dtype,
+                    input.shape,
+                    input.data.len()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_expected(kernel: &CheckedKernel, expected: &[HostTensor]) -> Result<(), SimError> {
+    let declared: Vec<_> = kernel
+        .tensors
+        .iter()
+        .filter(|t| t.role == Role::Output)
+        .collect();
+    if declared.len() != expected.len() {
+        return Err(SimError::BadInput {
+            message: format!(
+                "kernel `{}` has {} outputs but {} expected tensors were given",
+                kernel.name,
+                declared.len(),
+                expected.len()
+            ),
+        });
+    }
+    for (tensor, given) in declared.iter().zip(expected) {
+        if tensor.dtype != given.dtype
+            || tensor.shape != given.shape
+            || given.data.len() as u64 != tensor.elements()
+        {
+            return Err(SimError::BadInput {
+                message: format!(
+                    "expected output `{}` is {} {:?} but the kernel declares {} {:?}",
+                    tensor.name, given.dtype, given.shape, tensor.dtype, tensor.shape
+                ),
+            });
+        }
+    }
+    Ok(())
+}

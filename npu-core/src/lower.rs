@@ -1,0 +1,619 @@
+//! Lowering: a checked schedule to a [`Program`] of per-core, per-pipe instruction
+//! streams (the instruction set is in [`crate::program`]).
+//!
+//! - **Placement.** Every buffer of the schedule's plan ([`crate::plan`]) gets an
+//!   address in its level, in plan order, slots of a depth-`d` buffer side by side.
+//!   Each size is already a multiple of the level's alignment, so every slot starts
+//!   aligned and the peak of a level is exactly [`CheckedSchedule::used`].
+//! - **Cores.** Each `parallel` axis has `ceil(extent / tile)` tiles; a core gets
+//!   `ceil(tiles / cores)` contiguous ones, so the last cores may get fewer or none.
+//!   Core ids are mixed-radix over the `parallel` items, the first item most
+//!   significant. Cores with the same tile counts and tails share one [`CoreCode`].
+//! - **Loops.** Tiles walk the output axes in `schedule.order`, outermost first, and
+//!   the reduction axes innermost. Each innermost iteration is one scalar `loop`. A
+//!   tensor whose tile is the same as at its previous use is not copied again.
+//! - **Synchronisation.** Each staged buffer is a queue of `depth` slots between a
+//!   producer and a consumer pipe, as Ascend C's `TQue`: the producer waits until
+//!   the consumer has freed a slot before refilling it and sets a flag when the data
+//!   is there; the consumer waits for that flag before the first read and frees the
+//!   slot after the last one. Slot `s` of the `n`-th staged buffer between a pair of
+//!   pipes uses event id `Σ depth of the earlier buffers + s` in both directions. At
+//!   the end every producer waits for its outstanding frees, so each `set_flag` has a
+//!   matching `wait_flag`, and all pipes meet at a `barrier`.
+//! - **Tails.** A tile past the end of its axis is copied at its exact length; under
+//!   `tail pad` a copy whose bursts are not a multiple of the alignment is marked
+//!   padded, and the simulator charges the padded bytes and the pad penalty. Vector
+//!   instructions of a tail tile cover only its elements.
+//!
+//! - **Barriers.** Every buffer two pipes share is such a queue, and temporaries and
+//!   accumulators never leave V, so the only barrier needed is the closing one.
+//!
+//! Vector kernels are lowered in the private `vector` module (with their expression
+//! nodes in `nodes`), matmuls in `matmul`.
+
+mod matmul;
+mod nodes;
+mod vector;
+
+use crate::dtype::Dtype;
+use crate::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass, Subscript, Tail};
+use crate::plan;
+use crate::program::{CopyDim, CopyShape, CoreAssignment, CoreCode, Placement, Program};
+use crate::scalar;
+use crate::target::{Level, Target};
+
+/// Lowers schedule `schedule` (an index into `kernel.schedules`) to a program.
+///
+/// # Panics
+///
+/// If `schedule` is out of range, like slice indexing.
+pub fn lower(kernel: &CheckedKernel, schedule: usize) -> Program {
+    let checked = &kernel.schedules[schedule];
+    let buffers = place(checked, &kernel.target);
+    let work = distribute(kernel, checked);
+    let mut program = Program {
+        kernel: kernel.name.clone(),
+        schedule: checked.name.clone(),
+        target: kernel.target.name.clone(),
+        tensors: kernel.tensors.iter().map(|t| t.name.clone()).collect(),
+        requested_cores: checked.cores(),
+        buffers,
+        cube: checked.cube,
+        constants: Vec::new(),
+        boxes: Vec::new(),
+        strides: Vec::new(),
+        copies: Vec::new(),
+        classes: Vec::new(),
+        cores: Vec::with_capacity(work.cores.len()),
+    };
+    let tensors = tensor_infos(kernel, checked);
+    let mut tables = Tables::default();
+    let mut class_keys: Vec<Vec<(u64, u64)>> = Vec::new();
+    for core in &work.cores {
+        let key: Vec<(u64, u64)> = core
+            .ranges
+            .iter()
+            .map(|r| (r.count, r.last_extent))
+            .collect();
+        let class = match class_keys.iter().position(|k| *k == key) {
+            Some(class) => class,
+            None => {
+                let mut code = CoreCode {
+                    summary: summary(kernel, checked, &core.ranges),
+                    ..CoreCode::default()
+                };
+                let mut lowering = Lowering {
+                    kernel,
+                    schedule: checked,
+                    tensors: &tensors,
+                    program: &mut program,
+                    tables: &mut tables,
+                    ranges: &core.ranges,
+                };
+                match &kernel.class {
+                    KernelClass::Matmul(_) => matmul::lower_class(&mut lowering, &mut code),
+                    _ => vector::lower_class(&mut lowering, &mut code),
+                }
+                program.classes.push(code);
+                class_keys.push(key);
+                program.classes.len() - 1
+            }
+        };
+        let gm_base = tensors
+            .iter()
+            .map(|info| info.origin(checked, &core.start))
+            .collect();
+        program.cores.push(CoreAssignment {
+            core: core.core,
+            class: class as u32,
+            gm_base,
+        });
+    }
+    program
+}
+
+/// Lowers the schedule called `name`.
+pub fn lower_named(kernel: &CheckedKernel, name: &str) -> Option<Program> {
+    let index = kernel.schedules.iter().position(|s| s.name == name)?;
+    Some(lower(kernel, index))
+}
+
+/// Addresses for every buffer of the plan: in plan order within each level, each
+/// starting where the previous one ends, rounded up to the level's alignment.
+pub fn place(schedule: &CheckedSchedule, target: &Target) -> Vec<Placement> {
+    let mut next = [0u64; 5];
+    schedule
+        .buffers
+        .iter()
+        .map(|buffer| {
+            let level = Level::ALL
+                .iter()
+                .position(|l| *l == buffer.level)
+                .unwrap_or(0);
+            let address = plan::align_up(next[level], target.alignment(buffer.level));
+            next[level] = address + buffer.total_bytes();
+            Placement {
+                name: buffer.name.clone(),
+                level: buffer.level,
+                kind: buffer.kind,
+                address,
+                slot_bytes: buffer.bytes,
+                depth: buffer.depth,
+            }
+        })
+        .collect()
+}
+
+/// Cores that get at least one tile.
+pub fn active_cores(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
+    schedule
+        .parallel
+        .iter()
+        .map(|(axis, cores)| {
+            let tiles = kernel.axes[*axis].extent.div_ceil(schedule.tiles[*axis]);
+            let per_core = tiles.div_ceil(*cores);
+            tiles.div_ceil(per_core)
+        })
+        .product()
+}
+
+/// An upper bound on the instructions [`lower`] emits over all cores, from the tile
+/// counts alone, so a caller can refuse a schedule before building a huge program.
+pub fn estimate_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
+    let tiles = |axis: usize| kernel.axes[axis].extent.div_ceil(schedule.tiles[axis]);
+    let output_axes = &kernel.body[0].axes;
+    let output_tiles: u64 = output_axes.iter().map(|a| tiles(*a)).product();
+    let cores = schedule.cores().max(1);
+    match &kernel.class {
+        KernelClass::Matmul(mm) => {
+            let [cm, cn, ck] = schedule.cube.unwrap_or([16, 16, 16]);
+            let blocks = schedule.tiles[mm.m].div_ceil(cm) * schedule.tiles[mm.n].div_ceil(cn);
+            let steps = output_tiles * blocks * tiles(mm.k);
+            let per_step = 8 + schedule.tiles[mm.k].div_ceil(ck) * 16;
+            steps * per_step + cores * 32
+        }
+        _ => {
+            let reductions: u64 = (0..kernel.axes.len())
+                .filter(|a| kernel.axes[*a].reduction)
+                .map(tiles)
+                .sum();
+            let steps = output_tiles * reductions.max(1);
+            let nodes: u64 = kernel
+                .body
+                .iter()
+                .map(|a| plan::preorder(&a.value).len() as u64)
+                .sum();
+            let tensors = kernel.tensors.len() as u64;
+            steps * (1 + 3 * nodes + 8 * tensors) + cores * (4 + 4 * tensors)
+        }
+    }
+}
+
+/// The value of an expression made only of constants, unary and binary arithmetic and
+/// casts, folded with the scalar semantics. Lowering gives such a node no instruction:
+/// it becomes a scalar operand.
+pub fn constant_value(expr: &Expr) -> Option<f64> {
+    match expr {
+        Expr::Const { value, dtype } => Some(dtype.round(*value)),
+        Expr::Unary { op, arg, dtype } => Some(scalar::unary(*op, *dtype, constant_value(arg)?)),
+        Expr::Binary {
+            op,
+            lhs,
+            rhs,
+            dtype,
+        } => Some(scalar::binary(
+            *op,
+            *dtype,
+            constant_value(lhs)?,
+            constant_value(rhs)?,
+        )),
+        Expr::Cast { arg, dtype } => Some(scalar::cast(*dtype, constant_value(arg)?)),
+        _ => None,
+    }
+}
+
+/// Bytes per element an expression node's vector instruction is charged for (its
+/// widest element; the accumulator's for a reduction), `None` for nodes that issue no
+/// arithmetic (loads and constants). The checker's repeat limit uses the same rule.
+pub fn vector_width(expr: &Expr) -> Option<u64> {
+    let width = |e: &Expr| e.dtype().size();
+    match expr {
+        Expr::Load { .. } | Expr::Const { .. } => None,
+        _ if constant_value(expr).is_some() => None,
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => Some(width(expr).max(width(arg))),
+        Expr::Binary { .. } | Expr::Compare { .. } | Expr::Select { .. } => Some(width(expr)),
+        Expr::Reduce { dtype, .. } => Some(dtype.accumulator().size()),
+    }
+}
+
+/// The tiles one core runs along one axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AxisRange {
+    /// Tiles along the axis.
+    pub count: u64,
+    /// The tile extent.
+    pub tile: u64,
+    /// The extent of the last tile: `tile`, or the tail's length.
+    pub last_extent: u64,
+}
+
+impl AxisRange {
+    /// The extent of local tile `index`.
+    pub fn extent(&self, index: u64) -> u64 {
+        if index + 1 == self.count {
+            self.last_extent
+        } else {
+            self.tile
+        }
+    }
+
+    pub fn is_tail(&self, index: u64) -> bool {
+        index + 1 == self.count && self.last_extent != self.tile
+    }
+}
+
+struct CoreWork {
+    core: u32,
+    /// First tile of each axis.
+    start: Vec<u64>,
+    ranges: Vec<AxisRange>,
+}
+
+struct Work {
+    cores: Vec<CoreWork>,
+}
+
+fn distribute(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> Work {
+    let axes = &kernel.axes;
+    let full: Vec<AxisRange> = axes
+        .iter()
+        .zip(&schedule.tiles)
+        .map(|(axis, &tile)| {
+            let count = axis.extent.div_ceil(tile);
+            AxisRange {
+                count,
+                tile,
+                last_extent: axis.extent - (count - 1) * tile,
+            }
+        })
+        .collect();
+    let requested = schedule.cores();
+    let mut cores = Vec::new();
+    'cores: for core in 0..requested {
+        let mut rest = core;
+        let mut coordinate = vec![0u64; schedule.parallel.len()];
+        for (slot, (_, count)) in schedule.parallel.iter().enumerate().rev() {
+            coordinate[slot] = rest % count;
+            rest /= count;
+        }
+        let mut start = vec![0u64; axes.len()];
+        let mut ranges = full.clone();
+        for (&(axis, count), &position) in schedule.parallel.iter().zip(&coordinate) {
+            let tiles = full[axis].count;
+            let per_core = tiles.div_ceil(count);
+            let first = position * per_core;
+            if first >= tiles {
+                continue 'cores;
+            }
+            let mine = per_core.min(tiles - first);
+            start[axis] = first;
+            let includes_last = first + mine == tiles;
+            ranges[axis] = AxisRange {
+                count: mine,
+                tile: full[axis].tile,
+                last_extent: if includes_last {
+                    full[axis].last_extent
+                } else {
+                    full[axis].tile
+                },
+            };
+        }
+        cores.push(CoreWork {
+            core: core as u32,
+            start,
+            ranges,
+        });
+    }
+    Work { cores }
+}
+
+fn summary(kernel: &CheckedKernel, schedule: &CheckedSchedule, ranges: &[AxisRange]) -> String {
+    let parts: Vec<String> = ranges
+        .iter()
+        .enumerate()
+        .filter(|(a, _)| !kernel.axes[*a].reduction || ranges[*a].count > 1)
+        .map(|(a, r)| {
+            let name = &kernel.axes[a].name;
+            let tail = if r.last_extent != r.tile {
+                format!(", the last {}", r.last_extent)
+            } else {
+                String::new()
+            };
+            format!("{name}: {} x {}{tail}", r.count, schedule.tiles[a])
+        })
+        .collect();
+    parts.join("; ")
+}
+
+/// Row-major element strides of a shape.
+pub(crate) fn gm_strides(shape: &[u64]) -> Vec<u64> {
+    let mut strides = vec![1u64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
+}
+
+/// What lowering needs to know about each tensor, computed once per program.
+pub(crate) struct TensorInfo {
+    pub dtype: Dtype,
+    pub shape: Vec<u64>,
+    /// The subscripts it is read or written with: the output's axes, or its first load.
+    pub subscripts: Vec<Subscript>,
+    /// The axis of each dimension (`None` for a constant subscript).
+    pub axes: Vec<Option<usize>>,
+    /// Row-major element strides in global memory.
+    pub gm_strides: Vec<u64>,
+    /// The tile's extent per dimension and its row-major element strides in a buffer.
+    pub tile_shape: Vec<u64>,
+    pub tile_strides: Vec<u64>,
+    /// Whether any expression reads it (inputs) or any statement writes it (outputs).
+    pub used: bool,
+}
+
+impl TensorInfo {
+    /// Element offset of a core whose first tile along each axis is `start`.
+    fn origin(&self, schedule: &CheckedSchedule, start: &[u64]) -> u64 {
+        self.axes
+            .iter()
+            .zip(&self.gm_strides)
+            .map(|(axis, stride)| axis.map_or(0, |a| start[a] * schedule.tiles[a] * stride))
+            .sum()
+    }
+
+    /// Bytes between consecutive elements along `axis` in the tile's buffer (summed
+    /// when the axis indexes several dimensions, 0 when it indexes none).
+    pub fn buffer_stride(&self, axis: usize) -> u64 {
+        let size = self.dtype.size();
+        self.axes
+            .iter()
+            .zip(&self.tile_strides)
+            .filter(|(a, _)| **a == Some(axis))
+            .map(|(_, s)| s * size)
+            .sum()
+    }
+}
+
+fn tensor_infos(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> Vec<TensorInfo> {
+    (0..kernel.tensors.len())
+        .map(|tensor| {
+            let mut used = false;
+            let mut subscripts = None;
+            for assign in &kernel.body {
+                if assign.output == tensor {
+                    used = true;
+                    subscripts.get_or_insert_with(|| {
+                        assign.axes.iter().map(|a| Subscript::Axis(*a)).collect()
+                    });
+                }
+                assign.value.walk(&mut |node| {
+                    if let Expr::Load {
+                        tensor: t,
+                        subscripts: s,
+                        ..
+                    } = node
+                        && *t == tensor
+                    {
+                        used = true;
+                        subscripts.get_or_insert_with(|| s.clone());
+                    }
+                });
+            }
+            let t = &kernel.tensors[tensor];
+            let subscripts = subscripts.unwrap_or_else(|| vec![Subscript::Const(0); t.shape.len()]);
+            let axes: Vec<Option<usize>> = subscripts
+                .iter()
+                .map(|s| match s {
+                    Subscript::Axis(a) => Some(*a),
+                    Subscript::Const(_) => None,
+                })
+                .collect();
+            let tile_shape: Vec<u64> = axes
+                .iter()
+                .map(|a| a.map_or(1, |a| schedule.tiles[a]))
+                .collect();
+            TensorInfo {
+                dtype: t.dtype,
+                shape: t.shape.clone(),
+                gm_strides: gm_strides(&t.shape),
+                tile_strides: gm_strides(&tile_shape),
+                tile_shape,
+                subscripts,
+                axes,
+                used,
+            }
+        })
+        .collect()
+}
+
+/// What lowering one class of cores needs.
+pub(crate) struct Lowering<'a> {
+    pub kernel: &'a CheckedKernel,
+    pub schedule: &'a CheckedSchedule,
+    pub tensors: &'a [TensorInfo],
+    pub program: &'a mut Program,
+    pub tables: &'a mut Tables,
+    pub ranges: &'a [AxisRange],
+}
+
+/// Caches from small keys to entries of the program's tables, so each instruction
+/// finds its copy shape or box without comparing vectors.
+#[derive(Default)]
+pub(crate) struct Tables {
+    copies: Vec<((usize, u64), u32)>,
+    boxes: Vec<((usize, u64), u32)>,
+}
+
+impl Lowering<'_> {
+    /// The extent of axis `axis` in the tile at `coords`.
+    pub fn extent(&self, axis: usize, coords: &[u64]) -> u64 {
+        self.ranges[axis].extent(coords[axis])
+    }
+
+    pub fn constant(&mut self, value: f64) -> u32 {
+        let constants = &mut self.program.constants;
+        match constants
+            .iter()
+            .position(|c| c.to_bits() == value.to_bits())
+        {
+            Some(index) => index as u32,
+            None => {
+                constants.push(value);
+                (constants.len() - 1) as u32
+            }
+        }
+    }
+
+    pub fn strides(&mut self, strides: Vec<u64>) -> u32 {
+        let table = &mut self.program.strides;
+        match table.iter().position(|s| *s == strides) {
+            Some(index) => index as u32,
+            None => {
+                table.push(strides);
+                (table.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The box of `dims` (axes) in the tile at `coords`; `space` names the dimension
+    /// list for the cache.
+    pub fn vector_box(&mut self, space: usize, dims: &[usize], coords: &[u64]) -> (u32, u64) {
+        let mask = dims.iter().fold(0u64, |m, &a| {
+            if self.ranges[a].is_tail(coords[a]) {
+                m | 1 << a
+            } else {
+                m
+            }
+        });
+        let index = match self.tables.boxes.iter().find(|(k, _)| *k == (space, mask)) {
+            Some((_, index)) => *index,
+            None => {
+                let extents: Vec<u64> = dims.iter().map(|&a| self.extent(a, coords)).collect();
+                let table = &mut self.program.boxes;
+                let index = match table.iter().position(|b| *b == extents) {
+                    Some(index) => index as u32,
+                    None => {
+                        table.push(extents);
+                        (table.len() - 1) as u32
+                    }
+                };
+                self.tables.boxes.push(((space, mask), index));
+                index
+            }
+        };
+        let elements = self.program.boxes[index as usize].iter().product();
+        (index, elements)
+    }
+
+    /// The copy of `tensor`'s tile at `coords` between global memory and a buffer of
+    /// `level`: the interned shape, the element offset relative to the core's origin,
+    /// and whether it is padded.
+    pub fn copy(&mut self, tensor: usize, level: Level, coords: &[u64]) -> (u32, u64, bool) {
+        let info = &self.tensors[tensor];
+        let mut offset = 0;
+        let mut mask = 0u64;
+        for (subscript, stride) in info.subscripts.iter().zip(&info.gm_strides) {
+            match *subscript {
+                Subscript::Axis(a) => {
+                    offset += coords[a] * self.schedule.tiles[a] * stride;
+                    if self.ranges[a].is_tail(coords[a]) {
+                        mask |= 1 << a;
+                    }
+                }
+                Subscript::Const(c) => offset += c * stride,
+            }
+        }
+        let index = match self
+            .tables
+            .copies
+            .iter()
+            .find(|(k, _)| *k == (tensor, mask))
+        {
+            Some((_, index)) => *index,
+            None => {
+                let lens: Vec<u64> = info
+                    .subscripts
+                    .iter()
+                    .map(|s| match s {
+                        Subscript::Axis(a) => self.extent(*a, coords),
+                        Subscript::Const(_) => 1,
+                    })
+                    .collect();
+                let align = self.kernel.target.alignment(level);
+                let copy = copy_shape(
+                    &lens,
+                    &info.shape,
+                    &info.tile_shape,
+                    info.dtype,
+                    self.schedule.tail,
+                    align,
+                );
+                self.program.copies.push(copy);
+                let index = (self.program.copies.len() - 1) as u32;
+                self.tables.copies.push(((tensor, mask), index));
+                index
+            }
+        };
+        let copy = &self.program.copies[index as usize];
+        (index, offset, copy.moved != copy.bytes)
+    }
+}
+
+/// The copy of a box of `lens` out of a tensor of `shape` into a row-major buffer of
+/// `tile` elements per dimension.
+fn copy_shape(
+    lens: &[u64],
+    shape: &[u64],
+    tile: &[u64],
+    dtype: Dtype,
+    tail: Tail,
+    align: u64,
+) -> CopyShape {
+    let size = dtype.size();
+    let gm = gm_strides(shape);
+    let buf = gm_strides(tile);
+    let dims: Vec<CopyDim> = lens
+        .iter()
+        .zip(gm.iter().zip(&buf))
+        .map(|(&len, (&gm_stride, &buf_stride))| CopyDim {
+            len,
+            gm_stride,
+            buf_stride: buf_stride * size,
+        })
+        .collect();
+    let rank = lens.len();
+    // Merge inner dimensions that are whole in both global memory and the buffer.
+    let mut inner = rank - 1;
+    let mut run = lens[inner];
+    while inner > 0 && lens[inner] == shape[inner] && lens[inner] == tile[inner] {
+        inner -= 1;
+        run *= lens[inner];
+    }
+    let bursts: u64 = lens[..inner].iter().product();
+    let bytes = lens.iter().product::<u64>() * size;
+    let burst_bytes = run * size;
+    let stride_misaligned = inner > 0 && !(buf[inner - 1] * size).is_multiple_of(align);
+    let padded = tail == Tail::Pad && (!burst_bytes.is_multiple_of(align) || stride_misaligned);
+    let moved = if padded {
+        bursts * plan::align_up(burst_bytes, align)
+    } else {
+        bytes
+    };
+    CopyShape {
+        dims,
+        element_bytes: size,
+        bytes,
+        moved,
+        bursts,
+    }
+}

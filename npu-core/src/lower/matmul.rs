@@ -1,0 +1,483 @@
+//! Matmul kernels on the cube: MTE2 copies tiles of `a` and `b` from global memory
+//! into L1, MTE1 moves base blocks into L0A and L0B, M multiplies them into an L0C
+//! block, accumulating across `k`, and FIX writes the finished block to global memory
+//! in the output's dtype.
+//!
+//! L0C holds one base block per slot, so each block of an output tile runs the whole
+//! `k` loop before the next block starts. Within an output tile the blocks walk `m`
+//! and `n` in `schedule.order`. When `k` is not split, the L1 tiles of an output tile
+//! stay put for all its blocks; otherwise they are copied again for each block, which
+//! is the cost of a small L1 tile the tuner weighs.
+
+use super::Lowering;
+use crate::ir::{BufferKind, KernelClass};
+use crate::program::{CoreCode, Op, Pipe};
+use crate::target::Level;
+
+/// Producer/consumer state of one staged buffer (as in the vector lowering).
+#[derive(Clone, Copy, Default)]
+struct Queue {
+    buffer: usize,
+    depth: u64,
+    event: u16,
+    count: u64,
+    pending: bool,
+}
+
+impl Queue {
+    fn slot(&self) -> u64 {
+        (self.count.max(1) - 1) % self.depth
+    }
+
+    fn next_slot(&self) -> u64 {
+        self.count % self.depth
+    }
+
+    fn event(&self, slot: u64) -> u16 {
+        self.event + slot as u16
+    }
+}
+
+/// One innermost iteration: a k tile of one base block of one output tile.
+#[derive(Clone, Copy)]
+struct Step {
+    m: u64,
+    n: u64,
+    k: u64,
+    block_m: u64,
+    block_n: u64,
+}
+
+pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
+    let kernel = lowering.kernel;
+    let KernelClass::Matmul(mm) = &kernel.class else {
+        return;
+    };
+    let schedule = lowering.schedule;
+    let [cm, cn, ck] = schedule
+        .cube
+        .expect("a checked matmul schedule has a cube block");
+    let ranges = lowering.ranges;
+    let (tm, tn, tk) = (
+        schedule.tiles[mm.m],
+        schedule.tiles[mm.n],
+        schedule.tiles[mm.k],
+    );
+
+    // Queues by level; events numbered per pipe pair in stage order.
+    let queue = |tensor: usize, level: Level| -> Queue {
+        let buffer = lowering
+            .program
+            .buffers
+            .iter()
+            .position(|b| b.kind == BufferKind::Tensor(tensor) && b.level == level)
+            .expect("the checker requires every matmul stage");
+        let depth = lowering.program.buffers[buffer].depth;
+        Queue {
+            buffer,
+            depth,
+            event: 0,
+            count: 0,
+            pending: false,
+        }
+    };
+    let mut l1a = queue(mm.a, Level::L1);
+    let mut l1b = queue(mm.b, Level::L1);
+    let mut l0a = queue(mm.a, Level::L0a);
+    let mut l0b = queue(mm.b, Level::L0b);
+    let mut l0c = queue(mm.c, Level::L0c);
+    for (first, second) in [(&mut l1a, &mut l1b), (&mut l0a, &mut l0b)] {
+        let a_first = schedule.stages.iter().position(|s| s.tensor == mm.a)
+            <= schedule.stages.iter().position(|s| s.tensor == mm.b);
+        if a_first {
+            second.event = first.depth as u16;
+        } else {
+            first.event = second.depth as u16;
+        }
+    }
+
+    // The iterations: output tiles in `order`, blocks of each tile in the same order,
+    // k tiles innermost.
+    let m_outer = schedule.order.first() != Some(&mm.n);
+    let mut steps = Vec::new();
+    let (count_m, count_n, count_k) = (ranges[mm.m].count, ranges[mm.n].count, ranges[mm.k].count);
+    for outer in 0..if m_outer { count_m } else { count_n } {
+        for inner in 0..if m_outer { count_n } else { count_m } {
+            let (m, n) = if m_outer {
+                (outer, inner)
+            } else {
+                (inner, outer)
+            };
+            let blocks_m = ranges[mm.m].extent(m).div_ceil(cm);
+            let blocks_n = ranges[mm.n].extent(n).div_ceil(cn);
+            for block_outer in 0..if m_outer { blocks_m } else { blocks_n } {
+                for block_inner in 0..if m_outer { blocks_n } else { blocks_m } {
+                    let (block_m, block_n) = if m_outer {
+                        (block_outer, block_inner)
+                    } else {
+                        (block_inner, block_outer)
+                    };
+                    for k in 0..count_k {
+                        steps.push(Step {
+                            m,
+                            n,
+                            k,
+                            block_m,
+                            block_n,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    let size_a = kernel.tensors[mm.a].dtype.size();
+    let size_b = kernel.tensors[mm.b].dtype.size();
+    let input_dtype = kernel.tensors[mm.a].dtype;
+    let acc_bytes = kernel.tensors[mm.c].dtype.accumulator().size();
+    let c_columns = kernel.tensors[mm.c].shape[1];
+    let mut coords = vec![0u64; kernel.axes.len()];
+    let l1_key = |s: &Step| ((s.m, s.k), (s.k, s.n));
+    let blocks_k = |k: u64| ranges[mm.k].extent(k).div_ceil(ck);
+    for (index, step) in steps.iter().enumerate() {
+        let tile = index as u32;
+        let previous = index.checked_sub(1).map(|p| &steps[p]);
+        let next = steps.get(index + 1);
+        coords[mm.m] = step.m;
+        coords[mm.n] = step.n;
+        coords[mm.k] = step.k;
+        code.push(Pipe::S, tile, Op::Loop);
+
+        // MTE2: the L1 tiles, when they change.
+        let (key_a, key_b) = l1_key(step);
+        let new_a = previous.is_none_or(|p| l1_key(p).0 != key_a);
+        let new_b = previous.is_none_or(|p| l1_key(p).1 != key_b);
+        let release_a = next.is_none_or(|n| l1_key(n).0 != key_a);
+        let release_b = next.is_none_or(|n| l1_key(n).1 != key_b);
+        for (tensor, queue, new) in [(mm.a, &mut l1a, new_a), (mm.b, &mut l1b, new_b)] {
+            if !new {
+                continue;
+            }
+            let slot = queue.next_slot();
+            if queue.count >= queue.depth {
+                code.push(
+                    Pipe::Mte2,
+                    tile,
+                    Op::WaitFlag {
+                        from: Pipe::Mte1,
+                        to: Pipe::Mte2,
+                        event: queue.event(slot),
+                    },
+                );
+            }
+            let address = lowering.program.buffers[queue.buffer].slot(slot) as u32;
+            let (shape, gm, padded) = lowering.copy(tensor, Level::L1, &coords);
+            code.push(
+                Pipe::Mte2,
+                tile,
+                Op::CopyIn {
+                    tensor: tensor as u16,
+                    gm,
+                    level: Level::L1,
+                    address,
+                    shape,
+                    padded,
+                },
+            );
+            code.push(
+                Pipe::Mte2,
+                tile,
+                Op::SetFlag {
+                    from: Pipe::Mte2,
+                    to: Pipe::Mte1,
+                    event: queue.event(slot),
+                },
+            );
+            queue.count += 1;
+            queue.pending = true;
+        }
+
+        // MTE1 and M: the base blocks of this k tile.
+        let extent_m = ranges[mm.m].extent(step.m);
+        let extent_n = ranges[mm.n].extent(step.n);
+        let extent_k = ranges[mm.k].extent(step.k);
+        let rows = (extent_m - step.block_m * cm).min(cm);
+        let cols = (extent_n - step.block_n * cn).min(cn);
+        let last_k = step.k + 1 == count_k;
+        let l0_key = |s: &Step, bk: u64| ((s.m, s.k, s.block_m, bk), (s.k, s.n, bk, s.block_n));
+        for bk in 0..blocks_k(step.k) {
+            let depth_k = (extent_k - bk * ck).min(ck);
+            let (key_a0, key_b0) = l0_key(step, bk);
+            let before = if bk > 0 {
+                Some(l0_key(step, bk - 1))
+            } else {
+                previous.map(|p| l0_key(p, blocks_k(p.k) - 1))
+            };
+            let after = if bk + 1 < blocks_k(step.k) {
+                Some(l0_key(step, bk + 1))
+            } else {
+                next.map(|n| l0_key(n, 0))
+            };
+            let loads = [
+                (
+                    Level::L0a,
+                    &mut l0a,
+                    &mut l1a,
+                    before.is_none_or(|b| b.0 != key_a0),
+                    tk * size_a,
+                    (step.block_m * cm * tk + bk * ck) * size_a,
+                    ck * size_a,
+                    rows,
+                    depth_k,
+                ),
+                (
+                    Level::L0b,
+                    &mut l0b,
+                    &mut l1b,
+                    before.is_none_or(|b| b.1 != key_b0),
+                    tn * size_b,
+                    (bk * ck * tn + step.block_n * cn) * size_b,
+                    cn * size_b,
+                    depth_k,
+                    cols,
+                ),
+            ];
+            for (
+                level,
+                l0,
+                l1,
+                new,
+                source_row_bytes,
+                offset,
+                dest_row_bytes,
+                block_rows,
+                block_cols,
+            ) in loads
+            {
+                if !new {
+                    continue;
+                }
+                if l1.pending {
+                    code.push(
+                        Pipe::Mte1,
+                        tile,
+                        Op::WaitFlag {
+                            from: Pipe::Mte2,
+                            to: Pipe::Mte1,
+                            event: l1.event(l1.slot()),
+                        },
+                    );
+                    l1.pending = false;
+                }
+                let slot = l0.next_slot();
+                if l0.count >= l0.depth {
+                    code.push(
+                        Pipe::Mte1,
+                        tile,
+                        Op::WaitFlag {
+                            from: Pipe::M,
+                            to: Pipe::Mte1,
+                            event: l0.event(slot),
+                        },
+                    );
+                }
+                let source = (lowering.program.buffers[l1.buffer].slot(l1.slot()) + offset) as u32;
+                let dest = lowering.program.buffers[l0.buffer].slot(slot) as u32;
+                code.push(
+                    Pipe::Mte1,
+                    tile,
+                    Op::LoadL0 {
+                        level,
+                        source,
+                        source_row_bytes: source_row_bytes as u32,
+                        dest,
+                        dest_row_bytes: dest_row_bytes as u32,
+                        rows: block_rows as u32,
+                        cols: block_cols as u32,
+                        dtype: input_dtype,
+                    },
+                );
+                code.push(
+                    Pipe::Mte1,
+                    tile,
+                    Op::SetFlag {
+                        from: Pipe::Mte1,
+                        to: Pipe::M,
+                        event: l0.event(slot),
+                    },
+                );
+                l0.count += 1;
+                l0.pending = true;
+            }
+
+            for l0 in [&mut l0a, &mut l0b] {
+                if l0.pending {
+                    code.push(
+                        Pipe::M,
+                        tile,
+                        Op::WaitFlag {
+                            from: Pipe::Mte1,
+                            to: Pipe::M,
+                            event: l0.event(l0.slot()),
+                        },
+                    );
+                    l0.pending = false;
+                }
+            }
+            let init = step.k == 0 && bk == 0;
+            if init && l0c.count >= l0c.depth {
+                code.push(
+                    Pipe::M,
+                    tile,
+                    Op::WaitFlag {
+                        from: Pipe::Fix,
+                        to: Pipe::M,
+                        event: l0c.event(l0c.next_slot()),
+                    },
+                );
+            }
+            let c = lowering.program.buffers[l0c.buffer].slot(l0c.next_slot()) as u32;
+            let a = lowering.program.buffers[l0a.buffer].slot(l0a.slot()) as u32;
+            let b = lowering.program.buffers[l0b.buffer].slot(l0b.slot()) as u32;
+            code.push(
+                Pipe::M,
+                tile,
+                Op::Mmad {
+                    a,
+                    b,
+                    c,
+                    m: rows as u32,
+                    n: cols as u32,
+                    k: depth_k as u32,
+                    init,
+                    dtype: input_dtype,
+                },
+            );
+            if after.is_none_or(|a| a.0 != key_a0) {
+                code.push(
+                    Pipe::M,
+                    tile,
+                    Op::SetFlag {
+                        from: Pipe::M,
+                        to: Pipe::Mte1,
+                        event: l0a.event(l0a.slot()),
+                    },
+                );
+            }
+            if after.is_none_or(|a| a.1 != key_b0) {
+                code.push(
+                    Pipe::M,
+                    tile,
+                    Op::SetFlag {
+                        from: Pipe::M,
+                        to: Pipe::Mte1,
+                        event: l0b.event(l0b.slot()),
+                    },
+                );
+            }
+        }
+        // MTE1 has read the L1 tiles for the last time when they change next.
+        for (l1, release) in [(&mut l1a, release_a), (&mut l1b, release_b)] {
+            if !release {
+                continue;
+            }
+            if l1.pending {
+                code.push(
+                    Pipe::Mte1,
+                    tile,
+                    Op::WaitFlag {
+                        from: Pipe::Mte2,
+                        to: Pipe::Mte1,
+                        event: l1.event(l1.slot()),
+                    },
+                );
+                l1.pending = false;
+            }
+            code.push(
+                Pipe::Mte1,
+                tile,
+                Op::SetFlag {
+                    from: Pipe::Mte1,
+                    to: Pipe::Mte2,
+                    event: l1.event(l1.slot()),
+                },
+            );
+        }
+
+        // FIX: the finished block to global memory.
+        if last_k {
+            let slot = l0c.next_slot();
+            code.push(
+                Pipe::M,
+                tile,
+                Op::SetFlag {
+                    from: Pipe::M,
+                    to: Pipe::Fix,
+                    event: l0c.event(slot),
+                },
+            );
+            code.push(
+                Pipe::Fix,
+                tile,
+                Op::WaitFlag {
+                    from: Pipe::M,
+                    to: Pipe::Fix,
+                    event: l0c.event(slot),
+                },
+            );
+            let row = (step.m * tm + step.block_m * cm) * c_columns;
+            let column = step.n * tn + step.block_n * cn;
+            code.push(
+                Pipe::Fix,
+                tile,
+                Op::Fixpipe {
+                    source: lowering.program.buffers[l0c.buffer].slot(slot) as u32,
+                    source_row_bytes: (cn * acc_bytes) as u32,
+                    tensor: mm.c as u16,
+                    gm: row + column,
+                    gm_row_stride: c_columns,
+                    rows: rows as u32,
+                    cols: cols as u32,
+                    dtype: kernel.tensors[mm.c].dtype,
+                },
+            );
+            code.push(
+                Pipe::Fix,
+                tile,
+                Op::SetFlag {
+                    from: Pipe::Fix,
+                    to: Pipe::M,
+                    event: l0c.event(slot),
+                },
+            );
+            l0c.count += 1;
+        }
+    }
+
+    let end = steps.len() as u32;
+    drain(code, end, &l1a, Pipe::Mte1, Pipe::Mte2);
+    drain(code, end, &l1b, Pipe::Mte1, Pipe::Mte2);
+    drain(code, end, &l0a, Pipe::M, Pipe::Mte1);
+    drain(code, end, &l0b, Pipe::M, Pipe::Mte1);
+    drain(code, end, &l0c, Pipe::Fix, Pipe::M);
+    for pipe in [Pipe::S, Pipe::Mte2, Pipe::Mte1, Pipe::M, Pipe::Fix] {
+        code.push(pipe, end, Op::Barrier);
+    }
+    code.tiles = end;
+}
+
+/// Waits for the consumer's frees of the last `min(count, depth)` fills.
+fn drain(code: &mut CoreCode, tile: u32, queue: &Queue, from: Pipe, to: Pipe) {
+    let outstanding = queue.count.min(queue.depth);
+    for fill in queue.count - outstanding..queue.count {
+        code.push(
+            to,
+            tile,
+            Op::WaitFlag {
+                from,
+                to,
+                event: queue.event(fill % queue.depth),
+            },
+        );
+    }
+}

@@ -1,0 +1,541 @@
+//! The expressions of a vector kernel as nodes with buffers, and the planner that turns
+//! the nodes of one loop iteration into vector instructions.
+//!
+//! Each node of a statement (numbered in pre-order, as the plan numbers temporaries)
+//! knows where its value is read from: a scalar (constants fold), the staged tile of a
+//! load that covers the node's space, or a buffer (its temporary; a reduction's
+//! accumulator). Operations write their temporary, or the output tile at the root.
+
+use super::Lowering;
+use super::vector::Queue;
+use crate::dtype::Dtype;
+use crate::ir::Expr;
+use crate::lower::{constant_value, vector_width};
+use crate::plan;
+use crate::program::{Operand, VectorInstr, VectorKind};
+use crate::scalar;
+
+/// Where a node's value is read from.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Value {
+    Scalar(u32),
+    /// A tile in its staged buffer, seen through these strides.
+    Staged {
+        tensor: usize,
+        strides: u32,
+    },
+    Buffer {
+        address: u32,
+        strides: u32,
+    },
+}
+
+pub(super) struct Node<'e> {
+    expr: &'e Expr,
+    children: [usize; 3],
+    arity: usize,
+    /// The space the node is evaluated over (see [`Lowering::vector_box`]): 0 for the
+    /// output axes, `1 + axis` inside a reduction over `axis`.
+    space: usize,
+    value: Value,
+    /// A reduction's accumulator seen over the reduction's space, stride 0 along the
+    /// reduced axis: where the fold writes.
+    dest: Option<(u32, u32)>,
+    /// A load's view of its staged tile over the node's space.
+    view: Option<u32>,
+    /// A reduction's accumulator over the output axes, in the accumulator dtype.
+    accumulator: Option<(u32, u32)>,
+    /// A broadcast's last fill: the source's copy generation and the box.
+    filled: Option<(u64, u32)>,
+    /// Bytes per element its instruction is charged for.
+    width: u8,
+}
+
+pub(super) struct Statement<'e> {
+    pub(super) output: usize,
+    pub(super) nodes: Vec<Node<'e>>,
+    /// Strides of the output tile over the output axes.
+    pub(super) output_strides: u32,
+}
+
+/// A vector instruction before its flags are placed around it.
+pub(super) struct Planned {
+    pub(super) instr: VectorInstr,
+    pub(super) reads: [Option<usize>; 3],
+    /// The statement whose output this writes.
+    pub(super) writes: Option<usize>,
+}
+
+/// Row-major byte strides over `dims` with full tiles.
+fn dense(tiles: &[u64], dims: &[usize], element_bytes: u64) -> Vec<u64> {
+    let mut strides = vec![0u64; dims.len()];
+    let mut stride = element_bytes;
+    for (slot, axis) in dims.iter().enumerate().rev() {
+        strides[slot] = stride;
+        stride *= tiles[*axis];
+    }
+    strides
+}
+
+pub(super) fn space_dims(outer: &[usize], space: usize) -> Vec<usize> {
+    let mut dims = outer.to_vec();
+    if space > 0 {
+        dims.push(space - 1);
+    }
+    dims
+}
+
+pub(super) fn build_statements<'e>(
+    lowering: &mut Lowering<'e>,
+    outer: &[usize],
+) -> Vec<Statement<'e>> {
+    let kernel = lowering.kernel;
+    let tiles = lowering.schedule.tiles.clone();
+    let temps = plan::temps(kernel, &tiles);
+    let first_temp = lowering.schedule.stages.len();
+    let mut statements = Vec::new();
+    for (index, assign) in kernel.body.iter().enumerate() {
+        let mut nodes = Vec::new();
+        build(&assign.value, 0, &mut nodes);
+        for (node_index, node) in nodes.iter_mut().enumerate() {
+            let expr = node.expr;
+            let dims = space_dims(outer, node.space);
+            let temp = temps
+                .iter()
+                .position(|t| t.statement == index && t.node == node_index)
+                .map(|t| lowering.program.buffers[first_temp + t].address as u32);
+            let value = if let Some(value) = constant_value(expr) {
+                Value::Scalar(lowering.constant(value))
+            } else {
+                match expr {
+                    Expr::Load { tensor, .. } => {
+                        let info = &lowering.tensors[*tensor];
+                        let strides: Vec<u64> =
+                            dims.iter().map(|a| info.buffer_stride(*a)).collect();
+                        let view = lowering.strides(strides);
+                        node.view = Some(view);
+                        match temp {
+                            // A broadcast: the copy into the temporary reads `view`.
+                            Some(address) => {
+                                let dense =
+                                    lowering.strides(dense(&tiles, &dims, expr.dtype().size()));
+                                Value::Buffer {
+                                    address,
+                                    strides: dense,
+                                }
+                            }
+                            None => Value::Staged {
+                                tensor: *tensor,
+                                strides: view,
+                            },
+                        }
+                    }
+                    Expr::Reduce { dtype, .. } => {
+                        let acc = dtype.accumulator().size();
+                        let address = temp.expect("the plan gives every reduction an accumulator");
+                        let mut folded = dense(&tiles, outer, acc);
+                        node.accumulator = Some((address, lowering.strides(folded.clone())));
+                        folded.push(0);
+                        node.dest = Some((address, lowering.strides(folded)));
+                        Value::Buffer {
+                            address,
+                            strides: lowering.strides(dense(&tiles, outer, dtype.size())),
+                        }
+                    }
+                    Expr::Compare { .. } => {
+                        let strides = lowering.strides(dense(&tiles, &dims, 1));
+                        node_buffer(temp, strides)
+                    }
+                    _ => {
+                        let strides = lowering.strides(dense(&tiles, &dims, expr.dtype().size()));
+                        node_buffer(temp, strides)
+                    }
+                }
+            };
+            node.value = value;
+        }
+        let output_dims = lowering.tensors[assign.output]
+            .axes
+            .iter()
+            .flatten()
+            .copied()
+            .collect::<Vec<_>>();
+        debug_assert_eq!(output_dims, outer);
+        let output_strides = lowering.strides(dense(
+            &tiles,
+            outer,
+            kernel.tensors[assign.output].dtype.size(),
+        ));
+        statements.push(Statement {
+            output: assign.output,
+            nodes,
+            output_strides,
+        });
+    }
+    statements
+}
+
+/// The value of an operation node: its temporary, or (for the root, which has none)
+/// a placeholder; the root writes the output tile instead.
+fn node_buffer(temp: Option<u32>, strides: u32) -> Value {
+    Value::Buffer {
+        address: temp.unwrap_or(u32::MAX),
+        strides,
+    }
+}
+
+/// Appends `expr` and its subtree in pre-order (the plan's numbering); returns its index.
+fn build<'e>(expr: &'e Expr, space: usize, nodes: &mut Vec<Node<'e>>) -> usize {
+    let index = nodes.len();
+    nodes.push(Node {
+        expr,
+        children: [0; 3],
+        arity: 0,
+        space,
+        value: Value::Scalar(0),
+        dest: None,
+        view: None,
+        accumulator: None,
+        filled: None,
+        width: vector_width(expr).unwrap_or(expr.dtype().size()) as u8,
+    });
+    let (children, inner): (Vec<&Expr>, usize) = match expr {
+        Expr::Load { .. } | Expr::Const { .. } => (vec![], space),
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => (vec![arg], space),
+        Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => (vec![lhs, rhs], space),
+        Expr::Select {
+            cond,
+            then,
+            otherwise,
+            ..
+        } => (vec![cond, then, otherwise], space),
+        Expr::Reduce { axis, body, .. } => (vec![body], 1 + axis),
+    };
+    for (slot, child) in children.into_iter().enumerate() {
+        let child_index = build(child, inner, nodes);
+        nodes[index].children[slot] = child_index;
+        nodes[index].arity = slot + 1;
+    }
+    index
+}
+
+/// Turns the nodes of one iteration into vector instructions.
+pub(super) struct Planner<'l, 'a> {
+    pub(super) lowering: &'l mut Lowering<'a>,
+    pub(super) queues: &'l [Queue],
+    pub(super) coords: &'l [u64],
+    pub(super) outer: &'l [usize],
+    /// The axes of each space (see [`Node::space`]).
+    pub(super) spaces: &'l [Vec<usize>],
+    pub(super) out: &'l mut Vec<Planned>,
+}
+
+impl Planner<'_, '_> {
+    /// The reductions over `axis` in a statement: their bodies, then the fold.
+    pub(super) fn reductions(&mut self, statement: &mut Statement, axis: usize, first: bool) {
+        for index in 0..statement.nodes.len() {
+            let node = &statement.nodes[index];
+            let Expr::Reduce {
+                op,
+                axis: reduced,
+                dtype,
+                ..
+            } = node.expr
+            else {
+                continue;
+            };
+            if *reduced != axis {
+                continue;
+            }
+            let body = node.children[0];
+            self.subtree(statement, body);
+            let node = &statement.nodes[index];
+            let (acc_address, acc_strides) =
+                node.accumulator.expect("a reduction has an accumulator");
+            let (dest, folded) = node.dest.expect("a reduction has an accumulator");
+            let accumulator = dtype.accumulator();
+            if first {
+                let init = self.lowering.constant(scalar::reduce_init(*op));
+                let (shape, elements) = self.lowering.vector_box(0, self.outer, self.coords);
+                self.push(
+                    VectorInstr {
+                        kind: VectorKind::Dup,
+                        dtype: accumulator,
+                        width: accumulator.size() as u8,
+                        elements: elements as u32,
+                        shape,
+                        dst: acc_address,
+                        dst_strides: acc_strides,
+                        src: [Operand::Scalar(init), Operand::None, Operand::None],
+                    },
+                    None,
+                );
+            }
+            let (shape, elements) =
+                self.lowering
+                    .vector_box(1 + axis, &self.spaces[1 + axis], self.coords);
+            let (source, read) = self.operand(statement, body);
+            self.push_reading(
+                VectorInstr {
+                    kind: VectorKind::Reduce(*op),
+                    dtype: *dtype,
+                    width: accumulator.size() as u8,
+                    elements: elements as u32,
+                    shape,
+                    dst: dest,
+                    dst_strides: folded,
+                    src: [source, Operand::None, Operand::None],
+                },
+                [read, None, None],
+                None,
+            );
+        }
+    }
+
+    /// What a statement computes outside its reductions, ending in the write of its
+    /// output tile.
+    pub(super) fn outer(&mut self, statement: &mut Statement, index: usize) {
+        let root = &statement.nodes[0];
+        let output = statement.output;
+        let queue = &self.queues[output];
+        let address = self.lowering.program.buffers[queue.buffer].slot(queue.next_slot()) as u32;
+        let strides = statement.output_strides;
+        let dtype = root.expr.dtype();
+        let (shape, elements) = self.lowering.vector_box(0, self.outer, self.coords);
+        let base = VectorInstr {
+            kind: VectorKind::Copy,
+            dtype,
+            width: dtype.size() as u8,
+            elements: elements as u32,
+            shape,
+            dst: address,
+            dst_strides: strides,
+            src: [Operand::None; 3],
+        };
+        match (root.expr, root.value) {
+            (_, Value::Scalar(constant)) => {
+                let instr = VectorInstr {
+                    kind: VectorKind::Dup,
+                    src: [Operand::Scalar(constant), Operand::None, Operand::None],
+                    ..base
+                };
+                self.push(instr, Some(index));
+            }
+            (Expr::Load { tensor, .. }, _) => {
+                // A copy (or broadcast) of an input straight into the output tile.
+                let view = root.view.expect("a load has a view of its tile");
+                let source = Operand::Ub {
+                    address: self.staged_address(*tensor),
+                    strides: view,
+                };
+                self.push_reading(
+                    VectorInstr {
+                        src: [source, Operand::None, Operand::None],
+                        ..base
+                    },
+                    [Some(*tensor), None, None],
+                    Some(index),
+                );
+            }
+            (Expr::Reduce { dtype, .. }, _) => {
+                let accumulator = dtype.accumulator();
+                let (acc, acc_strides) = root.accumulator.expect("a reduction has an accumulator");
+                let instr = VectorInstr {
+                    kind: VectorKind::Cast,
+                    width: accumulator.size().max(dtype.size()) as u8,
+                    src: [
+                        Operand::Ub {
+                            address: acc,
+                            strides: acc_strides,
+                        },
+                        Operand::None,
+                        Operand::None,
+                    ],
+                    ..base
+                };
+                self.push(instr, Some(index));
+            }
+            _ => {
+                for slot in 0..root.arity {
+                    let child = statement.nodes[0].children[slot];
+                    self.subtree(statement, child);
+                }
+                self.operation(statement, 0, Some((address, strides, index)));
+            }
+        }
+    }
+
+    /// Plans a non-root node and what it needs, children first.
+    fn subtree(&mut self, statement: &mut Statement, index: usize) {
+        let node = &statement.nodes[index];
+        if matches!(node.value, Value::Scalar(_) | Value::Staged { .. }) {
+            return;
+        }
+        match node.expr {
+            Expr::Load { tensor, dtype, .. } => self.broadcast(statement, index, *tensor, *dtype),
+            Expr::Reduce { dtype, .. } => {
+                // Outside the reduction loop: round the accumulator to the reduction's
+                // dtype in place, where the parent reads it.
+                let accumulator = dtype.accumulator();
+                if accumulator == *dtype {
+                    return;
+                }
+                let (acc, acc_strides) = node.accumulator.expect("a reduction has an accumulator");
+                let Value::Buffer { address, strides } = node.value else {
+                    return;
+                };
+                let (shape, elements) = self.lowering.vector_box(0, self.outer, self.coords);
+                self.push(
+                    VectorInstr {
+                        kind: VectorKind::Cast,
+                        dtype: *dtype,
+                        width: accumulator.size() as u8,
+                        elements: elements as u32,
+                        shape,
+                        dst: address,
+                        dst_strides: strides,
+                        src: [
+                            Operand::Ub {
+                                address: acc,
+                                strides: acc_strides,
+                            },
+                            Operand::None,
+                            Operand::None,
+                        ],
+                    },
+                    None,
+                );
+            }
+            _ => {
+                for slot in 0..node.arity {
+                    let child = statement.nodes[index].children[slot];
+                    self.subtree(statement, child);
+                }
+                self.operation(statement, index, None);
+            }
+        }
+    }
+
+    /// Fills a broadcast's temporary from the staged tile, unless it still holds it.
+    fn broadcast(&mut self, statement: &mut Statement, index: usize, tensor: usize, dtype: Dtype) {
+        let node = &statement.nodes[index];
+        let (shape, elements) =
+            self.lowering
+                .vector_box(node.space, &self.spaces[node.space], self.coords);
+        let generation = self.queues[tensor].count;
+        if let Some((filled, filled_box)) = node.filled
+            && filled == generation
+            && contains(
+                &self.lowering.program.boxes[filled_box as usize],
+                &self.lowering.program.boxes[shape as usize],
+            )
+        {
+            return;
+        }
+        let view = node.view.expect("a load has a view of its tile");
+        let Value::Buffer { address, strides } = node.value else {
+            return;
+        };
+        let source = Operand::Ub {
+            address: self.staged_address(tensor),
+            strides: view,
+        };
+        self.push_reading(
+            VectorInstr {
+                kind: VectorKind::Copy,
+                dtype,
+                width: dtype.size() as u8,
+                elements: elements as u32,
+                shape,
+                dst: address,
+                dst_strides: strides,
+                src: [source, Operand::None, Operand::None],
+            },
+            [Some(tensor), None, None],
+            None,
+        );
+        statement.nodes[index].filled = Some((generation, shape));
+    }
+
+    /// An arithmetic, comparison, select or cast node; `root` gives the output tile it
+    /// writes instead of a temporary.
+    fn operation(&mut self, statement: &Statement, index: usize, root: Option<(u32, u32, usize)>) {
+        let node = &statement.nodes[index];
+        let kind = match node.expr {
+            Expr::Unary { op, .. } => VectorKind::Unary(*op),
+            Expr::Binary { op, .. } => VectorKind::Binary(*op),
+            Expr::Compare { op, .. } => VectorKind::Compare(*op),
+            Expr::Select { .. } => VectorKind::Select,
+            Expr::Cast { .. } => VectorKind::Cast,
+            Expr::Load { .. } | Expr::Const { .. } | Expr::Reduce { .. } => return,
+        };
+        let (dst, dst_strides, writes) = match (root, node.value) {
+            (Some((address, strides, statement)), _) => (address, strides, Some(statement)),
+            (None, Value::Buffer { address, strides }) => (address, strides, None),
+            (None, _) => return,
+        };
+        let (shape, elements) =
+            self.lowering
+                .vector_box(node.space, &self.spaces[node.space], self.coords);
+        let mut src = [Operand::None; 3];
+        let mut reads = [None; 3];
+        for slot in 0..node.arity {
+            let (operand, read) = self.operand(statement, node.children[slot]);
+            src[slot] = operand;
+            reads[slot] = read;
+        }
+        let instr = VectorInstr {
+            kind,
+            dtype: node.expr.dtype(),
+            width: node.width,
+            elements: elements as u32,
+            shape,
+            dst,
+            dst_strides,
+            src,
+        };
+        self.push_reading(instr, reads, writes);
+    }
+
+    fn operand(&self, statement: &Statement, index: usize) -> (Operand, Option<usize>) {
+        match statement.nodes[index].value {
+            Value::Scalar(constant) => (Operand::Scalar(constant), None),
+            Value::Staged { tensor, strides } => (
+                Operand::Ub {
+                    address: self.staged_address(tensor),
+                    strides,
+                },
+                Some(tensor),
+            ),
+            Value::Buffer { address, strides } => (Operand::Ub { address, strides }, None),
+        }
+    }
+
+    /// The slot holding the current tile of an input.
+    fn staged_address(&self, tensor: usize) -> u32 {
+        let queue = &self.queues[tensor];
+        self.lowering.program.buffers[queue.buffer].slot(queue.slot()) as u32
+    }
+
+    fn push(&mut self, instr: VectorInstr, writes: Option<usize>) {
+        self.push_reading(instr, [None; 3], writes);
+    }
+
+    fn push_reading(
+        &mut self,
+        instr: VectorInstr,
+        reads: [Option<usize>; 3],
+        writes: Option<usize>,
+    ) {
+        self.out.push(Planned {
+            instr,
+            reads,
+            writes,
+        });
+    }
+}
+
+/// Whether box `outer` covers box `inner` (same rank, each extent at least as large).
+fn contains(outer: &[u64], inner: &[u64]) -> bool {
+    outer.len() == inner.len() && outer.iter().zip(inner).all(|(o, i)| o >= i)
+}

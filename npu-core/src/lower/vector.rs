@@ -1,0 +1,445 @@
+//! Elementwise and reduction kernels: CopyIn on MTE2, Compute on V, CopyOut on MTE3.
+//!
+//! Each output tile runs the reductions first, one reduction axis after another, its
+//! tiles innermost: per tile the body of every reduction over that axis is computed
+//! and folded into the accumulator (filled with the reduction's initial value on the
+//! first tile). The last iteration then computes what lies outside the reductions and
+//! writes the outputs, which MTE3 copies out. A kernel without reductions has one
+//! iteration per output tile.
+//!
+//! Inputs indexed by a reduction axis are copied per reduction tile; the others once
+//! per output tile, held until the tile is done. A broadcast (a load of fewer axes
+//! than the expression runs over) is copied into its temporary only when its source
+//! was copied again or the box grew, so a `bias[j]` row is broadcast once per `j`.
+
+use super::nodes::{Planned, Planner, build_statements, space_dims};
+use super::{AxisRange, Lowering};
+use crate::ir::{BufferKind, Expr, Role};
+use crate::program::{CoreCode, Op, Pipe};
+use crate::target::Level;
+
+#[derive(Clone, Copy)]
+struct Step {
+    /// The reduction axis this iteration folds, if any.
+    phase: Option<usize>,
+    first_of_phase: bool,
+    last_of_tile: bool,
+}
+
+/// Producer/consumer state of one staged buffer.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Queue {
+    /// Placement index.
+    pub(super) buffer: usize,
+    pub(super) depth: u64,
+    /// First event id of its slots.
+    pub(super) event: u16,
+    /// Fills so far; the current slot is `(count - 1) % depth`.
+    pub(super) count: u64,
+    /// Set when a fill has not been waited for by the consumer yet.
+    pub(super) pending: bool,
+}
+
+impl Queue {
+    /// The slot of the latest fill.
+    pub(super) fn slot(&self) -> u64 {
+        (self.count.max(1) - 1) % self.depth
+    }
+
+    /// The slot the next fill goes to.
+    pub(super) fn next_slot(&self) -> u64 {
+        self.count % self.depth
+    }
+
+    fn event(&self, slot: u64) -> u16 {
+        self.event + slot as u16
+    }
+}
+
+pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
+    let kernel = lowering.kernel;
+    let outer_axes = kernel.body[0].axes.clone();
+    let reduction_axes = reduction_axes(kernel);
+    let mut statements = build_statements(lowering, &outer_axes);
+
+    // One queue per staged tensor; inputs and outputs number their events separately.
+    let mut queues: Vec<Queue> = vec![Queue::default(); kernel.tensors.len()];
+    let (mut input_events, mut output_events) = (0u16, 0u16);
+    for stage in &lowering.schedule.stages {
+        let buffer = lowering
+            .program
+            .buffers
+            .iter()
+            .position(|b| b.kind == BufferKind::Tensor(stage.tensor) && b.level == Level::Ub)
+            .expect("every tensor of a vector kernel is staged in ub");
+        let events = if kernel.tensors[stage.tensor].role == Role::Input {
+            &mut input_events
+        } else {
+            &mut output_events
+        };
+        queues[stage.tensor] = Queue {
+            buffer,
+            depth: stage.depth,
+            event: *events,
+            count: 0,
+            pending: false,
+        };
+        *events += stage.depth as u16;
+    }
+    let inputs: Vec<usize> = lowering
+        .schedule
+        .stages
+        .iter()
+        .map(|s| s.tensor)
+        .filter(|t| kernel.tensors[*t].role == Role::Input && lowering.tensors[*t].used)
+        .collect();
+    // The reduction axis an input is copied per tile of, if any.
+    let input_phase: Vec<Option<usize>> = (0..kernel.tensors.len())
+        .map(|t| {
+            lowering.tensors[t]
+                .axes
+                .iter()
+                .flatten()
+                .copied()
+                .find(|a| kernel.axes[*a].reduction)
+        })
+        .collect();
+
+    let (steps, coords) = steps(
+        lowering.ranges,
+        &lowering.schedule.order,
+        &reduction_axes,
+        kernel.axes.len(),
+    );
+    let axes_count = kernel.axes.len();
+    let at = |step: usize| &coords[step * axes_count..(step + 1) * axes_count];
+    let used_at = |tensor: usize, step: usize| match input_phase[tensor] {
+        None => true,
+        Some(axis) => steps[step].phase == Some(axis),
+    };
+    let same_tile = |tensor: usize, a: usize, b: usize| {
+        lowering.tensors[tensor]
+            .axes
+            .iter()
+            .flatten()
+            .all(|axis| at(a)[*axis] == at(b)[*axis])
+    };
+    // Whether each input is copied at a step, and released after it.
+    let n = steps.len();
+    let mut fresh = vec![false; n * kernel.tensors.len()];
+    let mut release = vec![false; n * kernel.tensors.len()];
+    for &tensor in &inputs {
+        let mut previous: Option<usize> = None;
+        for step in (0..n).filter(|s| used_at(tensor, *s)) {
+            let new = previous.is_none_or(|p| !same_tile(tensor, p, step));
+            fresh[step * kernel.tensors.len() + tensor] = new;
+            if new && let Some(p) = previous {
+                release[p * kernel.tensors.len() + tensor] = true;
+            }
+            previous = Some(step);
+        }
+        if let Some(p) = previous {
+            release[p * kernel.tensors.len() + tensor] = true;
+        }
+    }
+
+    // Room for every instruction up front: the streams are the bulk of the work.
+    let copies = fresh.iter().filter(|f| **f).count();
+    let writes = steps.iter().filter(|s| s.last_of_tile).count() * statements.len();
+    let nodes: usize = statements.iter().map(|s| s.nodes.len()).sum();
+    code.streams[Pipe::S.index()].reserve(n + 1);
+    code.streams[Pipe::Mte2.index()].reserve(3 * copies + 4 * inputs.len() + 1);
+    code.streams[Pipe::V.index()]
+        .reserve(n * (nodes + 2) + 3 * copies + 3 * writes + 4 * statements.len() + 1);
+    code.streams[Pipe::Mte3.index()].reserve(3 * writes + 1);
+    let spaces: Vec<Vec<usize>> = (0..=kernel.axes.len())
+        .map(|space| space_dims(&outer_axes, space))
+        .collect();
+    let mut planned: Vec<Planned> = Vec::new();
+    for (step, info) in steps.iter().enumerate() {
+        let tile = step as u32;
+        let coords = at(step);
+        code.push(Pipe::S, tile, Op::Loop);
+
+        // MTE2: copy the tiles this iteration needs anew.
+        for &tensor in &inputs {
+            if !fresh[step * kernel.tensors.len() + tensor] {
+                continue;
+            }
+            let queue = &mut queues[tensor];
+            let slot = queue.next_slot();
+            if queue.count >= queue.depth {
+                code.push(
+                    Pipe::Mte2,
+                    tile,
+                    Op::WaitFlag {
+                        from: Pipe::V,
+                        to: Pipe::Mte2,
+                        event: queue.event(slot),
+                    },
+                );
+            }
+            let address = lowering.program.buffers[queue.buffer].slot(slot) as u32;
+            let (shape, gm, padded) = lowering.copy(tensor, Level::Ub, coords);
+            code.push(
+                Pipe::Mte2,
+                tile,
+                Op::CopyIn {
+                    tensor: tensor as u16,
+                    gm,
+                    level: Level::Ub,
+                    address,
+                    shape,
+                    padded,
+                },
+            );
+            code.push(
+                Pipe::Mte2,
+                tile,
+                Op::SetFlag {
+                    from: Pipe::Mte2,
+                    to: Pipe::V,
+                    event: queue.event(slot),
+                },
+            );
+            queue.count += 1;
+            queue.pending = true;
+        }
+
+        // V: plan the instructions, then place the flags around them.
+        planned.clear();
+        let mut planner = Planner {
+            lowering: &mut *lowering,
+            queues: &queues,
+            coords,
+            outer: &outer_axes,
+            spaces: &spaces,
+            out: &mut planned,
+        };
+        if let Some(axis) = info.phase {
+            for statement in statements.iter_mut() {
+                planner.reductions(statement, axis, info.first_of_phase);
+            }
+        }
+        if info.last_of_tile {
+            for (index, statement) in statements.iter_mut().enumerate() {
+                planner.outer(statement, index);
+            }
+        }
+        for &tensor in &inputs {
+            let releasing = release[step * kernel.tensors.len() + tensor];
+            if releasing && !planned.iter().any(|p| p.reads.contains(&Some(tensor))) {
+                let queue = &mut queues[tensor];
+                consume(code, tile, queue);
+                code.push(
+                    Pipe::V,
+                    tile,
+                    Op::SetFlag {
+                        from: Pipe::V,
+                        to: Pipe::Mte2,
+                        event: queue.event(queue.slot()),
+                    },
+                );
+            }
+        }
+        for (index, p) in planned.iter().enumerate() {
+            for tensor in p.reads.iter().flatten() {
+                consume(code, tile, &mut queues[*tensor]);
+            }
+            if let Some(statement) = p.writes {
+                let queue = &queues[statements[statement].output];
+                if queue.count >= queue.depth {
+                    let event = queue.event(queue.next_slot());
+                    code.push(
+                        Pipe::V,
+                        tile,
+                        Op::WaitFlag {
+                            from: Pipe::Mte3,
+                            to: Pipe::V,
+                            event,
+                        },
+                    );
+                }
+            }
+            code.push(Pipe::V, tile, Op::Vector(p.instr));
+            if let Some(statement) = p.writes {
+                let queue = &queues[statements[statement].output];
+                code.push(
+                    Pipe::V,
+                    tile,
+                    Op::SetFlag {
+                        from: Pipe::V,
+                        to: Pipe::Mte3,
+                        event: queue.event(queue.next_slot()),
+                    },
+                );
+            }
+            for (position, tensor) in p.reads.iter().enumerate() {
+                let Some(tensor) = *tensor else { continue };
+                let first_mention = !p.reads[..position].contains(&Some(tensor));
+                let last_read = !planned[index + 1..]
+                    .iter()
+                    .any(|later| later.reads.contains(&Some(tensor)));
+                if first_mention && last_read && release[step * kernel.tensors.len() + tensor] {
+                    let queue = &queues[tensor];
+                    code.push(
+                        Pipe::V,
+                        tile,
+                        Op::SetFlag {
+                            from: Pipe::V,
+                            to: Pipe::Mte2,
+                            event: queue.event(queue.slot()),
+                        },
+                    );
+                }
+            }
+        }
+
+        // MTE3: copy the finished outputs out.
+        if info.last_of_tile {
+            for statement in &statements {
+                let tensor = statement.output;
+                let queue = &mut queues[tensor];
+                let slot = queue.next_slot();
+                code.push(
+                    Pipe::Mte3,
+                    tile,
+                    Op::WaitFlag {
+                        from: Pipe::V,
+                        to: Pipe::Mte3,
+                        event: queue.event(slot),
+                    },
+                );
+                let address = lowering.program.buffers[queue.buffer].slot(slot) as u32;
+                let (shape, gm, padded) = lowering.copy(tensor, Level::Ub, coords);
+                code.push(
+                    Pipe::Mte3,
+                    tile,
+                    Op::CopyOut {
+                        tensor: tensor as u16,
+                        gm,
+                        address,
+                        shape,
+                        padded,
+                    },
+                );
+                code.push(
+                    Pipe::Mte3,
+                    tile,
+                    Op::SetFlag {
+                        from: Pipe::Mte3,
+                        to: Pipe::V,
+                        event: queue.event(slot),
+                    },
+                );
+                queue.count += 1;
+            }
+        }
+    }
+
+    // Every producer waits for the frees it has not consumed, then all pipes meet.
+    let end = steps.len() as u32;
+    for &tensor in &inputs {
+        drain(code, end, &queues[tensor], Pipe::V, Pipe::Mte2);
+    }
+    for statement in &statements {
+        drain(code, end, &queues[statement.output], Pipe::Mte3, Pipe::V);
+    }
+    for pipe in [Pipe::S, Pipe::Mte2, Pipe::V, Pipe::Mte3] {
+        code.push(pipe, end, Op::Barrier);
+    }
+    code.tiles = end;
+}
+
+/// Waits for the consumer's frees of the last `min(count, depth)` fills.
+fn drain(code: &mut CoreCode, tile: u32, queue: &Queue, from: Pipe, to: Pipe) {
+    let outstanding = queue.count.min(queue.depth);
+    for fill in queue.count - outstanding..queue.count {
+        code.push(
+            to,
+            tile,
+            Op::WaitFlag {
+                from,
+                to,
+                event: queue.event(fill % queue.depth),
+            },
+        );
+    }
+}
+
+/// V's wait for a fill it has not waited for yet.
+fn consume(code: &mut CoreCode, tile: u32, queue: &mut Queue) {
+    if queue.pending {
+        code.push(
+            Pipe::V,
+            tile,
+            Op::WaitFlag {
+                from: Pipe::Mte2,
+                to: Pipe::V,
+                event: queue.event(queue.slot()),
+            },
+        );
+        queue.pending = false;
+    }
+}
+
+/// The reduction axes in the order they first appear.
+fn reduction_axes(kernel: &crate::ir::CheckedKernel) -> Vec<usize> {
+    let mut axes = Vec::new();
+    for assign in &kernel.body {
+        assign.value.walk(&mut |node| {
+            if let Expr::Reduce { axis, .. } = node
+                && !axes.contains(axis)
+            {
+                axes.push(*axis);
+            }
+        });
+    }
+    axes
+}
+
+/// The loop iterations of a core and the tile coordinates of each (flattened, one
+/// entry per kernel axis).
+fn steps(
+    ranges: &[AxisRange],
+    order: &[usize],
+    reductions: &[usize],
+    axes: usize,
+) -> (Vec<Step>, Vec<u64>) {
+    let mut steps = Vec::new();
+    let mut coords = Vec::new();
+    let mut current = vec![0u64; axes];
+    let tiles: u64 = order.iter().map(|a| ranges[*a].count).product();
+    for _ in 0..tiles {
+        if reductions.is_empty() {
+            steps.push(Step {
+                phase: None,
+                first_of_phase: true,
+                last_of_tile: true,
+            });
+            coords.extend_from_slice(&current);
+        }
+        for (r, &axis) in reductions.iter().enumerate() {
+            for k in 0..ranges[axis].count {
+                current[axis] = k;
+                let last = r + 1 == reductions.len() && k + 1 == ranges[axis].count;
+                steps.push(Step {
+                    phase: Some(axis),
+                    first_of_phase: k == 0,
+                    last_of_tile: last,
+                });
+                coords.extend_from_slice(&current);
+            }
+            current[axis] = 0;
+        }
+        // Advance the output tile: the innermost axis of `order` fastest.
+        for &axis in order.iter().rev() {
+            current[axis] += 1;
+            if current[axis] < ranges[axis].count {
+                break;
+            }
+            current[axis] = 0;
+        }
+    }
+    (steps, coords)
+}

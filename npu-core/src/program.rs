@@ -1,0 +1,873 @@
+//! The lowered program: per-core instruction streams for the pipes of an Ascend-style
+//! AI core, every buffer at a concrete address, synchronisation written out.
+//!
+//! A core has seven in-order pipes that run concurrently: S (scalar: loop control),
+//! MTE2 (global memory to UB or L1), MTE1 (L1 to L0A/L0B), V (vector), M (cube), FIX
+//! (L0C to global memory) and MTE3 (UB to global memory). Order between pipes comes
+//! only from `set_flag`/`wait_flag` pairs and barriers, as on the real core. Every
+//! instruction also carries the scalar loop iteration (`tile`) that issued it and does
+//! not start before S has issued that iteration.
+//!
+//! # Instruction set
+//!
+//! Costs are in cycles, every constant from the [`Target`](crate::Target). `rate` is
+//! the global-memory bandwidth one core gets: `min(dma.core_bytes_per_cycle,
+//! dma.gm_bytes_per_cycle / cores with work)`. A global-memory transfer (`copy_in`,
+//! `copy_out`, `fixpipe`) holds its pipe and the core's one port for its transfer
+//! time, first come first served, and its data lands `dma.latency_cycles` later: one
+//! copy alone takes `latency + bytes / rate`, while back-to-back copies on a pipe
+//! overlap their latencies, as a DMA engine with requests in flight does. A
+//! `set_flag` is posted: it goes up once the pipe's earlier transfers have landed,
+//! without holding the pipe.
+//!
+//! | instruction | pipe | operands | cost (time it holds the pipe) |
+//! |---|---|---|---|
+//! | `loop` | S | — | `scalar.loop_cycles` |
+//! | `set_flag` | the `from` pipe | from, to, event id | 0; the flag goes up when the pipe's transfers have landed |
+//! | `wait_flag` | the `to` pipe | from, to, event id | 0, after stalling until a matching `set_flag` (counting: each set satisfies one wait) |
+//! | `barrier` | every pipe | — | 0, after waiting until every pipe of the core is at its barrier or done |
+//! | `copy_in` | MTE2 | tensor + element offset, UB or L1 address, copy shape, padded | `moved / rate × (pad_penalty if padded) + (bursts − 1) × burst_cycles`, landing `latency_cycles` later |
+//! | `copy_out` | MTE3 | UB address, tensor + element offset, copy shape, padded | as `copy_in` |
+//! | `v<op>` | V | op, dtype, box, destination and up to three sources (UB views or scalars) | `vector.issue_cycles + ceil(elements × width / repeat_bytes) × vector.cycles[op]` |
+//! | `load_l0a`, `load_l0b` | MTE1 | L1 address and row stride, L0 address, rows × columns | `fractal-padded bytes / dma.mte1_bytes_per_cycle` |
+//! | `mmad` | M | L0A, L0B, L0C addresses, m × n × k, init | `cube.issue_cycles + ceil(m / cube.m) × ceil(n / cube.n) × ceil(k / cube.k) × cube.cycles_per_fractal` |
+//! | `fixpipe` | FIX | L0C address, tensor + element offset, rows × columns | `bytes / min(dma.fix_bytes_per_cycle, gm share) + (rows − 1) × burst_cycles`, landing `latency_cycles` later |
+//!
+//! Vector operations are `vdup` (fill with a scalar), `vcopy` (move, a broadcast when a
+//! source stride is 0), unary and binary arithmetic, `vcmp` (writes a one-byte mask),
+//! `vsel`, `vconv` (cast) and `vreduce` (folds the source into a destination whose
+//! stride along the reduced dimension is 0). Each works over a box: the extents of
+//! the current tile, so a tail tile is a smaller box in the same buffers. `width` is
+//! the widest element the instruction touches (the accumulator's for `vreduce`), the
+//! same rule the checker uses for the repeat limit.
+//!
+//! Cores that get the same number of tiles and the same tail run the same code with a
+//! different global-memory origin, so a [`Program`] stores each distinct
+//! [`CoreCode`] once and gives every core its class and its tensors' base offsets.
+
+use std::fmt::{self, Write};
+
+use serde::{Deserialize, Serialize};
+
+use crate::dtype::Dtype;
+use crate::ir::{BinaryOp, BufferKind, CompareOp, ReduceOp, UnaryOp};
+use crate::target::{Level, VectorOp};
+
+/// A pipe of the AI core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Pipe {
+    S,
+    Mte2,
+    Mte1,
+    V,
+    M,
+    Fix,
+    Mte3,
+}
+
+impl Pipe {
+    pub const ALL: [Pipe; 7] = [
+        Pipe::S,
+        Pipe::Mte2,
+        Pipe::Mte1,
+        Pipe::V,
+        Pipe::M,
+        Pipe::Fix,
+        Pipe::Mte3,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Pipe::S => "S",
+            Pipe::Mte2 => "MTE2",
+            Pipe::Mte1 => "MTE1",
+            Pipe::V => "V",
+            Pipe::M => "M",
+            Pipe::Fix => "FIX",
+            Pipe::Mte3 => "MTE3",
+        }
+    }
+
+    /// The position in [`Pipe::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Pipe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A whole lowered schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Program {
+    pub kernel: String,
+    pub schedule: String,
+    pub target: String,
+    /// Tensor names, in kernel order (inputs, then outputs).
+    pub tensors: Vec<String>,
+    /// Cores the schedule asks for (the product of its `parallel` items).
+    pub requested_cores: u64,
+    /// Every buffer of the schedule's plan, in plan order.
+    pub buffers: Vec<Placement>,
+    /// The cube base block (m, n, k) of a matmul: the layout of the L0 buffers.
+    pub cube: Option<[u64; 3]>,
+    /// Scalar operands of vector instructions.
+    pub constants: Vec<f64>,
+    /// Extents of vector boxes, outermost first.
+    pub boxes: Vec<Vec<u64>>,
+    /// Byte strides of vector operands, one per box dimension.
+    pub strides: Vec<Vec<u64>>,
+    /// Shapes of global-memory copies.
+    pub copies: Vec<CopyShape>,
+    /// The distinct per-core codes.
+    pub classes: Vec<CoreCode>,
+    /// The cores that get work, in core order; cores without tiles are left out.
+    pub cores: Vec<CoreAssignment>,
+}
+
+/// Where one buffer of the plan lives.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    pub name: String,
+    pub level: Level,
+    pub kind: BufferKind,
+    /// Byte address of slot 0; slot `s` starts at `address + s * slot_bytes`.
+    pub address: u64,
+    pub slot_bytes: u64,
+    pub depth: u64,
+}
+
+impl Placement {
+    pub fn slot(&self, slot: u64) -> u64 {
+        self.address + slot * self.slot_bytes
+    }
+
+    /// One past the last byte of the last slot.
+    pub fn end(&self) -> u64 {
+        self.address + self.slot_bytes * self.depth
+    }
+}
+
+/// The instruction streams one class of cores runs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CoreCode {
+    /// One stream per pipe, indexed by [`Pipe::index`].
+    pub streams: [Vec<Instr>; 7],
+    /// Scalar loop iterations (`loop` instructions on S).
+    pub tiles: u32,
+    /// What this class covers, for listings: e.g. `8 tiles of i, the last a tail of 96`.
+    pub summary: String,
+}
+
+impl CoreCode {
+    pub fn stream(&self, pipe: Pipe) -> &[Instr] {
+        &self.streams[pipe.index()]
+    }
+
+    pub fn push(&mut self, pipe: Pipe, tile: u32, op: Op) {
+        self.streams[pipe.index()].push(Instr { tile, op });
+    }
+
+    pub fn instruction_count(&self) -> u64 {
+        self.streams.iter().map(|s| s.len() as u64).sum()
+    }
+}
+
+/// One core with work.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoreAssignment {
+    pub core: u32,
+    /// Index into [`Program::classes`].
+    pub class: u32,
+    /// Element offset of the core's origin in each tensor (kernel tensor order); copy
+    /// instructions hold offsets relative to it.
+    pub gm_base: Vec<u64>,
+}
+
+/// The shape of a copy between global memory and a buffer: nested runs, outermost
+/// first. Element `(i0, i1, ..)` moves between `gm + Σ i·gm_stride` (elements) and
+/// `address + Σ i·buf_stride` (bytes).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CopyShape {
+    pub dims: Vec<CopyDim>,
+    pub element_bytes: u64,
+    /// Valid bytes.
+    pub bytes: u64,
+    /// Bytes the DMA moves: each burst rounded up to the alignment when padded.
+    pub moved: u64,
+    /// Contiguous runs in global memory.
+    pub bursts: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CopyDim {
+    pub len: u64,
+    pub gm_stride: u64,
+    pub buf_stride: u64,
+}
+
+impl CopyShape {
+    pub fn elements(&self) -> u64 {
+        self.dims.iter().map(|d| d.len).product()
+    }
+}
+
+/// An instruction and the scalar iteration that issued it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Instr {
+    pub tile: u32,
+    pub op: Op,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Op {
+    /// S: issue one loop iteration.
+    Loop,
+    SetFlag {
+        from: Pipe,
+        to: Pipe,
+        event: u16,
+    },
+    WaitFlag {
+        from: Pipe,
+        to: Pipe,
+        event: u16,
+    },
+    Barrier,
+    /// MTE2: global memory to UB or L1.
+    CopyIn {
+        tensor: u16,
+        gm: u64,
+        level: Level,
+        address: u32,
+        shape: u32,
+        padded: bool,
+    },
+    /// MTE3: UB to global memory.
+    CopyOut {
+        tensor: u16,
+        gm: u64,
+        address: u32,
+        shape: u32,
+        padded: bool,
+    },
+    /// V: one vector instruction.
+    Vector(VectorInstr),
+    /// MTE1: a row-major block from an L1 tile into L0A or L0B.
+    LoadL0 {
+        level: Level,
+        source: u32,
+        source_row_bytes: u32,
+        dest: u32,
+        dest_row_bytes: u32,
+        rows: u32,
+        cols: u32,
+        dtype: Dtype,
+    },
+    /// M: `c[m × n] (+)= a[m × k] · b[k × n]` on row-major base blocks of
+    /// [`Program::cube`]; `init` starts from zero. Accumulates in f32 (i32 for integers).
+    Mmad {
+        a: u32,
+        b: u32,
+        c: u32,
+        m: u32,
+        n: u32,
+        k: u32,
+        init: bool,
+        dtype: Dtype,
+    },
+    /// FIX: an L0C block to global memory, cast to the tensor's dtype.
+    Fixpipe {
+        source: u32,
+        source_row_bytes: u32,
+        tensor: u16,
+        gm: u64,
+        gm_row_stride: u64,
+        rows: u32,
+        cols: u32,
+        dtype: Dtype,
+    },
+}
+
+impl Op {
+    /// The pipe an instruction runs on; `None` for flags and barriers, which run on
+    /// whichever stream holds them.
+    pub fn pipe(&self) -> Option<Pipe> {
+        Some(match self {
+            Op::Loop => Pipe::S,
+            Op::CopyIn { .. } => Pipe::Mte2,
+            Op::CopyOut { .. } => Pipe::Mte3,
+            Op::Vector(_) => Pipe::V,
+            Op::LoadL0 { .. } => Pipe::Mte1,
+            Op::Mmad { .. } => Pipe::M,
+            Op::Fixpipe { .. } => Pipe::Fix,
+            Op::SetFlag { .. } | Op::WaitFlag { .. } | Op::Barrier => return None,
+        })
+    }
+}
+
+/// One vector instruction over a box of elements.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VectorInstr {
+    pub kind: VectorKind,
+    /// The result's dtype (for `Compare`, the operands'; for `Reduce`, the reduction's,
+    /// which accumulates in its accumulator dtype).
+    pub dtype: Dtype,
+    /// Bytes per element for the repeat count.
+    pub width: u8,
+    /// Elements in the box.
+    pub elements: u32,
+    /// Index into [`Program::boxes`].
+    pub shape: u32,
+    /// Destination: UB byte address and index into [`Program::strides`].
+    pub dst: u32,
+    pub dst_strides: u32,
+    pub src: [Operand; 3],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VectorKind {
+    Dup,
+    Copy,
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    Compare(CompareOp),
+    Select,
+    Cast,
+    Reduce(ReduceOp),
+}
+
+impl VectorKind {
+    /// The cost class in the target's vector table.
+    pub fn cost_op(self) -> VectorOp {
+        match self {
+            VectorKind::Dup | VectorKind::Copy => VectorOp::Dup,
+            VectorKind::Unary(op) => match op {
+                UnaryOp::Neg => VectorOp::Neg,
+                UnaryOp::Abs => VectorOp::Abs,
+                UnaryOp::Exp => VectorOp::Exp,
+                UnaryOp::Log => VectorOp::Log,
+                UnaryOp::Sqrt => VectorOp::Sqrt,
+                UnaryOp::Rsqrt => VectorOp::Rsqrt,
+                UnaryOp::Tanh => VectorOp::Tanh,
+                UnaryOp::Recip => VectorOp::Recip,
+                UnaryOp::Relu => VectorOp::Relu,
+                UnaryOp::Sigmoid => VectorOp::Sigmoid,
+            },
+            VectorKind::Binary(op) => match op {
+                BinaryOp::Add => VectorOp::Add,
+                BinaryOp::Sub => VectorOp::Sub,
+                BinaryOp::Mul => VectorOp::Mul,
+                BinaryOp::Div => VectorOp::Div,
+                BinaryOp::Min => VectorOp::Min,
+                BinaryOp::Max => VectorOp::Max,
+            },
+            VectorKind::Compare(_) => VectorOp::Cmp,
+            VectorKind::Select => VectorOp::Select,
+            VectorKind::Cast => VectorOp::Cast,
+            VectorKind::Reduce(_) => VectorOp::Reduce,
+        }
+    }
+
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            VectorKind::Dup => "vdup",
+            VectorKind::Copy => "vcopy",
+            VectorKind::Unary(op) => match op {
+                UnaryOp::Neg => "vneg",
+                UnaryOp::Abs => "vabs",
+                UnaryOp::Exp => "vexp",
+                UnaryOp::Log => "vln",
+                UnaryOp::Sqrt => "vsqrt",
+                UnaryOp::Rsqrt => "vrsqrt",
+                UnaryOp::Tanh => "vtanh",
+                UnaryOp::Recip => "vrec",
+                UnaryOp::Relu => "vrelu",
+                UnaryOp::Sigmoid => "vsigmoid",
+            },
+            VectorKind::Binary(op) => match op {
+                BinaryOp::Add => "vadd",
+                BinaryOp::Sub => "vsub",
+                BinaryOp::Mul => "vmul",
+                BinaryOp::Div => "vdiv",
+                BinaryOp::Min => "vmin",
+                BinaryOp::Max => "vmax",
+            },
+            VectorKind::Compare(op) => match op {
+                CompareOp::Lt => "vcmp.lt",
+                CompareOp::Le => "vcmp.le",
+                CompareOp::Gt => "vcmp.gt",
+                CompareOp::Ge => "vcmp.ge",
+                CompareOp::Eq => "vcmp.eq",
+                CompareOp::Ne => "vcmp.ne",
+            },
+            VectorKind::Select => "vsel",
+            VectorKind::Cast => "vconv",
+            VectorKind::Reduce(op) => match op {
+                ReduceOp::Sum => "vreduce.sum",
+                ReduceOp::Max => "vreduce.max",
+                ReduceOp::Min => "vreduce.min",
+            },
+        }
+    }
+}
+
+/// A source of a vector instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Operand {
+    None,
+    /// UB byte address and index into [`Program::strides`].
+    Ub {
+        address: u32,
+        strides: u32,
+    },
+    /// Index into [`Program::constants`].
+    Scalar(u32),
+}
+
+/// Where a program refers to something it does not have (see [`Program::validate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramError {
+    /// The class and pipe of the instruction, when one is to blame.
+    pub at: Option<(u32, Pipe, String)>,
+    pub message: String,
+}
+
+impl fmt::Display for ProgramError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.at {
+            Some((class, pipe, instruction)) => {
+                write!(
+                    f,
+                    "{pipe} of core class {class} at `{instruction}`: {}",
+                    self.message
+                )
+            }
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for ProgramError {}
+
+impl Program {
+    /// Checks that every index an instruction holds names an entry of the program's
+    /// tables, each instruction sits in its own pipe's stream, and every core names a
+    /// class, so a simulator can run the program without bounds failures. Lowered
+    /// programs always pass; hand-built ones may not.
+    pub fn validate(&self) -> Result<(), ProgramError> {
+        let fail = |message: String| Err(ProgramError { at: None, message });
+        for core in &self.cores {
+            if core.class as usize >= self.classes.len() {
+                return fail(format!(
+                    "core {} names class {} of {}",
+                    core.core,
+                    core.class,
+                    self.classes.len()
+                ));
+            }
+            if core.gm_base.len() != self.tensors.len() {
+                return fail(format!(
+                    "core {} has {} tensor bases for {} tensors",
+                    core.core,
+                    core.gm_base.len(),
+                    self.tensors.len()
+                ));
+            }
+        }
+        for (class, code) in self.classes.iter().enumerate() {
+            for pipe in Pipe::ALL {
+                for instr in code.stream(pipe) {
+                    if let Some(problem) = self.problem(pipe, &instr.op) {
+                        return Err(ProgramError {
+                            at: Some((class as u32, pipe, self.instruction_text(&instr.op))),
+                            message: problem,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn problem(&self, pipe: Pipe, op: &Op) -> Option<String> {
+        if let Some(owner) = op.pipe()
+            && owner != pipe
+        {
+            return Some(format!("a {owner} instruction in the {pipe} stream"));
+        }
+        let tensor = |t: u16| {
+            (usize::from(t) >= self.tensors.len())
+                .then(|| format!("names tensor {t} of {}", self.tensors.len()))
+        };
+        let copy = |c: u32| {
+            (c as usize >= self.copies.len())
+                .then(|| format!("names copy shape {c} of {}", self.copies.len()))
+        };
+        match op {
+            Op::CopyIn {
+                tensor: t, shape, ..
+            }
+            | Op::CopyOut {
+                tensor: t, shape, ..
+            } => tensor(*t).or_else(|| copy(*shape)),
+            Op::Fixpipe { tensor: t, .. } => tensor(*t),
+            Op::Mmad { .. } if self.cube.is_none() => Some("needs the program's cube block".into()),
+            Op::Vector(v) => {
+                let Some(rank) = self.boxes.get(v.shape as usize).map(Vec::len) else {
+                    return Some(format!("names box {} of {}", v.shape, self.boxes.len()));
+                };
+                let misfit = |strides: u32| {
+                    (self.strides.get(strides as usize).map(Vec::len) != Some(rank)).then(|| {
+                        format!("has strides {strides} that do not fit its box of rank {rank}")
+                    })
+                };
+                v.src.iter().fold(misfit(v.dst_strides), |problem, src| {
+                    problem.or_else(|| match *src {
+                        Operand::Ub { strides, .. } => misfit(strides),
+                        Operand::Scalar(index) if index as usize >= self.constants.len() => Some(
+                            format!("names constant {index} of {}", self.constants.len()),
+                        ),
+                        _ => None,
+                    })
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Instructions over every core.
+    pub fn instruction_count(&self) -> u64 {
+        self.cores
+            .iter()
+            .map(|c| self.classes[c.class as usize].instruction_count())
+            .sum()
+    }
+
+    /// Cores that get work.
+    pub fn active_cores(&self) -> u64 {
+        self.cores.len() as u64
+    }
+
+    /// The highest byte any buffer at `level` reaches.
+    pub fn peak(&self, level: Level) -> u64 {
+        self.buffers
+            .iter()
+            .filter(|b| b.level == level)
+            .map(Placement::end)
+            .max()
+            .unwrap_or(0)
+    }
+
+    pub fn code(&self, core: &CoreAssignment) -> &CoreCode {
+        &self.classes[core.class as usize]
+    }
+
+    /// The text of one instruction, as listings show it.
+    pub fn instruction_text(&self, op: &Op) -> String {
+        let mut text = String::new();
+        // Writing to a String cannot fail.
+        let _ = self.write_op(&mut text, op);
+        text
+    }
+
+    fn write_op(&self, out: &mut String, op: &Op) -> fmt::Result {
+        match *op {
+            Op::Loop => write!(out, "loop"),
+            Op::SetFlag { from, to, event } => write!(out, "set_flag {from}->{to} #{event}"),
+            Op::WaitFlag { from, to, event } => write!(out, "wait_flag {from}->{to} #{event}"),
+            Op::Barrier => write!(out, "barrier"),
+            Op::CopyIn {
+                tensor,
+                gm,
+                level,
+                address,
+                shape,
+                padded,
+            } => {
+                write!(
+                    out,
+                    "copy_in {} -> {level}@{address:#07x} ",
+                    self.tensor_at(tensor, gm)
+                )?;
+                self.write_copy_shape(out, shape, padded)
+            }
+            Op::CopyOut {
+                tensor,
+                gm,
+                address,
+                shape,
+                padded,
+            } => {
+                write!(
+                    out,
+                    "copy_out ub@{address:#07x} -> {} ",
+                    self.tensor_at(tensor, gm)
+                )?;
+                self.write_copy_shape(out, shape, padded)
+            }
+            Op::Vector(v) => self.write_vector(out, &v),
+            Op::LoadL0 {
+                level,
+                source,
+                dest,
+                rows,
+                cols,
+                dtype,
+                ..
+            } => {
+                write!(
+                    out,
+                    "load_{level} l1@{source:#07x} -> {level}@{dest:#07x} {rows}x{cols} {dtype}"
+                )
+            }
+            Op::Mmad {
+                a,
+                b,
+                c,
+                m,
+                n,
+                k,
+                init,
+                dtype,
+            } => {
+                let op = if init { "=" } else { "+=" };
+                write!(
+                    out,
+                    "mmad l0c@{c:#07x} {op} l0a@{a:#07x} * l0b@{b:#07x} {m}x{n}x{k} {dtype}"
+                )
+            }
+            Op::Fixpipe {
+                source,
+                tensor,
+                gm,
+                rows,
+                cols,
+                dtype,
+                ..
+            } => {
+                write!(
+                    out,
+                    "fixpipe l0c@{source:#07x} -> {} {rows}x{cols} {dtype}",
+                    self.tensor_at(tensor, gm)
+                )
+            }
+        }
+    }
+
+    fn tensor_at(&self, tensor: u16, gm: u64) -> String {
+        match self.tensors.get(usize::from(tensor)) {
+            Some(name) => format!("{name}[+{gm}]"),
+            None => format!("t{tensor}[+{gm}]"),
+        }
+    }
+
+    fn write_copy_shape(&self, out: &mut String, shape: u32, padded: bool) -> fmt::Result {
+        let Some(copy) = self.copies.get(shape as usize) else {
+            return write!(out, "<shape {shape}>");
+        };
+        let dims: Vec<String> = copy.dims.iter().map(|d| d.len.to_string()).collect();
+        write!(out, "[{}] {} B", dims.join("x"), copy.bytes)?;
+        if copy.bursts > 1 {
+            write!(out, " in {} bursts", copy.bursts)?;
+        }
+        if padded {
+            write!(out, " padded to {} B", copy.moved)?;
+        }
+        Ok(())
+    }
+
+    fn write_vector(&self, out: &mut String, v: &VectorInstr) -> fmt::Result {
+        let extents = self
+            .boxes
+            .get(v.shape as usize)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        write!(out, "{} {} ", v.kind.mnemonic(), v.dtype)?;
+        self.write_view(out, v.dst, v.dst_strides, extents)?;
+        let mut first = true;
+        for src in &v.src {
+            match *src {
+                Operand::None => continue,
+                Operand::Ub { address, strides } => {
+                    out.push_str(if first { " <- " } else { ", " });
+                    self.write_view(out, address, strides, extents)?;
+                }
+                Operand::Scalar(index) => {
+                    out.push_str(if first { " <- " } else { ", " });
+                    let value = self
+                        .constants
+                        .get(index as usize)
+                        .copied()
+                        .unwrap_or(f64::NAN);
+                    write!(out, "#{value}")?;
+                }
+            }
+            first = false;
+        }
+        let dims: Vec<String> = extents.iter().map(u64::to_string).collect();
+        write!(out, " [{}]", dims.join("x"))
+    }
+
+    /// `ub@0x00100`, with the strides in elements-of-bytes when they are not the dense
+    /// row-major layout of the box.
+    fn write_view(
+        &self,
+        out: &mut String,
+        address: u32,
+        strides: u32,
+        extents: &[u64],
+    ) -> fmt::Result {
+        write!(out, "ub@{address:#07x}")?;
+        let Some(strides) = self.strides.get(strides as usize) else {
+            return Ok(());
+        };
+        let dense = strides.last().is_some_and(|last| {
+            let mut expected = *last;
+            strides.iter().zip(extents).rev().all(|(s, e)| {
+                let ok = *s == expected;
+                expected *= e;
+                ok
+            })
+        });
+        if !dense {
+            let list: Vec<String> = strides.iter().map(u64::to_string).collect();
+            write!(out, "{{{}}}", list.join(","))?;
+        }
+        Ok(())
+    }
+
+    /// The listing of every core class. `full` lists every tile; otherwise a class with
+    /// more than four tiles shows its first two and last two, which is enough to see
+    /// the steady state of a double-buffered pipeline and the tail.
+    pub fn listing(&self, full: bool) -> String {
+        let mut out = String::new();
+        let _ = self.write_listing(&mut out, full);
+        out
+    }
+
+    fn write_listing(&self, out: &mut String, full: bool) -> fmt::Result {
+        writeln!(
+            out,
+            "program {}.{} on {}: {} of {} cores with work, {} instructions",
+            self.kernel,
+            self.schedule,
+            self.target,
+            self.cores.len(),
+            self.requested_cores,
+            self.instruction_count()
+        )?;
+        writeln!(out, "buffers:")?;
+        for b in &self.buffers {
+            let kind = match b.kind {
+                BufferKind::Tensor(_) => "tile",
+                BufferKind::Temp => "temp",
+                BufferKind::Accumulator => "acc",
+            };
+            writeln!(
+                out,
+                "  {:<4} {:#07x}..{:#07x}  {:<8} {:<4} {} x {} B",
+                b.level.name(),
+                b.address,
+                b.end(),
+                b.name,
+                kind,
+                b.depth,
+                b.slot_bytes
+            )?;
+        }
+        for (index, class) in self.classes.iter().enumerate() {
+            let cores: Vec<u32> = self
+                .cores
+                .iter()
+                .filter(|c| c.class as usize == index)
+                .map(|c| c.core)
+                .collect();
+            writeln!(out, "cores {}: {}", core_ranges(&cores), class.summary)?;
+            self.write_class(out, class, full)?;
+        }
+        Ok(())
+    }
+
+    fn write_class(&self, out: &mut String, class: &CoreCode, full: bool) -> fmt::Result {
+        let tiles = class.tiles;
+        // Tile `tiles` is the epilogue: what the pipes do after the last loop iteration.
+        let shown = |tile: u32| full || tiles <= 4 || tile < 2 || tile + 2 >= tiles;
+        let mut cursors = [0usize; 7];
+        for tile in 0..=tiles {
+            let show = shown(tile);
+            if !show && tile == 2 {
+                if tiles == 5 {
+                    writeln!(out, "  tile 2: like tile 1, slots and offsets advancing")?;
+                } else {
+                    writeln!(
+                        out,
+                        "  tiles 2..{}: {} more like tile 1, slots and offsets advancing",
+                        tiles - 3,
+                        tiles - 4
+                    )?;
+                }
+            }
+            let mut header = false;
+            for pipe in Pipe::ALL {
+                let stream = class.stream(pipe);
+                let cursor = &mut cursors[pipe.index()];
+                while *cursor < stream.len() && (stream[*cursor].tile <= tile || tile == tiles) {
+                    if show {
+                        if !header {
+                            if tile == tiles {
+                                writeln!(out, "  end")?;
+                            } else {
+                                writeln!(out, "  tile {tile}")?;
+                            }
+                            header = true;
+                        }
+                        writeln!(
+                            out,
+                            "    {:<4} {}",
+                            pipe.name(),
+                            self.instruction_text(&stream[*cursor].op)
+                        )?;
+                    }
+                    *cursor += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `0-6, 8` for a list of core ids.
+fn core_ranges(cores: &[u32]) -> String {
+    let mut parts = Vec::new();
+    let mut index = 0;
+    while index < cores.len() {
+        let start = cores[index];
+        let mut end = start;
+        while index + 1 < cores.len() && cores[index + 1] == end + 1 {
+            index += 1;
+            end = cores[index];
+        }
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        index += 1;
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The compact listing (see [`Program::listing`]); `{:#}` lists every tile.
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.listing(f.alternate()))
+    }
+}

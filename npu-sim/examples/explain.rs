@@ -1,0 +1,66 @@
+//! Lowers and simulates every schedule of a kernel file and prints the program listing
+//! and the report: `cargo run -p npu-sim --example explain -- kernel.npu [--full] [--trace out.json]`.
+
+use npu_core::scalar::HostTensor;
+use npu_sim::{SimOptions, evaluate};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args
+        .iter()
+        .find(|a| !a.starts_with("--") && !a.ends_with(".json"))
+    else {
+        eprintln!("usage: explain <kernel file> [--full] [--trace out.json]");
+        std::process::exit(2);
+    };
+    let full = args.iter().any(|a| a == "--full");
+    let trace = args
+        .iter()
+        .position(|a| a == "--trace")
+        .and_then(|i| args.get(i + 1));
+    let source = match std::fs::read_to_string(path) {
+        Ok(source) => source,
+        Err(error) => {
+            eprintln!("cannot read {path}: {error}");
+            std::process::exit(1);
+        }
+    };
+    let kernel = match npu_core::check_source_with(&source, |p| {
+        std::fs::read_to_string(p).map_err(|e| e.to_string())
+    }) {
+        Ok(kernel) => kernel,
+        Err(diagnostics) => {
+            eprint!("{}", diagnostics.render(&source));
+            std::process::exit(1);
+        }
+    };
+    let inputs: Vec<HostTensor> = kernel
+        .tensors
+        .iter()
+        .filter(|t| t.role == npu_core::ir::Role::Input)
+        .enumerate()
+        .map(|(seed, t)| HostTensor::random(t.dtype, &t.shape, seed as u64))
+        .collect();
+    for (index, schedule) in kernel.schedules.iter().enumerate() {
+        let program = npu_core::lower(&kernel, index);
+        print!("{}", program.listing(full));
+        let options = SimOptions {
+            trace: trace.is_some(),
+            ..SimOptions::default()
+        };
+        match evaluate(&kernel, index, &inputs, None, &options) {
+            Ok(evaluation) => {
+                print!("{}", evaluation.report);
+                println!("correctness: {:?}\n", evaluation.correctness);
+                if let (Some(path), Some(trace)) = (trace, evaluation.trace) {
+                    let path = std::path::Path::new(path)
+                        .with_extension(format!("{}.json", schedule.name));
+                    if let Err(error) = trace.write(&path) {
+                        eprintln!("cannot write {}: {error}", path.display());
+                    }
+                }
+            }
+            Err(error) => println!("{}: {error}\n", schedule.name),
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! Comparing simulated outputs with the reference.
+//!
+//! An element passes when `|actual − expected| ≤ absolute + relative × |expected|`
+//! (both NaN, or the same infinity, also pass). The per-dtype tolerances are a few
+//! units in the last place:
+//!
+//! | dtype | relative | absolute |
+//! |---|---|---|
+//! | f16 | 1e-3 | 1e-5 |
+//! | bf16 | 8e-3 | 1e-4 |
+//! | f32 | 1e-5 | 1e-7 |
+//! | integers | 0 | 0 |
+//!
+//! A reduction or matmul may add its terms in another order than the reference (the
+//! cube does; a two-level reduction would), and the rounding error of a sum of `n`
+//! terms grows like `√n`, so [`Tolerance::for_dtype`] scales both figures of a float
+//! dtype by `√n` for the kernel's longest reduction. Integers stay exact.
+
+use std::fmt;
+
+use npu_core::Dtype;
+use npu_core::ir::CheckedKernel;
+use npu_core::scalar::HostTensor;
+use serde::{Deserialize, Serialize};
+
+/// How far an element may be from the reference.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tolerance {
+    pub relative: f64,
+    pub absolute: f64,
+}
+
+impl Tolerance {
+    /// The tolerance of `dtype` for results that sum `reduction_length` terms (1 for
+    /// elementwise results).
+    pub fn for_dtype(dtype: Dtype, reduction_length: u64) -> Tolerance {
+        let (relative, absolute) = match dtype {
+            Dtype::F16 => (1e-3, 1e-5),
+            Dtype::Bf16 => (8e-3, 1e-4),
+            Dtype::F32 => (1e-5, 1e-7),
+            Dtype::I8 | Dtype::U8 | Dtype::I16 | Dtype::I32 => {
+                return Tolerance {
+                    relative: 0.0,
+                    absolute: 0.0,
+                };
+            }
+        };
+        let scale = (reduction_length.max(1) as f64).sqrt();
+        Tolerance {
+            relative: relative * scale,
+            absolute: absolute * scale,
+        }
+    }
+
+    pub fn allows(&self, expected: f64, actual: f64) -> bool {
+        if expected.is_nan() || actual.is_nan() {
+            return expected.is_nan() && actual.is_nan();
+        }
+        if expected.is_infinite() || actual.is_infinite() {
+            return expected == actual;
+        }
+        (actual - expected).abs() <= self.absolute + self.relative * expected.abs()
+    }
+}
+
+/// The longest reduction of a kernel: the largest extent of a reduction axis.
+pub fn reduction_length(kernel: &CheckedKernel) -> u64 {
+    kernel
+        .axes
+        .iter()
+        .filter(|a| a.reduction)
+        .map(|a| a.extent)
+        .max()
+        .unwrap_or(1)
+}
+
+/// How simulated outputs differ from the expected ones.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Mismatch {
+    /// Elements out of tolerance; the first one in index order.
+    Value {
+        tensor: String,
+        flat_index: u64,
+        index: Vec<u64>,
+        expected: f64,
+        actual: f64,
+        tolerance: f64,
+        /// Elements out of tolerance in this tensor.
+        count: u64,
+        elements: u64,
+    },
+    /// A tensor of another shape or dtype.
+    Shape {
+        tensor: String,
+        expected: String,
+        actual: String,
+    },
+    /// Another number of tensors.
+    Count { expected: usize, actual: usize },
+}
+
+impl Mismatch {
+    /// Names the tensor (the comparison alone only knows positions).
+    pub fn with_tensor_name(mut self, name: &str) -> Mismatch {
+        match &mut self {
+            Mismatch::Value { tensor, .. } | Mismatch::Shape { tensor, .. } => {
+                *tensor = name.to_string()
+            }
+            Mismatch::Count { .. } => {}
+        }
+        self
+    }
+
+    /// The position of the tensor in the output list, when the name is `output N`.
+    fn output_position(&self) -> Option<usize> {
+        match self {
+            Mismatch::Value { tensor, .. } | Mismatch::Shape { tensor, .. } => {
+                tensor.strip_prefix("output ")?.parse().ok()
+            }
+            Mismatch::Count { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Mismatch::Value {
+                tensor,
+                flat_index,
+                index,
+                expected,
+                actual,
+                tolerance,
+                count,
+                elements,
+            } => {
+                let index: Vec<String> = index.iter().map(u64::to_string).collect();
+                write!(
+                    f,
+                    "`{tensor}` differs at [{}] (element {flat_index}): expected {expected}, got {actual} (tolerance {tolerance:.3e}); {count} of {elements} elements differ",
+                    index.join(", ")
+                )
+            }
+            Mismatch::Shape {
+                tensor,
+                expected,
+                actual,
+            } => write!(f, "`{tensor}` is {actual} but {expected} was expected"),
+            Mismatch::Count { expected, actual } => {
+                write!(f, "{actual} outputs but {expected} were expected")
+            }
+        }
+    }
+}
+
+/// Compares outputs with elementwise tolerances (no reduction scaling); returns the
+/// largest absolute error. Tensors are named `output 0`, `output 1`, ...
+pub fn compare_outputs(expected: &[HostTensor], actual: &[HostTensor]) -> Result<f64, Mismatch> {
+    compare_outputs_with(expected, actual, 1)
+}
+
+/// [`compare_outputs`] with float tolerances scaled for sums of `reduction_length`
+/// terms (see [`reduction_length`]).
+pub fn compare_outputs_with(
+    expected: &[HostTensor],
+    actual: &[HostTensor],
+    reduction_length: u64,
+) -> Result<f64, Mismatch> {
+    if expected.len() != actual.len() {
+        return Err(Mismatch::Count {
+            expected: expected.len(),
+            actual: actual.len(),
+        });
+    }
+    let mut worst = 0.0f64;
+    for (position, (want, got)) in expected.iter().zip(actual).enumerate() {
+        let tensor = format!("output {position}");
+        if want.dtype != got.dtype || want.shape != got.shape || want.data.len() != got.data.len() {
+            let describe =
+                |t: &HostTensor| format!("{} {:?} with {} values", t.dtype, t.shape, t.data.len());
+            return Err(Mismatch::Shape {
+                tensor,
+                expected: describe(want),
+                actual: describe(got),
+            });
+        }
+        let tolerance = Tolerance::for_dtype(want.dtype, reduction_length);
+        let mut first = None;
+        let mut count = 0u64;
+        for (flat, (e, a)) in want.data.iter().zip(&got.data).enumerate() {
+            if tolerance.allows(*e, *a) {
+                if e.is_finite() && a.is_finite() {
+                    worst = worst.max((a - e).abs());
+                }
+            } else {
+                count += 1;
+                first.get_or_insert(flat);
+            }
+        }
+        if let Some(flat) = first {
+            return Err(Mismatch::Value {
+                tensor,
+                flat_index: flat as u64,
+                index: unflatten(flat as u64, &want.shape),
+                expected: want.data[flat],
+                actual: got.data[flat],
+                tolerance: tolerance.absolute + tolerance.relative * want.data[flat].abs(),
+                count,
+                elements: want.data.len() as u64,
+            });
+        }
+    }
+    Ok(worst)
+}
+
+/// Renames `output N` to the kernel's name for output `N`.
+pub(crate) fn name_outputs(mismatch: Mismatch, names: &[String]) -> Mismatch {
+    match mismatch.output_position().and_then(|p| names.get(p)) {
+        Some(name) => mismatch.with_tensor_name(name),
+        None => mismatch,
+    }
+}
+
+fn unflatten(mut flat: u64, shape: &[u64]) -> Vec<u64> {
+    let mut index = vec![0; shape.len()];
+    for (dim, extent) in shape.iter().enumerate().rev() {
+        let extent = (*extent).max(1);
+        index[dim] = flat % extent;
+        flat /= extent;
+    }
+    index
+}

@@ -1,0 +1,135 @@
+//! A host reference that interprets the checked kernel's expressions with plain loops.
+//!
+//! It is a second implementation, independent of lowering and of the typed loops the
+//! `npu_kernel!` macro generates: each output element is the expression evaluated at
+//! its index, every operation rounded with [`npu_core::scalar`], each reduction folded
+//! in index order in its accumulator dtype and rounded once at the end.
+
+use npu_core::ir::{CheckedKernel, Expr, Role, Subscript};
+use npu_core::scalar::{self, HostTensor};
+
+/// The outputs of `kernel` on `inputs` (given in signature order). Inputs are rounded
+/// to their declared dtypes first. Tensors of the wrong length are read as far as they
+/// go and as NaN beyond; [`crate::evaluate`] checks inputs before it gets here.
+pub fn reference(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Vec<HostTensor> {
+    let mut data: Vec<Vec<f64>> = Vec::with_capacity(kernel.tensors.len());
+    let mut next_input = inputs.iter();
+    for tensor in &kernel.tensors {
+        data.push(match tensor.role {
+            Role::Input => {
+                let values = next_input.next().map(|t| t.data.as_slice()).unwrap_or(&[]);
+                (0..tensor.elements() as usize)
+                    .map(|i| values.get(i).map_or(f64::NAN, |v| tensor.dtype.round(*v)))
+                    .collect()
+            }
+            Role::Output => vec![f64::NAN; tensor.elements() as usize],
+        });
+    }
+    let strides: Vec<Vec<u64>> = kernel.tensors.iter().map(|t| row_major(&t.shape)).collect();
+    let mut env = vec![0u64; kernel.axes.len()];
+    for assign in &kernel.body {
+        let extents: Vec<u64> = assign.axes.iter().map(|a| kernel.axes[*a].extent).collect();
+        let total: u64 = extents.iter().product();
+        let output_strides = &strides[assign.output];
+        for flat in 0..total {
+            let mut rest = flat;
+            let mut offset = 0;
+            for (dim, axis) in assign.axes.iter().enumerate().rev() {
+                env[*axis] = rest % extents[dim];
+                rest /= extents[dim];
+                offset += env[*axis] * output_strides[dim];
+            }
+            let value = eval(kernel, &assign.value, &data, &strides, &mut env);
+            data[assign.output][offset as usize] = value;
+        }
+    }
+    kernel
+        .tensors
+        .iter()
+        .zip(data)
+        .filter(|(t, _)| t.role == Role::Output)
+        .map(|(t, data)| HostTensor {
+            dtype: t.dtype,
+            shape: t.shape.clone(),
+            data,
+        })
+        .collect()
+}
+
+fn eval(
+    kernel: &CheckedKernel,
+    expr: &Expr,
+    data: &[Vec<f64>],
+    strides: &[Vec<u64>],
+    env: &mut [u64],
+) -> f64 {
+    match expr {
+        Expr::Load {
+            tensor, subscripts, ..
+        } => {
+            let offset: u64 = subscripts
+                .iter()
+                .zip(&strides[*tensor])
+                .map(|(s, stride)| match s {
+                    Subscript::Axis(a) => env[*a] * stride,
+                    Subscript::Const(c) => c * stride,
+                })
+                .sum();
+            data[*tensor][offset as usize]
+        }
+        Expr::Const { value, dtype } => dtype.round(*value),
+        Expr::Unary { op, arg, dtype } => {
+            scalar::unary(*op, *dtype, eval(kernel, arg, data, strides, env))
+        }
+        Expr::Binary {
+            op,
+            lhs,
+            rhs,
+            dtype,
+        } => {
+            let a = eval(kernel, lhs, data, strides, env);
+            let b = eval(kernel, rhs, data, strides, env);
+            scalar::binary(*op, *dtype, a, b)
+        }
+        Expr::Compare { op, lhs, rhs, .. } => {
+            let a = eval(kernel, lhs, data, strides, env);
+            let b = eval(kernel, rhs, data, strides, env);
+            f64::from(u8::from(scalar::compare(*op, a, b)))
+        }
+        Expr::Select {
+            cond,
+            then,
+            otherwise,
+            ..
+        } => {
+            if eval(kernel, cond, data, strides, env) != 0.0 {
+                eval(kernel, then, data, strides, env)
+            } else {
+                eval(kernel, otherwise, data, strides, env)
+            }
+        }
+        Expr::Cast { arg, dtype } => scalar::cast(*dtype, eval(kernel, arg, data, strides, env)),
+        Expr::Reduce {
+            op,
+            axis,
+            body,
+            dtype,
+        } => {
+            let mut acc = scalar::reduce_init(*op);
+            for k in 0..kernel.axes[*axis].extent {
+                env[*axis] = k;
+                let x = eval(kernel, body, data, strides, env);
+                acc = scalar::reduce_step(*op, *dtype, acc, x);
+            }
+            dtype.round(acc)
+        }
+    }
+}
+
+fn row_major(shape: &[u64]) -> Vec<u64> {
+    let mut strides = vec![1u64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
+}

@@ -1,0 +1,505 @@
+//! The simulator's report, in msprof's vocabulary: per-pipe busy, idle and stall
+//! cycles of the slowest core, data moved against the minimum, buffer use, the
+//! memory-bound ratio, the vector score, the roofline bound, and a one-line symptom
+//! naming the bottleneck with its numbers.
+//!
+//! The symptom is chosen by these rules, in order (`compute` is V, or M for a matmul):
+//!
+//! 1. A global-memory pipe (MTE2, MTE3, FIX) is the busiest and busy ≥ 60%:
+//!    memory-bound, with the distance to the roofline or the per-core bandwidth share.
+//! 2. The compute pipe is the busiest and busy ≥ 60%: compute-bound, naming the vector
+//!    operation that takes the most cycles (or the cube).
+//! 3. S or MTE1 is the busiest and busy ≥ 60%: loop overhead, or L1-to-L0 copies.
+//! 4. Otherwise, when MTE2 and the compute pipe are together busy ≥ 60% of the time
+//!    but overlap for less than a quarter of the less busy one's time: serialised.
+//! 5. Otherwise: latency-bound, naming what the compute pipe (or, if it hardly waits,
+//!    any pipe) waits for most, and the copy size against the DMA latency when it
+//!    waits for MTE2.
+//!
+//! A clause on the overlap of MTE2 and the compute pipe follows when both work, with
+//! the advice to use depth 2 when a depth-1 input keeps them apart.
+
+use std::fmt;
+
+use npu_core::ir::{CheckedKernel, CheckedSchedule, KernelClass, Role};
+use npu_core::program::{Pipe, Program};
+use npu_core::target::{Level, VectorOp};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::CoreRun;
+use crate::roofline::{Roofline, machine_roofline, minimum_traffic, roofline};
+
+/// What a simulation measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub kernel: String,
+    pub schedule: String,
+    pub target: String,
+    /// Cores that got work, and cores the schedule asked for.
+    pub cores: u64,
+    pub requested_cores: u64,
+    /// The core that finished last, whose pipes `pipes` describes.
+    pub critical_core: u32,
+    pub total_cycles: u64,
+    /// Instructions over all cores.
+    pub instructions: u64,
+    /// The pipes the program uses, in pipe order.
+    pub pipes: Vec<PipeReport>,
+    pub traffic: Traffic,
+    /// The peak of each on-chip level the target has.
+    pub memory: Vec<LevelUse>,
+    /// MTE2 busy / max(V busy, M busy) on the critical core.
+    pub memory_bound_ratio: f64,
+    /// V busy / total cycles on the critical core (NPUEval's vectorisation score).
+    pub vector_score: f64,
+    /// The schedule's roofline bound (see [`crate::roofline`]) and which part sets it.
+    pub roofline_cycles: u64,
+    pub roofline_bound: String,
+    /// roofline / total.
+    pub efficiency: f64,
+    /// The bound of the whole machine (every core of the kernel's class).
+    pub machine_roofline_cycles: u64,
+    pub machine_efficiency: f64,
+    /// The busiest pipe, or the one waited for most when no pipe is busy.
+    pub bottleneck: Pipe,
+    pub symptom: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PipeReport {
+    pub pipe: Pipe,
+    pub instructions: u64,
+    pub busy: u64,
+    /// Waiting for another pipe's flag.
+    pub stall: u64,
+    /// Neither: done (or at the closing barrier), or waiting for S to issue.
+    pub idle: u64,
+    pub busy_ratio: f64,
+    pub stall_ratio: f64,
+}
+
+/// Bytes moved over all cores (padded copies count their padding).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Traffic {
+    pub gm_read: u64,
+    pub gm_written: u64,
+    /// Each input element read once, each output written once.
+    pub minimum_gm_read: u64,
+    pub minimum_gm_written: u64,
+    pub ub_in: u64,
+    pub ub_out: u64,
+    pub l1_in: u64,
+    pub l1_out: u64,
+    pub l0a_in: u64,
+    pub l0b_in: u64,
+    pub l0c_out: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LevelUse {
+    pub level: Level,
+    pub peak: u64,
+    pub capacity: u64,
+}
+
+/// One simulated class of cores: its run, how many cores ran it, and its first core.
+pub(crate) struct ClassRun {
+    pub run: CoreRun,
+    pub cores: u64,
+    pub first_core: u32,
+}
+
+pub(crate) fn build(
+    kernel: &CheckedKernel,
+    schedule: &CheckedSchedule,
+    program: &Program,
+    runs: &[ClassRun],
+) -> Report {
+    let critical = runs
+        .iter()
+        .enumerate()
+        .max_by(|(ia, a), (ib, b)| a.run.total.total_cmp(&b.run.total).then(ib.cmp(ia)))
+        .map(|(_, r)| r);
+    let empty = ClassRun {
+        run: CoreRun::default(),
+        cores: 0,
+        first_core: 0,
+    };
+    let critical = critical.unwrap_or(&empty);
+    let run = &critical.run;
+    let total = run.total.max(f64::MIN_POSITIVE);
+    let total_cycles = run.total.ceil() as u64;
+
+    let pipes: Vec<PipeReport> = Pipe::ALL
+        .iter()
+        .filter(|p| run.instructions[p.index()] > 0)
+        .map(|&pipe| {
+            let busy = run.busy[pipe.index()];
+            let stall = run.stall[pipe.index()];
+            let busy_cycles = busy.round() as u64;
+            let stall_cycles = stall.round() as u64;
+            PipeReport {
+                pipe,
+                instructions: run.instructions[pipe.index()],
+                busy: busy_cycles,
+                stall: stall_cycles,
+                idle: total_cycles.saturating_sub(busy_cycles + stall_cycles),
+                busy_ratio: busy / total,
+                stall_ratio: stall / total,
+            }
+        })
+        .collect();
+
+    let (minimum_gm_read, minimum_gm_written) = minimum_traffic(kernel);
+    let mut traffic = Traffic {
+        minimum_gm_read,
+        minimum_gm_written,
+        ..Traffic::default()
+    };
+    for class in runs {
+        let r = &class.run;
+        let n = class.cores;
+        traffic.gm_read += r.gm_read * n;
+        traffic.gm_written += r.gm_written * n;
+        traffic.ub_in += r.into[0] * n;
+        traffic.ub_out += r.out_of[0] * n;
+        traffic.l1_in += r.into[1] * n;
+        traffic.l1_out += r.out_of[1] * n;
+        traffic.l0a_in += r.into[2] * n;
+        traffic.l0b_in += r.into[3] * n;
+        traffic.l0c_out += r.out_of[4] * n;
+    }
+    let memory = Level::ALL
+        .iter()
+        .filter(|l| kernel.target.capacity(**l) > 0)
+        .map(|&level| LevelUse {
+            level,
+            peak: program.peak(level),
+            capacity: kernel.target.capacity(level),
+        })
+        .collect();
+
+    let busy = |pipe: Pipe| run.busy[pipe.index()];
+    let compute = busy(Pipe::V).max(busy(Pipe::M));
+    let memory_bound_ratio = if compute > 0.0 {
+        busy(Pipe::Mte2) / compute
+    } else {
+        0.0
+    };
+    let vector_score = busy(Pipe::V) / total;
+    let bound = roofline(kernel, schedule);
+    let machine = machine_roofline(kernel);
+    let ratio = |bound: u64| {
+        if total_cycles > 0 {
+            bound as f64 / total_cycles as f64
+        } else {
+            0.0
+        }
+    };
+    let bottleneck = pipes
+        .iter()
+        .filter(|p| p.pipe != Pipe::S || pipes.len() == 1)
+        .fold(None::<&PipeReport>, |best, p| match best {
+            Some(b) if b.busy >= p.busy => Some(b),
+            _ => Some(p),
+        })
+        .map_or(Pipe::S, |p| p.pipe);
+    let (bottleneck, symptom) = symptom(
+        kernel,
+        schedule,
+        run,
+        bottleneck,
+        &bound,
+        ratio(bound.cycles),
+        program.active_cores(),
+    );
+    Report {
+        kernel: kernel.name.clone(),
+        schedule: schedule.name.clone(),
+        target: kernel.target.name.clone(),
+        cores: program.active_cores(),
+        requested_cores: program.requested_cores,
+        critical_core: critical.first_core,
+        total_cycles,
+        instructions: program.instruction_count(),
+        pipes,
+        traffic,
+        memory,
+        memory_bound_ratio,
+        vector_score,
+        roofline_cycles: bound.cycles,
+        roofline_bound: bound.bound().to_string(),
+        efficiency: ratio(bound.cycles),
+        machine_roofline_cycles: machine.cycles,
+        machine_efficiency: ratio(machine.cycles),
+        bottleneck,
+        symptom,
+    }
+}
+
+fn percent(ratio: f64) -> String {
+    format!("{:.0}%", ratio * 100.0)
+}
+
+fn symptom(
+    kernel: &CheckedKernel,
+    schedule: &CheckedSchedule,
+    run: &CoreRun,
+    bottleneck: Pipe,
+    bound: &Roofline,
+    efficiency: f64,
+    run_cores: u64,
+) -> (Pipe, String) {
+    let target = &kernel.target;
+    let total = run.total.max(f64::MIN_POSITIVE);
+    let ratio = |pipe: Pipe| run.busy[pipe.index()] / total;
+    let compute = if matches!(kernel.class, KernelClass::Matmul(_)) {
+        Pipe::M
+    } else {
+        Pipe::V
+    };
+    let top = ratio(bottleneck);
+    let depth_one = schedule.stages.iter().any(|s| {
+        s.depth == 1
+            && kernel.tensors[s.tensor].role == Role::Input
+            && s.level != Level::L0a
+            && s.level != Level::L0b
+    });
+    let mte2 = run.busy[Pipe::Mte2.index()];
+    let work = run.busy[compute.index()];
+    let shorter = if mte2 <= work { Pipe::Mte2 } else { compute };
+    let overlap = if mte2 > 0.0 && work > 0.0 {
+        run.overlap / mte2.min(work)
+    } else {
+        0.0
+    };
+
+    // When no pipe is busy enough to blame, the bottleneck is the pipe waited for.
+    let mut blamed = bottleneck;
+    let mut text = if matches!(bottleneck, Pipe::Mte2 | Pipe::Mte3 | Pipe::Fix) && top >= 0.6 {
+        let mut text = format!(
+            "{bottleneck} busy {}, {compute} {}: memory-bound",
+            percent(top),
+            percent(ratio(compute))
+        );
+        let share = target.dma.gm_bytes_per_cycle / run_cores as f64;
+        if efficiency >= 0.8 {
+            text += &format!(
+                "; at {} of the {} roofline",
+                percent(efficiency),
+                bound.bound()
+            );
+        } else if run_cores > 1 && share < target.dma.core_bytes_per_cycle {
+            text += &format!("; {run_cores} cores share global memory at {share:.1} B/cycle each");
+        }
+        text
+    } else if bottleneck == compute && top >= 0.6 {
+        if compute == Pipe::M {
+            let cycles = target.cube.as_ref().map_or(1, |c| c.cycles_per_fractal);
+            format!(
+                "M busy {}: compute-bound on the cube ({cycles} cycles per fractal)",
+                percent(top)
+            )
+        } else {
+            let (op, _) = VectorOp::ALL
+                .iter()
+                .map(|op| (*op, run.vector_by_op[*op as usize]))
+                .fold((VectorOp::Add, -1.0), |best, next| {
+                    if next.1 > best.1 { next } else { best }
+                });
+            let what = if op == VectorOp::Dup {
+                "broadcasts and copies".to_string()
+            } else {
+                op.name().to_string()
+            };
+            format!(
+                "V busy {}: compute-bound on {what} ({} cycles/repeat)",
+                percent(top),
+                target.vector_cycles(op)
+            )
+        }
+    } else if bottleneck == Pipe::S && top >= 0.6 {
+        format!(
+            "S busy {}: the loop overhead of {} iterations dominates; use larger tiles",
+            percent(top),
+            run.instructions[Pipe::S.index()]
+        )
+    } else if bottleneck == Pipe::Mte1 && top >= 0.6 {
+        format!(
+            "MTE1 busy {}: L1-to-L0 copies bound the cube; use a larger cube block",
+            percent(top)
+        )
+    } else if mte2 + work >= 0.6 * total && overlap < 0.25 {
+        let mut text = format!(
+            "MTE2 and {compute} serialised: {} and {} busy, overlapping for {} of {shorter}'s busy time",
+            percent(ratio(Pipe::Mte2)),
+            percent(ratio(compute)),
+            percent(overlap)
+        );
+        if depth_one {
+            text += "; depth 1 leaves no overlap: try depth 2";
+        }
+        return (bottleneck, text);
+    } else {
+        // Latency-bound: name the longest wait of the compute pipe (or, when it hardly
+        // waits, of any pipe) and what it waits for.
+        let longest = |waiters: &[Pipe]| {
+            let mut worst = (Pipe::S, Pipe::S, 0.0);
+            for &waiter in waiters {
+                for source in Pipe::ALL {
+                    let stalled = run.stall_by[waiter.index()][source.index()];
+                    if stalled > worst.2 {
+                        worst = (waiter, source, stalled);
+                    }
+                }
+            }
+            worst
+        };
+        let mut worst = longest(&[compute]);
+        if worst.2 < 0.1 * total {
+            worst = longest(&Pipe::ALL);
+        }
+        let (waiter, source, stalled) = worst;
+        let mut text = format!("no pipe busier than {}: latency-bound", percent(top));
+        if stalled > 0.0 {
+            blamed = source;
+            text += &format!(
+                "; {waiter} stalls {} waiting for {source}",
+                percent(stalled / total)
+            );
+            let latency = target.dma.latency_cycles as f64;
+            if source == Pipe::Mte2 && run.copies_in > 0 {
+                let copies = run.copies_in as f64;
+                let bytes = run.copy_in_bytes as f64 / copies;
+                let transfer = run.copy_in_cycles / copies;
+                if transfer < latency {
+                    text += &format!(
+                        "; copies of {bytes:.0} B take {transfer:.0} cycles but land {latency:.0} cycles later"
+                    );
+                    if !depth_one {
+                        text += ": larger tiles or deeper buffers hide it";
+                    }
+                }
+            }
+        }
+        text
+    };
+    if mte2 > 0.0 && work > 0.0 && bottleneck != Pipe::S {
+        text += &format!(
+            "; MTE2 and {compute} overlap for {} of {shorter}'s busy time",
+            percent(overlap)
+        );
+        if depth_one && overlap < 0.5 {
+            text += ": depth 1 serialises them; depth 2 would copy the next tile during compute";
+        }
+    }
+    (blamed, text)
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}.{} on {}: {} cycles on {} of {} cores (slowest core {}), {} instructions",
+            self.kernel,
+            self.schedule,
+            self.target,
+            self.total_cycles,
+            self.cores,
+            self.requested_cores,
+            self.critical_core,
+            self.instructions
+        )?;
+        writeln!(
+            f,
+            "roofline {} cycles ({}-bound), efficiency {:.1}%; machine roofline {} cycles, {:.1}%",
+            self.roofline_cycles,
+            self.roofline_bound,
+            self.efficiency * 100.0,
+            self.machine_roofline_cycles,
+            self.machine_efficiency * 100.0
+        )?;
+        writeln!(
+            f,
+            "pipe  instructions       busy      stall       idle   busy%  stall%"
+        )?;
+        for p in &self.pipes {
+            writeln!(
+                f,
+                "{:<5} {:>12} {:>10} {:>10} {:>10} {:>6.1}% {:>6.1}%",
+                p.pipe.name(),
+                p.instructions,
+                p.busy,
+                p.stall,
+                p.idle,
+                p.busy_ratio * 100.0,
+                p.stall_ratio * 100.0
+            )?;
+        }
+        let t = &self.traffic;
+        let times = |moved: u64, minimum: u64| {
+            if minimum > 0 {
+                format!("{:.2}x", moved as f64 / minimum as f64)
+            } else {
+                "-".into()
+            }
+        };
+        writeln!(
+            f,
+            "gm read {} B ({} the minimum {} B), gm written {} B ({} the minimum {} B)",
+            t.gm_read,
+            times(t.gm_read, t.minimum_gm_read),
+            t.minimum_gm_read,
+            t.gm_written,
+            times(t.gm_written, t.minimum_gm_written),
+            t.minimum_gm_written
+        )?;
+        let mut moved = Vec::new();
+        for (name, bytes) in [
+            ("ub in", t.ub_in),
+            ("ub out", t.ub_out),
+            ("l1 in", t.l1_in),
+            ("l1 out", t.l1_out),
+            ("l0a in", t.l0a_in),
+            ("l0b in", t.l0b_in),
+            ("l0c out", t.l0c_out),
+        ] {
+            if bytes > 0 {
+                moved.push(format!("{name} {bytes} B"));
+            }
+        }
+        if !moved.is_empty() {
+            writeln!(f, "{}", moved.join(", "))?;
+        }
+        let used: Vec<String> = self
+            .memory
+            .iter()
+            .filter(|m| m.peak > 0)
+            .map(|m| {
+                format!(
+                    "{} {} of {} B ({:.1}%)",
+                    m.level,
+                    m.peak,
+                    m.capacity,
+                    m.peak as f64 * 100.0 / m.capacity as f64
+                )
+            })
+            .collect();
+        writeln!(
+            f,
+            "peak {}",
+            if used.is_empty() {
+                "none".to_string()
+            } else {
+                used.join(", ")
+            }
+        )?;
+        writeln!(
+            f,
+            "memory-bound ratio {:.2}, vector score {:.1}%",
+            self.memory_bound_ratio,
+            self.vector_score * 100.0
+        )?;
+        writeln!(f, "bottleneck {}: {}", self.bottleneck, self.symptom)
+    }
+}

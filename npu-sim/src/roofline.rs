@@ -1,0 +1,203 @@
+//! The roofline bound: the fewest cycles any schedule on a given number of cores could
+//! take on the modelled machine,
+//!
+//! ```text
+//! max( minimum bytes / min(cores × per-core bandwidth, chip bandwidth),
+//!      minimum vector cycles / cores,
+//!      minimum cube cycles / cores )
+//! ```
+//!
+//! - Minimum bytes: every element an input is read at (distinct index values of its
+//!   subscripts) once, and every output written once.
+//! - Per-core bandwidth: `dma.core_bytes_per_cycle` (the larger of it and
+//!   `dma.fix_bytes_per_cycle` for a matmul, whose results leave through FIX).
+//! - Minimum vector cycles: each arithmetic node of the algorithm (not loads,
+//!   constants, broadcasts or the final rounding of an accumulator) over all its
+//!   elements, `elements × width / repeat_bytes × cycles[op]`, with no issue cost and
+//!   no rounding up to whole repeats.
+//! - Minimum cube cycles: `m × n × k / fractal volume × cycles_per_fractal`.
+//!
+//! [`roofline`] uses the cores the schedule actually gives work to: it is the bound
+//! for that schedule, and the report's `efficiency` is measured against it.
+//! [`machine_roofline`] uses every core of the target the kernel's class runs on: the
+//! bound of the machine, which a schedule on fewer cores cannot approach. Both are
+//! sound: the simulator charges at least these amounts to some pipe or to a DMA port
+//! of the slowest core, so no schedule is simulated below either.
+
+use npu_core::check::vector_op;
+use npu_core::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass, Role, Subscript};
+use npu_core::lower::{active_cores, vector_width};
+use serde::{Deserialize, Serialize};
+
+/// A roofline bound and its parts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Roofline {
+    pub cycles: u64,
+    pub cores: u64,
+    pub minimum_bytes: u64,
+    pub memory_cycles: f64,
+    pub vector_cycles: f64,
+    pub cube_cycles: f64,
+}
+
+impl Roofline {
+    /// Which bound is the highest: `memory`, `vector` or `cube`.
+    pub fn bound(&self) -> &'static str {
+        if self.memory_cycles >= self.vector_cycles.max(self.cube_cycles) {
+            "memory"
+        } else if self.vector_cycles >= self.cube_cycles {
+            "vector"
+        } else {
+            "cube"
+        }
+    }
+}
+
+/// The bound of `schedule` on the cores it gives work to.
+pub fn roofline(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> Roofline {
+    bound(kernel, active_cores(kernel, schedule))
+}
+
+/// [`roofline`]'s cycles.
+pub fn roofline_cycles(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
+    roofline(kernel, schedule).cycles
+}
+
+/// The bound of the whole machine: every core of the kernel's class.
+pub fn machine_roofline(kernel: &CheckedKernel) -> Roofline {
+    let cores = match kernel.class {
+        KernelClass::Matmul(_) => kernel.target.cores.cube,
+        _ => kernel.target.cores.vector,
+    };
+    bound(kernel, u64::from(cores))
+}
+
+fn bound(kernel: &CheckedKernel, cores: u64) -> Roofline {
+    let target = &kernel.target;
+    let cores = cores.max(1);
+    let minimum_bytes = minimum_bytes(kernel);
+    let per_core = match kernel.class {
+        KernelClass::Matmul(_) => target
+            .dma
+            .core_bytes_per_cycle
+            .max(target.dma.fix_bytes_per_cycle),
+        _ => target.dma.core_bytes_per_cycle,
+    };
+    let bandwidth = (per_core * cores as f64).min(target.dma.gm_bytes_per_cycle);
+    let memory_cycles = minimum_bytes as f64 / bandwidth;
+    let (vector, cube) = compute(kernel);
+    let vector_cycles = vector / cores as f64;
+    let cube_cycles = cube / cores as f64;
+    let cycles = memory_cycles.max(vector_cycles).max(cube_cycles).ceil() as u64;
+    Roofline {
+        cycles,
+        cores,
+        minimum_bytes,
+        memory_cycles,
+        vector_cycles,
+        cube_cycles,
+    }
+}
+
+/// Bytes every schedule must move: inputs read once (only the elements read), outputs
+/// written once.
+pub fn minimum_bytes(kernel: &CheckedKernel) -> u64 {
+    let (read, written) = minimum_traffic(kernel);
+    read + written
+}
+
+/// Bytes read from and written to global memory by an ideal schedule.
+pub fn minimum_traffic(kernel: &CheckedKernel) -> (u64, u64) {
+    let mut read = 0;
+    let mut written = 0;
+    for (index, tensor) in kernel.tensors.iter().enumerate() {
+        match tensor.role {
+            Role::Output => written += tensor.bytes(),
+            Role::Input => {
+                let mut axes: Vec<usize> = Vec::new();
+                let mut loaded = false;
+                for assign in &kernel.body {
+                    assign.value.walk(&mut |node| {
+                        if let Expr::Load {
+                            tensor: t,
+                            subscripts,
+                            ..
+                        } = node
+                            && *t == index
+                        {
+                            loaded = true;
+                            for subscript in subscripts {
+                                if let Subscript::Axis(axis) = subscript
+                                    && !axes.contains(axis)
+                                {
+                                    axes.push(*axis);
+                                }
+                            }
+                        }
+                    });
+                }
+                if loaded {
+                    let elements: u64 = axes.iter().map(|a| kernel.axes[*a].extent).product();
+                    read += elements * tensor.dtype.size();
+                }
+            }
+        }
+    }
+    (read, written)
+}
+
+/// Minimum vector and cube cycles on one core.
+fn compute(kernel: &CheckedKernel) -> (f64, f64) {
+    let target = &kernel.target;
+    if let KernelClass::Matmul(mm) = &kernel.class {
+        let Some(cube) = &target.cube else {
+            return (0.0, 0.0);
+        };
+        let volume =
+            (kernel.axes[mm.m].extent * kernel.axes[mm.n].extent * kernel.axes[mm.k].extent) as f64;
+        let fractal = (cube.m * cube.n * cube.k) as f64;
+        return (0.0, volume / fractal * cube.cycles_per_fractal as f64);
+    }
+    let mut cycles = 0.0;
+    for assign in &kernel.body {
+        let outer: u64 = assign.axes.iter().map(|a| kernel.axes[*a].extent).product();
+        node_cycles(kernel, &assign.value, outer, &mut cycles);
+    }
+    (cycles, 0.0)
+}
+
+fn node_cycles(kernel: &CheckedKernel, expr: &Expr, elements: u64, total: &mut f64) {
+    let target = &kernel.target;
+    let inner = match expr {
+        Expr::Reduce { axis, .. } => elements * kernel.axes[*axis].extent,
+        _ => elements,
+    };
+    if let (Some(width), Some(op)) = (vector_width(expr), vector_op(expr)) {
+        let counted = if matches!(expr, Expr::Reduce { .. }) {
+            inner
+        } else {
+            elements
+        };
+        *total += (counted * width) as f64 / target.vector.repeat_bytes as f64
+            * target.vector_cycles(op) as f64;
+    }
+    match expr {
+        Expr::Load { .. } | Expr::Const { .. } => {}
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => node_cycles(kernel, arg, inner, total),
+        Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
+            node_cycles(kernel, lhs, inner, total);
+            node_cycles(kernel, rhs, inner, total);
+        }
+        Expr::Select {
+            cond,
+            then,
+            otherwise,
+            ..
+        } => {
+            node_cycles(kernel, cond, inner, total);
+            node_cycles(kernel, then, inner, total);
+            node_cycles(kernel, otherwise, inner, total);
+        }
+        Expr::Reduce { body, .. } => node_cycles(kernel, body, inner, total),
+    }
+}

@@ -1,0 +1,215 @@
+//! Cycle counts computed by hand, on the round-number target of
+//! [`support::hand_target`]: 32 B/cycle, 100 cycles of DMA latency, `mul` at 40 cycles
+//! per 256-byte repeat with no issue cost, 1 cycle per loop iteration. The arithmetic
+//! is next to each expected number.
+
+mod support;
+
+use npu_core::program::{CoreCode, Op, Pipe, Program};
+use npu_sim::{SimOptions, Simulation, simulate};
+use support::{check_on, hand_target};
+
+/// `y = x * 2` over `n` f16 elements with a schedule body.
+fn scale(n: u64, schedule: &str) -> npu_core::ir::CheckedKernel {
+    let source = format!(
+        "kernel scale(x: [f16; {n}]) -> y: [f16; {n}] {{ y[i] = x[i] * 2.0; }}
+        target npueval_demo;
+        schedule s {{ {schedule} }}"
+    );
+    check_on(&source, &hand_target())
+}
+
+fn run(kernel: &npu_core::ir::CheckedKernel, program: &Program) -> Simulation {
+    let options = SimOptions {
+        functional: false,
+        trace: true,
+        ..SimOptions::default()
+    };
+    simulate(kernel, program, &[], &options).expect("simulates")
+}
+
+/// The lowered program with its streams replaced: to time a few instructions alone.
+fn only(program: &Program, streams: &[(Pipe, Vec<Op>)]) -> Program {
+    let mut code = CoreCode {
+        tiles: 1,
+        summary: "by hand".into(),
+        ..CoreCode::default()
+    };
+    for (pipe, ops) in streams {
+        for op in ops {
+            code.push(*pipe, 0, *op);
+        }
+    }
+    Program {
+        classes: vec![code],
+        cores: program.cores[..1].to_vec(),
+        ..program.clone()
+    }
+}
+
+fn first(program: &Program, pipe: Pipe, wanted: fn(&Op) -> bool) -> Op {
+    program.classes[0]
+        .stream(pipe)
+        .iter()
+        .map(|i| i.op)
+        .find(wanted)
+        .expect("the instruction")
+}
+
+/// Start and duration of every traced instruction whose text starts with `prefix`.
+fn events(simulation: &Simulation, prefix: &str) -> Vec<(f64, f64)> {
+    let trace = simulation.trace.as_ref().expect("traced");
+    trace
+        .events
+        .iter()
+        .filter(|e| e.name.starts_with(prefix))
+        .map(|e| (e.start, e.duration))
+        .collect()
+}
+
+#[test]
+fn one_copy() {
+    let kernel = scale(2048, "stage x, y in ub depth 1;");
+    let lowered = npu_core::lower(&kernel, 0);
+    let copy = first(&lowered, Pipe::Mte2, |op| matches!(op, Op::CopyIn { .. }));
+    let program = only(
+        &lowered,
+        &[(Pipe::S, vec![Op::Loop]), (Pipe::Mte2, vec![copy])],
+    );
+    let simulation = run(&kernel, &program);
+    // S issues the loop in 1 cycle; the copy starts at 1 and holds the port for
+    // 4096 B / 32 B per cycle = 128 cycles, to 129; it lands 100 cycles later.
+    assert_eq!(events(&simulation, "copy_in"), [(1.0, 128.0)]);
+    assert_eq!(simulation.report.total_cycles, 1 + 128 + 100);
+}
+
+#[test]
+fn copy_then_compute() {
+    let kernel = scale(2048, "stage x, y in ub depth 1;");
+    let lowered = npu_core::lower(&kernel, 0);
+    let copy = first(&lowered, Pipe::Mte2, |op| matches!(op, Op::CopyIn { .. }));
+    let multiply = first(&lowered, Pipe::V, |op| matches!(op, Op::Vector(_)));
+    let flag = (Pipe::Mte2, Pipe::V, 0);
+    let program = only(
+        &lowered,
+        &[
+            (Pipe::S, vec![Op::Loop]),
+            (
+                Pipe::Mte2,
+                vec![
+                    copy,
+                    Op::SetFlag {
+                        from: flag.0,
+                        to: flag.1,
+                        event: flag.2,
+                    },
+                ],
+            ),
+            (
+                Pipe::V,
+                vec![
+                    Op::WaitFlag {
+                        from: flag.0,
+                        to: flag.1,
+                        event: flag.2,
+                    },
+                    multiply,
+                ],
+            ),
+        ],
+    );
+    let simulation = run(&kernel, &program);
+    // The flag goes up when the copy lands at 1 + 128 + 100 = 229. The multiply covers
+    // 2048 f16 = 4096 B = 16 repeats of 256 B at 40 cycles: 640 cycles, to 869.
+    assert_eq!(events(&simulation, "vmul"), [(229.0, 640.0)]);
+    assert_eq!(simulation.report.total_cycles, 229 + 640);
+    let v = simulation
+        .report
+        .pipes
+        .iter()
+        .find(|p| p.pipe == Pipe::V)
+        .expect("V");
+    assert_eq!((v.busy, v.stall), (640, 229));
+}
+
+#[test]
+fn depth_two_reaches_steady_state() {
+    let kernel = scale(8192, "split i by 2048; stage x, y in ub depth 2;");
+    let simulation = run(&kernel, &npu_core::lower(&kernel, 0));
+    // Four tiles. Tile 0: copy in [1, 129], lands 229; multiply [229, 869]. With two
+    // slots MTE2 copies tile 1 right after ([129, 257], lands 357), so the vector unit
+    // never waits again: multiplies run back to back, 640 cycles each, from 229.
+    let multiplies = events(&simulation, "vmul");
+    let starts: Vec<f64> = multiplies.iter().map(|(start, _)| *start).collect();
+    assert_eq!(starts, [229.0, 869.0, 1509.0, 2149.0]);
+    // The last multiply ends at 229 + 4 × 640 = 2789; its copy out holds the port for
+    // 128 cycles and lands 100 later: 2789 + 128 + 100 = 3017.
+    assert_eq!(simulation.report.total_cycles, 3017);
+    assert!(
+        simulation
+            .report
+            .symptom
+            .starts_with("V busy 85%: compute-bound on mul"),
+        "{}",
+        simulation.report.symptom
+    );
+}
+
+#[test]
+fn depth_one_serialises_copy_and_compute() {
+    let kernel = scale(8192, "split i by 2048; stage x, y in ub depth 1;");
+    let simulation = run(&kernel, &npu_core::lower(&kernel, 0));
+    // One slot each: tile i + 1's multiply waits for tile i's copy out to free y. After
+    // multiply i ends at e, MTE2 copies x (port [e, e + 128]) and MTE3 copies y out
+    // (port [e + 128, e + 256], lands e + 356), so multiply i + 1 starts at e + 356.
+    let starts: Vec<f64> = events(&simulation, "vmul")
+        .iter()
+        .map(|(start, _)| *start)
+        .collect();
+    assert_eq!(starts, [229.0, 1225.0, 2221.0, 3217.0]);
+    // The last multiply ends at 3217 + 640 = 3857; copy out: 3857 + 128 + 100 = 4085.
+    assert_eq!(simulation.report.total_cycles, 4085);
+}
+
+#[test]
+fn two_cores_share_bandwidth() {
+    let kernel = scale(4096, "parallel i over 2 cores; stage x, y in ub depth 1;");
+    let simulation = run(&kernel, &npu_core::lower(&kernel, 0));
+    // Each core gets min(32, 32 / 2) = 16 B/cycle. Per core: loop to 1, copy in 4096 B
+    // for 256 cycles to 257, lands 357; multiply [357, 997]; copy out [997, 1253],
+    // lands 1353.
+    assert_eq!(simulation.report.cores, 2);
+    assert_eq!(events(&simulation, "copy_in"), [(1.0, 256.0), (1.0, 256.0)]);
+    assert_eq!(simulation.report.total_cycles, 1353);
+    // One core alone moves the same tile in 128 cycles: 1 + 128 + 100 + 640 + 128 + 100.
+    let alone = scale(2048, "stage x, y in ub depth 1;");
+    assert_eq!(
+        run(&alone, &npu_core::lower(&alone, 0)).report.total_cycles,
+        1097
+    );
+}
+
+#[test]
+fn padded_tail_copy() {
+    let kernel = scale(3048, "split i by 2048; stage x, y in ub depth 2; tail pad;");
+    let simulation = run(&kernel, &npu_core::lower(&kernel, 0));
+    // Tile 0: 4096 B in 128 cycles. The tail, 1000 f16 = 2000 B, is not a multiple of
+    // 32 B: padded to 2016 B, at twice the time: 2016 / 32 × 2 = 126 cycles.
+    assert_eq!(
+        events(&simulation, "copy_in"),
+        [(1.0, 128.0), (129.0, 126.0)]
+    );
+}
+
+#[test]
+fn strided_copy_pays_per_burst() {
+    let source = "kernel rows(x: [f32; 16, 64]) -> y: [f32; 16, 64] { y[i, j] = x[i, j] * 2.0; }
+        target npueval_demo;
+        schedule s { split j by 32; stage x, y in ub depth 2; }";
+    let kernel = check_on(source, &hand_target());
+    let simulation = run(&kernel, &npu_core::lower(&kernel, 0));
+    // A 16 x 32 tile of f32 is 16 rows of 128 B, 2048 B in 16 bursts:
+    // 2048 / 32 + (16 − 1) × 4 = 64 + 60 = 124 cycles.
+    let copies = events(&simulation, "copy_in");
+    assert_eq!(copies[0], (1.0, 124.0));
+}

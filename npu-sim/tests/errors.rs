@@ -1,0 +1,199 @@
+//! What the simulator says about programs and inputs it cannot run: a wait nothing
+//! satisfies, a program over the instruction budget, inputs of the wrong shape, and
+//! instructions outside their memory. None of them hangs or panics.
+
+mod support;
+
+use insta::assert_snapshot;
+use npu_core::program::{Op, Pipe, Program};
+use npu_core::scalar::HostTensor;
+use npu_core::{Dtype, lower};
+use npu_sim::{Flag, SimError, SimOptions, evaluate, simulate};
+
+fn vmla() -> npu_core::ir::CheckedKernel {
+    support::check(&support::kernel_file("vmla"))
+}
+
+fn timing() -> SimOptions {
+    SimOptions {
+        functional: false,
+        ..SimOptions::default()
+    }
+}
+
+/// Removes the `n`-th instruction of `pipe` from every class.
+fn without(mut program: Program, pipe: Pipe, wanted: impl Fn(&Op) -> bool, n: usize) -> Program {
+    for class in &mut program.classes {
+        let stream = &mut class.streams[pipe.index()];
+        let position = stream
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| wanted(&i.op))
+            .nth(n)
+            .map(|(p, _)| p)
+            .expect("the instruction");
+        stream.remove(position);
+    }
+    program
+}
+
+#[test]
+fn a_wait_with_no_set_is_a_deadlock() {
+    let kernel = vmla();
+    // Drop MTE2's first `set_flag`: V then waits for `a` of tile 0 forever.
+    let program = without(
+        lower(&kernel, 0),
+        Pipe::Mte2,
+        |op| matches!(op, Op::SetFlag { .. }),
+        0,
+    );
+    let error = simulate(&kernel, &program, &[], &timing()).expect_err("deadlocks");
+    match &error {
+        SimError::Deadlock {
+            core, pipe, event, ..
+        } => {
+            assert_eq!((*core, *pipe), (0, Pipe::V));
+            assert_eq!(
+                *event,
+                Some(Flag {
+                    from: Pipe::Mte2,
+                    to: Pipe::V,
+                    event: 0
+                })
+            );
+        }
+        other => panic!("not a deadlock: {other}"),
+    }
+    assert_snapshot!(error.to_string(), @"deadlock: V on core 0 waits at `wait_flag MTE2->V #0` from cycle 0: MTE2, which would set it, is itself blocked at `wait_flag V->MTE2 #0`");
+}
+
+#[test]
+fn a_missing_free_deadlocks_the_producer() {
+    let kernel = vmla();
+    // Drop V's first free of `a`'s slot: MTE2 cannot refill it for tile 1 (depth 1).
+    let program = without(
+        lower(&kernel, 0),
+        Pipe::V,
+        |op| matches!(op, Op::SetFlag { to: Pipe::Mte2, .. }),
+        0,
+    );
+    let error = simulate(&kernel, &program, &[], &timing()).expect_err("deadlocks");
+    assert_snapshot!(error.to_string(), @"deadlock: MTE2 on core 0 waits at `wait_flag V->MTE2 #0` from cycle 388: V, which would set it, is itself blocked at `wait_flag MTE2->V #0`");
+}
+
+#[test]
+fn a_program_over_the_budget_stops() {
+    let kernel = vmla();
+    let options = SimOptions {
+        max_instructions: 100,
+        ..timing()
+    };
+    let program = lower(&kernel, 0);
+    let error = simulate(&kernel, &program, &[], &options).expect_err("over the budget");
+    assert_eq!(
+        error,
+        SimError::InstructionBudget {
+            limit: 100,
+            needed: program.instruction_count()
+        }
+    );
+    assert_snapshot!(error.to_string(), @"the program needs 740 instructions, more than the budget of 100; use larger tiles");
+    // `evaluate` refuses from its estimate, before lowering.
+    let error = evaluate(&kernel, 0, &[], None, &options).expect_err("over the budget");
+    assert!(
+        matches!(error, SimError::InstructionBudget { limit: 100, .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn bad_inputs_are_reported() {
+    let kernel = vmla();
+    let options = SimOptions::default();
+    let cases: Vec<(&str, Vec<HostTensor>)> = vec![
+        ("too few", vec![HostTensor::random(Dtype::F16, &[65536], 0)]),
+        (
+            "wrong dtype",
+            (0..3)
+                .map(|s| HostTensor::random(Dtype::F32, &[65536], s))
+                .collect(),
+        ),
+        (
+            "wrong shape",
+            (0..3)
+                .map(|s| HostTensor::random(Dtype::F16, &[256, 256], s))
+                .collect(),
+        ),
+    ];
+    let mut text = String::new();
+    for (what, inputs) in cases {
+        let error = evaluate(&kernel, 0, &inputs, None, &options).expect_err(what);
+        assert!(
+            matches!(error, SimError::BadInput { .. }),
+            "{what}: {error}"
+        );
+        text.push_str(&format!("{what}: {error}\n"));
+    }
+    let error = evaluate(&kernel, 99, &[], None, &options).expect_err("no schedule 99");
+    text.push_str(&format!("schedule 99: {error}\n"));
+    let inputs = support::inputs(&kernel, 0);
+    let expected = vec![HostTensor::random(Dtype::F16, &[8], 0)];
+    let error =
+        evaluate(&kernel, 0, &inputs, Some(&expected), &options).expect_err("wrong expected");
+    text.push_str(&format!("expected of another shape: {error}\n"));
+    assert_snapshot!(text);
+}
+
+#[test]
+fn an_instruction_outside_its_level_is_a_bad_program() {
+    let kernel = vmla();
+    let mut program = lower(&kernel, 0);
+    for instr in &mut program.classes[0].streams[Pipe::Mte2.index()] {
+        if let Op::CopyIn { address, .. } = &mut instr.op {
+            *address = 1 << 30;
+        }
+    }
+    let inputs = support::inputs(&kernel, 0);
+    let error =
+        simulate(&kernel, &program, &inputs, &SimOptions::default()).expect_err("out of ub");
+    assert!(
+        matches!(
+            error,
+            SimError::BadProgram {
+                pipe: Pipe::Mte2,
+                ..
+            }
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_wrong_answer_is_a_mismatch() {
+    let kernel = vmla();
+    let inputs = support::inputs(&kernel, 0);
+    let mut expected = npu_sim::reference(&kernel, &inputs);
+    expected[0].data[70000 % 65536] += 1.0;
+    let evaluation =
+        evaluate(&kernel, 1, &inputs, Some(&expected), &SimOptions::default()).expect("simulates");
+    let npu_sim::Correctness::Mismatch(mismatch) = evaluation.correctness else {
+        panic!("not a mismatch")
+    };
+    let text = mismatch.to_string();
+    assert!(
+        text.starts_with("`y` differs at [4464] (element 4464): expected"),
+        "{text}"
+    );
+    assert!(text.ends_with("1 of 65536 elements differ"), "{text}");
+}
+
+#[test]
+fn a_malformed_program_is_refused_before_it_runs() {
+    let kernel = vmla();
+    let mut program = lower(&kernel, 0);
+    if let Op::CopyIn { shape, .. } = &mut program.classes[0].streams[Pipe::Mte2.index()][0].op {
+        *shape = 99;
+    }
+    let error = simulate(&kernel, &program, &[], &timing()).expect_err("malformed");
+    assert_snapshot!(error.to_string(), @"bad program: MTE2 on core 0 at `copy_in a[+0] -> ub@0x00000 <shape 99>` names copy shape 99 of 4");
+}

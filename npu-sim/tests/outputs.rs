@@ -1,0 +1,191 @@
+//! The simulator's outputs: the reference interpreter, output comparison, the Chrome
+//! trace, and the report's serialised form.
+
+mod support;
+
+use npu_core::Dtype;
+use npu_core::program::Pipe;
+use npu_core::scalar::HostTensor;
+use npu_sim::{
+    Mismatch, Report, SimOptions, Tolerance, compare_outputs, compare_outputs_with, evaluate,
+    reference,
+};
+
+#[test]
+fn reference_interprets_the_algorithm() {
+    let x = HostTensor {
+        dtype: Dtype::F32,
+        shape: vec![2, 3],
+        data: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+    };
+    let w = HostTensor {
+        dtype: Dtype::F32,
+        shape: vec![3],
+        data: vec![1.0, 0.5, 0.25],
+    };
+    let dot = support::check(
+        "kernel dot(x: [f32; 2, 3], w: [f32; 3]) -> y: [f32; 2] { y[i] = sum[k](x[i, k] * w[k]); }
+        target ascend910b;
+        schedule s { stage x, w, y in ub; tail pad; }",
+    );
+    // y = [1 + 1 + 0.75, 4 + 2.5 + 1.5]
+    assert_eq!(reference(&dot, &[x.clone(), w])[0].data, [2.75, 8.0]);
+    let shifted = support::check(
+        "kernel shifted(x: [f32; 2, 3], b: [f32; 2]) -> z: [f32; 2, 3] {
+            z[i, j] = select(x[i, j] > 1.5, x[i, j], -x[i, j]) + b[i] as f16 as f32;
+        }
+        target ascend910b;
+        schedule s { stage x, b, z in ub; tail pad; }",
+    );
+    // z = (x or -x) + b rounded to f16: 0.1 becomes 0.0999755859375.
+    let b = HostTensor {
+        dtype: Dtype::F32,
+        shape: vec![2],
+        data: vec![3.0, 0.1],
+    };
+    let b16 = 0.0999755859375;
+    assert_eq!(
+        reference(&shifted, &[x, b])[0].data,
+        [2.0, 5.0, 6.0, 4.0 + b16, 5.0 + b16, 6.0 + b16]
+    );
+}
+
+#[test]
+fn comparison_names_the_first_difference() {
+    let expected = HostTensor {
+        dtype: Dtype::F16,
+        shape: vec![2, 3],
+        data: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+    };
+    let mut actual = expected.clone();
+    assert_eq!(
+        compare_outputs(
+            std::slice::from_ref(&expected),
+            std::slice::from_ref(&actual)
+        ),
+        Ok(0.0)
+    );
+    actual.data[4] = 5.001; // within 1e-3 relative
+    assert!(
+        compare_outputs(
+            std::slice::from_ref(&expected),
+            std::slice::from_ref(&actual)
+        )
+        .is_ok()
+    );
+    actual.data[4] = 5.5;
+    actual.data[5] = 7.0;
+    let mismatch = compare_outputs(
+        std::slice::from_ref(&expected),
+        std::slice::from_ref(&actual),
+    )
+    .expect_err("differs");
+    match &mismatch {
+        Mismatch::Value {
+            tensor,
+            flat_index,
+            index,
+            expected,
+            actual,
+            count,
+            ..
+        } => {
+            assert_eq!(
+                (tensor.as_str(), *flat_index, index.as_slice()),
+                ("output 0", 4, [1u64, 1].as_slice())
+            );
+            assert_eq!((*expected, *actual, *count), (5.0, 5.5, 2));
+        }
+        other => panic!("{other}"),
+    }
+    // Integers are exact; floats that sum many terms get √n more room.
+    let ints = HostTensor {
+        dtype: Dtype::I32,
+        shape: vec![1],
+        data: vec![3.0],
+    };
+    let off = HostTensor {
+        data: vec![4.0],
+        ..ints.clone()
+    };
+    assert!(compare_outputs_with(&[ints], &[off], 1 << 20).is_err());
+    assert_eq!(
+        Tolerance::for_dtype(Dtype::F32, 100),
+        Tolerance {
+            relative: 1e-4,
+            absolute: 1e-6
+        }
+    );
+    let count = compare_outputs(&[], &[expected]).expect_err("count");
+    assert_eq!(count.to_string(), "1 outputs but 0 were expected");
+}
+
+#[test]
+fn the_trace_is_chrome_json() {
+    let kernel = support::check(&support::kernel_file("softmax"));
+    let options = SimOptions {
+        functional: false,
+        trace: true,
+        ..SimOptions::default()
+    };
+    let cores_schedule = kernel
+        .schedules
+        .iter()
+        .position(|s| s.name == "cores")
+        .expect("cores");
+    let evaluation = evaluate(&kernel, cores_schedule, &[], None, &options).expect("simulates");
+    let trace = evaluation.trace.expect("traced");
+    assert_eq!(trace.events.len() as u64, evaluation.report.instructions);
+    let json: serde_json::Value = serde_json::from_str(&trace.to_json()).expect("valid JSON");
+    let events = json["traceEvents"].as_array().expect("traceEvents");
+    let complete: Vec<_> = events.iter().filter(|e| e["ph"] == "X").collect();
+    assert_eq!(complete.len(), trace.events.len());
+    assert!(
+        complete
+            .iter()
+            .all(|e| e["name"].is_string() && e["ts"].is_number() && e["dur"].is_number())
+    );
+    assert!(complete.iter().any(|e| e["pid"] == 1), "both cores appear");
+    let names: Vec<_> = events
+        .iter()
+        .filter(|e| e["name"] == "thread_name" && e["pid"] == 0)
+        .map(|e| e["args"]["name"].clone())
+        .collect();
+    assert_eq!(names.len(), Pipe::ALL.len());
+    assert!(names.contains(&serde_json::json!("MTE2")));
+
+    let dir = std::env::temp_dir().join(format!("npu-sim-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("trace.json");
+    trace.write(&path).expect("writes");
+    let written = std::fs::read_to_string(&path).expect("reads");
+    assert_eq!(written, trace.to_json());
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() != "trace.json")
+        .collect();
+    assert!(leftovers.is_empty(), "no temporary file left behind");
+    std::fs::remove_dir_all(&dir).expect("cleans up");
+}
+
+#[test]
+fn the_report_round_trips_through_json() {
+    let kernel = support::check(&support::kernel_file("row_sum"));
+    let timing = SimOptions {
+        functional: false,
+        ..SimOptions::default()
+    };
+    let report = evaluate(&kernel, 1, &[], None, &timing)
+        .expect("simulates")
+        .report;
+    let json = serde_json::to_string(&report).expect("serialises");
+    let back: Report = serde_json::from_str(&json).expect("deserialises");
+    // Ratios may come back a unit in the last place off; everything else is exact.
+    assert_eq!(back.to_string(), report.to_string());
+    assert_eq!(
+        (back.total_cycles, back.roofline_cycles, &back.traffic),
+        (report.total_cycles, report.roofline_cycles, &report.traffic)
+    );
+    assert!((back.efficiency - report.efficiency).abs() < 1e-12);
+}

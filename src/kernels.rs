@@ -14,7 +14,7 @@ npu_kernel! {
     target npueval_demo;
 
     schedule hand {
-        split i by 2048;
+        split i by 1024;
         stage a, b, c, y in ub depth 1;
     }
 }

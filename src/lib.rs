@@ -42,6 +42,9 @@
 // Generated code names this crate `::npu`; this makes the name work inside it too.
 extern crate self as npu;
 
+/// The simulator: run a lowered schedule on data, get cycles per pipe and a report.
+pub use npu_sim as sim;
+
 pub mod kernels;
 pub mod tuner;
 

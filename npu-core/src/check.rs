@@ -1156,26 +1156,8 @@ fn op_name(node: &Expr) -> &'static str {
 /// The vector operation (for costs) an expression node issues.
 pub fn vector_op(node: &Expr) -> Option<VectorOp> {
     Some(match node {
-        Expr::Unary { op, .. } => match op {
-            UnaryOp::Neg => VectorOp::Neg,
-            UnaryOp::Abs => VectorOp::Abs,
-            UnaryOp::Exp => VectorOp::Exp,
-            UnaryOp::Log => VectorOp::Log,
-            UnaryOp::Sqrt => VectorOp::Sqrt,
-            UnaryOp::Rsqrt => VectorOp::Rsqrt,
-            UnaryOp::Tanh => VectorOp::Tanh,
-            UnaryOp::Recip => VectorOp::Recip,
-            UnaryOp::Relu => VectorOp::Relu,
-            UnaryOp::Sigmoid => VectorOp::Sigmoid,
-        },
-        Expr::Binary { op, .. } => match op {
-            BinaryOp::Add => VectorOp::Add,
-            BinaryOp::Sub => VectorOp::Sub,
-            BinaryOp::Mul => VectorOp::Mul,
-            BinaryOp::Div => VectorOp::Div,
-            BinaryOp::Min => VectorOp::Min,
-            BinaryOp::Max => VectorOp::Max,
-        },
+        Expr::Unary { op, .. } => op.vector_op(),
+        Expr::Binary { op, .. } => op.vector_op(),
         Expr::Compare { .. } => VectorOp::Cmp,
         Expr::Select { .. } => VectorOp::Select,
         Expr::Cast { .. } => VectorOp::Cast,

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dtype::Dtype;
-use crate::target::{Level, Target};
+use crate::target::{Level, Target, VectorOp};
 
 /// A kernel that passed the checker against `target`, with every schedule legal.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -212,6 +212,22 @@ impl UnaryOp {
         }
     }
 
+    /// The cost class of this operation in a target's vector table.
+    pub fn vector_op(self) -> VectorOp {
+        match self {
+            UnaryOp::Neg => VectorOp::Neg,
+            UnaryOp::Abs => VectorOp::Abs,
+            UnaryOp::Exp => VectorOp::Exp,
+            UnaryOp::Log => VectorOp::Log,
+            UnaryOp::Sqrt => VectorOp::Sqrt,
+            UnaryOp::Rsqrt => VectorOp::Rsqrt,
+            UnaryOp::Tanh => VectorOp::Tanh,
+            UnaryOp::Recip => VectorOp::Recip,
+            UnaryOp::Relu => VectorOp::Relu,
+            UnaryOp::Sigmoid => VectorOp::Sigmoid,
+        }
+    }
+
     /// Whether the operation is only defined on floating-point values.
     pub fn float_only(self) -> bool {
         !matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu)
@@ -227,6 +243,20 @@ pub enum BinaryOp {
     Div,
     Min,
     Max,
+}
+
+impl BinaryOp {
+    /// The cost class of this operation in a target's vector table.
+    pub fn vector_op(self) -> VectorOp {
+        match self {
+            BinaryOp::Add => VectorOp::Add,
+            BinaryOp::Sub => VectorOp::Sub,
+            BinaryOp::Mul => VectorOp::Mul,
+            BinaryOp::Div => VectorOp::Div,
+            BinaryOp::Min => VectorOp::Min,
+            BinaryOp::Max => VectorOp::Max,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

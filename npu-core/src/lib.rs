@@ -67,8 +67,9 @@ pub fn check_source_with(
     merge(parsed, result)
 }
 
-/// Adds the parser's recovered diagnostics to the checker's result.
-fn merge(
+/// Adds the parser's recovered diagnostics (see [`parse::parse_str_partial`]) to the
+/// checker's result, in source order. The macro and the string API both use it.
+pub fn merge(
     mut parsed: Diagnostics,
     checked: Result<CheckedKernel, Diagnostics>,
 ) -> Result<CheckedKernel, Diagnostics> {

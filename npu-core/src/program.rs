@@ -345,26 +345,8 @@ impl VectorKind {
     pub fn cost_op(self) -> VectorOp {
         match self {
             VectorKind::Dup | VectorKind::Copy => VectorOp::Dup,
-            VectorKind::Unary(op) => match op {
-                UnaryOp::Neg => VectorOp::Neg,
-                UnaryOp::Abs => VectorOp::Abs,
-                UnaryOp::Exp => VectorOp::Exp,
-                UnaryOp::Log => VectorOp::Log,
-                UnaryOp::Sqrt => VectorOp::Sqrt,
-                UnaryOp::Rsqrt => VectorOp::Rsqrt,
-                UnaryOp::Tanh => VectorOp::Tanh,
-                UnaryOp::Recip => VectorOp::Recip,
-                UnaryOp::Relu => VectorOp::Relu,
-                UnaryOp::Sigmoid => VectorOp::Sigmoid,
-            },
-            VectorKind::Binary(op) => match op {
-                BinaryOp::Add => VectorOp::Add,
-                BinaryOp::Sub => VectorOp::Sub,
-                BinaryOp::Mul => VectorOp::Mul,
-                BinaryOp::Div => VectorOp::Div,
-                BinaryOp::Min => VectorOp::Min,
-                BinaryOp::Max => VectorOp::Max,
-            },
+            VectorKind::Unary(op) => op.vector_op(),
+            VectorKind::Binary(op) => op.vector_op(),
             VectorKind::Compare(_) => VectorOp::Cmp,
             VectorKind::Select => VectorOp::Select,
             VectorKind::Cast => VectorOp::Cast,

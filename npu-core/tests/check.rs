@@ -9,9 +9,17 @@ fn check(source: &str) -> String {
         Ok(kernel) => {
             let mut out = format!("ok: {:?}\n", kernel.class);
             for schedule in &kernel.schedules {
-                out += &format!("schedule {} tiles {:?} cores {}\n", schedule.name, schedule.tiles, schedule.cores());
+                out += &format!(
+                    "schedule {} tiles {:?} cores {}\n",
+                    schedule.name,
+                    schedule.tiles,
+                    schedule.cores()
+                );
                 for buffer in &schedule.buffers {
-                    out += &format!("  {} {} {} B x{}\n", buffer.level, buffer.name, buffer.bytes, buffer.depth);
+                    out += &format!(
+                        "  {} {} {} B x{}\n",
+                        buffer.level, buffer.name, buffer.bytes, buffer.depth
+                    );
                 }
             }
             out
@@ -81,13 +89,19 @@ fn every_code_has_a_title_and_docs_list_it() {
     let docs = include_str!("../../docs/dsl.md");
     for code in npu_core::Code::ALL {
         assert!(!code.title().is_empty());
-        assert!(docs.contains(&format!("| {code} |")), "docs/dsl.md does not list {code}");
+        assert!(
+            docs.contains(&format!("| {code} |")),
+            "docs/dsl.md does not list {code}"
+        );
     }
 }
 
 #[test]
 fn explicit_target_overrides_the_named_one() {
-    let source = vmla("npueval_demo", "    split i by 2048;\n    stage a, b, c, y in ub depth 2;");
+    let source = vmla(
+        "npueval_demo",
+        "    split i by 2048;\n    stage a, b, c, y in ub depth 2;",
+    );
     let target = Target::preset("ascend910b").unwrap();
     let kernel = npu_core::check_source(&source, &target).unwrap();
     assert_eq!(kernel.target.name, "ascend910b");

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Span, TokenStream, TokenTree};
 
 use npu_core::ast::{KernelDef, TargetRef};
-use npu_core::{CheckedKernel, Code, Diagnostics, Target, check, parse};
+use npu_core::{Code, Diagnostics, Target, check, parse};
 
 /// Defines an NPU kernel: its algorithm, its target and one or more named schedules.
 ///
@@ -74,7 +74,7 @@ fn check_tokens(input: TokenStream, dir: &Path) -> Result<TokenStream, Diagnosti
         diagnostics
     });
     let checked = target.and_then(|target| check::check(&def, &target));
-    let kernel = merge(parsed, checked)?;
+    let kernel = npu_core::merge(parsed, checked)?;
     Ok(expand::kernel(
         &def,
         &kernel,
@@ -110,23 +110,6 @@ fn explain_target_file(def: &KernelDef, diagnostics: &mut Diagnostics) {
             diagnostic.help = Some(
                 "a relative path starts at the crate's directory, where its Cargo.toml is".into(),
             );
-        }
-    }
-}
-
-/// Adds the parser's recovered diagnostics to the checker's result, as
-/// `npu_core::check_source` does for text.
-fn merge(
-    mut parsed: Diagnostics,
-    checked: Result<CheckedKernel, Diagnostics>,
-) -> Result<CheckedKernel, Diagnostics> {
-    match checked {
-        Ok(kernel) if parsed.is_empty() => Ok(kernel),
-        Ok(_) => Err(parsed),
-        Err(more) => {
-            parsed.list.extend(more.list);
-            parsed.sort();
-            Err(parsed)
         }
     }
 }

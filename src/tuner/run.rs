@@ -192,11 +192,11 @@ impl Loop<'_> {
                     .count() as u32
             })
             .collect();
+        // The hand schedule is the plot's dashed reference line, not a search.
         let convergence = [
             (generator.name(), &main),
             ("random", &random),
             ("grid", &grid),
-            ("hand", &hand),
         ]
         .into_iter()
         .filter(|(_, list)| !list.is_empty())

@@ -32,6 +32,8 @@ pub enum Extracted {
 /// Every `schedule` block in `reply`, in order, each parsed or rejected. Never empty:
 /// a reply without a block yields one [`Extracted::Rejected`] saying so.
 pub fn extract_schedules(reply: &str) -> Vec<Extracted> {
+    let unquoted = unquote_headers(reply);
+    let reply = unquoted.as_str();
     let mut extracted = Vec::new();
     let mut kept: Vec<(String, String)> = Vec::new();
     let mut from = 0;
@@ -100,6 +102,32 @@ enum BlockEnd<'a> {
 }
 
 /// The first block header at or after byte `from`.
+/// Small models write a header in inline code, `` `schedule fast` { ... } ``; the
+/// backticks around `schedule NAME` are dropped so the block is found as written.
+fn unquote_headers(reply: &str) -> String {
+    let mut out = String::with_capacity(reply.len());
+    let mut rest = reply;
+    while let Some(at) = rest.find("`schedule ") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let header_len = "schedule ".len()
+            + after["schedule ".len()..]
+                .chars()
+                .take_while(|&c| is_ident_char(c))
+                .map(char::len_utf8)
+                .sum::<usize>();
+        if after[header_len..].starts_with('`') && header_len > "schedule ".len() {
+            out.push_str(&after[..header_len]);
+            rest = &after[header_len + 1..];
+        } else {
+            out.push('`');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn find_header(text: &str, from: usize) -> Option<Header<'_>> {
     let mut at = from;
     while let Some(offset) = text.get(at..)?.find("schedule") {
@@ -302,6 +330,12 @@ mod tests {
         ok ünïcode: schedule ünïcode { split i by 64; }
         ok b: schedule b { split i by 8; }
         ");
+    }
+
+    #[test]
+    fn header_in_inline_code() {
+        insta::assert_snapshot!(check("`schedule fast` {\n    split i by 64;\n}"), @"ok fast: schedule fast {⏎    split i by 64;⏎}");
+        insta::assert_snapshot!(check("Use `schedule` blocks: `schedule a` { split i by 8; }"), @"ok a: schedule a { split i by 8; }");
     }
 
     #[test]

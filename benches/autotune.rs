@@ -79,7 +79,10 @@ fn main() {
     for problem in &suite {
         let size = Space::of(&problem.kernel).size();
         if size > 5_000 {
-            println!("{:<12} {size:>6} points: too many to enumerate here", problem.name);
+            println!(
+                "{:<12} {size:>6} points: too many to enumerate here",
+                problem.name
+            );
             continue;
         }
         let grid_rounds = size.div_ceil(8) as u32;

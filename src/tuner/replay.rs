@@ -14,9 +14,8 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -113,7 +112,7 @@ impl Transcript {
         let mut json =
             serde_json::to_string_pretty(self).map_err(|error| io_error(error.into()))?;
         json.push('\n');
-        write_atomically(path, json.as_bytes()).map_err(io_error)
+        super::atomic::write_atomic(path, json.as_bytes()).map_err(io_error)
     }
 
     /// Parses a transcript from JSON text.
@@ -214,48 +213,6 @@ impl Replayer {
         let index = indices[usize::try_from(position).ok()?];
         Some(exchange(index).replies.clone())
     }
-}
-
-/// Writes `bytes` to a temporary sibling of `path`, syncs it, and renames it over
-/// `path`. The temporary file is removed if any step fails.
-fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let file_name = path.file_name().ok_or_else(|| {
-        io::Error::new(io::ErrorKind::InvalidInput, "the path does not name a file")
-    })?;
-    let directory = path
-        .parent()
-        .filter(|parent| !parent.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(file_name);
-    temp_name.push(format!(
-        ".{}.{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let temp_path = directory.join(temp_name);
-
-    let result = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp_path)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&temp_path, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp_path);
-        return result;
-    }
-    // Make the rename itself durable. Directories cannot be opened for syncing on
-    // every platform, so a failure here is not an error: the data is already written.
-    if let Ok(directory) = fs::File::open(directory) {
-        let _ = directory.sync_all();
-    }
-    Ok(())
 }
 
 #[cfg(test)]

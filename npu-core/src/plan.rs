@@ -101,6 +101,18 @@ pub fn tensor_axes(kernel: &CheckedKernel, tensor: usize) -> Vec<Option<usize>> 
     vec![None; kernel.tensors[tensor].shape.len()]
 }
 
+/// Whether the algorithm reads or writes `tensor` at all. An input nothing reads is
+/// never copied, so it needs no staging and has no copies to align.
+pub fn is_accessed(kernel: &CheckedKernel, tensor: usize) -> bool {
+    kernel.body.iter().any(|assign| {
+        let mut found = assign.output == tensor;
+        assign.value.walk(&mut |node| {
+            found |= matches!(node, Expr::Load { tensor: t, .. } if *t == tensor);
+        });
+        found
+    })
+}
+
 /// The tile shape of a tensor: per dimension, the tile of the axis indexing it (1 for
 /// a constant subscript).
 pub fn tile_shape(kernel: &CheckedKernel, tensor: usize, tiles: &[u64]) -> Vec<u64> {

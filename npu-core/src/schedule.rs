@@ -495,7 +495,10 @@ impl ScheduleChecker<'_> {
                 (mm.b, Level::L0b),
                 (mm.c, Level::L0c),
             ],
-            _ => (0..kernel.tensors.len()).map(|t| (t, Level::Ub)).collect(),
+            _ => (0..kernel.tensors.len())
+                .filter(|t| plan::is_accessed(kernel, *t))
+                .map(|t| (t, Level::Ub))
+                .collect(),
         };
         let missing: Vec<(usize, Level)> = needs
             .into_iter()
@@ -795,6 +798,9 @@ impl ScheduleChecker<'_> {
             let stage = item.stage;
             if matches!(stage.level, Level::L0a | Level::L0b | Level::L0c) {
                 continue; // L0 blocks are whole fractals, aligned by construction.
+            }
+            if !plan::is_accessed(kernel, stage.tensor) {
+                continue; // Never copied: lowering skips a tensor nothing reads.
             }
             let tensor = &kernel.tensors[stage.tensor];
             let size = tensor.dtype.size();

@@ -81,6 +81,7 @@ cases! {
     matmul_bad_cube: "kernel mm(a: [f16; 256, 512], b: [f16; 512, 256]) -> c: [f32; 256, 256] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }\ntarget ascend910b;\nschedule s {\n    split k by 200;\n    cube m by 60, n by 512, k by 64;\n    stage a, b in l1 depth 2;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c;\n    tail pad;\n}\n";
     matmul_l0_overflow: "kernel mm(a: [f16; 256, 512], b: [f16; 512, 256]) -> c: [f32; 256, 256] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }\ntarget ascend910b;\nschedule s {\n    cube m by 256, n by 256, k by 128;\n    stage a, b in l1;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c depth 2;\n}\n";
     matmul_missing_stages: "kernel mm(a: [f16; 64, 64], b: [f16; 64, 64]) -> c: [f32; 64, 64] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }\ntarget ascend910b;\nschedule s { stage a, b, c in ub; }\n";
+    unread_input_needs_no_staging: "kernel k(a: [f32; 1024], unused: [f32; 1]) -> y: [f32; 1024] { y[i] = a[i]; }\ntarget ascend910b;\nschedule s { stage a, y in ub; }\nschedule staged { stage a, unused, y in ub; }\n";
     matmul_without_cube_unit: "kernel mm(a: [f16; 64, 64], b: [f16; 64, 64]) -> c: [f32; 64, 64] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }\ntarget npueval_demo;\nschedule s { stage a, b, c in ub; }\n";
 }
 

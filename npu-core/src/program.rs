@@ -171,6 +171,16 @@ impl CoreCode {
         self.streams[pipe.index()].push(Instr { tile, op });
     }
 
+    /// The producer `from` signals `to` on `event`: a `SetFlag` on `from`'s stream.
+    pub fn set_flag(&mut self, tile: u32, from: Pipe, to: Pipe, event: u16) {
+        self.push(from, tile, Op::SetFlag { from, to, event });
+    }
+
+    /// The consumer `to` waits for `from`'s signal on `event`: a `WaitFlag` on `to`'s stream.
+    pub fn wait_flag(&mut self, tile: u32, from: Pipe, to: Pipe, event: u16) {
+        self.push(to, tile, Op::WaitFlag { from, to, event });
+    }
+
     pub fn instruction_count(&self) -> u64 {
         self.streams.iter().map(|s| s.len() as u64).sum()
     }

@@ -160,15 +160,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
             }
             let slot = queue.next_slot();
             if queue.count >= queue.depth {
-                code.push(
-                    Pipe::Mte2,
-                    tile,
-                    Op::WaitFlag {
-                        from: Pipe::Mte1,
-                        to: Pipe::Mte2,
-                        event: queue.event(slot),
-                    },
-                );
+                code.wait_flag(tile, Pipe::Mte1, Pipe::Mte2, queue.event(slot));
             }
             let address = lowering.program.buffers[queue.buffer].slot(slot) as u32;
             let (shape, gm, padded) = lowering.copy(tensor, Level::L1, &coords);
@@ -184,15 +176,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                     padded,
                 },
             );
-            code.push(
-                Pipe::Mte2,
-                tile,
-                Op::SetFlag {
-                    from: Pipe::Mte2,
-                    to: Pipe::Mte1,
-                    event: queue.event(slot),
-                },
-            );
+            code.set_flag(tile, Pipe::Mte2, Pipe::Mte1, queue.event(slot));
             queue.count += 1;
             queue.pending = true;
         }
@@ -258,28 +242,12 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                     continue;
                 }
                 if l1.pending {
-                    code.push(
-                        Pipe::Mte1,
-                        tile,
-                        Op::WaitFlag {
-                            from: Pipe::Mte2,
-                            to: Pipe::Mte1,
-                            event: l1.event(l1.slot()),
-                        },
-                    );
+                    code.wait_flag(tile, Pipe::Mte2, Pipe::Mte1, l1.event(l1.slot()));
                     l1.pending = false;
                 }
                 let slot = l0.next_slot();
                 if l0.count >= l0.depth {
-                    code.push(
-                        Pipe::Mte1,
-                        tile,
-                        Op::WaitFlag {
-                            from: Pipe::M,
-                            to: Pipe::Mte1,
-                            event: l0.event(slot),
-                        },
-                    );
+                    code.wait_flag(tile, Pipe::M, Pipe::Mte1, l0.event(slot));
                 }
                 let source = (lowering.program.buffers[l1.buffer].slot(l1.slot()) + offset) as u32;
                 let dest = lowering.program.buffers[l0.buffer].slot(slot) as u32;
@@ -297,44 +265,20 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                         dtype: input_dtype,
                     },
                 );
-                code.push(
-                    Pipe::Mte1,
-                    tile,
-                    Op::SetFlag {
-                        from: Pipe::Mte1,
-                        to: Pipe::M,
-                        event: l0.event(slot),
-                    },
-                );
+                code.set_flag(tile, Pipe::Mte1, Pipe::M, l0.event(slot));
                 l0.count += 1;
                 l0.pending = true;
             }
 
             for l0 in [&mut l0a, &mut l0b] {
                 if l0.pending {
-                    code.push(
-                        Pipe::M,
-                        tile,
-                        Op::WaitFlag {
-                            from: Pipe::Mte1,
-                            to: Pipe::M,
-                            event: l0.event(l0.slot()),
-                        },
-                    );
+                    code.wait_flag(tile, Pipe::Mte1, Pipe::M, l0.event(l0.slot()));
                     l0.pending = false;
                 }
             }
             let init = step.k == 0 && bk == 0;
             if init && l0c.count >= l0c.depth {
-                code.push(
-                    Pipe::M,
-                    tile,
-                    Op::WaitFlag {
-                        from: Pipe::Fix,
-                        to: Pipe::M,
-                        event: l0c.event(l0c.next_slot()),
-                    },
-                );
+                code.wait_flag(tile, Pipe::Fix, Pipe::M, l0c.event(l0c.next_slot()));
             }
             let c = lowering.program.buffers[l0c.buffer].slot(l0c.next_slot()) as u32;
             let a = lowering.program.buffers[l0a.buffer].slot(l0a.slot()) as u32;
@@ -354,26 +298,10 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                 },
             );
             if after.is_none_or(|a| a.0 != key_a0) {
-                code.push(
-                    Pipe::M,
-                    tile,
-                    Op::SetFlag {
-                        from: Pipe::M,
-                        to: Pipe::Mte1,
-                        event: l0a.event(l0a.slot()),
-                    },
-                );
+                code.set_flag(tile, Pipe::M, Pipe::Mte1, l0a.event(l0a.slot()));
             }
             if after.is_none_or(|a| a.1 != key_b0) {
-                code.push(
-                    Pipe::M,
-                    tile,
-                    Op::SetFlag {
-                        from: Pipe::M,
-                        to: Pipe::Mte1,
-                        event: l0b.event(l0b.slot()),
-                    },
-                );
+                code.set_flag(tile, Pipe::M, Pipe::Mte1, l0b.event(l0b.slot()));
             }
         }
         // MTE1 has read the L1 tiles for the last time when they change next.
@@ -382,49 +310,17 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                 continue;
             }
             if l1.pending {
-                code.push(
-                    Pipe::Mte1,
-                    tile,
-                    Op::WaitFlag {
-                        from: Pipe::Mte2,
-                        to: Pipe::Mte1,
-                        event: l1.event(l1.slot()),
-                    },
-                );
+                code.wait_flag(tile, Pipe::Mte2, Pipe::Mte1, l1.event(l1.slot()));
                 l1.pending = false;
             }
-            code.push(
-                Pipe::Mte1,
-                tile,
-                Op::SetFlag {
-                    from: Pipe::Mte1,
-                    to: Pipe::Mte2,
-                    event: l1.event(l1.slot()),
-                },
-            );
+            code.set_flag(tile, Pipe::Mte1, Pipe::Mte2, l1.event(l1.slot()));
         }
 
         // FIX: the finished block to global memory.
         if last_k {
             let slot = l0c.next_slot();
-            code.push(
-                Pipe::M,
-                tile,
-                Op::SetFlag {
-                    from: Pipe::M,
-                    to: Pipe::Fix,
-                    event: l0c.event(slot),
-                },
-            );
-            code.push(
-                Pipe::Fix,
-                tile,
-                Op::WaitFlag {
-                    from: Pipe::M,
-                    to: Pipe::Fix,
-                    event: l0c.event(slot),
-                },
-            );
+            code.set_flag(tile, Pipe::M, Pipe::Fix, l0c.event(slot));
+            code.wait_flag(tile, Pipe::M, Pipe::Fix, l0c.event(slot));
             let row = (step.m * tm + step.block_m * cm) * c_columns;
             let column = step.n * tn + step.block_n * cn;
             code.push(
@@ -441,15 +337,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                     dtype: kernel.tensors[mm.c].dtype,
                 },
             );
-            code.push(
-                Pipe::Fix,
-                tile,
-                Op::SetFlag {
-                    from: Pipe::Fix,
-                    to: Pipe::M,
-                    event: l0c.event(slot),
-                },
-            );
+            code.set_flag(tile, Pipe::Fix, Pipe::M, l0c.event(slot));
             l0c.count += 1;
         }
     }
@@ -470,14 +358,6 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
 fn drain(code: &mut CoreCode, tile: u32, queue: &Queue, from: Pipe, to: Pipe) {
     let outstanding = queue.count.min(queue.depth);
     for fill in queue.count - outstanding..queue.count {
-        code.push(
-            to,
-            tile,
-            Op::WaitFlag {
-                from,
-                to,
-                event: queue.event(fill % queue.depth),
-            },
-        );
+        code.wait_flag(tile, from, to, queue.event(fill % queue.depth));
     }
 }

@@ -169,15 +169,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
             let queue = &mut queues[tensor];
             let slot = queue.next_slot();
             if queue.count >= queue.depth {
-                code.push(
-                    Pipe::Mte2,
-                    tile,
-                    Op::WaitFlag {
-                        from: Pipe::V,
-                        to: Pipe::Mte2,
-                        event: queue.event(slot),
-                    },
-                );
+                code.wait_flag(tile, Pipe::V, Pipe::Mte2, queue.event(slot));
             }
             let address = lowering.program.buffers[queue.buffer].slot(slot) as u32;
             let (shape, gm, padded) = lowering.copy(tensor, Level::Ub, coords);
@@ -193,15 +185,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                     padded,
                 },
             );
-            code.push(
-                Pipe::Mte2,
-                tile,
-                Op::SetFlag {
-                    from: Pipe::Mte2,
-                    to: Pipe::V,
-                    event: queue.event(slot),
-                },
-            );
+            code.set_flag(tile, Pipe::Mte2, Pipe::V, queue.event(slot));
             queue.count += 1;
             queue.pending = true;
         }
@@ -231,15 +215,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
             if releasing && !planned.iter().any(|p| p.reads.contains(&Some(tensor))) {
                 let queue = &mut queues[tensor];
                 consume(code, tile, queue);
-                code.push(
-                    Pipe::V,
-                    tile,
-                    Op::SetFlag {
-                        from: Pipe::V,
-                        to: Pipe::Mte2,
-                        event: queue.event(queue.slot()),
-                    },
-                );
+                code.set_flag(tile, Pipe::V, Pipe::Mte2, queue.event(queue.slot()));
             }
         }
         for (index, p) in planned.iter().enumerate() {
@@ -250,29 +226,13 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                 let queue = &queues[statements[statement].output];
                 if queue.count >= queue.depth {
                     let event = queue.event(queue.next_slot());
-                    code.push(
-                        Pipe::V,
-                        tile,
-                        Op::WaitFlag {
-                            from: Pipe::Mte3,
-                            to: Pipe::V,
-                            event,
-                        },
-                    );
+                    code.wait_flag(tile, Pipe::Mte3, Pipe::V, event);
                 }
             }
             code.push(Pipe::V, tile, Op::Vector(p.instr));
             if let Some(statement) = p.writes {
                 let queue = &queues[statements[statement].output];
-                code.push(
-                    Pipe::V,
-                    tile,
-                    Op::SetFlag {
-                        from: Pipe::V,
-                        to: Pipe::Mte3,
-                        event: queue.event(queue.next_slot()),
-                    },
-                );
+                code.set_flag(tile, Pipe::V, Pipe::Mte3, queue.event(queue.next_slot()));
             }
             for (position, tensor) in p.reads.iter().enumerate() {
                 let Some(tensor) = *tensor else { continue };
@@ -282,15 +242,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                     .any(|later| later.reads.contains(&Some(tensor)));
                 if first_mention && last_read && release[step * kernel.tensors.len() + tensor] {
                     let queue = &queues[tensor];
-                    code.push(
-                        Pipe::V,
-                        tile,
-                        Op::SetFlag {
-                            from: Pipe::V,
-                            to: Pipe::Mte2,
-                            event: queue.event(queue.slot()),
-                        },
-                    );
+                    code.set_flag(tile, Pipe::V, Pipe::Mte2, queue.event(queue.slot()));
                 }
             }
         }
@@ -301,15 +253,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                 let tensor = statement.output;
                 let queue = &mut queues[tensor];
                 let slot = queue.next_slot();
-                code.push(
-                    Pipe::Mte3,
-                    tile,
-                    Op::WaitFlag {
-                        from: Pipe::V,
-                        to: Pipe::Mte3,
-                        event: queue.event(slot),
-                    },
-                );
+                code.wait_flag(tile, Pipe::V, Pipe::Mte3, queue.event(slot));
                 let address = lowering.program.buffers[queue.buffer].slot(slot) as u32;
                 let (shape, gm, padded) = lowering.copy(tensor, Level::Ub, coords);
                 code.push(
@@ -323,15 +267,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                         padded,
                     },
                 );
-                code.push(
-                    Pipe::Mte3,
-                    tile,
-                    Op::SetFlag {
-                        from: Pipe::Mte3,
-                        to: Pipe::V,
-                        event: queue.event(slot),
-                    },
-                );
+                code.set_flag(tile, Pipe::Mte3, Pipe::V, queue.event(slot));
                 queue.count += 1;
             }
         }
@@ -355,30 +291,14 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
 fn drain(code: &mut CoreCode, tile: u32, queue: &Queue, from: Pipe, to: Pipe) {
     let outstanding = queue.count.min(queue.depth);
     for fill in queue.count - outstanding..queue.count {
-        code.push(
-            to,
-            tile,
-            Op::WaitFlag {
-                from,
-                to,
-                event: queue.event(fill % queue.depth),
-            },
-        );
+        code.wait_flag(tile, from, to, queue.event(fill % queue.depth));
     }
 }
 
 /// V's wait for a fill it has not waited for yet.
 fn consume(code: &mut CoreCode, tile: u32, queue: &mut Queue) {
     if queue.pending {
-        code.push(
-            Pipe::V,
-            tile,
-            Op::WaitFlag {
-                from: Pipe::Mte2,
-                to: Pipe::V,
-                event: queue.event(queue.slot()),
-            },
-        );
+        code.wait_flag(tile, Pipe::Mte2, Pipe::V, queue.event(queue.slot()));
         queue.pending = false;
     }
 }

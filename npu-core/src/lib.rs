@@ -18,6 +18,7 @@ pub mod ast;
 pub mod check;
 pub mod diag;
 pub mod dtype;
+pub mod fix;
 pub mod ir;
 pub mod lower;
 pub mod parse;
@@ -30,6 +31,7 @@ pub mod target;
 
 pub use diag::{Code, Diagnostic, DiagnosticRecord, Diagnostics};
 pub use dtype::Dtype;
+pub use fix::{Edit, Fix};
 pub use ir::CheckedKernel;
 pub use lower::{lower, lower_named};
 pub use program::{Pipe, Program};

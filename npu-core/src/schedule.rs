@@ -509,21 +509,17 @@ impl<'a> ScheduleChecker<'a> {
             }
             tiles[*a] = tile.value;
         }
-        // A rejected split leaves a default tile the user never wrote: say nothing
-        // about it.
-        if self.diagnostics.len() != before {
-            return None;
-        }
+        // A rejected split leaves a default tile the user never wrote: the rules that
+        // read tiles say nothing about it.
+        let tiles_known = self.diagnostics.len() == before;
 
         let staged_all = self.require_stages(&stages);
-        let cube_tiles = if is_matmul {
+        let cube_tiles = if is_matmul && tiles_known {
             self.cube_tiles(cube.as_ref(), &splits, &tiles)
         } else {
             None
         };
-        if is_matmul && cube_tiles.is_none() {
-            return None;
-        }
+        let tiles_known = tiles_known && (!is_matmul || cube_tiles.is_some());
 
         let stage_list: Vec<Stage> = stages.iter().map(|s| s.stage).collect();
         let collected = Collected {
@@ -534,6 +530,11 @@ impl<'a> ScheduleChecker<'a> {
             tiles,
             cube: cube_tiles,
         };
+        self.cores(&collected);
+        self.events(&collected);
+        if !tiles_known {
+            return None;
+        }
         let buffers = plan::buffers(
             kernel,
             self.target,
@@ -541,8 +542,6 @@ impl<'a> ScheduleChecker<'a> {
             cube_tiles,
             &collected.stage_list,
         );
-        self.cores(&collected);
-        self.events(&collected);
         self.tails(&collected);
         self.alignment(&collected);
         // Capacity and repeats count every buffer, so they wait for a complete plan.

@@ -404,15 +404,22 @@ fn legalize(problem: &Problem, mut spec: Spec, name: &str) -> Option<String> {
             Err(error) => error,
         };
         let records = diagnostics.records();
+        let fixes: Vec<Option<npu_core::Fix>> = diagnostics
+            .iter()
+            .map(|d| d.fixes.first().cloned())
+            .collect();
         proc_macro2::extra::invalidate_current_thread_spans();
         let mut changed = false;
-        for record in &records {
-            changed |= repair(
-                problem,
-                &mut spec,
-                record.code,
-                record.help.as_deref().unwrap_or(""),
-            );
+        for (record, fix) in records.iter().zip(fixes) {
+            changed |= match fix {
+                Some(fix) => apply_fix(problem, &mut spec, &fix),
+                None => repair(
+                    problem,
+                    &mut spec,
+                    record.code,
+                    record.help.as_deref().unwrap_or(""),
+                ),
+            };
         }
         if !changed {
             return None;
@@ -422,11 +429,49 @@ fn legalize(problem: &Problem, mut spec: Spec, name: &str) -> Option<String> {
     None
 }
 
+/// Applies a checked fix (see [`npu_core::fix`]) to the spec. Returns whether it changed.
+fn apply_fix(problem: &Problem, spec: &mut Spec, fix: &npu_core::Fix) -> bool {
+    use npu_core::{Edit, Level};
+    let kernel = &problem.kernel;
+    let axis = |name: &str| kernel.axes.iter().position(|a| a.name == name);
+    let before = spec.clone();
+    for edit in &fix.edits {
+        match edit {
+            Edit::Split { axis: name, tile } => {
+                if let Some(a) = axis(name) {
+                    spec.tiles[a] = Some(*tile);
+                }
+            }
+            Edit::Cores { axis: name, cores } if axis(name) == Some(kernel.body[0].axes[0]) => {
+                spec.cores = *cores;
+            }
+            Edit::Tail { .. } => spec.tail = Tail::Pad,
+            Edit::Depth { level, depth, .. } => match level {
+                Level::L0a | Level::L0b => spec.l0_depth = *depth,
+                Level::L0c => spec.l0c_depth = *depth,
+                Level::Ub | Level::L1 => spec.depth = *depth,
+            },
+            Edit::Cube { axis: name, tile } => {
+                if let (Some(a), npu_core::ir::KernelClass::Matmul(mm), Some(cube)) =
+                    (axis(name), &kernel.class, spec.cube.as_mut())
+                {
+                    let slot = [mm.m, mm.n, mm.k].iter().position(|x| *x == a);
+                    if let Some(slot) = slot {
+                        cube[slot] = *tile;
+                    }
+                }
+            }
+            Edit::Cores { .. } | Edit::Stage { .. } => {}
+        }
+    }
+    *spec != before
+}
+
 /// Applies the fix a diagnostic's help line names. Returns whether the spec changed.
 fn repair(problem: &Problem, spec: &mut Spec, code: Code, help: &str) -> bool {
     let kernel = &problem.kernel;
     let before = spec.clone();
-    // "split i by 7264 or less fits", "split i by 992 (a multiple of ...)".
+    // "split i by 4096", "split i by 992 and add `tail pad;`".
     if let Some((axis, value)) = split_in_help(kernel, help) {
         spec.tiles[axis] = Some(value);
     } else {

@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use npu::kernels::{Bundled, SUITE};
 use npu::tuner::generator::{Generator, Heuristic, Llm, Replay};
+use npu::tuner::grammar::ConstrainMode;
 use npu::tuner::llm::{LlmClient, LlmConfig};
 use npu::tuner::record::{CandidateRecord, KernelResult};
 use npu::tuner::replay::Transcript;
@@ -29,6 +30,19 @@ enum GeneratorKind {
     Random,
     /// Grid search alone.
     Grid,
+}
+
+/// How LLM replies are constrained (see `npu::tuner::grammar`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Constrain {
+    /// Probe the server once: GBNF, else JSON Schema, else none (with a warning).
+    Auto,
+    /// A GBNF `grammar` (llama.cpp's server and its wrappers).
+    Gbnf,
+    /// A JSON Schema `response_format` (vLLM, hosted APIs).
+    JsonSchema,
+    /// No constraint: the model writes free text.
+    None,
 }
 
 /// Tune NPU kernel schedules: generate → check → simulate → feedback, in rounds.
@@ -93,6 +107,13 @@ struct Args {
     /// The transcript --generator replay reads.
     #[arg(long, value_name = "FILE")]
     replay: Option<PathBuf>,
+    /// How the LLM's replies are constrained to legal schedules.
+    #[arg(long, value_enum, default_value = "auto")]
+    llm_constrain: Constrain,
+    /// Share of each round's LLM candidates asked under the syntax grammar only, so the
+    /// search can leave the enumerated space.
+    #[arg(long, default_value_t = 0.25)]
+    llm_explore: f64,
 }
 
 fn main() -> ExitCode {
@@ -164,7 +185,18 @@ fn main_with(args: Args) -> Result<(), String> {
             }
             config.temperature = args.temperature;
             config.timeout = Duration::from_secs(args.llm_timeout);
-            Box::new(Llm::new(LlmClient::new(config), recording.clone()))
+            let mode = match args.llm_constrain {
+                Constrain::Auto => ConstrainMode::Auto,
+                Constrain::Gbnf => ConstrainMode::Gbnf,
+                Constrain::JsonSchema => ConstrainMode::JsonSchema,
+                Constrain::None => ConstrainMode::None,
+            };
+            Box::new(Llm::constrained(
+                LlmClient::new(config),
+                recording.clone(),
+                mode,
+                args.llm_explore,
+            ))
         }
         GeneratorKind::Replay => {
             let path = args

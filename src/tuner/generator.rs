@@ -7,23 +7,25 @@
 //! - [`Llm`]: any OpenAI-compatible chat-completions endpoint.
 //! - [`Replay`]: recorded LLM replies, for tests and demos.
 //!
+//! The model-backed generators live in [`model`].
+//!
 //! Generators keep no state between rounds beyond what they are given (the history of
 //! their evaluated candidates), so a resumed run proposes exactly what it would have.
 
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::{Arc, Mutex};
 
 use npu_core::Code;
 use npu_core::ir::{KernelClass, Tail};
 
 use super::evaluate::Problem;
-use super::llm::{LlmClient, LlmError};
-use super::prompt;
+use super::llm::LlmError;
 use super::record::{CandidateRecord, Verdict};
-use super::replay::{Replayer, Transcript};
-use super::reply::{Extracted, extract_schedules};
 use super::space::{Space, Spec, align_elements};
+
+mod model;
+
+pub use model::{Llm, Replay, proposals_from_replies};
 
 /// What a generator is asked for in one round.
 #[derive(Clone, Copy, Debug)]
@@ -505,115 +507,4 @@ fn split_in_help(kernel: &npu_core::CheckedKernel, help: &str) -> Option<(usize,
         .ok()?;
     let axis = kernel.axes.iter().position(|a| a.name == axis_name)?;
     Some((axis, value))
-}
-
-/// Turns model replies into proposals: every schedule block found, or the reason none was.
-pub fn proposals_from_replies(replies: &[String], count: usize) -> Vec<Proposed> {
-    let mut out = Vec::new();
-    for reply in replies {
-        for extracted in extract_schedules(reply) {
-            out.push(match extracted {
-                Extracted::Schedule { text, .. } => Proposed::Schedule(text),
-                Extracted::Rejected { reason, excerpt } => Proposed::Unparsable { reason, excerpt },
-            });
-        }
-    }
-    out.truncate(count);
-    out
-}
-
-/// An LLM over the chat-completions API. Each choice is asked for one schedule block.
-#[derive(Debug)]
-pub struct Llm {
-    client: LlmClient,
-    /// Where replies are recorded for replay, when `--record` is given.
-    pub recording: Option<Arc<Mutex<Transcript>>>,
-}
-
-impl Llm {
-    pub fn new(client: LlmClient, recording: Option<Arc<Mutex<Transcript>>>) -> Llm {
-        Llm { client, recording }
-    }
-}
-
-impl Generator for Llm {
-    fn name(&self) -> &'static str {
-        "llm"
-    }
-
-    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
-        let messages = prompt::messages(request.problem, request.round, request.history);
-        let replies = match self.client.complete(&messages, request.count as u32) {
-            Ok(completion) => completion.choices,
-            // The server is not there or refuses the key: no later round will do better.
-            Err(
-                error @ (LlmError::Unreachable { .. }
-                | LlmError::Unauthorized { .. }
-                | LlmError::InvalidRequest { .. }),
-            ) => {
-                return Err(GenerateError::Llm(error));
-            }
-            Err(error) => {
-                let reason = format!("no usable reply: {error}");
-                return Ok(vec![
-                    Proposed::Unparsable {
-                        reason,
-                        excerpt: String::new()
-                    };
-                    request.count
-                ]);
-            }
-        };
-        if let Some(recording) = &self.recording
-            && let Ok(mut transcript) = recording.lock()
-        {
-            transcript.record(
-                &request.problem.name,
-                request.round,
-                &prompt::text(&messages),
-                replies.clone(),
-            );
-        }
-        let mut out = proposals_from_replies(&replies, request.count);
-        while out.len() < request.count && replies.len() < request.count {
-            out.push(Proposed::Unparsable {
-                reason: "the server returned fewer replies than asked".into(),
-                excerpt: String::new(),
-            });
-        }
-        Ok(out)
-    }
-}
-
-/// Replays recorded replies: deterministic, offline.
-#[derive(Debug)]
-pub struct Replay {
-    replayer: Replayer,
-}
-
-impl Replay {
-    pub fn new(transcript: Transcript) -> Replay {
-        Replay {
-            replayer: Replayer::new(transcript),
-        }
-    }
-}
-
-impl Generator for Replay {
-    fn name(&self) -> &'static str {
-        "replay"
-    }
-
-    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
-        let replies = self
-            .replayer
-            .next(&request.problem.name, request.round)
-            .ok_or_else(|| {
-                GenerateError::Replay(format!(
-                    "the transcript has no replies for kernel `{}`",
-                    request.problem.name
-                ))
-            })?;
-        Ok(proposals_from_replies(&replies, request.count))
-    }
 }

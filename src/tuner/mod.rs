@@ -7,6 +7,7 @@
 pub mod atomic;
 pub mod evaluate;
 pub mod generator;
+pub mod grammar;
 pub mod journal;
 pub mod llm;
 pub mod prompt;

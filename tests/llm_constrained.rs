@@ -1,0 +1,151 @@
+//! Constrained decoding end to end, against a loopback server that honours what it is
+//! sent: a GBNF `grammar` (it answers with a string the grammar admits, as llama.cpp's
+//! server does), or a JSON Schema `response_format`. The probe picks the form each
+//! server honours; every candidate decoded under the exact-set grammar is legal.
+
+#[path = "support/chat_server.rs"]
+#[allow(dead_code)] // Shared with the other LLM tests, which use the rest of it.
+mod chat_server;
+
+use chat_server::{Behaviour, ChatServer};
+use npu::kernels::Bundled;
+use npu::tuner::generator::Llm;
+use npu::tuner::grammar::ConstrainMode;
+use npu::tuner::llm::{LlmClient, LlmConfig};
+use npu::tuner::record::{KernelResult, Verdict};
+use npu::tuner::run::{RunConfig, Silent, run};
+
+fn client(server: &ChatServer) -> LlmClient {
+    LlmClient::new(LlmConfig::new(server.base_url(), "scripted")).with_sleep(|_| {})
+}
+
+fn tune(kernel: &str, generator: &mut Llm, rounds: u32, candidates: usize) -> KernelResult {
+    let problem = Bundled::find(kernel).unwrap().problem(0, None).unwrap();
+    let dir = std::env::temp_dir().join(format!("npu-constrained-{kernel}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = RunConfig {
+        rounds,
+        candidates,
+        seed: 0,
+        jobs: 1,
+        report_dir: dir.clone(),
+        resume: false,
+        baselines: false,
+    };
+    let result = run(std::slice::from_ref(&problem), generator, &config, &Silent);
+    let _ = std::fs::remove_dir_all(&dir);
+    result.expect("the loop finishes").remove(0)
+}
+
+#[test]
+fn gbnf_probe_then_exact_set_grammar_gives_only_legal_candidates() {
+    // Every request is decoded under its grammar; the probe's grammar admits one word.
+    let script = (0..40).map(Behaviour::FromGrammar).collect();
+    let server = ChatServer::start(script);
+    let mut generator = Llm::constrained(client(&server), None, ConstrainMode::Auto, 0.25);
+    let result = tune("rowsum", &mut generator, 2, 4);
+    assert_eq!(
+        generator.probe_note.as_deref(),
+        Some("the server honours a GBNF grammar")
+    );
+
+    let requests = server.requests();
+    let grammars: Vec<&str> = requests
+        .iter()
+        .skip(1) // the probe
+        .map(|r| {
+            r.body["grammar"]
+                .as_str()
+                .expect("every request carries a grammar")
+        })
+        .collect();
+    assert!(!grammars.is_empty());
+    for grammar in &grammars {
+        assert!(
+            grammar.contains("stage x, y in ub depth"),
+            "this kernel's names"
+        );
+        assert!(!grammar.contains("stage a, b"), "no other kernel's names");
+        assert!(requests[1].body.get("response_format").is_none());
+    }
+    // One in four candidates explores under the syntax grammar, the rest are held to
+    // the exact legal set (a trie: its rules are numbered nodes).
+    let exact = grammars.iter().filter(|g| g.contains("n0 ::=")).count();
+    assert!(
+        exact > 0 && exact < grammars.len(),
+        "{exact} of {}",
+        grammars.len()
+    );
+
+    let llm: Vec<_> = result
+        .candidates
+        .iter()
+        .filter(|c| c.generator == "llm")
+        .collect();
+    assert_eq!(llm.len(), 8);
+    for candidate in &llm {
+        if candidate.source.contains("depth") && candidate.verdict == Verdict::Rejected {
+            // Only the syntax grammar may give a schedule the checker rejects.
+            assert!(
+                grammars.iter().any(|g| !g.contains("n0 ::=")),
+                "a rejected candidate under the exact set:\n{}",
+                candidate.source
+            );
+        }
+    }
+    let exact_candidates = llm.len() - llm.len().div_ceil(4);
+    let correct = llm.iter().filter(|c| c.verdict == Verdict::Correct).count();
+    assert!(
+        correct >= exact_candidates,
+        "{correct} correct of {} ({exact_candidates} under the exact set)",
+        llm.len()
+    );
+}
+
+#[test]
+fn json_schema_when_the_server_ignores_grammars() {
+    let reply = r#"{"cores": 8, "tiles": {"i": 8, "k": null}, "depth": 2, "tail": "none"}"#;
+    let probe = r#"{"probe": "npu-constrained"}"#;
+    let mut script = vec![
+        Behaviour::Reply("hello".into()), // the grammar probe: ignored
+        Behaviour::WhenSchema(probe.to_string()), // the schema probe: honoured
+    ];
+    script.extend((0..4).map(|_| Behaviour::WhenSchema(reply.to_string())));
+    let server = ChatServer::start(script);
+    let mut generator = Llm::constrained(client(&server), None, ConstrainMode::Auto, 0.0);
+    let result = tune("rowsum", &mut generator, 1, 2);
+    let note = generator.probe_note.clone().unwrap_or_default();
+    assert_eq!(note, "the server honours a JSON Schema");
+    let requests = server.requests();
+    assert!(
+        requests[0].body["grammar"].is_string(),
+        "the grammar was probed first"
+    );
+    let schema = &requests[2].body["response_format"]["json_schema"]["schema"];
+    assert_eq!(
+        schema["properties"]["depth"]["enum"],
+        serde_json::json!([1, 2])
+    );
+    let llm: Vec<_> = result
+        .candidates
+        .iter()
+        .filter(|c| c.generator == "llm")
+        .collect();
+    assert!(
+        llm.iter()
+            .all(|c| c.source.contains("parallel i over 8 cores;"))
+    );
+    assert!(llm.iter().all(|c| c.verdict == Verdict::Correct));
+}
+
+#[test]
+fn no_constraint_when_the_server_honours_neither() {
+    let server = ChatServer::start_repeating(Behaviour::Reply("hello".into()));
+    let client = client(&server);
+    let probed = client.probe_constraints();
+    let reason = probed.expect_err("neither form is honoured");
+    assert!(
+        reason.contains("ignored a GBNF grammar") && reason.contains("ignored a JSON Schema"),
+        "{reason}"
+    );
+}

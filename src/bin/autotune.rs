@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use npu::kernels::{Bundled, SUITE};
 use npu::tuner::generator::{Generator, Heuristic, Llm, Replay};
 use npu::tuner::grammar::ConstrainMode;
+use npu::tuner::knowledge::KnowledgeBase;
 use npu::tuner::llm::{LlmClient, LlmConfig};
 use npu::tuner::record::{CandidateRecord, KernelResult};
 use npu::tuner::replay::Transcript;
@@ -114,6 +115,12 @@ struct Args {
     /// search can leave the enumerated space.
     #[arg(long, default_value_t = 0.25)]
     llm_explore: f64,
+    /// Read the knowledge base from DIR (default: the built-in `knowledge/` entries).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_knowledge")]
+    knowledge: Option<PathBuf>,
+    /// Leave hardware knowledge out of the LLM's prompts.
+    #[arg(long)]
+    no_knowledge: bool,
 }
 
 fn main() -> ExitCode {
@@ -191,12 +198,18 @@ fn main_with(args: Args) -> Result<(), String> {
                 Constrain::JsonSchema => ConstrainMode::JsonSchema,
                 Constrain::None => ConstrainMode::None,
             };
-            Box::new(Llm::constrained(
+            let mut llm = Llm::constrained(
                 LlmClient::new(config),
                 recording.clone(),
                 mode,
                 args.llm_explore,
-            ))
+            );
+            llm.knowledge = match (&args.knowledge, args.no_knowledge) {
+                (_, true) => None,
+                (Some(dir), false) => Some(KnowledgeBase::load(dir).map_err(|e| e.to_string())?),
+                (None, false) => Some(KnowledgeBase::builtin()),
+            };
+            Box::new(llm)
         }
         GeneratorKind::Replay => {
             let path = args

@@ -76,6 +76,11 @@ pub trait Generator: Send {
     fn name(&self) -> &'static str;
 
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError>;
+
+    /// The knowledge entries the last `propose` used, recorded with its candidates.
+    fn knowledge_used(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The RNG of one round: a function of the seed, the kernel and the round only.
@@ -361,6 +366,19 @@ fn neighbours(problem: &Problem, space: &Space, spec: &Spec, symptom: &str) -> V
     let mut toggle = spec.clone();
     toggle.depth = if spec.depth == 2 { 1 } else { 2 };
     depth.push(toggle);
+    if space.tails.contains(&Tail::Pad) {
+        // Padded copies of whole unaligned rows: legal, and sometimes the faster copy.
+        let mut padded = spec.clone();
+        padded.tail = if spec.tail == Tail::Pad {
+            Tail::None
+        } else {
+            Tail::Pad
+        };
+        padded.fix_tail(kernel);
+        if padded != *spec {
+            smaller.push(padded);
+        }
+    }
     if let Some([m, n, k]) = spec.cube {
         for block in [
             [m * 2, n, k],

@@ -51,6 +51,9 @@ pub struct CandidateRecord {
     pub feedback: String,
     /// The simulator's report, when it ran.
     pub report: Option<Report>,
+    /// The knowledge entries the generator was shown for this candidate's round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub knowledge: Vec<String>,
 }
 
 /// The best cycles a generator had reached after each evaluation.

@@ -806,6 +806,7 @@ mod tests {
             diagnostics,
             feedback: String::new(),
             report: None,
+            knowledge: Vec::new(),
         }
     }
 

@@ -252,7 +252,7 @@ impl Loop<'_> {
         };
         self.progress
             .start(&self.problem.name, "hand", texts.len() as u64);
-        self.evaluate_round("hand", 0, texts, None)
+        self.evaluate_round("hand", 0, texts, None, &[])
     }
 
     /// Rounds of `generator` until `budget` evaluations are spent.
@@ -301,7 +301,8 @@ impl Loop<'_> {
                 if proposals.is_empty() {
                     break; // The generator has nothing new to offer.
                 }
-                self.evaluate_round(name, round, proposals, Some(&seen))
+                let knowledge = generator.knowledge_used();
+                self.evaluate_round(name, round, proposals, Some(&seen), &knowledge)
             };
             for record in &records {
                 if record.verdict != Verdict::Duplicate && record.verdict != Verdict::Unparsable {
@@ -328,6 +329,7 @@ impl Loop<'_> {
         round: u32,
         proposals: Vec<Proposed>,
         seen: Option<&BTreeMap<String, String>>,
+        knowledge: &[String],
     ) -> Vec<CandidateRecord> {
         let problem = self.problem;
         // Repeats of earlier schedules, or of an earlier proposal of this round, are
@@ -404,6 +406,7 @@ impl Loop<'_> {
                         diagnostics: outcome.diagnostics,
                         feedback: outcome.feedback,
                         report: outcome.report,
+                        knowledge: knowledge.to_vec(),
                     };
                     if let Ok(mut journal) = self.journal.lock()
                         && let Err(error) = journal.append(&record)

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::{GenerateError, Generator, Proposed, Request};
 use crate::tuner::grammar::{self, ConstrainMode, Constraint};
+use crate::tuner::knowledge::KnowledgeBase;
 use crate::tuner::llm::{LlmClient, LlmError};
 use crate::tuner::prompt;
 use crate::tuner::replay::{Replayer, Transcript};
@@ -51,6 +52,10 @@ pub struct Llm {
     grammars: BTreeMap<String, Grammars>,
     /// What the probe found, once: the mode in force and, for a fallback, why.
     pub probe_note: Option<String>,
+    /// The hardware knowledge the prompts draw on; `None` leaves it out.
+    pub knowledge: Option<KnowledgeBase>,
+    /// The entries the last round's prompt showed.
+    used: Vec<String>,
 }
 
 impl Llm {
@@ -72,6 +77,8 @@ impl Llm {
             explore: explore.clamp(0.0, 1.0),
             grammars: BTreeMap::new(),
             probe_note: None,
+            knowledge: Some(KnowledgeBase::builtin()),
+            used: Vec::new(),
         }
     }
 
@@ -127,8 +134,18 @@ impl Generator for Llm {
         "llm"
     }
 
+    fn knowledge_used(&self) -> Vec<String> {
+        self.used.clone()
+    }
+
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
-        let messages = prompt::messages(request.problem, request.round, request.history);
+        let (messages, used) = prompt::messages_with(
+            request.problem,
+            request.round,
+            request.history,
+            self.knowledge.as_ref(),
+        );
+        self.used = used;
         let constraints = self.constraints(request);
         // Candidates that share a constraint are asked together.
         let mut groups: Vec<(Option<Constraint>, u32)> = Vec::new();

@@ -9,7 +9,7 @@ mod chat_server;
 
 use chat_server::{Behaviour, ChatServer};
 use npu::kernels::Bundled;
-use npu::tuner::generator::Llm;
+use npu::tuner::generator::{Hybrid, Llm};
 use npu::tuner::grammar::ConstrainMode;
 use npu::tuner::llm::{LlmClient, LlmConfig};
 use npu::tuner::record::{KernelResult, Verdict};
@@ -157,4 +157,59 @@ fn no_constraint_when_the_server_honours_neither() {
         reason.contains("ignored a GBNF grammar") && reason.contains("ignored a JSON Schema"),
         "{reason}"
     );
+}
+
+#[test]
+fn hybrid_seeds_the_heuristic_with_the_models_proposals() {
+    let server = ChatServer::start((0..20).map(Behaviour::FromGrammar).collect());
+    let llm = Llm::constrained(client(&server), None, ConstrainMode::Gbnf, 0.0);
+    let mut hybrid = Hybrid {
+        model: llm,
+        model_share: 0.25,
+    };
+    let problem = Bundled::find("rowsum").unwrap().problem(0, None).unwrap();
+    let dir = std::env::temp_dir().join(format!("npu-hybrid-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = RunConfig {
+        rounds: 2,
+        candidates: 4,
+        seed: 0,
+        jobs: 1,
+        report_dir: dir.clone(),
+        resume: false,
+        baselines: false,
+    };
+    let result = run(
+        std::slice::from_ref(&problem),
+        &mut hybrid,
+        &config,
+        &Silent,
+    )
+    .expect("the loop finishes")
+    .remove(0);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(result.generator, "llm+heuristic");
+    let main: Vec<_> = result
+        .candidates
+        .iter()
+        .filter(|c| c.generator == "llm+heuristic")
+        .collect();
+    assert_eq!(main.len(), 8);
+    // One model candidate per round (the server's), three of the heuristic's.
+    for round in 0..2 {
+        let of_round: Vec<_> = main.iter().filter(|c| c.round == round).collect();
+        assert!(
+            !of_round[0].source.contains("heuristic_r"),
+            "{}",
+            of_round[0].source
+        );
+        assert!(
+            of_round[1..]
+                .iter()
+                .all(|c| c.source.contains("heuristic_r"))
+        );
+    }
+    // Only the model's requests reached the server: one per round.
+    assert_eq!(server.requests().len(), 2);
+    assert!(result.best.is_some());
 }

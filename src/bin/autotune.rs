@@ -10,7 +10,7 @@ use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use npu::kernels::{Bundled, SUITE};
-use npu::tuner::generator::{Generator, Heuristic, Llm, Replay};
+use npu::tuner::generator::{Generator, Heuristic, Hybrid, Llm, Replay};
 use npu::tuner::grammar::ConstrainMode;
 use npu::tuner::knowledge::KnowledgeBase;
 use npu::tuner::llm::{LlmClient, LlmConfig};
@@ -25,6 +25,9 @@ enum GeneratorKind {
     Heuristic,
     /// An OpenAI-compatible chat-completions endpoint (--llm-url or NPU_LLM_URL).
     Llm,
+    /// The LLM's proposals seed the heuristic's edits, in the same budget.
+    #[value(name = "llm+heuristic")]
+    LlmHeuristic,
     /// Replies recorded from an LLM run with --record (needs --replay FILE).
     Replay,
     /// Random search alone.
@@ -178,7 +181,7 @@ fn main_with(args: Args) -> Result<(), String> {
         GeneratorKind::Heuristic => Box::new(Heuristic),
         GeneratorKind::Random => Box::new(generator::Random),
         GeneratorKind::Grid => Box::new(generator::Grid),
-        GeneratorKind::Llm => {
+        GeneratorKind::Llm | GeneratorKind::LlmHeuristic => {
             let mut config =
                 LlmConfig::from_env().unwrap_or_else(|| LlmConfig::new(String::new(), "default"));
             if let Some(url) = &args.llm_url {
@@ -209,7 +212,14 @@ fn main_with(args: Args) -> Result<(), String> {
                 (Some(dir), false) => Some(KnowledgeBase::load(dir).map_err(|e| e.to_string())?),
                 (None, false) => Some(KnowledgeBase::builtin()),
             };
-            Box::new(llm)
+            if args.generator == GeneratorKind::LlmHeuristic {
+                Box::new(Hybrid {
+                    model: llm,
+                    model_share: 0.25,
+                })
+            } else {
+                Box::new(llm)
+            }
         }
         GeneratorKind::Replay => {
             let path = args

@@ -25,7 +25,7 @@ use super::space::{Space, Spec, align_elements};
 
 mod model;
 
-pub use model::{Llm, Replay, proposals_from_replies};
+pub use model::{Hybrid, Llm, Replay, proposals_from_replies};
 
 /// What a generator is asked for in one round.
 #[derive(Clone, Copy, Debug)]

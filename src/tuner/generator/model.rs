@@ -247,3 +247,41 @@ impl Generator for Replay {
         Ok(proposals_from_replies(&replies, request.count))
     }
 }
+
+/// A model seeding the heuristic: each round a share of the candidates ([`Hybrid::
+/// model_share`], at least one) comes from the model, the rest are the heuristic's
+/// edits of the best schedules so far, which include the model's legal proposals. The
+/// same budget as either alone.
+#[derive(Debug)]
+pub struct Hybrid<G> {
+    pub model: G,
+    pub model_share: f64,
+}
+
+impl<G: Generator> Generator for Hybrid<G> {
+    fn name(&self) -> &'static str {
+        "llm+heuristic"
+    }
+
+    fn knowledge_used(&self) -> Vec<String> {
+        self.model.knowledge_used()
+    }
+
+    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
+        let from_model = ((request.count as f64 * self.model_share).ceil() as usize)
+            .clamp(1, request.count.max(1));
+        let mut out = self.model.propose(&Request {
+            count: from_model,
+            ..*request
+        })?;
+        out.truncate(from_model);
+        let rest = request.count.saturating_sub(out.len());
+        if rest > 0 {
+            out.extend(super::Heuristic.propose(&Request {
+                count: rest,
+                ..*request
+            })?);
+        }
+        Ok(out)
+    }
+}

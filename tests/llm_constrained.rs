@@ -213,3 +213,26 @@ fn hybrid_seeds_the_heuristic_with_the_models_proposals() {
     assert_eq!(server.requests().len(), 2);
     assert!(result.best.is_some());
 }
+
+#[test]
+fn recordings_keep_the_prompt_and_the_grammar_sent() {
+    use std::sync::{Arc, Mutex};
+    let server = ChatServer::start((0..10).map(Behaviour::FromGrammar).collect());
+    let transcript = Arc::new(Mutex::new(npu::tuner::replay::Transcript::new("scripted")));
+    let mut generator = Llm::constrained(
+        client(&server),
+        Some(transcript.clone()),
+        ConstrainMode::Gbnf,
+        0.5,
+    );
+    tune("vmla", &mut generator, 1, 2);
+    let transcript = transcript.lock().unwrap();
+    let exchange = &transcript.exchanges[0];
+    let prompt = exchange.prompt.as_deref().expect("the prompt text is kept");
+    assert_eq!(npu::tuner::replay::prompt_sha(prompt), exchange.prompt_sha);
+    // One candidate explored under the syntax grammar, one under the exact set.
+    assert_eq!(exchange.constraints.len(), 2);
+    assert!(exchange.constraints[0].contains("split-i ::="));
+    assert!(exchange.constraints[1].contains("n0 ::="));
+    assert_eq!(exchange.replies.len(), 2);
+}

@@ -197,10 +197,19 @@ impl Generator for Llm {
         if let Some(recording) = &self.recording
             && let Ok(mut transcript) = recording.lock()
         {
-            transcript.record(
+            let constraints = groups
+                .iter()
+                .filter_map(|(constraint, _)| match constraint {
+                    Some(Constraint::Gbnf(grammar)) => Some(grammar.clone()),
+                    Some(Constraint::JsonSchema(schema)) => Some(schema.to_string()),
+                    None => None,
+                })
+                .collect();
+            transcript.record_full(
                 &request.problem.name,
                 request.round,
                 &prompt::text(&messages),
+                constraints,
                 replies.clone(),
             );
         }

@@ -13,6 +13,7 @@ use npu::kernels::{Bundled, SUITE};
 use npu::tuner::generator::{Generator, Heuristic, Hybrid, Llm, Replay};
 use npu::tuner::grammar::ConstrainMode;
 use npu::tuner::knowledge::KnowledgeBase;
+use npu::tuner::knowledge::distill::distill;
 use npu::tuner::llm::{LlmClient, LlmConfig};
 use npu::tuner::record::{CandidateRecord, KernelResult};
 use npu::tuner::replay::Transcript;
@@ -124,6 +125,10 @@ struct Args {
     /// Leave hardware knowledge out of the LLM's prompts.
     #[arg(long)]
     no_knowledge: bool,
+    /// After the run, distil what it measured into --knowledge DIR: learned entries,
+    /// pruned ones and an audit log (see `npu::tuner::knowledge::distill`).
+    #[arg(long, requires = "knowledge")]
+    learn: bool,
 }
 
 fn main() -> ExitCode {
@@ -266,6 +271,24 @@ fn main_with(args: Args) -> Result<(), String> {
     }
     println!("{}", report::render_table(&results));
     println!("reports: {}", args.report_dir.display());
+    if let (true, Some(dir)) = (args.learn, &args.knowledge) {
+        let mut base = KnowledgeBase::load(dir).map_err(|e| e.to_string())?;
+        for (result, problem) in results.iter().zip(&problems) {
+            let main: Vec<_> = result
+                .candidates
+                .iter()
+                .filter(|c| c.generator == result.generator)
+                .cloned()
+                .collect();
+            let distilled = distill(&base, &problem.kernel, &main);
+            KnowledgeBase::write_learned(dir, &distilled)
+                .map_err(|e| format!("cannot write the knowledge to {}: {e}", dir.display()))?;
+            for line in &distilled.audit {
+                eprintln!("knowledge: {line}");
+            }
+            base = distilled.base;
+        }
+    }
     Ok(())
 }
 

@@ -24,6 +24,15 @@ use serde::Deserialize;
 
 use super::record::{CandidateRecord, Verdict};
 
+pub mod distill;
+
+/// The file of a knowledge directory that `--learn` writes learned entries to.
+pub const LEARNED_FILE: &str = "learned.toml";
+/// The file that lists pruned entry ids, which loading skips.
+pub const PRUNED_FILE: &str = "pruned.toml";
+/// The audit log `--learn` appends to.
+pub const AUDIT_FILE: &str = "audit.log";
+
 /// The bottleneck classes a trigger may name, as the simulator's symptom says them.
 pub const BOTTLENECKS: [&str; 7] = [
     "memory-bound",
@@ -162,6 +171,7 @@ impl KnowledgeBase {
             .map_err(|e| fail(format!("cannot read the knowledge directory: {e}")))?
             .filter_map(|entry| entry.ok().map(|e| e.path()))
             .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+            .filter(|path| !path.ends_with(PRUNED_FILE))
             .collect();
         paths.sort();
         let mut files = Vec::new();
@@ -172,7 +182,54 @@ impl KnowledgeBase {
             })?;
             files.push((path.display().to_string(), text));
         }
-        KnowledgeBase::parse(&files)
+        let mut base = KnowledgeBase::parse(&files)?;
+        let pruned = read_pruned(dir)?;
+        base.entries.retain(|e| !pruned.contains(&e.id));
+        Ok(base)
+    }
+
+    /// Writes what `distilled` learned into `dir`: its learned entries to
+    /// [`LEARNED_FILE`], the ids it pruned to [`PRUNED_FILE`] (both atomically), and
+    /// its audit lines appended to [`AUDIT_FILE`]. Hand-written files are not touched.
+    pub fn write_learned(dir: &Path, distilled: &distill::Distilled) -> std::io::Result<()> {
+        let learned = KnowledgeBase {
+            entries: distilled
+                .base
+                .entries
+                .iter()
+                .filter(|e| e.id.starts_with("learned-"))
+                .cloned()
+                .collect(),
+        };
+        super::atomic::write_atomic(&dir.join(LEARNED_FILE), learned.to_toml().as_bytes())?;
+        let mut pruned: Vec<String> = distilled
+            .audit
+            .iter()
+            .filter_map(|line| line.strip_prefix("pruned "))
+            .filter_map(|rest| rest.split(':').next())
+            .map(str::to_string)
+            .collect();
+        pruned.extend(read_pruned(dir).map_err(|e| std::io::Error::other(e.to_string()))?);
+        let pruned_path = dir.join(PRUNED_FILE);
+        pruned.sort();
+        pruned.dedup();
+        let ids: Vec<String> = pruned.iter().map(|id| format!("{id:?}")).collect();
+        let text = format!(
+            "# Entries pruned by `autotune --learn` for hurting more than helping.\nids = [{}]\n",
+            ids.join(", ")
+        );
+        super::atomic::write_atomic(&pruned_path, text.as_bytes())?;
+        if !distilled.audit.is_empty() {
+            use std::io::Write as _;
+            let mut log = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join(AUDIT_FILE))?;
+            for line in &distilled.audit {
+                writeln!(log, "{line}")?;
+            }
+        }
+        Ok(())
     }
 
     /// Parses and schema-checks `(file name, text)` pairs.
@@ -378,6 +435,29 @@ impl Query {
             cores: available,
         }
     }
+}
+
+/// The ids [`PRUNED_FILE`] of `dir` lists; none when there is no such file.
+fn read_pruned(dir: &Path) -> Result<Vec<String>, KnowledgeError> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Pruned {
+        ids: Vec<String>,
+    }
+    let path = dir.join(PRUNED_FILE);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let at = path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|e| KnowledgeError {
+        at: at.clone(),
+        message: format!("cannot read: {e}"),
+    })?;
+    let pruned: Pruned = toml::from_str(&text).map_err(|e| KnowledgeError {
+        at,
+        message: e.message().to_string(),
+    })?;
+    Ok(pruned.ids)
 }
 
 /// The words of a schedule text, for the syntax space.

@@ -191,7 +191,10 @@ impl Loop<'_> {
         let failures_per_round = (0..self.config.rounds)
             .map(|round| {
                 main.iter()
-                    .filter(|r| r.round == round && r.verdict != Verdict::Correct)
+                    .filter(|r| {
+                        r.round == round
+                            && !matches!(r.verdict, Verdict::Correct | Verdict::Duplicate)
+                    })
                     .count() as u32
             })
             .collect();

@@ -31,6 +31,7 @@ fn tune(kernel: &str, generator: &mut Llm, rounds: u32, candidates: usize) -> Ke
         report_dir: dir.clone(),
         resume: false,
         baselines: false,
+        verify: npu::tuner::run::Verify::All,
     };
     let result = run(std::slice::from_ref(&problem), generator, &config, &Silent);
     let _ = std::fs::remove_dir_all(&dir);
@@ -178,6 +179,7 @@ fn hybrid_seeds_the_heuristic_with_the_models_proposals() {
         report_dir: dir.clone(),
         resume: false,
         baselines: false,
+        verify: npu::tuner::run::Verify::All,
     };
     let result = run(
         std::slice::from_ref(&problem),

@@ -146,6 +146,7 @@ fn tune_vmla(
         report_dir: dir.clone(),
         resume: false,
         baselines: false,
+        verify: npu::tuner::run::Verify::All,
     };
     let result = run(
         std::slice::from_ref(&problem),

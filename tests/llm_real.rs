@@ -31,6 +31,7 @@ fn llm_generator_against_a_real_model() {
         report_dir: dir.clone(),
         resume: false,
         baselines: false,
+        verify: npu::tuner::run::Verify::All,
     };
     let results = run(
         std::slice::from_ref(&problem),

@@ -38,6 +38,7 @@ fn replay(name: &str) -> Vec<KernelResult> {
         report_dir: dir.clone(),
         resume: false,
         baselines: false,
+        verify: npu::tuner::run::Verify::All,
     };
     let results =
         run(&problems, &mut Replay::new(transcript), &config, &Silent).expect("replay runs");

@@ -25,6 +25,7 @@ fn config(dir: &Path, rounds: u32, candidates: usize) -> RunConfig {
         report_dir: dir.to_path_buf(),
         resume: false,
         baselines: true,
+        verify: npu::tuner::run::Verify::All,
     }
 }
 
@@ -66,6 +67,7 @@ fn prompt_with_feedback_snapshot() {
         &mut Heuristic,
         &RunConfig {
             baselines: false,
+            verify: npu::tuner::run::Verify::All,
             ..config(&dir, 1, 4)
         },
     );
@@ -137,6 +139,7 @@ fn heuristic_beats_the_hand_schedule_on_every_bundled_kernel() {
         &mut Heuristic,
         &RunConfig {
             baselines: false,
+            verify: npu::tuner::run::Verify::All,
             ..config(&tempdir("beats_hand"), 3, 6)
         },
     );
@@ -205,4 +208,36 @@ fn tempdir(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+#[test]
+fn timing_first_finds_the_same_best_and_verifies_it() {
+    let problems = [problem("vmla"), problem("rowsum"), problem("matmul")];
+    let dir = std::env::temp_dir().join(format!("npu-verify-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let all = tune(&problems, &mut Heuristic, &config(&dir.join("all"), 4, 6));
+    let timed = tune(
+        &problems,
+        &mut Heuristic,
+        &RunConfig {
+            verify: npu::tuner::run::Verify::Best(3),
+            ..config(&dir.join("timed"), 4, 6)
+        },
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut unverified = 0;
+    for (a, t) in all.iter().zip(&timed) {
+        // Timing-only simulation gives the cycles a functional one does.
+        let cycles = |r: &KernelResult| r.best.as_ref().map(|b| b.cycles);
+        assert_eq!(cycles(a), cycles(t), "{}", a.kernel);
+        let best = t.best.as_ref().expect("a best");
+        let record = t
+            .candidates
+            .iter()
+            .find(|c| c.source == best.source && c.verdict == Verdict::Correct)
+            .expect("the best's record");
+        assert!(record.verified, "{}: the best was not verified", t.kernel);
+        unverified += t.candidates.iter().filter(|c| !c.verified).count();
+    }
+    assert!(unverified > 0, "timing-first verified every candidate");
 }

@@ -17,7 +17,7 @@ use npu::tuner::knowledge::distill::distill;
 use npu::tuner::llm::{LlmClient, LlmConfig};
 use npu::tuner::record::{CandidateRecord, KernelResult};
 use npu::tuner::replay::Transcript;
-use npu::tuner::run::{Progress, RunConfig, run};
+use npu::tuner::run::{Progress, RunConfig, Verify, run};
 use npu::tuner::{generator, report};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -48,6 +48,24 @@ enum Constrain {
     JsonSchema,
     /// No constraint: the model writes free text.
     None,
+}
+
+/// Which candidates are checked against the host reference on data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum VerifyArg {
+    /// Those entering the best three as they are evaluated, and every best reported.
+    Best,
+    /// Every candidate (slower: each is simulated on data).
+    All,
+}
+
+impl VerifyArg {
+    fn policy(self) -> Verify {
+        match self {
+            VerifyArg::Best => Verify::Best(3),
+            VerifyArg::All => Verify::All,
+        }
+    }
 }
 
 /// Tune NPU kernel schedules: generate → check → simulate → feedback, in rounds.
@@ -129,6 +147,10 @@ struct Args {
     /// pruned ones and an audit log (see `npu::tuner::knowledge::distill`).
     #[arg(long, requires = "knowledge")]
     learn: bool,
+    /// Which candidates are simulated on data and checked against the reference; the
+    /// others are simulated for their timing only.
+    #[arg(long, value_enum, default_value = "best")]
+    verify: VerifyArg,
 }
 
 fn main() -> ExitCode {
@@ -245,6 +267,7 @@ fn main_with(args: Args) -> Result<(), String> {
         report_dir: args.report_dir.clone(),
         resume: args.resume,
         baselines,
+        verify: args.verify.policy(),
     };
     std::fs::create_dir_all(&args.report_dir)
         .map_err(|e| format!("cannot create {}: {e}", args.report_dir.display()))?;

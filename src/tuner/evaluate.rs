@@ -34,6 +34,9 @@ pub struct Outcome {
     /// cycles and the simulator's symptom.
     pub feedback: String,
     pub report: Option<Report>,
+    /// Whether the outputs were simulated on data and checked against the reference
+    /// (a timing-only `Correct` is legal and simulated, its outputs unchecked).
+    pub verified: bool,
 }
 
 impl Problem {
@@ -70,8 +73,14 @@ impl Problem {
         result.map_err(|diagnostics| (diagnostics, source))
     }
 
-    /// Evaluates one schedule block: check, lower, simulate, compare.
+    /// Evaluates one schedule block: check, lower, simulate on data, compare.
     pub fn evaluate(&self, schedule: &str) -> Outcome {
+        self.evaluate_with(schedule, |_| true)
+    }
+
+    /// Evaluates one schedule block timing first: check, lower, simulate its timing,
+    /// and only when `verify(cycles)` says so simulate it on data and compare.
+    pub fn evaluate_with(&self, schedule: &str, verify: impl FnOnce(u64) -> bool) -> Outcome {
         let outcome = match self.check(schedule) {
             Err((diagnostics, source)) => Outcome {
                 verdict: Verdict::Rejected,
@@ -82,6 +91,7 @@ impl Problem {
                     diagnostics.render(&source).trim_end()
                 ),
                 report: None,
+                verified: true,
             },
             Ok(checked) if checked.schedules.len() != 1 => Outcome {
                 verdict: Verdict::Unparsable,
@@ -92,13 +102,50 @@ impl Problem {
                     checked.schedules.len()
                 ),
                 report: None,
+                verified: true,
             },
-            Ok(checked) => self.simulate(&checked),
+            Ok(checked) => {
+                let timed = self.time(&checked);
+                match timed.cycles {
+                    Some(cycles) if !verify(cycles) => timed,
+                    Some(_) => self.simulate(&checked),
+                    None => timed, // the simulator stopped it
+                }
+            }
         };
         // Parsing text records its spans in a per-thread table; free it after each
         // candidate so long runs do not grow without bound.
         proc_macro2::extra::invalidate_current_thread_spans();
         outcome
+    }
+
+    /// Checks a timing-only result against the reference: simulates `schedule` on data.
+    pub fn verify(&self, schedule: &str) -> Outcome {
+        self.evaluate(schedule)
+    }
+
+    /// The timing-only simulation: a `Correct` outcome that is not verified, or the
+    /// simulator's failure.
+    fn time(&self, checked: &CheckedKernel) -> Outcome {
+        let options = SimOptions {
+            functional: false,
+            trace: false,
+            ..SimOptions::default()
+        };
+        match npu_sim::evaluate(checked, 0, &self.inputs, None, &options) {
+            Err(error) => failed(&error),
+            Ok(evaluation) => {
+                let report = evaluation.report;
+                Outcome {
+                    verdict: Verdict::Correct,
+                    cycles: Some(report.total_cycles),
+                    diagnostics: Vec::new(),
+                    feedback: summary(&report),
+                    report: Some(report),
+                    verified: false,
+                }
+            }
+        }
     }
 
     fn simulate(&self, checked: &CheckedKernel) -> Outcome {
@@ -108,13 +155,7 @@ impl Problem {
             ..SimOptions::default()
         };
         match npu_sim::evaluate(checked, 0, &self.inputs, Some(&self.expected), &options) {
-            Err(error) => Outcome {
-                verdict: Verdict::Failed,
-                cycles: None,
-                diagnostics: Vec::new(),
-                feedback: format!("the simulator stopped it: {error}"),
-                report: None,
-            },
+            Err(error) => failed(&error),
             Ok(evaluation) => {
                 let report = evaluation.report;
                 let cycles = report.total_cycles;
@@ -131,9 +172,21 @@ impl Problem {
                     diagnostics: Vec::new(),
                     feedback,
                     report: Some(report),
+                    verified: true,
                 }
             }
         }
+    }
+}
+
+fn failed(error: &npu_sim::SimError) -> Outcome {
+    Outcome {
+        verdict: Verdict::Failed,
+        cycles: None,
+        diagnostics: Vec::new(),
+        feedback: format!("the simulator stopped it: {error}"),
+        report: None,
+        verified: true,
     }
 }
 

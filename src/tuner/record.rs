@@ -54,6 +54,15 @@ pub struct CandidateRecord {
     /// The knowledge entries the generator was shown for this candidate's round.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub knowledge: Vec<String>,
+    /// Whether a `Correct` verdict was checked on data against the reference, or rests
+    /// on the timing simulation alone (see [`crate::tuner::run::Verify`]).
+    #[serde(default = "verified_by_default")]
+    pub verified: bool,
+}
+
+/// Journals written before timing-first tuning verified every candidate.
+fn verified_by_default() -> bool {
+    true
 }
 
 /// The best cycles a generator had reached after each evaluation.

@@ -807,6 +807,7 @@ mod tests {
             feedback: String::new(),
             report: None,
             knowledge: Vec::new(),
+            verified: true,
         }
     }
 

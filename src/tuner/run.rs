@@ -27,6 +27,20 @@ pub struct RunConfig {
     pub resume: bool,
     /// Whether to run the random and grid baselines.
     pub baselines: bool,
+    /// Which candidates are simulated on data and checked against the reference.
+    pub verify: Verify,
+}
+
+/// Which candidates the loop checks against the host reference. Every candidate is
+/// simulated for its timing; the functional simulation on data costs far more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verify {
+    /// Every candidate.
+    All,
+    /// Those that enter the search's best `k` (by cycles) when they are evaluated, and
+    /// any that would be reported as a best: a best is always verified, and one that
+    /// fails verification is a wrong schedule, never a best.
+    Best(usize),
 }
 
 /// What the loop reports while it works (progress bars, or nothing in tests).
@@ -255,7 +269,7 @@ impl Loop<'_> {
         };
         self.progress
             .start(&self.problem.name, "hand", texts.len() as u64);
-        self.evaluate_round("hand", 0, texts, None, &[])
+        self.evaluate_round("hand", 0, texts, None, &[], None)
     }
 
     /// Rounds of `generator` until `budget` evaluations are spent.
@@ -305,7 +319,15 @@ impl Loop<'_> {
                     break; // The generator has nothing new to offer.
                 }
                 let knowledge = generator.knowledge_used();
-                self.evaluate_round(name, round, proposals, Some(&seen), &knowledge)
+                let verify_below = self.verify_below(&history);
+                self.evaluate_round(
+                    name,
+                    round,
+                    proposals,
+                    Some(&seen),
+                    &knowledge,
+                    verify_below,
+                )
             };
             for record in &records {
                 if record.verdict != Verdict::Duplicate && record.verdict != Verdict::Unparsable {
@@ -322,7 +344,49 @@ impl Loop<'_> {
             history.extend(records);
             round += 1;
         }
+        self.verify_best(&mut history);
         Ok(history)
+    }
+
+    /// Candidates at or above this many cycles are not verified on data: the `k`-th
+    /// best of the history, under [`Verify::Best`]; `None` verifies every candidate.
+    fn verify_below(&self, history: &[CandidateRecord]) -> Option<u64> {
+        let Verify::Best(k) = self.config.verify else {
+            return None;
+        };
+        let mut cycles: Vec<u64> = history
+            .iter()
+            .filter(|r| r.verdict == Verdict::Correct)
+            .filter_map(|r| r.cycles)
+            .collect();
+        cycles.sort_unstable();
+        cycles.get(k.max(1) - 1).copied()
+    }
+
+    /// Verifies the fastest correct candidate until the fastest is verified: a best is
+    /// never a timing-only result, and one whose outputs are wrong becomes `Wrong`.
+    fn verify_best(&self, history: &mut [CandidateRecord]) {
+        loop {
+            let fastest = history
+                .iter_mut()
+                .filter(|r| r.verdict == Verdict::Correct && r.cycles.is_some())
+                .min_by_key(|r| r.cycles);
+            let Some(record) = fastest else { return };
+            if record.verified {
+                return;
+            }
+            let outcome = self.problem.verify(&record.source);
+            record.verdict = outcome.verdict;
+            record.cycles = outcome.cycles;
+            record.feedback = outcome.feedback;
+            record.report = outcome.report;
+            record.verified = true;
+            if let Ok(mut journal) = self.journal.lock()
+                && let Err(error) = journal.append(record)
+            {
+                eprintln!("warning: could not append to the journal: {error}");
+            }
+        }
     }
 
     /// Evaluates one round's proposals in parallel, journalling each as it finishes.
@@ -333,6 +397,7 @@ impl Loop<'_> {
         proposals: Vec<Proposed>,
         seen: Option<&BTreeMap<String, String>>,
         knowledge: &[String],
+        verify_below: Option<u64>,
     ) -> Vec<CandidateRecord> {
         let problem = self.problem;
         // Repeats of earlier schedules, or of an earlier proposal of this round, are
@@ -381,10 +446,13 @@ impl Loop<'_> {
                                     repeat.unwrap_or_default()
                                 ),
                                 report: None,
+                                verified: true,
                             },
                         ),
                         Proposed::Schedule(text) => {
-                            let outcome = problem.evaluate(&text);
+                            let outcome = problem.evaluate_with(&text, |cycles| {
+                                verify_below.is_none_or(|threshold| cycles < threshold)
+                            });
                             (text, outcome)
                         }
                         Proposed::Unparsable { reason, excerpt } => (
@@ -395,6 +463,7 @@ impl Loop<'_> {
                                 diagnostics: Vec::new(),
                                 feedback: reason,
                                 report: None,
+                                verified: true,
                             },
                         ),
                     };
@@ -410,6 +479,7 @@ impl Loop<'_> {
                         feedback: outcome.feedback,
                         report: outcome.report,
                         knowledge: knowledge.to_vec(),
+                        verified: outcome.verified,
                     };
                     if let Ok(mut journal) = self.journal.lock()
                         && let Err(error) = journal.append(&record)

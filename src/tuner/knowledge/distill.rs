@@ -293,6 +293,7 @@ mod tests {
             feedback: String::new(),
             report: None,
             knowledge: shown.iter().map(|s| s.to_string()).collect(),
+            verified: true,
         }
     }
 

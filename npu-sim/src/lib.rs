@@ -61,7 +61,7 @@ use serde::{Deserialize, Serialize};
 pub use compare::{Mismatch, Tolerance, compare_outputs, compare_outputs_with, reduction_length};
 pub use reference::reference;
 pub use report::{LevelUse, PipeReport, Report, Traffic};
-pub use roofline::{Roofline, machine_roofline, roofline_cycles};
+pub use roofline::{Attainable, Roofline, attainable, machine_roofline, roofline_cycles};
 pub use trace::{Trace, TraceEvent};
 
 use crate::engine::Costs;

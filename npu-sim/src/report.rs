@@ -27,7 +27,7 @@ use npu_core::target::{Level, VectorOp};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::CoreRun;
-use crate::roofline::{Roofline, machine_roofline, minimum_traffic, roofline};
+use crate::roofline::{Roofline, attainable, machine_roofline, minimum_traffic, roofline};
 
 /// What a simulation measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -60,6 +60,12 @@ pub struct Report {
     /// The bound of the whole machine (every core of the kernel's class).
     pub machine_roofline_cycles: u64,
     pub machine_efficiency: f64,
+    /// The machine's bound plus what no schedule avoids (see
+    /// [`crate::roofline::attainable`]), and attainable / total.
+    #[serde(default)]
+    pub attainable_cycles: u64,
+    #[serde(default)]
+    pub attainable_efficiency: f64,
     /// The busiest pipe, or the one waited for most when no pipe is busy.
     pub bottleneck: Pipe,
     pub symptom: String,
@@ -189,6 +195,7 @@ pub(crate) fn build(
     let vector_score = busy(Pipe::V) / total;
     let bound = roofline(kernel, schedule);
     let machine = machine_roofline(kernel);
+    let attainable = attainable(kernel);
     let ratio = |bound: u64| {
         if total_cycles > 0 {
             bound as f64 / total_cycles as f64
@@ -232,6 +239,8 @@ pub(crate) fn build(
         efficiency: ratio(bound.cycles),
         machine_roofline_cycles: machine.cycles,
         machine_efficiency: ratio(machine.cycles),
+        attainable_cycles: attainable.cycles,
+        attainable_efficiency: ratio(attainable.cycles),
         bottleneck,
         symptom,
     }
@@ -412,12 +421,14 @@ impl fmt::Display for Report {
         )?;
         writeln!(
             f,
-            "roofline {} cycles ({}-bound), efficiency {:.1}%; machine roofline {} cycles, {:.1}%",
+            "roofline {} cycles ({}-bound), efficiency {:.1}%; machine roofline {} cycles, {:.1}%; attainable {} cycles, {:.1}%",
             self.roofline_cycles,
             self.roofline_bound,
             self.efficiency * 100.0,
             self.machine_roofline_cycles,
-            self.machine_efficiency * 100.0
+            self.machine_efficiency * 100.0,
+            self.attainable_cycles,
+            self.attainable_efficiency * 100.0
         )?;
         writeln!(
             f,

@@ -23,6 +23,23 @@
 //! bound of the machine, which a schedule on fewer cores cannot approach. Both are
 //! sound: the simulator charges at least these amounts to some pipe or to a DMA port
 //! of the slowest core, so no schedule is simulated below either.
+//!
+//! [`attainable`] adds to the machine's bound what no schedule avoids, so that small
+//! kernels are judged fairly:
+//!
+//! ```text
+//! max( memory + L,  compute + L_in + L )      L = dma.latency_cycles
+//! ```
+//!
+//! - `share`: the least fraction of the work the busiest core can get, over every way of
+//!   splitting the output axes across the target's cores (a share is whole tiles of
+//!   rows: `ceil(extent / cores) / extent` per split axis), at least `1 / cores`.
+//! - `memory`: `max(share × minimum bytes / per-core bandwidth, minimum bytes / chip
+//!   bandwidth)`: the busiest core's port time. Its last transfer lands `L` after it
+//!   ends, and an output copy follows any input.
+//! - `compute`: `share ×` the minimum vector or cube cycles: the busiest core's
+//!   compute cannot start before its first input lands (`L_in = L`, or 0 for a kernel
+//!   that reads nothing) and its last result lands `L` after its copy starts.
 
 use npu_core::check::vector_op;
 use npu_core::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass, Role, Subscript};
@@ -97,6 +114,71 @@ fn bound(kernel: &CheckedKernel, cores: u64) -> Roofline {
         vector_cycles,
         cube_cycles,
     }
+}
+
+/// The attainable bound of the machine and its parts (see the module docs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Attainable {
+    pub cycles: u64,
+    /// The least share of the work the busiest core can get.
+    pub share: f64,
+    pub memory_cycles: f64,
+    pub compute_cycles: f64,
+    pub latency_cycles: u64,
+}
+
+/// What no schedule of `kernel` can avoid on its target (see the module docs).
+pub fn attainable(kernel: &CheckedKernel) -> Attainable {
+    let target = &kernel.target;
+    let cores = u64::from(match kernel.class {
+        KernelClass::Matmul(_) => target.cores.cube,
+        _ => target.cores.vector,
+    })
+    .max(1);
+    let share = least_share(kernel, cores);
+    let bytes = minimum_bytes(kernel) as f64;
+    let per_core = match kernel.class {
+        KernelClass::Matmul(_) => target
+            .dma
+            .core_bytes_per_cycle
+            .max(target.dma.fix_bytes_per_cycle),
+        _ => target.dma.core_bytes_per_cycle,
+    };
+    let memory_cycles = (share * bytes / per_core).max(bytes / target.dma.gm_bytes_per_cycle);
+    let (vector, cube) = compute(kernel);
+    let compute_cycles = share * vector.max(cube);
+    let latency = target.dma.latency_cycles;
+    let reads = minimum_traffic(kernel).0 > 0;
+    let first_in = if reads { latency } else { 0 };
+    let cycles = (memory_cycles + latency as f64)
+        .max(compute_cycles + (first_in + latency) as f64)
+        .ceil() as u64;
+    Attainable {
+        cycles,
+        share,
+        memory_cycles,
+        compute_cycles,
+        latency_cycles: latency,
+    }
+}
+
+/// The least fraction of the output the busiest core gets, over every split of the
+/// output axes across at most `cores` cores.
+fn least_share(kernel: &CheckedKernel, cores: u64) -> f64 {
+    let extents: Vec<u64> = kernel.body[0]
+        .axes
+        .iter()
+        .map(|a| kernel.axes[*a].extent)
+        .collect();
+    fn search(extents: &[u64], cores: u64) -> f64 {
+        let Some((&first, rest)) = extents.split_first() else {
+            return 1.0;
+        };
+        (1..=cores.min(first))
+            .map(|c| first.div_ceil(c) as f64 / first as f64 * search(rest, cores / c))
+            .fold(1.0, f64::min)
+    }
+    search(&extents, cores).max(1.0 / cores as f64)
 }
 
 /// Bytes every schedule must move: inputs read once (only the elements read), outputs

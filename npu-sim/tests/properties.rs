@@ -1,7 +1,7 @@
 //! Properties over random legal schedules: for schedules a seeded generator writes as
 //! DSL text and the checker accepts, the lowered program places the plan exactly, the
 //! outputs match the reference interpreter, and the simulated cycles are never below
-//! the roofline bound.
+//! the roofline bound or the attainable bound.
 
 mod support;
 
@@ -289,6 +289,13 @@ fn random_legal_schedules_are_correct_and_above_the_roofline() {
                 report.total_cycles >= report.machine_roofline_cycles,
                 "{what}: below the machine roofline"
             );
+            assert!(
+                report.total_cycles >= report.attainable_cycles,
+                "{what}: {} cycles below the attainable bound {}",
+                report.total_cycles,
+                report.attainable_cycles
+            );
+            assert!(report.attainable_cycles >= report.machine_roofline_cycles);
         }
         assert!(
             accepted >= 8,

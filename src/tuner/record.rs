@@ -114,6 +114,10 @@ pub struct KernelResult {
     /// Evaluations the main generator spent.
     pub evaluations: u64,
     pub roofline_cycles: u64,
+    /// The roofline plus what no schedule avoids (per-core copy latency, work that
+    /// cannot spread over every core); see `npu_sim::roofline::attainable`.
+    #[serde(default)]
+    pub attainable_cycles: u64,
     pub best: Option<Best>,
     pub baselines: Baselines,
     /// Share of the first round's distinct candidates that passed the checker.

@@ -110,22 +110,24 @@ pub fn render_markdown(result: &KernelResult) -> String {
     );
     let _ = writeln!(
         out,
-        "Generator: {}. Roofline: {} cycles.\n",
+        "Generator: {}. Roofline: {} cycles; attainable: {} cycles.\n",
         markdown_text(&result.generator),
-        result.roofline_cycles
+        result.roofline_cycles,
+        result.attainable_cycles
     );
     out.push_str(
-        "| schedule | cycles | speedup over hand | efficiency vs roofline | evaluations |\n",
+        "| schedule | cycles | speedup over hand | efficiency vs roofline | vs attainable | evaluations |\n",
     );
-    out.push_str("| --- | ---: | ---: | ---: | ---: |\n");
+    out.push_str("| --- | ---: | ---: | ---: | ---: | ---: |\n");
     for row in rows(result) {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             markdown_text(&row.name),
             row.cycles_text(),
             row.speedup_text(),
             row.efficiency_text(),
+            row.attainable_text(),
             row.evaluations
         );
     }
@@ -200,8 +202,15 @@ pub fn render_table(results: &[KernelResult]) -> String {
 /// line with the first round's Comp@1 and Pass@1, failures per round and the mean round
 /// time. Columns line up across kernels.
 pub fn render_table_with(results: &[KernelResult], options: TableOptions) -> String {
-    const HEADINGS: [&str; 5] = ["schedule", "cycles", "vs hand", "efficiency", "evaluations"];
-    let blocks: Vec<Vec<[String; 5]>> = results
+    const HEADINGS: [&str; 6] = [
+        "schedule",
+        "cycles",
+        "vs hand",
+        "efficiency",
+        "attainable",
+        "evaluations",
+    ];
+    let blocks: Vec<Vec<[String; 6]>> = results
         .iter()
         .map(|result| {
             rows(result)
@@ -212,6 +221,7 @@ pub fn render_table_with(results: &[KernelResult], options: TableOptions) -> Str
                         row.cycles_text(),
                         row.speedup_text(),
                         row.efficiency_text(),
+                        row.attainable_text(),
                         row.evaluations.to_string(),
                     ]
                 })
@@ -224,7 +234,7 @@ pub fn render_table_with(results: &[KernelResult], options: TableOptions) -> Str
             *width = (*width).max(cell.chars().count());
         }
     }
-    let line = |cells: &[String; 5]| {
+    let line = |cells: &[String; 6]| {
         let mut text = format!("  {:<width$}", cells[0], width = widths[0]);
         for (cell, width) in cells.iter().zip(widths).skip(1) {
             let _ = write!(text, "  {cell:>width$}");
@@ -240,8 +250,8 @@ pub fn render_table_with(results: &[KernelResult], options: TableOptions) -> Str
         }
         let _ = writeln!(
             out,
-            "{} on {} (roofline {} cycles)",
-            result.kernel, result.target, result.roofline_cycles
+            "{} on {} (roofline {} cycles, attainable {})",
+            result.kernel, result.target, result.roofline_cycles, result.attainable_cycles
         );
         out.push_str(&line(&HEADINGS.map(String::from)));
         for cells in block {
@@ -277,6 +287,7 @@ struct Row {
     evaluations: u64,
     hand: Option<u64>,
     roofline: u64,
+    attainable: u64,
 }
 
 impl Row {
@@ -293,8 +304,17 @@ impl Row {
     }
 
     fn efficiency_text(&self) -> String {
+        self.fraction_text(self.roofline)
+    }
+
+    fn attainable_text(&self) -> String {
+        self.fraction_text(self.attainable)
+    }
+
+    /// `bound / cycles` as a percentage.
+    fn fraction_text(&self, bound: u64) -> String {
         match self.cycles {
-            Some(cycles) if cycles > 0 => percent(self.roofline as f64 / cycles as f64),
+            Some(cycles) if cycles > 0 && bound > 0 => percent(bound as f64 / cycles as f64),
             _ => "-".to_string(),
         }
     }
@@ -310,6 +330,7 @@ fn rows(result: &KernelResult) -> Vec<Row> {
         evaluations,
         hand,
         roofline: result.roofline_cycles,
+        attainable: result.attainable_cycles,
     };
     vec![
         row("hand", hand, baselines.hand.evaluations),
@@ -823,6 +844,7 @@ mod tests {
             generator: "heuristic".into(),
             evaluations: 12,
             roofline_cycles: 1000,
+            attainable_cycles: 1050,
             best: Some(Best {
                 cycles: 1087,
                 source: "split i by 4096;\nbuffer ub depth 2;\ncores 8;".into(),

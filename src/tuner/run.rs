@@ -159,6 +159,10 @@ impl Loop<'_> {
             .or(hand_best)
             .and_then(|r| r.report.as_ref())
             .map_or(0, |report| report.machine_roofline_cycles);
+        let attainable = main_best
+            .or(hand_best)
+            .and_then(|r| r.report.as_ref())
+            .map_or(0, |report| report.attainable_cycles);
         let first_round: Vec<&CandidateRecord> = main
             .iter()
             .filter(|r| r.round == 0 && r.verdict != Verdict::Duplicate)
@@ -232,6 +236,7 @@ impl Loop<'_> {
             generator: generator.name().to_string(),
             evaluations,
             roofline_cycles: roofline,
+            attainable_cycles: attainable,
             best: best_record,
             baselines: Baselines {
                 hand: baseline(&hand),

@@ -217,6 +217,8 @@ struct Tally {
     language: u64,
     /// Language-rule rejections by their codes.
     language_codes: BTreeMap<String, u64>,
+    /// Per kernel name: accepted by both, rejected by both, disagreements.
+    by_kernel: BTreeMap<String, [u64; 3]>,
     too_large: u64,
     /// Class to (count, shortest repro, detail).
     disagreements: BTreeMap<String, (u64, String, String)>,
@@ -225,7 +227,21 @@ struct Tally {
 impl Tally {
     fn add(&mut self, source: &str, target: &Target) {
         self.tried += 1;
-        match judge(source, target) {
+        let kernel = source
+            .split_whitespace()
+            .nth(1)
+            .and_then(|name| name.split('(').next())
+            .unwrap_or("?")
+            .to_string();
+        let verdict = judge(source, target);
+        let counts = self.by_kernel.entry(kernel).or_default();
+        match verdict {
+            Verdict::Agree { accepted: true } => counts[0] += 1,
+            Verdict::Agree { .. } | Verdict::LanguageRule(_) => counts[1] += 1,
+            Verdict::TooLarge => {}
+            Verdict::Disagree { .. } => counts[2] += 1,
+        }
+        match verdict {
             Verdict::Agree { accepted: true } => self.accepted += 1,
             Verdict::Agree { accepted: false } => self.rejected += 1,
             Verdict::LanguageRule(codes) => {
@@ -265,6 +281,17 @@ impl Tally {
             .map(|(codes, count)| format!("{codes} {count}"))
             .collect();
         text.push_str(&format!("language rules: {}\n", codes.join(", ")));
+        let kernels: Vec<String> = self
+            .by_kernel
+            .iter()
+            .map(|(name, [accepted, rejected, disagreeing])| {
+                format!("{name} {accepted}/{rejected}/{disagreeing}")
+            })
+            .collect();
+        text.push_str(&format!(
+            "by kernel (accepted/rejected/disagreeing): {}\n",
+            kernels.join(", ")
+        ));
         for (class, (count, source, detail)) in &self.disagreements {
             text.push_str(&format!(
                 "\n== {class} ({count} schedules)\n{source}\n-- {detail}\n"

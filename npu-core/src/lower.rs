@@ -21,9 +21,10 @@
 //!   the end every producer waits for its outstanding frees, so each `set_flag` has a
 //!   matching `wait_flag`, and all pipes meet at a `barrier`.
 //! - **Tails.** A tile past the end of its axis is copied at its exact length; under
-//!   `tail pad` a copy whose bursts, or the strides between them on chip or in global
-//!   memory, are not a multiple of the alignment is marked padded, and the simulator
-//!   charges the padded bytes and the pad penalty (the `copy` module). Vector
+//!   `tail pad` a copy whose bursts, the strides between them on chip or in global
+//!   memory, or its start in global memory are not a multiple of the alignment is
+//!   marked padded, and the simulator charges the padded bytes and the pad penalty
+//!   (the `copy` module). Vector
 //!   instructions of a tail tile cover only its elements.
 //!
 //! - **Barriers.** Every buffer two pipes share is such a queue, and temporaries and

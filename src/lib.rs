@@ -31,7 +31,7 @@
 //!
 //! A schedule that does not fit the target fails the build at the offending token, with
 //! a stable code, the numbers and a fix (`[E020] ub holds 131072 B but this schedule
-//! needs 147456 B ...`, `help: split i by 7264 or less fits`). The same checker serves
+//! needs 147456 B ...`, `help: split i by 4096, or use depth 1 ...`). The same checker serves
 //! text, such as an LLM's answer, through [`check_source`] and [`check_file_source`];
 //! its diagnostics render with a caret excerpt ([`Diagnostics::render`]).
 //!
@@ -53,11 +53,11 @@ use std::path::Path;
 pub use half::{bf16, f16};
 pub use npu_core::scalar::{Element, HostTensor, ShapeError};
 pub use npu_core::{
-    CheckedKernel, Code, Diagnostic, DiagnosticRecord, Diagnostics, Dtype, Level, Pipe, Program,
-    Target, TargetError, check_source, check_source_with,
+    CheckedKernel, Code, Diagnostic, DiagnosticRecord, Diagnostics, Dtype, Edit, Fix, Level, Pipe,
+    Program, Target, TargetError, check_source, check_source_with,
 };
 pub use npu_core::{
-    ast, check, diag, dtype, ir, lower, parse, plan, print, program, scalar, schedule, target,
+    ast, check, diag, dtype, fix, ir, lower, parse, plan, print, program, scalar, schedule, target,
 };
 pub use npu_macros::npu_kernel;
 

@@ -47,6 +47,7 @@ fn record(round: u32, index: u32) -> CandidateRecord {
         },
         feedback: "MTE2 busy 92%, vector 31%: memory-bound \"quoted\"\n".into(),
         report: None,
+        knowledge: Vec::new(),
     }
 }
 

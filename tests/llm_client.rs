@@ -4,6 +4,7 @@
 //! that checks that `Retry-After` really delays the next try.
 
 #[path = "support/chat_server.rs"]
+#[allow(dead_code)] // Shared with tests/llm_constrained.rs, which decodes under grammars.
 mod chat_server;
 
 use std::sync::{Arc, Mutex};

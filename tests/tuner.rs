@@ -90,11 +90,26 @@ fn prompts_fit_a_small_model() {
 }
 
 #[test]
-fn prompt_examples_pass_the_checker() {
-    for example in prompt::EXAMPLES {
-        let target = npu::Target::preset("ascend910b").unwrap();
-        if let Err(diagnostics) = npu::check_source(example, &target) {
-            panic!("{}", diagnostics.render(example));
+fn prompt_examples_fit_each_kernel_and_pass_the_checker() {
+    for bundled in SUITE {
+        let problem = bundled.problem(0, None).unwrap();
+        let examples = prompt::examples(&problem);
+        assert!(!examples.is_empty(), "{}: no examples", bundled.name);
+        for example in examples {
+            if let Err(diagnostics) = npu::check_source(&example, &problem.kernel.target) {
+                panic!("{}:\n{}", bundled.name, diagnostics.render(&example));
+            }
+            let cores = problem
+                .kernel
+                .target
+                .cores
+                .vector
+                .max(problem.kernel.target.cores.cube);
+            assert!(
+                cores > 1 || !example.contains("parallel"),
+                "{}: {example}",
+                bundled.name
+            );
         }
     }
 }

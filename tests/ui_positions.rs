@@ -3,6 +3,10 @@
 //! exactly the lines and columns, that rustc reported for the macro in the case's
 //! reviewed `.stderr`. Also, no `.stderr` holds any other error or a warning: a broken
 //! kernel costs its user only its own diagnostics.
+//!
+//! The same cases also hold the help lines to their word: every fix a help proposes,
+//! applied to the kernel, clears its diagnostic without bringing a new one; and no
+//! diagnostic points at the call site instead of a token of the kernel.
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +48,93 @@ fn text_and_macro_report_the_same_diagnostics() {
         "the macro and the string API disagree:\n{}",
         mismatches.join("\n")
     );
+}
+
+#[test]
+fn every_help_fix_clears_its_diagnostic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |path: &str| std::fs::read_to_string(root.join(path)).map_err(|e| e.to_string());
+    let mut applied = 0;
+    let mut failures = Vec::new();
+    for case in fail_cases(root) {
+        let body = macro_body(&std::fs::read_to_string(&case).expect("a readable UI case"));
+        let Err(diagnostics) = npu::check_source_with(&body, read) else {
+            continue;
+        };
+        let before = code_counts(&diagnostics);
+        for diagnostic in diagnostics.iter() {
+            for fix in &diagnostic.fixes {
+                applied += 1;
+                let mut def = npu::parse::parse_str(&body).expect("the case parses");
+                assert!(
+                    fix.apply(&mut def),
+                    "{}: no schedule `{}`",
+                    case.display(),
+                    fix.schedule
+                );
+                let edited = npu::print::kernel(&def);
+                let after = match npu::check_source_with(&edited, read) {
+                    Ok(_) => Vec::new(),
+                    Err(after) => code_counts(&after),
+                };
+                let count = |list: &[(npu::Code, usize)], code| {
+                    list.iter().find(|(c, _)| *c == code).map_or(0, |(_, n)| *n)
+                };
+                let cleared = count(&after, diagnostic.code) < count(&before, diagnostic.code);
+                let nothing_new = after.iter().all(|(code, n)| *n <= count(&before, *code));
+                if !cleared || !nothing_new {
+                    failures.push(format!(
+                        "{}: `{fix}` for [{}] {} leaves {after:?} (before {before:?})",
+                        case.display(),
+                        diagnostic.code,
+                        diagnostic.message
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        applied >= 10,
+        "expected help fixes in the UI cases, applied {applied}"
+    );
+    assert!(
+        failures.is_empty(),
+        "help fixes that do not work:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn no_diagnostic_points_at_the_call_site() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for case in fail_cases(root) {
+        let text = std::fs::read_to_string(&case).expect("a readable UI case");
+        for (code, line, column, message) in text_diagnostics(root, &text) {
+            let call = text
+                .lines()
+                .position(|l| l.contains("npu_kernel!"))
+                .expect("a call")
+                + 1;
+            assert!(
+                (line, column) != (1, 1) && line > call,
+                "{}: [{code}] {message} points at {line}:{column}, outside the kernel body",
+                case.display()
+            );
+        }
+    }
+}
+
+/// How many diagnostics of each code, in code order.
+fn code_counts(diagnostics: &npu::Diagnostics) -> Vec<(npu::Code, usize)> {
+    let mut counts: Vec<(npu::Code, usize)> = Vec::new();
+    for code in diagnostics.codes() {
+        match counts.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((code, 1)),
+        }
+    }
+    counts.sort();
+    counts
 }
 
 fn fail_cases(root: &Path) -> Vec<PathBuf> {

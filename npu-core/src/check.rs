@@ -41,6 +41,7 @@ pub fn check(def: &KernelDef, target: &Target) -> Result<CheckedKernel, Diagnost
     let mut cx = Checker {
         target,
         diagnostics: Diagnostics::default(),
+        untyped: Vec::new(),
     };
     let kernel = cx.kernel(def);
     let mut diagnostics = cx.diagnostics;
@@ -142,6 +143,9 @@ enum Ty {
 struct Checker<'a> {
     target: &'a Target,
     diagnostics: Diagnostics,
+    /// Tensors whose dtype is unknown (already reported): their loads and stores are
+    /// not type-checked, so that one unknown dtype is one error.
+    untyped: Vec<String>,
 }
 
 /// Names in scope while checking the body.
@@ -180,7 +184,10 @@ impl Checker<'_> {
                 .help = Some("give each tensor its own name".into());
                 continue;
             }
-            let dtype = self.dtype(&param.dtype).unwrap_or(Dtype::F32);
+            let dtype = self.dtype(&param.dtype).unwrap_or_else(|| {
+                self.untyped.push(name.clone());
+                Dtype::F32
+            });
             for dim in &param.shape {
                 if dim.value == 0 {
                     self.error(
@@ -402,6 +409,11 @@ impl Checker<'_> {
         scope.live = axes.clone();
         let (value, ty) = self.expr(&stmt.value, scope, tensors);
         let value = value?;
+        let ty = if self.untyped.contains(&name) {
+            Ty::Error
+        } else {
+            ty
+        };
         match ty {
             Ty::Value(dtype) if dtype != tensor.dtype => {
                 let (span, what) = (stmt.output.span(), tensor.dtype);
@@ -652,13 +664,18 @@ impl Checker<'_> {
             .loads
             .entry(index)
             .or_insert_with(|| subscripts.clone());
+        let ty = if self.untyped.contains(&tensor.name) {
+            Ty::Error
+        } else {
+            Ty::Value(tensor.dtype)
+        };
         (
             Some(Expr::Load {
                 tensor: index,
                 subscripts,
                 dtype: tensor.dtype,
             }),
-            Ty::Value(tensor.dtype),
+            ty,
         )
     }
 
@@ -1110,6 +1127,18 @@ impl Checker<'_> {
                 };
                 if bad.is_none() && !target.vector.dtypes.contains(&dtype) {
                     bad = Some((dtype, node));
+                }
+            });
+            // A reduction accumulates in its accumulator dtype.
+            assign.value.walk(&mut |node| {
+                if let Expr::Reduce { dtype, .. } = node {
+                    let accumulator = dtype.accumulator();
+                    if bad.is_none()
+                        && !target.vector.dtypes.contains(&accumulator)
+                        && !target.vector.accumulators.contains(&accumulator)
+                    {
+                        bad = Some((accumulator, node));
+                    }
                 }
             });
             if let Some((dtype, node)) = bad {

@@ -122,6 +122,9 @@ pub struct Diagnostic {
     pub message: String,
     /// A fix that would pass, when there is one.
     pub help: Option<String>,
+    /// The concrete edits the help line proposes, each checked to clear this diagnostic
+    /// without bringing another (see [`crate::fix`]).
+    pub fixes: Vec<crate::fix::Fix>,
 }
 
 impl Diagnostic {
@@ -131,6 +134,7 @@ impl Diagnostic {
             span,
             message: message.into(),
             help: None,
+            fixes: Vec::new(),
         }
     }
 

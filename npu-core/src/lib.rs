@@ -20,6 +20,7 @@ pub mod ast;
 pub mod check;
 pub mod diag;
 pub mod dtype;
+pub mod fix;
 pub mod ir;
 pub mod lower;
 pub mod parse;
@@ -33,6 +34,7 @@ pub mod validate;
 
 pub use diag::{Code, Diagnostic, DiagnosticRecord, Diagnostics};
 pub use dtype::Dtype;
+pub use fix::{Edit, Fix};
 pub use ir::CheckedKernel;
 pub use lower::{lower, lower_named};
 pub use program::{Pipe, Program};

@@ -74,6 +74,12 @@ pub struct Vector {
     pub max_repeat: u64,
     /// Dtypes the vector unit computes in.
     pub dtypes: Vec<Dtype>,
+    /// Dtypes the vector unit accumulates reductions in, beside `dtypes`: AIE2 sums
+    /// bf16 in fp32 accumulator registers although it has no fp32 arithmetic. A
+    /// reduction whose accumulator (f32 for floats, i32 for integers) is in neither
+    /// list cannot run on the target.
+    #[serde(default)]
+    pub accumulators: Vec<Dtype>,
     /// Fixed cost of issuing one vector instruction.
     pub issue_cycles: u64,
     /// Cycles per repeat, by operation.

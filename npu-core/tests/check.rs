@@ -50,7 +50,8 @@ cases! {
     vmla_multicore: vmla("ascend910b", "    parallel i over 32 cores;\n    split i by 1024;\n    stage a, b, c, y in ub depth 2;");
     vmla_default_tile_is_core_share: vmla("ascend910b", "    parallel i over 16 cores;\n    stage a, b, c, y in ub depth 2;");
     ub_overflow: vmla("npueval_demo", "    split i by 8192;\n    stage a, b, c, y in ub depth 2;");
-    misaligned_tile: vmla("npueval_demo", "    split i by 1000;\n    stage a, b, c, y in ub;\n    tail pad;");
+    misaligned_tile: vmla("npueval_demo", "    split i by 1000;\n    stage a, b, c, y in ub;\n    tail exact;");
+    padded_single_burst_tile: vmla("npueval_demo", "    split i by 1000;\n    stage a, b, c, y in ub;\n    tail pad;");
     tail_without_policy: vmla("npueval_demo", "    split i by 768;\n    stage a, b, c, y in ub;");
     tail_pad: vmla("npueval_demo", "    split i by 768;\n    stage a, b, c, y in ub;\n    tail pad;");
     tail_exact_aligned: vmla("npueval_demo", "    split i by 768;\n    stage a, b, c, y in ub;\n    tail exact;");
@@ -74,7 +75,8 @@ cases! {
     unit_dtype: "kernel k(a: [f32; 1024]) -> y: [f32; 1024] { y[i] = a[i] * a[i]; }\ntarget aie2_tile;\nschedule s { stage a, y in ub; }\n";
     broadcast: "kernel bias(x: [f16; 64, 1024], b: [f16; 1024]) -> y: [f16; 64, 1024] { y[i, j] = x[i, j] + b[j]; }\ntarget ascend910b;\nschedule s {\n    parallel i over 8 cores;\n    split j by 512;\n    stage x, b, y in ub depth 2;\n    order j, i;\n}\n";
     reduction_rows: "kernel rowsum(x: [f32; 64, 217]) -> y: [f32; 64] { y[i] = sum[k](x[i, k]); }\ntarget ascend910b;\nschedule s {\n    parallel i over 8 cores;\n    split i by 8;\n    stage x, y in ub depth 2;\n    tail pad;\n}\n";
-    reduction_misaligned_rows: "kernel rowsum(x: [f32; 64, 217]) -> y: [f32; 64] { y[i] = sum[k](x[i, k]); }\ntarget ascend910b;\nschedule s {\n    split i by 8;\n    stage x, y in ub;\n}\n";
+    reduction_whole_rows_are_one_copy: "kernel rowsum(x: [f32; 64, 217]) -> y: [f32; 64] { y[i] = sum[k](x[i, k]); }\ntarget ascend910b;\nschedule s {\n    split i by 8;\n    stage x, y in ub;\n}\n";
+    reduction_misaligned_rows: "kernel rowsum(x: [f32; 64, 217]) -> y: [f32; 64] { y[i] = sum[k](x[i, k]); }\ntarget ascend910b;\nschedule s {\n    split i by 8;\n    split k by 64;\n    stage x, y in ub;\n    tail exact;\n}\n";
     softmax_numerator: "kernel e(x: [f32; 32, 1024], m: [f32; 32]) -> y: [f32; 32, 1024] { y[i, j] = exp(x[i, j] - m[i]); }\ntarget ascend910b;\nschedule s {\n    parallel i over 4 cores;\n    split i by 8;\n    split j by 512;\n    stage x, m, y in ub depth 2;\n}\n";
     select_relu: "kernel r(x: [f16; 4096]) -> y: [f16; 4096] { y[i] = select(x[i] > 0, x[i], x[i] * 0.01); }\ntarget ascend310p;\nschedule s { split i by 1024; stage x, y in ub depth 2; }\n";
     matmul_ok: "kernel mm(a: [f16; 256, 512], b: [f16; 512, 256]) -> c: [f32; 256, 256] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }\ntarget ascend910b;\nschedule s {\n    parallel m over 4 cores;\n    split k by 256;\n    cube m by 64, n by 64, k by 64;\n    stage a, b in l1 depth 2;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c;\n}\n";
@@ -83,6 +85,28 @@ cases! {
     matmul_missing_stages: "kernel mm(a: [f16; 64, 64], b: [f16; 64, 64]) -> c: [f32; 64, 64] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }\ntarget ascend910b;\nschedule s { stage a, b, c in ub; }\n";
     unread_input_needs_no_staging: "kernel k(a: [f32; 1024], unused: [f32; 1]) -> y: [f32; 1024] { y[i] = a[i]; }\ntarget ascend910b;\nschedule s { stage a, y in ub; }\nschedule staged { stage a, unused, y in ub; }\n";
     matmul_without_cube_unit: "kernel mm(a: [f16; 64, 64], b: [f16; 64, 64]) -> c: [f32; 64, 64] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }\ntarget npueval_demo;\nschedule s { stage a, b, c in ub; }\n";
+}
+
+// Issue 7's findings, one case each.
+cases! {
+    repeats_of_a_plain_copy: "kernel k(x: [f32; 16384]) -> y: [f32; 16384] { y[i] = x[i]; }\ntarget ascend910b;\nschedule s { split i by 16384; stage x, y in ub; }\n";
+    repeats_of_a_broadcast: "kernel k(bias: [f32; 1024]) -> y: [f32; 20, 1024] { y[i, j] = bias[j]; }\ntarget ascend910b;\nschedule s { stage bias, y in ub; }\n";
+    repeats_of_a_constant: "kernel k(x: [f32; 32768]) -> y: [f32; 32768] { y[i] = 1.5; }\ntarget ascend910b;\nschedule s { split i by 32768; stage y in ub; }\n";
+    repeats_at_exactly_the_limit: "kernel k(x: [f32; 16320]) -> y: [f32; 16320] { y[i] = x[i]; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    repeats_with_two_equal_splits: "kernel k(x: [f32; 256, 256]) -> y: [f32; 256, 256] { y[i, j] = x[i, j] + 1.0; }\ntarget ascend910b;\nschedule s { split i by 128; split j by 128; stage x, y in ub; }\n";
+    contiguous_unsplit_f16_rows: "kernel k(x: [f16; 4, 1020]) -> y: [f16; 4, 1020] { y[i, j] = x[i, j] * 2.0; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    contiguous_unsplit_i8_block: "kernel k(x: [i8; 16, 16]) -> y: [i8; 16, 16] { y[i, j] = x[i, j]; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    contiguous_unsplit_narrow_rows: "kernel k(x: [f16; 16, 8]) -> y: [f16; 16, 8] { y[i, j] = x[i, j] * 2.0; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    exact_tail_of_whole_rows: "kernel k(x: [f16; 9, 8]) -> y: [f16; 9, 8] { y[i, j] = x[i, j] * 2.0; }\ntarget ascend910b;\nschedule s { split i by 4; stage x, y in ub; tail exact; }\n";
+    tile_help_leaves_no_tail: "kernel k(x: [f32; 65600]) -> y: [f32; 65600] { y[i] = x[i] * 2.0; }\ntarget ascend910b;\nschedule s { split i by 65600; stage x, y in ub depth 2; }\n";
+    tail_help_keeps_copies_aligned: "kernel k(x: [f32; 4100]) -> y: [f32; 4100] { y[i] = x[i] * 2.0; }\ntarget ascend910b;\nschedule s { split i by 1000; stage x, y in ub; }\n";
+    core_help_keeps_chunks_aligned: "kernel k(x: [f32; 4100]) -> y: [f32; 4100] { y[i] = x[i] * 2.0; }\ntarget ascend910b;\nschedule s { parallel i over 64 cores; stage x, y in ub; }\n";
+    core_help_on_a_matmul: "kernel mm(a: [f16; 1024, 512], b: [f16; 512, 256]) -> c: [f32; 1024, 256] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }\ntarget ascend910b;\nschedule s {\n    parallel m over 32 cores;\n    split k by 256;\n    cube m by 16, n by 64, k by 64;\n    stage a, b in l1;\n    stage a in l0a;\n    stage b in l0b;\n    stage c in l0c;\n}\n";
+    core_help_on_one_core: vmla("npueval_demo", "    parallel i over 2 cores;\n    split i by 2048;\n    stage a, b, c, y in ub;");
+    rejected_split_draws_nothing_more: "kernel k(x: [f32; 64, 217]) -> y: [f32; 64, 217] { y[i, j] = x[i, j] * 2.0; }\ntarget ascend910b;\nschedule s { parallel i over 8 cores; split i by 9; stage x, y in ub; }\n";
+    unknown_dtype_is_one_error: "kernel k(x: [float32; 64]) -> y: [f32; 64] { y[i] = x[i] * 2.0; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    bf16_sum_accumulates_in_fp32_registers: "kernel k(x: [bf16; 64, 64]) -> y: [bf16; 64] { y[i] = sum[k](x[i, k]); }\ntarget aie2_tile;\nschedule s { split i by 16; stage x, y in ub; }\n";
+    f32_arithmetic_on_aie2_is_refused: "kernel k(x: [f32; 64]) -> y: [f32; 64] { y[i] = x[i] * 2.0; }\ntarget aie2_tile;\nschedule s { stage x, y in ub; }\n";
 }
 
 #[test]

@@ -10,7 +10,9 @@ use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use npu::kernels::{Bundled, SUITE};
-use npu::tuner::generator::{Generator, Heuristic, Llm, Replay};
+use npu::tuner::generator::{Generator, Heuristic, Hybrid, Llm, Replay};
+use npu::tuner::grammar::ConstrainMode;
+use npu::tuner::knowledge::KnowledgeBase;
 use npu::tuner::llm::{LlmClient, LlmConfig};
 use npu::tuner::record::{CandidateRecord, KernelResult};
 use npu::tuner::replay::Transcript;
@@ -23,12 +25,28 @@ enum GeneratorKind {
     Heuristic,
     /// An OpenAI-compatible chat-completions endpoint (--llm-url or NPU_LLM_URL).
     Llm,
+    /// The LLM's proposals seed the heuristic's edits, in the same budget.
+    #[value(name = "llm+heuristic")]
+    LlmHeuristic,
     /// Replies recorded from an LLM run with --record (needs --replay FILE).
     Replay,
     /// Random search alone.
     Random,
     /// Grid search alone.
     Grid,
+}
+
+/// How LLM replies are constrained (see `npu::tuner::grammar`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Constrain {
+    /// Probe the server once: GBNF, else JSON Schema, else none (with a warning).
+    Auto,
+    /// A GBNF `grammar` (llama.cpp's server and its wrappers).
+    Gbnf,
+    /// A JSON Schema `response_format` (vLLM, hosted APIs).
+    JsonSchema,
+    /// No constraint: the model writes free text.
+    None,
 }
 
 /// Tune NPU kernel schedules: generate → check → simulate → feedback, in rounds.
@@ -93,6 +111,19 @@ struct Args {
     /// The transcript --generator replay reads.
     #[arg(long, value_name = "FILE")]
     replay: Option<PathBuf>,
+    /// How the LLM's replies are constrained to legal schedules.
+    #[arg(long, value_enum, default_value = "auto")]
+    llm_constrain: Constrain,
+    /// Share of each round's LLM candidates asked under the syntax grammar only, so the
+    /// search can leave the enumerated space.
+    #[arg(long, default_value_t = 0.25)]
+    llm_explore: f64,
+    /// Read the knowledge base from DIR (default: the built-in `knowledge/` entries).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_knowledge")]
+    knowledge: Option<PathBuf>,
+    /// Leave hardware knowledge out of the LLM's prompts.
+    #[arg(long)]
+    no_knowledge: bool,
 }
 
 fn main() -> ExitCode {
@@ -150,7 +181,7 @@ fn main_with(args: Args) -> Result<(), String> {
         GeneratorKind::Heuristic => Box::new(Heuristic),
         GeneratorKind::Random => Box::new(generator::Random),
         GeneratorKind::Grid => Box::new(generator::Grid),
-        GeneratorKind::Llm => {
+        GeneratorKind::Llm | GeneratorKind::LlmHeuristic => {
             let mut config =
                 LlmConfig::from_env().unwrap_or_else(|| LlmConfig::new(String::new(), "default"));
             if let Some(url) = &args.llm_url {
@@ -164,7 +195,31 @@ fn main_with(args: Args) -> Result<(), String> {
             }
             config.temperature = args.temperature;
             config.timeout = Duration::from_secs(args.llm_timeout);
-            Box::new(Llm::new(LlmClient::new(config), recording.clone()))
+            let mode = match args.llm_constrain {
+                Constrain::Auto => ConstrainMode::Auto,
+                Constrain::Gbnf => ConstrainMode::Gbnf,
+                Constrain::JsonSchema => ConstrainMode::JsonSchema,
+                Constrain::None => ConstrainMode::None,
+            };
+            let mut llm = Llm::constrained(
+                LlmClient::new(config),
+                recording.clone(),
+                mode,
+                args.llm_explore,
+            );
+            llm.knowledge = match (&args.knowledge, args.no_knowledge) {
+                (_, true) => None,
+                (Some(dir), false) => Some(KnowledgeBase::load(dir).map_err(|e| e.to_string())?),
+                (None, false) => Some(KnowledgeBase::builtin()),
+            };
+            if args.generator == GeneratorKind::LlmHeuristic {
+                Box::new(Hybrid {
+                    model: llm,
+                    model_share: 0.25,
+                })
+            } else {
+                Box::new(llm)
+            }
         }
         GeneratorKind::Replay => {
             let path = args

@@ -7,23 +7,25 @@
 //! - [`Llm`]: any OpenAI-compatible chat-completions endpoint.
 //! - [`Replay`]: recorded LLM replies, for tests and demos.
 //!
+//! The model-backed generators live in [`model`].
+//!
 //! Generators keep no state between rounds beyond what they are given (the history of
 //! their evaluated candidates), so a resumed run proposes exactly what it would have.
 
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::{Arc, Mutex};
 
 use npu_core::Code;
 use npu_core::ir::{KernelClass, Tail};
 
 use super::evaluate::Problem;
-use super::llm::{LlmClient, LlmError};
-use super::prompt;
+use super::llm::LlmError;
 use super::record::{CandidateRecord, Verdict};
-use super::replay::{Replayer, Transcript};
-use super::reply::{Extracted, extract_schedules};
 use super::space::{Space, Spec, align_elements};
+
+mod model;
+
+pub use model::{Hybrid, Llm, Replay, proposals_from_replies};
 
 /// What a generator is asked for in one round.
 #[derive(Clone, Copy, Debug)]
@@ -74,6 +76,11 @@ pub trait Generator: Send {
     fn name(&self) -> &'static str;
 
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError>;
+
+    /// The knowledge entries the last `propose` used, recorded with its candidates.
+    fn knowledge_used(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The RNG of one round: a function of the seed, the kernel and the round only.
@@ -359,6 +366,19 @@ fn neighbours(problem: &Problem, space: &Space, spec: &Spec, symptom: &str) -> V
     let mut toggle = spec.clone();
     toggle.depth = if spec.depth == 2 { 1 } else { 2 };
     depth.push(toggle);
+    if space.tails.contains(&Tail::Pad) {
+        // Padded copies of whole unaligned rows: legal, and sometimes the faster copy.
+        let mut padded = spec.clone();
+        padded.tail = if spec.tail == Tail::Pad {
+            Tail::None
+        } else {
+            Tail::Pad
+        };
+        padded.fix_tail(kernel);
+        if padded != *spec {
+            smaller.push(padded);
+        }
+    }
     if let Some([m, n, k]) = spec.cube {
         for block in [
             [m * 2, n, k],
@@ -404,15 +424,22 @@ fn legalize(problem: &Problem, mut spec: Spec, name: &str) -> Option<String> {
             Err(error) => error,
         };
         let records = diagnostics.records();
+        let fixes: Vec<Option<npu_core::Fix>> = diagnostics
+            .iter()
+            .map(|d| d.fixes.first().cloned())
+            .collect();
         proc_macro2::extra::invalidate_current_thread_spans();
         let mut changed = false;
-        for record in &records {
-            changed |= repair(
-                problem,
-                &mut spec,
-                record.code,
-                record.help.as_deref().unwrap_or(""),
-            );
+        for (record, fix) in records.iter().zip(fixes) {
+            changed |= match fix {
+                Some(fix) => apply_fix(problem, &mut spec, &fix),
+                None => repair(
+                    problem,
+                    &mut spec,
+                    record.code,
+                    record.help.as_deref().unwrap_or(""),
+                ),
+            };
         }
         if !changed {
             return None;
@@ -422,11 +449,49 @@ fn legalize(problem: &Problem, mut spec: Spec, name: &str) -> Option<String> {
     None
 }
 
+/// Applies a checked fix (see [`npu_core::fix`]) to the spec. Returns whether it changed.
+fn apply_fix(problem: &Problem, spec: &mut Spec, fix: &npu_core::Fix) -> bool {
+    use npu_core::{Edit, Level};
+    let kernel = &problem.kernel;
+    let axis = |name: &str| kernel.axes.iter().position(|a| a.name == name);
+    let before = spec.clone();
+    for edit in &fix.edits {
+        match edit {
+            Edit::Split { axis: name, tile } => {
+                if let Some(a) = axis(name) {
+                    spec.tiles[a] = Some(*tile);
+                }
+            }
+            Edit::Cores { axis: name, cores } if axis(name) == Some(kernel.body[0].axes[0]) => {
+                spec.cores = *cores;
+            }
+            Edit::Tail { .. } => spec.tail = Tail::Pad,
+            Edit::Depth { level, depth, .. } => match level {
+                Level::L0a | Level::L0b => spec.l0_depth = *depth,
+                Level::L0c => spec.l0c_depth = *depth,
+                Level::Ub | Level::L1 => spec.depth = *depth,
+            },
+            Edit::Cube { axis: name, tile } => {
+                if let (Some(a), npu_core::ir::KernelClass::Matmul(mm), Some(cube)) =
+                    (axis(name), &kernel.class, spec.cube.as_mut())
+                {
+                    let slot = [mm.m, mm.n, mm.k].iter().position(|x| *x == a);
+                    if let Some(slot) = slot {
+                        cube[slot] = *tile;
+                    }
+                }
+            }
+            Edit::Cores { .. } | Edit::Stage { .. } => {}
+        }
+    }
+    *spec != before
+}
+
 /// Applies the fix a diagnostic's help line names. Returns whether the spec changed.
 fn repair(problem: &Problem, spec: &mut Spec, code: Code, help: &str) -> bool {
     let kernel = &problem.kernel;
     let before = spec.clone();
-    // "split i by 7264 or less fits", "split i by 992 (a multiple of ...)".
+    // "split i by 4096", "split i by 992 and add `tail pad;`".
     if let Some((axis, value)) = split_in_help(kernel, help) {
         spec.tiles[axis] = Some(value);
     } else {
@@ -460,115 +525,4 @@ fn split_in_help(kernel: &npu_core::CheckedKernel, help: &str) -> Option<(usize,
         .ok()?;
     let axis = kernel.axes.iter().position(|a| a.name == axis_name)?;
     Some((axis, value))
-}
-
-/// Turns model replies into proposals: every schedule block found, or the reason none was.
-pub fn proposals_from_replies(replies: &[String], count: usize) -> Vec<Proposed> {
-    let mut out = Vec::new();
-    for reply in replies {
-        for extracted in extract_schedules(reply) {
-            out.push(match extracted {
-                Extracted::Schedule { text, .. } => Proposed::Schedule(text),
-                Extracted::Rejected { reason, excerpt } => Proposed::Unparsable { reason, excerpt },
-            });
-        }
-    }
-    out.truncate(count);
-    out
-}
-
-/// An LLM over the chat-completions API. Each choice is asked for one schedule block.
-#[derive(Debug)]
-pub struct Llm {
-    client: LlmClient,
-    /// Where replies are recorded for replay, when `--record` is given.
-    pub recording: Option<Arc<Mutex<Transcript>>>,
-}
-
-impl Llm {
-    pub fn new(client: LlmClient, recording: Option<Arc<Mutex<Transcript>>>) -> Llm {
-        Llm { client, recording }
-    }
-}
-
-impl Generator for Llm {
-    fn name(&self) -> &'static str {
-        "llm"
-    }
-
-    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
-        let messages = prompt::messages(request.problem, request.round, request.history);
-        let replies = match self.client.complete(&messages, request.count as u32) {
-            Ok(completion) => completion.choices,
-            // The server is not there or refuses the key: no later round will do better.
-            Err(
-                error @ (LlmError::Unreachable { .. }
-                | LlmError::Unauthorized { .. }
-                | LlmError::InvalidRequest { .. }),
-            ) => {
-                return Err(GenerateError::Llm(error));
-            }
-            Err(error) => {
-                let reason = format!("no usable reply: {error}");
-                return Ok(vec![
-                    Proposed::Unparsable {
-                        reason,
-                        excerpt: String::new()
-                    };
-                    request.count
-                ]);
-            }
-        };
-        if let Some(recording) = &self.recording
-            && let Ok(mut transcript) = recording.lock()
-        {
-            transcript.record(
-                &request.problem.name,
-                request.round,
-                &prompt::text(&messages),
-                replies.clone(),
-            );
-        }
-        let mut out = proposals_from_replies(&replies, request.count);
-        while out.len() < request.count && replies.len() < request.count {
-            out.push(Proposed::Unparsable {
-                reason: "the server returned fewer replies than asked".into(),
-                excerpt: String::new(),
-            });
-        }
-        Ok(out)
-    }
-}
-
-/// Replays recorded replies: deterministic, offline.
-#[derive(Debug)]
-pub struct Replay {
-    replayer: Replayer,
-}
-
-impl Replay {
-    pub fn new(transcript: Transcript) -> Replay {
-        Replay {
-            replayer: Replayer::new(transcript),
-        }
-    }
-}
-
-impl Generator for Replay {
-    fn name(&self) -> &'static str {
-        "replay"
-    }
-
-    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
-        let replies = self
-            .replayer
-            .next(&request.problem.name, request.round)
-            .ok_or_else(|| {
-                GenerateError::Replay(format!(
-                    "the transcript has no replies for kernel `{}`",
-                    request.problem.name
-                ))
-            })?;
-        Ok(proposals_from_replies(&replies, request.count))
-    }
 }

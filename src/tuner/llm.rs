@@ -26,7 +26,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
+use super::grammar::{ConstrainMode, Constraint};
+use protocol::*;
+
+mod protocol;
 
 /// The longest wait between two tries that the doubling backoff reaches.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -36,6 +40,9 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// How much of a server's error body an [`LlmError::Status`] keeps, in characters.
 const EXCERPT_CHARS: usize = 200;
+
+/// The word constraint probes ask for: no model writes it unless held to it.
+const PROBE_WORD: &str = "npu-constrained";
 
 /// Where and how to reach the chat-completions server.
 #[derive(Clone)]
@@ -319,6 +326,17 @@ impl LlmClient {
     /// gathered, those choices are returned rather than the error. `n = 0` makes no
     /// request and returns no choices.
     pub fn complete(&self, messages: &[ChatMessage], n: u32) -> Result<Completion, LlmError> {
+        self.complete_constrained(messages, n, None)
+    }
+
+    /// As [`complete`](Self::complete), with the server asked to decode under
+    /// `constraint` (see [`super::grammar`]).
+    pub fn complete_constrained(
+        &self,
+        messages: &[ChatMessage],
+        n: u32,
+        constraint: Option<&Constraint>,
+    ) -> Result<Completion, LlmError> {
         let wanted = n as usize;
         let mut completion = Completion {
             // Capped: `n` comes from the caller and may be anything.
@@ -338,7 +356,7 @@ impl LlmClient {
             } else {
                 missing
             };
-            match self.complete_with_retries(messages, ask, &mut completion.attempts) {
+            match self.complete_with_retries(messages, ask, constraint, &mut completion.attempts) {
                 Err(error) if ask > 1 && refuses_n(&error) => {
                     self.single_choice.store(true, Ordering::Relaxed);
                     continue;
@@ -365,11 +383,49 @@ impl LlmClient {
         Ok(completion)
     }
 
+    /// Finds out once which constraint the server honours: a GBNF `grammar` (llama.cpp
+    /// and its wrappers), else a JSON Schema `response_format` (vLLM, hosted APIs).
+    /// Each probe asks for a reply the model would not write unconstrained; the reason
+    /// of the last failure comes back when neither is honoured.
+    pub fn probe_constraints(&self) -> Result<ConstrainMode, String> {
+        let messages = [ChatMessage::user("Reply with one word: hello.")];
+        let gbnf = Constraint::Gbnf(format!("root ::= \"{PROBE_WORD}\""));
+        let reason = match self.complete_constrained(&messages, 1, Some(&gbnf)) {
+            Ok(c) if c.choices.first().is_some_and(|r| r.trim() == PROBE_WORD) => {
+                return Ok(ConstrainMode::Gbnf);
+            }
+            Ok(c) => format!(
+                "the server ignored a GBNF grammar (it replied {:?})",
+                excerpt(c.choices.first().map_or("", String::as_str), 40)
+            ),
+            Err(error) => format!("the server refused a GBNF grammar: {error}"),
+        };
+        let schema = Constraint::JsonSchema(serde_json::json!({
+            "type": "object",
+            "properties": { "probe": { "const": PROBE_WORD } },
+            "required": ["probe"],
+            "additionalProperties": false,
+        }));
+        match self.complete_constrained(&messages, 1, Some(&schema)) {
+            Ok(c)
+                if c.choices.first().is_some_and(|r| {
+                    serde_json::from_str::<serde_json::Value>(r.trim())
+                        .is_ok_and(|v| v["probe"] == PROBE_WORD)
+                }) =>
+            {
+                Ok(ConstrainMode::JsonSchema)
+            }
+            Ok(_) => Err(format!("{reason}; it also ignored a JSON Schema")),
+            Err(error) => Err(format!("{reason}; it refused a JSON Schema: {error}")),
+        }
+    }
+
     /// One request for `n` choices, retried while its failures are transient.
     fn complete_with_retries(
         &self,
         messages: &[ChatMessage],
         n: u32,
+        constraint: Option<&Constraint>,
         attempts: &mut u32,
     ) -> Result<Answer, LlmError> {
         let mut backoff = self.config.backoff.min(MAX_BACKOFF);
@@ -377,7 +433,7 @@ impl LlmClient {
         loop {
             tries = tries.saturating_add(1);
             *attempts = attempts.saturating_add(1);
-            let (error, retry_after) = match self.send(messages, n) {
+            let (error, retry_after) = match self.send(messages, n, constraint) {
                 Ok(answer) => return Ok(answer),
                 Err(failure) => (failure.error, failure.retry_after),
             };
@@ -396,7 +452,12 @@ impl LlmClient {
     }
 
     /// One HTTP exchange.
-    fn send(&self, messages: &[ChatMessage], n: u32) -> Result<Answer, Failure> {
+    fn send(
+        &self,
+        messages: &[ChatMessage],
+        n: u32,
+        constraint: Option<&Constraint>,
+    ) -> Result<Answer, Failure> {
         let body = RequestBody {
             model: &self.config.model,
             messages,
@@ -404,6 +465,17 @@ impl LlmClient {
             max_tokens: self.config.max_tokens,
             // Sent only when more than one choice is wanted: some servers reject `n`.
             n: (n > 1).then_some(n),
+            grammar: match constraint {
+                Some(Constraint::Gbnf(grammar)) => Some(grammar),
+                _ => None,
+            },
+            response_format: match constraint {
+                Some(Constraint::JsonSchema(schema)) => Some(serde_json::json!({
+                    "type": "json_schema",
+                    "json_schema": { "name": "schedule", "strict": true, "schema": schema },
+                })),
+                _ => None,
+            },
         };
         let mut request = self
             .agent
@@ -526,187 +598,9 @@ impl fmt::Debug for LlmClient {
     }
 }
 
-/// The JSON posted to the server.
-#[derive(Serialize)]
-struct RequestBody<'a> {
-    model: &'a str,
-    messages: &'a [ChatMessage],
-    temperature: f32,
-    max_tokens: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    n: Option<u32>,
-}
-
-/// The choices and usage of one successful exchange.
-struct Answer {
-    choices: Vec<String>,
-    usage: Option<Usage>,
-}
-
-/// A failed exchange and the wait the server asked for, if any.
-struct Failure {
-    error: LlmError,
-    retry_after: Option<Duration>,
-}
-
-impl From<LlmError> for Failure {
-    fn from(error: LlmError) -> Self {
-        Failure {
-            error,
-            retry_after: None,
-        }
-    }
-}
-
-/// `{base_url}/chat/completions`, tolerating a trailing slash, a URL that already
-/// names the endpoint, and a bare `scheme://host:port` (which gets `/v1`).
-fn chat_completions_url(base_url: &str) -> String {
-    let base = base_url.trim().trim_end_matches('/');
-    if base.ends_with("/chat/completions") {
-        return base.to_string();
-    }
-    let after_scheme = base.split_once("://").map_or(base, |(_, rest)| rest);
-    if after_scheme.contains('/') {
-        format!("{base}/chat/completions")
-    } else {
-        format!("{base}/v1/chat/completions")
-    }
-}
-
-/// The URL with any `user:password@` replaced, for messages.
-fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{scheme}://<redacted>@{}", &rest[at + 1..]),
-        None => url.to_string(),
-    }
-}
-
-fn is_transient_status(status: u16) -> bool {
-    matches!(status, 408 | 429 | 500..=599)
-}
-
-/// `Retry-After` in its seconds form. The HTTP-date form is rare from these
-/// servers and falls back to the backoff.
-fn parse_retry_after(value: &str) -> Option<Duration> {
-    value.trim().parse::<u64>().ok().map(Duration::from_secs)
-}
-
-/// The choices and usage of a 2xx body, or why it is not a chat completion.
-fn parse_answer(body: &str) -> Result<Answer, LlmError> {
-    let json: Value = serde_json::from_str(body).map_err(|error| LlmError::Malformed {
-        detail: format!(
-            "the body is not JSON ({error}); it starts: {}",
-            excerpt(body, 80)
-        ),
-    })?;
-    if let Some(error) = json.get("error").filter(|error| !error.is_null()) {
-        let message = error
-            .get("message")
-            .and_then(Value::as_str)
-            .map_or_else(|| error.to_string(), str::to_string);
-        return Err(LlmError::Malformed {
-            detail: format!(
-                "the server sent an error object: {}",
-                excerpt(&message, EXCERPT_CHARS)
-            ),
-        });
-    }
-    let Some(choices) = json.get("choices").and_then(Value::as_array) else {
-        return Err(LlmError::Malformed {
-            detail: "the reply has no `choices` array".into(),
-        });
-    };
-    if choices.is_empty() {
-        return Err(LlmError::Malformed {
-            detail: "the reply's `choices` array is empty".into(),
-        });
-    }
-    // A choice without text is skipped; the answer fails only when none has text.
-    let texts: Vec<String> = choices.iter().filter_map(choice_text).collect();
-    if texts.is_empty() {
-        return Err(LlmError::Malformed {
-            detail: "no choice has a `message.content` string".into(),
-        });
-    }
-    let usage = json.get("usage").and_then(|usage| {
-        let count = |field: &str| usage.get(field).and_then(Value::as_u64);
-        let (prompt, completion) = (count("prompt_tokens"), count("completion_tokens"));
-        (prompt.is_some() || completion.is_some()).then(|| Usage {
-            prompt_tokens: prompt.unwrap_or(0),
-            completion_tokens: completion.unwrap_or(0),
-        })
-    });
-    Ok(Answer {
-        choices: texts,
-        usage,
-    })
-}
-
-/// A choice's text: `message.content` as a string or as an array of text parts, or
-/// the legacy completions `text`.
-fn choice_text(choice: &Value) -> Option<String> {
-    match choice
-        .get("message")
-        .and_then(|message| message.get("content"))
-    {
-        Some(Value::String(text)) => Some(text.clone()),
-        Some(Value::Array(parts)) => {
-            let texts: Vec<&str> = parts
-                .iter()
-                .filter_map(|part| part.get("text")?.as_str())
-                .collect();
-            (!texts.is_empty()).then(|| texts.concat())
-        }
-        _ => choice
-            .get("text")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-    }
-}
-
-/// At most `max_chars` characters of `text`, whitespace runs folded to one space,
-/// with `…` when cut.
-fn excerpt(text: &str, max_chars: usize) -> String {
-    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match folded.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &folded[..cut]),
-        None => folded,
-    }
-}
-
-/// `300 ms`, `1.5 s`, `120 s`.
-fn human_duration(duration: Duration) -> String {
-    if duration < Duration::from_secs(1) {
-        format!("{} ms", duration.as_millis())
-    } else if duration.subsec_millis() == 0 {
-        format!("{} s", duration.as_secs())
-    } else {
-        format!("{:.1} s", duration.as_secs_f64())
-    }
-}
-
-/// Whether an error is a server refusing the `n` parameter, as the llama.cpp server
-/// does with "Field 'n': Value must be between 1 <= value <= 1".
-fn refuses_n(error: &LlmError) -> bool {
-    match error {
-        LlmError::Status {
-            status: 400 | 422,
-            body_excerpt,
-        } => {
-            body_excerpt.contains("'n'")
-                || body_excerpt.contains("\"n\"")
-                || body_excerpt.contains("`n`")
-        }
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::protocol::*;
     use super::*;
 
     #[test]

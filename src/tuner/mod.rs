@@ -7,7 +7,9 @@
 pub mod atomic;
 pub mod evaluate;
 pub mod generator;
+pub mod grammar;
 pub mod journal;
+pub mod knowledge;
 pub mod llm;
 pub mod prompt;
 pub mod record;

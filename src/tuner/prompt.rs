@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use npu_core::Target;
 
 use super::evaluate::Problem;
+use super::knowledge::{KnowledgeBase, Query};
 use super::llm::ChatMessage;
 use super::record::{CandidateRecord, Verdict};
 
@@ -26,9 +27,51 @@ pub fn contract() -> &'static str {
 /// schedule. A test checks that each one passes the checker.
 pub const EXAMPLES: [&str; 3] = [
     "kernel scale(x: [f16; 131072]) -> y: [f16; 131072] {\n    y[i] = x[i] * 0.5;\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 4096;\n    stage x, y in ub depth 2;\n}\n",
-    "kernel rowmax(x: [f32; 512, 1024]) -> y: [f32; 512] {\n    y[i] = max[k](x[i, k]);\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 8;\n    split k by 1024;\n    stage x, y in ub depth 2;\n}\n",
+    "kernel rowmax(x: [f32; 512, 1024]) -> y: [f32; 512] {\n    y[i] = max[k](x[i, k]);\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 16;\n    split k by 512;\n    stage x, y in ub depth 2;\n}\n",
     "kernel mm(a: [f16; 512, 512], b: [f16; 512, 512]) -> c: [f32; 512, 512] {\n    c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);\n}\ntarget ascend910b;\nschedule fast {\n    parallel m over 8 cores;\n    split n by 256;\n    split k by 256;\n    cube m by 64, n by 128, k by 64;\n    stage a, b in l1 depth 2;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c depth 1;\n}\n",
 ];
+
+/// The examples that fit the kernel's class and target: the cube example only for a
+/// matmul, the vector ones otherwise, on the kernel's target, with no more cores than
+/// it has (no `parallel` line at all on a one-core target). A test checks each.
+pub fn examples(problem: &Problem) -> Vec<String> {
+    let kernel = &problem.kernel;
+    let is_matmul = matches!(kernel.class, npu_core::ir::KernelClass::Matmul(_));
+    let cores = if is_matmul {
+        kernel.target.cores.cube
+    } else {
+        kernel.target.cores.vector
+    };
+    EXAMPLES
+        .iter()
+        .filter(|example| example.contains("cube ") == is_matmul)
+        .map(|example| {
+            let mut out = String::new();
+            for line in example.lines() {
+                let fitted = match line.trim_start().strip_prefix("parallel ") {
+                    Some(_) if cores <= 1 => continue,
+                    Some(rest) => {
+                        let words: Vec<&str> = rest.split_whitespace().collect();
+                        match words.as_slice() {
+                            [axis, "over", count, "cores;"] => {
+                                let count: u32 = count.parse().unwrap_or(cores).min(cores);
+                                format!("    parallel {axis} over {count} cores;")
+                            }
+                            _ => line.to_string(),
+                        }
+                    }
+                    None if line.starts_with("target ") => {
+                        format!("target {};", kernel.target.name)
+                    }
+                    None => line.to_string(),
+                };
+                out += &fitted;
+                out.push('\n');
+            }
+            out
+        })
+        .collect()
+}
 
 /// How many earlier candidates the feedback shows at most.
 const FEEDBACK_ITEMS: usize = 6;
@@ -77,8 +120,22 @@ pub fn target_summary(target: &Target) -> String {
     text
 }
 
-/// The chat for one round.
+/// How many knowledge entries a prompt shows at most.
+pub const KNOWLEDGE_ITEMS: usize = 3;
+
+/// The chat for one round, with the built-in knowledge base.
 pub fn messages(problem: &Problem, round: u32, history: &[CandidateRecord]) -> Vec<ChatMessage> {
+    messages_with(problem, round, history, Some(&KnowledgeBase::builtin())).0
+}
+
+/// The chat for one round, with the entries of `knowledge` that fit what the history
+/// showed; also returns the ids of the entries shown.
+pub fn messages_with(
+    problem: &Problem,
+    round: u32,
+    history: &[CandidateRecord],
+    knowledge: Option<&KnowledgeBase>,
+) -> (Vec<ChatMessage>, Vec<String>) {
     let system = "You are an expert NPU kernel engineer. You write schedules in the npu \
                   schedule language for a given kernel. Answer with exactly one `schedule` \
                   block and nothing else: no kernel, no prose.";
@@ -97,10 +154,26 @@ pub fn messages(problem: &Problem, round: u32, history: &[CandidateRecord]) -> V
         );
     }
     let _ = writeln!(user, "Examples of good schedules for other kernels:");
-    for example in EXAMPLES {
+    for example in examples(problem) {
         let _ = writeln!(user, "```\n{example}```");
     }
     user += &feedback(history);
+    let mut used = Vec::new();
+    if let Some(base) = knowledge {
+        let query = Query::from_history(&problem.kernel, history);
+        let entries = base.retrieve(&query, KNOWLEDGE_ITEMS);
+        if !entries.is_empty() {
+            let _ = writeln!(user, "\nHardware notes that fit these results:");
+            for entry in entries {
+                let _ = writeln!(
+                    user,
+                    "- {} For example, for kernel `{}`:\n```\n{}```",
+                    entry.rationale, entry.kernel, entry.template
+                );
+                used.push(entry.id.clone());
+            }
+        }
+    }
     let _ = writeln!(
         user,
         "\nRound {}. Write one new schedule block for kernel `{}` that is legal and faster than \
@@ -108,7 +181,10 @@ pub fn messages(problem: &Problem, round: u32, history: &[CandidateRecord]) -> V
         round + 1,
         problem.name
     );
-    vec![ChatMessage::system(system), ChatMessage::user(user)]
+    (
+        vec![ChatMessage::system(system), ChatMessage::user(user)],
+        used,
+    )
 }
 
 /// The kernel's first own schedule: a legal starting point that names every tensor.

@@ -20,6 +20,9 @@ pub enum Verdict {
     Unparsable,
     /// The simulator stopped it (deadlock or instruction budget).
     Failed,
+    /// The same schedule (by canonical text) as an earlier candidate of this search or
+    /// a hand schedule: not evaluated again, and not counted in Comp@1 or Pass@1.
+    Duplicate,
 }
 
 impl Verdict {
@@ -48,6 +51,9 @@ pub struct CandidateRecord {
     pub feedback: String,
     /// The simulator's report, when it ran.
     pub report: Option<Report>,
+    /// The knowledge entries the generator was shown for this candidate's round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub knowledge: Vec<String>,
 }
 
 /// The best cycles a generator had reached after each evaluation.
@@ -101,10 +107,13 @@ pub struct KernelResult {
     pub roofline_cycles: u64,
     pub best: Option<Best>,
     pub baselines: Baselines,
-    /// Share of the first round's candidates that passed the checker.
+    /// Share of the first round's distinct candidates that passed the checker.
     pub comp_at_1: f64,
-    /// Share of the first round's candidates that were correct.
+    /// Share of the first round's distinct candidates that were correct.
     pub pass_at_1: f64,
+    /// Share of the main generator's candidates that repeated an earlier schedule.
+    #[serde(default)]
+    pub duplicate_share: f64,
     /// Share of candidates at least p times faster than the hand schedule, for
     /// p = 1.0 and 1.5 (fast_1 and fast_1.5 in the literature).
     pub fast_1: f64,

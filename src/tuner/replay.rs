@@ -34,6 +34,13 @@ pub struct Exchange {
     /// [`prompt_sha`] of the prompt text: 16 lower-case hex digits.
     pub prompt_sha: String,
     pub replies: Vec<String>,
+    /// The prompt itself, so a recording can be read and rerun.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The grammars (GBNF) or JSON Schemas the server was asked to decode under, one
+    /// per distinct constraint of the round, in the order sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<String>,
 }
 
 /// Why a transcript could not be loaded or saved.
@@ -89,7 +96,25 @@ impl Transcript {
             round,
             prompt_sha: prompt_sha(prompt),
             replies,
+            prompt: None,
+            constraints: Vec::new(),
         });
+    }
+
+    /// Appends an exchange with its whole prompt and the constraints it was sent with.
+    pub fn record_full(
+        &mut self,
+        kernel: impl Into<String>,
+        round: u32,
+        prompt: &str,
+        constraints: Vec<String>,
+        replies: Vec<String>,
+    ) {
+        self.record(kernel, round, prompt, replies);
+        if let Some(exchange) = self.exchanges.last_mut() {
+            exchange.prompt = Some(prompt.to_string());
+            exchange.constraints = constraints;
+        }
     }
 
     /// Reads a transcript written by [`save`](Self::save).

@@ -63,6 +63,7 @@ pub fn render_json(result: &KernelResult) -> io::Result<String> {
     let floats = [
         ("comp_at_1", result.comp_at_1),
         ("pass_at_1", result.pass_at_1),
+        ("duplicate_share", result.duplicate_share),
         ("fast_1", result.fast_1),
         ("fast_1_5", result.fast_1_5),
         ("mean_round_seconds", result.mean_round_seconds),
@@ -132,6 +133,7 @@ pub fn render_markdown(result: &KernelResult) -> String {
 
     let _ = writeln!(out, "- Comp@1: {}", percent(result.comp_at_1));
     let _ = writeln!(out, "- Pass@1: {}", percent(result.pass_at_1));
+    let _ = writeln!(out, "- Duplicates: {}", percent(result.duplicate_share));
     let _ = writeln!(out, "- fast_1: {}", percent(result.fast_1));
     let _ = writeln!(out, "- fast_1.5: {}", percent(result.fast_1_5));
     let _ = writeln!(
@@ -252,9 +254,10 @@ pub fn render_table_with(results: &[KernelResult], options: TableOptions) -> Str
         };
         let _ = writeln!(
             out,
-            "  Comp@1 {}   Pass@1 {}   failures per round [{}]   mean round {time}",
+            "  Comp@1 {}   Pass@1 {}   duplicates {}   failures per round [{}]   mean round {time}",
             percent(result.comp_at_1),
             percent(result.pass_at_1),
+            percent(result.duplicate_share),
             failures(&result.failures_per_round),
         );
     }
@@ -803,6 +806,7 @@ mod tests {
             diagnostics,
             feedback: String::new(),
             report: None,
+            knowledge: Vec::new(),
         }
     }
 
@@ -835,6 +839,7 @@ mod tests {
             },
             comp_at_1: 0.75,
             pass_at_1: 0.5,
+            duplicate_share: 0.0,
             fast_1: 0.4,
             fast_1_5: 0.2,
             failures_per_round: vec![2, 1, 0],
@@ -935,6 +940,7 @@ mod tests {
             "/baselines/grid/cycles",
             "/comp_at_1",
             "/pass_at_1",
+            "/duplicate_share",
             "/candidates/1/verdict",
             "/candidates/1/diagnostics/0/code",
             "/candidates/1/cycles",

@@ -2,7 +2,7 @@
 //! rounds (propose → check → simulate → feedback), then the random and grid baselines
 //! with the same budget, all in one run, every evaluation journalled as it finishes.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -127,13 +127,13 @@ impl Loop<'_> {
         let hand = self.hand();
         let budget = u64::from(self.config.rounds) * self.config.candidates as u64;
         let started = Instant::now();
-        let main = self.search(generator, budget)?;
+        let main = self.search(generator, budget, &hand)?;
         let round_seconds = started.elapsed().as_secs_f64() / f64::from(self.config.rounds.max(1));
         let evaluations = main.len() as u64;
         let (random, grid) = if self.config.baselines {
             (
-                self.search(&mut Random, evaluations)?,
-                self.search(&mut Grid, evaluations)?,
+                self.search(&mut Random, evaluations, &hand)?,
+                self.search(&mut Grid, evaluations, &hand)?,
             )
         } else {
             (Vec::new(), Vec::new())
@@ -145,7 +145,10 @@ impl Loop<'_> {
             .or(hand_best)
             .and_then(|r| r.report.as_ref())
             .map_or(0, |report| report.machine_roofline_cycles);
-        let first_round: Vec<&CandidateRecord> = main.iter().filter(|r| r.round == 0).collect();
+        let first_round: Vec<&CandidateRecord> = main
+            .iter()
+            .filter(|r| r.round == 0 && r.verdict != Verdict::Duplicate)
+            .collect();
         let share = |pred: &dyn Fn(&CandidateRecord) -> bool, list: &[&CandidateRecord]| {
             if list.is_empty() {
                 0.0
@@ -223,6 +226,10 @@ impl Loop<'_> {
                 &|r: &CandidateRecord| r.verdict == Verdict::Correct,
                 &first_round,
             ),
+            duplicate_share: share(
+                &|r: &CandidateRecord| r.verdict == Verdict::Duplicate,
+                &all_main,
+            ),
             fast_1: fast(1.0),
             fast_1_5: fast(1.5),
             failures_per_round,
@@ -245,7 +252,7 @@ impl Loop<'_> {
         };
         self.progress
             .start(&self.problem.name, "hand", texts.len() as u64);
-        self.evaluate_round("hand", 0, texts)
+        self.evaluate_round("hand", 0, texts, None, &[])
     }
 
     /// Rounds of `generator` until `budget` evaluations are spent.
@@ -253,10 +260,18 @@ impl Loop<'_> {
         &self,
         generator: &mut dyn Generator,
         budget: u64,
+        hand: &[CandidateRecord],
     ) -> Result<Vec<CandidateRecord>, RunError> {
         let name = generator.name();
         self.progress.start(&self.problem.name, name, budget);
         let mut history: Vec<CandidateRecord> = Vec::new();
+        // What was already evaluated, by canonical text: the hand schedules, then this
+        // search's candidates.
+        let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        for record in hand {
+            seen.entry(canonical(&record.source))
+                .or_insert_with(|| format!("hand schedule {}", describe(record)));
+        }
         let mut round = 0;
         while (history.len() as u64) < budget {
             let count = (budget - history.len() as u64).min(self.config.candidates as u64) as usize;
@@ -286,8 +301,21 @@ impl Loop<'_> {
                 if proposals.is_empty() {
                     break; // The generator has nothing new to offer.
                 }
-                self.evaluate_round(name, round, proposals)
+                let knowledge = generator.knowledge_used();
+                self.evaluate_round(name, round, proposals, Some(&seen), &knowledge)
             };
+            for record in &records {
+                if record.verdict != Verdict::Duplicate && record.verdict != Verdict::Unparsable {
+                    seen.entry(canonical(&record.source)).or_insert_with(|| {
+                        format!(
+                            "candidate r{}_{} {}",
+                            record.round,
+                            record.index,
+                            describe(record)
+                        )
+                    });
+                }
+            }
             history.extend(records);
             round += 1;
         }
@@ -300,8 +328,33 @@ impl Loop<'_> {
         generator: &str,
         round: u32,
         proposals: Vec<Proposed>,
+        seen: Option<&BTreeMap<String, String>>,
+        knowledge: &[String],
     ) -> Vec<CandidateRecord> {
         let problem = self.problem;
+        // Repeats of earlier schedules, or of an earlier proposal of this round, are
+        // recorded as duplicates instead of evaluated.
+        let mut repeats: Vec<Option<String>> = Vec::with_capacity(proposals.len());
+        if let Some(seen) = seen {
+            let mut this_round: BTreeMap<String, usize> = BTreeMap::new();
+            for (index, proposal) in proposals.iter().enumerate() {
+                let Proposed::Schedule(text) = proposal else {
+                    repeats.push(None);
+                    continue;
+                };
+                let key = canonical(text);
+                repeats.push(match (seen.get(&key), this_round.get(&key)) {
+                    (Some(earlier), _) => Some(earlier.clone()),
+                    (None, Some(first)) => {
+                        Some(format!("candidate r{round}_{first} of this round"))
+                    }
+                    (None, None) => {
+                        this_round.insert(key, index);
+                        None
+                    }
+                });
+            }
+        }
         let mut records: Vec<CandidateRecord> = self.pool.install(|| {
             proposals
                 .into_par_iter()
@@ -312,7 +365,21 @@ impl Loop<'_> {
                         self.progress.advance(record);
                         return record.clone();
                     }
+                    let repeat = repeats.get(index).cloned().flatten();
                     let (source, outcome) = match proposal {
+                        Proposed::Schedule(text) if repeat.is_some() => (
+                            text,
+                            Outcome {
+                                verdict: Verdict::Duplicate,
+                                cycles: None,
+                                diagnostics: Vec::new(),
+                                feedback: format!(
+                                    "the same schedule as {}: not evaluated again; propose a different one",
+                                    repeat.unwrap_or_default()
+                                ),
+                                report: None,
+                            },
+                        ),
                         Proposed::Schedule(text) => {
                             let outcome = problem.evaluate(&text);
                             (text, outcome)
@@ -339,6 +406,7 @@ impl Loop<'_> {
                         diagnostics: outcome.diagnostics,
                         feedback: outcome.feedback,
                         report: outcome.report,
+                        knowledge: knowledge.to_vec(),
                     };
                     if let Ok(mut journal) = self.journal.lock()
                         && let Err(error) = journal.append(&record)
@@ -352,6 +420,29 @@ impl Loop<'_> {
         });
         records.sort_by_key(|r| r.index);
         records
+    }
+}
+
+/// A schedule's text with its name and layout made canonical, so that two spellings
+/// of one schedule compare equal; text that does not parse as one block is kept as is.
+fn canonical(text: &str) -> String {
+    let canonical = match npu_core::parse::parse_schedules_str(text) {
+        Ok(mut schedules) if schedules.len() == 1 => {
+            let mut schedule = schedules.remove(0);
+            schedule.name = proc_macro2::Ident::new("s", proc_macro2::Span::call_site());
+            npu_core::print::schedule(&schedule)
+        }
+        _ => text.trim().to_string(),
+    };
+    proc_macro2::extra::invalidate_current_thread_spans();
+    canonical
+}
+
+/// "(1511 cycles)" or "(rejected)": what an earlier candidate gave, for feedback.
+fn describe(record: &CandidateRecord) -> String {
+    match record.cycles {
+        Some(cycles) => format!("({cycles} cycles)"),
+        None => format!("({:?})", record.verdict).to_lowercase(),
     }
 }
 

@@ -30,6 +30,10 @@ pub struct Space {
     pub tiles: Vec<Vec<Option<u64>>>,
     pub depths: Vec<u64>,
     pub cube: Vec<[u64; 3]>,
+    /// `tail pad` is a choice of its own (beside the tails tiles leave) when some row
+    /// is not aligned: padded copies of whole unaligned rows are legal, and sometimes
+    /// faster than the tiles that avoid them.
+    pub tails: Vec<Tail>,
 }
 
 impl Spec {
@@ -160,6 +164,7 @@ impl Spec {
                 .is_multiple_of(self.effective_tile(kernel, a))
         });
         self.tail = match (has_tail, self.tail) {
+            (false, Tail::Pad) if unaligned_rows(kernel) => Tail::Pad,
             (false, _) => Tail::None,
             (true, Tail::None) => Tail::Pad,
             (true, other) => other,
@@ -219,11 +224,17 @@ impl Space {
         } else {
             Vec::new()
         };
+        let tails = if unaligned_rows(kernel) {
+            vec![Tail::None, Tail::Pad]
+        } else {
+            vec![Tail::None]
+        };
         Space {
             cores,
             tiles,
             depths: vec![1, 2],
             cube,
+            tails,
         }
     }
 
@@ -237,7 +248,7 @@ impl Space {
         } else {
             depth * depth
         };
-        self.cores.len() as u64 * tiles * depth * cube * l0
+        self.cores.len() as u64 * tiles * depth * cube * l0 * self.tails.len().max(1) as u64
     }
 
     /// The `index`-th point of the grid, in a fixed mixed-radix order.
@@ -265,6 +276,11 @@ impl Space {
                 self.depths[pick(self.depths.len())],
             )
         };
+        let tail = self
+            .tails
+            .get(pick(self.tails.len()))
+            .copied()
+            .unwrap_or(Tail::None);
         let mut spec = Spec {
             cores,
             tiles,
@@ -272,7 +288,7 @@ impl Space {
             l0_depth,
             l0c_depth,
             cube,
-            tail: Tail::None,
+            tail,
         };
         spec.fix_tail(kernel);
         spec
@@ -293,6 +309,16 @@ pub fn align_elements(kernel: &CheckedKernel, axis: usize) -> u64 {
         }
     }
     step
+}
+
+/// Whether some axis's extent is not a whole number of aligned elements: a row of it
+/// is copied unaligned unless padded.
+pub fn unaligned_rows(kernel: &CheckedKernel) -> bool {
+    (0..kernel.axes.len()).any(|axis| {
+        !kernel.axes[axis]
+            .extent
+            .is_multiple_of(align_elements(kernel, axis))
+    })
 }
 
 fn powers_of_two(min: u64, max: u64) -> Vec<u64> {

@@ -16,6 +16,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+#[path = "gbnf.rs"]
+mod gbnf;
+
 /// How the server answers one request.
 #[derive(Clone, Debug)]
 pub enum Behaviour {
@@ -35,6 +38,13 @@ pub enum Behaviour {
     EmptyChoices,
     /// Reads the request and closes the connection without a byte of response.
     CloseWithoutResponse,
+    /// Decodes under the request's GBNF `grammar`, as llama.cpp's server does: a
+    /// string the grammar admits, its choices drawn from this seed; "hello" when the
+    /// request has no grammar.
+    FromGrammar(u64),
+    /// This text when the request asks for a JSON Schema `response_format`, "hello"
+    /// otherwise: a server with structured outputs that ignores `grammar`.
+    WhenSchema(String),
 }
 
 /// What the server read from one request.
@@ -152,10 +162,25 @@ fn serve(mut stream: TcpStream, stop: &AtomicBool, shared: &Shared) -> io::Resul
         return Ok(());
     };
     let model = request.body.get("model").cloned().unwrap_or(Value::Null);
+    let body = request.body.clone();
     lock(&shared.requests).push(request);
     let behaviour = lock(&shared.script)
         .pop_front()
         .unwrap_or_else(|| shared.repeat.clone());
+    let behaviour = match behaviour {
+        Behaviour::FromGrammar(seed) => match body.get("grammar").and_then(Value::as_str) {
+            Some(grammar) => match gbnf::sample(grammar, seed) {
+                Ok(text) => Behaviour::Reply(text),
+                Err(problem) => Behaviour::Status(400, format!("bad grammar: {problem}")),
+            },
+            None => Behaviour::Reply("hello".into()),
+        },
+        Behaviour::WhenSchema(text) => match body.get("response_format") {
+            Some(_) => Behaviour::Reply(text),
+            None => Behaviour::Reply("hello".into()),
+        },
+        other => other,
+    };
     respond(&mut stream, behaviour, &model, stop)
 }
 
@@ -239,6 +264,10 @@ fn respond(
         Behaviour::RawBody(body) => write_response(stream, 200, "application/json", &[], &body),
         Behaviour::EmptyChoices => write_json(stream, &json!({ "model": model, "choices": [] })),
         Behaviour::CloseWithoutResponse => stream.shutdown(Shutdown::Both),
+        // Resolved against the request in `serve`; nested in a delay, they answer plainly.
+        Behaviour::FromGrammar(_) | Behaviour::WhenSchema(_) => {
+            write_json(stream, &completion(model, &["hello".to_string()]))
+        }
     }
 }
 

@@ -9,7 +9,7 @@ npu_kernel! {
     schedule odd {
         split i by 1000;
         stage a, b, c, y in ub depth 2;
-        tail pad;
+        tail exact;
     }
 }
 

@@ -1,0 +1,277 @@
+//! Copies between global memory and a staged buffer: their alignment, and the tails a
+//! tile leaves.
+//!
+//! A tile is copied as lowering copies it: the inner dimensions that are whole in the
+//! tensor merge with the first partial one into one contiguous run (a burst), and the
+//! dimensions outside it repeat the burst. An unpadded copy (DataCopy) needs every
+//! burst's length and both its starts, in global memory and on chip, to be multiples
+//! of the level's alignment. A padded copy (DataCopyPad, under `tail pad;`) takes any
+//! length and global-memory start, pads each burst on chip to the alignment, and so
+//! needs only the bursts' on-chip starts aligned.
+
+use super::{Collected, ScheduleChecker};
+use crate::diag::Code;
+use crate::fix::Edit;
+use crate::ir::*;
+use crate::plan;
+use crate::target::Level;
+
+/// How one staged tensor's tiles are copied.
+struct CopyModel {
+    /// The dimension the contiguous run starts at: inner dimensions are whole.
+    inner: usize,
+    /// Elements of a full tile's burst, and of the tail tile's when the run's own
+    /// dimension leaves a tail.
+    run: u64,
+    tail_run: Option<u64>,
+    /// Bursts per full tile.
+    bursts: u64,
+    /// Element steps by which bursts start apart in global memory, with what they are
+    /// for the message: the row stride inside a tile, the distance between tiles, a
+    /// fixed subscript's offset.
+    steps: Vec<(u64, &'static str)>,
+}
+
+impl ScheduleChecker<'_> {
+    /// A tile that does not divide its axis leaves a tail, which needs a policy.
+    pub(super) fn tails(&mut self, collected: &Collected) {
+        if self.tail != Tail::None {
+            return;
+        }
+        let kernel = self.kernel;
+        for (a, axis) in kernel.axes.iter().enumerate() {
+            let tile = collected.tiles[a];
+            let remainder = axis.extent % tile;
+            if remainder == 0 {
+                continue;
+            }
+            let span = collected.splits.get(&a).map(|n| n.span).or_else(|| {
+                collected
+                    .parallel
+                    .iter()
+                    .find(|(p, _, _)| *p == a)
+                    .map(|(_, _, s)| *s)
+            });
+            let Some(span) = span else { continue };
+            let pad = vec![vec![Edit::Tail {
+                policy: "pad".into(),
+            }]];
+            let step = self.align_step(a);
+            let divisors: Vec<Vec<Edit>> = (1..=tile / step)
+                .rev()
+                .map(|k| k * step)
+                .filter(|t| axis.extent.is_multiple_of(*t))
+                .map(|t| {
+                    vec![Edit::Split {
+                        axis: axis.name.clone(),
+                        tile: t,
+                    }]
+                })
+                .collect();
+            self.error_with_fixes(
+                Code::E033,
+                span,
+                format!(
+                    "a tile of {tile} leaves a tail of {remainder} on `{}` (extent {})",
+                    axis.name, axis.extent
+                ),
+                vec![pad, divisors],
+                "add `tail pad;`",
+            );
+        }
+    }
+
+    /// Copies between global memory and a staged buffer must be aligned.
+    pub(super) fn alignment(&mut self, collected: &Collected) {
+        let kernel = self.kernel;
+        for item in &collected.stages {
+            let stage = item.stage;
+            if matches!(stage.level, Level::L0a | Level::L0b | Level::L0c) {
+                continue; // L0 blocks are whole fractals, aligned by construction.
+            }
+            if !plan::is_accessed(kernel, stage.tensor) {
+                continue; // Never copied: lowering skips a tensor nothing reads.
+            }
+            let tensor = &kernel.tensors[stage.tensor];
+            let size = tensor.dtype.size();
+            let align = self.target.alignment(stage.level);
+            let model = self.copy_model(stage.tensor, &collected.tiles);
+            let axes_of = plan::tensor_axes(kernel, stage.tensor);
+            let run_axis = axes_of[model.inner];
+            let run_span = run_axis
+                .and_then(|a| collected.splits.get(&a).map(|n| n.span))
+                .unwrap_or(item.keyword);
+            let pad = vec![vec![Edit::Tail {
+                policy: "pad".into(),
+            }]];
+            let aligned = |elements: u64| (elements * size).is_multiple_of(align);
+
+            if self.tail == Tail::Pad {
+                // Each burst starts on chip one run after the last.
+                if model.bursts > 1 && !aligned(model.run) {
+                    let fixes = run_axis.map_or_else(Vec::new, |a| {
+                        self.tile_candidates(a, self.aligned_tile(a, collected.tiles[a]))
+                    });
+                    self.error_with_fixes(
+                        Code::E021,
+                        run_span,
+                        format!(
+                            "rows of the `{}` tile are {} B apart in {}, not a multiple of the {align}-byte alignment that padded copies start each row at",
+                            tensor.name,
+                            model.run * size,
+                            stage.level
+                        ),
+                        vec![fixes],
+                        "make each row of the tile a multiple of the alignment",
+                    );
+                }
+                continue;
+            }
+            if !aligned(model.run) {
+                let what = match run_axis {
+                    Some(a) if collected.tiles[a] != kernel.axes[a].extent => format!(
+                        "a tile of {} {} along `{}` copies {} B of `{}`",
+                        collected.tiles[a],
+                        tensor.dtype,
+                        kernel.axes[a].name,
+                        model.run * size,
+                        tensor.name
+                    ),
+                    _ => format!(
+                        "copies of `{}` are {} B long",
+                        tensor.name,
+                        model.run * size
+                    ),
+                };
+                let tiles = run_axis.map_or_else(Vec::new, |a| {
+                    self.tile_candidates(a, self.aligned_tile(a, collected.tiles[a]))
+                });
+                self.error_with_fixes(
+                    Code::E021,
+                    run_span,
+                    format!(
+                        "{what}, not a multiple of the {align}-byte {} alignment",
+                        stage.level
+                    ),
+                    vec![tiles, pad],
+                    "add `tail pad;` to pad each copy to the alignment (DataCopyPad)",
+                );
+                continue;
+            }
+            if let Some((step, what)) = model.steps.iter().find(|(step, _)| !aligned(*step)) {
+                self.error_with_fixes(
+                    Code::E021,
+                    item.keyword,
+                    format!(
+                        "{what} of `{}` start every {} B in global memory, not a multiple of the {align}-byte alignment",
+                        tensor.name,
+                        step * size
+                    ),
+                    vec![pad],
+                    "add `tail pad;` to pad each copy to the alignment (DataCopyPad)",
+                );
+                continue;
+            }
+            if self.tail == Tail::Exact
+                && let Some(tail_run) = model.tail_run
+                && !aligned(tail_run)
+            {
+                let span = run_axis
+                    .and_then(|a| collected.splits.get(&a).map(|n| n.span))
+                    .unwrap_or(item.keyword);
+                self.error_with_fixes(
+                    Code::E033,
+                    span,
+                    format!(
+                        "the tail copy of `{}` is {} B, not a multiple of {align} B, so it cannot be copied exactly",
+                        tensor.name,
+                        tail_run * size
+                    ),
+                    vec![pad],
+                    "use `tail pad;` to pad the tail's copies",
+                );
+            }
+        }
+    }
+
+    /// The copy of a full tile of `tensor`, as lowering builds it.
+    fn copy_model(&self, tensor: usize, tiles: &[u64]) -> CopyModel {
+        let kernel = self.kernel;
+        let shape = &kernel.tensors[tensor].shape;
+        let axes_of = plan::tensor_axes(kernel, tensor);
+        let lens = plan::tile_shape(kernel, tensor, tiles);
+        let rank = lens.len();
+        let mut inner = rank - 1;
+        while inner > 0 && lens[inner] == shape[inner] {
+            inner -= 1;
+        }
+        let whole: u64 = shape[inner + 1..].iter().product();
+        let run = lens[inner] * whole;
+        let tail_run = axes_of[inner].and_then(|a| {
+            let remainder = kernel.axes[a].extent % tiles[a];
+            (remainder != 0).then_some(remainder * whole)
+        });
+        let bursts = lens[..inner].iter().product();
+        let mut steps = Vec::new();
+        let mut stride = 1;
+        let mut strides = vec![0; rank];
+        for d in (0..rank).rev() {
+            strides[d] = stride;
+            stride *= shape[d];
+        }
+        for d in 0..rank {
+            if d < inner && lens[d] > 1 {
+                steps.push((strides[d], "rows"));
+            }
+            match axes_of[d] {
+                Some(a) if kernel.axes[a].extent > tiles[a] => {
+                    steps.push((tiles[a] * strides[d], "tiles"));
+                }
+                Some(_) => {}
+                None => {
+                    // A fixed subscript: where the load's tensor has that dimension.
+                    let offset = fixed_subscript(kernel, tensor, d);
+                    if offset > 0 {
+                        steps.push((offset * strides[d], "reads"));
+                    }
+                }
+            }
+        }
+        CopyModel {
+            inner,
+            run,
+            tail_run,
+            bursts,
+            steps,
+        }
+    }
+
+    /// The largest tile of `axis` at most `tile` whose run is aligned.
+    fn aligned_tile(&self, axis: usize, tile: u64) -> u64 {
+        let step = self.align_step(axis);
+        (tile / step).max(1) * step
+    }
+}
+
+/// The constant subscript of dimension `dim` in the first load of `tensor`.
+fn fixed_subscript(kernel: &CheckedKernel, tensor: usize, dim: usize) -> u64 {
+    let mut found = None;
+    for assign in &kernel.body {
+        assign.value.walk(&mut |node| {
+            if let Expr::Load {
+                tensor: t,
+                subscripts,
+                ..
+            } = node
+                && *t == tensor
+                && found.is_none()
+            {
+                found = Some(match subscripts.get(dim) {
+                    Some(Subscript::Const(c)) => *c,
+                    _ => 0,
+                });
+            }
+        });
+    }
+    found.unwrap_or(0)
+}

@@ -1,0 +1,296 @@
+//! Generators backed by a model: [`Llm`] over any chat-completions endpoint, optionally
+//! decoding under a grammar or JSON Schema from [`crate::tuner::grammar`], and
+//! [`Replay`] of recorded replies.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use super::{GenerateError, Generator, Proposed, Request};
+use crate::tuner::grammar::{self, ConstrainMode, Constraint};
+use crate::tuner::knowledge::KnowledgeBase;
+use crate::tuner::llm::{LlmClient, LlmError};
+use crate::tuner::prompt;
+use crate::tuner::replay::{Replayer, Transcript};
+use crate::tuner::reply::{Extracted, extract_schedules};
+
+/// Turns model replies into proposals: every schedule block found, or the reason none was.
+pub fn proposals_from_replies(replies: &[String], count: usize) -> Vec<Proposed> {
+    let mut out = Vec::new();
+    for reply in replies {
+        for extracted in extract_schedules(reply) {
+            out.push(match extracted {
+                Extracted::Schedule { text, .. } => Proposed::Schedule(text),
+                Extracted::Rejected { reason, excerpt } => Proposed::Unparsable { reason, excerpt },
+            });
+        }
+    }
+    out.truncate(count);
+    out
+}
+
+/// What the generator knows of one kernel's grammars, built once per kernel.
+#[derive(Debug)]
+struct Grammars {
+    syntax: String,
+    exact: Option<String>,
+    schema: serde_json::Value,
+}
+
+/// An LLM over the chat-completions API. Each choice is asked for one schedule block.
+///
+/// Under a constraint, a share of each round's candidates ([`Llm::explore`]) is asked
+/// under the syntax grammar only, so that the loop can leave the enumerated space;
+/// the rest under the exact legal set when the kernel's space is small enough.
+#[derive(Debug)]
+pub struct Llm {
+    client: LlmClient,
+    /// Where replies are recorded for replay, when `--record` is given.
+    pub recording: Option<Arc<Mutex<Transcript>>>,
+    mode: ConstrainMode,
+    /// The share of each round's candidates asked without the exact-set grammar.
+    pub explore: f64,
+    grammars: BTreeMap<String, Grammars>,
+    /// What the probe found, once: the mode in force and, for a fallback, why.
+    pub probe_note: Option<String>,
+    /// The hardware knowledge the prompts draw on; `None` leaves it out.
+    pub knowledge: Option<KnowledgeBase>,
+    /// The entries the last round's prompt showed.
+    used: Vec<String>,
+}
+
+impl Llm {
+    pub fn new(client: LlmClient, recording: Option<Arc<Mutex<Transcript>>>) -> Llm {
+        Llm::constrained(client, recording, ConstrainMode::None, 0.0)
+    }
+
+    /// An LLM generator that constrains replies as `mode` says.
+    pub fn constrained(
+        client: LlmClient,
+        recording: Option<Arc<Mutex<Transcript>>>,
+        mode: ConstrainMode,
+        explore: f64,
+    ) -> Llm {
+        Llm {
+            client,
+            recording,
+            mode,
+            explore: explore.clamp(0.0, 1.0),
+            grammars: BTreeMap::new(),
+            probe_note: None,
+            knowledge: Some(KnowledgeBase::builtin()),
+            used: Vec::new(),
+        }
+    }
+
+    /// The mode in force: `Auto` is resolved by one probe of the server.
+    fn resolve_mode(&mut self) -> ConstrainMode {
+        if self.mode == ConstrainMode::Auto {
+            let (mode, note) = match self.client.probe_constraints() {
+                Ok(mode) => (mode, format!("the server honours {}", mode.name())),
+                Err(reason) => (
+                    ConstrainMode::None,
+                    format!("warning: replies are not constrained: {reason}"),
+                ),
+            };
+            eprintln!("llm: {note}");
+            self.mode = mode;
+            self.probe_note = Some(note);
+        }
+        self.mode
+    }
+
+    /// The constraints for this round's candidates, one per candidate.
+    fn constraints(&mut self, request: &Request) -> Vec<Option<Constraint>> {
+        let mode = self.resolve_mode();
+        if mode == ConstrainMode::None {
+            return vec![None; request.count];
+        }
+        let problem = request.problem;
+        let grammars = self
+            .grammars
+            .entry(problem.name.clone())
+            .or_insert_with(|| Grammars {
+                syntax: grammar::syntax_gbnf(&problem.kernel),
+                exact: grammar::exact_set(problem, grammar::EXACT_SET_LIMIT).map(|set| set.gbnf),
+                schema: grammar::json_schema(&problem.kernel),
+            });
+        let exploring = (request.count as f64 * self.explore).ceil() as usize;
+        (0..request.count)
+            .map(|index| {
+                Some(match mode {
+                    ConstrainMode::JsonSchema => Constraint::JsonSchema(grammars.schema.clone()),
+                    _ => match &grammars.exact {
+                        Some(exact) if index >= exploring => Constraint::Gbnf(exact.clone()),
+                        _ => Constraint::Gbnf(grammars.syntax.clone()),
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+impl Generator for Llm {
+    fn name(&self) -> &'static str {
+        "llm"
+    }
+
+    fn knowledge_used(&self) -> Vec<String> {
+        self.used.clone()
+    }
+
+    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
+        let (messages, used) = prompt::messages_with(
+            request.problem,
+            request.round,
+            request.history,
+            self.knowledge.as_ref(),
+        );
+        self.used = used;
+        let constraints = self.constraints(request);
+        // Candidates that share a constraint are asked together.
+        let mut groups: Vec<(Option<Constraint>, u32)> = Vec::new();
+        for constraint in constraints {
+            match groups.last_mut() {
+                Some((last, count)) if *last == constraint => *count += 1,
+                _ => groups.push((constraint, 1)),
+            }
+        }
+        let mut replies = Vec::new();
+        for (constraint, count) in &groups {
+            let asked = self
+                .client
+                .complete_constrained(&messages, *count, constraint.as_ref());
+            match asked {
+                Ok(completion) => {
+                    for reply in completion.choices {
+                        replies.push(match constraint {
+                            Some(Constraint::JsonSchema(_)) => {
+                                let name = format!("llm_r{}_{}", request.round, replies.len());
+                                grammar::schedule_from_json(&request.problem.kernel, &reply, &name)
+                                    .unwrap_or(reply)
+                            }
+                            _ => reply,
+                        });
+                    }
+                }
+                // The server is not there or refuses the key: no later round will do better.
+                Err(
+                    error @ (LlmError::Unreachable { .. }
+                    | LlmError::Unauthorized { .. }
+                    | LlmError::InvalidRequest { .. }),
+                ) => {
+                    return Err(GenerateError::Llm(error));
+                }
+                Err(error) if replies.is_empty() && groups.len() == 1 => {
+                    let reason = format!("no usable reply: {error}");
+                    return Ok(vec![
+                        Proposed::Unparsable {
+                            reason,
+                            excerpt: String::new()
+                        };
+                        request.count
+                    ]);
+                }
+                Err(_) => {}
+            }
+        }
+        if let Some(recording) = &self.recording
+            && let Ok(mut transcript) = recording.lock()
+        {
+            let constraints = groups
+                .iter()
+                .filter_map(|(constraint, _)| match constraint {
+                    Some(Constraint::Gbnf(grammar)) => Some(grammar.clone()),
+                    Some(Constraint::JsonSchema(schema)) => Some(schema.to_string()),
+                    None => None,
+                })
+                .collect();
+            transcript.record_full(
+                &request.problem.name,
+                request.round,
+                &prompt::text(&messages),
+                constraints,
+                replies.clone(),
+            );
+        }
+        let mut out = proposals_from_replies(&replies, request.count);
+        while out.len() < request.count && replies.len() < request.count {
+            out.push(Proposed::Unparsable {
+                reason: "the server returned fewer replies than asked".into(),
+                excerpt: String::new(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Replays recorded replies: deterministic, offline.
+#[derive(Debug)]
+pub struct Replay {
+    replayer: Replayer,
+}
+
+impl Replay {
+    pub fn new(transcript: Transcript) -> Replay {
+        Replay {
+            replayer: Replayer::new(transcript),
+        }
+    }
+}
+
+impl Generator for Replay {
+    fn name(&self) -> &'static str {
+        "replay"
+    }
+
+    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
+        let replies = self
+            .replayer
+            .next(&request.problem.name, request.round)
+            .ok_or_else(|| {
+                GenerateError::Replay(format!(
+                    "the transcript has no replies for kernel `{}`",
+                    request.problem.name
+                ))
+            })?;
+        Ok(proposals_from_replies(&replies, request.count))
+    }
+}
+
+/// A model seeding the heuristic: each round a share of the candidates ([`Hybrid::
+/// model_share`], at least one) comes from the model, the rest are the heuristic's
+/// edits of the best schedules so far, which include the model's legal proposals. The
+/// same budget as either alone.
+#[derive(Debug)]
+pub struct Hybrid<G> {
+    pub model: G,
+    pub model_share: f64,
+}
+
+impl<G: Generator> Generator for Hybrid<G> {
+    fn name(&self) -> &'static str {
+        "llm+heuristic"
+    }
+
+    fn knowledge_used(&self) -> Vec<String> {
+        self.model.knowledge_used()
+    }
+
+    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
+        let from_model = ((request.count as f64 * self.model_share).ceil() as usize)
+            .clamp(1, request.count.max(1));
+        let mut out = self.model.propose(&Request {
+            count: from_model,
+            ..*request
+        })?;
+        out.truncate(from_model);
+        let rest = request.count.saturating_sub(out.len());
+        if rest > 0 {
+            out.extend(super::Heuristic.propose(&Request {
+                count: rest,
+                ..*request
+            })?);
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,516 @@
+//! Grammars that hold an LLM's reply to schedules this kernel can have.
+//!
+//! The checker's knowledge becomes a grammar the server decodes under, so that even a
+//! small model writes legal schedules and spends its effort on choosing well:
+//!
+//! - [`syntax_gbnf`]: the schedule block's syntax with only this kernel's axis and
+//!   tensor names, the memory levels and items its class uses, core counts up to the
+//!   target's, and aligned tiles up to each extent. Always available.
+//! - [`exact_set`]: exactly the checker-accepted points of the tuner's [`Space`],
+//!   written as a merged trie of their canonical lines, so capacity, alignment, tails
+//!   and cube divisibility hold by construction. Built when the space has at most
+//!   [`EXACT_SET_LIMIT`] points (every point is checked once: about a second on 2 cores).
+//! - [`json_schema`]: the same knobs as a JSON object, for servers with structured
+//!   outputs (vLLM, hosted APIs); [`schedule_from_json`] prints the object as DSL text.
+//!
+//! GBNF is llama.cpp's grammar format (its server honours a `grammar` field on
+//! `/v1/chat/completions`). Every grammar here produces the whole reply: one schedule
+//! block in the canonical layout [`Spec::to_dsl`] writes, so a reply parses as is.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use npu_core::ir::{CheckedKernel, KernelClass, Tail};
+use serde_json::{Value, json};
+
+use super::evaluate::Problem;
+use super::space::{Space, Spec, align_elements};
+
+/// The largest space whose points are all checked to build the exact-set grammar.
+pub const EXACT_SET_LIMIT: u64 = 50_000;
+
+/// The most tile values a grammar lists per axis: beyond it, powers of two times the
+/// alignment step, and the extent.
+const MAX_TILES: u64 = 64;
+
+/// A constraint sent with a chat-completions request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Constraint {
+    /// A GBNF grammar, as llama.cpp's `grammar` field takes it.
+    Gbnf(String),
+    /// A JSON Schema, sent as `response_format: {type: json_schema, ...}`.
+    JsonSchema(Value),
+}
+
+/// How the LLM generator asks the server to constrain its replies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ConstrainMode {
+    /// Probe the server once: GBNF if it honours a `grammar`, else JSON Schema if it
+    /// honours `response_format`, else no constraint (with a warning saying why).
+    #[default]
+    Auto,
+    Gbnf,
+    JsonSchema,
+    None,
+}
+
+impl ConstrainMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ConstrainMode::Auto => "auto",
+            ConstrainMode::Gbnf => "a GBNF grammar",
+            ConstrainMode::JsonSchema => "a JSON Schema",
+            ConstrainMode::None => "no constraint",
+        }
+    }
+}
+
+/// The exact legal set of a kernel's tuning space, as a grammar.
+#[derive(Clone, Debug)]
+pub struct ExactSet {
+    pub gbnf: String,
+    /// Legal points the grammar admits.
+    pub points: usize,
+    /// Points checked to find them.
+    pub checked: u64,
+}
+
+/// The syntax-and-names grammar of a schedule block for `kernel`.
+pub fn syntax_gbnf(kernel: &CheckedKernel) -> String {
+    let knobs = Knobs::of(kernel);
+    let mut rules: BTreeMap<String, String> = BTreeMap::new();
+    let mut body = Vec::new();
+    body.push("parallel?".to_string());
+    rules.insert(
+        "parallel".into(),
+        format!(
+            "\"    parallel {} over \" cores \" cores;\\n\"",
+            knobs.first_axis
+        ),
+    );
+    rules.insert("cores".into(), alternatives(&knobs.cores));
+    for (axis, tiles) in &knobs.tiles {
+        let rule = format!("split-{}", rule_name(axis));
+        body.push(format!("{rule}?"));
+        rules.insert(
+            rule.clone(),
+            format!("\"    split {axis} by \" tile-{} \";\\n\"", rule_name(axis)),
+        );
+        rules.insert(format!("tile-{}", rule_name(axis)), alternatives(tiles));
+    }
+    match &kernel.class {
+        KernelClass::Matmul(mm) => {
+            let axes = &kernel.axes;
+            let name = |a: usize| axes[a].name.as_str();
+            body.push("cube".into());
+            rules.insert(
+                "cube".into(),
+                format!(
+                    "\"    cube {} by \" block \", {} by \" block \", {} by \" block \";\\n\"",
+                    name(mm.m),
+                    name(mm.n),
+                    name(mm.k)
+                ),
+            );
+            rules.insert("block".into(), alternatives(&knobs.blocks));
+            let tensor = |t: usize| kernel.tensors[t].name.as_str();
+            let (a, b, c) = (tensor(mm.a), tensor(mm.b), tensor(mm.c));
+            body.push("stages".into());
+            rules.insert(
+                "stages".into(),
+                format!(
+                    "\"    stage {a}, {b} in l1 depth \" depth \";\\n    stage {a} in l0a depth \" depth \";\\n    stage {b} in l0b depth \" depth \";\\n    stage {c} in l0c depth \" depth \";\\n\""
+                ),
+            );
+        }
+        _ => {
+            let names: Vec<&str> = kernel.tensors.iter().map(|t| t.name.as_str()).collect();
+            body.push("stages".into());
+            rules.insert(
+                "stages".into(),
+                format!(
+                    "\"    stage {} in ub depth \" depth \";\\n\"",
+                    names.join(", ")
+                ),
+            );
+        }
+    }
+    rules.insert("depth".into(), "\"1\" | \"2\"".into());
+    body.push("tail?".into());
+    rules.insert(
+        "tail".into(),
+        "\"    tail pad;\\n\" | \"    tail exact;\\n\"".into(),
+    );
+    let mut out = format!(
+        "root ::= \"schedule \" name \" {{\\n\" {} \"}}\"\n",
+        body.join(" ")
+    );
+    out += "name ::= [a-z] [a-z0-9_]*\n";
+    for (name, rule) in rules {
+        let _ = writeln!(out, "{name} ::= {rule}");
+    }
+    out
+}
+
+/// The exact legal set of the tuner's space for `problem`, or `None` when the space
+/// has more than `limit` points.
+pub fn exact_set(problem: &Problem, limit: u64) -> Option<ExactSet> {
+    let kernel = &problem.kernel;
+    let space = Space::of(kernel);
+    let size = space.size();
+    if size > limit {
+        return None;
+    }
+    let mut bodies: Vec<String> = Vec::new();
+    for index in 0..size {
+        let spec = space.point(kernel, index);
+        let text = spec.to_dsl(kernel, "s");
+        if problem.check(&text).is_ok() {
+            bodies.push(block_body(&text));
+        }
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
+    bodies.sort();
+    bodies.dedup();
+    let points = bodies.len();
+    if points == 0 {
+        return None;
+    }
+    Some(ExactSet {
+        gbnf: trie_gbnf(&bodies),
+        points,
+        checked: size,
+    })
+}
+
+/// The lines of a schedule block between its header and closing brace, each with
+/// its newline.
+fn block_body(text: &str) -> String {
+    let mut lines = text.lines();
+    lines.next();
+    lines
+        .filter(|l| l.trim() != "}")
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// A grammar admitting exactly `bodies` after a schedule header, as a trie over lines:
+/// one rule per node, so shared prefixes are written once.
+fn trie_gbnf(bodies: &[String]) -> String {
+    #[derive(Default)]
+    struct Node {
+        children: BTreeMap<String, Node>,
+        end: bool,
+    }
+    let mut root = Node::default();
+    for body in bodies {
+        let mut node = &mut root;
+        for line in body.split_inclusive('\n') {
+            node = node.children.entry(line.to_string()).or_default();
+        }
+        node.end = true;
+    }
+    let mut rules = Vec::new();
+    fn emit(node: &Node, rules: &mut Vec<String>) -> usize {
+        let index = rules.len();
+        rules.push(String::new());
+        let mut alternatives: Vec<String> = Vec::new();
+        if node.end {
+            alternatives.push("\"}\"".into());
+        }
+        for (line, child) in &node.children {
+            let child_index = emit(child, rules);
+            alternatives.push(format!("{} n{child_index}", literal(line)));
+        }
+        rules[index] = format!("n{index} ::= {}", alternatives.join(" | "));
+        index
+    }
+    let first = emit(&root, &mut rules);
+    let mut out = format!("root ::= \"schedule \" name \" {{\\n\" n{first}\n");
+    out += "name ::= [a-z] [a-z0-9_]*\n";
+    for rule in rules {
+        out += &rule;
+        out.push('\n');
+    }
+    out
+}
+
+/// The schedule knobs as a JSON Schema object (see [`schedule_from_json`]).
+pub fn json_schema(kernel: &CheckedKernel) -> Value {
+    let knobs = Knobs::of(kernel);
+    let mut tiles = serde_json::Map::new();
+    for (axis, values) in &knobs.tiles {
+        let mut options: Vec<Value> = values.iter().map(|v| json!(v)).collect();
+        options.push(Value::Null);
+        tiles.insert(axis.clone(), json!({ "enum": options }));
+    }
+    let axis_names: Vec<&String> = knobs.tiles.iter().map(|(a, _)| a).collect();
+    let mut properties = json!({
+        "cores": { "enum": knobs.cores },
+        "tiles": {
+            "type": "object",
+            "properties": tiles,
+            "required": axis_names,
+            "additionalProperties": false,
+        },
+        "depth": { "enum": [1, 2] },
+        "tail": { "enum": ["none", "pad", "exact"] },
+    });
+    let mut required = vec!["cores", "tiles", "depth", "tail"];
+    if matches!(kernel.class, KernelClass::Matmul(_)) {
+        let block = json!({ "enum": knobs.blocks });
+        properties["cube"] = json!({
+            "type": "object",
+            "properties": { "m": block, "n": block, "k": block },
+            "required": ["m", "n", "k"],
+            "additionalProperties": false,
+        });
+        properties["l0_depth"] = json!({ "enum": [1, 2] });
+        properties["l0c_depth"] = json!({ "enum": [1, 2] });
+        required.extend(["cube", "l0_depth", "l0c_depth"]);
+    }
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+/// A reply written under [`json_schema`] as a schedule block named `name`.
+pub fn schedule_from_json(
+    kernel: &CheckedKernel,
+    reply: &str,
+    name: &str,
+) -> Result<String, String> {
+    let value: Value = serde_json::from_str(reply.trim())
+        .map_err(|error| format!("the reply is not the JSON object asked for: {error}"))?;
+    let number = |v: &Value, what: &str| -> Result<u64, String> {
+        v.as_u64()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("`{what}` is not a positive integer"))
+    };
+    let mut spec = Spec {
+        cores: number(&value["cores"], "cores")?,
+        tiles: vec![None; kernel.axes.len()],
+        depth: number(&value["depth"], "depth")?,
+        l0_depth: 1,
+        l0c_depth: 1,
+        cube: None,
+        tail: match value["tail"].as_str() {
+            Some("pad") => Tail::Pad,
+            Some("exact") => Tail::Exact,
+            Some("none") | None => Tail::None,
+            Some(other) => return Err(format!("unknown tail `{other}`")),
+        },
+    };
+    if let Some(tiles) = value["tiles"].as_object() {
+        for (axis, tile) in tiles {
+            let Some(index) = kernel.axes.iter().position(|a| &a.name == axis) else {
+                return Err(format!("unknown axis `{axis}` in `tiles`"));
+            };
+            if !tile.is_null() {
+                spec.tiles[index] = Some(number(tile, axis)?);
+            }
+        }
+    }
+    if let KernelClass::Matmul(_) = kernel.class {
+        let cube = &value["cube"];
+        spec.cube = Some([
+            number(&cube["m"], "cube.m")?,
+            number(&cube["n"], "cube.n")?,
+            number(&cube["k"], "cube.k")?,
+        ]);
+        spec.l0_depth = number(&value["l0_depth"], "l0_depth")?;
+        spec.l0c_depth = number(&value["l0c_depth"], "l0c_depth")?;
+    }
+    Ok(spec.to_dsl(kernel, name))
+}
+
+/// The values a grammar lists for each knob.
+struct Knobs {
+    first_axis: String,
+    cores: Vec<u64>,
+    /// Per axis the space tiles (every axis but the ones a matmul's cube fixes).
+    tiles: Vec<(String, Vec<u64>)>,
+    blocks: Vec<u64>,
+}
+
+impl Knobs {
+    fn of(kernel: &CheckedKernel) -> Knobs {
+        let target = &kernel.target;
+        let first = kernel.body[0].axes[0];
+        let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
+        let available = u64::from(if is_matmul {
+            target.cores.cube
+        } else {
+            target.cores.vector
+        });
+        let cores: Vec<u64> = (2..=available.min(kernel.axes[first].extent)).collect();
+        let unit = target.cube.as_ref().map_or(16, |c| c.m);
+        let tiles = kernel
+            .axes
+            .iter()
+            .enumerate()
+            .map(|(axis, a)| {
+                let step = if is_matmul {
+                    unit
+                } else {
+                    align_elements(kernel, axis)
+                };
+                let mut values: Vec<u64> = if a.extent / step <= MAX_TILES {
+                    (1..=a.extent / step).map(|k| k * step).collect()
+                } else {
+                    let mut powers = Vec::new();
+                    let mut value = step;
+                    while value <= a.extent {
+                        powers.push(value);
+                        value *= 2;
+                    }
+                    powers
+                };
+                if !values.contains(&a.extent) {
+                    values.push(a.extent);
+                }
+                (a.name.clone(), values)
+            })
+            .collect();
+        let blocks = (1..=16).map(|k| k * unit).collect();
+        Knobs {
+            first_axis: kernel.axes[first].name.clone(),
+            cores,
+            tiles,
+            blocks,
+        }
+    }
+}
+
+fn alternatives(values: &[u64]) -> String {
+    if values.is_empty() {
+        // No choice at all: a rule that matches nothing would make the item unusable,
+        // which is what the grammar should say.
+        return "\"1\"".into();
+    }
+    values
+        .iter()
+        .map(|v| format!("\"{v}\""))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// A GBNF rule name for an axis: letters, digits and dashes only.
+fn rule_name(axis: &str) -> String {
+    axis.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// A GBNF string literal.
+fn literal(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out += "\\\"",
+            '\\' => out += "\\\\",
+            '\n' => out += "\\n",
+            _ => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels;
+
+    #[test]
+    fn syntax_grammar_names_only_this_kernels_axes_and_tensors() {
+        let problem = kernels::Bundled::find("rowsum")
+            .expect("a bundled kernel")
+            .problem(1, None)
+            .expect("a problem");
+        let grammar = syntax_gbnf(&problem.kernel);
+        assert!(grammar.contains("\"    stage x, y in ub depth \" depth"));
+        assert!(grammar.contains("split-k ::= \"    split k by \" tile-k"));
+        assert!(
+            !grammar.contains("l0a"),
+            "a vector kernel stages in ub only"
+        );
+        // ascend910b has 40 vector cores: no more are offered.
+        assert!(grammar.contains("\"40\"") && !grammar.contains("\"41\""));
+    }
+
+    #[test]
+    fn exact_set_admits_only_checked_schedules() {
+        let problem = kernels::Bundled::find("vmla")
+            .expect("a bundled kernel")
+            .problem(1, None)
+            .expect("a problem");
+        let set = exact_set(&problem, EXACT_SET_LIMIT).expect("the vmla space is small");
+        assert!(set.points > 0 && (set.points as u64) <= set.checked);
+        // Every body of the trie is a legal schedule: walk each path of the rules.
+        let bodies = trie_paths(&set.gbnf);
+        assert_eq!(bodies.len(), set.points);
+        for body in bodies {
+            let text = format!("schedule s {{\n{body}");
+            assert!(
+                problem.check(&text).is_ok(),
+                "illegal in the exact set:\n{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn json_replies_print_as_schedules() {
+        let problem = kernels::Bundled::find("rowsum")
+            .expect("a bundled kernel")
+            .problem(1, None)
+            .expect("a problem");
+        let kernel = &problem.kernel;
+        let schema = json_schema(kernel);
+        assert_eq!(
+            schema["required"],
+            json!(["cores", "tiles", "depth", "tail"])
+        );
+        let text = schedule_from_json(
+            kernel,
+            r#"{"cores": 8, "tiles": {"i": 8, "k": null}, "depth": 2, "tail": "none"}"#,
+            "j",
+        )
+        .expect("a well-formed reply");
+        assert!(text.contains("parallel i over 8 cores;") && text.contains("split i by 8;"));
+        assert!(problem.check(&text).is_ok(), "{text}");
+        for bad in [
+            "not json",
+            r#"{"cores": 0}"#,
+            r#"{"cores": 2, "depth": 1, "tiles": {"q": 1}}"#,
+        ] {
+            assert!(schedule_from_json(kernel, bad, "j").is_err(), "{bad}");
+        }
+    }
+
+    /// Every text a trie grammar of [`trie_gbnf`] admits after the header.
+    fn trie_paths(gbnf: &str) -> Vec<String> {
+        let rules: BTreeMap<&str, &str> = gbnf
+            .lines()
+            .filter_map(|line| line.split_once(" ::= "))
+            .collect();
+        fn walk(rules: &BTreeMap<&str, &str>, rule: &str, prefix: String, out: &mut Vec<String>) {
+            for alternative in rules[rule].split(" | ") {
+                if alternative == "\"}\"" {
+                    out.push(format!("{prefix}}}"));
+                    continue;
+                }
+                let (line, next) = alternative.rsplit_once(' ').expect("line then rule");
+                let line = line.trim_matches('"').replace("\\n", "\n");
+                walk(rules, next, format!("{prefix}{line}"), out);
+            }
+        }
+        let mut out = Vec::new();
+        let first = rules["root"].rsplit(' ').next().expect("the first node");
+        walk(&rules, first, String::new(), &mut out);
+        out
+    }
+}

@@ -1,0 +1,520 @@
+//! A hardware-aware knowledge base, in the spirit of Hawk (arXiv 2607.01590): entries
+//! of a trigger (kernel class, dtype, diagnostic code, bottleneck class), a rationale
+//! (a short rule about the hardware) and a template (a schedule the checker accepts for
+//! a named bundled kernel, which a test checks).
+//!
+//! Entries live in human-readable TOML files under `knowledge/` (compiled in as the
+//! default base; `KnowledgeBase::load` reads a directory instead). Each file is
+//! schema-checked on load, and an error names the file, the line and what is wrong.
+//!
+//! [`KnowledgeBase::retrieve`] ranks entries in two spaces and fuses the rankings:
+//! syntax (the diagnostic codes of the latest failures and the words of the failing
+//! schedule against each entry's codes and template) and hardware (the report's
+//! bottleneck class, memory-bound ratio and buffer pressure against each entry's
+//! bottlenecks). Reciprocal-rank fusion keeps either space from drowning the other;
+//! ties go by entry id, so retrieval is deterministic.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::Path;
+
+use npu_core::ir::{CheckedKernel, KernelClass};
+use npu_core::{Code, Dtype};
+use serde::Deserialize;
+
+use super::record::{CandidateRecord, Verdict};
+
+/// The bottleneck classes a trigger may name, as the simulator's symptom says them.
+pub const BOTTLENECKS: [&str; 7] = [
+    "memory-bound",
+    "compute-bound",
+    "latency-bound",
+    "serialised",
+    "loop overhead",
+    "no overlap",
+    "idle cores",
+];
+
+/// The kernel classes a trigger may name.
+pub const CLASSES: [&str; 3] = ["elementwise", "reduction", "matmul"];
+
+/// The files of the default base, compiled in.
+const BUILTIN: [(&str, &str); 4] = [
+    (
+        "knowledge/capacity.toml",
+        include_str!("../../knowledge/capacity.toml"),
+    ),
+    (
+        "knowledge/copies.toml",
+        include_str!("../../knowledge/copies.toml"),
+    ),
+    (
+        "knowledge/machine.toml",
+        include_str!("../../knowledge/machine.toml"),
+    ),
+    (
+        "knowledge/bottlenecks.toml",
+        include_str!("../../knowledge/bottlenecks.toml"),
+    ),
+];
+
+/// One entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub id: String,
+    pub trigger: Trigger,
+    pub rationale: String,
+    /// The bundled kernel the template is written for.
+    pub kernel: String,
+    pub template: String,
+    /// Where it was read from: `file:line`.
+    pub origin: String,
+}
+
+/// When an entry applies. An empty list matches anything.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trigger {
+    pub classes: Vec<String>,
+    pub dtypes: Vec<Dtype>,
+    pub codes: Vec<Code>,
+    pub bottlenecks: Vec<String>,
+}
+
+/// Every entry, sorted by id.
+#[derive(Clone, Debug, Default)]
+pub struct KnowledgeBase {
+    pub entries: Vec<Entry>,
+}
+
+/// A knowledge file that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KnowledgeError {
+    /// `file:line`, or the file alone when the problem has no line.
+    pub at: String,
+    pub message: String,
+}
+
+impl fmt::Display for KnowledgeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.at, self.message)
+    }
+}
+
+impl std::error::Error for KnowledgeError {}
+
+/// What retrieval is asked about: the kernel and what its latest candidates showed.
+#[derive(Clone, Debug, Default)]
+pub struct Query {
+    pub class: String,
+    pub dtypes: Vec<Dtype>,
+    /// Diagnostic codes of the latest rejected candidates, most recent first.
+    pub codes: Vec<Code>,
+    /// Words of the latest failing schedule.
+    pub words: BTreeSet<String>,
+    /// Bottleneck classes of the best correct candidate.
+    pub bottlenecks: Vec<String>,
+    /// Cores of the kernel's class on its target: advice to spread over cores is no
+    /// use on a target with one.
+    pub cores: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    entry: Vec<toml::Spanned<RawEntry>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    id: String,
+    #[serde(default)]
+    classes: Vec<String>,
+    #[serde(default)]
+    dtypes: Vec<String>,
+    #[serde(default)]
+    codes: Vec<String>,
+    #[serde(default)]
+    bottlenecks: Vec<String>,
+    rationale: String,
+    kernel: String,
+    template: String,
+}
+
+impl KnowledgeBase {
+    /// The base compiled in from the repository's `knowledge/` files.
+    pub fn builtin() -> KnowledgeBase {
+        let files: Vec<(String, String)> = BUILTIN
+            .iter()
+            .map(|(name, text)| (name.to_string(), text.to_string()))
+            .collect();
+        // The compiled-in files are checked by a test; they always parse.
+        KnowledgeBase::parse(&files).unwrap_or_default()
+    }
+
+    /// Reads every `*.toml` file of `dir`, in name order.
+    pub fn load(dir: &Path) -> Result<KnowledgeBase, KnowledgeError> {
+        let fail = |message: String| KnowledgeError {
+            at: dir.display().to_string(),
+            message,
+        };
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| fail(format!("cannot read the knowledge directory: {e}")))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        paths.sort();
+        let mut files = Vec::new();
+        for path in paths {
+            let text = std::fs::read_to_string(&path).map_err(|e| KnowledgeError {
+                at: path.display().to_string(),
+                message: format!("cannot read: {e}"),
+            })?;
+            files.push((path.display().to_string(), text));
+        }
+        KnowledgeBase::parse(&files)
+    }
+
+    /// Parses and schema-checks `(file name, text)` pairs.
+    pub fn parse(files: &[(String, String)]) -> Result<KnowledgeBase, KnowledgeError> {
+        let mut entries: Vec<Entry> = Vec::new();
+        for (name, text) in files {
+            let line_of =
+                |offset: usize| text.get(..offset).map_or(0, |t| t.matches('\n').count()) + 1;
+            let raw: RawFile = toml::from_str(text).map_err(|error| KnowledgeError {
+                at: match error.span() {
+                    Some(span) => format!("{name}:{}", line_of(span.start)),
+                    None => name.clone(),
+                },
+                message: error.message().to_string(),
+            })?;
+            for spanned in raw.entry {
+                let at = format!("{name}:{}", line_of(spanned.span().start));
+                let raw = spanned.into_inner();
+                let fail = |message: String| KnowledgeError {
+                    at: at.clone(),
+                    message: format!("entry `{}`: {message}", raw.id),
+                };
+                if raw.id.trim().is_empty() || raw.rationale.trim().is_empty() {
+                    return Err(fail("`id` and `rationale` must not be empty".into()));
+                }
+                if let Some(other) = entries.iter().find(|e| e.id == raw.id) {
+                    return Err(fail(format!("the id is used already at {}", other.origin)));
+                }
+                let codes = raw
+                    .codes
+                    .iter()
+                    .map(|c| {
+                        Code::ALL
+                            .into_iter()
+                            .find(|code| code.to_string() == *c)
+                            .ok_or_else(|| fail(format!("unknown diagnostic code `{c}`")))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let dtypes = raw
+                    .dtypes
+                    .iter()
+                    .map(|d| {
+                        Dtype::from_name(d).ok_or_else(|| fail(format!("unknown dtype `{d}`")))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                for class in &raw.classes {
+                    if !CLASSES.contains(&class.as_str()) {
+                        return Err(fail(format!(
+                            "unknown kernel class `{class}`; one of {}",
+                            CLASSES.join(", ")
+                        )));
+                    }
+                }
+                for bottleneck in &raw.bottlenecks {
+                    if !BOTTLENECKS.contains(&bottleneck.as_str()) {
+                        return Err(fail(format!(
+                            "unknown bottleneck `{bottleneck}`; one of {}",
+                            BOTTLENECKS.join(", ")
+                        )));
+                    }
+                }
+                if !raw.template.trim_start().starts_with("schedule ") {
+                    return Err(fail("the template is not a `schedule` block".into()));
+                }
+                entries.push(Entry {
+                    id: raw.id,
+                    trigger: Trigger {
+                        classes: raw.classes,
+                        dtypes,
+                        codes,
+                        bottlenecks: raw.bottlenecks,
+                    },
+                    rationale: raw.rationale.trim().to_string(),
+                    kernel: raw.kernel,
+                    template: raw.template.trim().to_string() + "\n",
+                    origin: at,
+                });
+            }
+        }
+        entries.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(KnowledgeBase { entries })
+    }
+
+    /// The `count` entries that fit `query` best, best first. Entries whose class or
+    /// dtype trigger excludes the kernel are never returned.
+    pub fn retrieve(&self, query: &Query, count: usize) -> Vec<&Entry> {
+        let eligible: Vec<&Entry> = self
+            .entries
+            .iter()
+            .filter(|e| {
+                (e.trigger.classes.is_empty() || e.trigger.classes.contains(&query.class))
+                    && (e.trigger.dtypes.is_empty()
+                        || e.trigger.dtypes.iter().any(|d| query.dtypes.contains(d)))
+                    && (query.cores > 1 || !e.template.contains("parallel"))
+            })
+            .collect();
+        let syntax = |e: &Entry| -> f64 {
+            let codes = query
+                .codes
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| e.trigger.codes.contains(c))
+                .map(|(rank, _)| 1.0 / (1.0 + rank as f64))
+                .sum::<f64>();
+            let words: BTreeSet<String> = words(&e.template);
+            let shared = words.intersection(&query.words).count() as f64;
+            codes * 10.0 + shared / (1.0 + words.len() as f64)
+        };
+        let hardware = |e: &Entry| -> f64 {
+            query
+                .bottlenecks
+                .iter()
+                .filter(|b| e.trigger.bottlenecks.contains(b))
+                .count() as f64
+        };
+        let rank = |score: &dyn Fn(&Entry) -> f64| -> Vec<(String, usize)> {
+            let mut scored: Vec<(f64, &Entry)> = eligible
+                .iter()
+                .map(|e| (score(e), *e))
+                .filter(|(s, _)| *s > 0.0)
+                .collect();
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+            scored
+                .iter()
+                .enumerate()
+                .map(|(rank, (_, e))| (e.id.clone(), rank))
+                .collect()
+        };
+        let (by_syntax, by_hardware) = (rank(&syntax), rank(&hardware));
+        let mut fused: Vec<(f64, &Entry)> = eligible
+            .iter()
+            .filter_map(|e| {
+                let score: f64 = [&by_syntax, &by_hardware]
+                    .iter()
+                    .filter_map(|ranking| ranking.iter().find(|(id, _)| *id == e.id))
+                    .map(|(_, rank)| 1.0 / (60.0 + *rank as f64))
+                    .sum();
+                (score > 0.0).then_some((score, *e))
+            })
+            .collect();
+        fused.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+        fused.into_iter().take(count).map(|(_, e)| e).collect()
+    }
+}
+
+impl Query {
+    /// What a round of tuning `kernel` asks about, from its history so far.
+    pub fn from_history(kernel: &CheckedKernel, history: &[CandidateRecord]) -> Query {
+        let class = match kernel.class {
+            KernelClass::Matmul(_) => "matmul",
+            KernelClass::Reduction => "reduction",
+            KernelClass::Elementwise => "elementwise",
+        };
+        let mut dtypes: Vec<Dtype> = kernel.tensors.iter().map(|t| t.dtype).collect();
+        dtypes.sort_by_key(|d| d.name());
+        dtypes.dedup();
+        let mut codes = Vec::new();
+        let mut failing = None;
+        for record in history
+            .iter()
+            .rev()
+            .filter(|r| r.verdict == Verdict::Rejected)
+        {
+            failing.get_or_insert(record.source.as_str());
+            for diagnostic in &record.diagnostics {
+                if !codes.contains(&diagnostic.code) {
+                    codes.push(diagnostic.code);
+                }
+            }
+        }
+        let available = match kernel.class {
+            KernelClass::Matmul(_) => u64::from(kernel.target.cores.cube),
+            _ => u64::from(kernel.target.cores.vector),
+        };
+        let best = history
+            .iter()
+            .filter(|r| r.verdict == Verdict::Correct)
+            .min_by_key(|r| r.cycles);
+        let bottlenecks = best
+            .and_then(|r| r.report.as_ref())
+            .map(|report| {
+                let symptom = report.symptom.to_ascii_lowercase();
+                let mut found: Vec<String> = BOTTLENECKS
+                    .iter()
+                    .filter(|b| symptom.contains(*b))
+                    .map(|b| b.to_string())
+                    .collect();
+                if symptom.contains("depth 2") {
+                    found.push("no overlap".into());
+                }
+                if report.cores < available {
+                    found.push("idle cores".into());
+                }
+                found
+            })
+            .unwrap_or_default();
+        Query {
+            class: class.into(),
+            dtypes,
+            codes,
+            words: failing.map(words).unwrap_or_default(),
+            bottlenecks,
+            cores: available,
+        }
+    }
+}
+
+/// The words of a schedule text, for the syntax space.
+fn words(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| w.len() > 1 && !w.chars().all(|c| c.is_ascii_digit()))
+        .map(str::to_string)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Bundled;
+
+    #[test]
+    fn every_builtin_template_passes_the_checker() {
+        let base = KnowledgeBase::builtin();
+        assert!(base.entries.len() >= 25, "{} entries", base.entries.len());
+        let mut problems = std::collections::BTreeMap::new();
+        for entry in &base.entries {
+            let problem = problems.entry(entry.kernel.clone()).or_insert_with(|| {
+                Bundled::find(&entry.kernel)
+                    .unwrap_or_else(|| {
+                        panic!("{}: no bundled kernel `{}`", entry.origin, entry.kernel)
+                    })
+                    .problem(0, None)
+                    .expect("a bundled problem")
+            });
+            if let Err((diagnostics, source)) = problem.check(&entry.template) {
+                panic!(
+                    "{}: `{}` does not check:\n{}",
+                    entry.origin,
+                    entry.id,
+                    diagnostics.render(&source)
+                );
+            }
+        }
+        // Every diagnostic class a schedule can draw, and every bottleneck, has an entry.
+        for code in [
+            Code::E020,
+            Code::E021,
+            Code::E022,
+            Code::E023,
+            Code::E024,
+            Code::E025,
+            Code::E031,
+            Code::E032,
+            Code::E033,
+        ] {
+            assert!(
+                base.entries.iter().any(|e| e.trigger.codes.contains(&code)),
+                "no entry for {code}"
+            );
+        }
+        for bottleneck in BOTTLENECKS {
+            assert!(
+                base.entries
+                    .iter()
+                    .any(|e| e.trigger.bottlenecks.iter().any(|b| b == bottleneck)),
+                "no entry for {bottleneck}"
+            );
+        }
+    }
+
+    #[test]
+    fn corrupt_files_name_file_and_line() {
+        let check = |text: &str| {
+            KnowledgeBase::parse(&[("k.toml".into(), text.into())])
+                .map(|_| String::new())
+                .unwrap_or_else(|e| e.to_string())
+        };
+        let entry = |extra: &str| {
+            format!(
+                "[[entry]]\nid = \"a\"\n{extra}rationale = \"r\"\nkernel = \"vmla\"\ntemplate = \"schedule t {{}}\"\n"
+            )
+        };
+        insta::assert_snapshot!(check("[[entry]\nid = 1"), @"k.toml:1: unclosed array table, expected `]`");
+        insta::assert_snapshot!(check(&entry("codes = [\"E999\"]\n")), @"k.toml:1: entry `a`: unknown diagnostic code `E999`");
+        insta::assert_snapshot!(check(&format!("\n\n{}", entry("bottlenecks = [\"slow\"]\n"))), @"k.toml:3: entry `a`: unknown bottleneck `slow`; one of memory-bound, compute-bound, latency-bound, serialised, loop overhead, no overlap, idle cores");
+        insta::assert_snapshot!(check(&format!("{}{}", entry(""), entry(""))), @"k.toml:6: entry `a`: the id is used already at k.toml:1");
+        insta::assert_snapshot!(check(&entry("colour = \"red\"\n")), @"k.toml:3: unknown field `colour`, expected one of `id`, `classes`, `dtypes`, `codes`, `bottlenecks`, `rationale`, `kernel`, `template`");
+    }
+
+    #[test]
+    fn retrieval_fuses_diagnostics_and_bottlenecks() {
+        let base = KnowledgeBase::builtin();
+        let query = Query {
+            class: "elementwise".into(),
+            dtypes: vec![Dtype::F16],
+            codes: vec![Code::E020],
+            words: words("split i by 16384; stage a, b, c, y in ub depth 2;"),
+            bottlenecks: vec![],
+            cores: 1,
+        };
+        let found = base.retrieve(&query, 3);
+        assert!(!found.is_empty());
+        assert!(
+            found[0].trigger.codes.contains(&Code::E020),
+            "{}",
+            found[0].id
+        );
+        assert!(
+            found
+                .iter()
+                .all(|e| !e.trigger.classes.contains(&"matmul".to_string())
+                    || e.trigger.classes.len() > 1)
+        );
+        let memory = Query {
+            class: "reduction".into(),
+            bottlenecks: vec!["memory-bound".into()],
+            cores: 40,
+            ..Query::default()
+        };
+        let found = base.retrieve(&memory, 2);
+        assert!(
+            found
+                .iter()
+                .all(|e| e.trigger.bottlenecks.contains(&"memory-bound".to_string()))
+        );
+        // No advice to spread over cores for a one-core target.
+        let one_core = Query {
+            cores: 1,
+            ..memory.clone()
+        };
+        assert!(
+            base.retrieve(&one_core, 5)
+                .iter()
+                .all(|e| !e.template.contains("parallel"))
+        );
+        // Same query, same answer.
+        let ids = |q: &Query| {
+            base.retrieve(q, 5)
+                .iter()
+                .map(|e| e.id.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&query), ids(&query));
+    }
+}

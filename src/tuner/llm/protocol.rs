@@ -1,0 +1,194 @@
+//! The wire protocol of chat completions: the request body, reading answers, and the
+//! small text helpers errors use (URL redaction, excerpts, durations).
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{ChatMessage, EXCERPT_CHARS, LlmError, Usage};
+
+/// The JSON posted to the server.
+#[derive(Serialize)]
+pub(super) struct RequestBody<'a> {
+    pub(super) model: &'a str,
+    pub(super) messages: &'a [ChatMessage],
+    pub(super) temperature: f32,
+    pub(super) max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) n: Option<u32>,
+    /// llama.cpp's GBNF grammar field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) grammar: Option<&'a str>,
+    /// OpenAI-style structured output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) response_format: Option<Value>,
+}
+
+/// The choices and usage of one successful exchange.
+pub(super) struct Answer {
+    pub(super) choices: Vec<String>,
+    pub(super) usage: Option<Usage>,
+}
+
+/// A failed exchange and the wait the server asked for, if any.
+pub(super) struct Failure {
+    pub(super) error: LlmError,
+    pub(super) retry_after: Option<Duration>,
+}
+
+impl From<LlmError> for Failure {
+    fn from(error: LlmError) -> Self {
+        Failure {
+            error,
+            retry_after: None,
+        }
+    }
+}
+
+/// `{base_url}/chat/completions`, tolerating a trailing slash, a URL that already
+/// names the endpoint, and a bare `scheme://host:port` (which gets `/v1`).
+pub(super) fn chat_completions_url(base_url: &str) -> String {
+    let base = base_url.trim().trim_end_matches('/');
+    if base.ends_with("/chat/completions") {
+        return base.to_string();
+    }
+    let after_scheme = base.split_once("://").map_or(base, |(_, rest)| rest);
+    if after_scheme.contains('/') {
+        format!("{base}/chat/completions")
+    } else {
+        format!("{base}/v1/chat/completions")
+    }
+}
+
+/// The URL with any `user:password@` replaced, for messages.
+pub(super) fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://<redacted>@{}", &rest[at + 1..]),
+        None => url.to_string(),
+    }
+}
+
+pub(super) fn is_transient_status(status: u16) -> bool {
+    matches!(status, 408 | 429 | 500..=599)
+}
+
+/// `Retry-After` in its seconds form. The HTTP-date form is rare from these
+/// servers and falls back to the backoff.
+pub(super) fn parse_retry_after(value: &str) -> Option<Duration> {
+    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
+/// The choices and usage of a 2xx body, or why it is not a chat completion.
+pub(super) fn parse_answer(body: &str) -> Result<Answer, LlmError> {
+    let json: Value = serde_json::from_str(body).map_err(|error| LlmError::Malformed {
+        detail: format!(
+            "the body is not JSON ({error}); it starts: {}",
+            excerpt(body, 80)
+        ),
+    })?;
+    if let Some(error) = json.get("error").filter(|error| !error.is_null()) {
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .map_or_else(|| error.to_string(), str::to_string);
+        return Err(LlmError::Malformed {
+            detail: format!(
+                "the server sent an error object: {}",
+                excerpt(&message, EXCERPT_CHARS)
+            ),
+        });
+    }
+    let Some(choices) = json.get("choices").and_then(Value::as_array) else {
+        return Err(LlmError::Malformed {
+            detail: "the reply has no `choices` array".into(),
+        });
+    };
+    if choices.is_empty() {
+        return Err(LlmError::Malformed {
+            detail: "the reply's `choices` array is empty".into(),
+        });
+    }
+    // A choice without text is skipped; the answer fails only when none has text.
+    let texts: Vec<String> = choices.iter().filter_map(choice_text).collect();
+    if texts.is_empty() {
+        return Err(LlmError::Malformed {
+            detail: "no choice has a `message.content` string".into(),
+        });
+    }
+    let usage = json.get("usage").and_then(|usage| {
+        let count = |field: &str| usage.get(field).and_then(Value::as_u64);
+        let (prompt, completion) = (count("prompt_tokens"), count("completion_tokens"));
+        (prompt.is_some() || completion.is_some()).then(|| Usage {
+            prompt_tokens: prompt.unwrap_or(0),
+            completion_tokens: completion.unwrap_or(0),
+        })
+    });
+    Ok(Answer {
+        choices: texts,
+        usage,
+    })
+}
+
+/// A choice's text: `message.content` as a string or as an array of text parts, or
+/// the legacy completions `text`.
+pub(super) fn choice_text(choice: &Value) -> Option<String> {
+    match choice
+        .get("message")
+        .and_then(|message| message.get("content"))
+    {
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(Value::Array(parts)) => {
+            let texts: Vec<&str> = parts
+                .iter()
+                .filter_map(|part| part.get("text")?.as_str())
+                .collect();
+            (!texts.is_empty()).then(|| texts.concat())
+        }
+        _ => choice
+            .get("text")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    }
+}
+
+/// At most `max_chars` characters of `text`, whitespace runs folded to one space,
+/// with `…` when cut.
+pub(super) fn excerpt(text: &str, max_chars: usize) -> String {
+    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match folded.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &folded[..cut]),
+        None => folded,
+    }
+}
+
+/// `300 ms`, `1.5 s`, `120 s`.
+pub(super) fn human_duration(duration: Duration) -> String {
+    if duration < Duration::from_secs(1) {
+        format!("{} ms", duration.as_millis())
+    } else if duration.subsec_millis() == 0 {
+        format!("{} s", duration.as_secs())
+    } else {
+        format!("{:.1} s", duration.as_secs_f64())
+    }
+}
+
+/// Whether an error is a server refusing the `n` parameter, as the llama.cpp server
+/// does with "Field 'n': Value must be between 1 <= value <= 1".
+pub(super) fn refuses_n(error: &LlmError) -> bool {
+    match error {
+        LlmError::Status {
+            status: 400 | 422,
+            body_excerpt,
+        } => {
+            body_excerpt.contains("'n'")
+                || body_excerpt.contains("\"n\"")
+                || body_excerpt.contains("`n`")
+        }
+        _ => false,
+    }
+}

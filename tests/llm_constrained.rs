@@ -1,0 +1,238 @@
+//! Constrained decoding end to end, against a loopback server that honours what it is
+//! sent: a GBNF `grammar` (it answers with a string the grammar admits, as llama.cpp's
+//! server does), or a JSON Schema `response_format`. The probe picks the form each
+//! server honours; every candidate decoded under the exact-set grammar is legal.
+
+#[path = "support/chat_server.rs"]
+#[allow(dead_code)] // Shared with the other LLM tests, which use the rest of it.
+mod chat_server;
+
+use chat_server::{Behaviour, ChatServer};
+use npu::kernels::Bundled;
+use npu::tuner::generator::{Hybrid, Llm};
+use npu::tuner::grammar::ConstrainMode;
+use npu::tuner::llm::{LlmClient, LlmConfig};
+use npu::tuner::record::{KernelResult, Verdict};
+use npu::tuner::run::{RunConfig, Silent, run};
+
+fn client(server: &ChatServer) -> LlmClient {
+    LlmClient::new(LlmConfig::new(server.base_url(), "scripted")).with_sleep(|_| {})
+}
+
+fn tune(kernel: &str, generator: &mut Llm, rounds: u32, candidates: usize) -> KernelResult {
+    let problem = Bundled::find(kernel).unwrap().problem(0, None).unwrap();
+    let dir = std::env::temp_dir().join(format!("npu-constrained-{kernel}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = RunConfig {
+        rounds,
+        candidates,
+        seed: 0,
+        jobs: 1,
+        report_dir: dir.clone(),
+        resume: false,
+        baselines: false,
+    };
+    let result = run(std::slice::from_ref(&problem), generator, &config, &Silent);
+    let _ = std::fs::remove_dir_all(&dir);
+    result.expect("the loop finishes").remove(0)
+}
+
+#[test]
+fn gbnf_probe_then_exact_set_grammar_gives_only_legal_candidates() {
+    // Every request is decoded under its grammar; the probe's grammar admits one word.
+    let script = (0..40).map(Behaviour::FromGrammar).collect();
+    let server = ChatServer::start(script);
+    let mut generator = Llm::constrained(client(&server), None, ConstrainMode::Auto, 0.25);
+    let result = tune("rowsum", &mut generator, 2, 4);
+    assert_eq!(
+        generator.probe_note.as_deref(),
+        Some("the server honours a GBNF grammar")
+    );
+
+    let requests = server.requests();
+    let grammars: Vec<&str> = requests
+        .iter()
+        .skip(1) // the probe
+        .map(|r| {
+            r.body["grammar"]
+                .as_str()
+                .expect("every request carries a grammar")
+        })
+        .collect();
+    assert!(!grammars.is_empty());
+    for grammar in &grammars {
+        assert!(
+            grammar.contains("stage x, y in ub depth"),
+            "this kernel's names"
+        );
+        assert!(!grammar.contains("stage a, b"), "no other kernel's names");
+        assert!(requests[1].body.get("response_format").is_none());
+    }
+    // One in four candidates explores under the syntax grammar, the rest are held to
+    // the exact legal set (a trie: its rules are numbered nodes).
+    let exact = grammars.iter().filter(|g| g.contains("n0 ::=")).count();
+    assert!(
+        exact > 0 && exact < grammars.len(),
+        "{exact} of {}",
+        grammars.len()
+    );
+
+    let llm: Vec<_> = result
+        .candidates
+        .iter()
+        .filter(|c| c.generator == "llm")
+        .collect();
+    assert_eq!(llm.len(), 8);
+    // Each round asks its first candidate under the syntax grammar and the other three
+    // under the exact set: those are all legal (correct, or a repeat of a legal one).
+    for candidate in llm.iter().filter(|c| c.index > 0) {
+        assert!(
+            matches!(candidate.verdict, Verdict::Correct | Verdict::Duplicate),
+            "{:?} under the exact set:\n{}",
+            candidate.verdict,
+            candidate.source
+        );
+    }
+    // Repeats are recorded, not evaluated, and do not count in Comp@1.
+    let duplicates = llm
+        .iter()
+        .filter(|c| c.verdict == Verdict::Duplicate)
+        .count();
+    assert!((result.duplicate_share - duplicates as f64 / 8.0).abs() < 1e-9);
+}
+
+#[test]
+fn json_schema_when_the_server_ignores_grammars() {
+    let reply = r#"{"cores": 8, "tiles": {"i": 8, "k": null}, "depth": 2, "tail": "none"}"#;
+    let probe = r#"{"probe": "npu-constrained"}"#;
+    let mut script = vec![
+        Behaviour::Reply("hello".into()), // the grammar probe: ignored
+        Behaviour::WhenSchema(probe.to_string()), // the schema probe: honoured
+    ];
+    script.extend((0..4).map(|_| Behaviour::WhenSchema(reply.to_string())));
+    let server = ChatServer::start(script);
+    let mut generator = Llm::constrained(client(&server), None, ConstrainMode::Auto, 0.0);
+    let result = tune("rowsum", &mut generator, 1, 2);
+    let note = generator.probe_note.clone().unwrap_or_default();
+    assert_eq!(note, "the server honours a JSON Schema");
+    let requests = server.requests();
+    assert!(
+        requests[0].body["grammar"].is_string(),
+        "the grammar was probed first"
+    );
+    let schema = &requests[2].body["response_format"]["json_schema"]["schema"];
+    assert_eq!(
+        schema["properties"]["depth"]["enum"],
+        serde_json::json!([1, 2])
+    );
+    let llm: Vec<_> = result
+        .candidates
+        .iter()
+        .filter(|c| c.generator == "llm")
+        .collect();
+    assert!(
+        llm.iter()
+            .all(|c| c.source.contains("parallel i over 8 cores;"))
+    );
+    // The server answers the same object twice: the repeat is not evaluated again.
+    assert_eq!(llm[0].verdict, Verdict::Correct);
+    assert_eq!(llm[1].verdict, Verdict::Duplicate);
+    assert!(
+        llm[1]
+            .feedback
+            .contains("the same schedule as candidate r0_0"),
+        "{}",
+        llm[1].feedback
+    );
+    assert_eq!((result.comp_at_1, result.duplicate_share), (1.0, 0.5));
+}
+
+#[test]
+fn no_constraint_when_the_server_honours_neither() {
+    let server = ChatServer::start_repeating(Behaviour::Reply("hello".into()));
+    let client = client(&server);
+    let probed = client.probe_constraints();
+    let reason = probed.expect_err("neither form is honoured");
+    assert!(
+        reason.contains("ignored a GBNF grammar") && reason.contains("ignored a JSON Schema"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn hybrid_seeds_the_heuristic_with_the_models_proposals() {
+    let server = ChatServer::start((0..20).map(Behaviour::FromGrammar).collect());
+    let llm = Llm::constrained(client(&server), None, ConstrainMode::Gbnf, 0.0);
+    let mut hybrid = Hybrid {
+        model: llm,
+        model_share: 0.25,
+    };
+    let problem = Bundled::find("rowsum").unwrap().problem(0, None).unwrap();
+    let dir = std::env::temp_dir().join(format!("npu-hybrid-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = RunConfig {
+        rounds: 2,
+        candidates: 4,
+        seed: 0,
+        jobs: 1,
+        report_dir: dir.clone(),
+        resume: false,
+        baselines: false,
+    };
+    let result = run(
+        std::slice::from_ref(&problem),
+        &mut hybrid,
+        &config,
+        &Silent,
+    )
+    .expect("the loop finishes")
+    .remove(0);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(result.generator, "llm+heuristic");
+    let main: Vec<_> = result
+        .candidates
+        .iter()
+        .filter(|c| c.generator == "llm+heuristic")
+        .collect();
+    assert_eq!(main.len(), 8);
+    // One model candidate per round (the server's), three of the heuristic's.
+    for round in 0..2 {
+        let of_round: Vec<_> = main.iter().filter(|c| c.round == round).collect();
+        assert!(
+            !of_round[0].source.contains("heuristic_r"),
+            "{}",
+            of_round[0].source
+        );
+        assert!(
+            of_round[1..]
+                .iter()
+                .all(|c| c.source.contains("heuristic_r"))
+        );
+    }
+    // Only the model's requests reached the server: one per round.
+    assert_eq!(server.requests().len(), 2);
+    assert!(result.best.is_some());
+}
+
+#[test]
+fn recordings_keep_the_prompt_and_the_grammar_sent() {
+    use std::sync::{Arc, Mutex};
+    let server = ChatServer::start((0..10).map(Behaviour::FromGrammar).collect());
+    let transcript = Arc::new(Mutex::new(npu::tuner::replay::Transcript::new("scripted")));
+    let mut generator = Llm::constrained(
+        client(&server),
+        Some(transcript.clone()),
+        ConstrainMode::Gbnf,
+        0.5,
+    );
+    tune("vmla", &mut generator, 1, 2);
+    let transcript = transcript.lock().unwrap();
+    let exchange = &transcript.exchanges[0];
+    let prompt = exchange.prompt.as_deref().expect("the prompt text is kept");
+    assert_eq!(npu::tuner::replay::prompt_sha(prompt), exchange.prompt_sha);
+    // One candidate explored under the syntax grammar, one under the exact set.
+    assert_eq!(exchange.constraints.len(), 2);
+    assert!(exchange.constraints[0].contains("split-i ::="));
+    assert!(exchange.constraints[1].contains("n0 ::="));
+    assert_eq!(exchange.replies.len(), 2);
+}

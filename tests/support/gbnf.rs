@@ -1,0 +1,136 @@
+//! A sampler for the GBNF subset the tuner's grammars use, so that the loopback chat
+//! server can decode under a grammar as llama.cpp's server does: rules of alternatives
+//! (`|`) of sequences of string literals, rule names (optionally `?`) and character
+//! classes (optionally `*`). Choices come from a seeded generator, so a test replays.
+
+use std::collections::BTreeMap;
+
+/// One element of a sequence.
+#[derive(Clone, Debug)]
+enum Element {
+    Literal(String),
+    Rule { name: String, optional: bool },
+    Class { first: char, repeated: bool },
+}
+
+/// A string the grammar admits, its choices drawn from `seed`.
+pub fn sample(grammar: &str, seed: u64) -> Result<String, String> {
+    let rules = parse(grammar)?;
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = move |bound: usize| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) as usize) % bound.max(1)
+    };
+    let mut out = String::new();
+    expand(&rules, "root", &mut next, &mut out, 0)?;
+    Ok(out)
+}
+
+fn expand(
+    rules: &BTreeMap<String, Vec<Vec<Element>>>,
+    name: &str,
+    next: &mut impl FnMut(usize) -> usize,
+    out: &mut String,
+    depth: usize,
+) -> Result<(), String> {
+    if depth > 10_000 {
+        return Err("the grammar nests too deep".into());
+    }
+    let alternatives = rules.get(name).ok_or(format!("no rule `{name}`"))?;
+    let chosen = &alternatives[next(alternatives.len())];
+    for element in chosen {
+        match element {
+            Element::Literal(text) => out.push_str(text),
+            Element::Rule { name, optional } => {
+                if !*optional || next(2) == 0 {
+                    expand(rules, name, next, out, depth + 1)?;
+                }
+            }
+            Element::Class { first, repeated } => {
+                if !*repeated {
+                    out.push(*first);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn parse(grammar: &str) -> Result<BTreeMap<String, Vec<Vec<Element>>>, String> {
+    let mut rules = BTreeMap::new();
+    for line in grammar.lines().filter(|l| !l.trim().is_empty()) {
+        let (name, body) = line
+            .split_once(" ::= ")
+            .ok_or(format!("not a rule: `{line}`"))?;
+        let chars: Vec<char> = body.chars().collect();
+        let mut alternatives = vec![Vec::new()];
+        let mut i = 0;
+        while i < chars.len() {
+            match chars[i] {
+                ' ' => i += 1,
+                '|' => {
+                    alternatives.push(Vec::new());
+                    i += 1;
+                }
+                '"' => {
+                    let mut text = String::new();
+                    i += 1;
+                    while i < chars.len() && chars[i] != '"' {
+                        if chars[i] == '\\' {
+                            i += 1;
+                            text.push(match chars.get(i) {
+                                Some('n') => '\n',
+                                Some(c) => *c,
+                                None => return Err(format!("a cut escape in `{line}`")),
+                            });
+                        } else {
+                            text.push(chars[i]);
+                        }
+                        i += 1;
+                    }
+                    i += 1;
+                    push(&mut alternatives, Element::Literal(text));
+                }
+                '[' => {
+                    let first = *chars.get(i + 1).ok_or("an empty class")?;
+                    while i < chars.len() && chars[i] != ']' {
+                        i += 1;
+                    }
+                    i += 1;
+                    let repeated = chars.get(i) == Some(&'*');
+                    if repeated {
+                        i += 1;
+                    }
+                    push(&mut alternatives, Element::Class { first, repeated });
+                }
+                _ => {
+                    let start = i;
+                    while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '-') {
+                        i += 1;
+                    }
+                    if i == start {
+                        return Err(format!("unexpected `{}` in `{line}`", chars[i]));
+                    }
+                    let name: String = chars[start..i].iter().collect();
+                    let optional = chars.get(i) == Some(&'?');
+                    if optional {
+                        i += 1;
+                    }
+                    push(&mut alternatives, Element::Rule { name, optional });
+                }
+            }
+        }
+        rules.insert(name.to_string(), alternatives);
+    }
+    Ok(rules)
+}
+
+fn push(alternatives: &mut [Vec<Element>], element: Element) {
+    if let Some(last) = alternatives.last_mut() {
+        last.push(element);
+    }
+}

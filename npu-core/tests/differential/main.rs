@@ -98,6 +98,19 @@ fn judge(source: &str, target: &Target) -> Verdict {
             };
         }
     };
+    // The harness lowers rejected schedules through the permissive target; for an
+    // accepted one that path must give the very program the real one does.
+    if checked.is_ok() {
+        let through_permissive = check_source(source, &permissive(target))
+            .ok()
+            .map(|open| lower(&for_target(open, target), 0));
+        if through_permissive.as_ref() != Some(&program) {
+            return Verdict::Disagree {
+                class: "harness: the permissive path lowers another program".into(),
+                detail: "lower(for_target(check(permissive))) != lower(check(target))".into(),
+            };
+        }
+    }
     let validated = validate(&program, target);
     match (&checked, validated) {
         (Ok(_), Ok(())) => Verdict::Agree { accepted: true },

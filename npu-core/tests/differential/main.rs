@@ -7,7 +7,9 @@
 //! events, cores, dtypes and cube without limit), then lowered for the real target and
 //! validated against it. A schedule the permissive target rejects too breaks a rule of
 //! the language a program cannot show (a tail with no policy, a tile past its extent),
-//! so only the checker speaks for it.
+//! so only the checker speaks for it. For every accepted schedule the test also checks
+//! that the permissive path lowers the very program the real one does, so the programs
+//! it validates for rejected schedules are the ones lowering would emit.
 //!
 //! `NPU_DIFF_SCHEDULES` sets how many random schedules to try (5,000 by default);
 //! `NPU_DIFF_SEED` the seed. Disagreements are printed one per class, with a repro.

@@ -10,6 +10,8 @@
 //! 4. [`lower`](mod@lower): a checked schedule to a [`Program`] of per-core, per-pipe instruction
 //!    streams with placed buffers and explicit synchronisation ([`program`] documents
 //!    the instruction set), which npu-sim runs.
+//! 5. [`validate`](mod@validate): a second guard, independent of the checker, that
+//!    checks a lowered [`Program`] instruction by instruction against its [`Target`].
 //!
 //! npu-core does no I/O: a target file's text is read by the caller and given to
 //! [`Target::from_toml`].
@@ -28,6 +30,7 @@ pub mod program;
 pub mod scalar;
 pub mod schedule;
 pub mod target;
+pub mod validate;
 
 pub use diag::{Code, Diagnostic, DiagnosticRecord, Diagnostics};
 pub use dtype::Dtype;
@@ -36,6 +39,7 @@ pub use ir::CheckedKernel;
 pub use lower::{lower, lower_named};
 pub use program::{Pipe, Program};
 pub use target::{Level, Target, TargetError};
+pub use validate::{Rule, Violation, validate};
 
 /// Parses and checks kernel source text against `target`, whatever target the text
 /// names. Diagnostics render against `source` with [`Diagnostics::render`].

@@ -21,8 +21,10 @@
 //!   the end every producer waits for its outstanding frees, so each `set_flag` has a
 //!   matching `wait_flag`, and all pipes meet at a `barrier`.
 //! - **Tails.** A tile past the end of its axis is copied at its exact length; under
-//!   `tail pad` a copy whose bursts are not a multiple of the alignment is marked
-//!   padded, and the simulator charges the padded bytes and the pad penalty. Vector
+//!   `tail pad` a copy whose bursts, the strides between them on chip or in global
+//!   memory, or its start in global memory are not a multiple of the alignment is
+//!   marked padded, and the simulator charges the padded bytes and the pad penalty
+//!   (the `copy` module). Vector
 //!   instructions of a tail tile cover only its elements.
 //!
 //! - **Barriers.** Every buffer two pipes share is such a queue, and temporaries and
@@ -31,14 +33,15 @@
 //! Vector kernels are lowered in the private `vector` module (with their expression
 //! nodes in `nodes`), matmuls in `matmul`.
 
+mod copy;
 mod matmul;
 mod nodes;
 mod vector;
 
 use crate::dtype::Dtype;
-use crate::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass, Subscript, Tail};
+use crate::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass, Subscript};
 use crate::plan;
-use crate::program::{CopyDim, CopyShape, CoreAssignment, CoreCode, Placement, Program};
+use crate::program::{CoreAssignment, CoreCode, Placement, Program};
 use crate::scalar;
 use crate::target::{Level, Target};
 
@@ -450,7 +453,8 @@ pub(crate) struct Lowering<'a> {
 /// finds its copy shape or box without comparing vectors.
 #[derive(Default)]
 pub(crate) struct Tables {
-    copies: Vec<((usize, u64), u32)>,
+    /// The interned shape and whether the copy is padded.
+    copies: Vec<((usize, u64), (u32, bool))>,
     boxes: Vec<((usize, u64), u32)>,
 }
 
@@ -533,13 +537,13 @@ impl Lowering<'_> {
                 Subscript::Const(c) => offset += c * stride,
             }
         }
-        let index = match self
+        let (index, padded) = match self
             .tables
             .copies
             .iter()
             .find(|(k, _)| *k == (tensor, mask))
         {
-            Some((_, index)) => *index,
+            Some((_, entry)) => *entry,
             None => {
                 let lens: Vec<u64> = info
                     .subscripts
@@ -550,70 +554,41 @@ impl Lowering<'_> {
                     })
                     .collect();
                 let align = self.kernel.target.alignment(level);
-                let copy = copy_shape(
+                // Where a copy of this tensor can start: its tiles (and so every core's
+                // origin) step by `tile × stride` along each axis it is split on.
+                let size = info.dtype.size();
+                let start_misaligned =
+                    info.subscripts
+                        .iter()
+                        .zip(&info.gm_strides)
+                        .any(|(subscript, stride)| {
+                            let step = match *subscript {
+                                Subscript::Axis(a) => {
+                                    let tile = self.schedule.tiles[a];
+                                    if self.kernel.axes[a].extent <= tile {
+                                        return false;
+                                    }
+                                    tile * stride * size
+                                }
+                                Subscript::Const(c) => c * stride * size,
+                            };
+                            !step.is_multiple_of(align)
+                        });
+                let (copy, padded) = copy::copy_shape(
                     &lens,
                     &info.shape,
                     &info.tile_shape,
                     info.dtype,
                     self.schedule.tail,
                     align,
+                    start_misaligned,
                 );
                 self.program.copies.push(copy);
                 let index = (self.program.copies.len() - 1) as u32;
-                self.tables.copies.push(((tensor, mask), index));
-                index
+                self.tables.copies.push(((tensor, mask), (index, padded)));
+                (index, padded)
             }
         };
-        let copy = &self.program.copies[index as usize];
-        (index, offset, copy.moved != copy.bytes)
-    }
-}
-
-/// The copy of a box of `lens` out of a tensor of `shape` into a row-major buffer of
-/// `tile` elements per dimension.
-fn copy_shape(
-    lens: &[u64],
-    shape: &[u64],
-    tile: &[u64],
-    dtype: Dtype,
-    tail: Tail,
-    align: u64,
-) -> CopyShape {
-    let size = dtype.size();
-    let gm = gm_strides(shape);
-    let buf = gm_strides(tile);
-    let dims: Vec<CopyDim> = lens
-        .iter()
-        .zip(gm.iter().zip(&buf))
-        .map(|(&len, (&gm_stride, &buf_stride))| CopyDim {
-            len,
-            gm_stride,
-            buf_stride: buf_stride * size,
-        })
-        .collect();
-    let rank = lens.len();
-    // Merge inner dimensions that are whole in both global memory and the buffer.
-    let mut inner = rank - 1;
-    let mut run = lens[inner];
-    while inner > 0 && lens[inner] == shape[inner] && lens[inner] == tile[inner] {
-        inner -= 1;
-        run *= lens[inner];
-    }
-    let bursts: u64 = lens[..inner].iter().product();
-    let bytes = lens.iter().product::<u64>() * size;
-    let burst_bytes = run * size;
-    let stride_misaligned = inner > 0 && !(buf[inner - 1] * size).is_multiple_of(align);
-    let padded = tail == Tail::Pad && (!burst_bytes.is_multiple_of(align) || stride_misaligned);
-    let moved = if padded {
-        bursts * plan::align_up(burst_bytes, align)
-    } else {
-        bytes
-    };
-    CopyShape {
-        dims,
-        element_bytes: size,
-        bytes,
-        moved,
-        bursts,
+        (index, offset, padded)
     }
 }

@@ -274,3 +274,76 @@ fn instructions_are_compact() {
         std::mem::size_of::<npu_core::program::Instr>()
     );
 }
+
+/// The first and the last copy of each pipe, as listings show them.
+fn edge_copies(target: &str, source: &str) -> Vec<String> {
+    let target = Target::preset(target).expect("a preset");
+    let kernel = check_source(source, &target).expect("legal");
+    let program = lower(&kernel, 0);
+    assert_eq!(npu_core::validate(&program, &target), Ok(()));
+    let mut texts = Vec::new();
+    for pipe in [Pipe::Mte2, Pipe::Mte3] {
+        let copies: Vec<&Op> = program.classes[0]
+            .stream(pipe)
+            .iter()
+            .map(|i| &i.op)
+            .filter(|op| matches!(op, Op::CopyIn { .. } | Op::CopyOut { .. }))
+            .collect();
+        for op in [copies[0], copies[copies.len() - 1]] {
+            texts.push(program.instruction_text(op));
+        }
+    }
+    texts
+}
+
+/// Under `tail pad` every copy a plain DataCopy cannot do is padded (DataCopyPad),
+/// not only those whose bursts grow: it pays the pad penalty even when it moves no
+/// extra byte. Each case: the target, the kernel, and the first and last copy in and
+/// out of core class 0.
+#[test]
+fn copies_a_plain_data_copy_cannot_do_are_padded_under_tail_pad() {
+    let cases: [(&str, &str, [&str; 4]); 3] = [
+        // Rows of 100 f32 start every 400 B in global memory, not a multiple of 32:
+        // the 32-byte bursts of a tile of 8 columns need DataCopyPad. The tail of 4
+        // columns is padded too, 16 B to 32 B per row.
+        (
+            "ascend910b",
+            "kernel strided(x: [f32; 8, 100]) -> y: [f32; 8, 100] { y[i, j] = x[i, j] * 2.0; }
+             target ascend910b; schedule s { split j by 8; stage x, y in ub; tail pad; }",
+            [
+                "copy_in x[+0] -> ub@0x00000 [8x8] 256 B in 8 bursts padded to 256 B",
+                "copy_in x[+96] -> ub@0x00000 [8x4] 128 B in 8 bursts padded to 256 B",
+                "copy_out ub@0x00100 -> y[+0] [8x8] 256 B in 8 bursts padded to 256 B",
+                "copy_out ub@0x00100 -> y[+96] [8x4] 128 B in 8 bursts padded to 256 B",
+            ],
+        ),
+        // Tiles of 24 rows of 50 i8 are 1200 B, so the tail of 16 rows (800 B, an
+        // aligned length) starts at byte 1200, which is not: it is padded as well.
+        (
+            "aie2_tile",
+            "kernel rows(x: [i8; 40, 50]) -> y: [i8; 40, 50] { y[i, j] = x[i, j] + x[i, j]; }
+             target aie2_tile; schedule s { split i by 24; stage x, y in ub; tail pad; }",
+            [
+                "copy_in x[+0] -> ub@0x00000 [24x50] 1200 B padded to 1216 B",
+                "copy_in x[+1200] -> ub@0x00000 [16x50] 800 B padded to 800 B",
+                "copy_out ub@0x004c0 -> y[+0] [24x50] 1200 B padded to 1216 B",
+                "copy_out ub@0x004c0 -> y[+1200] [16x50] 800 B padded to 800 B",
+            ],
+        ),
+        // Aligned rows and tiles: nothing to pad, whatever the policy says.
+        (
+            "ascend910b",
+            "kernel aligned(x: [f32; 8, 128]) -> y: [f32; 8, 128] { y[i, j] = x[i, j] * 2.0; }
+             target ascend910b; schedule s { split j by 64; stage x, y in ub; tail pad; }",
+            [
+                "copy_in x[+0] -> ub@0x00000 [8x64] 2048 B in 8 bursts",
+                "copy_in x[+64] -> ub@0x00000 [8x64] 2048 B in 8 bursts",
+                "copy_out ub@0x00800 -> y[+0] [8x64] 2048 B in 8 bursts",
+                "copy_out ub@0x00800 -> y[+64] [8x64] 2048 B in 8 bursts",
+            ],
+        ),
+    ];
+    for (target, source, expected) in cases {
+        assert_eq!(edge_copies(target, source), expected, "{source}");
+    }
+}

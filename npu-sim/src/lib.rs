@@ -23,8 +23,10 @@
 //!   values, rounded per dtype with [`npu_core::scalar`] like the host reference; the
 //!   cube accumulates in f32 (i32 for integers) in L0C.
 //!
-//! A wait no pipe can satisfy is a [`SimError::Deadlock`], never a hang, and a program
-//! longer than the budget is refused with [`SimError::InstructionBudget`].
+//! A wait no pipe can satisfy is a [`SimError::Deadlock`], never a hang, a program
+//! longer than the budget is refused with [`SimError::InstructionBudget`], and a
+//! program the validator ([`npu_core::validate()`]) rejects for its target is refused
+//! with [`SimError::Invalid`] before anything runs.
 //!
 //! ```
 //! let source = "
@@ -124,6 +126,12 @@ pub enum SimError {
     InstructionBudget { limit: u64, needed: u64 },
     /// Inputs, expected outputs or a schedule index that do not fit the kernel.
     BadInput { message: String },
+    /// A program the validator ([`npu_core::validate()`]) rejects for its target: the
+    /// first violation, and how many there are.
+    Invalid {
+        violation: String,
+        violations: usize,
+    },
     /// An instruction that touches memory outside its level or tensor.
     BadProgram {
         core: u32,
@@ -156,6 +164,16 @@ impl fmt::Display for SimError {
                 )
             }
             SimError::BadInput { message } => f.write_str(message),
+            SimError::Invalid {
+                violation,
+                violations,
+            } => {
+                write!(f, "the program breaks its target's rules: {violation}")?;
+                if *violations > 1 {
+                    write!(f, " (and {} more)", violations - 1)?;
+                }
+                Ok(())
+            }
             SimError::BadProgram {
                 core,
                 pipe,
@@ -227,6 +245,11 @@ pub fn simulate(
             .map(|(_, _, text)| text.clone())
             .unwrap_or_default(),
         message: error.message,
+    })?;
+    // The second guard: the simulator runs only programs the target could run.
+    npu_core::validate(program, &kernel.target).map_err(|violations| SimError::Invalid {
+        violation: violations[0].to_string(),
+        violations: violations.len(),
     })?;
     let needed = program.instruction_count();
     if needed > options.max_instructions {

@@ -213,3 +213,17 @@ fn strided_copy_pays_per_burst() {
     let copies = events(&simulation, "copy_in");
     assert_eq!(copies[0], (1.0, 124.0));
 }
+
+#[test]
+fn a_misaligned_row_stride_pays_the_pad_penalty() {
+    let source = "kernel rows(x: [f16; 8, 100]) -> y: [f16; 8, 100] { y[i, j] = x[i, j] * 2.0; }
+        target npueval_demo;
+        schedule s { split j by 16; stage x, y in ub depth 2; tail pad; }";
+    let kernel = check_on(source, &hand_target());
+    let simulation = run(&kernel, &npu_core::lower(&kernel, 0));
+    // Rows of 100 f16 start every 200 B in global memory, not a multiple of 32, so
+    // even a whole 8 x 16 tile (8 bursts of 32 B, nothing to pad) needs DataCopyPad:
+    // 256 / 32 × 2 + (8 − 1) × 4 = 16 + 28 = 44 cycles, not the 36 of a plain copy.
+    let copies = events(&simulation, "copy_in");
+    assert_eq!(copies[0], (1.0, 44.0));
+}

@@ -1,6 +1,7 @@
 //! What the simulator says about programs and inputs it cannot run: a wait nothing
-//! satisfies, a program over the instruction budget, inputs of the wrong shape, and
-//! instructions outside their memory. None of them hangs or panics.
+//! satisfies, a program over the instruction budget, inputs of the wrong shape, a
+//! program the validator refuses for its target, and instructions outside their
+//! buffers. None of them hangs or panics.
 
 mod support;
 
@@ -21,8 +22,10 @@ fn timing() -> SimOptions {
     }
 }
 
-/// Removes the `n`-th instruction of `pipe` from every class.
-fn without(mut program: Program, pipe: Pipe, wanted: impl Fn(&Op) -> bool, n: usize) -> Program {
+/// Moves the `n`-th instruction of `pipe` in every class to the end of its stream,
+/// just before the closing barrier: the flags stay balanced, so the validator lets the
+/// program run, but the flag comes too late.
+fn delayed(mut program: Program, pipe: Pipe, wanted: impl Fn(&Op) -> bool, n: usize) -> Program {
     for class in &mut program.classes {
         let stream = &mut class.streams[pipe.index()];
         let position = stream
@@ -32,7 +35,9 @@ fn without(mut program: Program, pipe: Pipe, wanted: impl Fn(&Op) -> bool, n: us
             .nth(n)
             .map(|(p, _)| p)
             .expect("the instruction");
-        stream.remove(position);
+        let instr = stream.remove(position);
+        let barrier = stream.len() - 1;
+        stream.insert(barrier, instr);
     }
     program
 }
@@ -40,8 +45,8 @@ fn without(mut program: Program, pipe: Pipe, wanted: impl Fn(&Op) -> bool, n: us
 #[test]
 fn a_wait_with_no_set_is_a_deadlock() {
     let kernel = vmla();
-    // Drop MTE2's first `set_flag`: V then waits for `a` of tile 0 forever.
-    let program = without(
+    // Delay MTE2's first `set_flag` to its end: V then waits for `a` of tile 0 forever.
+    let program = delayed(
         lower(&kernel, 0),
         Pipe::Mte2,
         |op| matches!(op, Op::SetFlag { .. }),
@@ -70,8 +75,8 @@ fn a_wait_with_no_set_is_a_deadlock() {
 #[test]
 fn a_missing_free_deadlocks_the_producer() {
     let kernel = vmla();
-    // Drop V's first free of `a`'s slot: MTE2 cannot refill it for tile 1 (depth 1).
-    let program = without(
+    // Delay V's first free of `a`'s slot: MTE2 cannot refill it for tile 1 (depth 1).
+    let program = delayed(
         lower(&kernel, 0),
         Pipe::V,
         |op| matches!(op, Op::SetFlag { to: Pipe::Mte2, .. }),
@@ -145,7 +150,7 @@ fn bad_inputs_are_reported() {
 }
 
 #[test]
-fn an_instruction_outside_its_level_is_a_bad_program() {
+fn an_instruction_outside_its_level_is_refused_by_the_validator() {
     let kernel = vmla();
     let mut program = lower(&kernel, 0);
     for instr in &mut program.classes[0].streams[Pipe::Mte2.index()] {
@@ -157,6 +162,26 @@ fn an_instruction_outside_its_level_is_a_bad_program() {
     let error =
         simulate(&kernel, &program, &inputs, &SimOptions::default()).expect_err("out of ub");
     assert!(
+        matches!(&error, SimError::Invalid { violation, .. } if violation.starts_with("capacity: MTE2 of core class 0")),
+        "{error}"
+    );
+}
+
+#[test]
+fn an_instruction_past_every_buffer_is_a_bad_program() {
+    // Inside ub, so the validator lets it run, but past every buffer the program placed.
+    let kernel = vmla();
+    let mut program = lower(&kernel, 0);
+    let peak = program.peak(npu_core::Level::Ub) as u32;
+    for instr in &mut program.classes[0].streams[Pipe::Mte2.index()] {
+        if let Op::CopyIn { address, .. } = &mut instr.op {
+            *address = peak;
+        }
+    }
+    let inputs = support::inputs(&kernel, 0);
+    let error =
+        simulate(&kernel, &program, &inputs, &SimOptions::default()).expect_err("past the buffers");
+    assert!(
         matches!(
             error,
             SimError::BadProgram {
@@ -165,6 +190,34 @@ fn an_instruction_outside_its_level_is_a_bad_program() {
             }
         ),
         "{error}"
+    );
+}
+
+#[test]
+fn a_program_its_target_cannot_run_is_refused_before_it_runs() {
+    // One vector instruction over 256 repeats: the validator's, not the checker's, catch.
+    let kernel = vmla();
+    let mut program = lower(&kernel, 0);
+    for class in &mut program.classes {
+        for instr in &mut class.streams[Pipe::V.index()] {
+            if let Op::Vector(v) = &mut instr.op {
+                program.boxes[v.shape as usize] = vec![65536];
+                v.elements = 65536;
+            }
+        }
+    }
+    let error = simulate(&kernel, &program, &[], &timing()).expect_err("too many repeats");
+    assert!(matches!(error, SimError::Invalid { .. }), "{error}");
+    let text = error.to_string();
+    assert!(
+        text.starts_with(
+            "the program breaks its target's rules: repeats: V of core class 0 at `vmul f16"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("need 512 repeats of 256 B but `npueval_demo` issues at most 255"),
+        "{text}"
     );
 }
 

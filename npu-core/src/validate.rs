@@ -1,0 +1,529 @@
+//! The validator: a second, independent check of a lowered [`Program`] against a
+//! [`Target`], instruction by instruction.
+//!
+//! The checker ([`crate::check`], [`crate::schedule`]) judges a kernel and a schedule
+//! before lowering, with spans and fixes. This module judges what lowering actually
+//! emitted, reading nothing but the program and the target, so a mistake in the
+//! checker's rules, in the plan or in lowering shows up as a disagreement between the
+//! two guards (the differential test keeps them in step) instead of as a program the
+//! simulator runs on a machine that could not. It shares no code with the checker.
+//!
+//! What it checks, each rule from the instruction's own operands:
+//!
+//! - **Capacity.** Every placement lies in its level (a level of capacity 0 holds
+//!   nothing), and so does every byte range an instruction touches: a copy's range from
+//!   its shape (a padded copy's last burst rounded up to the alignment), a vector
+//!   operand's from its box and byte strides, a cube block's from the program's block.
+//! - **Alignment.** Every placement and the on-chip start of every copy is a multiple
+//!   of the level's alignment. A copy's bursts (its contiguous runs in global memory,
+//!   found from the strides) must start aligned on chip. An unpadded copy (`DataCopy`)
+//!   also needs each burst's length, each stride between bursts and its start in
+//!   global memory aligned, for every core that runs it. A padded copy (`DataCopyPad`)
+//!   takes any length and global-memory stride, but each padded burst must fit before
+//!   the next burst on chip and the bytes it moves must be the padded bursts.
+//! - **Repeats.** A vector instruction issues `ceil(elements × width / repeat_bytes)`
+//!   repeats, at most `vector.max_repeat`; `elements` is its box's product and `width`
+//!   the widest element it touches (the accumulator's for `vreduce`; the recorded
+//!   width where a cast's source dtype is not in the instruction).
+//! - **Events.** Every flag id is below `target.events`; each `set_flag` sits in its
+//!   `from` pipe's stream, each `wait_flag` in its `to` pipe's, and per core class the
+//!   sets and waits of every `(from, to, event)` balance.
+//! - **Cores.** The requested and the assigned cores fit the target's cube cores when
+//!   the program uses the cube, its vector cores otherwise.
+//! - **Units.** Vector arithmetic (unary, binary, compare, select, reduce) computes in
+//!   a dtype of `vector.dtypes`; moves (`vdup`, `vcopy`) and conversions (`vconv`)
+//!   only move bits, and a reduction's accumulator is the unit's own wider format, so
+//!   those are not held to the list. Cube instructions need `target.cube`, one of its
+//!   dtypes and a block that is a multiple of its fractal.
+//!
+//! The copy rules live in the private `copy` module, the rest here.
+
+mod copy;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::dtype::Dtype;
+use crate::program::{Op, Operand, Pipe, Program, VectorInstr, VectorKind};
+use crate::target::{Level, Target};
+
+/// Violations reported at most; the rest are counted in a last one.
+const MAX_VIOLATIONS: usize = 64;
+
+/// One thing a program does that its target cannot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub rule: Rule,
+    /// The core class, pipe and listing text of the instruction to blame, if one is.
+    pub at: Option<(u32, Pipe, String)>,
+    pub message: String,
+}
+
+/// The kind of rule a [`Violation`] breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    /// The program's tables do not fit its instructions ([`Program::validate`]).
+    Structure,
+    Capacity,
+    Alignment,
+    Repeats,
+    Events,
+    Cores,
+    Unit,
+}
+
+impl Rule {
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Structure => "structure",
+            Rule::Capacity => "capacity",
+            Rule::Alignment => "alignment",
+            Rule::Repeats => "repeats",
+            Rule::Events => "events",
+            Rule::Cores => "cores",
+            Rule::Unit => "unit",
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.at {
+            Some((class, pipe, instruction)) => write!(
+                f,
+                "{}: {pipe} of core class {class} at `{instruction}`: {}",
+                self.rule.name(),
+                self.message
+            ),
+            None => write!(f, "{}: {}", self.rule.name(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for Violation {}
+
+/// Checks `program` against `target`: first the program's own tables
+/// ([`Program::validate`]), then every placement and instruction.
+pub fn validate(program: &Program, target: &Target) -> Result<(), Vec<Violation>> {
+    if let Err(error) = program.validate() {
+        return Err(vec![Violation {
+            rule: Rule::Structure,
+            at: error.at,
+            message: error.message,
+        }]);
+    }
+    let mut validator = Validator {
+        program,
+        target,
+        found: Vec::new(),
+        dropped: 0,
+    };
+    validator.placements();
+    validator.cores();
+    for class in 0..program.classes.len() {
+        validator.class(class as u32);
+    }
+    validator.global_memory();
+    let Validator {
+        mut found, dropped, ..
+    } = validator;
+    if dropped > 0 {
+        found.push(Violation {
+            rule: found[0].rule,
+            at: None,
+            message: format!("and {dropped} more violations"),
+        });
+    }
+    if found.is_empty() { Ok(()) } else { Err(found) }
+}
+
+struct Validator<'p> {
+    program: &'p Program,
+    target: &'p Target,
+    found: Vec<Violation>,
+    dropped: usize,
+}
+
+/// Where a violation is, before its instruction text is written.
+#[derive(Clone, Copy)]
+struct Site<'o> {
+    class: u32,
+    pipe: Pipe,
+    op: &'o Op,
+}
+
+impl Validator<'_> {
+    fn report(&mut self, rule: Rule, site: Option<Site>, message: String) {
+        let at = site.map(|s| (s.class, s.pipe, self.program.instruction_text(s.op)));
+        let violation = Violation { rule, at, message };
+        if self.found.contains(&violation) {
+            return;
+        }
+        if self.found.len() < MAX_VIOLATIONS {
+            self.found.push(violation);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Every buffer inside its level, starting aligned.
+    fn placements(&mut self) {
+        for buffer in &self.program.buffers {
+            let level = buffer.level;
+            let capacity = self.target.capacity(level);
+            let align = self.target.alignment(level);
+            let (start, end) = (buffer.address, buffer.end());
+            if capacity == 0 {
+                let message = format!(
+                    "buffer `{}` is placed in {level}, which `{}` does not have",
+                    buffer.name, self.target.name
+                );
+                self.report(Rule::Unit, None, message);
+            } else if end > capacity {
+                let message = format!(
+                    "buffer `{}` at {level} {start:#x}..{end:#x} ends {} B past the {capacity} B of {level}",
+                    buffer.name,
+                    end - capacity
+                );
+                self.report(Rule::Capacity, None, message);
+            }
+            if !start.is_multiple_of(align)
+                || (buffer.depth > 1 && !buffer.slot_bytes.is_multiple_of(align))
+            {
+                let message = format!(
+                    "buffer `{}` has slots of {} B from {level} {start:#x}, not on the {align}-byte alignment",
+                    buffer.name, buffer.slot_bytes
+                );
+                self.report(Rule::Alignment, None, message);
+            }
+        }
+    }
+
+    fn uses_cube(&self) -> bool {
+        self.program.cube.is_some()
+            || self.program.classes.iter().any(|code| {
+                [Pipe::Mte1, Pipe::M, Pipe::Fix]
+                    .iter()
+                    .any(|pipe| !code.stream(*pipe).is_empty())
+            })
+    }
+
+    fn cores(&mut self) {
+        let cube = self.uses_cube();
+        let (available, kind) = if cube {
+            (u64::from(self.target.cores.cube), "cube")
+        } else {
+            (u64::from(self.target.cores.vector), "vector")
+        };
+        let requested = self.program.requested_cores;
+        if requested > available {
+            let message = format!(
+                "the program asks for {requested} cores but `{}` has {available} {kind} cores",
+                self.target.name
+            );
+            self.report(Rule::Cores, None, message);
+        }
+        let assigned = self.program.cores.len() as u64;
+        let highest = self.program.cores.iter().map(|c| u64::from(c.core)).max();
+        if assigned > available || highest.is_some_and(|h| h >= available) {
+            let message = format!(
+                "the program gives work to {assigned} cores up to core {} but `{}` has {available} {kind} cores",
+                highest.unwrap_or(0),
+                self.target.name
+            );
+            self.report(Rule::Cores, None, message);
+        }
+        if !cube {
+            return;
+        }
+        match (&self.target.cube, self.program.cube) {
+            (None, _) => {
+                let message = format!(
+                    "the program uses the cube but `{}` has no cube unit",
+                    self.target.name
+                );
+                self.report(Rule::Unit, None, message);
+            }
+            (Some(unit), Some(block)) => {
+                let fractal = [unit.m, unit.n, unit.k];
+                if block.iter().zip(fractal).any(|(b, f)| !b.is_multiple_of(f)) {
+                    let message = format!(
+                        "the cube block {}x{}x{} is not a multiple of the {}x{}x{} fractal",
+                        block[0], block[1], block[2], fractal[0], fractal[1], fractal[2]
+                    );
+                    self.report(Rule::Unit, None, message);
+                }
+            }
+            (Some(_), None) => {}
+        }
+    }
+
+    fn class(&mut self, class: u32) {
+        let program = self.program;
+        let code = &program.classes[class as usize];
+        // (from, to, event) -> (sets, waits); a BTreeMap so reports come in order.
+        let mut flags: BTreeMap<(Pipe, Pipe, u16), (u64, u64)> = BTreeMap::new();
+        for pipe in Pipe::ALL {
+            for instr in code.stream(pipe) {
+                let site = Site {
+                    class,
+                    pipe,
+                    op: &instr.op,
+                };
+                match instr.op {
+                    Op::SetFlag { from, to, event } | Op::WaitFlag { from, to, event } => {
+                        let set = matches!(instr.op, Op::SetFlag { .. });
+                        self.flag(site, from, to, event, set);
+                        let counts = flags.entry((from, to, event)).or_default();
+                        if set {
+                            counts.0 += 1;
+                        } else {
+                            counts.1 += 1;
+                        }
+                    }
+                    Op::CopyIn {
+                        level,
+                        address,
+                        shape,
+                        padded,
+                        ..
+                    } => self.copy(site, level, address, shape, padded),
+                    Op::CopyOut {
+                        address,
+                        shape,
+                        padded,
+                        ..
+                    } => self.copy(site, Level::Ub, address, shape, padded),
+                    Op::Vector(ref v) => self.vector(site, v),
+                    Op::LoadL0 {
+                        level,
+                        source,
+                        source_row_bytes,
+                        dest,
+                        dest_row_bytes,
+                        rows,
+                        cols,
+                        dtype,
+                    } => {
+                        if !matches!(level, Level::L0a | Level::L0b) {
+                            let message = format!("loads into {level}, which MTE1 does not feed");
+                            self.report(Rule::Unit, Some(site), message);
+                        }
+                        self.cube_dtype(site, dtype);
+                        let row = u64::from(cols) * dtype.size();
+                        let rows = u64::from(rows);
+                        let source_end = rows_end(source, source_row_bytes, rows, row);
+                        let dest_end = rows_end(dest, dest_row_bytes, rows, row);
+                        self.range(site, Level::L1, u64::from(source), source_end);
+                        self.range(site, level, u64::from(dest), dest_end);
+                        self.aligned(site, level, u64::from(dest));
+                    }
+                    Op::Mmad {
+                        a,
+                        b,
+                        c,
+                        m,
+                        n,
+                        k,
+                        dtype,
+                        ..
+                    } => self.mmad(site, [a, b, c], [m, n, k], dtype),
+                    Op::Fixpipe {
+                        source,
+                        source_row_bytes,
+                        rows,
+                        cols,
+                        dtype,
+                        ..
+                    } => {
+                        let row = u64::from(cols) * dtype.accumulator().size();
+                        let end = rows_end(source, source_row_bytes, u64::from(rows), row);
+                        self.range(site, Level::L0c, u64::from(source), end);
+                        self.aligned(site, Level::L0c, u64::from(source));
+                    }
+                    Op::Loop | Op::Barrier => {}
+                }
+            }
+        }
+        for ((from, to, event), (sets, waits)) in flags {
+            if sets != waits {
+                let message = format!(
+                    "core class {class} sets flag {from}->{to} #{event} {sets} times but waits for it {waits} times"
+                );
+                self.report(Rule::Events, None, message);
+            }
+        }
+    }
+
+    fn flag(&mut self, site: Site, from: Pipe, to: Pipe, event: u16, set: bool) {
+        let events = self.target.events;
+        if u32::from(event) >= events {
+            let message = format!(
+                "event id {event} of {from}->{to}, but `{}` has ids 0 to {}",
+                self.target.name,
+                events.saturating_sub(1)
+            );
+            self.report(Rule::Events, Some(site), message);
+        }
+        let owner = if set { from } else { to };
+        if from == to || site.pipe != owner {
+            let message = format!(
+                "a flag from {from} to {to} in the {} stream, which is not {owner}'s",
+                site.pipe
+            );
+            self.report(Rule::Events, Some(site), message);
+        }
+    }
+
+    fn vector(&mut self, site: Site, v: &VectorInstr) {
+        let program = self.program;
+        let extents = &program.boxes[v.shape as usize];
+        let elements: u64 = extents.iter().product();
+        if elements != u64::from(v.elements) {
+            let message = format!(
+                "says it covers {} elements but its box holds {elements}",
+                v.elements
+            );
+            self.report(Rule::Structure, Some(site), message);
+        }
+        let arithmetic = !matches!(
+            v.kind,
+            VectorKind::Dup | VectorKind::Copy | VectorKind::Cast
+        );
+        if arithmetic && !self.target.vector.dtypes.contains(&v.dtype) {
+            let names: Vec<&str> = self.target.vector.dtypes.iter().map(|d| d.name()).collect();
+            let message = format!(
+                "computes in {}, but the vector unit of `{}` computes in {}",
+                v.dtype,
+                self.target.name,
+                names.join(", ")
+            );
+            self.report(Rule::Unit, Some(site), message);
+        }
+        let (dst_bytes, src_bytes) = operand_bytes(v);
+        let width = dst_bytes
+            .max(src_bytes.iter().copied().max().unwrap_or(0))
+            .max(u64::from(v.width));
+        let repeat_bytes = self.target.vector.repeat_bytes;
+        let repeats = (elements * width).div_ceil(repeat_bytes);
+        let max_repeat = self.target.vector.max_repeat;
+        if repeats > max_repeat {
+            let message = format!(
+                "{elements} elements of {width} B need {repeats} repeats of {repeat_bytes} B but `{}` issues at most {max_repeat}",
+                self.target.name
+            );
+            self.report(Rule::Repeats, Some(site), message);
+        }
+        let strides = &program.strides;
+        let view_end = |address: u32, index: u32, bytes: u64| {
+            let last: u64 = strides[index as usize]
+                .iter()
+                .zip(extents)
+                .map(|(stride, extent)| extent.saturating_sub(1) * stride)
+                .sum();
+            u64::from(address) + last + bytes
+        };
+        if elements == 0 {
+            return;
+        }
+        let mut views = vec![(v.dst, view_end(v.dst, v.dst_strides, dst_bytes))];
+        for (operand, bytes) in v.src.iter().zip(src_bytes) {
+            if let Operand::Ub { address, strides } = *operand {
+                views.push((address, view_end(address, strides, bytes)));
+            }
+        }
+        for (address, end) in views {
+            self.range(site, Level::Ub, u64::from(address), end);
+        }
+    }
+
+    fn mmad(&mut self, site: Site, [a, b, c]: [u32; 3], [m, n, k]: [u32; 3], dtype: Dtype) {
+        self.cube_dtype(site, dtype);
+        let Some([bm, bn, bk]) = self.program.cube else {
+            return;
+        };
+        let [m, n, k] = [m, n, k].map(u64::from);
+        if m > bm || n > bn || k > bk {
+            let message = format!("multiplies {m}x{n}x{k}, more than the {bm}x{bn}x{bk} block");
+            self.report(Rule::Unit, Some(site), message);
+        }
+        let size = dtype.size();
+        let blocks = [
+            (Level::L0a, a, bm * bk * size),
+            (Level::L0b, b, bk * bn * size),
+            (Level::L0c, c, bm * bn * dtype.accumulator().size()),
+        ];
+        for (level, address, bytes) in blocks {
+            let address = u64::from(address);
+            self.range(site, level, address, address + bytes);
+            self.aligned(site, level, address);
+        }
+    }
+
+    fn cube_dtype(&mut self, site: Site, dtype: Dtype) {
+        let message = match &self.target.cube {
+            None => format!("`{}` has no cube unit", self.target.name),
+            Some(cube) if !cube.dtypes.contains(&dtype) => {
+                let names: Vec<&str> = cube.dtypes.iter().map(|d| d.name()).collect();
+                format!(
+                    "feeds the cube {dtype}, but the cube of `{}` multiplies {}",
+                    self.target.name,
+                    names.join(", ")
+                )
+            }
+            Some(_) => return,
+        };
+        self.report(Rule::Unit, Some(site), message);
+    }
+
+    /// Bytes `start..end` of `level` must exist.
+    fn range(&mut self, site: Site, level: Level, start: u64, end: u64) {
+        let capacity = self.target.capacity(level);
+        if capacity == 0 {
+            let message = format!("uses {level}, which `{}` does not have", self.target.name);
+            self.report(Rule::Unit, Some(site), message);
+        } else if end > capacity {
+            let message = format!(
+                "touches {level} {start:#x}..{end:#x}, {} B past the {capacity} B of {level}",
+                end - capacity
+            );
+            self.report(Rule::Capacity, Some(site), message);
+        }
+    }
+
+    fn aligned(&mut self, site: Site, level: Level, address: u64) {
+        let align = self.target.alignment(level);
+        if !address.is_multiple_of(align) {
+            let message = format!(
+                "starts at {level} {address:#x}, not a multiple of the {align}-byte {level} alignment"
+            );
+            self.report(Rule::Alignment, Some(site), message);
+        }
+    }
+}
+
+/// One past the last byte of `rows` rows of `row` bytes, `stride` bytes apart.
+fn rows_end(start: u32, stride: u32, rows: u64, row: u64) -> u64 {
+    if rows == 0 {
+        return u64::from(start);
+    }
+    u64::from(start) + (rows - 1) * u64::from(stride) + row
+}
+
+/// Bytes per element of a vector instruction's destination and of each source. A
+/// cast's source dtype is not in the instruction: counted from its recorded width
+/// when that is wider than the result, else at one byte (its first).
+fn operand_bytes(v: &VectorInstr) -> (u64, [u64; 3]) {
+    let size = v.dtype.size();
+    let width = u64::from(v.width);
+    match v.kind {
+        VectorKind::Compare(_) => (1, [size; 3]),
+        VectorKind::Select => (size, [1, size, size]),
+        VectorKind::Reduce(_) => (v.dtype.accumulator().size(), [size; 3]),
+        VectorKind::Cast if width > size => (size, [width; 3]),
+        VectorKind::Cast => (size, [1; 3]),
+        VectorKind::Dup | VectorKind::Copy | VectorKind::Unary(_) | VectorKind::Binary(_) => {
+            (size, [size; 3])
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! The random schedules of the differential test, written as DSL text the way an LLM
+//! or the tuner would: kernels from templates with random dtypes and extents (tails,
+//! broadcasts, reductions, casts, copies, constants, matmuls), and schedule knobs
+//! drawn from legal and illegal values alike (parallel cores, split tiles including
+//! non-divisors and misaligned values, stage depths 1 to 3, tail policies, cube
+//! blocks).
+
+/// Kernel templates: `{T}` is the element dtype, `{A}` its accumulator dtype, `{N}`,
+/// `{R}`, `{C}` extents, `{U}` a second dtype. Then the staged tensors, and whether
+/// the kernel needs a float dtype (it has float constants or `exp`).
+pub const TEMPLATES: &[(&str, &str, bool)] = &[
+    (
+        "kernel vmla(a: [{T}; {N}], b: [{T}; {N}], c: [{T}; {N}]) -> y: [{T}; {N}] { y[i] = a[i] * b[i] + c[i]; }",
+        "a, b, c, y",
+        false,
+    ),
+    (
+        "kernel copy1(x: [{T}; {N}]) -> y: [{T}; {N}] { y[i] = x[i]; }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel copy2(x: [{T}; {R}, {C}]) -> y: [{T}; {R}, {C}] { y[i, j] = x[i, j]; }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel fill(x: [{T}; {N}]) -> (y: [{T}; {N}], z: [{T}; {N}]) { y[i] = 1.5; z[i] = x[i]; }",
+        "x, y, z",
+        true,
+    ),
+    (
+        "kernel add_bias(x: [{T}; {R}, {C}], bias: [{T}; {C}]) -> y: [{T}; {R}, {C}] { y[i, j] = x[i, j] + bias[j]; }",
+        "x, bias, y",
+        false,
+    ),
+    (
+        "kernel row_bias(x: [{T}; {R}, {C}], bias: [{T}; {C}]) -> y: [{T}; {R}, {C}] { y[i, j] = bias[j]; }",
+        "bias, y",
+        false,
+    ),
+    (
+        "kernel row_sum(x: [{T}; {R}, {C}]) -> y: [{T}; {R}] { y[i] = sum[k](x[i, k]); }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel row_max(x: [{T}; {R}, {C}]) -> y: [{A}; {R}] { y[i] = max[k](x[i, k] as {A}); }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel softmax_like(x: [{T}; {R}, {C}], m: [{T}; {R}], s: [{T}; {R}]) -> y: [{T}; {R}, {C}] { y[i, j] = exp(x[i, j] - m[i]) / s[i]; }",
+        "x, m, s, y",
+        true,
+    ),
+    (
+        "kernel cast(x: [{T}; {R}, {C}]) -> y: [{U}; {R}, {C}] { y[i, j] = x[i, j] as {U}; }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel relu_mask(x: [{T}; {N}], t: [{T}; 1]) -> y: [{T}; {N}] { y[i] = select(x[i] > t[0], x[i], 0.0 - x[i]); }",
+        "x, t, y",
+        true,
+    ),
+    (
+        "kernel exp_sum(x: [{T}; {R}, {C}], w: [{T}; {R}]) -> (y: [{T}; {R}], z: [{A}; {R}]) { y[i] = sum[k](exp(x[i, k] - w[i])); z[i] = max[k](x[i, k] as {A}) - min[k](x[i, k] as {A}) * 0.5; }",
+        "x, w, y, z",
+        true,
+    ),
+    (
+        "kernel pick(x: [{T}; {R}, {C}]) -> y: [{T}; {R}] { y[i] = x[i, 3] + x[i, 3]; }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel transpose_add(x: [{T}; {C}, {R}], z: [{T}; {R}, {C}]) -> y: [{T}; {R}, {C}] { y[i, j] = x[j, i] + z[i, j]; }",
+        "x, z, y",
+        false,
+    ),
+    (
+        "kernel folded(x: [{T}; {N}]) -> y: [{T}; {N}] { y[i] = x[i] * ((2.0 as f32) as {T}); }",
+        "x, y",
+        true,
+    ),
+    (
+        "kernel scale3(x: [{T}; 4, {R}, {C}], s: [{T}; 4], bias: [{T}; {C}]) -> y: [{T}; 4, {R}, {C}] { y[b, i, j] = x[b, i, j] * s[b] + bias[j]; }",
+        "x, s, bias, y",
+        false,
+    ),
+];
+
+pub const DTYPES: [&str; 6] = ["f16", "f32", "bf16", "i16", "i32", "i8"];
+const EXTENTS_1D: [u64; 8] = [1000, 2048, 4000, 4096, 8192, 10000, 16384, 1736];
+const ROWS: [u64; 7] = [4, 8, 16, 40, 64, 3, 33];
+const COLUMNS: [u64; 11] = [16, 64, 100, 128, 217, 256, 1020, 50, 1000, 80, 24];
+const TILES: [u64; 20] = [
+    8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 16384, 3, 5, 24, 100, 200, 217, 250, 1000, 12,
+];
+const CORES: [u64; 8] = [2, 3, 4, 8, 16, 40, 48, 1];
+
+/// SplitMix64: a tiny seeded generator.
+pub struct Random(pub u64);
+
+impl Random {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+fn accumulator(dtype: &str) -> &'static str {
+    match dtype {
+        "f16" | "bf16" | "f32" => "f32",
+        _ => "i32",
+    }
+}
+
+/// A random vector kernel and schedule, as text.
+pub fn vector_case(random: &mut Random, target: &str) -> String {
+    let (template, staged, float) = random.pick(TEMPLATES);
+    let dtype = if float && random.chance(90) {
+        random.pick(&["f16", "f32", "bf16"])
+    } else {
+        random.pick(&DTYPES)
+    };
+    let extent = random.pick(&EXTENTS_1D);
+    let rows = random.pick(&ROWS);
+    let columns = random.pick(&COLUMNS);
+    let kernel = template
+        .replace("{T}", dtype)
+        .replace("{A}", accumulator(dtype))
+        .replace("{U}", random.pick(&DTYPES))
+        .replace("{N}", &extent.to_string())
+        .replace("{R}", &rows.to_string())
+        .replace("{C}", &columns.to_string());
+    let axes: Vec<(&str, u64)> = if kernel.contains("[b, i, j]") {
+        vec![("b", 4), ("i", rows), ("j", columns)]
+    } else if kernel.contains("[i, j]") {
+        vec![("i", rows), ("j", columns)]
+    } else if kernel.contains("[k]") {
+        vec![("i", rows), ("k", columns)]
+    } else if kernel.contains("x[i, 3]") {
+        vec![("i", rows)]
+    } else {
+        vec![("i", extent)]
+    };
+    let mut items = Vec::new();
+    let mut cores = 1;
+    if random.chance(40) {
+        cores = random.pick(&CORES);
+        items.push(format!("parallel {} over {cores} cores;", axes[0].0));
+    }
+    for (position, (axis, extent)) in axes.iter().enumerate() {
+        if random.chance(65) {
+            // Mostly tiles that fit the axis and leave every core work.
+            let share = if position == 0 {
+                extent.div_ceil(cores)
+            } else {
+                *extent
+            };
+            let fitting: Vec<u64> = TILES.iter().copied().filter(|t| *t <= share).collect();
+            let tile = if fitting.is_empty() || random.chance(5) {
+                random.pick(&TILES)
+            } else {
+                random.pick(&fitting)
+            };
+            items.push(format!("split {axis} by {tile};"));
+        }
+    }
+    if axes.len() == 2 && axes[1].0 == "j" && random.chance(15) {
+        items.push("order j, i;".to_string());
+    }
+    if random.chance(30) {
+        // A depth per tensor.
+        for tensor in staged.split(", ") {
+            items.push(format!(
+                "stage {tensor} in ub depth {};",
+                1 + random.below(3)
+            ));
+        }
+    } else {
+        items.push(format!(
+            "stage {staged} in ub depth {};",
+            1 + random.below(3)
+        ));
+    }
+    items.push(tail(random));
+    format!(
+        "{kernel}\ntarget {target};\nschedule s {{ {} }}",
+        items.join(" ")
+    )
+}
+
+fn tail(random: &mut Random) -> String {
+    random
+        .pick(&["tail pad;", "tail exact;", "", "tail pad;"])
+        .to_string()
+}
+
+/// A random matmul and schedule, as text.
+pub fn matmul_case(random: &mut Random, target: &str) -> String {
+    let dtype = random.pick(&["f16", "bf16", "i8", "f32"]);
+    let accumulator = accumulator(dtype);
+    let output = if random.chance(30) {
+        dtype
+    } else {
+        accumulator
+    };
+    let [m, n, k] = [
+        random.pick(&[32u64, 64, 100, 128, 48]),
+        random.pick(&[32u64, 64, 40, 128]),
+        random.pick(&[32u64, 64, 80, 256]),
+    ];
+    let result = if output == accumulator {
+        format!("sum[k](a[m, k] as {accumulator} * b[k, n] as {accumulator})")
+    } else {
+        format!("sum[k](a[m, k] as {accumulator} * b[k, n] as {accumulator}) as {output}")
+    };
+    let kernel = format!(
+        "kernel mm(a: [{dtype}; {m}, {k}], b: [{dtype}; {k}, {n}]) -> c: [{output}; {m}, {n}] {{ c[m, n] = {result}; }}"
+    );
+    let mut items = Vec::new();
+    if random.chance(30) {
+        items.push(format!(
+            "parallel {} over {} cores;",
+            random.pick(&["m", "n"]),
+            random.pick(&CORES)
+        ));
+    }
+    // Blocks that fit their axis, tiles of whole blocks, now and then neither.
+    let mut cube = [0u64; 3];
+    for (slot, (axis, extent)) in [("m", m), ("n", n), ("k", k)].into_iter().enumerate() {
+        let fitting: Vec<u64> = [16u64, 32, 64, 128]
+            .into_iter()
+            .filter(|b| *b <= extent)
+            .collect();
+        cube[slot] = if random.chance(5) {
+            24
+        } else {
+            random.pick(&fitting)
+        };
+        let whole = extent / cube[slot] * cube[slot];
+        let split = (cube[slot] * (1 + random.below(3))).min(whole.max(cube[slot]));
+        let tile = if random.chance(5) { split + 8 } else { split };
+        if random.chance(50) || !extent.is_multiple_of(cube[slot]) {
+            items.push(format!("split {axis} by {tile};"));
+        }
+    }
+    items.push(format!(
+        "cube m by {}, n by {}, k by {};",
+        cube[0], cube[1], cube[2]
+    ));
+    let depth = |random: &mut Random| 1 + random.below(2);
+    items.push(format!("stage a, b in l1 depth {};", depth(random)));
+    items.push(format!("stage a in l0a depth {};", depth(random)));
+    items.push(format!("stage b in l0b depth {};", depth(random)));
+    items.push(format!("stage c in l0c depth {};", depth(random)));
+    items.push(tail(random));
+    format!(
+        "{kernel}\ntarget {target};\nschedule s {{ {} }}",
+        items.join(" ")
+    )
+}

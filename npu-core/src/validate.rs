@@ -27,7 +27,10 @@
 //!   width where a cast's source dtype is not in the instruction).
 //! - **Events.** Every flag id is below `target.events`; each `set_flag` sits in its
 //!   `from` pipe's stream, each `wait_flag` in its `to` pipe's, and per core class the
-//!   sets and waits of every `(from, to, event)` balance.
+//!   sets and waits of every `(from, to, event)` balance. A queue reserves one id per
+//!   buffer slot between the pipes it joins (as Ascend C's `TQue` does when its buffers
+//!   are initialised), whether or not a tile fills the slot: per pair of pipes, the
+//!   slots of the buffers the program copies through between them fit the ids.
 //! - **Cores.** The requested and the assigned cores fit the target's cube cores when
 //!   the program uses the cube, its vector cores otherwise.
 //! - **Units.** Vector arithmetic (unary, binary, compare, select, reduce) computes in
@@ -119,6 +122,7 @@ pub fn validate(program: &Program, target: &Target) -> Result<(), Vec<Violation>
         dropped: 0,
     };
     validator.placements();
+    validator.reservations();
     validator.cores();
     for class in 0..program.classes.len() {
         validator.class(class as u32);
@@ -163,6 +167,72 @@ impl Validator<'_> {
             self.found.push(violation);
         } else {
             self.dropped += 1;
+        }
+    }
+
+    /// The event ids the queues reserve: one per slot of each buffer that a pipe
+    /// fills for another (found from the instructions that fill it), per pipe pair.
+    fn reservations(&mut self) {
+        let program = self.program;
+        let holding = |level: Level, address: u64| {
+            program
+                .buffers
+                .iter()
+                .position(|b| b.level == level && (b.address..b.end()).contains(&address))
+        };
+        // Pipe pair -> the buffers queued between them.
+        let mut queues: BTreeMap<(Pipe, Pipe), Vec<usize>> = BTreeMap::new();
+        for code in &program.classes {
+            for instr in code.streams.iter().flatten() {
+                let queued = match instr.op {
+                    Op::CopyIn { level, address, .. } => {
+                        let consumer = if level == Level::L1 {
+                            Pipe::Mte1
+                        } else {
+                            Pipe::V
+                        };
+                        holding(level, u64::from(address)).map(|b| ((Pipe::Mte2, consumer), b))
+                    }
+                    Op::CopyOut { address, .. } => {
+                        holding(Level::Ub, u64::from(address)).map(|b| ((Pipe::V, Pipe::Mte3), b))
+                    }
+                    Op::LoadL0 { level, dest, .. } => {
+                        holding(level, u64::from(dest)).map(|b| ((Pipe::Mte1, Pipe::M), b))
+                    }
+                    Op::Mmad { c, .. } => {
+                        holding(Level::L0c, u64::from(c)).map(|b| ((Pipe::M, Pipe::Fix), b))
+                    }
+                    _ => None,
+                };
+                if let Some((pair, buffer)) = queued {
+                    let list = queues.entry(pair).or_default();
+                    if !list.contains(&buffer) {
+                        list.push(buffer);
+                    }
+                }
+            }
+        }
+        let events = u64::from(self.target.events);
+        for ((from, to), mut buffers) in queues {
+            buffers.sort_unstable();
+            let slots: u64 = buffers.iter().map(|b| program.buffers[*b].depth).sum();
+            if slots > events {
+                let parts: Vec<String> = buffers
+                    .iter()
+                    .map(|b| {
+                        format!(
+                            "{} x{}",
+                            program.buffers[*b].name, program.buffers[*b].depth
+                        )
+                    })
+                    .collect();
+                let message = format!(
+                    "the queues from {from} to {to} reserve {slots} event ids, one per slot ({}), but `{}` has {events}",
+                    parts.join(", "),
+                    self.target.name
+                );
+                self.report(Rule::Events, None, message);
+            }
         }
     }
 

@@ -175,3 +175,61 @@ fn zero_cube_fractal() {
         "[cube]\nm = 0"
     )));
 }
+
+#[test]
+fn latency_of_u64_max() {
+    assert_snapshot!(check(&demo_with(
+        "latency_cycles = 200",
+        "latency_cycles = 18446744073709551615"
+    )));
+}
+
+#[test]
+fn vector_cost_past_a_million_cycles() {
+    assert_snapshot!(check(&demo_with("exp = 8", "exp = 1000001")));
+}
+
+#[test]
+fn capacity_past_a_tebibyte() {
+    assert_snapshot!(check(&demo_with("ub = 131072", "ub = 1099511627777")));
+}
+
+#[test]
+fn alignment_not_a_power_of_two() {
+    assert_snapshot!(check(&demo_with("l0c = 64", "l0c = 48")));
+}
+
+#[test]
+fn repeat_bytes_not_a_power_of_two() {
+    assert_snapshot!(check(&demo_with(
+        "repeat_bytes = 256",
+        "repeat_bytes = 100"
+    )));
+}
+
+#[test]
+fn bandwidth_below_a_byte_per_cycle() {
+    assert_snapshot!(check(&demo_with(
+        "gm_bytes_per_cycle = 32.0",
+        "gm_bytes_per_cycle = 1e-300"
+    )));
+}
+
+#[test]
+fn too_many_cores() {
+    assert_snapshot!(check(&demo_with("vector = 1", "vector = 4294967295")));
+}
+
+#[test]
+fn pad_penalty_of_a_million() {
+    assert_snapshot!(check(&demo_with("pad_penalty = 1.5", "pad_penalty = 1e6")));
+}
+
+#[test]
+fn huge_cube_cycles() {
+    assert_snapshot!(check(&preset_with(
+        "ascend910b",
+        "cycles_per_fractal = 1",
+        "cycles_per_fractal = 4294967296"
+    )));
+}

@@ -12,7 +12,7 @@ use npu_core::target::{Level, Target, VectorOp};
 
 use crate::machine::Machine;
 use crate::trace::TraceEvent;
-use crate::{Flag, SimError};
+use crate::{Flag, MAX_CYCLES, SimError};
 
 /// Every cost constant of the target, in the form the inner loop uses.
 #[derive(Clone, Debug)]
@@ -136,6 +136,17 @@ pub(crate) fn run(
         let instr = &code.streams[best][engine.pc[best]];
         let start = best_start;
         let duration = engine.execute(program, best, instr, start, &mut run);
+        // A sum of finite costs can still leave the exact range (or reach infinity):
+        // stop rather than report a rounded or saturated count.
+        let end = engine.time[best].max(engine.landed[best]);
+        if end.is_nan() || end > MAX_CYCLES as f64 {
+            return Err(SimError::CycleOverflow {
+                core,
+                pipe: Pipe::ALL[best],
+                instruction: program.instruction_text(&instr.op),
+                limit: MAX_CYCLES,
+            });
+        }
         engine.wake(best, &instr.op);
         if let Some(machine) = machine.as_deref_mut() {
             machine

@@ -107,6 +107,10 @@ pub struct Flag {
     pub event: u16,
 }
 
+/// Most cycles a simulation may take: every whole number up to 2^53 is exact in the
+/// `f64` times the engine keeps, so a count past it is an error, never a result.
+pub const MAX_CYCLES: u64 = 1 << 53;
+
 /// Why a simulation stopped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SimError {
@@ -124,6 +128,14 @@ pub enum SimError {
     InstructionBudget { limit: u64, needed: u64 },
     /// Inputs, expected outputs or a schedule index that do not fit the kernel.
     BadInput { message: String },
+    /// A pipe's time passed [`MAX_CYCLES`]: the costs of the target or the program are
+    /// out of any real range, and a cycle count that large would not be exact.
+    CycleOverflow {
+        core: u32,
+        pipe: Pipe,
+        instruction: String,
+        limit: u64,
+    },
     /// An instruction that touches memory outside its level or tensor.
     BadProgram {
         core: u32,
@@ -156,6 +168,17 @@ impl fmt::Display for SimError {
                 )
             }
             SimError::BadInput { message } => f.write_str(message),
+            SimError::CycleOverflow {
+                core,
+                pipe,
+                instruction,
+                limit,
+            } => {
+                write!(
+                    f,
+                    "cycle count overflow: {pipe} on core {core} at `{instruction}` ends past cycle {limit}; check the target's latencies and bandwidths"
+                )
+            }
             SimError::BadProgram {
                 core,
                 pipe,

@@ -11,8 +11,8 @@
 //!    streams with placed buffers and explicit synchronisation ([`program`] documents
 //!    the instruction set), which npu-sim runs.
 //!
-//! npu-core does no I/O: a target file's text is read by the caller and given to
-//! [`Target::from_toml`].
+//! npu-core's only I/O is [`target::read_file`], the bounded reader of target files
+//! the macro and the tools share; everything else takes text.
 
 pub mod ast;
 pub mod check;

@@ -233,3 +233,56 @@ fn huge_cube_cycles() {
         "cycles_per_fractal = 4294967296"
     )));
 }
+
+/// What `read_file` says about `path`, with the temporary directory shown as `DIR`.
+fn read(path: &std::path::Path, dir: &std::path::Path) -> String {
+    match npu_core::target::read_file(path) {
+        Ok(text) => format!("ok: {} bytes", text.len()),
+        Err(reason) => reason.replace(&dir.display().to_string(), "DIR"),
+    }
+}
+
+#[test]
+fn target_files_are_read_only_when_regular_and_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = npu_core::target::MAX_FILE_BYTES as usize;
+    let at_limit = dir.path().join("at_limit.toml");
+    std::fs::write(&at_limit, " ".repeat(limit)).unwrap();
+    let over_limit = dir.path().join("over_limit.toml");
+    std::fs::write(&over_limit, " ".repeat(limit + 1)).unwrap();
+    let binary = dir.path().join("binary.toml");
+    std::fs::write(&binary, b"name = \"\xff\"").unwrap();
+    let missing = dir.path().join("missing.toml");
+    let cases = [
+        (at_limit, "ok: 1048576 bytes"),
+        (
+            over_limit,
+            "larger than the 1048576-byte limit of a target file (1048577 bytes)",
+        ),
+        (binary, "not UTF-8 text (byte 8 is not valid)"),
+        (missing, "No such file or directory (os error 2)"),
+        (dir.path().to_path_buf(), "not a regular file (a directory)"),
+    ];
+    for (path, expected) in cases {
+        assert_eq!(read(&path, dir.path()), expected, "{}", path.display());
+    }
+}
+
+/// `/dev/zero` never ends and a FIFO without a writer never opens: both must be
+/// refused before reading, not read until memory runs out or forever.
+#[cfg(unix)]
+#[test]
+fn endless_and_blocking_target_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        read(std::path::Path::new("/dev/zero"), dir.path()),
+        "not a regular file (a character device)"
+    );
+    let fifo = dir.path().join("target.toml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    assert_eq!(read(&fifo, dir.path()), "not a regular file (a FIFO)");
+}

@@ -367,3 +367,79 @@ fn resumed_floats_are_bit_for_bit_the_written_ones() {
         );
     }
 }
+
+/// The notes `Journal::open` returns for a journal of two records whose bytes `edit`
+/// changed, with the directory written as `DIR`.
+fn notes_after(edit: impl FnOnce(&mut Vec<u8>), resume: bool) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    write_journal(dir.path(), &[record(0, 0), record(0, 1)]);
+    let path = dir.path().join(FILE_NAME);
+    let mut bytes = fs::read(&path).unwrap();
+    edit(&mut bytes);
+    fs::write(&path, &bytes).unwrap();
+    let (journal, _) = Journal::open(dir.path(), &header(), resume).unwrap();
+    let shown = dir.path().display().to_string();
+    let notes = journal
+        .notes()
+        .iter()
+        .map(|note| note.replace(&shown, "DIR"))
+        .collect();
+    // A second open finds nothing left to repair.
+    drop(journal);
+    let (again, _) = Journal::open(dir.path(), &header(), true).unwrap();
+    assert_eq!(again.notes(), [] as [String; 0], "after {notes:?}");
+    notes
+}
+
+#[test]
+fn every_repair_is_reported_as_a_note() {
+    assert_eq!(notes_after(|_| {}, true), [] as [String; 0]);
+    assert_eq!(
+        notes_after(|bytes| bytes.truncate(bytes.len() - 60), true),
+        [format!(
+            "journal DIR/{FILE_NAME}: dropped a cut last line ({} bytes) left by an interrupted run; its evaluation is done again",
+            record_line_len(1) - 60
+        )]
+    );
+    assert_eq!(
+        notes_after(|bytes| bytes.extend_from_slice(b"  \t "), true),
+        [format!(
+            "journal DIR/{FILE_NAME}: dropped 4 bytes of blank space after the last line"
+        )]
+    );
+    assert_eq!(
+        notes_after(
+            |bytes| {
+                bytes.pop();
+            },
+            true
+        ),
+        [format!(
+            "journal DIR/{FILE_NAME}: added the newline the last line was missing"
+        )]
+    );
+    assert_eq!(
+        notes_after(|bytes| bytes.truncate(20), true),
+        [format!(
+            "journal DIR/{FILE_NAME}: dropped a cut header line (20 bytes) left by an interrupted run and started afresh"
+        )]
+    );
+    let notes = notes_after(|_| {}, false);
+    let [note] = notes.as_slice() else {
+        panic!("expected one note, got {notes:?}");
+    };
+    let prefix = format!("journal DIR/{FILE_NAME}: kept the previous journal as DIR/journal.");
+    assert!(
+        note.starts_with(&prefix) && note.ends_with(".jsonl.bak and started afresh"),
+        "{note}"
+    );
+}
+
+/// Bytes of the journal line of `record(0, index)`, newline included.
+fn record_line_len(index: u32) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    write_journal(dir.path(), &[]);
+    let empty = fs::metadata(dir.path().join(FILE_NAME)).unwrap().len();
+    write_journal(dir.path(), &[record(0, index)]);
+    (fs::metadata(dir.path().join(FILE_NAME)).unwrap().len() - empty) as usize
+}

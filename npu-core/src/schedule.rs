@@ -5,7 +5,7 @@
 //! capacity, alignment, vector repeats, cube tiles, cores, events and tails. Every
 //! message gives the numbers and a help line with a fix that would pass.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Ident, Span};
 
@@ -40,6 +40,7 @@ pub(crate) fn check_all(
             kernel,
             target: &kernel.target,
             diagnostics: &mut *diagnostics,
+            reported: HashSet::new(),
         }
         .check(schedule);
         if let Some(checked) = checked
@@ -54,6 +55,8 @@ struct ScheduleChecker<'a> {
     kernel: &'a CheckedKernel,
     target: &'a Target,
     diagnostics: &'a mut Diagnostics,
+    /// The (code, span) of every error said, so that saying one again costs O(1).
+    reported: HashSet<(Code, String)>,
 }
 
 /// A stage item with its spans, before it becomes a [`Stage`].
@@ -73,12 +76,7 @@ impl ScheduleChecker<'_> {
         help: impl Into<String>,
     ) {
         // A span's debug form names its byte range, in the compiler and out of it.
-        let at = format!("{span:?}");
-        if self
-            .diagnostics
-            .iter()
-            .any(|d| d.code == code && format!("{:?}", d.span) == at)
-        {
+        if !self.reported.insert((code, format!("{span:?}"))) {
             return;
         }
         self.diagnostics

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use proc_macro2::Span;
+use proc_macro2::{LineColumn, Span};
 use serde::{Deserialize, Serialize};
 
 /// The stable code of a diagnostic class. Docs, tests and the knowledge base use these.
@@ -135,6 +135,9 @@ pub struct Diagnostic {
     pub message: String,
     /// A fix that would pass, when there is one.
     pub help: Option<String>,
+    /// The span's position, once [`Diagnostics::detach`] has read it; from then on the
+    /// span is `Span::call_site()` and this is the only position.
+    location: Option<(LineColumn, LineColumn)>,
 }
 
 impl Diagnostic {
@@ -144,7 +147,20 @@ impl Diagnostic {
             span,
             message: message.into(),
             help: None,
+            location: None,
         }
+    }
+
+    /// Where the diagnostic starts: 1-based line, 0-based column in characters.
+    pub fn start(&self) -> LineColumn {
+        self.location
+            .map_or_else(|| self.span.start(), |(start, _)| start)
+    }
+
+    /// Where the diagnostic ends, as [`start`](Self::start) counts.
+    pub fn end(&self) -> LineColumn {
+        self.location
+            .map_or_else(|| self.span.end(), |(_, end)| end)
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
@@ -167,7 +183,7 @@ impl Diagnostic {
 
     /// The span-free form: code, 1-based line and column, message and help.
     pub fn record(&self) -> DiagnosticRecord {
-        let start = self.span.start();
+        let start = self.start();
         DiagnosticRecord {
             code: self.code,
             line: start.line,
@@ -221,9 +237,21 @@ impl Diagnostics {
     /// Sorts by position so that output reads top to bottom.
     pub fn sort(&mut self) {
         self.list.sort_by_key(|d| {
-            let start = d.span.start();
+            let start = d.start();
             (start.line, start.column, d.code)
         });
+    }
+
+    /// Reads every position out of its span and leaves `Span::call_site()` in its place,
+    /// so that the diagnostics stay right after the thread's span table is released
+    /// (see [`crate::check_source`]). Positions and rendering are unchanged.
+    pub fn detach(&mut self) {
+        for diagnostic in &mut self.list {
+            if diagnostic.location.is_none() {
+                diagnostic.location = Some((diagnostic.span.start(), diagnostic.span.end()));
+                diagnostic.span = Span::call_site();
+            }
+        }
     }
 
     /// The diagnostics as shown: in order, the first [`MAX_SHOWN_PER_CODE`] of each
@@ -311,8 +339,8 @@ impl std::error::Error for Diagnostics {}
 
 fn render_one(diagnostic: &Diagnostic, source: &str, lines: &[usize], out: &mut String) {
     use std::fmt::Write as _;
-    let start = diagnostic.span.start();
-    let end = diagnostic.span.end();
+    let start = diagnostic.start();
+    let end = diagnostic.end();
     let _ = writeln!(out, "error[{}]: {}", diagnostic.code, diagnostic.message);
     let line_text = start
         .line

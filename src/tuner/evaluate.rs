@@ -72,7 +72,7 @@ impl Problem {
 
     /// Evaluates one schedule block: check, lower, simulate, compare.
     pub fn evaluate(&self, schedule: &str) -> Outcome {
-        let outcome = match self.check(schedule) {
+        match self.check(schedule) {
             Err((diagnostics, source)) => Outcome {
                 verdict: Verdict::Rejected,
                 cycles: None,
@@ -94,11 +94,7 @@ impl Problem {
                 report: None,
             },
             Ok(checked) => self.simulate(&checked),
-        };
-        // Parsing text records its spans in a per-thread table; free it after each
-        // candidate so long runs do not grow without bound.
-        proc_macro2::extra::invalidate_current_thread_spans();
-        outcome
+        }
     }
 
     fn simulate(&self, checked: &CheckedKernel) -> Outcome {

@@ -404,7 +404,6 @@ fn legalize(problem: &Problem, mut spec: Spec, name: &str) -> Option<String> {
             Err(error) => error,
         };
         let records = diagnostics.records();
-        proc_macro2::extra::invalidate_current_thread_spans();
         let mut changed = false;
         for record in &records {
             changed |= repair(

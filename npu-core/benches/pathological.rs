@@ -6,6 +6,8 @@
 //! - `inputs/6000`: a kernel with 6,000 inputs, one of them read.
 //! - `unknown_items_one_line/8000`: `frobnicate i;` 8,000 times on one line of a
 //!   schedule block, parsed and rendered as the reply extractor does.
+//! - `nesting/parens_40000`, `/abs_6000`, `/minus_20000`, `/chain_100000`: refused by
+//!   the depth limit.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -28,6 +30,14 @@ fn inputs(count: usize) -> String {
     format!(
         "kernel wide({}) -> y: [f32; 64] {{ y[i] = x0[i]; }}\ntarget npueval_demo;\nschedule s {{ stage x0, y in ub; }}\n",
         params.join(", ")
+    )
+}
+
+fn nested(open: &str, close: &str, count: usize) -> String {
+    format!(
+        "kernel k(a: [f32; 64]) -> y: [f32; 64] {{ y[i] = {}a[i]{}; }}\ntarget npueval_demo;\nschedule s {{ stage a, y in ub; }}\n",
+        open.repeat(count),
+        close.repeat(count)
     )
 }
 
@@ -61,6 +71,18 @@ fn benches(c: &mut Criterion) {
             Err(diagnostics) => diagnostics.render(&text).len(),
         })
     });
+    let cases = [
+        ("parens_40000", nested("(", ")", 40_000)),
+        ("abs_6000", nested("abs(", ")", 6_000)),
+        ("minus_20000", nested("- ", "", 20_000)),
+        // `a[i] + a[i] + ...`: the operand itself as the "opening" of each level.
+        ("chain_100000", nested("a[i] + ", "", 99_999)),
+    ];
+    for (name, source) in &cases {
+        group.bench_function(format!("nesting/{name}"), |b| {
+            b.iter(|| check_and_render(black_box(source), &target))
+        });
+    }
     group.finish();
 }
 

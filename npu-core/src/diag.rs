@@ -31,6 +31,8 @@ pub enum Code {
     E005,
     /// A schedule item, memory level or tail policy the language does not have.
     E006,
+    /// Expressions or delimiters nested deeper than the parser's limit.
+    E007,
     /// Operands or an output whose dtypes disagree.
     E010,
     /// Tensor ranks or extents that disagree.
@@ -71,6 +73,7 @@ impl Code {
             Code::E004 => "unknown dtype",
             Code::E005 => "unknown target",
             Code::E006 => "unknown schedule word",
+            Code::E007 => "nesting too deep",
             Code::E010 => "type mismatch",
             Code::E011 => "shape mismatch",
             Code::E012 => "index out of range",
@@ -89,13 +92,14 @@ impl Code {
     }
 
     /// Every code, in order.
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 21] = [
         Code::E001,
         Code::E002,
         Code::E003,
         Code::E004,
         Code::E005,
         Code::E006,
+        Code::E007,
         Code::E010,
         Code::E011,
         Code::E012,

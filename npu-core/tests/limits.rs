@@ -1,10 +1,156 @@
-//! Pathological input gets a bounded answer: thousands of repeated mistakes give a
-//! bounded list of diagnostics and a bounded rendering. How long these cases take is
-//! measured by `cargo bench -p npu-core --bench pathological`, never asserted here.
+//! Pathological input gets a bounded answer: nesting past the parser's limit is one
+//! E007 at the token where the limit is passed (on a 2 MiB thread, the size of a test
+//! thread, in a debug build), and thousands of repeated mistakes give a bounded list
+//! of diagnostics and a bounded rendering. How long these cases take is measured by
+//! `cargo bench -p npu-core --bench pathological`, never asserted here.
 
 use npu_core::diag::{EXCERPT_CHARS, MAX_SHOWN_PER_CODE};
-use npu_core::parse::parse_schedules_str;
-use npu_core::{Code, Diagnostics, Target, check_source};
+use npu_core::parse::{MAX_EXPR_DEPTH, MAX_GROUP_DEPTH, parse_schedules_str};
+use npu_core::{Code, DiagnosticRecord, Diagnostics, Target, check_source};
+
+/// Runs `f` on a thread with a 2 MiB stack, the size of a test thread: deep input
+/// must not need more.
+fn on_small_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn_scoped(scope, f)
+            .expect("a thread starts")
+            .join()
+            .expect("no panic and no stack overflow")
+    })
+}
+
+/// A kernel whose one statement is `y[i] = EXPR;`, all on line 1.
+const PREFIX: &str = "kernel k(a: [f32; 64]) -> y: [f32; 64] { y[i] = ";
+const SUFFIX: &str = "; } target npueval_demo; schedule s { stage a, y in ub; }";
+
+/// The diagnostics of `y[i] = expr;`, checked on a 2 MiB stack.
+fn check_expr(expr: String) -> Vec<DiagnosticRecord> {
+    let source = format!("{PREFIX}{expr}{SUFFIX}");
+    let target = Target::preset("npueval_demo").unwrap();
+    on_small_stack(move || match check_source(&source, &target) {
+        Ok(_) => Vec::new(),
+        Err(diagnostics) => diagnostics.records(),
+    })
+}
+
+/// The 1-based column of the `n`-th (1-based) `needle` on line 1, after `PREFIX`.
+fn column_of(expr: &str, needle: &str, n: usize) -> usize {
+    let (offset, _) = expr.match_indices(needle).nth(n - 1).expect("occurs");
+    PREFIX.len() + offset + 1
+}
+
+/// (code, line, column, message) of each record.
+fn positions(records: &[DiagnosticRecord]) -> Vec<(Code, usize, usize, String)> {
+    records
+        .iter()
+        .map(|r| (r.code, r.line, r.column, r.message.clone()))
+        .collect()
+}
+
+#[test]
+fn parentheses_past_the_limit_are_one_e007_at_the_first_too_deep() {
+    let expr = format!("{}a[i]{}", "(".repeat(40_000), ")".repeat(40_000));
+    // The body's `{` is delimiter level 1, so the n-th `(` is level n + 1: the first
+    // past MAX_GROUP_DEPTH is the one at n = MAX_GROUP_DEPTH.
+    let column = column_of(&expr, "(", MAX_GROUP_DEPTH);
+    assert_eq!(
+        positions(&check_expr(expr)),
+        [(
+            Code::E007,
+            1,
+            column,
+            format!("delimiters nest deeper than {MAX_GROUP_DEPTH} levels")
+        )]
+    );
+}
+
+#[test]
+fn calls_past_the_limit_are_one_e007() {
+    let too_deep = format!("expression nests deeper than {MAX_EXPR_DEPTH} levels");
+    // Few enough `abs(` for the delimiter limit to pass them: the call limit says no
+    // at the call that would be level MAX_EXPR_DEPTH + 1.
+    let calls = MAX_EXPR_DEPTH + 4;
+    let expr = format!("{}a[i]{}", "abs(".repeat(calls), ")".repeat(calls));
+    let column = column_of(&expr, "abs", MAX_EXPR_DEPTH + 1);
+    assert_eq!(
+        positions(&check_expr(expr)),
+        [(Code::E007, 1, column, too_deep)]
+    );
+    // Thousands are stopped by the delimiter limit first.
+    let expr = format!("{}a[i]{}", "abs(".repeat(6_000), ")".repeat(6_000));
+    let column = column_of(&expr, "(", MAX_GROUP_DEPTH);
+    let records = check_expr(expr);
+    assert_eq!(
+        positions(&records)
+            .into_iter()
+            .map(|(code, line, column, _)| (code, line, column))
+            .collect::<Vec<_>>(),
+        [(Code::E007, 1, column)]
+    );
+    assert!(records[0].help.is_some());
+}
+
+#[test]
+fn unary_minus_past_the_limit_is_one_e007() {
+    let expr = format!("{}a[i]", "- ".repeat(20_000));
+    let column = column_of(&expr, "-", MAX_EXPR_DEPTH + 1);
+    assert_eq!(
+        positions(&check_expr(expr)),
+        [(
+            Code::E007,
+            1,
+            column,
+            format!("expression nests deeper than {MAX_EXPR_DEPTH} levels")
+        )]
+    );
+}
+
+#[test]
+fn operator_and_cast_chains_past_the_limit_are_one_e007() {
+    // `a + a + ...` parses in a loop but builds a tree one level deeper per operator:
+    // the operator that makes it MAX_EXPR_DEPTH + 1 levels deep (a leaf is level 1)
+    // is the MAX_EXPR_DEPTH-th.
+    let expr = vec!["a[i]"; 100_000].join(" + ");
+    let column = column_of(&expr, "+", MAX_EXPR_DEPTH);
+    assert_eq!(
+        positions(&check_expr(expr)),
+        [(
+            Code::E007,
+            1,
+            column,
+            format!("expression nests deeper than {MAX_EXPR_DEPTH} levels")
+        )]
+    );
+    // Casts likewise, blamed at the dtype of the cast too many.
+    let expr = format!("a[i]{}", " as f32".repeat(10_000));
+    let column = column_of(&expr, "f32", MAX_EXPR_DEPTH);
+    assert_eq!(
+        positions(&check_expr(expr)),
+        [(
+            Code::E007,
+            1,
+            column,
+            format!("expression nests deeper than {MAX_EXPR_DEPTH} levels")
+        )]
+    );
+}
+
+#[test]
+fn schedule_text_nested_past_the_limit_is_e007() {
+    // The LLM reply extractor parses schedule blocks on their own.
+    let text = format!(
+        "schedule s {{ split i by {}1{}; }}",
+        "(".repeat(40_000),
+        ")".repeat(40_000)
+    );
+    let records = on_small_stack(move || parse_schedules_str(&text).unwrap_err().records());
+    assert_eq!(
+        records.iter().map(|r| r.code).collect::<Vec<_>>(),
+        [Code::E007]
+    );
+}
 
 /// A vmla kernel on the demo target with `items` as its schedule.
 fn vmla(items: &str) -> String {

@@ -255,6 +255,31 @@ mod tests {
         );
     }
 
+    /// Nesting that crashed rustc (a stack overflow in the macro) is one E007 at a
+    /// token: 40,000 parentheses, 5,000 `abs(` and 20,000 unary `-`.
+    #[test]
+    fn deep_nesting_is_an_error_at_a_token() {
+        let bodies = [
+            format!("{}a[i]{}", "(".repeat(40_000), ")".repeat(40_000)),
+            format!("{}a[i]{}", "abs(".repeat(5_000), ")".repeat(5_000)),
+            format!("{}a[i]", "- ".repeat(20_000)),
+            vec!["a[i]"; 100_000].join(" + "),
+        ];
+        for expression in bodies {
+            let body: TokenStream = format!(
+                "kernel k(a: [f32; 64]) -> y: [f32; 64] {{ y[i] = {expression}; }}
+                 target npueval_demo;
+                 schedule s {{ stage a, y in ub; }}"
+            )
+            .parse()
+            .unwrap();
+            let output = expand(body).unwrap().to_string();
+            assert_eq!(output.matches("compile_error").count(), 1, "{output:.300}");
+            assert!(output.contains("[E007]"), "{output:.300}");
+            assert!(output.contains("pub mod k"), "the stub is still there");
+        }
+    }
+
     #[test]
     fn mutated_token_streams_expand_without_panicking() {
         let mut random = Random(0x00c0_ffee_1234_5678);

@@ -28,7 +28,7 @@ mod expr;
 mod tokens;
 
 pub use expr::MAX_EXPR_DEPTH;
-use tokens::too_deeply_nested;
+use tokens::{point_missing_semicolons, too_deeply_nested};
 
 /// The deepest nesting of delimiters (`(`, `[`, `{`) the parser accepts. syn builds
 /// its view of the tokens recursively, one stack frame per level, so the depth is
@@ -73,7 +73,9 @@ pub fn parse_tokens_partial(tokens: TokenStream) -> (Option<KernelDef>, Diagnost
     if let Some(too_deep) = too_deeply_nested(&tokens) {
         return (None, too_deep.into());
     }
-    run(|| kernel_def.parse2(tokens))
+    let (value, mut diagnostics) = run(|| kernel_def.parse2(tokens.clone()));
+    point_missing_semicolons(&tokens, &mut diagnostics);
+    (value, diagnostics)
 }
 
 /// Like [`parse_str`], but also returns the tree when the only problems were
@@ -135,7 +137,8 @@ fn run_text<T>(
         TokenTree::Group(group) => group.span_close(),
         token => token.span(),
     });
-    let (value, mut diagnostics) = run(|| parser.parse2(tokens));
+    let (value, mut diagnostics) = run(|| parser.parse2(tokens.clone()));
+    point_missing_semicolons(&tokens, &mut diagnostics);
     if let Some(last_token) = last_token {
         for diagnostic in &mut diagnostics.list {
             // Only `Span::call_site()`, where syn reports the end of the input, has an

@@ -43,6 +43,7 @@
 //! ```
 
 mod compare;
+mod costs;
 mod engine;
 mod machine;
 mod reference;
@@ -64,7 +65,7 @@ pub use report::{LevelUse, PipeReport, Report, Traffic};
 pub use roofline::{Roofline, machine_roofline, roofline_cycles};
 pub use trace::{Trace, TraceEvent};
 
-use crate::engine::Costs;
+use crate::costs::Costs;
 use crate::machine::Machine;
 use crate::report::ClassRun;
 

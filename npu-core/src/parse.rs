@@ -182,27 +182,7 @@ fn schedules(input: ParseStream) -> syn::Result<Vec<Schedule>> {
 // kernel_def := doc* 'kernel' IDENT '(' params ')' '->' outputs '{' stmt* '}' section*
 // section    := 'target' (IDENT | STRING) ';' | 'schedule' IDENT '{' item* '}'
 fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
-    let attrs = syn::Attribute::parse_outer(input)?;
-    let mut doc = Vec::new();
-    for attr in &attrs {
-        match &attr.meta {
-            syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => {
-                if let syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) = &nv.value
-                {
-                    doc.push(s.value().trim().to_string());
-                }
-            }
-            _ => {
-                return Err(syn::Error::new_spanned(
-                    attr,
-                    "only `///` doc comments may precede `kernel`",
-                ));
-            }
-        }
-    }
+    let doc = doc_comments(input)?;
     let kernel_span = input.parse::<kw::kernel>()?.span;
     let name: Ident = input.parse()?;
     let content;
@@ -256,6 +236,49 @@ fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
         targets,
         schedules,
     })
+}
+
+// doc := ('#' '[' 'doc' '=' STRING ']')*
+// Read token by token rather than as `syn::Attribute`s: an attribute's value is a Rust
+// expression, which syn parses recursively with no depth limit, so `#[doc = "" - - -
+// ...]` would overflow the stack.
+fn doc_comments(input: ParseStream) -> syn::Result<Vec<String>> {
+    let mut doc = Vec::new();
+    while input.peek(Token![#]) {
+        let (pound, brackets) = input.step(|cursor| {
+            let pair = cursor
+                .token_tree()
+                .and_then(|(pound, rest)| Some((pound, rest.token_tree()?)));
+            match pair {
+                Some((pound, (brackets, rest))) => Ok(((pound, brackets), rest)),
+                None => Err(cursor.error("expected an attribute `#[doc = \"...\"]`")),
+            }
+        })?;
+        let inside: Vec<TokenTree> = match &brackets {
+            TokenTree::Group(group) if group.delimiter() == proc_macro2::Delimiter::Bracket => {
+                group.stream().into_iter().take(4).collect()
+            }
+            _ => Vec::new(),
+        };
+        let text = match inside.as_slice() {
+            [
+                TokenTree::Ident(name),
+                TokenTree::Punct(eq),
+                TokenTree::Literal(text),
+            ] if name == "doc" && eq.as_char() == '=' => {
+                syn::parse2::<LitStr>(TokenTree::Literal(text.clone()).into()).ok()
+            }
+            _ => None,
+        };
+        let Some(text) = text else {
+            return Err(syn::Error::new_spanned(
+                quote::quote!(#pound #brackets),
+                "only `///` doc comments may precede `kernel`",
+            ));
+        };
+        doc.push(text.value().trim().to_string());
+    }
+    Ok(doc)
 }
 
 // params := (param (',' param)* ','?)?

@@ -138,6 +138,26 @@ fn operator_and_cast_chains_past_the_limit_are_one_e007() {
 }
 
 #[test]
+fn an_attribute_with_a_deep_value_is_refused_without_parsing_it() {
+    // syn would parse the value of `#[doc = ...]` as a Rust expression, recursively.
+    let source = format!(
+        "#[doc = \"y\" {}1] kernel k(a: [f32; 64]) -> y: [f32; 64] {{ y[i] = a[i]; }}",
+        "- ".repeat(20_000)
+    );
+    let records =
+        on_small_stack(move || npu_core::parse::parse_str(&source).unwrap_err().records());
+    assert_eq!(
+        positions(&records),
+        [(
+            Code::E001,
+            1,
+            1,
+            "only `///` doc comments may precede `kernel`".to_string()
+        )]
+    );
+}
+
+#[test]
 fn schedule_text_nested_past_the_limit_is_e007() {
     // The LLM reply extractor parses schedule blocks on their own.
     let text = format!(

@@ -78,9 +78,7 @@ pub use npu_macros::npu_kernel;
 /// assert!(error.render(source).contains("help: split i by"));
 /// ```
 pub fn check_file_source(source: &str, dir: &Path) -> Result<CheckedKernel, Diagnostics> {
-    check_source_with(source, |path| {
-        std::fs::read_to_string(dir.join(path)).map_err(|error| error.to_string())
-    })
+    check_source_with(source, |path| npu_core::target::read_file(&dir.join(path)))
 }
 
 /// What the code `npu_kernel!` generates refers to. Not public API.

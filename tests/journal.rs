@@ -263,3 +263,185 @@ fn completed_indexes_by_kernel_generator_round_and_index() {
         CandidateKey::new("vmla", "heuristic", 1, 0)
     );
 }
+
+/// Floats a resumed run must read back bit for bit: sums that are not their decimal
+/// look, the extremes of the range, subnormals, and values serde_json's fast parser
+/// rounds wrongly without `float_roundtrip`, plus a fixed pseudo-random spread.
+fn awkward_floats() -> Vec<f64> {
+    let mut floats = vec![
+        0.1 + 0.2,
+        1.0 / 3.0,
+        1e-300,
+        f64::MIN_POSITIVE,
+        5e-324,
+        2.225073858507201e-308,
+        f64::MAX,
+        4.628495163589311e-151,
+        1.0391779999412903e114,
+        -3.646365386218247e-90,
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    while floats.len() < 200 {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let float = f64::from_bits(state.wrapping_mul(0x2545_f491_4f6c_dd1d));
+        if float.is_finite() {
+            floats.push(float);
+        }
+    }
+    floats
+}
+
+/// A report as the simulator writes it, for the vmla kernel on the demo target.
+fn simulated_report() -> npu::sim::Report {
+    let source =
+        "kernel vmla(a: [f16; 4096], b: [f16; 4096]) -> y: [f16; 4096] { y[i] = a[i] * b[i]; }
+        target npueval_demo;
+        schedule s { split i by 1024; stage a, b, y in ub depth 2; }";
+    let target = npu::Target::preset("npueval_demo").unwrap();
+    let kernel = npu::check_source(source, &target).unwrap();
+    let program = npu::lower::lower(&kernel, 0);
+    let options = npu::sim::SimOptions {
+        functional: false,
+        ..npu::sim::SimOptions::default()
+    };
+    npu::sim::simulate(&kernel, &program, &[], &options)
+        .unwrap()
+        .report
+}
+
+/// Every float of a report, in a fixed order.
+fn report_floats(report: &npu::sim::Report) -> Vec<f64> {
+    let mut floats = vec![
+        report.memory_bound_ratio,
+        report.vector_score,
+        report.efficiency,
+        report.machine_efficiency,
+    ];
+    for pipe in &report.pipes {
+        floats.extend([pipe.busy_ratio, pipe.stall_ratio]);
+    }
+    floats
+}
+
+#[test]
+fn resumed_floats_are_bit_for_bit_the_written_ones() {
+    let template = simulated_report();
+    assert!(!template.pipes.is_empty());
+    let records: Vec<CandidateRecord> = awkward_floats()
+        .chunks(2)
+        .enumerate()
+        .map(|(index, pair)| {
+            let mut report = template.clone();
+            report.memory_bound_ratio = pair[0];
+            report.vector_score = pair[1];
+            report.efficiency = -pair[0];
+            report.machine_efficiency = -pair[1];
+            for pipe in &mut report.pipes {
+                pipe.busy_ratio = pair[1];
+                pipe.stall_ratio = pair[0];
+            }
+            CandidateRecord {
+                report: Some(report),
+                round: index as u32,
+                ..record(0, 0)
+            }
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    write_journal(dir.path(), &records);
+
+    let (_, resumed) = Journal::open(dir.path(), &header(), true).unwrap();
+    assert_eq!(resumed.len(), records.len());
+    for (written, read) in records.iter().zip(&resumed) {
+        let bits = |record: &CandidateRecord| -> Vec<u64> {
+            report_floats(record.report.as_ref().unwrap())
+                .into_iter()
+                .map(f64::to_bits)
+                .collect()
+        };
+        assert_eq!(
+            bits(read),
+            bits(written),
+            "record of round {}",
+            written.round
+        );
+    }
+}
+
+/// The notes `Journal::open` returns for a journal of two records whose bytes `edit`
+/// changed, with the directory written as `DIR`.
+fn notes_after(edit: impl FnOnce(&mut Vec<u8>), resume: bool) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    write_journal(dir.path(), &[record(0, 0), record(0, 1)]);
+    let path = dir.path().join(FILE_NAME);
+    let mut bytes = fs::read(&path).unwrap();
+    edit(&mut bytes);
+    fs::write(&path, &bytes).unwrap();
+    let (journal, _) = Journal::open(dir.path(), &header(), resume).unwrap();
+    let shown = dir.path().display().to_string();
+    let notes = journal
+        .notes()
+        .iter()
+        .map(|note| note.replace(&shown, "DIR"))
+        .collect();
+    // A second open finds nothing left to repair.
+    drop(journal);
+    let (again, _) = Journal::open(dir.path(), &header(), true).unwrap();
+    assert_eq!(again.notes(), [] as [String; 0], "after {notes:?}");
+    notes
+}
+
+#[test]
+fn every_repair_is_reported_as_a_note() {
+    assert_eq!(notes_after(|_| {}, true), [] as [String; 0]);
+    assert_eq!(
+        notes_after(|bytes| bytes.truncate(bytes.len() - 60), true),
+        [format!(
+            "journal DIR/{FILE_NAME}: dropped a cut last line ({} bytes) left by an interrupted run; its evaluation is done again",
+            record_line_len(1) - 60
+        )]
+    );
+    assert_eq!(
+        notes_after(|bytes| bytes.extend_from_slice(b"  \t "), true),
+        [format!(
+            "journal DIR/{FILE_NAME}: dropped 4 bytes of blank space after the last line"
+        )]
+    );
+    assert_eq!(
+        notes_after(
+            |bytes| {
+                bytes.pop();
+            },
+            true
+        ),
+        [format!(
+            "journal DIR/{FILE_NAME}: added the newline the last line was missing"
+        )]
+    );
+    assert_eq!(
+        notes_after(|bytes| bytes.truncate(20), true),
+        [format!(
+            "journal DIR/{FILE_NAME}: dropped a cut header line (20 bytes) left by an interrupted run and started afresh"
+        )]
+    );
+    let notes = notes_after(|_| {}, false);
+    let [note] = notes.as_slice() else {
+        panic!("expected one note, got {notes:?}");
+    };
+    let prefix = format!("journal DIR/{FILE_NAME}: kept the previous journal as DIR/journal.");
+    assert!(
+        note.starts_with(&prefix) && note.ends_with(".jsonl.bak and started afresh"),
+        "{note}"
+    );
+}
+
+/// Bytes of the journal line of `record(0, index)`, newline included.
+fn record_line_len(index: u32) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    write_journal(dir.path(), &[]);
+    let empty = fs::metadata(dir.path().join(FILE_NAME)).unwrap().len();
+    write_journal(dir.path(), &[record(0, index)]);
+    (fs::metadata(dir.path().join(FILE_NAME)).unwrap().len() - empty) as usize
+}

@@ -6,14 +6,22 @@
 //! made 0, huge or a float, a name replaced) and checked as the macro checks it:
 //! `parse_str_partial`, then target resolution and `check`. An accepted kernel must
 //! check again from its canonical text to the same `CheckedKernel`, which the
-//! generated `kernel()` function relies on. The macro's own expansion runs on mutated
+//! generated `kernel()` function relies on, and lowers and simulates without an
+//! error other than the instruction budget. The macro's own expansion runs on mutated
 //! token streams in npu-macros' unit tests.
+//!
+//! A second pass grows each body pathologically: thousands of nested parentheses,
+//! `abs(` or unary `-` around a token, an item repeated thousands of times, the whole
+//! body on one line. These run through the same checks and through the LLM reply
+//! extractor. `NPU_FUZZ_ITERATIONS=N` runs N rounds of it instead of one.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use npu::check::{check, resolve_target};
 use npu::parse::parse_str_partial;
+use npu::sim::{SimError, SimOptions};
+use npu::tuner::reply::{Extracted, extract_schedules};
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 
 #[test]
@@ -75,7 +83,7 @@ fn check_text(root: &Path, text: &str) -> Result<(), String> {
             Err(diagnostics) => render(&diagnostics, text),
             Ok(_) if !parsed.is_empty() => render(&parsed, text),
             Ok(kernel) => match npu::check_source(&kernel.source, &target) {
-                Ok(again) if again == kernel => Ok(()),
+                Ok(again) if again == kernel => simulate(&kernel),
                 Ok(_) => Err(format!(
                     "the canonical text checks to another kernel:\n{}",
                     kernel.source
@@ -94,6 +102,124 @@ fn check_text(root: &Path, text: &str) -> Result<(), String> {
             .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
         Err(format!("panicked: {}", message.unwrap_or_default()))
     })
+}
+
+/// Lowers and simulates (timing only) every schedule of a checked kernel.
+fn simulate(kernel: &npu::CheckedKernel) -> Result<(), String> {
+    let options = SimOptions {
+        functional: false,
+        max_instructions: 200_000,
+        ..SimOptions::default()
+    };
+    for index in 0..kernel.schedules.len() {
+        match npu::sim::evaluate(kernel, index, &[], None, &options) {
+            Ok(_) | Err(SimError::InstructionBudget { .. }) => {}
+            Err(error) => {
+                return Err(format!(
+                    "schedule {index} of the checked kernel does not simulate: {error}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Extracts schedules from `text` as the tuner does from an LLM reply: never empty,
+/// and every rejection says why.
+fn extract(text: &str) -> Result<(), String> {
+    let extracted = catch_unwind(|| extract_schedules(text))
+        .map_err(|_| "the reply extractor panicked".to_string())?;
+    if extracted.is_empty() {
+        return Err("the reply extractor returned nothing".into());
+    }
+    match extracted.iter().find_map(|candidate| match candidate {
+        Extracted::Rejected { reason, .. } if reason.trim().is_empty() => Some(()),
+        _ => None,
+    }) {
+        Some(()) => Err("the reply extractor rejected without a reason".into()),
+        None => Ok(()),
+    }
+}
+
+#[test]
+fn pathologically_grown_kernels_are_rejected_or_run_without_aborting() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let rounds: usize = std::env::var("NPU_FUZZ_ITERATIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let mut random = Random(0x0dee_9000_5eed_0001);
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for body in corpus(root).iter().cycle().take(rounds * 40) {
+        let Ok(stream) = body.parse::<TokenStream>() else {
+            continue;
+        };
+        let tokens = flatten(stream);
+        for mutant in grown(&tokens, &mut random) {
+            checked += 1;
+            let outcome = check_text(root, &mutant).and_then(|()| extract(&mutant));
+            if let Err(problem) = outcome {
+                failures.push(format!("{problem}\n--- input (cut) ---\n{mutant:.2000}"));
+            }
+        }
+    }
+    assert!(checked >= 200, "only {checked} mutants");
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} grown mutants failed; the first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+}
+
+/// Mutants of one body grown past every limit: nesting around a random token, an
+/// item repeated, everything on one line.
+fn grown(tokens: &[Token], random: &mut Random) -> Vec<String> {
+    let leaf = |text: &str| Token {
+        text: text.to_string(),
+        joint: false,
+    };
+    let mut out = Vec::new();
+    let n = tokens.len();
+    let depths = [300, 5_000, 40_000];
+    let depth = depths[random.below(depths.len())];
+    for (open, close) in [("(", ")"), ("abs (", ")"), ("-", "")] {
+        let at = random.below(n);
+        let mut nested = tokens[..at].to_vec();
+        nested.extend(std::iter::repeat_n(leaf(open), depth));
+        nested.push(tokens[at].clone());
+        if !close.is_empty() {
+            nested.extend(std::iter::repeat_n(leaf(close), depth));
+        }
+        nested.extend_from_slice(&tokens[at + 1..]);
+        out.push(join(&nested));
+    }
+    // An operator chain as long as the nesting, in place of a token.
+    let at = random.below(n);
+    let mut chained = tokens[..at].to_vec();
+    for _ in 0..depth.min(20_000) {
+        chained.push(tokens[at].clone());
+        chained.push(leaf("+"));
+    }
+    chained.extend_from_slice(&tokens[at..]);
+    out.push(join(&chained));
+    // Thousands of copies of the tokens up to and including a `;`.
+    let ends: Vec<usize> = (0..n).filter(|&i| tokens[i].text == ";").collect();
+    if !ends.is_empty() {
+        let end = ends[random.below(ends.len())];
+        let start = ends.iter().rev().find(|&&e| e < end).map_or(0, |e| e + 1);
+        let copies = [1_000, 8_000][random.below(2)];
+        let mut repeated = tokens[..=end].to_vec();
+        for _ in 0..copies {
+            repeated.extend_from_slice(&tokens[start..=end]);
+        }
+        repeated.extend_from_slice(&tokens[end + 1..]);
+        out.push(join(&repeated));
+        // The same on one line, as a long LLM reply writes it.
+        out.push(join(&repeated).replace('\n', " "));
+    }
+    out
 }
 
 /// Renders diagnostics every way a user or an LLM sees them.

@@ -4,10 +4,16 @@
 //! `compile_error!` at that token; the string API renders it as text with line, column
 //! and a caret excerpt ([`Diagnostics::render`]), the form an LLM sees in its feedback.
 //! [`Diagnostics::records`] gives the span-free, serialisable form reports store.
+//!
+//! What is shown is bounded, however broken the input: the first
+//! [`MAX_SHOWN_PER_CODE`] diagnostics of each code, then one "and N more" note, and
+//! each excerpt is a window of at most [`EXCERPT_CHARS`] characters around its caret.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt;
 
-use proc_macro2::Span;
+use proc_macro2::{LineColumn, Span};
 use serde::{Deserialize, Serialize};
 
 /// The stable code of a diagnostic class. Docs, tests and the knowledge base use these.
@@ -25,6 +31,8 @@ pub enum Code {
     E005,
     /// A schedule item, memory level or tail policy the language does not have.
     E006,
+    /// Expressions or delimiters nested deeper than the parser's limit.
+    E007,
     /// Operands or an output whose dtypes disagree.
     E010,
     /// Tensor ranks or extents that disagree.
@@ -65,6 +73,7 @@ impl Code {
             Code::E004 => "unknown dtype",
             Code::E005 => "unknown target",
             Code::E006 => "unknown schedule word",
+            Code::E007 => "nesting too deep",
             Code::E010 => "type mismatch",
             Code::E011 => "shape mismatch",
             Code::E012 => "index out of range",
@@ -83,13 +92,14 @@ impl Code {
     }
 
     /// Every code, in order.
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 21] = [
         Code::E001,
         Code::E002,
         Code::E003,
         Code::E004,
         Code::E005,
         Code::E006,
+        Code::E007,
         Code::E010,
         Code::E011,
         Code::E012,
@@ -113,6 +123,13 @@ impl fmt::Display for Code {
     }
 }
 
+/// Diagnostics of one code shown before the rest are summed up in one note.
+pub const MAX_SHOWN_PER_CODE: usize = 20;
+
+/// Characters of a source line an excerpt shows at most; a longer line is cut to a
+/// window around the caret.
+pub const EXCERPT_CHARS: usize = 120;
+
 /// One problem found in a kernel.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
@@ -125,6 +142,9 @@ pub struct Diagnostic {
     /// The concrete edits the help line proposes, each checked to clear this diagnostic
     /// without bringing another (see [`crate::fix`]).
     pub fixes: Vec<crate::fix::Fix>,
+    /// The span's position, once [`Diagnostics::detach`] has read it; from then on the
+    /// span is `Span::call_site()` and this is the only position.
+    location: Option<(LineColumn, LineColumn)>,
 }
 
 impl Diagnostic {
@@ -135,7 +155,20 @@ impl Diagnostic {
             message: message.into(),
             help: None,
             fixes: Vec::new(),
+            location: None,
         }
+    }
+
+    /// Where the diagnostic starts: 1-based line, 0-based column in characters.
+    pub fn start(&self) -> LineColumn {
+        self.location
+            .map_or_else(|| self.span.start(), |(start, _)| start)
+    }
+
+    /// Where the diagnostic ends, as [`start`](Self::start) counts.
+    pub fn end(&self) -> LineColumn {
+        self.location
+            .map_or_else(|| self.span.end(), |(_, end)| end)
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
@@ -158,7 +191,7 @@ impl Diagnostic {
 
     /// The span-free form: code, 1-based line and column, message and help.
     pub fn record(&self) -> DiagnosticRecord {
-        let start = self.span.start();
+        let start = self.start();
         DiagnosticRecord {
             code: self.code,
             line: start.line,
@@ -212,14 +245,53 @@ impl Diagnostics {
     /// Sorts by position so that output reads top to bottom.
     pub fn sort(&mut self) {
         self.list.sort_by_key(|d| {
-            let start = d.span.start();
+            let start = d.start();
             (start.line, start.column, d.code)
         });
     }
 
-    /// All diagnostics combined into one `syn::Error`, for the macro.
+    /// Reads every position out of its span and leaves `Span::call_site()` in its place,
+    /// so that the diagnostics stay right after the thread's span table is released
+    /// (see [`crate::check_source`]). Positions and rendering are unchanged.
+    pub fn detach(&mut self) {
+        for diagnostic in &mut self.list {
+            if diagnostic.location.is_none() {
+                diagnostic.location = Some((diagnostic.span.start(), diagnostic.span.end()));
+                diagnostic.span = Span::call_site();
+            }
+        }
+    }
+
+    /// The diagnostics as shown: in order, the first [`MAX_SHOWN_PER_CODE`] of each
+    /// code, and in place of the first one past that, a note that counts the rest.
+    pub fn shown(&self) -> Vec<Cow<'_, Diagnostic>> {
+        let mut counts: BTreeMap<Code, usize> = BTreeMap::new();
+        let mut notes: BTreeMap<Code, usize> = BTreeMap::new();
+        let mut shown = Vec::new();
+        for diagnostic in &self.list {
+            let count = counts.entry(diagnostic.code).or_default();
+            *count += 1;
+            if *count <= MAX_SHOWN_PER_CODE {
+                shown.push(Cow::Borrowed(diagnostic));
+            } else if *count == MAX_SHOWN_PER_CODE + 1 {
+                notes.insert(diagnostic.code, shown.len());
+                shown.push(Cow::Borrowed(diagnostic));
+            }
+        }
+        for (code, index) in notes {
+            let omitted = counts[&code] - MAX_SHOWN_PER_CODE;
+            let mut note = shown[index].clone().into_owned();
+            note.message = format!("and {omitted} more {} errors not shown", code.title());
+            note.help = Some("fix the ones shown and check again".to_string());
+            shown[index] = Cow::Owned(note);
+        }
+        shown
+    }
+
+    /// All diagnostics shown combined into one `syn::Error`, for the macro.
     pub fn to_syn_error(&self) -> syn::Error {
-        let mut iter = self.list.iter().map(Diagnostic::to_syn_error);
+        let shown = self.shown();
+        let mut iter = shown.iter().map(|d| d.to_syn_error());
         let mut first = iter
             .next()
             .unwrap_or_else(|| syn::Error::new(Span::call_site(), "kernel rejected"));
@@ -229,16 +301,18 @@ impl Diagnostics {
         first
     }
 
+    /// The records of the diagnostics [`shown`](Self::shown).
     pub fn records(&self) -> Vec<DiagnosticRecord> {
-        self.list.iter().map(Diagnostic::record).collect()
+        self.shown().iter().map(|d| d.record()).collect()
     }
 
-    /// Renders every diagnostic as rustc does, with a caret excerpt of `source`, the
-    /// text the spans were parsed from.
+    /// Renders the diagnostics [`shown`](Self::shown) as rustc does, with a caret
+    /// excerpt of `source`, the text the spans were parsed from.
     pub fn render(&self, source: &str) -> String {
+        let lines = line_starts(source);
         let mut out = String::new();
-        for diagnostic in &self.list {
-            render_one(diagnostic, source, &mut out);
+        for diagnostic in self.shown() {
+            render_one(&diagnostic, source, &lines, &mut out);
         }
         out
     }
@@ -271,12 +345,16 @@ impl fmt::Display for Diagnostics {
 
 impl std::error::Error for Diagnostics {}
 
-fn render_one(diagnostic: &Diagnostic, source: &str, out: &mut String) {
+fn render_one(diagnostic: &Diagnostic, source: &str, lines: &[usize], out: &mut String) {
     use std::fmt::Write as _;
-    let start = diagnostic.span.start();
-    let end = diagnostic.span.end();
+    let start = diagnostic.start();
+    let end = diagnostic.end();
     let _ = writeln!(out, "error[{}]: {}", diagnostic.code, diagnostic.message);
-    let line_text = source.lines().nth(start.line.saturating_sub(1));
+    let line_text = start
+        .line
+        .checked_sub(1)
+        .and_then(|index| Some((*lines.get(index)?, lines.get(index + 1).copied())))
+        .map(|(from, to)| source[from..to.unwrap_or(source.len())].trim_end_matches(['\n', '\r']));
     match line_text {
         Some(text) => {
             let number = start.line.to_string();
@@ -293,12 +371,8 @@ fn render_one(diagnostic: &Diagnostic, source: &str, out: &mut String) {
                 start.column + 1
             );
             let _ = writeln!(out, "{pad} |");
-            let _ = writeln!(out, "{number} | {text}");
-            let indent: String = text
-                .chars()
-                .take(start.column)
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
+            let (shown, indent, width) = excerpt(text, start.column, width);
+            let _ = writeln!(out, "{number} | {shown}");
             let _ = writeln!(out, "{pad} | {indent}{}", "^".repeat(width));
             if let Some(help) = &diagnostic.help {
                 let _ = writeln!(out, "{pad} = help: {help}");
@@ -311,6 +385,50 @@ fn render_one(diagnostic: &Diagnostic, source: &str, out: &mut String) {
         }
     }
     out.push('\n');
+}
+
+/// The byte offset of the start of each line of `source`, as `str::lines` counts them
+/// (no empty line after a final newline).
+fn line_starts(source: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(source.match_indices('\n').map(|(at, _)| at + 1))
+        .filter(|&start| start < source.len())
+        .collect()
+}
+
+/// The part of `line` to show for a caret at character `column`, `width` characters
+/// wide: the whole line when it is short, else a window of [`EXCERPT_CHARS`] around
+/// the caret with `…` where it was cut. Returns the text, the caret's indent (tabs
+/// kept, so that it lines up) and the caret's width within the window.
+fn excerpt(line: &str, column: usize, width: usize) -> (String, String, usize) {
+    let indent_of = |text: &str| -> String {
+        text.chars()
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect()
+    };
+    let chars = line.chars().count();
+    if chars <= EXCERPT_CHARS {
+        let before: String = line.chars().take(column).collect();
+        return (line.to_string(), indent_of(&before), width);
+    }
+    // Show a third of the window before the caret, the rest from it on.
+    let first = column.saturating_sub(EXCERPT_CHARS / 3).min(chars);
+    let last = (first + EXCERPT_CHARS).min(chars);
+    let window: String = line.chars().skip(first).take(last - first).collect();
+    let before: String = window.chars().take(column - first).collect();
+    let mut shown = String::new();
+    let mut indent = String::new();
+    if first > 0 {
+        shown.push('…');
+        indent.push(' ');
+    }
+    shown.push_str(&window);
+    if last < chars {
+        shown.push('…');
+    }
+    indent.push_str(&indent_of(&before));
+    let width = width.min(last.saturating_sub(column)).max(1);
+    (shown, indent, width)
 }
 
 /// The closest candidate to `name` by edit distance, when one is close enough to be

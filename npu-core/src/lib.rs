@@ -13,8 +13,10 @@
 //! 5. [`validate`](mod@validate): a second guard, independent of the checker, that
 //!    checks a lowered [`Program`] instruction by instruction against its [`Target`].
 //!
-//! npu-core does no I/O: a target file's text is read by the caller and given to
-//! [`Target::from_toml`].
+//! npu-core's only I/O is [`target::read_file`], the bounded reader of target files
+//! the macro and the tools share; everything else takes text.
+
+extern crate proc_macro;
 
 pub mod ast;
 pub mod check;
@@ -54,10 +56,19 @@ pub use validate::{Rule, Violation, validate};
 /// let kernel = npu_core::check_source(source, &target).unwrap();
 /// assert_eq!(kernel.schedules[0].tiles, [1024]);
 /// ```
+///
+/// Text parsed outside the compiler leaves its source in a per-thread span table
+/// (proc-macro2's `span-locations`) that only grows. So that checking text again and
+/// again runs in bounded memory, both `check_source` functions read every position
+/// into their diagnostics and then release the table: spans of text parsed earlier on
+/// this thread with [`parse::parse_str`] are invalid after the call.
 pub fn check_source(source: &str, target: &Target) -> Result<CheckedKernel, Diagnostics> {
     let (def, parsed) = parse::parse_str_partial(source);
-    let def = def.ok_or_else(|| parsed.clone())?;
-    merge(parsed, check::check(&def, target))
+    let result = match def {
+        Some(def) => merge(parsed, check::check(&def, target)),
+        None => Err(parsed),
+    };
+    release_spans(result)
 }
 
 /// Parses and checks kernel source text against the preset it names. A `target` line
@@ -67,10 +78,29 @@ pub fn check_source_with(
     read_file: impl FnOnce(&str) -> Result<String, String>,
 ) -> Result<CheckedKernel, Diagnostics> {
     let (def, parsed) = parse::parse_str_partial(source);
-    let def = def.ok_or_else(|| parsed.clone())?;
-    let result =
-        check::resolve_target(&def, read_file).and_then(|target| check::check(&def, &target));
-    merge(parsed, result)
+    let result = match def {
+        Some(def) => {
+            let checked = check::resolve_target(&def, read_file)
+                .and_then(|target| check::check(&def, &target));
+            merge(parsed, checked)
+        }
+        None => Err(parsed),
+    };
+    release_spans(result)
+}
+
+/// Detaches the diagnostics from their spans and frees this thread's span table (see
+/// [`check_source`]). Inside a procedural macro spans belong to the compiler and there
+/// is no table to free.
+fn release_spans(result: Result<CheckedKernel, Diagnostics>) -> Result<CheckedKernel, Diagnostics> {
+    let result = result.map_err(|mut diagnostics| {
+        diagnostics.detach();
+        diagnostics
+    });
+    if !proc_macro::is_available() {
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
+    result
 }
 
 /// Adds the parser's recovered diagnostics (see [`parse::parse_str_partial`]) to the

@@ -8,15 +8,33 @@
 //! The parser only checks structure. Names, dtypes and numbers are checked later, so
 //! that one run reports every problem. An unknown schedule word is reported and the
 //! parser skips to the next `;`, for the same reason.
+//!
+//! Input of any depth is safe: delimiters nested deeper than [`MAX_GROUP_DEPTH`] are
+//! refused before syn (which recurses on them) sees the tokens, and expressions deeper
+//! than [`MAX_EXPR_DEPTH`] while they are parsed (see `expr`), both as E007 at the token
+//! where the limit is passed. Every later pass recurses over expressions and relies on
+//! this bound.
 
 use std::cell::RefCell;
 
 use proc_macro2::{LexError, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
-use syn::{Ident, LitFloat, LitInt, LitStr, Token, braced, bracketed, parenthesized};
+use syn::{Ident, LitInt, LitStr, Token, braced, bracketed, parenthesized};
 
 use crate::ast::*;
 use crate::diag::{Code, Diagnostic, Diagnostics, suggestion};
+
+mod expr;
+mod tokens;
+
+pub use expr::MAX_EXPR_DEPTH;
+use tokens::{point_missing_semicolons, too_deeply_nested};
+
+/// The deepest nesting of delimiters (`(`, `[`, `{`) the parser accepts. syn builds
+/// its view of the tokens recursively, one stack frame per level, so the depth is
+/// measured without recursion before syn sees them. It leaves room for every
+/// expression [`MAX_EXPR_DEPTH`] allows inside a kernel body.
+pub const MAX_GROUP_DEPTH: usize = MAX_EXPR_DEPTH + 8;
 
 mod kw {
     syn::custom_keyword!(kernel);
@@ -52,7 +70,12 @@ pub fn parse_schedules_str(source: &str) -> Result<Vec<Schedule>, Diagnostics> {
 /// Like [`parse_tokens`], but also returns the tree when the only problems were
 /// unknown schedule items the parser skipped, so the checker can report the rest.
 pub fn parse_tokens_partial(tokens: TokenStream) -> (Option<KernelDef>, Diagnostics) {
-    run(|| kernel_def.parse2(tokens))
+    if let Some(too_deep) = too_deeply_nested(&tokens) {
+        return (None, too_deep.into());
+    }
+    let (value, mut diagnostics) = run(|| kernel_def.parse2(tokens.clone()));
+    point_missing_semicolons(&tokens, &mut diagnostics);
+    (value, diagnostics)
 }
 
 /// Like [`parse_str`], but also returns the tree when the only problems were
@@ -81,8 +104,14 @@ fn run<T>(parse: impl FnOnce() -> syn::Result<T>) -> (Option<T>, Diagnostics) {
     match result {
         Ok(value) => (Some(value), diagnostics),
         Err(error) => {
+            let too_deep = expr::too_deep_message();
             for error in error {
-                diagnostics.push(Diagnostic::new(Code::E001, error.span(), error.to_string()));
+                let message = error.to_string();
+                diagnostics.push(if message == too_deep {
+                    Diagnostic::new(Code::E007, error.span(), message).help(expr::TOO_DEEP_HELP)
+                } else {
+                    Diagnostic::new(Code::E001, error.span(), message)
+                });
             }
             diagnostics.sort();
             (None, diagnostics)
@@ -101,11 +130,15 @@ fn run_text<T>(
         Ok(tokens) => tokens,
         Err(error) => return (None, lex_error(source, &error).into()),
     };
+    if let Some(too_deep) = too_deeply_nested(&tokens) {
+        return (None, too_deep.into());
+    }
     let last_token = tokens.clone().into_iter().last().map(|token| match token {
         TokenTree::Group(group) => group.span_close(),
         token => token.span(),
     });
-    let (value, mut diagnostics) = run(|| parser.parse2(tokens));
+    let (value, mut diagnostics) = run(|| parser.parse2(tokens.clone()));
+    point_missing_semicolons(&tokens, &mut diagnostics);
     if let Some(last_token) = last_token {
         for diagnostic in &mut diagnostics.list {
             // Only `Span::call_site()`, where syn reports the end of the input, has an
@@ -149,27 +182,7 @@ fn schedules(input: ParseStream) -> syn::Result<Vec<Schedule>> {
 // kernel_def := doc* 'kernel' IDENT '(' params ')' '->' outputs '{' stmt* '}' section*
 // section    := 'target' (IDENT | STRING) ';' | 'schedule' IDENT '{' item* '}'
 fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
-    let attrs = syn::Attribute::parse_outer(input)?;
-    let mut doc = Vec::new();
-    for attr in &attrs {
-        match &attr.meta {
-            syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => {
-                if let syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) = &nv.value
-                {
-                    doc.push(s.value().trim().to_string());
-                }
-            }
-            _ => {
-                return Err(syn::Error::new_spanned(
-                    attr,
-                    "only `///` doc comments may precede `kernel`",
-                ));
-            }
-        }
-    }
+    let doc = doc_comments(input)?;
     let kernel_span = input.parse::<kw::kernel>()?.span;
     let name: Ident = input.parse()?;
     let content;
@@ -223,6 +236,49 @@ fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
         targets,
         schedules,
     })
+}
+
+// doc := ('#' '[' 'doc' '=' STRING ']')*
+// Read token by token rather than as `syn::Attribute`s: an attribute's value is a Rust
+// expression, which syn parses recursively with no depth limit, so `#[doc = "" - - -
+// ...]` would overflow the stack.
+fn doc_comments(input: ParseStream) -> syn::Result<Vec<String>> {
+    let mut doc = Vec::new();
+    while input.peek(Token![#]) {
+        let (pound, brackets) = input.step(|cursor| {
+            let pair = cursor
+                .token_tree()
+                .and_then(|(pound, rest)| Some((pound, rest.token_tree()?)));
+            match pair {
+                Some((pound, (brackets, rest))) => Ok(((pound, brackets), rest)),
+                None => Err(cursor.error("expected an attribute `#[doc = \"...\"]`")),
+            }
+        })?;
+        let inside: Vec<TokenTree> = match &brackets {
+            TokenTree::Group(group) if group.delimiter() == proc_macro2::Delimiter::Bracket => {
+                group.stream().into_iter().take(4).collect()
+            }
+            _ => Vec::new(),
+        };
+        let text = match inside.as_slice() {
+            [
+                TokenTree::Ident(name),
+                TokenTree::Punct(eq),
+                TokenTree::Literal(text),
+            ] if name == "doc" && eq.as_char() == '=' => {
+                syn::parse2::<LitStr>(TokenTree::Literal(text.clone()).into()).ok()
+            }
+            _ => None,
+        };
+        let Some(text) = text else {
+            return Err(syn::Error::new_spanned(
+                quote::quote!(#pound #brackets),
+                "only `///` doc comments may precede `kernel`",
+            ));
+        };
+        doc.push(text.value().trim().to_string());
+    }
+    Ok(doc)
 }
 
 // params := (param (',' param)* ','?)?
@@ -283,7 +339,7 @@ fn stmt(input: ParseStream) -> syn::Result<Stmt> {
     let output: Ident = input.parse()?;
     let indices = subscripts(input)?;
     input.parse::<Token![=]>()?;
-    let value = expr(input, 0)?;
+    let value = expr::expr(input)?;
     input.parse::<Token![;]>()?;
     Ok(Stmt {
         output,
@@ -315,175 +371,6 @@ fn subscripts(input: ParseStream) -> syn::Result<Vec<Index>> {
         return Err(content.error("expected at least one subscript"));
     }
     Ok(indices)
-}
-
-// Precedence climbing. Binding powers, loosest first: comparisons, + -, * /, `as`.
-// expr    := unary (binop unary)*
-// unary   := '-' unary | primary ('as' IDENT)*
-// primary := LIT | '(' expr ')' | IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')'
-fn expr(input: ParseStream, min_power: u8) -> syn::Result<Expr> {
-    let mut lhs = unary(input)?;
-    while let Some((op, power)) = peek_binop(input) {
-        if power < min_power {
-            break;
-        }
-        let span = input.span();
-        match op {
-            BinOp::Le => drop(input.parse::<Token![<=]>()?),
-            BinOp::Ge => drop(input.parse::<Token![>=]>()?),
-            BinOp::Eq => drop(input.parse::<Token![==]>()?),
-            BinOp::Ne => drop(input.parse::<Token![!=]>()?),
-            BinOp::Lt => drop(input.parse::<Token![<]>()?),
-            BinOp::Gt => drop(input.parse::<Token![>]>()?),
-            BinOp::Add => drop(input.parse::<Token![+]>()?),
-            BinOp::Sub => drop(input.parse::<Token![-]>()?),
-            BinOp::Mul => drop(input.parse::<Token![*]>()?),
-            BinOp::Div => drop(input.parse::<Token![/]>()?),
-        }
-        let rhs = expr(input, power + 1)?;
-        lhs = Expr::Binary {
-            op,
-            span,
-            lhs: Box::new(lhs),
-            rhs: Box::new(rhs),
-        };
-    }
-    Ok(lhs)
-}
-
-fn peek_binop(input: ParseStream) -> Option<(BinOp, u8)> {
-    // Two-character operators first: `<=` also starts with `<`.
-    let op = if input.peek(Token![<=]) {
-        BinOp::Le
-    } else if input.peek(Token![>=]) {
-        BinOp::Ge
-    } else if input.peek(Token![==]) {
-        BinOp::Eq
-    } else if input.peek(Token![!=]) {
-        BinOp::Ne
-    } else if input.peek(Token![<]) {
-        BinOp::Lt
-    } else if input.peek(Token![>]) {
-        BinOp::Gt
-    } else if input.peek(Token![+]) {
-        BinOp::Add
-    } else if input.peek(Token![-]) {
-        BinOp::Sub
-    } else if input.peek(Token![*]) {
-        BinOp::Mul
-    } else if input.peek(Token![/]) {
-        BinOp::Div
-    } else {
-        return None;
-    };
-    let power = match op {
-        BinOp::Add | BinOp::Sub => 2,
-        BinOp::Mul | BinOp::Div => 3,
-        _ => 1,
-    };
-    Some((op, power))
-}
-
-fn unary(input: ParseStream) -> syn::Result<Expr> {
-    if input.peek(Token![-]) {
-        let span = input.parse::<Token![-]>()?.span;
-        let arg = unary(input)?;
-        return Ok(Expr::Neg {
-            arg: Box::new(arg),
-            span,
-        });
-    }
-    let mut value = primary(input)?;
-    while input.peek(Token![as]) {
-        input.parse::<Token![as]>()?;
-        let dtype: Ident = input.parse()?;
-        value = Expr::Cast {
-            arg: Box::new(value),
-            dtype,
-        };
-    }
-    Ok(value)
-}
-
-fn primary(input: ParseStream) -> syn::Result<Expr> {
-    let lookahead = input.lookahead1();
-    if lookahead.peek(LitInt) {
-        let lit: LitInt = input.parse()?;
-        let value = integer(&lit)? as f64;
-        Ok(Expr::Literal {
-            value,
-            is_float: false,
-            span: lit.span(),
-        })
-    } else if lookahead.peek(LitFloat) {
-        let lit: LitFloat = input.parse()?;
-        let value = lit.base10_parse::<f64>()?;
-        Ok(Expr::Literal {
-            value,
-            is_float: true,
-            span: lit.span(),
-        })
-    } else if lookahead.peek(syn::token::Paren) {
-        let content;
-        parenthesized!(content in input);
-        let inner = expr(&content, 0)?;
-        if !content.is_empty() {
-            return Err(content.error("expected `)`"));
-        }
-        Ok(inner)
-    } else if lookahead.peek(Ident) {
-        let name: Ident = input.parse()?;
-        if input.peek(syn::token::Paren) {
-            return call(input, name, None);
-        }
-        let indices = subscripts_or_axis(input)?;
-        match indices {
-            Subscripted::Load(indices) => Ok(Expr::Load {
-                tensor: name,
-                indices,
-            }),
-            Subscripted::Reduction(axis) => call(input, name, Some(axis)),
-        }
-    } else {
-        Err(lookahead.error())
-    }
-}
-
-enum Subscripted {
-    Load(Vec<Index>),
-    Reduction(Ident),
-}
-
-// After a name, `[..]` is a tensor access unless a `(` follows, which makes the name a
-// reduction over the bracketed axis: `sum[k](...)`.
-fn subscripts_or_axis(input: ParseStream) -> syn::Result<Subscripted> {
-    if !input.peek(syn::token::Bracket) {
-        return Err(input
-            .error("expected `[` subscripts after a tensor name, or `(` after a function name"));
-    }
-    let indices = subscripts(input)?;
-    if input.peek(syn::token::Paren) {
-        return match indices.as_slice() {
-            [Index::Axis(axis)] => Ok(Subscripted::Reduction(axis.clone())),
-            _ => Err(input.error("a reduction names one axis: `sum[k](...)`")),
-        };
-    }
-    Ok(Subscripted::Load(indices))
-}
-
-// args := expr (',' expr)*
-fn call(input: ParseStream, func: Ident, axis: Option<Ident>) -> syn::Result<Expr> {
-    let content;
-    parenthesized!(content in input);
-    let mut args = Vec::new();
-    while !content.is_empty() {
-        args.push(expr(&content, 0)?);
-        if content.is_empty() {
-            break;
-        }
-        content.parse::<Token![,]>()?;
-    }
-    Ok(Expr::Call { func, axis, args })
 }
 
 // schedule_body := IDENT '{' item* '}'

@@ -14,7 +14,7 @@ mod copies;
 mod help;
 mod machine;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use proc_macro2::{Ident, Span};
 
@@ -69,6 +69,8 @@ struct ScheduleChecker<'a> {
     pending: Vec<Pending>,
     /// The schedule's tail policy, once its items are collected.
     tail: Tail,
+    /// The (code, span) of every error said, so that saying one again costs O(1).
+    reported: HashSet<(Code, String)>,
 }
 
 /// A diagnostic whose help is chosen once every rule has run, so that each candidate
@@ -114,6 +116,7 @@ impl<'a> ScheduleChecker<'a> {
             diagnostics,
             rechecking,
             pending: Vec::new(),
+            reported: HashSet::new(),
             tail: Tail::None,
         }
     }
@@ -128,12 +131,7 @@ impl<'a> ScheduleChecker<'a> {
         help: impl Into<String>,
     ) -> bool {
         // A span's debug form names its byte range, in the compiler and out of it.
-        let at = format!("{span:?}");
-        if self
-            .diagnostics
-            .iter()
-            .any(|d| d.code == code && format!("{:?}", d.span) == at)
-        {
+        if !self.reported.insert((code, format!("{span:?}"))) {
             return false;
         }
         let help = help.into();

@@ -175,3 +175,114 @@ fn zero_cube_fractal() {
         "[cube]\nm = 0"
     )));
 }
+
+#[test]
+fn latency_of_u64_max() {
+    assert_snapshot!(check(&demo_with(
+        "latency_cycles = 200",
+        "latency_cycles = 18446744073709551615"
+    )));
+}
+
+#[test]
+fn vector_cost_past_a_million_cycles() {
+    assert_snapshot!(check(&demo_with("exp = 8", "exp = 1000001")));
+}
+
+#[test]
+fn capacity_past_a_tebibyte() {
+    assert_snapshot!(check(&demo_with("ub = 131072", "ub = 1099511627777")));
+}
+
+#[test]
+fn alignment_not_a_power_of_two() {
+    assert_snapshot!(check(&demo_with("l0c = 64", "l0c = 48")));
+}
+
+#[test]
+fn repeat_bytes_not_a_power_of_two() {
+    assert_snapshot!(check(&demo_with(
+        "repeat_bytes = 256",
+        "repeat_bytes = 100"
+    )));
+}
+
+#[test]
+fn bandwidth_below_a_byte_per_cycle() {
+    assert_snapshot!(check(&demo_with(
+        "gm_bytes_per_cycle = 32.0",
+        "gm_bytes_per_cycle = 1e-300"
+    )));
+}
+
+#[test]
+fn too_many_cores() {
+    assert_snapshot!(check(&demo_with("vector = 1", "vector = 4294967295")));
+}
+
+#[test]
+fn pad_penalty_of_a_million() {
+    assert_snapshot!(check(&demo_with("pad_penalty = 1.5", "pad_penalty = 1e6")));
+}
+
+#[test]
+fn huge_cube_cycles() {
+    assert_snapshot!(check(&preset_with(
+        "ascend910b",
+        "cycles_per_fractal = 1",
+        "cycles_per_fractal = 4294967296"
+    )));
+}
+
+/// What `read_file` says about `path`, with the temporary directory shown as `DIR`.
+fn read(path: &std::path::Path, dir: &std::path::Path) -> String {
+    match npu_core::target::read_file(path) {
+        Ok(text) => format!("ok: {} bytes", text.len()),
+        Err(reason) => reason.replace(&dir.display().to_string(), "DIR"),
+    }
+}
+
+#[test]
+fn target_files_are_read_only_when_regular_and_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = npu_core::target::MAX_FILE_BYTES as usize;
+    let at_limit = dir.path().join("at_limit.toml");
+    std::fs::write(&at_limit, " ".repeat(limit)).unwrap();
+    let over_limit = dir.path().join("over_limit.toml");
+    std::fs::write(&over_limit, " ".repeat(limit + 1)).unwrap();
+    let binary = dir.path().join("binary.toml");
+    std::fs::write(&binary, b"name = \"\xff\"").unwrap();
+    let missing = dir.path().join("missing.toml");
+    let cases = [
+        (at_limit, "ok: 1048576 bytes"),
+        (
+            over_limit,
+            "larger than the 1048576-byte limit of a target file (1048577 bytes)",
+        ),
+        (binary, "not UTF-8 text (byte 8 is not valid)"),
+        (missing, "No such file or directory (os error 2)"),
+        (dir.path().to_path_buf(), "not a regular file (a directory)"),
+    ];
+    for (path, expected) in cases {
+        assert_eq!(read(&path, dir.path()), expected, "{}", path.display());
+    }
+}
+
+/// `/dev/zero` never ends and a FIFO without a writer never opens: both must be
+/// refused before reading, not read until memory runs out or forever.
+#[cfg(unix)]
+#[test]
+fn endless_and_blocking_target_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        read(std::path::Path::new("/dev/zero"), dir.path()),
+        "not a regular file (a character device)"
+    );
+    let fifo = dir.path().join("target.toml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    assert_eq!(read(&fifo, dir.path()), "not a regular file (a FIFO)");
+}

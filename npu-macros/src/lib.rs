@@ -65,7 +65,7 @@ fn check_tokens(input: TokenStream, dir: &Path) -> Result<TokenStream, Diagnosti
     let mut file = None;
     let target = check::resolve_target(&def, |path| {
         let full = dir.join(path);
-        let text = std::fs::read_to_string(&full).map_err(|error| error.to_string())?;
+        let text = npu_core::target::read_file(&full)?;
         file = Some(full);
         Ok(text)
     });
@@ -232,6 +232,52 @@ mod tests {
         // Without a kernel name there is nothing to stub.
         let output = expand("kernel 3".parse().unwrap()).unwrap().to_string();
         assert!(!output.contains("pub mod"), "{output}");
+    }
+
+    /// A target path naming something endless or blocking is an error at the path, not
+    /// a compiler that reads until memory runs out or waits forever.
+    #[cfg(unix)]
+    #[test]
+    fn a_target_that_is_not_a_regular_file_is_refused() {
+        let body: TokenStream = r#"
+            kernel k(a: [f16; 64]) -> y: [f16; 64] { y[i] = a[i]; }
+            target "/dev/zero";
+            schedule s { stage a, y in ub; }
+        "#
+        .parse()
+        .unwrap();
+        let output = expand(body).unwrap().to_string();
+        assert!(
+            output.contains(
+                "[E005] cannot use target file `/dev/zero`: not a regular file (a character device)"
+            ),
+            "{output}"
+        );
+    }
+
+    /// Nesting that crashed rustc (a stack overflow in the macro) is one E007 at a
+    /// token: 40,000 parentheses, 5,000 `abs(` and 20,000 unary `-`.
+    #[test]
+    fn deep_nesting_is_an_error_at_a_token() {
+        let bodies = [
+            format!("{}a[i]{}", "(".repeat(40_000), ")".repeat(40_000)),
+            format!("{}a[i]{}", "abs(".repeat(5_000), ")".repeat(5_000)),
+            format!("{}a[i]", "- ".repeat(20_000)),
+            vec!["a[i]"; 100_000].join(" + "),
+        ];
+        for expression in bodies {
+            let body: TokenStream = format!(
+                "kernel k(a: [f32; 64]) -> y: [f32; 64] {{ y[i] = {expression}; }}
+                 target npueval_demo;
+                 schedule s {{ stage a, y in ub; }}"
+            )
+            .parse()
+            .unwrap();
+            let output = expand(body).unwrap().to_string();
+            assert_eq!(output.matches("compile_error").count(), 1, "{output:.300}");
+            assert!(output.contains("[E007]"), "{output:.300}");
+            assert!(output.contains("pub mod k"), "the stub is still there");
+        }
     }
 
     #[test]

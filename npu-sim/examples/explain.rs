@@ -26,7 +26,7 @@ fn main() {
         }
     };
     let kernel = match npu_core::check_source_with(&source, |p| {
-        std::fs::read_to_string(p).map_err(|e| e.to_string())
+        npu_core::target::read_file(std::path::Path::new(p))
     }) {
         Ok(kernel) => kernel,
         Err(diagnostics) => {

@@ -8,56 +8,12 @@
 //! synchronised program cannot tell from the hardware's.
 
 use npu_core::program::{CoreCode, Instr, Op, Pipe, Program};
-use npu_core::target::{Level, Target, VectorOp};
+use npu_core::target::{Level, VectorOp};
 
+use crate::costs::Costs;
 use crate::machine::Machine;
 use crate::trace::TraceEvent;
-use crate::{Flag, SimError};
-
-/// Every cost constant of the target, in the form the inner loop uses.
-#[derive(Clone, Debug)]
-pub(crate) struct Costs {
-    loop_cycles: f64,
-    vector_issue: f64,
-    repeat_bytes: u64,
-    vector: [f64; VectorOp::ALL.len()],
-    latency: f64,
-    /// Global-memory bytes per cycle of MTE2/MTE3 and of FIX on one core.
-    rate: f64,
-    fix_rate: f64,
-    burst: f64,
-    pad_penalty: f64,
-    mte1_rate: f64,
-    fractal: [u64; 3],
-    cube_cycles: f64,
-    cube_issue: f64,
-}
-
-impl Costs {
-    pub fn new(target: &Target, active_cores: u64) -> Costs {
-        let share = target.dma.gm_bytes_per_cycle / active_cores.max(1) as f64;
-        let mut vector = [1.0; VectorOp::ALL.len()];
-        for op in VectorOp::ALL {
-            vector[op as usize] = target.vector_cycles(op) as f64;
-        }
-        let cube = target.cube.as_ref();
-        Costs {
-            loop_cycles: target.scalar.loop_cycles as f64,
-            vector_issue: target.vector.issue_cycles as f64,
-            repeat_bytes: target.vector.repeat_bytes.max(1),
-            vector,
-            latency: target.dma.latency_cycles as f64,
-            rate: target.dma.core_bytes_per_cycle.min(share),
-            fix_rate: target.dma.fix_bytes_per_cycle.min(share),
-            burst: target.dma.burst_cycles as f64,
-            pad_penalty: target.dma.pad_penalty,
-            mte1_rate: target.dma.mte1_bytes_per_cycle,
-            fractal: cube.map_or([16, 16, 16], |c| [c.m.max(1), c.n.max(1), c.k.max(1)]),
-            cube_cycles: cube.map_or(1.0, |c| c.cycles_per_fractal as f64),
-            cube_issue: cube.map_or(0.0, |c| c.issue_cycles as f64),
-        }
-    }
-}
+use crate::{Flag, MAX_CYCLES, SimError};
 
 /// What one run of a core measured.
 #[derive(Clone, Debug, Default)]
@@ -136,6 +92,17 @@ pub(crate) fn run(
         let instr = &code.streams[best][engine.pc[best]];
         let start = best_start;
         let duration = engine.execute(program, best, instr, start, &mut run);
+        // A sum of finite costs can still leave the exact range (or reach infinity):
+        // stop rather than report a rounded or saturated count.
+        let end = engine.time[best].max(engine.landed[best]);
+        if end.is_nan() || end > MAX_CYCLES as f64 {
+            return Err(SimError::CycleOverflow {
+                core,
+                pipe: Pipe::ALL[best],
+                instruction: program.instruction_text(&instr.op),
+                limit: MAX_CYCLES,
+            });
+        }
         engine.wake(best, &instr.op);
         if let Some(machine) = machine.as_deref_mut() {
             machine

@@ -45,6 +45,7 @@
 //! ```
 
 mod compare;
+mod costs;
 mod engine;
 mod machine;
 mod reference;
@@ -66,7 +67,7 @@ pub use report::{LevelUse, PipeReport, Report, Traffic};
 pub use roofline::{Attainable, Roofline, attainable, machine_roofline, roofline_cycles};
 pub use trace::{Trace, TraceEvent};
 
-use crate::engine::Costs;
+use crate::costs::Costs;
 use crate::machine::Machine;
 use crate::report::ClassRun;
 
@@ -109,6 +110,10 @@ pub struct Flag {
     pub event: u16,
 }
 
+/// Most cycles a simulation may take: every whole number up to 2^53 is exact in the
+/// `f64` times the engine keeps, so a count past it is an error, never a result.
+pub const MAX_CYCLES: u64 = 1 << 53;
+
 /// Why a simulation stopped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SimError {
@@ -131,6 +136,14 @@ pub enum SimError {
     Invalid {
         violation: String,
         violations: usize,
+    },
+    /// A pipe's time passed [`MAX_CYCLES`]: the costs of the target or the program are
+    /// out of any real range, and a cycle count that large would not be exact.
+    CycleOverflow {
+        core: u32,
+        pipe: Pipe,
+        instruction: String,
+        limit: u64,
     },
     /// An instruction that touches memory outside its level or tensor.
     BadProgram {
@@ -173,6 +186,17 @@ impl fmt::Display for SimError {
                     write!(f, " (and {} more)", violations - 1)?;
                 }
                 Ok(())
+            }
+            SimError::CycleOverflow {
+                core,
+                pipe,
+                instruction,
+                limit,
+            } => {
+                write!(
+                    f,
+                    "cycle count overflow: {pipe} on core {core} at `{instruction}` ends past cycle {limit}; check the target's latencies and bandwidths"
+                )
             }
             SimError::BadProgram {
                 core,

@@ -60,14 +60,14 @@ impl Machine {
                 ..
             } => {
                 let copy = shape_of(program, shape)?;
-                let base = base(gm_base, tensor)? + gm;
+                let base = base(gm_base, tensor, gm)?;
                 let (source, dest) = (
                     &self.gm[usize::from(tensor)],
                     &mut self.levels[level_index(level)],
                 );
                 copy_box(copy, |offset, buffer| {
                     let value = *source
-                        .get((base + offset) as usize)
+                        .get(base.saturating_add(offset) as usize)
                         .ok_or("reads past the end of its tensor")?;
                     *dest
                         .get_mut(address as usize + buffer as usize)
@@ -83,7 +83,7 @@ impl Machine {
                 ..
             } => {
                 let copy = shape_of(program, shape)?;
-                let base = base(gm_base, tensor)? + gm;
+                let base = base(gm_base, tensor, gm)?;
                 let source = &self.levels[level_index(Level::Ub)];
                 let dest = self
                     .gm
@@ -94,7 +94,7 @@ impl Machine {
                         .get(address as usize + buffer as usize)
                         .ok_or("reads past the end of ub")?;
                     *dest
-                        .get_mut((base + offset) as usize)
+                        .get_mut(base.saturating_add(offset) as usize)
                         .ok_or("writes past the end of its tensor")? = value;
                     Ok(())
                 })
@@ -175,7 +175,7 @@ impl Machine {
                 cols,
                 dtype,
             } => {
-                let base = base(gm_base, tensor)? + gm;
+                let base = base(gm_base, tensor, gm)?;
                 let l0c = &self.levels[level_index(Level::L0c)];
                 let dest = self
                     .gm
@@ -186,7 +186,9 @@ impl Machine {
                         let from = source as usize
                             + (row * u64::from(source_row_bytes) + col * 4) as usize;
                         let value = *l0c.get(from).ok_or("reads past the end of l0c")?;
-                        let to = (base + row * gm_row_stride + col) as usize;
+                        let to = base
+                            .saturating_add(row.saturating_mul(gm_row_stride))
+                            .saturating_add(col) as usize;
                         *dest
                             .get_mut(to)
                             .ok_or("writes past the end of its tensor")? = dtype.round(value);
@@ -318,11 +320,14 @@ fn shape_of(program: &Program, shape: u32) -> Result<&CopyShape, String> {
         .ok_or_else(|| "names no copy shape".to_string())
 }
 
-fn base(gm_base: &[u64], tensor: u16) -> Result<u64, String> {
+/// The global-memory element `gm` of `tensor`. A sum past `u64` is an error, as any
+/// other address outside the tensor is.
+fn base(gm_base: &[u64], tensor: u16, gm: u64) -> Result<u64, String> {
     gm_base
         .get(usize::from(tensor))
-        .copied()
-        .ok_or_else(|| "names no tensor".to_string())
+        .ok_or("names no tensor")?
+        .checked_add(gm)
+        .ok_or_else(|| "addresses past the end of global memory".to_string())
 }
 
 /// Calls `f(gm element offset, buffer byte offset)` for every element of a copy.

@@ -250,3 +250,26 @@ fn a_malformed_program_is_refused_before_it_runs() {
     let error = simulate(&kernel, &program, &[], &timing()).expect_err("malformed");
     assert_snapshot!(error.to_string(), @"bad program: MTE2 on core 0 at `copy_in a[+0] -> ub@0x00000 <shape 99>` names copy shape 99 of 4");
 }
+
+#[test]
+fn a_time_past_the_exact_range_is_an_error_not_a_count() {
+    // `Target::from_toml` refuses such a latency; a target built in code is not checked,
+    // so the simulator must still refuse to turn it into a saturated cycle count.
+    let mut kernel = vmla();
+    kernel.target.dma.latency_cycles = u64::MAX;
+    let program = lower(&kernel, 0);
+    let error = simulate(&kernel, &program, &[], &timing()).expect_err("overflows");
+    assert!(
+        matches!(
+            error,
+            SimError::CycleOverflow {
+                core: 0,
+                pipe: Pipe::Mte2,
+                limit: npu_sim::MAX_CYCLES,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert_snapshot!(error.to_string(), @"cycle count overflow: MTE2 on core 0 at `copy_in a[+0] -> ub@0x00000 [2048] 4096 B` ends past cycle 9007199254740992; check the target's latencies and bandwidths");
+}

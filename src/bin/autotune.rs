@@ -319,7 +319,7 @@ fn load_target(name: &str) -> Result<npu::Target, String> {
     if let Some(target) = npu::Target::preset(name) {
         return Ok(target);
     }
-    let text = std::fs::read_to_string(name).map_err(|e| {
+    let text = npu::target::read_file(std::path::Path::new(name)).map_err(|e| {
         format!(
             "`{name}` is neither a preset ({}) nor a readable file: {e}",
             npu::Target::preset_names().join(", ")

@@ -81,7 +81,7 @@ impl Problem {
     /// Evaluates one schedule block timing first: check, lower, simulate its timing,
     /// and only when `verify(cycles)` says so simulate it on data and compare.
     pub fn evaluate_with(&self, schedule: &str, verify: impl FnOnce(u64) -> bool) -> Outcome {
-        let outcome = match self.check(schedule) {
+        match self.check(schedule) {
             Err((diagnostics, source)) => Outcome {
                 verdict: Verdict::Rejected,
                 cycles: None,
@@ -112,11 +112,7 @@ impl Problem {
                     None => timed, // the simulator stopped it
                 }
             }
-        };
-        // Parsing text records its spans in a per-thread table; free it after each
-        // candidate so long runs do not grow without bound.
-        proc_macro2::extra::invalidate_current_thread_spans();
-        outcome
+        }
     }
 
     /// Checks a timing-only result against the reference: simulates `schedule` on data.

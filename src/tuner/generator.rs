@@ -428,7 +428,6 @@ fn legalize(problem: &Problem, mut spec: Spec, name: &str) -> Option<String> {
             .iter()
             .map(|d| d.fixes.first().cloned())
             .collect();
-        proc_macro2::extra::invalidate_current_thread_spans();
         let mut changed = false;
         for (record, fix) in records.iter().zip(fixes) {
             changed |= match fix {

@@ -520,6 +520,21 @@ mod tests {
         }
     }
 
+    /// 8,000 unknown items on one line once took 2.65 GB to reject: every diagnostic
+    /// rendered the whole line. Now twenty are shown, then a count, each with a window
+    /// of the line.
+    #[test]
+    fn thousands_of_unknown_items_are_a_bounded_rejection() {
+        let reply = format!("schedule s {{ {}}}", "frobnicate i; ".repeat(8_000));
+        let extracted = extract_schedules(&reply);
+        let [Extracted::Rejected { reason, .. }] = extracted.as_slice() else {
+            panic!("expected one rejection, got {} candidates", extracted.len());
+        };
+        assert_eq!(reason.matches("error[E006]").count(), 21);
+        assert!(reason.contains("and 7980 more unknown schedule word errors not shown"));
+        assert!(reason.len() < 16 * 1024, "{} bytes", reason.len());
+    }
+
     #[test]
     fn long_rejections_are_cut() {
         let reply = format!("schedule a {{ {}", "split i by 64; ".repeat(100));

@@ -108,6 +108,9 @@ pub fn run(
     };
     let (journal, done) =
         Journal::open(&config.report_dir, &header, config.resume).map_err(RunError::Journal)?;
+    for note in journal.notes() {
+        eprintln!("warning: {note}");
+    }
     let done = completed(done);
     let journal = Mutex::new(journal);
     let mut results = Vec::new();

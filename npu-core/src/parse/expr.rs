@@ -1,0 +1,282 @@
+//! The expression grammar of kernel statements, and the limit on how deeply an
+//! expression nests.
+//!
+//! Every pass after the parser (checker, printer, lowering, the reference
+//! interpreters) recurses once per level of an expression, and dropping the tree does
+//! too. So the parser refuses, with [`Code::E007`](crate::Code::E007) at the token
+//! where the limit is passed, any expression deeper than [`MAX_EXPR_DEPTH`]: nested
+//! parentheses, calls and unary `-` (which the parser recurses on), and chains of
+//! operators or casts (which it builds in a loop into a tree as deep as the chain is
+//! long).
+
+use proc_macro2::Span;
+use syn::parse::ParseStream;
+use syn::{Ident, LitFloat, LitInt, Token, parenthesized};
+
+use super::{integer, subscripts};
+use crate::ast::*;
+
+/// The deepest expression the parser accepts, in levels. In a debug build the
+/// parser, checker and lowering take up to about 6 KiB of stack per level of nested
+/// calls (a 2 MiB thread overflowed past 300 levels when this was measured), so 128
+/// leaves more than half of such a thread to the caller. No kernel needs 20.
+pub const MAX_EXPR_DEPTH: usize = 128;
+
+/// One expression, up to the next token that cannot continue it.
+pub(super) fn expr(input: ParseStream) -> syn::Result<Expr> {
+    Ok(binary(input, 0, 0)?.expr)
+}
+
+/// An expression with its height: 1 for a leaf, one more than its deepest operand
+/// for anything else.
+struct Parsed {
+    expr: Expr,
+    height: usize,
+}
+
+/// `expr`, one level above its deepest operand (`operand_height`), or the E007 error
+/// at `span` when that is too deep.
+fn above(expr: Expr, operand_height: usize, span: Span) -> syn::Result<Parsed> {
+    let height = operand_height + 1;
+    if height > MAX_EXPR_DEPTH {
+        return Err(too_deep(span));
+    }
+    Ok(Parsed { expr, height })
+}
+
+/// Refuses to recurse into a level past the limit: `level` counts the parentheses,
+/// calls and `-` around the token at `span`.
+fn enter(level: usize, span: Span) -> syn::Result<usize> {
+    if level >= MAX_EXPR_DEPTH {
+        return Err(too_deep(span));
+    }
+    Ok(level + 1)
+}
+
+fn too_deep(span: Span) -> syn::Error {
+    syn::Error::new(span, too_deep_message())
+}
+
+/// The message of the E007 error, by which the parser's driver tells it from the
+/// syntax errors syn reports.
+pub(super) fn too_deep_message() -> String {
+    format!("expression nests deeper than {MAX_EXPR_DEPTH} levels")
+}
+
+pub(super) const TOO_DEEP_HELP: &str =
+    "write it flatter: fewer nested parentheses, calls, `-` and chained operators";
+
+// Precedence climbing. Binding powers, loosest first: comparisons, + -, * /, `as`.
+// expr    := unary (binop unary)*
+// unary   := '-' unary | primary ('as' IDENT)*
+// primary := LIT | '(' expr ')' | IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')'
+// `level` is how many parentheses, calls and `-` enclose the input.
+fn binary(input: ParseStream, min_power: u8, level: usize) -> syn::Result<Parsed> {
+    let mut lhs = unary(input, level)?;
+    while let Some((op, power)) = peek_binop(input) {
+        if power < min_power {
+            break;
+        }
+        let span = input.span();
+        operator(input, op)?;
+        // Recursion here is bounded by the three binding powers, not by the input.
+        let rhs = binary(input, power + 1, level)?;
+        let height = lhs.height.max(rhs.height);
+        let expr = Expr::Binary {
+            op,
+            span,
+            lhs: Box::new(lhs.expr),
+            rhs: Box::new(rhs.expr),
+        };
+        lhs = above(expr, height, span)?;
+    }
+    Ok(lhs)
+}
+
+/// Takes the operator `peek_binop` saw.
+fn operator(input: ParseStream, op: BinOp) -> syn::Result<()> {
+    match op {
+        BinOp::Le => drop(input.parse::<Token![<=]>()?),
+        BinOp::Ge => drop(input.parse::<Token![>=]>()?),
+        BinOp::Eq => drop(input.parse::<Token![==]>()?),
+        BinOp::Ne => drop(input.parse::<Token![!=]>()?),
+        BinOp::Lt => drop(input.parse::<Token![<]>()?),
+        BinOp::Gt => drop(input.parse::<Token![>]>()?),
+        BinOp::Add => drop(input.parse::<Token![+]>()?),
+        BinOp::Sub => drop(input.parse::<Token![-]>()?),
+        BinOp::Mul => drop(input.parse::<Token![*]>()?),
+        BinOp::Div => drop(input.parse::<Token![/]>()?),
+    }
+    Ok(())
+}
+
+fn peek_binop(input: ParseStream) -> Option<(BinOp, u8)> {
+    // Two-character operators first: `<=` also starts with `<`.
+    let op = if input.peek(Token![<=]) {
+        BinOp::Le
+    } else if input.peek(Token![>=]) {
+        BinOp::Ge
+    } else if input.peek(Token![==]) {
+        BinOp::Eq
+    } else if input.peek(Token![!=]) {
+        BinOp::Ne
+    } else if input.peek(Token![<]) {
+        BinOp::Lt
+    } else if input.peek(Token![>]) {
+        BinOp::Gt
+    } else if input.peek(Token![+]) {
+        BinOp::Add
+    } else if input.peek(Token![-]) {
+        BinOp::Sub
+    } else if input.peek(Token![*]) {
+        BinOp::Mul
+    } else if input.peek(Token![/]) {
+        BinOp::Div
+    } else {
+        return None;
+    };
+    let power = match op {
+        BinOp::Add | BinOp::Sub => 2,
+        BinOp::Mul | BinOp::Div => 3,
+        _ => 1,
+    };
+    Some((op, power))
+}
+
+fn unary(input: ParseStream, level: usize) -> syn::Result<Parsed> {
+    if input.peek(Token![-]) {
+        let span = input.parse::<Token![-]>()?.span;
+        let arg = unary(input, enter(level, span)?)?;
+        let expr = Expr::Neg {
+            arg: Box::new(arg.expr),
+            span,
+        };
+        return above(expr, arg.height, span);
+    }
+    casts(input, primary(input, level)?)
+}
+
+// ('as' IDENT)*
+fn casts(input: ParseStream, mut value: Parsed) -> syn::Result<Parsed> {
+    while input.peek(Token![as]) {
+        input.parse::<Token![as]>()?;
+        let dtype: Ident = input.parse()?;
+        let span = dtype.span();
+        let expr = Expr::Cast {
+            arg: Box::new(value.expr),
+            dtype,
+        };
+        value = above(expr, value.height, span)?;
+    }
+    Ok(value)
+}
+
+// The branches that recurse are functions of their own: in a debug build every local
+// of a function takes stack space, and only these frames repeat per level.
+fn primary(input: ParseStream, level: usize) -> syn::Result<Parsed> {
+    if input.peek(syn::token::Paren) {
+        group(input, level)
+    } else if input.peek(Ident) {
+        named(input, level)
+    } else {
+        literal(input)
+    }
+}
+
+// '(' expr ')'
+fn group(input: ParseStream, level: usize) -> syn::Result<Parsed> {
+    let level = enter(level, input.span())?;
+    let content;
+    parenthesized!(content in input);
+    let inner = binary(&content, 0, level)?;
+    if !content.is_empty() {
+        return Err(content.error("expected `)`"));
+    }
+    Ok(inner)
+}
+
+// IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')'
+fn named(input: ParseStream, level: usize) -> syn::Result<Parsed> {
+    let name: Ident = input.parse()?;
+    if input.peek(syn::token::Paren) {
+        return call(input, name, None, level);
+    }
+    match subscripts_or_axis(input)? {
+        Subscripted::Load(indices) => Ok(Parsed {
+            expr: Expr::Load {
+                tensor: name,
+                indices,
+            },
+            height: 1,
+        }),
+        Subscripted::Reduction(axis) => call(input, name, Some(axis), level),
+    }
+}
+
+// LIT, or the error that lists everything a primary expression may start with.
+fn literal(input: ParseStream) -> syn::Result<Parsed> {
+    let lookahead = input.lookahead1();
+    let expr = if lookahead.peek(LitInt) {
+        let lit: LitInt = input.parse()?;
+        Expr::Literal {
+            value: integer(&lit)? as f64,
+            is_float: false,
+            span: lit.span(),
+        }
+    } else if lookahead.peek(LitFloat) {
+        let lit: LitFloat = input.parse()?;
+        Expr::Literal {
+            value: lit.base10_parse::<f64>()?,
+            is_float: true,
+            span: lit.span(),
+        }
+    } else {
+        // Peeked so that the error lists them; `primary` has taken them already.
+        lookahead.peek(syn::token::Paren);
+        lookahead.peek(Ident);
+        return Err(lookahead.error());
+    };
+    Ok(Parsed { expr, height: 1 })
+}
+
+enum Subscripted {
+    Load(Vec<Index>),
+    Reduction(Ident),
+}
+
+// After a name, `[..]` is a tensor access unless a `(` follows, which makes the name a
+// reduction over the bracketed axis: `sum[k](...)`.
+fn subscripts_or_axis(input: ParseStream) -> syn::Result<Subscripted> {
+    if !input.peek(syn::token::Bracket) {
+        return Err(input
+            .error("expected `[` subscripts after a tensor name, or `(` after a function name"));
+    }
+    let indices = subscripts(input)?;
+    if input.peek(syn::token::Paren) {
+        return match indices.as_slice() {
+            [Index::Axis(axis)] => Ok(Subscripted::Reduction(axis.clone())),
+            _ => Err(input.error("a reduction names one axis: `sum[k](...)`")),
+        };
+    }
+    Ok(Subscripted::Load(indices))
+}
+
+// args := expr (',' expr)*
+fn call(input: ParseStream, func: Ident, axis: Option<Ident>, level: usize) -> syn::Result<Parsed> {
+    let span = func.span();
+    let level = enter(level, span)?;
+    let content;
+    parenthesized!(content in input);
+    let mut args = Vec::new();
+    let mut height = 0;
+    while !content.is_empty() {
+        let arg = binary(&content, 0, level)?;
+        height = height.max(arg.height);
+        args.push(arg.expr);
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    above(Expr::Call { func, axis, args }, height, span)
+}

@@ -1,0 +1,114 @@
+//! What the parser does on the raw token stream, around syn: the nesting depth is
+//! measured before syn sees the tokens, and a missing `;` is pointed at afterwards.
+//! Both walk the tokens with an explicit stack, since the input may nest deeper than
+//! any recursion survives.
+
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+
+use super::{MAX_GROUP_DEPTH, expr};
+use crate::diag::{Code, Diagnostic, Diagnostics};
+
+/// syn reports a missing `;` at the token after it, which for an item at the end of its
+/// line is the first token of the next line, or the `}` closing the block. rustc
+/// points at the item's end instead and says what to add; so does this, on both paths.
+pub(super) fn point_missing_semicolons(tokens: &TokenStream, diagnostics: &mut Diagnostics) {
+    let missing = |d: &Diagnostic| d.code == Code::E001 && d.message == "expected `;`";
+    if !diagnostics.list.iter().any(missing) {
+        return;
+    }
+    let flat = flat_tokens(tokens);
+    for diagnostic in diagnostics.list.iter_mut().filter(|d| missing(d)) {
+        let at = format!("{:?}", diagnostic.span);
+        let Some(next) = flat.iter().position(|token| token.keys.contains(&at)) else {
+            continue;
+        };
+        let Some(previous) = next.checked_sub(1).map(|index| &flat[index]) else {
+            continue;
+        };
+        if previous.span.end().line < diagnostic.span.start().line {
+            diagnostic.span = previous.span;
+            diagnostic.help = Some(format!("add `;` after `{}`", previous.text));
+        }
+    }
+    diagnostics.sort();
+}
+
+/// A leaf token or one delimiter of a group, in source order.
+struct FlatToken {
+    span: Span,
+    /// The debug forms of the spans syn may report this token at (for an opening
+    /// delimiter, also the whole group's).
+    keys: Vec<String>,
+    text: String,
+}
+
+/// Every token of `tokens` in order, delimiters included, without recursion.
+fn flat_tokens(tokens: &TokenStream) -> Vec<FlatToken> {
+    let mut flat = Vec::new();
+    let mut stack = vec![(tokens.clone().into_iter(), None)];
+    while let Some((level, close)) = stack.last_mut() {
+        match level.next() {
+            Some(TokenTree::Group(group)) => {
+                let (open, close) = match group.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::Brace => ("{", "}"),
+                    Delimiter::None => ("", ""),
+                };
+                let keys = vec![
+                    format!("{:?}", group.span_open()),
+                    format!("{:?}", group.span()),
+                ];
+                flat.push(FlatToken {
+                    span: group.span_open(),
+                    keys,
+                    text: open.to_string(),
+                });
+                let close = FlatToken {
+                    span: group.span_close(),
+                    keys: vec![format!("{:?}", group.span_close())],
+                    text: close.to_string(),
+                };
+                stack.push((group.stream().into_iter(), Some(close)));
+            }
+            Some(token) => flat.push(FlatToken {
+                span: token.span(),
+                keys: vec![format!("{:?}", token.span())],
+                text: token.to_string(),
+            }),
+            None => {
+                if let Some(close) = close.take() {
+                    flat.push(close);
+                }
+                stack.pop();
+            }
+        }
+    }
+    flat
+}
+
+/// E007 at the first delimiter nested deeper than [`MAX_GROUP_DEPTH`], found with an
+/// explicit stack: the input may be nested far deeper than any recursion survives.
+pub(super) fn too_deeply_nested(tokens: &TokenStream) -> Option<Diagnostic> {
+    let mut stack = vec![tokens.clone().into_iter()];
+    while let Some(level) = stack.last_mut() {
+        match level.next() {
+            Some(TokenTree::Group(group)) if stack.len() > MAX_GROUP_DEPTH => {
+                return Some(too_deep_group(group.span_open()));
+            }
+            Some(TokenTree::Group(group)) => stack.push(group.stream().into_iter()),
+            Some(_) => {}
+            None => drop(stack.pop()),
+        }
+    }
+    None
+}
+
+fn too_deep_group(span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Code::E007,
+        span,
+        format!("delimiters nest deeper than {MAX_GROUP_DEPTH} levels"),
+    )
+    .help(expr::TOO_DEEP_HELP)
+}

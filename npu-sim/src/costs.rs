@@ -1,0 +1,49 @@
+//! The target's costs in the form the engine's inner loop uses: floats ready to add,
+//! the global-memory bandwidth already shared among the active cores.
+
+use npu_core::target::{Target, VectorOp};
+
+/// Every cost constant of the target, in the form the inner loop uses.
+#[derive(Clone, Debug)]
+pub(crate) struct Costs {
+    pub loop_cycles: f64,
+    pub vector_issue: f64,
+    pub repeat_bytes: u64,
+    pub vector: [f64; VectorOp::ALL.len()],
+    pub latency: f64,
+    /// Global-memory bytes per cycle of MTE2/MTE3 and of FIX on one core.
+    pub rate: f64,
+    pub fix_rate: f64,
+    pub burst: f64,
+    pub pad_penalty: f64,
+    pub mte1_rate: f64,
+    pub fractal: [u64; 3],
+    pub cube_cycles: f64,
+    pub cube_issue: f64,
+}
+
+impl Costs {
+    pub fn new(target: &Target, active_cores: u64) -> Costs {
+        let share = target.dma.gm_bytes_per_cycle / active_cores.max(1) as f64;
+        let mut vector = [1.0; VectorOp::ALL.len()];
+        for op in VectorOp::ALL {
+            vector[op as usize] = target.vector_cycles(op) as f64;
+        }
+        let cube = target.cube.as_ref();
+        Costs {
+            loop_cycles: target.scalar.loop_cycles as f64,
+            vector_issue: target.vector.issue_cycles as f64,
+            repeat_bytes: target.vector.repeat_bytes.max(1),
+            vector,
+            latency: target.dma.latency_cycles as f64,
+            rate: target.dma.core_bytes_per_cycle.min(share),
+            fix_rate: target.dma.fix_bytes_per_cycle.min(share),
+            burst: target.dma.burst_cycles as f64,
+            pad_penalty: target.dma.pad_penalty,
+            mte1_rate: target.dma.mte1_bytes_per_cycle,
+            fractal: cube.map_or([16, 16, 16], |c| [c.m.max(1), c.n.max(1), c.k.max(1)]),
+            cube_cycles: cube.map_or(1.0, |c| c.cycles_per_fractal as f64),
+            cube_issue: cube.map_or(0.0, |c| c.issue_cycles as f64),
+        }
+    }
+}

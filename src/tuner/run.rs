@@ -277,7 +277,9 @@ impl Loop<'_> {
         };
         self.progress
             .start(&self.problem.name, "hand", texts.len() as u64);
-        self.evaluate_round("hand", 0, texts, None, &[], None)
+        let records = self.evaluate_round("hand", 0, texts, None, &[], None);
+        self.sync_journal();
+        records
     }
 
     /// Rounds of `generator` until `budget` evaluations are spent.
@@ -350,10 +352,21 @@ impl Loop<'_> {
                 }
             }
             history.extend(records);
+            self.sync_journal();
             round += 1;
         }
         self.verify_best(&mut history);
+        self.sync_journal();
         Ok(history)
+    }
+
+    /// Makes the round's records durable: one sync per round, not per record.
+    fn sync_journal(&self) {
+        if let Ok(mut journal) = self.journal.lock()
+            && let Err(error) = journal.sync()
+        {
+            eprintln!("warning: could not sync the journal: {error}");
+        }
     }
 
     /// Candidates at or above this many cycles are not verified on data: the `k`-th

@@ -53,6 +53,8 @@ pub enum Code {
     E032,
     /// A tile that leaves a tail with no `tail` policy, or an `exact` tail that breaks alignment.
     E033,
+    /// A variants file that was not written for this kernel, or for an older version of it.
+    E034,
 }
 
 impl Code {
@@ -79,11 +81,12 @@ impl Code {
             Code::E031 => "missing",
             Code::E032 => "bad tile",
             Code::E033 => "unhandled tail",
+            Code::E034 => "stale variants file",
         }
     }
 
     /// Every code, in order.
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 21] = [
         Code::E001,
         Code::E002,
         Code::E003,
@@ -104,6 +107,7 @@ impl Code {
         Code::E031,
         Code::E032,
         Code::E033,
+        Code::E034,
     ];
 }
 

@@ -10,6 +10,8 @@
 //! 4. [`lower`](mod@lower): a checked schedule to a [`Program`] of per-core, per-pipe instruction
 //!    streams with placed buffers and explicit synchronisation ([`program`] documents
 //!    the instruction set), which npu-sim runs.
+//! 5. [`variants`]: generated schedules kept in a variants file, checked like hand
+//!    schedules and tied to the kernel by a hash.
 //!
 //! npu-core does no I/O: a target file's text is read by the caller and given to
 //! [`Target::from_toml`].
@@ -28,6 +30,7 @@ pub mod program;
 pub mod scalar;
 pub mod schedule;
 pub mod target;
+pub mod variants;
 
 pub use diag::{Code, Diagnostic, DiagnosticRecord, Diagnostics};
 pub use dtype::Dtype;

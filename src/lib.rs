@@ -45,7 +45,12 @@ extern crate self as npu;
 /// The simulator: run a lowered schedule on data, get cycles per pipe and a report.
 pub use npu_sim as sim;
 
+#[cfg(feature = "tune")]
+pub mod build;
+#[cfg(feature = "tune")]
 pub mod kernels;
+pub mod testing;
+#[cfg(feature = "tune")]
 pub mod tuner;
 
 use std::path::Path;

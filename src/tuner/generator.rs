@@ -12,13 +12,16 @@
 
 use std::collections::HashSet;
 use std::fmt;
+#[cfg(feature = "llm")]
 use std::sync::{Arc, Mutex};
 
 use npu_core::Code;
 use npu_core::ir::{KernelClass, Tail};
 
 use super::evaluate::Problem;
+#[cfg(feature = "llm")]
 use super::llm::{LlmClient, LlmError};
+#[cfg(feature = "llm")]
 use super::prompt;
 use super::record::{CandidateRecord, Verdict};
 use super::replay::{Replayer, Transcript};
@@ -51,6 +54,7 @@ pub enum Proposed {
 /// A failure that ends the run: the generator cannot work at all.
 #[derive(Debug)]
 pub enum GenerateError {
+    #[cfg(feature = "llm")]
     Llm(LlmError),
     Replay(String),
 }
@@ -58,6 +62,7 @@ pub enum GenerateError {
 impl fmt::Display for GenerateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            #[cfg(feature = "llm")]
             GenerateError::Llm(error) => write!(f, "the LLM generator cannot continue: {error}"),
             GenerateError::Replay(message) => {
                 write!(f, "the replay generator cannot continue: {message}")
@@ -523,6 +528,7 @@ pub fn proposals_from_replies(replies: &[String], count: usize) -> Vec<Proposed>
 }
 
 /// An LLM over the chat-completions API. Each choice is asked for one schedule block.
+#[cfg(feature = "llm")]
 #[derive(Debug)]
 pub struct Llm {
     client: LlmClient,
@@ -530,12 +536,14 @@ pub struct Llm {
     pub recording: Option<Arc<Mutex<Transcript>>>,
 }
 
+#[cfg(feature = "llm")]
 impl Llm {
     pub fn new(client: LlmClient, recording: Option<Arc<Mutex<Transcript>>>) -> Llm {
         Llm { client, recording }
     }
 }
 
+#[cfg(feature = "llm")]
 impl Generator for Llm {
     fn name(&self) -> &'static str {
         "llm"

@@ -8,7 +8,9 @@ pub mod atomic;
 pub mod evaluate;
 pub mod generator;
 pub mod journal;
+#[cfg(feature = "llm")]
 pub mod llm;
+#[cfg(feature = "llm")]
 pub mod prompt;
 pub mod record;
 pub mod replay;
@@ -16,3 +18,4 @@ pub mod reply;
 pub mod report;
 pub mod run;
 pub mod space;
+pub mod variants;

@@ -91,7 +91,8 @@ fn diagnostics(variants: &VariantsRef, problem: &Problem) -> Diagnostics {
                     format!("{path}:{}:{}", record.line, record.column)
                 };
                 let message = format!("{at}: {}", record.message);
-                all.list.extend(error(variants, record.code, message, record.help.clone()).list);
+                all.list
+                    .extend(error(variants, record.code, message, record.help.clone()).list);
             }
             all
         }
@@ -109,7 +110,8 @@ fn error(variants: &VariantsRef, code: Code, message: String, help: Option<Strin
 fn missing_warning(def: &KernelDef, variants: &VariantsRef) -> TokenStream {
     let note = format!(
         "kernel `{}` asks for variants from \"{}\", which does not exist yet: it has only its hand schedules; a build.rs with `npu::build::Variants` writes the file",
-        crate::expand::unraw(&def.name), variants.path
+        crate::expand::unraw(&def.name),
+        variants.path
     );
     let constant = format_ident!("VARIANTS_FILE_MISSING_{}", crate::expand::unraw(&def.name));
     quote_spanned!(variants.path_span=>
@@ -137,5 +139,118 @@ impl TextSpans {
 impl Drop for TextSpans {
     fn drop(&mut self) {
         proc_macro2::fallback::unforce();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The macro's code path on a kernel with a variants file in a temporary crate
+    //! directory: present, missing, stale, corrupt and hand-edited into an illegal one.
+
+    const KERNEL: &str = r#"
+        kernel scale(x: [f16; 4096]) -> y: [f16; 4096] { y[i] = x[i] * 2.0; }
+        target npueval_demo;
+        variants 2 from "kernels/scale.variants.npu";
+        schedule hand { split i by 512; stage x, y in ub depth 1; }
+    "#;
+
+    /// The header line for `KERNEL`, computed the way the writers compute it.
+    fn hash_line(kernel: &str) -> String {
+        let def = npu_core::parse::parse_str(kernel).unwrap();
+        let hash = npu_core::variants::kernel_hash(&def, "npueval_demo");
+        format!("// kernel: scale\n// kernel-hash: {hash}\n")
+    }
+
+    /// Expands `KERNEL` in a crate whose variants file holds `file` (none when `None`).
+    fn expand(file: Option<&str>) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(text) = file {
+            std::fs::create_dir_all(dir.path().join("kernels")).unwrap();
+            std::fs::write(dir.path().join("kernels/scale.variants.npu"), text).unwrap();
+        }
+        crate::expand_kernel(KERNEL.parse().unwrap(), dir.path()).to_string()
+    }
+
+    #[test]
+    fn variants_follow_the_hand_schedules() {
+        let file = format!(
+            "{}\nschedule v1 {{\n    split i by 2048;\n    stage x, y in ub depth 2;\n}}\n\nschedule v2 {{\n    split i by 1024;\n    stage x, y in ub depth 2;\n}}\n\nschedule v3 {{\n    split i by 256;\n    stage x, y in ub depth 2;\n}}\n",
+            hash_line(KERNEL)
+        );
+        let output = expand(Some(&file));
+        // `variants 2`: the third schedule of the file is not used.
+        assert!(
+            output.contains(r#"[& :: core :: primitive :: str ; 3usize] = ["hand" , "v1" , "v2"]"#),
+            "{output}"
+        );
+        assert!(output.contains("include_bytes"), "{output}");
+        assert!(!output.contains("compile_error"), "{output}");
+    }
+
+    #[test]
+    fn an_illegal_variant_is_an_error_at_its_line_in_the_file() {
+        let file = format!(
+            "{}\nschedule v1 {{\n    split i by 8192;\n    stage x, y in ub depth 2;\n}}\n",
+            hash_line(KERNEL)
+        );
+        let output = expand(Some(&file));
+        // Two header lines, a blank line and `schedule v1 {`: the split is line 5.
+        assert!(output.contains("compile_error"), "{output}");
+        assert!(
+            output.contains("[E032] kernels/scale.variants.npu:5:16:"),
+            "{output}"
+        );
+        assert!(
+            output.contains("pub mod scale"),
+            "the stub is still there: {output}"
+        );
+    }
+
+    #[test]
+    fn a_variants_file_that_does_not_parse_names_its_line() {
+        let file = format!(
+            "{}\nschedule v1 {{\n    splt i by 1024;\n}}\n",
+            hash_line(KERNEL)
+        );
+        let output = expand(Some(&file));
+        assert!(
+            output.contains("[E006] kernels/scale.variants.npu:5:5: unknown schedule item `splt`"),
+            "{output}"
+        );
+        let output = expand(Some(&format!("{}\nkernel x", hash_line(KERNEL))));
+        assert!(
+            output.contains("[E001] kernels/scale.variants.npu:4:1:"),
+            "{output}"
+        );
+    }
+
+    #[test]
+    fn a_file_for_another_kernel_or_without_a_hash_is_an_error() {
+        let other = KERNEL.replace("* 2.0", "* 3.0");
+        let file = format!(
+            "{}\nschedule v1 {{ split i by 1024; stage x, y in ub depth 2; }}\n",
+            hash_line(&other)
+        );
+        let output = expand(Some(&file));
+        assert!(
+            output.contains(
+                "[E034] kernels/scale.variants.npu:2:1: variants file is for another kernel"
+            ),
+            "{output}"
+        );
+        let output = expand(Some("garbage"));
+        assert!(
+            output.contains("[E034] kernels/scale.variants.npu:1:1: variants file has no"),
+            "{output}"
+        );
+    }
+
+    #[test]
+    fn a_missing_file_compiles_the_hand_schedules_with_a_warning() {
+        let output = expand(None);
+        assert!(!output.contains("compile_error"), "{output}");
+        assert!(output.contains(r#"= ["hand"]"#), "{output}");
+        assert!(output.contains("deprecated"), "{output}");
+        assert!(output.contains("which does not exist yet"), "{output}");
     }
 }

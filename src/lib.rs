@@ -63,6 +63,7 @@ pub use npu_core::{
 };
 pub use npu_core::{
     ast, check, diag, dtype, fix, ir, lower, parse, plan, print, program, scalar, schedule, target,
+    variants,
 };
 pub use npu_macros::npu_kernel;
 

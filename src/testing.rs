@@ -65,13 +65,7 @@ pub fn bench_variants(kernel: &CheckedKernel) -> BenchTable {
         .iter()
         .enumerate()
         .map(|(index, schedule)| {
-            let evaluation = npu_sim::evaluate(
-                kernel,
-                index,
-                &inputs,
-                Some(&expected),
-                &options,
-            );
+            let evaluation = npu_sim::evaluate(kernel, index, &inputs, Some(&expected), &options);
             match evaluation {
                 Err(error) => BenchRow {
                     schedule: schedule.name.clone(),

@@ -78,7 +78,8 @@ pub fn in_rust(file: &Path, text: &str) -> Result<Vec<Found>, String> {
 
 /// The kernel of DSL text `text`, read from `file`.
 pub fn in_text(file: &Path, text: &str) -> Result<Found, String> {
-    let def = npu_core::parse::parse_str(text).map_err(|diagnostics| located(file, text, &diagnostics))?;
+    let def = npu_core::parse::parse_str(text)
+        .map_err(|diagnostics| located(file, text, &diagnostics))?;
     Ok(found(file, text, def))
 }
 
@@ -93,9 +94,8 @@ impl Found {
     /// The kernel's target, a preset or a file relative to `crate_dir`.
     pub fn target(&self, crate_dir: &Path) -> Result<Target, String> {
         npu_core::check::resolve_target(&self.def, |path| {
-            std::fs::read_to_string(crate_dir.join(path)).map_err(|error| {
-                format!("{error} (looked in {})", crate_dir.display())
-            })
+            std::fs::read_to_string(crate_dir.join(path))
+                .map_err(|error| format!("{error} (looked in {})", crate_dir.display()))
         })
         .map_err(|d| located(&self.file, &self.text, &d))
     }

@@ -245,7 +245,15 @@ impl Variants {
         if requested && let Some(llm) = self.llm() {
             let model = llm.1.clone();
             let mut generator = llm.0;
-            match self.generate(&problem, generator.as_mut(), &model, out_dir, path, count, emit) {
+            match self.generate(
+                &problem,
+                generator.as_mut(),
+                &model,
+                out_dir,
+                path,
+                count,
+                emit,
+            ) {
                 Ok(action) => return Ok(action),
                 Err(why) if existing.is_some() => {
                     emit(format!(
@@ -323,9 +331,7 @@ impl Variants {
             return false;
         };
         let value = value.trim();
-        value == "1"
-            || value == "all"
-            || value.split(',').any(|name| name.trim() == kernel)
+        value == "1" || value == "all" || value.split(',').any(|name| name.trim() == kernel)
     }
 
     #[cfg(feature = "llm")]
@@ -361,7 +367,10 @@ fn report_rejections(result: &KernelResult, emit: &mut dyn FnMut(String)) {
         .iter()
         .filter(|r| r.generator == result.generator)
     {
-        let name = format!("{} round {} candidate {}", record.generator, record.round, record.index);
+        let name = format!(
+            "{} round {} candidate {}",
+            record.generator, record.round, record.index
+        );
         match record.verdict {
             Verdict::Correct => {}
             Verdict::Rejected => {

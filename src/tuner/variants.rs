@@ -57,7 +57,9 @@ pub fn best_distinct(problem: &Problem, result: &KernelResult, count: usize) -> 
         .filter_map(|(i, r)| Some((r.cycles?, i, r.source.as_str())))
         .collect();
     correct.sort();
-    let mut names = (1..).map(|n| format!("v{n}")).filter(|n| !hand_names.contains(n));
+    let mut names = (1..)
+        .map(|n| format!("v{n}"))
+        .filter(|n| !hand_names.contains(n));
     let mut chosen = Vec::new();
     for (cycles, _, source) in correct {
         if chosen.len() == count {
@@ -88,7 +90,12 @@ pub fn first_hand(problem: &Problem, result: &KernelResult) -> Option<(String, u
 }
 
 /// The whole variants file: header, then each variant after a blank line.
-pub fn render(problem: &Problem, provenance: &Provenance, hand: Option<(String, u64)>, chosen: &[Chosen]) -> String {
+pub fn render(
+    problem: &Problem,
+    provenance: &Provenance,
+    hand: Option<(String, u64)>,
+    chosen: &[Chosen],
+) -> String {
     let kernel_hash = match npu_core::parse::parse_str(&problem.kernel.source) {
         Ok(def) => npu_core::variants::kernel_hash(&def, &problem.kernel.target.name),
         // The source is canonical text printed from a parsed kernel; it re-parses.
@@ -160,7 +167,11 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 
 fn hand_sources(problem: &Problem) -> Vec<String> {
     match npu_core::parse::parse_str(&problem.kernel.source) {
-        Ok(def) => def.schedules.iter().map(npu_core::print::schedule).collect(),
+        Ok(def) => def
+            .schedules
+            .iter()
+            .map(npu_core::print::schedule)
+            .collect(),
         Err(_) => Vec::new(),
     }
 }

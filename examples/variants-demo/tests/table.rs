@@ -28,6 +28,9 @@ fn every_kernel_has_its_hand_schedule_then_variants() {
         &variants_demo::matmul::SCHEDULES[..],
     ] {
         assert!(schedules.len() > 1, "{schedules:?}");
-        assert!(schedules[1..].iter().all(|name| name.starts_with('v')), "{schedules:?}");
+        assert!(
+            schedules[1..].iter().all(|name| name.starts_with('v')),
+            "{schedules:?}"
+        );
     }
 }

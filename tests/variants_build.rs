@@ -408,3 +408,49 @@ fn discovery_finds_kernels_at_any_depth_and_names_the_line_of_a_broken_one() {
         "{error}"
     );
 }
+
+#[test]
+fn autotune_on_a_crate_writes_the_same_file_as_the_build() {
+    let krate = Crate::new(KERNELS);
+    std::fs::write(krate.path("Cargo.toml"), "[package]\nname = \"k\"\n").unwrap();
+    krate.build(&[]);
+    let from_build = krate.variants().unwrap();
+    let written = krate.path("from-autotune.variants.npu");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+        .arg(krate.dir.path())
+        .args([
+            "--kernel",
+            "vmla",
+            "--rounds",
+            "1",
+            "--candidates",
+            "3",
+            "--no-baselines",
+        ])
+        .arg("--report-dir")
+        .arg(krate.path("report"))
+        .arg("--write-variants")
+        .arg(&written)
+        .env("SOURCE_DATE_EPOCH", "1796083200")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&written).unwrap(), from_build);
+
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+        .arg(krate.path("src/kernels.rs"))
+        .args(["--kernel", "rowsum"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("no kernel `rowsum` in the sources; found: vmla ("),
+        "{stderr}"
+    );
+    assert!(stderr.contains("src/kernels.rs:6), plain ("), "{stderr}");
+}

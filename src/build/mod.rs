@@ -1,11 +1,10 @@
 //! The build-script helper: fills in the variants files of the kernels that ask for
 //! them (`variants 4 from "kernels/vmla.variants.npu";`).
 //!
+//! In build.rs, `fn main` does:
+//!
 //! ```no_run
-//! // build.rs
-//! fn main() {
-//!     npu::build::Variants::new().kernel_files(["src/kernels.rs"]).run();
-//! }
+//! npu::build::Variants::new().kernel_files(["src/kernels.rs"]).run();
 //! ```
 //!
 //! Hermetic by default: a build never touches the network and never rewrites a file

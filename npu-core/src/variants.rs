@@ -269,3 +269,133 @@ impl Problem {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KERNEL: &str = "
+        kernel scale(x: [f16; 4096]) -> y: [f16; 4096] { y[i] = x[i] * 2.0; }
+        target npueval_demo;
+        variants 2 from \"scale.variants.npu\";
+        schedule hand { split i by 512; stage x, y in ub depth 1; }
+    ";
+
+    fn def(text: &str) -> KernelDef {
+        crate::parse::parse_str(text).unwrap()
+    }
+
+    fn hash(text: &str, target: &str) -> String {
+        kernel_hash(&def(text), target)
+    }
+
+    fn file(body: &str) -> String {
+        format!(
+            "// kernel: scale\n// {HASH_KEY}: {}\n{body}",
+            hash(KERNEL, "npueval_demo")
+        )
+    }
+
+    #[test]
+    fn the_hash_covers_the_algorithm_and_the_target_only() {
+        let base = hash(KERNEL, "npueval_demo");
+        // Pinned: committed variants files carry it, so a change here makes them stale.
+        assert_eq!(base, "fnv1a64:be0feeb82cd04e68");
+        let respaced = KERNEL.replace("y[i] = x[i] * 2.0;", "y[i]=x[i]*2.0; /* doubled */");
+        assert_eq!(hash(&respaced, "npueval_demo"), base);
+        let rescheduled = KERNEL
+            .replace("split i by 512", "split i by 1024")
+            .replace("variants 2", "variants 5");
+        assert_eq!(hash(&rescheduled, "npueval_demo"), base);
+        assert_ne!(hash(&KERNEL.replace("2.0", "3.0"), "npueval_demo"), base);
+        assert_ne!(hash(KERNEL, "ascend910b"), base);
+    }
+
+    #[test]
+    fn a_rendered_header_reads_back() {
+        let header = Header {
+            kernel: "scale".into(),
+            kernel_hash: "fnv1a64:0123".into(),
+            target: "npueval_demo".into(),
+            generator: "llm".into(),
+            model: "tiny: coder".into(),
+            rounds: 3,
+            candidates: 4,
+            seed: 7,
+            date: "2026-12-01".into(),
+            hand: Some(("hand".into(), 900)),
+            variants: vec![Entry {
+                name: "v1".into(),
+                cycles: 400,
+            }],
+        };
+        let text = header.render();
+        assert!(
+            text.ends_with("// hand: hand 900 cycles\n// v1: 400 cycles, 2.25x over hand\n"),
+            "{text}"
+        );
+        let lines = header_lines(&format!("{text}\nschedule v1 {{}}\n// not: header"));
+        let value = |key| header_value(&lines, key).map(|l| (l.line, l.value.as_str()));
+        assert_eq!(value(HASH_KEY), Some((3, "fnv1a64:0123")));
+        assert_eq!(value("model"), Some((6, "tiny: coder")));
+        assert_eq!(value("not"), None);
+    }
+
+    #[test]
+    fn only_the_first_count_variants_are_checked_and_kept() {
+        let target = Target::preset("npueval_demo").unwrap();
+        let text = file(
+            "schedule v1 { split i by 1024; stage x, y in ub depth 2; }\nschedule v2 { split i by 2048; stage x, y in ub depth 2; }\nschedule v3 { split i by 99999; stage x, y in ub; }\n",
+        );
+        let kernel = check(&def(KERNEL), &target, &text, 2).unwrap();
+        let names: Vec<&str> = kernel.schedules.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["hand", "v1", "v2"]);
+        assert!(!kernel.source.contains("variants"), "{}", kernel.source);
+        assert_eq!(
+            check(&def(KERNEL), &target, &text, 3)
+                .unwrap_err()
+                .render("f.npu"),
+            "f.npu:5:26: error[E032]: split `i` by 99999 is larger than its extent 4096\n  = help: split i by 4096"
+        );
+    }
+
+    #[test]
+    fn a_variant_named_like_a_hand_schedule_is_a_duplicate_at_its_line() {
+        let target = Target::preset("npueval_demo").unwrap();
+        let text = file("\nschedule hand { split i by 1024; stage x, y in ub depth 2; }\n");
+        let problem = check(&def(KERNEL), &target, &text, 2).unwrap_err();
+        assert_eq!(problem.codes(), [Code::E030]);
+        assert!(
+            problem
+                .render("f.npu")
+                .starts_with("f.npu:4:10: error[E030]"),
+            "{}",
+            problem.render("f.npu")
+        );
+    }
+
+    #[test]
+    fn the_checker_takes_one_variants_line_asking_for_1_to_64() {
+        let target = Target::preset("npueval_demo").unwrap();
+        let codes = |text: &str| match crate::check::check(&def(text), &target) {
+            Ok(_) => Vec::new(),
+            Err(diagnostics) => diagnostics
+                .records()
+                .iter()
+                .map(|r| (r.code, r.line, r.column))
+                .collect(),
+        };
+        assert_eq!(codes(KERNEL), []);
+        let twice = KERNEL.replace("schedule hand", "variants 1 from \"b.npu\"; schedule hand");
+        assert_eq!(codes(&twice), [(Code::E030, 5, 9)]);
+        assert_eq!(
+            codes(&KERNEL.replace("variants 2", "variants 0")),
+            [(Code::E012, 4, 18)]
+        );
+        assert_eq!(
+            codes(&KERNEL.replace("variants 2", "variants 65")),
+            [(Code::E012, 4, 18)]
+        );
+        assert_eq!(codes(&KERNEL.replace("variants 2", "variants 64")), []);
+    }
+}

@@ -215,14 +215,14 @@ impl Variants {
         emit: &mut dyn FnMut(String),
     ) -> Result<Action, String> {
         let name = &found.name;
-        let problem = found.problem(crate_dir, self.seed)?;
+        let target = found.target(crate_dir)?;
         let requested = self.regeneration_requested(name);
         let existing = std::fs::read_to_string(path).ok();
         if let Some(text) = &existing
             && !requested
         {
             let lines = header_lines(text);
-            let hash = npu_core::variants::kernel_hash(&found.def, &problem.kernel.target.name);
+            let hash = npu_core::variants::kernel_hash(&found.def, &target.name);
             let recorded_kernel = header_value(&lines, "kernel").map(|l| l.value.as_str());
             match header_value(&lines, HASH_KEY) {
                 Some(line) if line.value == hash => return Ok(Action::Kept),
@@ -239,6 +239,11 @@ impl Variants {
                     return Ok(Action::LeftAlone);
                 }
             }
+        }
+        // Only now is the kernel checked and its reference computed: a kept file costs
+        // a build no simulation.
+        let problem = found.problem(crate_dir, self.seed)?;
+        if existing.is_some() && !requested {
             return self.generate(&problem, &mut Heuristic, "none", out_dir, path, count, emit);
         }
         if requested && let Some(llm) = self.llm() {

@@ -227,6 +227,16 @@ pub fn check(
     })
 }
 
+/// `path:line:column` of a diagnostic in a variants file, or `path (the kernel)` for
+/// one about the kernel itself (line 0).
+pub fn location(path: &str, record: &DiagnosticRecord) -> String {
+    if record.line == 0 {
+        format!("{path} (the kernel)")
+    } else {
+        format!("{path}:{}:{}", record.line, record.column)
+    }
+}
+
 impl Problem {
     /// The problem as compiler-style text naming `path` and the line: one
     /// `path:line:column: error[CODE]: message` line per diagnostic, with its help.
@@ -245,11 +255,7 @@ impl Problem {
             Problem::Diagnostics(records) => {
                 let mut out = String::new();
                 for record in records {
-                    let at = if record.line == 0 {
-                        format!("{path} (the kernel)")
-                    } else {
-                        format!("{path}:{}:{}", record.line, record.column)
-                    };
+                    let at = location(path, record);
                     out.push_str(&format!("{at}: error[{}]: {}", record.code, record.message));
                     if let Some(help) = &record.help {
                         out.push_str(&format!("\n  = help: {help}"));

@@ -85,11 +85,7 @@ fn diagnostics(variants: &VariantsRef, problem: &Problem) -> Diagnostics {
         Problem::Diagnostics(records) => {
             let mut all = Diagnostics::default();
             for record in records {
-                let at = if record.line == 0 {
-                    format!("{path} (the kernel)")
-                } else {
-                    format!("{path}:{}:{}", record.line, record.column)
-                };
+                let at = npu_core::variants::location(path, record);
                 let message = format!("{at}: {}", record.message);
                 all.list
                     .extend(error(variants, record.code, message, record.help.clone()).list);

@@ -246,6 +246,11 @@ impl Variants {
         if existing.is_some() && !requested {
             return self.generate(&problem, &mut Heuristic, "none", out_dir, path, count, emit);
         }
+        if requested && !cfg!(feature = "llm") && self.var("NPU_LLM_URL").is_some() {
+            emit(format!(
+                "cargo:warning=kernel `{name}`: NPU_LLM_URL is set, but npu was built without its `llm` feature; using the offline heuristic (add features = [\"llm\"] to npu in [build-dependencies])"
+            ));
+        }
         if requested && let Some(llm) = self.llm() {
             let model = llm.1.clone();
             let mut generator = llm.0;

@@ -251,9 +251,7 @@ impl Variants {
                 "cargo:warning=kernel `{name}`: NPU_LLM_URL is set, but npu was built without its `llm` feature; using the offline heuristic (add features = [\"llm\"] to npu in [build-dependencies])"
             ));
         }
-        if requested && let Some(llm) = self.llm() {
-            let model = llm.1.clone();
-            let mut generator = llm.0;
+        if requested && let Some((mut generator, model)) = self.llm() {
             match self.generate(
                 &problem,
                 generator.as_mut(),
@@ -281,7 +279,7 @@ impl Variants {
 
     /// Tunes one kernel with `generator` and writes its best `count` variants. An error
     /// (the generator failed, or found nothing correct) leaves the file untouched.
-    #[allow(clippy::too_many_arguments)] // One call site each; a struct would only rename them.
+    #[allow(clippy::too_many_arguments)] // Private, three callers; a struct would only rename these.
     fn generate(
         &self,
         problem: &Problem,

@@ -454,3 +454,45 @@ fn autotune_on_a_crate_writes_the_same_file_as_the_build() {
     );
     assert!(stderr.contains("src/kernels.rs:6), plain ("), "{stderr}");
 }
+
+#[test]
+fn autotune_reads_a_kernel_file_whose_target_file_is_relative_to_the_crate_root() {
+    let krate = Crate::new(KERNELS);
+    std::fs::write(krate.path("Cargo.toml"), "[package]\nname = \"k\"\n").unwrap();
+    std::fs::create_dir_all(krate.path("targets")).unwrap();
+    std::fs::copy(
+        "tests/ui/targets/tiny.toml",
+        krate.path("targets/tiny.toml"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(krate.path("kernels")).unwrap();
+    let kernel = "kernel halve(x: [f32; 8192]) -> y: [f32; 8192] { y[i] = x[i] / 2.0; }\ntarget \"targets/tiny.toml\";\nschedule hand { split i by 1024; stage x, y in ub depth 1; }\n";
+    std::fs::write(krate.path("kernels/halve.npu"), kernel).unwrap();
+    let run = |file: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+            .arg(krate.path(file))
+            .args(["--rounds", "1", "--candidates", "2", "--no-baselines"])
+            .arg("--report-dir")
+            .arg(krate.path("report"))
+            .output()
+            .unwrap()
+    };
+    let output = run("kernels/halve.npu");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("halve on tiny"), "{stdout}");
+
+    std::fs::write(
+        krate.path("kernels/broken.npu"),
+        kernel.replace("tiny.toml", "nothere.toml"),
+    )
+    .unwrap();
+    let output = run("kernels/broken.npu");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("broken.npu:2:8: error[E005]"), "{stderr}");
+}

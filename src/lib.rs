@@ -35,6 +35,14 @@
 //! text, such as an LLM's answer, through [`check_source`] and [`check_file_source`];
 //! its diagnostics render with a caret excerpt ([`Diagnostics::render`]).
 //!
+//! Generated schedules can join the hand-written ones: a kernel line `variants 4 from
+//! "kernels/vmla.variants.npu";` compiles the schedules of that file, which
+//! [`build::Variants`] writes from build.rs with the tuner, and
+//! [`testing::bench_variants`] simulates and tabulates every schedule for a snapshot
+//! test. With `default-features = false` the crate has only the kernel-facing part:
+//! the macro, references, the simulator and [`testing`]; the features `tune` (the
+//! tuner and build helper), `llm` (its HTTP client) and `cli` (`autotune`) add the rest.
+//!
 //! The pipeline stages live in npu-core and are re-exported here: [`parse`], [`check`]
 //! and [`schedule`], [`plan`], [`ir`], [`print`](mod@print), [`lower`](mod@lower) to a [`Program`], and the
 //! scalar semantics both the host reference and the simulator use, [`scalar`].
@@ -45,7 +53,12 @@ extern crate self as npu;
 /// The simulator: run a lowered schedule on data, get cycles per pipe and a report.
 pub use npu_sim as sim;
 
+#[cfg(feature = "tune")]
+pub mod build;
+#[cfg(feature = "tune")]
 pub mod kernels;
+pub mod testing;
+#[cfg(feature = "tune")]
 pub mod tuner;
 
 use std::path::Path;
@@ -58,6 +71,7 @@ pub use npu_core::{
 };
 pub use npu_core::{
     ast, check, diag, dtype, fix, ir, lower, parse, plan, print, program, scalar, schedule, target,
+    variants,
 };
 pub use npu_macros::npu_kernel;
 

@@ -19,6 +19,8 @@ pub struct KernelDef {
     pub body: Vec<Stmt>,
     pub targets: Vec<TargetRef>,
     pub schedules: Vec<Schedule>,
+    /// `variants 6 from "kernels/vmla.variants.npu";`, when the kernel asks for them.
+    pub variants: Vec<VariantsRef>,
 }
 
 /// `a: [f16; 64, 128]`: a tensor parameter with a dtype and a static shape.
@@ -136,6 +138,18 @@ impl TargetRef {
             TargetRef::File { span, .. } => *span,
         }
     }
+}
+
+/// `variants 6 from "kernels/vmla.variants.npu";`: up to `count` generated schedules,
+/// kept as DSL text in a file relative to the crate root (see `npu_core::variants`).
+#[derive(Clone, Debug)]
+pub struct VariantsRef {
+    /// The `variants` keyword.
+    pub keyword: Span,
+    pub count: Number,
+    pub path: String,
+    /// The path's string literal.
+    pub path_span: Span,
 }
 
 /// `schedule name { item; ... }`

@@ -36,6 +36,9 @@ fn too_many_elements(extents: &[u64]) -> bool {
     elements.is_none_or(|elements| elements > MAX_ELEMENTS)
 }
 
+/// The most generated variants a kernel may ask for: each is compiled and simulated.
+pub const MAX_VARIANTS: u64 = 64;
+
 /// Checks a parsed kernel against `target`.
 pub fn check(def: &KernelDef, target: &Target) -> Result<CheckedKernel, Diagnostics> {
     let mut cx = Checker {
@@ -249,6 +252,7 @@ impl Checker<'_> {
             self.error(Code::E031, def.name.span(), format!("kernel `{}` has no schedule", def.name))
                 .help = Some("add a block such as `schedule hand { split i by 2048; stage a, y in ub depth 2; }`".into());
         }
+        self.variants(def);
         let class = self.classify(&body, &tensors, &scope.axes);
         if !self.diagnostics.is_empty() {
             return None;
@@ -269,6 +273,25 @@ impl Checker<'_> {
             schedules: Vec::new(),
             source: crate::print::kernel(def),
         })
+    }
+
+    /// At most one `variants` line, asking for between 1 and [`MAX_VARIANTS`] schedules.
+    fn variants(&mut self, def: &KernelDef) {
+        for repeated in def.variants.iter().skip(1) {
+            self.error(Code::E030, repeated.keyword, "duplicate `variants` line")
+                .help = Some("keep one `variants N from \"FILE\";` line per kernel".into());
+        }
+        for variants in &def.variants {
+            let count = variants.count.value;
+            if count == 0 || count > MAX_VARIANTS {
+                self.error(
+                    Code::E012,
+                    variants.count.span,
+                    format!("`variants {count}` is outside 1..={MAX_VARIANTS}"),
+                )
+                .help = Some(format!("ask for between 1 and {MAX_VARIANTS} variants"));
+            }
+        }
     }
 
     fn dtype(&mut self, ident: &Ident) -> Option<Dtype> {

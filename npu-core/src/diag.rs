@@ -61,6 +61,8 @@ pub enum Code {
     E032,
     /// A tile that leaves a tail with no `tail` policy, or an `exact` tail that breaks alignment.
     E033,
+    /// A variants file that was not written for this kernel, or for an older version of it.
+    E034,
 }
 
 impl Code {
@@ -88,11 +90,12 @@ impl Code {
             Code::E031 => "missing",
             Code::E032 => "bad tile",
             Code::E033 => "unhandled tail",
+            Code::E034 => "stale variants file",
         }
     }
 
     /// Every code, in order.
-    pub const ALL: [Code; 21] = [
+    pub const ALL: [Code; 22] = [
         Code::E001,
         Code::E002,
         Code::E003,
@@ -114,6 +117,7 @@ impl Code {
         Code::E031,
         Code::E032,
         Code::E033,
+        Code::E034,
     ];
 }
 

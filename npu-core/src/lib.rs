@@ -12,6 +12,8 @@
 //!    the instruction set), which npu-sim runs.
 //! 5. [`validate`](mod@validate): a second guard, independent of the checker, that
 //!    checks a lowered [`Program`] instruction by instruction against its [`Target`].
+//! 6. [`variants`]: generated schedules kept in a variants file, checked like hand
+//!    schedules and tied to the kernel by a hash.
 //!
 //! npu-core's only I/O is [`target::read_file`], the bounded reader of target files
 //! the macro and the tools share; everything else takes text.
@@ -33,6 +35,7 @@ pub mod scalar;
 pub mod schedule;
 pub mod target;
 pub mod validate;
+pub mod variants;
 
 pub use diag::{Code, Diagnostic, DiagnosticRecord, Diagnostics};
 pub use dtype::Dtype;

@@ -50,6 +50,8 @@ mod kw {
     syn::custom_keyword!(cube);
     syn::custom_keyword!(tail);
     syn::custom_keyword!(order);
+    syn::custom_keyword!(variants);
+    syn::custom_keyword!(from);
 }
 
 /// Parses an `npu_kernel!` body from rustc's tokens.
@@ -181,6 +183,7 @@ fn schedules(input: ParseStream) -> syn::Result<Vec<Schedule>> {
 
 // kernel_def := doc* 'kernel' IDENT '(' params ')' '->' outputs '{' stmt* '}' section*
 // section    := 'target' (IDENT | STRING) ';' | 'schedule' IDENT '{' item* '}'
+//             | 'variants' INT 'from' STRING ';'
 fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
     let doc = doc_comments(input)?;
     let kernel_span = input.parse::<kw::kernel>()?.span;
@@ -204,6 +207,7 @@ fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
     }
     let mut targets = Vec::new();
     let mut schedules = Vec::new();
+    let mut variants = Vec::new();
     while !input.is_empty() {
         let lookahead = input.lookahead1();
         if lookahead.peek(kw::target) {
@@ -222,6 +226,8 @@ fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
         } else if lookahead.peek(kw::schedule) {
             input.parse::<kw::schedule>()?;
             schedules.push(schedule_body(input)?);
+        } else if lookahead.peek(kw::variants) {
+            variants.push(variants_ref(input)?);
         } else {
             return Err(lookahead.error());
         }
@@ -235,6 +241,22 @@ fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
         body,
         targets,
         schedules,
+        variants,
+    })
+}
+
+// variants_ref := 'variants' INT 'from' STRING ';'
+fn variants_ref(input: ParseStream) -> syn::Result<VariantsRef> {
+    let keyword = input.parse::<kw::variants>()?.span;
+    let count = number(input)?;
+    input.parse::<kw::from>()?;
+    let path: LitStr = input.parse()?;
+    input.parse::<Token![;]>()?;
+    Ok(VariantsRef {
+        keyword,
+        count,
+        path: path.value(),
+        path_span: path.span(),
     })
 }
 

@@ -15,10 +15,17 @@ use proc_macro2::Literal;
 
 use crate::ast::{BinOp, Expr, Index, ItemKind, KernelDef, Param, Schedule, Stmt, TargetRef};
 
-/// The whole kernel: doc, signature, body, targets, then each schedule block after a
-/// blank line.
+/// The whole kernel: doc, signature, body, targets, the `variants` line, then each
+/// schedule block after a blank line.
 pub fn kernel(def: &KernelDef) -> String {
     let mut out = kernel_without_schedules(def);
+    for variants in &def.variants {
+        out.push_str(&format!(
+            "variants {} from {};\n",
+            variants.count.value,
+            Literal::string(&variants.path)
+        ));
+    }
     for block in &def.schedules {
         out.push('\n');
         out.push_str(&schedule(block));
@@ -26,8 +33,9 @@ pub fn kernel(def: &KernelDef) -> String {
     out
 }
 
-/// The kernel up to and including its `target` lines, without schedule blocks: what a
-/// prompt shows before asking for new schedules.
+/// The kernel up to and including its `target` lines, without schedule blocks or the
+/// `variants` line: what a prompt shows before asking for new schedules, and what a
+/// variants file's kernel hash covers.
 pub fn kernel_without_schedules(def: &KernelDef) -> String {
     let mut out = String::new();
     for doc in &def.doc {

@@ -249,6 +249,29 @@ fn target_file_and_preset() {
 }
 
 #[test]
+fn variants_line_prints_after_the_targets() {
+    assert_snapshot!(check(
+        r#"
+        kernel copy(x: [i8; 64]) -> y: [i8; 64] { y[i] = x[i]; }
+        schedule hand { split i by 32; stage x, y in ub; }
+        variants 4 from "kernels/copy.variants.npu";
+        target ascend310p;
+        "#
+    ));
+}
+
+#[test]
+fn variants_line_needs_a_count_and_a_path() {
+    assert_snapshot!(check(
+        r#"
+        kernel copy(x: [i8; 64]) -> y: [i8; 64] { y[i] = x[i]; }
+        target ascend310p;
+        variants from "kernels/copy.variants.npu";
+        "#
+    ));
+}
+
+#[test]
 fn doc_lines() {
     assert_snapshot!(check(
         r#"

@@ -5,10 +5,12 @@
 //! module of a checked kernel, or the diagnostics become `compile_error!`s at the
 //! offending tokens, followed by the `fallback` stub. The one thing done here is I/O:
 //! a `target "path.toml";` line names a file relative to the crate being compiled
-//! (`CARGO_MANIFEST_DIR`), which the macro reads.
+//! (`CARGO_MANIFEST_DIR`), which the macro reads, and so does a `variants N from
+//! "path.variants.npu";` line (see `variants`).
 
 mod expand;
 mod fallback;
+mod variants;
 
 use std::path::{Path, PathBuf};
 
@@ -73,13 +75,17 @@ fn check_tokens(input: TokenStream, dir: &Path) -> Result<TokenStream, Diagnosti
         explain_target_file(&def, &mut diagnostics);
         diagnostics
     });
-    let checked = target.and_then(|target| check::check(&def, &target));
+    let mut beside = TokenStream::new();
+    let checked = target.and_then(|target| {
+        let hand = check::check(&def, &target)?;
+        let (kernel, tokens) = variants::add(&def, &target, hand, dir)?;
+        beside = tokens;
+        Ok(kernel)
+    });
     let kernel = npu_core::merge(parsed, checked)?;
-    Ok(expand::kernel(
-        &def,
-        &kernel,
-        target_toml(&def, file.as_deref()),
-    ))
+    let mut tokens = expand::kernel(&def, &kernel, target_toml(&def, file.as_deref()));
+    tokens.extend(beside);
+    Ok(tokens)
 }
 
 /// The target's TOML text as an expression: `include_str!` of a target file, so that

@@ -1,5 +1,7 @@
-//! `autotune`: tune the bundled kernels' schedules with a generator in the loop, against
-//! the hand schedules and random and grid search with the same budget.
+//! `autotune`: tune kernels' schedules with a generator in the loop, against the hand
+//! schedules and random and grid search with the same budget. The kernels are the
+//! bundled ones, or the user's: every `npu_kernel!` of a Rust file, a `.npu` kernel
+//! file, or a crate directory's `src/`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,7 +11,11 @@ use std::time::Duration;
 use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use std::path::Path;
+
+use npu::build::discover::{Found, discover, seeded_problem};
 use npu::kernels::{Bundled, SUITE};
+use npu::tuner::evaluate::Problem;
 use npu::tuner::generator::{Generator, Heuristic, Hybrid, Llm, Replay};
 use npu::tuner::grammar::ConstrainMode;
 use npu::tuner::knowledge::KnowledgeBase;
@@ -18,6 +24,7 @@ use npu::tuner::llm::{LlmClient, LlmConfig};
 use npu::tuner::record::{CandidateRecord, KernelResult};
 use npu::tuner::replay::Transcript;
 use npu::tuner::run::{Progress, RunConfig, Verify, run};
+use npu::tuner::variants::{self, Provenance, best_distinct, first_hand, render, today};
 use npu::tuner::{generator, report};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -74,6 +81,8 @@ impl VerifyArg {
     version,
     after_help = "Examples:
   autotune                                   tune every bundled kernel offline
+  autotune src/kernels.rs --kernel vmla      a kernel of your own crate
+  autotune my_kernel.npu --write-variants kernels/my_kernel.variants.npu
   autotune --kernel vmla --rounds 5          one kernel, fewer rounds
   autotune --list                            the bundled kernels
   NPU_LLM_URL=http://127.0.0.1:8766/v1 autotune --generator llm --record llm.json
@@ -81,7 +90,11 @@ impl VerifyArg {
   autotune --resume                          continue an interrupted run"
 )]
 struct Args {
-    /// Kernels to tune (default: all bundled kernels). Repeatable.
+    /// Where your kernels are: a Rust file (its `npu_kernel!` blocks), a `.npu` kernel
+    /// file or a crate directory (its `src/`). Default: the bundled kernels.
+    #[arg(value_name = "SOURCE")]
+    sources: Vec<PathBuf>,
+    /// Kernels to tune (default: all found, or all bundled kernels). Repeatable.
     #[arg(long = "kernel", value_name = "NAME")]
     kernels: Vec<String>,
     /// Retarget every kernel: a preset name or a target TOML file.
@@ -151,6 +164,14 @@ struct Args {
     /// others are simulated for their timing only.
     #[arg(long, value_enum, default_value = "best")]
     verify: VerifyArg,
+    /// Write the best distinct schedules of the run to FILE as a variants file (one
+    /// kernel only), as `npu::build::Variants` writes it.
+    #[arg(long, value_name = "FILE")]
+    write_variants: Option<PathBuf>,
+    /// How many variants --write-variants keeps (default: the kernel's `variants N`,
+    /// or 4).
+    #[arg(long, value_name = "K")]
+    variants: Option<usize>,
 }
 
 fn main() -> ExitCode {
@@ -178,32 +199,24 @@ fn main_with(args: Args) -> Result<(), String> {
         None => None,
         Some(name) => Some(load_target(name)?),
     };
-    let selected: Vec<Bundled> = if args.kernels.is_empty() {
-        SUITE.to_vec()
+    let (problems, asked) = if args.sources.is_empty() {
+        (bundled_problems(&args, target.as_ref())?, None)
     } else {
-        args.kernels
-            .iter()
-            .map(|name| {
-                Bundled::find(name).ok_or_else(|| {
-                    let names: Vec<&str> = SUITE.iter().map(|b| b.name).collect();
-                    format!(
-                        "no bundled kernel `{name}`; the kernels are: {}",
-                        names.join(", ")
-                    )
-                })
-            })
-            .collect::<Result<_, _>>()?
+        user_problems(&args, target.as_ref())?
     };
-    let problems = selected
-        .iter()
-        .map(|b| b.problem(args.seed, target.as_ref()))
-        .collect::<Result<Vec<_>, _>>()?;
+    if args.write_variants.is_some() && problems.len() != 1 {
+        return Err(format!(
+            "--write-variants writes one kernel's file, but {} kernels are selected; choose one with --kernel NAME",
+            problems.len()
+        ));
+    }
 
     let recording = args.record.as_ref().map(|_| {
         Arc::new(Mutex::new(Transcript::new(
             args.llm_model.clone().unwrap_or_default(),
         )))
     });
+    let mut model = "none".to_string();
     let mut generator: Box<dyn Generator> = match args.generator {
         GeneratorKind::Heuristic => Box::new(Heuristic),
         GeneratorKind::Random => Box::new(generator::Random),
@@ -221,6 +234,7 @@ fn main_with(args: Args) -> Result<(), String> {
                 return Err("the llm generator needs an endpoint: --llm-url URL or NPU_LLM_URL (e.g. http://127.0.0.1:8766/v1)".into());
             }
             config.temperature = args.temperature;
+            model = config.model.clone();
             config.timeout = Duration::from_secs(args.llm_timeout);
             let mode = match args.llm_constrain {
                 Constrain::Auto => ConstrainMode::Auto,
@@ -292,6 +306,22 @@ fn main_with(args: Args) -> Result<(), String> {
             write_trace(&args.report_dir, result, problem)?;
         }
     }
+    if let (Some(path), [result], [problem]) = (
+        &args.write_variants,
+        results.as_slice(),
+        problems.as_slice(),
+    ) {
+        let count = args.variants.or(asked).unwrap_or(4);
+        write_variants(
+            path,
+            &args,
+            generator.name(),
+            &model,
+            problem,
+            result,
+            count,
+        )?;
+    }
     println!("{}", report::render_table(&results));
     println!("reports: {}", args.report_dir.display());
     if let (true, Some(dir)) = (args.learn, &args.knowledge) {
@@ -312,6 +342,145 @@ fn main_with(args: Args) -> Result<(), String> {
             base = distilled.base;
         }
     }
+    Ok(())
+}
+
+/// The bundled kernels selected with --kernel (all of them by default).
+fn bundled_problems(args: &Args, target: Option<&npu::Target>) -> Result<Vec<Problem>, String> {
+    let selected: Vec<Bundled> = if args.kernels.is_empty() {
+        SUITE.to_vec()
+    } else {
+        args.kernels
+            .iter()
+            .map(|name| {
+                Bundled::find(name).ok_or_else(|| {
+                    let names: Vec<&str> = SUITE.iter().map(|b| b.name).collect();
+                    format!(
+                        "no bundled kernel `{name}`; the kernels are: {}",
+                        names.join(", ")
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    selected
+        .iter()
+        .map(|b| b.problem(args.seed, target))
+        .collect::<Result<Vec<_>, _>>()
+}
+
+/// The kernels found in the SOURCE arguments, selected with --kernel, and the variants
+/// count each asks for. Target files resolve relative to the crate root, the nearest
+/// directory above a source that has a Cargo.toml, as the macro resolves them.
+fn user_problems(
+    args: &Args,
+    target: Option<&npu::Target>,
+) -> Result<(Vec<Problem>, Option<usize>), String> {
+    let mut found = Vec::new();
+    for source in &args.sources {
+        let kernels = discover(source)?;
+        if kernels.is_empty() {
+            return Err(format!(
+                "{}: no `npu_kernel!` block found",
+                source.display()
+            ));
+        }
+        found.extend(kernels);
+    }
+    let selected: Vec<&Found> = if args.kernels.is_empty() {
+        found.iter().collect()
+    } else {
+        args.kernels
+            .iter()
+            .map(|name| {
+                found.iter().find(|f| &f.name == name).ok_or_else(|| {
+                    let names: Vec<String> = found
+                        .iter()
+                        .map(|f| format!("{} ({})", f.name, f.location()))
+                        .collect();
+                    format!(
+                        "no kernel `{name}` in the sources; found: {}",
+                        names.join(", ")
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let asked = selected
+        .first()
+        .and_then(|f| f.def.variants.first())
+        .map(|v| v.count.value as usize);
+    let problems = selected
+        .into_iter()
+        .map(|found| {
+            let root = crate_root(&found.file);
+            let kernel = match target {
+                None => found.check(&root)?,
+                Some(target) => npu_core::check::check(&found.def, target).map_err(|d| {
+                    format!(
+                        "{}: kernel `{}` does not check on target `{}`:\n{}",
+                        found.location(),
+                        found.name,
+                        target.name,
+                        d.render(&found.text)
+                    )
+                })?,
+            };
+            Ok(seeded_problem(kernel, args.seed))
+        })
+        .collect::<Result<_, String>>()?;
+    Ok((problems, asked))
+}
+
+/// The nearest directory at or above `source` with a Cargo.toml, or the source's own
+/// directory when there is none.
+fn crate_root(source: &Path) -> PathBuf {
+    let start = if source.is_dir() {
+        source.to_path_buf()
+    } else {
+        source.parent().map(Path::to_path_buf).unwrap_or_default()
+    };
+    let absolute = std::path::absolute(&start).unwrap_or_else(|_| start.clone());
+    absolute
+        .ancestors()
+        .find(|dir| dir.join("Cargo.toml").is_file())
+        .map_or(start, Path::to_path_buf)
+}
+
+/// Writes the best distinct schedules of `result` as a variants file.
+fn write_variants(
+    path: &Path,
+    args: &Args,
+    generator: &str,
+    model: &str,
+    problem: &Problem,
+    result: &KernelResult,
+    count: usize,
+) -> Result<(), String> {
+    let chosen = best_distinct(problem, result, count);
+    if chosen.is_empty() {
+        return Err(format!(
+            "--write-variants: the run found no correct schedule for `{}`; {} left as it was",
+            problem.name,
+            path.display()
+        ));
+    }
+    let provenance = Provenance {
+        generator: generator.to_string(),
+        model: model.to_string(),
+        rounds: args.rounds,
+        candidates: args.candidates,
+        seed: args.seed,
+        date: today(std::env::var("SOURCE_DATE_EPOCH").ok().as_deref()),
+    };
+    let text = render(problem, &provenance, first_hand(problem, result), &chosen);
+    variants::write(path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!(
+        "wrote {} variants of `{}` to {}",
+        chosen.len(),
+        problem.name,
+        path.display()
+    );
     Ok(())
 }
 

@@ -19,13 +19,16 @@ use npu_core::Code;
 use npu_core::ir::{KernelClass, Tail};
 
 use super::evaluate::Problem;
+#[cfg(feature = "llm")]
 use super::llm::LlmError;
 use super::record::{CandidateRecord, Verdict};
 use super::space::{Space, Spec, align_elements};
 
 mod model;
 
-pub use model::{Hybrid, Llm, Replay, proposals_from_replies};
+#[cfg(feature = "llm")]
+pub use model::Llm;
+pub use model::{Hybrid, Replay, proposals_from_replies};
 
 /// What a generator is asked for in one round.
 #[derive(Clone, Copy, Debug)]
@@ -53,6 +56,7 @@ pub enum Proposed {
 /// A failure that ends the run: the generator cannot work at all.
 #[derive(Debug)]
 pub enum GenerateError {
+    #[cfg(feature = "llm")]
     Llm(LlmError),
     Replay(String),
 }
@@ -60,6 +64,7 @@ pub enum GenerateError {
 impl fmt::Display for GenerateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            #[cfg(feature = "llm")]
             GenerateError::Llm(error) => write!(f, "the LLM generator cannot continue: {error}"),
             GenerateError::Replay(message) => {
                 write!(f, "the replay generator cannot continue: {message}")

@@ -10,7 +10,9 @@ pub mod generator;
 pub mod grammar;
 pub mod journal;
 pub mod knowledge;
+#[cfg(feature = "llm")]
 pub mod llm;
+#[cfg(feature = "llm")]
 pub mod prompt;
 pub mod record;
 pub mod replay;
@@ -18,3 +20,4 @@ pub mod reply;
 pub mod report;
 pub mod run;
 pub mod space;
+pub mod variants;

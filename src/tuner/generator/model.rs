@@ -2,13 +2,19 @@
 //! decoding under a grammar or JSON Schema from [`crate::tuner::grammar`], and
 //! [`Replay`] of recorded replies.
 
+#[cfg(feature = "llm")]
 use std::collections::BTreeMap;
+#[cfg(feature = "llm")]
 use std::sync::{Arc, Mutex};
 
 use super::{GenerateError, Generator, Proposed, Request};
+#[cfg(feature = "llm")]
 use crate::tuner::grammar::{self, ConstrainMode, Constraint};
+#[cfg(feature = "llm")]
 use crate::tuner::knowledge::KnowledgeBase;
+#[cfg(feature = "llm")]
 use crate::tuner::llm::{LlmClient, LlmError};
+#[cfg(feature = "llm")]
 use crate::tuner::prompt;
 use crate::tuner::replay::{Replayer, Transcript};
 use crate::tuner::reply::{Extracted, extract_schedules};
@@ -29,6 +35,7 @@ pub fn proposals_from_replies(replies: &[String], count: usize) -> Vec<Proposed>
 }
 
 /// What the generator knows of one kernel's grammars, built once per kernel.
+#[cfg(feature = "llm")]
 #[derive(Debug)]
 struct Grammars {
     syntax: String,
@@ -41,6 +48,7 @@ struct Grammars {
 /// Under a constraint, a share of each round's candidates ([`Llm::explore`]) is asked
 /// under the syntax grammar only, so that the loop can leave the enumerated space;
 /// the rest under the exact legal set when the kernel's space is small enough.
+#[cfg(feature = "llm")]
 #[derive(Debug)]
 pub struct Llm {
     client: LlmClient,
@@ -58,6 +66,7 @@ pub struct Llm {
     used: Vec<String>,
 }
 
+#[cfg(feature = "llm")]
 impl Llm {
     pub fn new(client: LlmClient, recording: Option<Arc<Mutex<Transcript>>>) -> Llm {
         Llm::constrained(client, recording, ConstrainMode::None, 0.0)
@@ -129,6 +138,7 @@ impl Llm {
     }
 }
 
+#[cfg(feature = "llm")]
 impl Generator for Llm {
     fn name(&self) -> &'static str {
         "llm"

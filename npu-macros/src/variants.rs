@@ -1,0 +1,252 @@
+//! `variants N from "FILE";`: the generated schedules of a variants file, compiled
+//! like hand-written ones.
+//!
+//! The file is read relative to the crate's directory, as target files are. Its
+//! schedules are checked after the hand schedules by [`npu_core::variants::check`]; a
+//! problem becomes a compile error at the `variants` line's path, whose message names
+//! `FILE:line:column`, because a proc-macro span cannot point into another file. The
+//! expansion includes the file with `include_bytes!`, so cargo rebuilds the crate
+//! when it changes.
+//!
+//! A missing file is not an error: the kernel compiles with its hand schedules, and a
+//! deprecated constant the expansion uses makes rustc print a warning that says so
+//! (stable proc macros have no other way to warn).
+
+use std::path::Path;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote_spanned};
+
+use npu_core::ast::{KernelDef, VariantsRef};
+use npu_core::variants::Problem;
+use npu_core::{CheckedKernel, Code, Diagnostic, Diagnostics, Target};
+
+/// The largest variants file the macro reads; a bigger one is not a variants file.
+const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// Adds the variants of `def`'s variants file to `hand`, the kernel checked with its
+/// hand schedules. Returns the kernel to expand and tokens to emit beside its module:
+/// the file's `include_bytes!`, or the warning that the file is missing.
+pub(crate) fn add(
+    def: &KernelDef,
+    target: &Target,
+    hand: CheckedKernel,
+    dir: &Path,
+) -> Result<(CheckedKernel, TokenStream), Diagnostics> {
+    let Some(variants) = def.variants.first() else {
+        return Ok((hand, TokenStream::new()));
+    };
+    let full = dir.join(&variants.path);
+    let text = match read(&full) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok((hand, missing_warning(def, variants))),
+        Err(message) => return Err(error(variants, Code::E034, message, None)),
+    };
+    let count = usize::try_from(variants.count.value).unwrap_or(usize::MAX);
+    let checked = {
+        let _text_spans = TextSpans::force();
+        let checked = npu_core::variants::check(def, target, &text, count);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        checked
+    };
+    let kernel = checked.map_err(|problem| diagnostics(variants, &problem))?;
+    let tracked = match full.to_str() {
+        Some(path) => quote_spanned!(variants.path_span=>
+            const _: &[::core::primitive::u8] = ::core::include_bytes!(#path);
+        ),
+        None => TokenStream::new(),
+    };
+    Ok((kernel, tracked))
+}
+
+/// The file's text; `None` when it does not exist.
+fn read(path: &Path) -> Result<Option<String>, String> {
+    let shown = path.display();
+    match std::fs::metadata(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(format!("cannot read variants file {shown}: {error}")),
+        Ok(metadata) if metadata.len() > MAX_FILE_BYTES => {
+            return Err(format!(
+                "variants file {shown} has {} bytes, more than the {MAX_FILE_BYTES} a variants file may have",
+                metadata.len()
+            ));
+        }
+        Ok(_) => {}
+    }
+    std::fs::read_to_string(path)
+        .map(Some)
+        .map_err(|error| format!("cannot read variants file {shown}: {error}"))
+}
+
+/// One compile error per problem, all at the `variants` line's path.
+fn diagnostics(variants: &VariantsRef, problem: &Problem) -> Diagnostics {
+    let path = &variants.path;
+    match problem {
+        Problem::Diagnostics(records) => {
+            let mut all = Diagnostics::default();
+            for record in records {
+                let at = npu_core::variants::location(path, record);
+                let message = format!("{at}: {}", record.message);
+                all.list
+                    .extend(error(variants, record.code, message, record.help.clone()).list);
+            }
+            all
+        }
+        stale => error(variants, Code::E034, stale.render(path), None),
+    }
+}
+
+fn error(variants: &VariantsRef, code: Code, message: String, help: Option<String>) -> Diagnostics {
+    let mut diagnostic = Diagnostic::new(code, variants.path_span, message);
+    diagnostic.help = help;
+    diagnostic.into()
+}
+
+/// A use of a deprecated constant, which rustc reports as a warning at the path.
+fn missing_warning(def: &KernelDef, variants: &VariantsRef) -> TokenStream {
+    let note = format!(
+        "kernel `{}` asks for variants from \"{}\", which does not exist yet: it has only its hand schedules; a build.rs with `npu::build::Variants` writes the file",
+        crate::expand::unraw(&def.name),
+        variants.path
+    );
+    let constant = format_ident!("VARIANTS_FILE_MISSING_{}", crate::expand::unraw(&def.name));
+    quote_spanned!(variants.path_span=>
+        const _: () = {
+            #[deprecated(note = #note)]
+            #[allow(non_upper_case_globals)]
+            const #constant: () = ();
+            #constant
+        };
+    )
+}
+
+/// Makes proc-macro2 parse text with its own implementation while it lives, so that
+/// spans carry the text's lines and columns. Inside rustc, text would otherwise become
+/// the compiler's tokens, all at the macro call.
+struct TextSpans;
+
+impl TextSpans {
+    fn force() -> TextSpans {
+        proc_macro2::fallback::force();
+        TextSpans
+    }
+}
+
+impl Drop for TextSpans {
+    fn drop(&mut self) {
+        proc_macro2::fallback::unforce();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The macro's code path on a kernel with a variants file in a temporary crate
+    //! directory: present, missing, stale, corrupt and hand-edited into an illegal one.
+
+    const KERNEL: &str = r#"
+        kernel scale(x: [f16; 4096]) -> y: [f16; 4096] { y[i] = x[i] * 2.0; }
+        target npueval_demo;
+        variants 2 from "kernels/scale.variants.npu";
+        schedule hand { split i by 512; stage x, y in ub depth 1; }
+    "#;
+
+    /// The header line for `KERNEL`, computed the way the writers compute it.
+    fn hash_line(kernel: &str) -> String {
+        let def = npu_core::parse::parse_str(kernel).unwrap();
+        let hash = npu_core::variants::kernel_hash(&def, "npueval_demo");
+        format!("// kernel: scale\n// kernel-hash: {hash}\n")
+    }
+
+    /// Expands `KERNEL` in a crate whose variants file holds `file` (none when `None`).
+    fn expand(file: Option<&str>) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(text) = file {
+            std::fs::create_dir_all(dir.path().join("kernels")).unwrap();
+            std::fs::write(dir.path().join("kernels/scale.variants.npu"), text).unwrap();
+        }
+        crate::expand_kernel(KERNEL.parse().unwrap(), dir.path()).to_string()
+    }
+
+    #[test]
+    fn variants_follow_the_hand_schedules() {
+        let file = format!(
+            "{}\nschedule v1 {{\n    split i by 2048;\n    stage x, y in ub depth 2;\n}}\n\nschedule v2 {{\n    split i by 1024;\n    stage x, y in ub depth 2;\n}}\n\nschedule v3 {{\n    split i by 256;\n    stage x, y in ub depth 2;\n}}\n",
+            hash_line(KERNEL)
+        );
+        let output = expand(Some(&file));
+        // `variants 2`: the third schedule of the file is not used.
+        assert!(
+            output.contains(r#"[& :: core :: primitive :: str ; 3usize] = ["hand" , "v1" , "v2"]"#),
+            "{output}"
+        );
+        assert!(output.contains("include_bytes"), "{output}");
+        assert!(!output.contains("compile_error"), "{output}");
+    }
+
+    #[test]
+    fn an_illegal_variant_is_an_error_at_its_line_in_the_file() {
+        let file = format!(
+            "{}\nschedule v1 {{\n    split i by 8192;\n    stage x, y in ub depth 2;\n}}\n",
+            hash_line(KERNEL)
+        );
+        let output = expand(Some(&file));
+        // Two header lines, a blank line and `schedule v1 {`: the split is line 5.
+        assert!(output.contains("compile_error"), "{output}");
+        assert!(
+            output.contains("[E032] kernels/scale.variants.npu:5:16:"),
+            "{output}"
+        );
+        assert!(
+            output.contains("pub mod scale"),
+            "the stub is still there: {output}"
+        );
+    }
+
+    #[test]
+    fn a_variants_file_that_does_not_parse_names_its_line() {
+        let file = format!(
+            "{}\nschedule v1 {{\n    splt i by 1024;\n}}\n",
+            hash_line(KERNEL)
+        );
+        let output = expand(Some(&file));
+        assert!(
+            output.contains("[E006] kernels/scale.variants.npu:5:5: unknown schedule item `splt`"),
+            "{output}"
+        );
+        let output = expand(Some(&format!("{}\nkernel x", hash_line(KERNEL))));
+        assert!(
+            output.contains("[E001] kernels/scale.variants.npu:4:1:"),
+            "{output}"
+        );
+    }
+
+    #[test]
+    fn a_file_for_another_kernel_or_without_a_hash_is_an_error() {
+        let other = KERNEL.replace("* 2.0", "* 3.0");
+        let file = format!(
+            "{}\nschedule v1 {{ split i by 1024; stage x, y in ub depth 2; }}\n",
+            hash_line(&other)
+        );
+        let output = expand(Some(&file));
+        assert!(
+            output.contains(
+                "[E034] kernels/scale.variants.npu:2:1: variants file is for another kernel"
+            ),
+            "{output}"
+        );
+        let output = expand(Some("garbage"));
+        assert!(
+            output.contains("[E034] kernels/scale.variants.npu:1:1: variants file has no"),
+            "{output}"
+        );
+    }
+
+    #[test]
+    fn a_missing_file_compiles_the_hand_schedules_with_a_warning() {
+        let output = expand(None);
+        assert!(!output.contains("compile_error"), "{output}");
+        assert!(output.contains(r#"= ["hand"]"#), "{output}");
+        assert!(output.contains("deprecated"), "{output}");
+        assert!(output.contains("which does not exist yet"), "{output}");
+    }
+}

@@ -1,0 +1,402 @@
+//! The build-script helper: fills in the variants files of the kernels that ask for
+//! them (`variants 4 from "kernels/vmla.variants.npu";`).
+//!
+//! In build.rs, `fn main` does:
+//!
+//! ```no_run
+//! npu::build::Variants::new().kernel_files(["src/kernels.rs"]).run();
+//! ```
+//!
+//! Hermetic by default: a build never touches the network and never rewrites a file
+//! whose kernel hash matches. A file is (re)generated, with the offline heuristic, only
+//! when it is missing or was written for an older version of its kernel (with a
+//! warning naming the kernel), or when `NPU_REGEN_VARIANTS` asks for it: `1` (every
+//! kernel) or `vmla,rowsum` (those). With `NPU_LLM_URL` set (and the `llm` feature),
+//! a requested regeneration asks that chat-completions server; if it is down or gives
+//! no correct schedule, the existing file is kept (or, without one, the heuristic
+//! writes it) and a warning says why.
+//!
+//! Every candidate goes through the tuner: the real checker, then the simulator on
+//! seeded data against the host reference. Rejected candidates become
+//! `cargo:warning=` lines with their code and message. A file that cannot be used and
+//! is not simply out of date (another kernel's, unsigned, or hand-edited) is never
+//! overwritten: the macro reports it, at its line, when the crate compiles.
+
+pub mod discover;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use npu_core::variants::{HASH_KEY, header_lines, header_value};
+
+use crate::tuner::evaluate::Problem;
+use crate::tuner::generator::{Generator, Heuristic};
+use crate::tuner::record::{KernelResult, Verdict};
+use crate::tuner::run::{RunConfig, Silent, Verify, run};
+use crate::tuner::variants::{Provenance, best_distinct, first_hand, render, today, write};
+
+pub use discover::{Found, discover};
+
+/// The environment variables a build depends on, for `cargo:rerun-if-env-changed`.
+pub const ENV_VARS: [&str; 4] = [
+    "NPU_REGEN_VARIANTS",
+    "NPU_LLM_URL",
+    "NPU_LLM_MODEL",
+    "SOURCE_DATE_EPOCH",
+];
+
+/// Generates the variants files of kernels in a crate's sources. See the module docs.
+#[derive(Debug)]
+pub struct Variants {
+    kernel_files: Vec<PathBuf>,
+    crate_dir: Option<PathBuf>,
+    out_dir: Option<PathBuf>,
+    rounds: u32,
+    candidates: usize,
+    seed: u64,
+    env: Env,
+}
+
+/// Environment variables, from the process or given (for tests).
+#[derive(Clone, Debug, Default)]
+enum Env {
+    #[default]
+    Process,
+    Given(Vec<(String, String)>),
+}
+
+/// What [`Variants::run_to`] did for one kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The file's hash matches: not touched.
+    Kept,
+    /// The file was written by this generator.
+    Written { generator: String, variants: usize },
+    /// The file could not be used and was left alone; the macro will say why.
+    LeftAlone,
+}
+
+impl Default for Variants {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Variants {
+    /// Two rounds of four candidates per kernel, seed 0.
+    pub fn new() -> Variants {
+        Variants {
+            kernel_files: Vec::new(),
+            crate_dir: None,
+            out_dir: None,
+            rounds: 2,
+            candidates: 4,
+            seed: 0,
+            env: Env::Process,
+        }
+    }
+
+    /// The Rust (or `.npu`) files whose kernels to look at, relative to the crate.
+    pub fn kernel_files<P: AsRef<Path>>(mut self, files: impl IntoIterator<Item = P>) -> Self {
+        self.kernel_files
+            .extend(files.into_iter().map(|p| p.as_ref().to_path_buf()));
+        self
+    }
+
+    /// Generator rounds per kernel (default 2).
+    pub fn rounds(mut self, rounds: u32) -> Self {
+        self.rounds = rounds.max(1);
+        self
+    }
+
+    /// Candidates per round (default 4).
+    pub fn candidates(mut self, candidates: usize) -> Self {
+        self.candidates = candidates.max(1);
+        self
+    }
+
+    /// The seed of the generators and of the simulated inputs (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The crate root (default `CARGO_MANIFEST_DIR`).
+    pub fn crate_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.crate_dir = Some(dir.into());
+        self
+    }
+
+    /// Where the tuner's journals go (default `OUT_DIR`).
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Reads these variables instead of the process environment (for tests).
+    pub fn env<K: Into<String>, V: Into<String>>(
+        mut self,
+        vars: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        self.env = Env::Given(
+            vars.into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        );
+        self
+    }
+
+    /// Runs in a build script: prints the `cargo:` lines and exits the build with an
+    /// error when a kernel file cannot be read or its kernel does not check.
+    pub fn run(self) {
+        let mut stdout = std::io::stdout();
+        if let Err(message) = self.run_to(&mut stdout) {
+            for line in message.lines() {
+                let _ = writeln!(stdout, "cargo:warning={line}");
+            }
+            // The macro reports a broken kernel at its tokens; failing here as well
+            // would hide that better message.
+        }
+    }
+
+    /// Does the work, writing `cargo:` lines to `out`; returns what happened to each
+    /// kernel that asks for variants, in source order.
+    pub fn run_to(&self, out: &mut dyn Write) -> Result<Vec<(String, Action)>, String> {
+        let crate_dir = match &self.crate_dir {
+            Some(dir) => dir.clone(),
+            None => PathBuf::from(self.var("CARGO_MANIFEST_DIR").unwrap_or_default()),
+        };
+        let out_dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => self
+                .var("OUT_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| crate_dir.join("target/npu-variants")),
+        };
+        let mut emit = |line: String| {
+            let _ = writeln!(out, "{line}");
+        };
+        for var in ENV_VARS {
+            emit(format!("cargo:rerun-if-env-changed={var}"));
+        }
+        let mut actions = Vec::new();
+        for file in &self.kernel_files {
+            let full = crate_dir.join(file);
+            emit(format!("cargo:rerun-if-changed={}", full.display()));
+            for found in discover(&full)? {
+                let Some(variants) = found.def.variants.first() else {
+                    continue;
+                };
+                let path = crate_dir.join(&variants.path);
+                emit(format!("cargo:rerun-if-changed={}", path.display()));
+                let count = variants.count.value.min(npu_core::check::MAX_VARIANTS) as usize;
+                let action = self
+                    .kernel(&found, &crate_dir, &out_dir, &path, count, &mut emit)
+                    .unwrap_or_else(|why| {
+                        // The macro reports a kernel that does not check, at its tokens.
+                        for line in why.lines() {
+                            emit(format!("cargo:warning={line}"));
+                        }
+                        Action::LeftAlone
+                    });
+                actions.push((found.name.clone(), action));
+            }
+        }
+        Ok(actions)
+    }
+
+    fn kernel(
+        &self,
+        found: &Found,
+        crate_dir: &Path,
+        out_dir: &Path,
+        path: &Path,
+        count: usize,
+        emit: &mut dyn FnMut(String),
+    ) -> Result<Action, String> {
+        let name = &found.name;
+        let target = found.target(crate_dir)?;
+        let requested = self.regeneration_requested(name);
+        let existing = std::fs::read_to_string(path).ok();
+        if let Some(text) = &existing
+            && !requested
+        {
+            let lines = header_lines(text);
+            let hash = npu_core::variants::kernel_hash(&found.def, &target.name);
+            let recorded_kernel = header_value(&lines, "kernel").map(|l| l.value.as_str());
+            match header_value(&lines, HASH_KEY) {
+                Some(line) if line.value == hash => return Ok(Action::Kept),
+                Some(line) if recorded_kernel == Some(name.as_str()) => emit(format!(
+                    "cargo:warning=kernel `{name}` changed since {}:{} was written; regenerating its variants with the offline heuristic",
+                    path.display(),
+                    line.line
+                )),
+                _ => {
+                    emit(format!(
+                        "cargo:warning={} was not written for kernel `{name}`; left as it is, so the build will report it",
+                        path.display()
+                    ));
+                    return Ok(Action::LeftAlone);
+                }
+            }
+        }
+        // Only now is the kernel checked and its reference computed: a kept file costs
+        // a build no simulation.
+        let problem = found.problem(crate_dir, self.seed)?;
+        if existing.is_some() && !requested {
+            return self.generate(&problem, &mut Heuristic, "none", out_dir, path, count, emit);
+        }
+        if requested && !cfg!(feature = "llm") && self.var("NPU_LLM_URL").is_some() {
+            emit(format!(
+                "cargo:warning=kernel `{name}`: NPU_LLM_URL is set, but npu was built without its `llm` feature; using the offline heuristic (add features = [\"llm\"] to npu in [build-dependencies])"
+            ));
+        }
+        if requested && let Some((mut generator, model)) = self.llm() {
+            match self.generate(
+                &problem,
+                generator.as_mut(),
+                &model,
+                out_dir,
+                path,
+                count,
+                emit,
+            ) {
+                Ok(action) => return Ok(action),
+                Err(why) if existing.is_some() => {
+                    emit(format!(
+                        "cargo:warning=kernel `{name}`: {why}; kept {} as it was",
+                        path.display()
+                    ));
+                    return Ok(Action::Kept);
+                }
+                Err(why) => emit(format!(
+                    "cargo:warning=kernel `{name}`: {why}; writing variants with the offline heuristic instead"
+                )),
+            }
+        }
+        self.generate(&problem, &mut Heuristic, "none", out_dir, path, count, emit)
+    }
+
+    /// Tunes one kernel with `generator` and writes its best `count` variants. An error
+    /// (the generator failed, or found nothing correct) leaves the file untouched.
+    #[allow(clippy::too_many_arguments)] // Private, three callers; a struct would only rename these.
+    fn generate(
+        &self,
+        problem: &Problem,
+        generator: &mut dyn Generator,
+        model: &str,
+        out_dir: &Path,
+        path: &Path,
+        count: usize,
+        emit: &mut dyn FnMut(String),
+    ) -> Result<Action, String> {
+        let config = RunConfig {
+            rounds: self.rounds,
+            candidates: self.candidates,
+            seed: self.seed,
+            jobs: 0,
+            report_dir: out_dir
+                .join("npu-variants")
+                .join(&problem.name)
+                .join(generator.name()),
+            resume: false,
+            baselines: false,
+            // Every variant written is checked on data against the reference.
+            verify: Verify::All,
+        };
+        std::fs::create_dir_all(&config.report_dir)
+            .map_err(|e| format!("cannot create {}: {e}", config.report_dir.display()))?;
+        let results = run(std::slice::from_ref(problem), generator, &config, &Silent)
+            .map_err(|e| e.to_string())?;
+        let result: &KernelResult = results.first().ok_or("the tuner returned no result")?;
+        report_rejections(result, emit);
+        let chosen = best_distinct(problem, result, count);
+        if chosen.is_empty() {
+            return Err(format!(
+                "the {} generator found no correct schedule in {} candidates",
+                generator.name(),
+                result.evaluations
+            ));
+        }
+        let provenance = Provenance {
+            generator: generator.name().to_string(),
+            model: model.to_string(),
+            rounds: self.rounds,
+            candidates: self.candidates,
+            seed: self.seed,
+            date: today(self.var("SOURCE_DATE_EPOCH").as_deref()),
+        };
+        let text = render(problem, &provenance, first_hand(problem, result), &chosen);
+        write(path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(Action::Written {
+            generator: generator.name().to_string(),
+            variants: chosen.len(),
+        })
+    }
+
+    /// Whether `NPU_REGEN_VARIANTS` names this kernel (or is `1`/`all`).
+    fn regeneration_requested(&self, kernel: &str) -> bool {
+        let Some(value) = self.var("NPU_REGEN_VARIANTS") else {
+            return false;
+        };
+        let value = value.trim();
+        value == "1" || value == "all" || value.split(',').any(|name| name.trim() == kernel)
+    }
+
+    #[cfg(feature = "llm")]
+    fn llm(&self) -> Option<(Box<dyn Generator>, String)> {
+        use crate::tuner::llm::{LlmClient, LlmConfig};
+        let mut config = LlmConfig::from_vars(|name| self.var(name))?;
+        // A build should not wait long for a server that is struggling.
+        config.max_retries = 1;
+        config.backoff = std::time::Duration::from_millis(200);
+        let model = config.model.clone();
+        let generator = crate::tuner::generator::Llm::new(LlmClient::new(config), None);
+        Some((Box::new(generator), model))
+    }
+
+    #[cfg(not(feature = "llm"))]
+    fn llm(&self) -> Option<(Box<dyn Generator>, String)> {
+        None
+    }
+
+    fn var(&self, name: &str) -> Option<String> {
+        match &self.env {
+            Env::Process => std::env::var(name).ok(),
+            Env::Given(vars) => vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()),
+        }
+    }
+}
+
+/// One warning per candidate the checker rejected or the simulator found wrong.
+fn report_rejections(result: &KernelResult, emit: &mut dyn FnMut(String)) {
+    let kernel = &result.kernel;
+    for record in result
+        .candidates
+        .iter()
+        .filter(|r| r.generator == result.generator)
+    {
+        let name = format!(
+            "{} round {} candidate {}",
+            record.generator, record.round, record.index
+        );
+        match record.verdict {
+            Verdict::Correct => {}
+            Verdict::Rejected => {
+                for diagnostic in &record.diagnostics {
+                    emit(format!(
+                        "cargo:warning=kernel `{kernel}`: {name} rejected: [{}] {}",
+                        diagnostic.code, diagnostic.message
+                    ));
+                }
+            }
+            _ => {
+                let first = record.feedback.lines().next().unwrap_or_default();
+                emit(format!(
+                    "cargo:warning=kernel `{kernel}`: {name} dropped ({:?}): {first}",
+                    record.verdict
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! Variants files from a tuning run: the best distinct schedules of a [`KernelResult`],
+//! renamed `v1`, `v2`, ... and written with the header `npu_core::variants` reads.
+//! The build helper ([`crate::build`]) and `autotune --write-variants` both write
+//! through here, so the two produce the same format.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use npu_core::variants::{Entry, Header};
+
+use super::evaluate::Problem;
+use super::record::{KernelResult, Verdict};
+use super::space::Spec;
+
+/// How a run was made, for the header.
+#[derive(Clone, Debug)]
+pub struct Provenance {
+    pub generator: String,
+    /// The LLM's model name, or `none`.
+    pub model: String,
+    pub rounds: u32,
+    pub candidates: usize,
+    pub seed: u64,
+    /// `YYYY-MM-DD`; see [`today`].
+    pub date: String,
+}
+
+/// A variant chosen for the file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chosen {
+    /// The schedule block, renamed.
+    pub text: String,
+    pub name: String,
+    pub cycles: u64,
+}
+
+/// The `count` fastest correct schedules `generator` found, without two that are the
+/// same schedule spelt differently and without copies of a hand schedule, fastest
+/// first (ties keep the order they were found in). Named `v1`, `v2`, ..., skipping
+/// names the hand schedules use. A candidate only timed, not yet checked on data, is
+/// verified first and left out if its outputs are wrong.
+pub fn best_distinct(problem: &Problem, result: &KernelResult, count: usize) -> Vec<Chosen> {
+    let hand_names: HashSet<String> = problem
+        .kernel
+        .schedules
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    let mut seen: HashSet<String> = hand_sources(problem)
+        .iter()
+        .filter_map(|text| canonical(problem, text))
+        .collect();
+    let mut correct: Vec<(u64, usize, &str, bool)> = result
+        .candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.generator == result.generator && r.verdict == Verdict::Correct)
+        .filter_map(|(i, r)| Some((r.cycles?, i, r.source.as_str(), r.verified)))
+        .collect();
+    correct.sort();
+    let mut names = (1..)
+        .map(|n| format!("v{n}"))
+        .filter(|n| !hand_names.contains(n));
+    let mut chosen = Vec::new();
+    for (cycles, _, source, verified) in correct {
+        if chosen.len() == count {
+            break;
+        }
+        let Some(key) = canonical(problem, source) else {
+            continue;
+        };
+        if !seen.insert(key) {
+            continue;
+        }
+        // A variant is written only once checked on data against the reference.
+        if !verified && problem.verify(source).verdict != Verdict::Correct {
+            continue;
+        }
+        let Some(name) = names.next() else { break };
+        if let Some(text) = renamed(source, &name) {
+            chosen.push(Chosen { text, name, cycles });
+        }
+    }
+    chosen
+}
+
+/// The cycles of the kernel's first hand schedule in `result`, with its name.
+pub fn first_hand(problem: &Problem, result: &KernelResult) -> Option<(String, u64)> {
+    let name = problem.kernel.schedules.first()?.name.clone();
+    let record = result
+        .candidates
+        .iter()
+        .find(|r| r.generator == "hand" && r.index == 0 && r.verdict == Verdict::Correct)?;
+    Some((name, record.cycles?))
+}
+
+/// The whole variants file: header, then each variant after a blank line.
+pub fn render(
+    problem: &Problem,
+    provenance: &Provenance,
+    hand: Option<(String, u64)>,
+    chosen: &[Chosen],
+) -> String {
+    let kernel_hash = match npu_core::parse::parse_str(&problem.kernel.source) {
+        Ok(def) => npu_core::variants::kernel_hash(&def, &problem.kernel.target.name),
+        // The source is canonical text printed from a parsed kernel; it re-parses.
+        Err(_) => String::new(),
+    };
+    let header = Header {
+        kernel: problem.name.clone(),
+        kernel_hash,
+        target: problem.kernel.target.name.clone(),
+        generator: provenance.generator.clone(),
+        model: provenance.model.clone(),
+        rounds: provenance.rounds,
+        candidates: provenance.candidates,
+        seed: provenance.seed,
+        date: provenance.date.clone(),
+        hand,
+        variants: chosen
+            .iter()
+            .map(|c| Entry {
+                name: c.name.clone(),
+                cycles: c.cycles,
+            })
+            .collect(),
+    };
+    let mut out = header.render();
+    for variant in chosen {
+        out.push('\n');
+        out.push_str(&variant.text);
+    }
+    out
+}
+
+/// Writes a variants file atomically, creating its directory.
+pub fn write(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    super::atomic::write_atomic(path, text.as_bytes())
+}
+
+/// Today as `YYYY-MM-DD` (UTC), or the day of `SOURCE_DATE_EPOCH` when it is set, so
+/// that reproducible builds write identical files.
+pub fn today(source_date_epoch: Option<&str>) -> String {
+    let seconds = source_date_epoch
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        });
+    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to a proleptic Gregorian
+/// date.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+fn hand_sources(problem: &Problem) -> Vec<String> {
+    match npu_core::parse::parse_str(&problem.kernel.source) {
+        Ok(def) => def
+            .schedules
+            .iter()
+            .map(npu_core::print::schedule)
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// One schedule's knobs as text, so that two spellings of a schedule compare equal.
+fn canonical(problem: &Problem, text: &str) -> Option<String> {
+    let schedules = npu_core::parse::parse_schedules_str(text).ok()?;
+    let [schedule] = schedules.as_slice() else {
+        return None;
+    };
+    Some(Spec::from_schedule(&problem.kernel, schedule).to_dsl(&problem.kernel, "s"))
+}
+
+/// The schedule block `text`, printed canonically under `name`.
+fn renamed(text: &str, name: &str) -> Option<String> {
+    let mut schedules = npu_core::parse::parse_schedules_str(text).ok()?;
+    let [schedule] = schedules.as_mut_slice() else {
+        return None;
+    };
+    schedule.name = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+    Some(npu_core::print::schedule(schedule))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_utc_days() {
+        assert_eq!(today(Some("0")), "1970-01-01");
+        assert_eq!(today(Some("951782400")), "2000-02-29");
+        assert_eq!(today(Some("1796083200")), "2026-12-01");
+    }
+}

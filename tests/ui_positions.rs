@@ -93,6 +93,7 @@ fn every_help_fix_clears_its_diagnostic() {
             }
         }
     }
+    eprintln!("{applied} help fixes of the UI cases applied and checked again");
     assert!(
         applied >= 10,
         "expected help fixes in the UI cases, applied {applied}"

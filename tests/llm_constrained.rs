@@ -9,7 +9,7 @@ mod chat_server;
 
 use chat_server::{Behaviour, ChatServer};
 use npu::kernels::Bundled;
-use npu::tuner::generator::{Hybrid, Llm};
+use npu::tuner::generator::{Generator, Hybrid, Llm};
 use npu::tuner::grammar::ConstrainMode;
 use npu::tuner::llm::{LlmClient, LlmConfig};
 use npu::tuner::record::{KernelResult, Verdict};
@@ -19,9 +19,20 @@ fn client(server: &ChatServer) -> LlmClient {
     LlmClient::new(LlmConfig::new(server.base_url(), "scripted")).with_sleep(|_| {})
 }
 
-fn tune(kernel: &str, generator: &mut Llm, rounds: u32, candidates: usize) -> KernelResult {
+fn tune(
+    kernel: &str,
+    generator: &mut dyn Generator,
+    rounds: u32,
+    candidates: usize,
+) -> KernelResult {
     let problem = Bundled::find(kernel).unwrap().problem(0, None).unwrap();
-    let dir = std::env::temp_dir().join(format!("npu-constrained-{kernel}-{}", std::process::id()));
+    // Tests run in parallel: each run gets a directory of its own.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run_index = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "npu-constrained-{kernel}-{}-{run_index}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     let config = RunConfig {
         rounds,
@@ -168,28 +179,7 @@ fn hybrid_seeds_the_heuristic_with_the_models_proposals() {
         model: llm,
         model_share: 0.25,
     };
-    let problem = Bundled::find("rowsum").unwrap().problem(0, None).unwrap();
-    let dir = std::env::temp_dir().join(format!("npu-hybrid-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let config = RunConfig {
-        rounds: 2,
-        candidates: 4,
-        seed: 0,
-        jobs: 1,
-        report_dir: dir.clone(),
-        resume: false,
-        baselines: false,
-        verify: npu::tuner::run::Verify::All,
-    };
-    let result = run(
-        std::slice::from_ref(&problem),
-        &mut hybrid,
-        &config,
-        &Silent,
-    )
-    .expect("the loop finishes")
-    .remove(0);
-    let _ = std::fs::remove_dir_all(&dir);
+    let result = tune("rowsum", &mut hybrid, 2, 4);
     assert_eq!(result.generator, "llm+heuristic");
     let main: Vec<_> = result
         .candidates

@@ -69,9 +69,23 @@ pub fn load_axes(subscripts: &[Subscript]) -> Vec<usize> {
 
 /// The axes each dimension of `tensor` is indexed by, from the first load or store of it.
 pub fn tensor_axes(kernel: &CheckedKernel, tensor: usize) -> Vec<Option<usize>> {
+    match tensor_subscripts(kernel, tensor) {
+        Some(subscripts) => subscripts
+            .iter()
+            .map(|s| match s {
+                Subscript::Axis(axis) => Some(*axis),
+                Subscript::Const(_) => None,
+            })
+            .collect(),
+        None => vec![None; kernel.tensors[tensor].shape.len()],
+    }
+}
+
+/// The subscripts of the first store or load of `tensor`, if the algorithm has one.
+pub fn tensor_subscripts(kernel: &CheckedKernel, tensor: usize) -> Option<Vec<Subscript>> {
     for assign in &kernel.body {
         if assign.output == tensor {
-            return assign.axes.iter().map(|a| Some(*a)).collect();
+            return Some(assign.axes.iter().map(|a| Subscript::Axis(*a)).collect());
         }
         let mut found = None;
         assign.value.walk(&mut |node| {
@@ -83,22 +97,14 @@ pub fn tensor_axes(kernel: &CheckedKernel, tensor: usize) -> Vec<Option<usize>> 
                 && *t == tensor
                 && found.is_none()
             {
-                found = Some(
-                    subscripts
-                        .iter()
-                        .map(|s| match s {
-                            Subscript::Axis(axis) => Some(*axis),
-                            Subscript::Const(_) => None,
-                        })
-                        .collect(),
-                );
+                found = Some(subscripts.clone());
             }
         });
-        if let Some(found) = found {
+        if found.is_some() {
             return found;
         }
     }
-    vec![None; kernel.tensors[tensor].shape.len()]
+    None
 }
 
 /// Whether the algorithm reads or writes `tensor` at all. An input nothing reads is

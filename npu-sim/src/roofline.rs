@@ -93,13 +93,7 @@ fn bound(kernel: &CheckedKernel, cores: u64) -> Roofline {
     let target = &kernel.target;
     let cores = cores.max(1);
     let minimum_bytes = minimum_bytes(kernel);
-    let per_core = match kernel.class {
-        KernelClass::Matmul(_) => target
-            .dma
-            .core_bytes_per_cycle
-            .max(target.dma.fix_bytes_per_cycle),
-        _ => target.dma.core_bytes_per_cycle,
-    };
+    let per_core = per_core_bandwidth(kernel);
     let bandwidth = (per_core * cores as f64).min(target.dma.gm_bytes_per_cycle);
     let memory_cycles = minimum_bytes as f64 / bandwidth;
     let (vector, cube) = compute(kernel);
@@ -137,13 +131,7 @@ pub fn attainable(kernel: &CheckedKernel) -> Attainable {
     .max(1);
     let share = least_share(kernel, cores);
     let bytes = minimum_bytes(kernel) as f64;
-    let per_core = match kernel.class {
-        KernelClass::Matmul(_) => target
-            .dma
-            .core_bytes_per_cycle
-            .max(target.dma.fix_bytes_per_cycle),
-        _ => target.dma.core_bytes_per_cycle,
-    };
+    let per_core = per_core_bandwidth(kernel);
     let memory_cycles = (share * bytes / per_core).max(bytes / target.dma.gm_bytes_per_cycle);
     let (vector, cube) = compute(kernel);
     let compute_cycles = share * vector.max(cube);
@@ -159,6 +147,16 @@ pub fn attainable(kernel: &CheckedKernel) -> Attainable {
         memory_cycles,
         compute_cycles,
         latency_cycles: latency,
+    }
+}
+
+/// The global-memory bytes per cycle one core moves at most: its DMA's, or for a
+/// matmul, whose results leave through FIX, the larger of DMA and FIX.
+fn per_core_bandwidth(kernel: &CheckedKernel) -> f64 {
+    let dma = &kernel.target.dma;
+    match kernel.class {
+        KernelClass::Matmul(_) => dma.core_bytes_per_cycle.max(dma.fix_bytes_per_cycle),
+        _ => dma.core_bytes_per_cycle,
     }
 }
 

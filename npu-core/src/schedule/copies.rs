@@ -199,6 +199,7 @@ impl ScheduleChecker<'_> {
         let kernel = self.kernel;
         let shape = &kernel.tensors[tensor].shape;
         let axes_of = plan::tensor_axes(kernel, tensor);
+        let subscripts = plan::tensor_subscripts(kernel, tensor);
         let lens = plan::tile_shape(kernel, tensor, tiles);
         let rank = lens.len();
         let mut inner = rank - 1;
@@ -229,8 +230,11 @@ impl ScheduleChecker<'_> {
                 }
                 Some(_) => {}
                 None => {
-                    // A fixed subscript: where the load's tensor has that dimension.
-                    let offset = fixed_subscript(kernel, tensor, d);
+                    // A fixed subscript: every copy starts that far into the dimension.
+                    let offset = match subscripts.as_ref().and_then(|s| s.get(d)) {
+                        Some(Subscript::Const(c)) => *c,
+                        _ => 0,
+                    };
                     if offset > 0 {
                         steps.push((offset * strides[d], "reads"));
                     }
@@ -251,27 +255,4 @@ impl ScheduleChecker<'_> {
         let step = self.align_step(axis);
         (tile / step).max(1) * step
     }
-}
-
-/// The constant subscript of dimension `dim` in the first load of `tensor`.
-fn fixed_subscript(kernel: &CheckedKernel, tensor: usize, dim: usize) -> u64 {
-    let mut found = None;
-    for assign in &kernel.body {
-        assign.value.walk(&mut |node| {
-            if let Expr::Load {
-                tensor: t,
-                subscripts,
-                ..
-            } = node
-                && *t == tensor
-                && found.is_none()
-            {
-                found = Some(match subscripts.get(dim) {
-                    Some(Subscript::Const(c)) => *c,
-                    _ => 0,
-                });
-            }
-        });
-    }
-    found.unwrap_or(0)
 }

@@ -22,6 +22,7 @@ use npu_core::ir::{CheckedKernel, KernelClass};
 
 use super::{BOTTLENECKS, Entry, KnowledgeBase, Trigger};
 use crate::tuner::record::{CandidateRecord, Verdict};
+use crate::tuner::run::canonical;
 
 /// How much faster a correct candidate must be than the previous best to count.
 const GAIN: f64 = 1.10;
@@ -141,7 +142,7 @@ pub fn distill(
             }
             _ => continue,
         };
-        let template = canonical(&fixed.source);
+        let template = canonical(&fixed.source).replacen("schedule s {", "schedule t {", 1);
         let id = format!(
             "learned-{}-{}-r{}-{}",
             kernel.name, fixed.generator, fixed.round, fixed.index
@@ -197,21 +198,6 @@ pub fn distill(
     }
     out.base.entries.sort_by(|a, b| a.id.cmp(&b.id));
     out
-}
-
-/// The schedule printed canonically, so that two spellings of one template compare
-/// equal; text that does not parse as one block is kept as is.
-fn canonical(text: &str) -> String {
-    let printed = match npu_core::parse::parse_schedules_str(text) {
-        Ok(mut schedules) if schedules.len() == 1 => {
-            let mut schedule = schedules.remove(0);
-            schedule.name = proc_macro2::Ident::new("t", proc_macro2::Span::call_site());
-            npu_core::print::schedule(&schedule)
-        }
-        _ => text.trim().to_string() + "\n",
-    };
-    proc_macro2::extra::invalidate_current_thread_spans();
-    printed
 }
 
 impl KnowledgeBase {

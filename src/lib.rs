@@ -71,7 +71,7 @@ pub use npu_core::{
 };
 pub use npu_core::{
     ast, check, diag, dtype, fix, ir, lower, parse, plan, print, program, scalar, schedule, target,
-    variants,
+    validate, variants,
 };
 pub use npu_macros::npu_kernel;
 

@@ -174,13 +174,35 @@ pub fn messages_with(
             }
         }
     }
-    let _ = writeln!(
-        user,
-        "\nRound {}. Write one new schedule block for kernel `{}` that is legal and faster than \
-         the ones above. Use only the axes and tensors of this kernel.",
-        round + 1,
-        problem.name
-    );
+    let best = history
+        .iter()
+        .filter(|r| r.verdict == Verdict::Correct)
+        .min_by_key(|r| r.cycles);
+    match best {
+        // Later rounds ask for an edit of the best so far: small models do better
+        // changing a legal schedule than writing one from nothing.
+        Some(best) => {
+            let _ = writeln!(
+                user,
+                "\nRound {}. The best schedule so far ({}):\n```\n{}\n```\nEdit it: change one or \
+                 two items (a tile, the cores, a depth, the tail) so that it is faster, keeping it \
+                 legal. Answer with the whole edited schedule block for kernel `{}`.",
+                round + 1,
+                best.feedback,
+                best.source.trim_end(),
+                problem.name
+            );
+        }
+        None => {
+            let _ = writeln!(
+                user,
+                "\nRound {}. Write one new schedule block for kernel `{}` that is legal and faster \
+                 than the ones above. Use only the axes and tensors of this kernel.",
+                round + 1,
+                problem.name
+            );
+        }
+    }
     (
         vec![ChatMessage::system(system), ChatMessage::user(user)],
         used,

@@ -49,6 +49,7 @@ fn record(round: u32, index: u32) -> CandidateRecord {
         report: None,
         knowledge: Vec::new(),
         verified: true,
+        constraint: None,
     }
 }
 

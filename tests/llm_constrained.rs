@@ -105,6 +105,18 @@ fn gbnf_probe_then_exact_set_grammar_gives_only_legal_candidates() {
             candidate.source
         );
     }
+    // The report says what each kind of decoding produced.
+    let shares: Vec<(&str, u64)> = result
+        .constraints
+        .iter()
+        .map(|s| (s.constraint.as_str(), s.candidates))
+        .collect();
+    assert_eq!(shares, [("exact set", 6), ("syntax", 2)]);
+    assert!(
+        llm.iter()
+            .filter(|c| c.index > 0)
+            .all(|c| c.constraint.as_deref() == Some("exact set"))
+    );
     // Repeats are recorded, not evaluated, and do not count in Comp@1.
     let duplicates = llm
         .iter()

@@ -86,6 +86,12 @@ pub trait Generator: Send {
     fn knowledge_used(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// How each candidate of the last `propose` was constrained (`exact set`, `syntax`,
+    /// `json schema`), in proposal order; empty when nothing was.
+    fn constraints_used(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The RNG of one round: a function of the seed, the kernel and the round only.

@@ -58,11 +58,23 @@ pub struct CandidateRecord {
     /// on the timing simulation alone (see [`crate::tuner::run::Verify`]).
     #[serde(default = "verified_by_default")]
     pub verified: bool,
+    /// How the model was held to legal schedules for this candidate (`exact set`,
+    /// `syntax`, `json schema`), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<String>,
 }
 
 /// Journals written before timing-first tuning verified every candidate.
 fn verified_by_default() -> bool {
     true
+}
+
+/// What the candidates decoded under one constraint gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstraintShare {
+    pub constraint: String,
+    pub candidates: u64,
+    pub correct: u64,
 }
 
 /// The best cycles a generator had reached after each evaluation.
@@ -127,6 +139,10 @@ pub struct KernelResult {
     /// Share of the main generator's candidates that repeated an earlier schedule.
     #[serde(default)]
     pub duplicate_share: f64,
+    /// Per constraint the model decoded under: candidates, and how many were correct
+    /// (the exploration share and what it produced).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<ConstraintShare>,
     /// Share of candidates at least p times faster than the hand schedule, for
     /// p = 1.0 and 1.5 (fast_1 and fast_1.5 in the literature).
     pub fast_1: f64,

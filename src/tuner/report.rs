@@ -136,6 +136,13 @@ pub fn render_markdown(result: &KernelResult) -> String {
     let _ = writeln!(out, "- Comp@1: {}", percent(result.comp_at_1));
     let _ = writeln!(out, "- Pass@1: {}", percent(result.pass_at_1));
     let _ = writeln!(out, "- Duplicates: {}", percent(result.duplicate_share));
+    for share in &result.constraints {
+        let _ = writeln!(
+            out,
+            "- Decoded under the {}: {} candidates, {} correct",
+            share.constraint, share.candidates, share.correct
+        );
+    }
     let _ = writeln!(out, "- fast_1: {}", percent(result.fast_1));
     let _ = writeln!(out, "- fast_1.5: {}", percent(result.fast_1_5));
     let _ = writeln!(
@@ -829,6 +836,7 @@ mod tests {
             report: None,
             knowledge: Vec::new(),
             verified: true,
+            constraint: None,
         }
     }
 
@@ -863,6 +871,7 @@ mod tests {
             comp_at_1: 0.75,
             pass_at_1: 0.5,
             duplicate_share: 0.0,
+            constraints: Vec::new(),
             fast_1: 0.4,
             fast_1_5: 0.2,
             failures_per_round: vec![2, 1, 0],

@@ -251,6 +251,7 @@ impl Loop<'_> {
                 &|r: &CandidateRecord| r.verdict == Verdict::Correct,
                 &first_round,
             ),
+            constraints: constraint_shares(&main),
             duplicate_share: share(
                 &|r: &CandidateRecord| r.verdict == Verdict::Duplicate,
                 &all_main,
@@ -277,7 +278,7 @@ impl Loop<'_> {
         };
         self.progress
             .start(&self.problem.name, "hand", texts.len() as u64);
-        let records = self.evaluate_round("hand", 0, texts, None, &[], None);
+        let records = self.evaluate_round("hand", 0, texts, None, &[], &[], None);
         self.sync_journal();
         records
     }
@@ -329,6 +330,7 @@ impl Loop<'_> {
                     break; // The generator has nothing new to offer.
                 }
                 let knowledge = generator.knowledge_used();
+                let constraints = generator.constraints_used();
                 let verify_below = self.verify_below(&history);
                 self.evaluate_round(
                     name,
@@ -336,6 +338,7 @@ impl Loop<'_> {
                     proposals,
                     Some(&seen),
                     &knowledge,
+                    &constraints,
                     verify_below,
                 )
             };
@@ -418,6 +421,7 @@ impl Loop<'_> {
         proposals: Vec<Proposed>,
         seen: Option<&BTreeMap<String, String>>,
         knowledge: &[String],
+        constraints: &[String],
         verify_below: Option<u64>,
     ) -> Vec<CandidateRecord> {
         let problem = self.problem;
@@ -501,6 +505,7 @@ impl Loop<'_> {
                         report: outcome.report,
                         knowledge: knowledge.to_vec(),
                         verified: outcome.verified,
+                        constraint: constraints.get(index).cloned(),
                     };
                     if let Ok(mut journal) = self.journal.lock()
                         && let Err(error) = journal.append(&record)
@@ -538,6 +543,27 @@ fn describe(record: &CandidateRecord) -> String {
         Some(cycles) => format!("({cycles} cycles)"),
         None => format!("({:?})", record.verdict).to_lowercase(),
     }
+}
+
+/// Per constraint the candidates were decoded under, in name order: how many, and how
+/// many were correct.
+fn constraint_shares(records: &[CandidateRecord]) -> Vec<ConstraintShare> {
+    let mut shares: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    for record in records {
+        if let Some(constraint) = &record.constraint {
+            let entry = shares.entry(constraint).or_default();
+            entry.0 += 1;
+            entry.1 += u64::from(record.verdict == Verdict::Correct);
+        }
+    }
+    shares
+        .into_iter()
+        .map(|(constraint, (candidates, correct))| ConstraintShare {
+            constraint: constraint.to_string(),
+            candidates,
+            correct,
+        })
+        .collect()
 }
 
 /// The fastest correct candidate.

@@ -64,6 +64,8 @@ pub struct Llm {
     pub knowledge: Option<KnowledgeBase>,
     /// The entries the last round's prompt showed.
     used: Vec<String>,
+    /// How each of the last round's candidates was constrained.
+    constrained: Vec<String>,
 }
 
 #[cfg(feature = "llm")]
@@ -88,6 +90,7 @@ impl Llm {
             probe_note: None,
             knowledge: Some(KnowledgeBase::builtin()),
             used: Vec::new(),
+            constrained: Vec::new(),
         }
     }
 
@@ -148,6 +151,10 @@ impl Generator for Llm {
         self.used.clone()
     }
 
+    fn constraints_used(&self) -> Vec<String> {
+        self.constrained.clone()
+    }
+
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
         let (messages, used) = prompt::messages_with(
             request.problem,
@@ -166,13 +173,21 @@ impl Generator for Llm {
             }
         }
         let mut replies = Vec::new();
+        self.constrained.clear();
         for (constraint, count) in &groups {
             let asked = self
                 .client
                 .complete_constrained(&messages, *count, constraint.as_ref());
             match asked {
                 Ok(completion) => {
+                    let kind = match constraint {
+                        Some(Constraint::JsonSchema(_)) => "json schema",
+                        Some(Constraint::Gbnf(g)) if g.contains("n0 ::=") => "exact set",
+                        Some(Constraint::Gbnf(_)) => "syntax",
+                        None => "none",
+                    };
                     for reply in completion.choices {
+                        self.constrained.push(kind.to_string());
                         replies.push(match constraint {
                             Some(Constraint::JsonSchema(_)) => {
                                 let name = format!("llm_r{}_{}", request.round, replies.len());
@@ -284,6 +299,10 @@ impl<G: Generator> Generator for Hybrid<G> {
 
     fn knowledge_used(&self) -> Vec<String> {
         self.model.knowledge_used()
+    }
+
+    fn constraints_used(&self) -> Vec<String> {
+        self.model.constraints_used()
     }
 
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {

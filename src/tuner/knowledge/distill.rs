@@ -280,6 +280,7 @@ mod tests {
             report: None,
             knowledge: shown.iter().map(|s| s.to_string()).collect(),
             verified: true,
+            constraint: None,
         }
     }
 

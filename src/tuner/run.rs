@@ -43,6 +43,18 @@ pub enum Verify {
     Best(usize),
 }
 
+/// What a round's evaluation needs besides its proposals.
+#[derive(Clone, Copy, Debug, Default)]
+struct RoundContext<'a> {
+    /// Canonical texts already evaluated, and what each was: repeats are duplicates.
+    seen: Option<&'a BTreeMap<String, String>>,
+    /// The knowledge entries and the constraints the generator used for the round.
+    knowledge: &'a [String],
+    constraints: &'a [String],
+    /// Candidates at or above this many cycles are timed only (see [`Verify`]).
+    verify_below: Option<u64>,
+}
+
 /// What the loop reports while it works (progress bars, or nothing in tests).
 pub trait Progress: Sync {
     /// A phase starts: `total` evaluations for `generator` on `kernel`.
@@ -278,7 +290,7 @@ impl Loop<'_> {
         };
         self.progress
             .start(&self.problem.name, "hand", texts.len() as u64);
-        let records = self.evaluate_round("hand", 0, texts, None, &[], &[], None);
+        let records = self.evaluate_round("hand", 0, texts, &RoundContext::default());
         self.sync_journal();
         records
     }
@@ -332,15 +344,13 @@ impl Loop<'_> {
                 let knowledge = generator.knowledge_used();
                 let constraints = generator.constraints_used();
                 let verify_below = self.verify_below(&history);
-                self.evaluate_round(
-                    name,
-                    round,
-                    proposals,
-                    Some(&seen),
-                    &knowledge,
-                    &constraints,
+                let context = RoundContext {
+                    seen: Some(&seen),
+                    knowledge: &knowledge,
+                    constraints: &constraints,
                     verify_below,
-                )
+                };
+                self.evaluate_round(name, round, proposals, &context)
             };
             for record in &records {
                 if record.verdict != Verdict::Duplicate && record.verdict != Verdict::Unparsable {
@@ -419,11 +429,14 @@ impl Loop<'_> {
         generator: &str,
         round: u32,
         proposals: Vec<Proposed>,
-        seen: Option<&BTreeMap<String, String>>,
-        knowledge: &[String],
-        constraints: &[String],
-        verify_below: Option<u64>,
+        context: &RoundContext,
     ) -> Vec<CandidateRecord> {
+        let RoundContext {
+            seen,
+            knowledge,
+            constraints,
+            verify_below,
+        } = *context;
         let problem = self.problem;
         // Repeats of earlier schedules, or of an earlier proposal of this round, are
         // recorded as duplicates instead of evaluated.

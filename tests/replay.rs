@@ -80,3 +80,41 @@ fn replay_of_a_real_model_is_deterministic() {
     assert_eq!(first, second);
     insta::assert_snapshot!(first);
 }
+
+/// Recorded from the same model decoding under the tuner's grammars (llama.cpp's
+/// server, `--llm-constrain auto` found GBNF): `autotune --generator llm --kernel vmla
+/// --kernel rowsum --rounds 2 --candidates 3 --no-baselines --record FILE`. Each round
+/// asked one candidate under the syntax grammar and two under the exact legal set.
+const CONSTRAINED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/qwen2.5-coder-1.5b-gbnf.json"
+);
+
+#[test]
+fn every_reply_decoded_under_the_exact_set_is_legal() {
+    let transcript = Transcript::load(CONSTRAINED).expect("the recorded transcript loads");
+    let mut exact = 0;
+    for exchange in &transcript.exchanges {
+        let problem = Bundled::find(&exchange.kernel)
+            .unwrap()
+            .problem(0, None)
+            .unwrap();
+        // The prompt and both grammars were kept, the exact set's as a trie of nodes.
+        let prompt = exchange.prompt.as_deref().expect("the prompt is recorded");
+        assert_eq!(npu::tuner::replay::prompt_sha(prompt), exchange.prompt_sha);
+        assert_eq!(exchange.constraints.len(), 2);
+        assert!(exchange.constraints[1].contains("n0 ::="));
+        for reply in &exchange.replies[1..] {
+            exact += 1;
+            if let Err((diagnostics, source)) = problem.check(reply) {
+                panic!(
+                    "{} round {}: a reply under the exact set does not check:\n{}",
+                    exchange.kernel,
+                    exchange.round,
+                    diagnostics.render(&source)
+                );
+            }
+        }
+    }
+    assert_eq!(exact, 8);
+}

@@ -24,7 +24,9 @@
 //!   cube accumulates in f32 (i32 for integers) in L0C.
 //!
 //! A wait no pipe can satisfy is a [`SimError::Deadlock`], never a hang, a program
-//! longer than the budget is refused with [`SimError::InstructionBudget`], and a
+//! longer than the budget is refused with [`SimError::InstructionBudget`] (counted on
+//! the lowered program; [`evaluate`] refuses a schedule whose estimate is far past it
+//! with [`SimError::TooLargeToLower`] without building it), and a
 //! program the validator ([`npu_core::validate()`]) rejects for its target is refused
 //! with [`SimError::Invalid`] before anything runs.
 //!
@@ -110,6 +112,11 @@ pub struct Flag {
     pub event: u16,
 }
 
+/// How far over [`SimOptions::max_instructions`] the estimate of a schedule may be
+/// before [`evaluate`] refuses to lower it. The estimate is at most about 2.1× the real
+/// count, so a program within the budget is always lowered and counted for real.
+pub const LOWERING_FACTOR: u64 = 4;
+
 /// Most cycles a simulation may take: every whole number up to 2^53 is exact in the
 /// `f64` times the engine keeps, so a count past it is an error, never a result.
 pub const MAX_CYCLES: u64 = 1 << 53;
@@ -127,8 +134,14 @@ pub enum SimError {
         cycle: u64,
         reason: String,
     },
-    /// The program has more instructions than [`SimOptions::max_instructions`].
+    /// The program has more instructions than [`SimOptions::max_instructions`]:
+    /// `needed` is the real count of the lowered program.
     InstructionBudget { limit: u64, needed: u64 },
+    /// [`evaluate`] did not lower the schedule: the estimate of its instructions
+    /// ([`npu_core::lower::estimate_instructions`], which overshoots by up to about
+    /// 2×) is more than [`LOWERING_FACTOR`] times the budget, so the real count would
+    /// be over it too and building the program would only waste memory.
+    TooLargeToLower { limit: u64, estimate: u64 },
     /// Inputs, expected outputs or a schedule index that do not fit the kernel.
     BadInput { message: String },
     /// A program the validator ([`npu_core::validate()`]) rejects for its target: the
@@ -174,6 +187,12 @@ impl fmt::Display for SimError {
                 write!(
                     f,
                     "the program needs {needed} instructions, more than the budget of {limit}; use larger tiles"
+                )
+            }
+            SimError::TooLargeToLower { limit, estimate } => {
+                write!(
+                    f,
+                    "the program would need about {estimate} instructions (an estimate; it was not built), far more than the budget of {limit}; use larger tiles"
                 )
             }
             SimError::BadInput { message } => f.write_str(message),
@@ -369,12 +388,13 @@ pub fn evaluate(
             ),
         });
     };
-    // Refuse a huge program before building it.
+    // Refuse a program far too big to build before building it; anything nearer the
+    // budget is lowered, and `simulate` refuses it on its real instruction count.
     let estimate = estimate_instructions(kernel, checked);
-    if estimate > options.max_instructions {
-        return Err(SimError::InstructionBudget {
+    if estimate > options.max_instructions.saturating_mul(LOWERING_FACTOR) {
+        return Err(SimError::TooLargeToLower {
             limit: options.max_instructions,
-            needed: estimate,
+            estimate,
         });
     }
     if options.functional {

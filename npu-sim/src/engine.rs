@@ -10,6 +10,8 @@
 use npu_core::program::{CoreCode, Instr, Op, Pipe, Program};
 use npu_core::target::{Level, VectorOp};
 
+mod collapse;
+
 use crate::costs::Costs;
 use crate::machine::Machine;
 use crate::trace::TraceEvent;
@@ -35,9 +37,13 @@ pub(crate) struct CoreRun {
     /// Cycles in which MTE2 and the compute pipe (V or M) were both busy.
     pub overlap: f64,
     pub executed: u64,
+    /// Of `executed`, the instructions the collapse advanced over.
+    pub collapsed: u64,
 }
 
-/// Runs one core. `machine` is given when executing on data.
+/// Runs one core. `machine` is given when executing on data; `collapse` (timing only,
+/// without a trace) advances over repeating iterations by arithmetic (see
+/// [`collapse`]).
 #[allow(clippy::too_many_arguments)] // The engine's inputs are all distinct; a struct would only rename them.
 pub(crate) fn run(
     program: &Program,
@@ -48,8 +54,11 @@ pub(crate) fn run(
     mut machine: Option<&mut Machine>,
     mut trace: Option<&mut Vec<TraceEvent>>,
     budget: u64,
+    collapse: bool,
 ) -> Result<CoreRun, SimError> {
     let mut engine = Engine::new(code, costs);
+    let mut collapse =
+        (collapse && machine.is_none() && trace.is_none()).then(collapse::Collapse::default);
     let compute_pipe = if code.stream(Pipe::M).is_empty() {
         Pipe::V
     } else {
@@ -81,6 +90,19 @@ pub(crate) fn run(
         }
         if best == usize::MAX {
             return Err(engine.deadlock(program, core));
+        }
+        if let Some(collapse) = collapse.as_mut()
+            && collapse::Collapse::at_checkpoint(&engine, best)
+        {
+            let outside = collapse::Outside {
+                run: &mut run,
+                mte2_busy: &mut mte2_busy,
+                compute_busy: &mut compute_busy,
+                budget,
+            };
+            if collapse.checkpoint(&mut engine, best_start, outside) {
+                continue;
+            }
         }
         run.executed += 1;
         if run.executed > budget {
@@ -217,6 +239,10 @@ struct Engine<'a> {
     port: f64,
     /// When the last transfer each pipe issued lands.
     landed: [f64; 7],
+    /// Whether some instruction so far cost other than a whole number of
+    /// [`collapse::GRAIN`]s of a cycle, which ends the collapse: times are then no
+    /// longer exact.
+    inexact: bool,
 }
 
 impl<'a> Engine<'a> {
@@ -291,6 +317,7 @@ impl<'a> Engine<'a> {
             releases: Vec::new(),
             port: 0.0,
             landed: [0.0; 7],
+            inexact: false,
         }
     }
 
@@ -473,7 +500,9 @@ impl<'a> Engine<'a> {
                     * dtype.size();
                 run.out_of[level_index(Level::L1)] += bytes;
                 run.into[level_index(level)] += bytes;
-                bytes as f64 / costs.mte1_rate
+                let cycles = bytes as f64 / costs.mte1_rate;
+                self.inexact |= !collapse::on_grain(cycles);
+                cycles
             }
             Op::Mmad { m, n, k, .. } => {
                 let [fm, fn_, fk] = costs.fractal;
@@ -519,6 +548,7 @@ impl<'a> Engine<'a> {
         let penalty = if padded { costs.pad_penalty } else { 1.0 };
         let occupancy =
             bytes as f64 / rate * penalty + bursts.saturating_sub(1) as f64 * costs.burst;
+        self.inexact |= !collapse::on_grain(occupancy);
         let data = start.max(self.port);
         self.port = data + occupancy;
         self.landed[pipe] = self.landed[pipe].max(self.port + costs.latency);

@@ -83,6 +83,15 @@ pub struct SimOptions {
     pub trace: bool,
     /// The most instructions a program may have over all its cores.
     pub max_instructions: u64,
+    /// Timing only: advance over iterations that repeat with the same timing by
+    /// arithmetic instead of simulating each (the report is the same; see
+    /// `engine/collapse.rs`). Off only to compare against the full simulation.
+    #[serde(default = "collapse_by_default")]
+    pub collapse: bool,
+}
+
+fn collapse_by_default() -> bool {
+    true
 }
 
 impl Default for SimOptions {
@@ -91,6 +100,7 @@ impl Default for SimOptions {
             functional: true,
             trace: false,
             max_instructions: 50_000_000,
+            collapse: true,
         }
     }
 }
@@ -102,6 +112,10 @@ pub struct Simulation {
     /// The outputs in signature order; empty unless [`SimOptions::functional`].
     pub outputs: Vec<HostTensor>,
     pub trace: Option<Trace>,
+    /// Instructions the steady-state collapse advanced over by arithmetic instead of
+    /// simulating one by one (over the simulated cores: one per class when timing
+    /// only); 0 without [`SimOptions::collapse`].
+    pub collapsed: u64,
 }
 
 /// A flag a pipe waits for: `wait_flag from->to #event`.
@@ -315,6 +329,7 @@ pub fn simulate(
     let every_core = options.functional || options.trace;
     let mut runs: Vec<Option<ClassRun>> = (0..program.classes.len()).map(|_| None).collect();
     let mut counts = vec![0u64; program.classes.len()];
+    let mut collapsed = 0;
     for core in &program.cores {
         counts[core.class as usize] += 1;
     }
@@ -337,7 +352,9 @@ pub fn simulate(
             machine.as_mut(),
             events.as_mut(),
             options.max_instructions,
+            options.collapse,
         )?;
+        collapsed += run.collapsed;
         if runs[class].is_none() {
             runs[class] = Some(ClassRun {
                 run,
@@ -366,6 +383,7 @@ pub fn simulate(
         report,
         outputs,
         trace: events.map(|events| Trace { events }),
+        collapsed,
     })
 }
 

@@ -92,6 +92,7 @@ pub(crate) fn run(
             return Err(engine.deadlock(program, core));
         }
         if let Some(collapse) = collapse.as_mut()
+            && !engine.inexact
             && collapse::Collapse::at_checkpoint(&engine, best)
         {
             let outside = collapse::Outside {

@@ -23,6 +23,11 @@
 //!   values, rounded per dtype with [`npu_core::scalar`] like the host reference; the
 //!   cube accumulates in f32 (i32 for integers) in L0C.
 //!
+//! A timing-only run simulates each class of identical cores once, and within a core
+//! advances over iterations that repeat with the same timing by arithmetic (the
+//! steady-state collapse, exact by construction: see `engine/collapse.rs`), so its cost
+//! grows with the distinct tile shapes more than with the tile count.
+//!
 //! A wait no pipe can satisfy is a [`SimError::Deadlock`], never a hang, a program
 //! longer than the budget is refused with [`SimError::InstructionBudget`] (counted on
 //! the lowered program; [`evaluate`] refuses a schedule whose estimate is far past it

@@ -36,7 +36,7 @@ fn collapsed_and_full_timing_reports_are_identical() {
             ) else {
                 continue;
             };
-            for attempt in 0..40 {
+            for attempt in 0..60 {
                 let text = format!(
                     "{base}{}",
                     schedule(&probe, &target, &format!("r{attempt}"), &mut random)
@@ -65,10 +65,35 @@ fn collapsed_and_full_timing_reports_are_identical() {
             }
         }
     }
-    assert!(compared >= 300, "{compared} schedules compared");
+    assert!(compared >= 500, "{compared} schedules compared");
     assert!(
         collapsed * 6 >= compared,
         "the collapse ran on only {collapsed} of {compared} schedules"
+    );
+}
+
+#[test]
+fn every_schedule_of_the_example_kernels_times_the_same_collapsed() {
+    let mut collapsed = 0;
+    for (stem, source) in support::kernel_files() {
+        let kernel = support::check(&source);
+        for index in 0..kernel.schedules.len() {
+            let what = format!("{stem}.{}", kernel.schedules[index].name);
+            let program = lower(&kernel, index);
+            let full = simulate(&kernel, &program, &[], &options(false));
+            let fast = simulate(&kernel, &program, &[], &options(true));
+            match (full, fast) {
+                (Ok(full), Ok(fast)) => {
+                    assert_eq!(fast.report, full.report, "{what}");
+                    collapsed += usize::from(fast.collapsed > 0);
+                }
+                (full, fast) => assert_eq!(fast.err(), full.err(), "{what}"),
+            }
+        }
+    }
+    assert!(
+        collapsed >= 3,
+        "the collapse ran on {collapsed} example schedules"
     );
 }
 

@@ -98,6 +98,49 @@ fn every_schedule_of_the_example_kernels_times_the_same_collapsed() {
 }
 
 #[test]
+fn costs_off_the_grain_are_simulated_in_full() {
+    // Forty cores share ascend910b's 888 B/cycle as 22.2 B/cycle each: a copy of
+    // 2048 B costs 92.25... cycles, not a multiple of 2^-16, so no skip is exact.
+    let source = "
+        kernel vmla(a: [f16; 1048576], b: [f16; 1048576], c: [f16; 1048576]) -> y: [f16; 1048576] {
+            y[i] = a[i] * b[i] + c[i];
+        }
+        target ascend910b;
+        schedule cores { parallel i over 40 cores; split i by 1024; stage a, b, c, y in ub depth 2; }
+    ";
+    let kernel = support::check(source);
+    let program = lower(&kernel, 0);
+    let full = simulate(&kernel, &program, &[], &options(false)).expect("simulates");
+    let fast = simulate(&kernel, &program, &[], &options(true)).expect("simulates");
+    assert_eq!(fast.collapsed, 0);
+    assert_eq!(fast.report, full.report);
+}
+
+#[test]
+fn a_long_steady_state_is_advanced_over_almost_entirely() {
+    // 4096 tiles on one core: S has issued every loop after 4096 x 4 cycles, about
+    // 170 tiles in; from then on each tile repeats the one before it.
+    let source = "
+        kernel vmla(a: [f16; 2097152], b: [f16; 2097152], c: [f16; 2097152]) -> y: [f16; 2097152] {
+            y[i] = a[i] * b[i] + c[i];
+        }
+        target npueval_demo;
+        schedule tiles { split i by 512; stage a, b, c, y in ub depth 2; }
+    ";
+    let kernel = support::check(source);
+    let program = lower(&kernel, 0);
+    let full = simulate(&kernel, &program, &[], &options(false)).expect("simulates");
+    let fast = simulate(&kernel, &program, &[], &options(true)).expect("simulates");
+    assert_eq!(fast.report, full.report);
+    assert!(
+        fast.collapsed * 10 >= program.instruction_count() * 9,
+        "{} of {} instructions advanced over",
+        fast.collapsed,
+        program.instruction_count()
+    );
+}
+
+#[test]
 fn a_budget_hit_inside_a_collapsed_stretch_is_the_same_error() {
     let source = "
         kernel vmla(a: [f16; 65536], b: [f16; 65536], c: [f16; 65536]) -> y: [f16; 65536] {

@@ -10,10 +10,13 @@
 use npu_core::program::{CoreCode, Instr, Op, Pipe, Program};
 use npu_core::target::{Level, VectorOp};
 
+mod collapse;
+mod deadlock;
+
 use crate::costs::Costs;
 use crate::machine::Machine;
 use crate::trace::TraceEvent;
-use crate::{Flag, MAX_CYCLES, SimError};
+use crate::{MAX_CYCLES, SimError};
 
 /// What one run of a core measured.
 #[derive(Clone, Debug, Default)]
@@ -35,9 +38,13 @@ pub(crate) struct CoreRun {
     /// Cycles in which MTE2 and the compute pipe (V or M) were both busy.
     pub overlap: f64,
     pub executed: u64,
+    /// Of `executed`, the instructions the collapse advanced over.
+    pub collapsed: u64,
 }
 
-/// Runs one core. `machine` is given when executing on data.
+/// Runs one core. `machine` is given when executing on data; `collapse` (timing only,
+/// without a trace) advances over repeating iterations by arithmetic (see
+/// [`collapse`]).
 #[allow(clippy::too_many_arguments)] // The engine's inputs are all distinct; a struct would only rename them.
 pub(crate) fn run(
     program: &Program,
@@ -48,8 +55,11 @@ pub(crate) fn run(
     mut machine: Option<&mut Machine>,
     mut trace: Option<&mut Vec<TraceEvent>>,
     budget: u64,
+    collapse: bool,
 ) -> Result<CoreRun, SimError> {
     let mut engine = Engine::new(code, costs);
+    let mut collapse =
+        (collapse && machine.is_none() && trace.is_none()).then(collapse::Collapse::default);
     let compute_pipe = if code.stream(Pipe::M).is_empty() {
         Pipe::V
     } else {
@@ -81,6 +91,20 @@ pub(crate) fn run(
         }
         if best == usize::MAX {
             return Err(engine.deadlock(program, core));
+        }
+        if let Some(collapse) = collapse.as_mut()
+            && !engine.inexact
+            && collapse::Collapse::at_checkpoint(&engine, best)
+        {
+            let outside = collapse::Outside {
+                run: &mut run,
+                mte2_busy: &mut mte2_busy,
+                compute_busy: &mut compute_busy,
+                budget,
+            };
+            if collapse.checkpoint(&mut engine, best_start, outside) {
+                continue;
+            }
         }
         run.executed += 1;
         if run.executed > budget {
@@ -217,6 +241,10 @@ struct Engine<'a> {
     port: f64,
     /// When the last transfer each pipe issued lands.
     landed: [f64; 7],
+    /// Whether some instruction so far cost other than a whole number of
+    /// [`collapse::GRAIN`]s of a cycle, which ends the collapse: times are then no
+    /// longer exact.
+    inexact: bool,
 }
 
 impl<'a> Engine<'a> {
@@ -291,6 +319,7 @@ impl<'a> Engine<'a> {
             releases: Vec::new(),
             port: 0.0,
             landed: [0.0; 7],
+            inexact: false,
         }
     }
 
@@ -473,7 +502,9 @@ impl<'a> Engine<'a> {
                     * dtype.size();
                 run.out_of[level_index(Level::L1)] += bytes;
                 run.into[level_index(level)] += bytes;
-                bytes as f64 / costs.mte1_rate
+                let cycles = bytes as f64 / costs.mte1_rate;
+                self.inexact |= !collapse::on_grain(cycles);
+                cycles
             }
             Op::Mmad { m, n, k, .. } => {
                 let [fm, fn_, fk] = costs.fractal;
@@ -519,64 +550,11 @@ impl<'a> Engine<'a> {
         let penalty = if padded { costs.pad_penalty } else { 1.0 };
         let occupancy =
             bytes as f64 / rate * penalty + bursts.saturating_sub(1) as f64 * costs.burst;
+        self.inexact |= !collapse::on_grain(occupancy);
         let data = start.max(self.port);
         self.port = data + occupancy;
         self.landed[pipe] = self.landed[pipe].max(self.port + costs.latency);
         (self.port - start, data - start)
-    }
-
-    fn deadlock(&self, program: &Program, core: u32) -> SimError {
-        // Blame the pipe that has waited longest on a flag: the others block behind it.
-        let mut blame: Option<(u8, f64, usize)> = None;
-        for &pipe in &self.active {
-            let stream = &self.code.streams[pipe];
-            let Some(instr) = stream.get(self.pc[pipe]) else {
-                continue;
-            };
-            let rank = match instr.op {
-                Op::WaitFlag { .. } => 0,
-                Op::Barrier => 2,
-                _ => 1,
-            };
-            let key = (rank, self.time[pipe], pipe);
-            if blame.is_none_or(|best| (key.0, key.1) < (best.0, best.1)) {
-                blame = Some(key);
-            }
-        }
-        let (_, _, pipe) = blame.expect("a deadlock leaves a pipe unfinished");
-        let op = self.code.streams[pipe][self.pc[pipe]].op;
-        let (event, reason) = match op {
-            Op::WaitFlag { from, to, event } => {
-                let source = &self.code.streams[from.index()];
-                let pending = source.get(self.pc[from.index()]..).unwrap_or(&[]);
-                let sets = pending
-                    .iter()
-                    .any(|i| i.op == (Op::SetFlag { from, to, event }));
-                let reason = match source.get(self.pc[from.index()]) {
-                    Some(blocked) if sets => {
-                        format!(
-                            "{from}, which would set it, is itself blocked at `{}`",
-                            program.instruction_text(&blocked.op)
-                        )
-                    }
-                    _ => format!("no {from} instruction left sets event {event} for {to}"),
-                };
-                (Some(Flag { from, to, event }), reason)
-            }
-            Op::Barrier => (None, "the other pipes never reach the barrier".to_string()),
-            _ => (
-                None,
-                "the scalar unit never issues its iteration".to_string(),
-            ),
-        };
-        SimError::Deadlock {
-            core,
-            pipe: Pipe::ALL[pipe],
-            event,
-            instruction: program.instruction_text(&op),
-            cycle: self.time[pipe].ceil() as u64,
-            reason,
-        }
     }
 }
 

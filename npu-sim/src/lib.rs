@@ -23,8 +23,15 @@
 //!   values, rounded per dtype with [`npu_core::scalar`] like the host reference; the
 //!   cube accumulates in f32 (i32 for integers) in L0C.
 //!
+//! A timing-only run simulates each class of identical cores once, and within a core
+//! advances over iterations that repeat with the same timing by arithmetic (the
+//! steady-state collapse, exact by construction: see `engine/collapse.rs`), so its cost
+//! grows with the distinct tile shapes more than with the tile count.
+//!
 //! A wait no pipe can satisfy is a [`SimError::Deadlock`], never a hang, a program
-//! longer than the budget is refused with [`SimError::InstructionBudget`], and a
+//! longer than the budget is refused with [`SimError::InstructionBudget`] (counted on
+//! the lowered program; [`evaluate`] refuses a schedule whose estimate is far past it
+//! with [`SimError::TooLargeToLower`] without building it), and a
 //! program the validator ([`npu_core::validate()`]) rejects for its target is refused
 //! with [`SimError::Invalid`] before anything runs.
 //!
@@ -81,6 +88,15 @@ pub struct SimOptions {
     pub trace: bool,
     /// The most instructions a program may have over all its cores.
     pub max_instructions: u64,
+    /// Timing only: advance over iterations that repeat with the same timing by
+    /// arithmetic instead of simulating each (the report is the same; see
+    /// `engine/collapse.rs`). Off only to compare against the full simulation.
+    #[serde(default = "collapse_by_default")]
+    pub collapse: bool,
+}
+
+fn collapse_by_default() -> bool {
+    true
 }
 
 impl Default for SimOptions {
@@ -89,6 +105,7 @@ impl Default for SimOptions {
             functional: true,
             trace: false,
             max_instructions: 50_000_000,
+            collapse: true,
         }
     }
 }
@@ -100,6 +117,10 @@ pub struct Simulation {
     /// The outputs in signature order; empty unless [`SimOptions::functional`].
     pub outputs: Vec<HostTensor>,
     pub trace: Option<Trace>,
+    /// Instructions the steady-state collapse advanced over by arithmetic instead of
+    /// simulating one by one (over the simulated cores: one per class when timing
+    /// only); 0 without [`SimOptions::collapse`].
+    pub collapsed: u64,
 }
 
 /// A flag a pipe waits for: `wait_flag from->to #event`.
@@ -109,6 +130,11 @@ pub struct Flag {
     pub to: Pipe,
     pub event: u16,
 }
+
+/// How far over [`SimOptions::max_instructions`] the estimate of a schedule may be
+/// before [`evaluate`] refuses to lower it. The estimate is at most about 2.1× the real
+/// count, so a program within the budget is always lowered and counted for real.
+pub const LOWERING_FACTOR: u64 = 4;
 
 /// Most cycles a simulation may take: every whole number up to 2^53 is exact in the
 /// `f64` times the engine keeps, so a count past it is an error, never a result.
@@ -127,8 +153,14 @@ pub enum SimError {
         cycle: u64,
         reason: String,
     },
-    /// The program has more instructions than [`SimOptions::max_instructions`].
+    /// The program has more instructions than [`SimOptions::max_instructions`]:
+    /// `needed` is the real count of the lowered program.
     InstructionBudget { limit: u64, needed: u64 },
+    /// [`evaluate`] did not lower the schedule: the estimate of its instructions
+    /// ([`npu_core::lower::estimate_instructions`], which overshoots by up to about
+    /// 2×) is more than [`LOWERING_FACTOR`] times the budget, so the real count would
+    /// be over it too and building the program would only waste memory.
+    TooLargeToLower { limit: u64, estimate: u64 },
     /// Inputs, expected outputs or a schedule index that do not fit the kernel.
     BadInput { message: String },
     /// A program the validator ([`npu_core::validate()`]) rejects for its target: the
@@ -174,6 +206,12 @@ impl fmt::Display for SimError {
                 write!(
                     f,
                     "the program needs {needed} instructions, more than the budget of {limit}; use larger tiles"
+                )
+            }
+            SimError::TooLargeToLower { limit, estimate } => {
+                write!(
+                    f,
+                    "the program would need about {estimate} instructions (an estimate; it was not built), far more than the budget of {limit}; use larger tiles"
                 )
             }
             SimError::BadInput { message } => f.write_str(message),
@@ -296,6 +334,7 @@ pub fn simulate(
     let every_core = options.functional || options.trace;
     let mut runs: Vec<Option<ClassRun>> = (0..program.classes.len()).map(|_| None).collect();
     let mut counts = vec![0u64; program.classes.len()];
+    let mut collapsed = 0;
     for core in &program.cores {
         counts[core.class as usize] += 1;
     }
@@ -318,7 +357,9 @@ pub fn simulate(
             machine.as_mut(),
             events.as_mut(),
             options.max_instructions,
+            options.collapse,
         )?;
+        collapsed += run.collapsed;
         if runs[class].is_none() {
             runs[class] = Some(ClassRun {
                 run,
@@ -347,6 +388,7 @@ pub fn simulate(
         report,
         outputs,
         trace: events.map(|events| Trace { events }),
+        collapsed,
     })
 }
 
@@ -369,12 +411,13 @@ pub fn evaluate(
             ),
         });
     };
-    // Refuse a huge program before building it.
+    // Refuse a program far too big to build before building it; anything nearer the
+    // budget is lowered, and `simulate` refuses it on its real instruction count.
     let estimate = estimate_instructions(kernel, checked);
-    if estimate > options.max_instructions {
-        return Err(SimError::InstructionBudget {
+    if estimate > options.max_instructions.saturating_mul(LOWERING_FACTOR) {
+        return Err(SimError::TooLargeToLower {
             limit: options.max_instructions,
-            needed: estimate,
+            estimate,
         });
     }
     if options.functional {

@@ -103,10 +103,50 @@ fn a_program_over_the_budget_stops() {
         }
     );
     assert_snapshot!(error.to_string(), @"the program needs 740 instructions, more than the budget of 100; use larger tiles");
-    // `evaluate` refuses from its estimate, before lowering.
+    // `evaluate` lowers a program near the budget and refuses it on its real count,
+    // not on the estimate (which is larger).
+    let options = SimOptions {
+        max_instructions: 700,
+        ..timing()
+    };
     let error = evaluate(&kernel, 0, &[], None, &options).expect_err("over the budget");
+    assert_eq!(
+        error,
+        SimError::InstructionBudget {
+            limit: 700,
+            needed: 740
+        }
+    );
+    let estimate = npu_core::lower::estimate_instructions(&kernel, &kernel.schedules[0]);
+    assert!(estimate > 740, "the estimate {estimate} overshoots");
+    // A budget the real count fits is not refused, however far the estimate is over it.
+    let options = SimOptions {
+        max_instructions: 740,
+        ..timing()
+    };
+    evaluate(&kernel, 0, &[], None, &options).expect("740 instructions fit a budget of 740");
+}
+
+#[test]
+fn a_program_far_over_the_budget_is_refused_from_its_estimate_and_says_so() {
+    let kernel = vmla();
+    let options = SimOptions {
+        max_instructions: 100,
+        ..timing()
+    };
+    let error = evaluate(&kernel, 0, &[], None, &options).expect_err("far over the budget");
+    let estimate = npu_core::lower::estimate_instructions(&kernel, &kernel.schedules[0]);
+    assert_eq!(
+        error,
+        SimError::TooLargeToLower {
+            limit: 100,
+            estimate
+        }
+    );
     assert!(
-        matches!(error, SimError::InstructionBudget { limit: 100, .. }),
+        error
+            .to_string()
+            .contains("(an estimate; it was not built)"),
         "{error}"
     );
 }

@@ -4,6 +4,8 @@
 // Each test binary uses its own subset of these helpers.
 #![allow(dead_code)]
 
+pub mod schedules;
+
 use std::path::Path;
 
 use npu_core::ir::{CheckedKernel, Role};

@@ -1,0 +1,176 @@
+//! The steady-state collapse of timing-only runs changes nothing but the speed: for
+//! random legal schedules of every test kernel on every preset target, the report of a
+//! run with the collapse equals the report of the full simulation, number for number.
+//! Exactness rests on integer arithmetic (see `src/engine/collapse.rs`), so the test
+//! also checks that the collapse really ran on many of them, not only that it stayed
+//! out of the way.
+
+mod support;
+
+use npu_core::{Target, check_source, lower};
+use npu_sim::{SimError, SimOptions, simulate};
+use support::schedules::{KERNELS, Random, schedule};
+
+const PRESETS: &[&str] = &["aie2_tile", "ascend310p", "ascend910b", "npueval_demo"];
+
+fn options(collapse: bool) -> SimOptions {
+    SimOptions {
+        functional: false,
+        collapse,
+        ..SimOptions::default()
+    }
+}
+
+#[test]
+fn collapsed_and_full_timing_reports_are_identical() {
+    let mut random = Random(0xc011_a95e);
+    let (mut compared, mut collapsed) = (0, 0);
+    for preset in PRESETS {
+        let target = Target::preset(preset).expect("preset");
+        for (_, kernel_text, probe_items) in KERNELS {
+            let base = format!("{kernel_text}\ntarget {preset};\n");
+            // A kernel the preset cannot run at all (no cube, too small) is skipped.
+            let Ok(probe) = check_source(
+                &format!("{base}schedule probe {{ {probe_items} }}"),
+                &target,
+            ) else {
+                continue;
+            };
+            for attempt in 0..60 {
+                let text = format!(
+                    "{base}{}",
+                    schedule(&probe, &target, &format!("r{attempt}"), &mut random)
+                );
+                let Ok(kernel) = check_source(&text, &target) else {
+                    continue;
+                };
+                let what = format!(
+                    "{preset} {}: {}",
+                    probe.name,
+                    text.lines().last().unwrap_or_default()
+                );
+                let program = lower(&kernel, 0);
+                let full = simulate(&kernel, &program, &[], &options(false));
+                let fast = simulate(&kernel, &program, &[], &options(true));
+                match (full, fast) {
+                    (Ok(full), Ok(fast)) => {
+                        assert_eq!(full.collapsed, 0, "{what}");
+                        assert_eq!(fast.report, full.report, "{what}");
+                        compared += 1;
+                        collapsed += usize::from(fast.collapsed > 0);
+                    }
+                    (Err(full), Err(fast)) => assert_eq!(fast, full, "{what}"),
+                    (full, fast) => panic!("{what}: full {full:?}, collapsed {fast:?}"),
+                }
+            }
+        }
+    }
+    assert!(compared >= 500, "{compared} schedules compared");
+    assert!(
+        collapsed * 6 >= compared,
+        "the collapse ran on only {collapsed} of {compared} schedules"
+    );
+}
+
+#[test]
+fn every_schedule_of_the_example_kernels_times_the_same_collapsed() {
+    let mut collapsed = 0;
+    for (stem, source) in support::kernel_files() {
+        let kernel = support::check(&source);
+        for index in 0..kernel.schedules.len() {
+            let what = format!("{stem}.{}", kernel.schedules[index].name);
+            let program = lower(&kernel, index);
+            let full = simulate(&kernel, &program, &[], &options(false));
+            let fast = simulate(&kernel, &program, &[], &options(true));
+            match (full, fast) {
+                (Ok(full), Ok(fast)) => {
+                    assert_eq!(fast.report, full.report, "{what}");
+                    collapsed += usize::from(fast.collapsed > 0);
+                }
+                (full, fast) => assert_eq!(fast.err(), full.err(), "{what}"),
+            }
+        }
+    }
+    assert!(
+        collapsed >= 3,
+        "the collapse ran on {collapsed} example schedules"
+    );
+}
+
+#[test]
+fn costs_off_the_grain_are_simulated_in_full() {
+    // Forty cores share ascend910b's 888 B/cycle as 22.2 B/cycle each: a copy of
+    // 2048 B costs 92.25... cycles, not a multiple of 2^-16, so no skip is exact.
+    let source = "
+        kernel vmla(a: [f16; 1048576], b: [f16; 1048576], c: [f16; 1048576]) -> y: [f16; 1048576] {
+            y[i] = a[i] * b[i] + c[i];
+        }
+        target ascend910b;
+        schedule cores { parallel i over 40 cores; split i by 1024; stage a, b, c, y in ub depth 2; }
+    ";
+    let kernel = support::check(source);
+    let program = lower(&kernel, 0);
+    let full = simulate(&kernel, &program, &[], &options(false)).expect("simulates");
+    let fast = simulate(&kernel, &program, &[], &options(true)).expect("simulates");
+    assert_eq!(fast.collapsed, 0);
+    assert_eq!(fast.report, full.report);
+}
+
+#[test]
+fn a_long_steady_state_is_advanced_over_almost_entirely() {
+    // 4096 tiles on one core: S has issued every loop after 4096 x 4 cycles, about
+    // 170 tiles in; from then on each tile repeats the one before it.
+    let source = "
+        kernel vmla(a: [f16; 2097152], b: [f16; 2097152], c: [f16; 2097152]) -> y: [f16; 2097152] {
+            y[i] = a[i] * b[i] + c[i];
+        }
+        target npueval_demo;
+        schedule tiles { split i by 512; stage a, b, c, y in ub depth 2; }
+    ";
+    let kernel = support::check(source);
+    let program = lower(&kernel, 0);
+    let full = simulate(&kernel, &program, &[], &options(false)).expect("simulates");
+    let fast = simulate(&kernel, &program, &[], &options(true)).expect("simulates");
+    assert_eq!(fast.report, full.report);
+    assert!(
+        fast.collapsed * 10 >= program.instruction_count() * 9,
+        "{} of {} instructions advanced over",
+        fast.collapsed,
+        program.instruction_count()
+    );
+}
+
+#[test]
+fn a_budget_hit_inside_a_collapsed_stretch_is_the_same_error() {
+    let source = "
+        kernel vmla(a: [f16; 65536], b: [f16; 65536], c: [f16; 65536]) -> y: [f16; 65536] {
+            y[i] = a[i] * b[i] + c[i];
+        }
+        target npueval_demo;
+        schedule tiles { split i by 256; stage a, b, c, y in ub depth 2; }
+    ";
+    let kernel = support::check(source);
+    let program = lower(&kernel, 0);
+    let needed = program.instruction_count();
+    // The program is within the budget; the engine's own count per core stops a run
+    // that somehow goes past it. Both runs must stop at the same instruction, or
+    // neither.
+    for budget in [needed / 2, needed - 1, needed] {
+        let with = |collapse| SimOptions {
+            max_instructions: budget,
+            ..options(collapse)
+        };
+        let full = simulate(&kernel, &program, &[], &with(false));
+        let fast = simulate(&kernel, &program, &[], &with(true));
+        match (&full, &fast) {
+            (Ok(full), Ok(fast)) => assert_eq!(fast.report, full.report),
+            _ => assert_eq!(
+                fast.as_ref().map(|s| &s.report),
+                full.as_ref().map(|s| &s.report)
+            ),
+        }
+        if budget < needed {
+            assert!(matches!(fast, Err(SimError::InstructionBudget { .. })));
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! Random legal schedules: kernels without schedules, and a seeded generator that
+//! writes a schedule block for one as an LLM might, for the property tests.
+
+use npu_core::Target;
+use npu_core::ir::{CheckedKernel, KernelClass};
+
+/// Kernels without schedules, the target they are checked on, and one legal schedule.
+pub const KERNELS: &[(&str, &str, &str)] = &[
+    (
+        "npueval_demo",
+        "kernel vmla(a: [f16; 8192], b: [f16; 8192], c: [f16; 8192]) -> y: [f16; 8192] { y[i] = a[i] * b[i] + c[i]; }",
+        "stage a, b, c, y in ub;",
+    ),
+    (
+        "ascend910b",
+        "kernel add_bias(x: [f32; 64, 128], bias: [f32; 128]) -> y: [f32; 64, 128] { y[i, j] = x[i, j] + bias[j]; }",
+        "stage x, bias, y in ub;",
+    ),
+    (
+        "ascend910b",
+        "kernel row_sum(x: [f32; 40, 1000]) -> y: [f32; 40] { y[i] = sum[k](x[i, k]); }",
+        "split i by 8; split k by 200; stage x, y in ub;",
+    ),
+    (
+        "ascend910b",
+        "kernel softmax_like(x: [f16; 32, 256], m: [f16; 32], s: [f16; 32]) -> y: [f16; 32, 256] { y[i, j] = exp(x[i, j] - m[i]) / s[i]; }",
+        "stage x, m, s, y in ub;",
+    ),
+    (
+        "ascend910b",
+        "kernel exp_sum(x: [f16; 16, 512], w: [f16; 16]) -> (y: [f16; 16], z: [f32; 16]) {
+            y[i] = sum[k](exp(x[i, k] - w[i]));
+            z[i] = max[k](x[i, k] as f32) - min[k](x[i, k] as f32) * 0.5;
+        }",
+        "stage x, w, y, z in ub;",
+    ),
+    (
+        "ascend910b",
+        "kernel scale3(x: [f32; 4, 16, 64], s: [f32; 4], bias: [f32; 64]) -> y: [f32; 4, 16, 64] { y[b, i, j] = x[b, i, j] * s[b] + bias[j]; }",
+        "stage x, s, bias, y in ub; tail pad;",
+    ),
+    (
+        "ascend910b",
+        "kernel transpose_add(x: [f32; 64, 32], z: [f32; 32, 64]) -> y: [f32; 32, 64] { y[i, j] = x[j, i] + z[i, j]; }",
+        "stage x, z, y in ub;",
+    ),
+    (
+        "npueval_demo",
+        "kernel relu_mask(x: [f16; 4000], t: [f16; 1]) -> (y: [f16; 4000], z: [f32; 4000]) {
+            y[i] = select(x[i] > t[0], x[i], 0.0 - x[i] * 0.5);
+            z[i] = (x[i] as f32) * (2.0 + 1.0);
+        }",
+        "stage x, t, y, z in ub; tail pad;",
+    ),
+    (
+        "ascend910b",
+        "kernel matmul(a: [f16; 128, 256], b: [f16; 256, 64]) -> c: [f32; 128, 64] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }",
+        "cube m by 16, n by 16, k by 16; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c;",
+    ),
+    (
+        "ascend910b",
+        "kernel matmul_tail(a: [f16; 100, 80], b: [f16; 80, 48]) -> c: [f16; 100, 48] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32) as f16; }",
+        "split m by 32; cube m by 16, n by 16, k by 16; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c; tail pad;",
+    ),
+];
+
+/// SplitMix64: a tiny seeded generator, enough for test inputs.
+pub struct Random(pub u64);
+
+impl Random {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// A random schedule block for `kernel`, as an LLM might write it.
+pub fn schedule(
+    kernel: &CheckedKernel,
+    target: &Target,
+    name: &str,
+    random: &mut Random,
+) -> String {
+    let mut items = Vec::new();
+    let output_axes = &kernel.body[0].axes;
+    let cores = u64::from(match kernel.class {
+        KernelClass::Matmul(_) => target.cores.cube,
+        _ => target.cores.vector,
+    });
+    if cores > 1 && random.chance(40) {
+        let axis = random.pick(output_axes);
+        let count = 1 + random.below(cores.min(8).min(kernel.axes[axis].extent));
+        items.push(format!(
+            "parallel {} over {count} cores;",
+            kernel.axes[axis].name
+        ));
+    }
+    // A matmul's tiles are whole cube blocks: draw the blocks first.
+    let blocks: Option<[u64; 3]> = match &kernel.class {
+        KernelClass::Matmul(mm) => Some([mm.m, mm.n, mm.k].map(|axis| {
+            let extent = kernel.axes[axis].extent;
+            let fitting: Vec<u64> = [16, 32, 64].into_iter().filter(|b| *b <= extent).collect();
+            random.pick(if fitting.is_empty() {
+                &[16][..]
+            } else {
+                &fitting
+            })
+        })),
+        _ => None,
+    };
+    if let (KernelClass::Matmul(mm), Some(blocks)) = (&kernel.class, blocks) {
+        for (axis, block) in [mm.m, mm.n, mm.k].into_iter().zip(blocks) {
+            let extent = kernel.axes[axis].extent;
+            // An axis the block does not divide must be split into whole blocks.
+            let tile = (block * (1 + random.below(4))).min(extent / block * block);
+            if tile > 0 && (!extent.is_multiple_of(block) || random.chance(60)) {
+                items.push(format!("split {} by {tile};", kernel.axes[axis].name));
+            }
+        }
+    }
+    for axis in kernel.axes.iter().filter(|_| blocks.is_none()) {
+        if random.chance(70) {
+            let extent = axis.extent;
+            let candidates: Vec<u64> = [
+                extent,
+                extent / 2,
+                extent / 4,
+                8,
+                16,
+                24,
+                32,
+                48,
+                64,
+                96,
+                128,
+                200,
+                256,
+                512,
+                1024,
+                2048,
+            ]
+            .into_iter()
+            .filter(|t| *t >= 1 && *t <= extent)
+            .collect();
+            items.push(format!(
+                "split {} by {};",
+                axis.name,
+                random.pick(&candidates)
+            ));
+        }
+    }
+    if output_axes.len() > 1 && random.chance(40) {
+        let mut order = output_axes.clone();
+        for i in (1..order.len()).rev() {
+            let j = random.below(i as u64 + 1) as usize;
+            order.swap(i, j);
+        }
+        let names: Vec<&str> = order
+            .iter()
+            .map(|a| kernel.axes[*a].name.as_str())
+            .collect();
+        items.push(format!("order {};", names.join(", ")));
+    }
+    let depth = |random: &mut Random| random.pick(&[1, 2, 2, 2, 3]);
+    let name_of = |t: usize| kernel.tensors[t].name.clone();
+    match &kernel.class {
+        KernelClass::Matmul(mm) => {
+            let [bm, bn, bk] = blocks.unwrap_or([16, 16, 16]);
+            let (m, n, k) = (
+                &kernel.axes[mm.m].name,
+                &kernel.axes[mm.n].name,
+                &kernel.axes[mm.k].name,
+            );
+            items.push(format!("cube {m} by {bm}, {n} by {bn}, {k} by {bk};"));
+            items.push(format!(
+                "stage {}, {} in l1 depth {};",
+                name_of(mm.a),
+                name_of(mm.b),
+                depth(random)
+            ));
+            items.push(format!(
+                "stage {} in l0a depth {};",
+                name_of(mm.a),
+                depth(random)
+            ));
+            items.push(format!(
+                "stage {} in l0b depth {};",
+                name_of(mm.b),
+                depth(random)
+            ));
+            items.push(format!(
+                "stage {} in l0c depth {};",
+                name_of(mm.c),
+                depth(random)
+            ));
+        }
+        _ => {
+            // Every tensor in ub, in one or two stage items with their own depths.
+            let names: Vec<String> = (0..kernel.tensors.len()).map(name_of).collect();
+            let cut = random.below(names.len() as u64 + 1) as usize;
+            for group in [&names[..cut], &names[cut..]] {
+                if !group.is_empty() {
+                    items.push(format!(
+                        "stage {} in ub depth {};",
+                        group.join(", "),
+                        depth(random)
+                    ));
+                }
+            }
+        }
+    }
+    match random.below(3) {
+        0 => items.push("tail pad;".into()),
+        1 => items.push("tail exact;".into()),
+        _ => {}
+    }
+    format!("schedule {name} {{ {} }}", items.join(" "))
+}

@@ -106,6 +106,7 @@ cases! {
     rejected_split_draws_nothing_more: "kernel k(x: [f32; 64, 217]) -> y: [f32; 64, 217] { y[i, j] = x[i, j] * 2.0; }\ntarget ascend910b;\nschedule s { parallel i over 8 cores; split i by 9; stage x, y in ub; }\n";
     unknown_dtype_is_one_error: "kernel k(x: [float32; 64]) -> y: [f32; 64] { y[i] = x[i] * 2.0; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
     bf16_sum_accumulates_in_fp32_registers: "kernel k(x: [bf16; 64, 64]) -> y: [bf16; 64] { y[i] = sum[k](x[i, k]); }\ntarget aie2_tile;\nschedule s { split i by 16; stage x, y in ub; }\n";
+    help_clears_its_own_diagnostic: "kernel k(x: [bf16; 3, 40, 100], s: [bf16; 3]) -> y: [bf16; 3, 40, 100] { y[b, i, j] = x[b, i, j] * s[b]; }\ntarget aie2_tile;\nschedule s { split i by 5; split j by 30; stage x, s, y in ub depth 2; }\n";
     f32_arithmetic_on_aie2_is_refused: "kernel k(x: [f32; 64]) -> y: [f32; 64] { y[i] = x[i] * 2.0; }\ntarget aie2_tile;\nschedule s { stage x, y in ub; }\n";
 }
 

@@ -46,6 +46,7 @@ impl ScheduleChecker<'_> {
         }
         for pending in std::mem::take(&mut self.pending) {
             let code = self.diagnostics.list[pending.index].code;
+            let at = format!("{:?}", self.diagnostics.list[pending.index].span);
             let mut fixes: Vec<Fix> = Vec::new();
             for alternative in pending.alternatives {
                 // A candidate that leaves the schedule legal beats one that only clears
@@ -57,7 +58,7 @@ impl ScheduleChecker<'_> {
                         schedule: self.schedule.name.to_string(),
                         edits,
                     };
-                    match self.recheck(&fix, code, &before) {
+                    match self.recheck(&fix, code, &at, &before) {
                         Recheck::Legal => {
                             legal = Some(fix);
                             break;
@@ -84,9 +85,10 @@ impl ScheduleChecker<'_> {
         }
     }
 
-    /// Checks the schedule with `fix` applied: legal, or with fewer `code`
-    /// diagnostics and no more of any other code than `before`, or neither.
-    fn recheck(&self, fix: &Fix, code: Code, before: &BTreeMap<Code, usize>) -> Recheck {
+    /// Checks the schedule with `fix` applied: legal, or without this diagnostic
+    /// (`code` at the token `at`, a span's debug form) and with no more of any code
+    /// than `before`, or neither.
+    fn recheck(&self, fix: &Fix, code: Code, at: &str, before: &BTreeMap<Code, usize>) -> Recheck {
         let edited = fix.applied(self.schedule);
         let mut scratch = Diagnostics::default();
         ScheduleChecker::new(self.kernel, &edited, &mut scratch, true).check();
@@ -98,7 +100,13 @@ impl ScheduleChecker<'_> {
             *after.entry(diagnostic.code).or_default() += 1;
         }
         let count = |map: &BTreeMap<Code, usize>, c: Code| map.get(&c).copied().unwrap_or(0);
-        if count(&after, code) < count(before, code)
+        // The edited schedule keeps the spans of the items it did not add.
+        let still_there = scratch
+            .list
+            .iter()
+            .any(|d| d.code == code && format!("{:?}", d.span) == at);
+        if !still_there
+            && count(&after, code) < count(before, code)
             && after.iter().all(|(c, n)| *n <= count(before, *c))
         {
             Recheck::Clears

@@ -107,8 +107,9 @@ fn round_rng(request: &Request, salt: &str) -> fastrand::Rng {
     fastrand::Rng::with_seed(hash)
 }
 
-/// Canonical text of a candidate, so that two spellings of one schedule count once.
-fn canonical(problem: &Problem, text: &str) -> String {
+/// Canonical text of a candidate in the tuner's knobs, so that two spellings of one
+/// schedule count once; text that is not one block is kept as is.
+pub(crate) fn canonical(problem: &Problem, text: &str) -> String {
     match npu_core::parse::parse_schedules_str(text) {
         Ok(schedules) if schedules.len() == 1 => {
             Spec::from_schedule(&problem.kernel, &schedules[0]).to_dsl(&problem.kernel, "s")

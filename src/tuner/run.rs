@@ -538,14 +538,8 @@ impl Loop<'_> {
 /// A schedule's text with its name (`s`) and layout made canonical, so that two
 /// spellings of one schedule compare equal; text that is not one block is kept as is.
 pub(crate) fn canonical(text: &str) -> String {
-    let canonical = match npu_core::parse::parse_schedules_str(text) {
-        Ok(mut schedules) if schedules.len() == 1 => {
-            let mut schedule = schedules.remove(0);
-            schedule.name = proc_macro2::Ident::new("s", proc_macro2::Span::call_site());
-            npu_core::print::schedule(&schedule)
-        }
-        _ => text.trim().to_string() + "\n",
-    };
+    let canonical =
+        super::variants::renamed(text, "s").unwrap_or_else(|| text.trim().to_string() + "\n");
     proc_macro2::extra::invalidate_current_thread_spans();
     canonical
 }

@@ -9,8 +9,8 @@ use std::path::Path;
 use npu_core::variants::{Entry, Header};
 
 use super::evaluate::Problem;
+use super::generator::canonical;
 use super::record::{KernelResult, Verdict};
-use super::space::Spec;
 
 /// How a run was made, for the header.
 #[derive(Clone, Debug)]
@@ -48,7 +48,7 @@ pub fn best_distinct(problem: &Problem, result: &KernelResult, count: usize) -> 
         .collect();
     let mut seen: HashSet<String> = hand_sources(problem)
         .iter()
-        .filter_map(|text| canonical(problem, text))
+        .map(|text| canonical(problem, text))
         .collect();
     let mut correct: Vec<(u64, usize, &str, bool)> = result
         .candidates
@@ -66,10 +66,7 @@ pub fn best_distinct(problem: &Problem, result: &KernelResult, count: usize) -> 
         if chosen.len() == count {
             break;
         }
-        let Some(key) = canonical(problem, source) else {
-            continue;
-        };
-        if !seen.insert(key) {
+        if !seen.insert(canonical(problem, source)) {
             continue;
         }
         // A variant is written only once checked on data against the reference.
@@ -181,17 +178,8 @@ fn hand_sources(problem: &Problem) -> Vec<String> {
     }
 }
 
-/// One schedule's knobs as text, so that two spellings of a schedule compare equal.
-fn canonical(problem: &Problem, text: &str) -> Option<String> {
-    let schedules = npu_core::parse::parse_schedules_str(text).ok()?;
-    let [schedule] = schedules.as_slice() else {
-        return None;
-    };
-    Some(Spec::from_schedule(&problem.kernel, schedule).to_dsl(&problem.kernel, "s"))
-}
-
 /// The schedule block `text`, printed canonically under `name`.
-fn renamed(text: &str, name: &str) -> Option<String> {
+pub(crate) fn renamed(text: &str, name: &str) -> Option<String> {
     let mut schedules = npu_core::parse::parse_schedules_str(text).ok()?;
     let [schedule] = schedules.as_mut_slice() else {
         return None;

@@ -1,0 +1,251 @@
+//! Classifying a checked kernel (elementwise, reduction, matmul) and checking that
+//! the target's units can compute it.
+
+use proc_macro2::Span;
+
+use super::Checker;
+use super::expr::{ast_preorder, expr_span};
+use crate::ast::{self, KernelDef};
+use crate::diag::{Code, list};
+use crate::dtype::Dtype;
+use crate::ir::*;
+use crate::target::VectorOp;
+
+impl Checker<'_> {
+    /// Sorts the kernel into a class and reports a matmul on a target without a cube.
+    pub(super) fn classify(
+        &mut self,
+        body: &[Assign],
+        tensors: &[Tensor],
+        axes: &[Axis],
+    ) -> Option<KernelClass> {
+        let mut has_reduce = false;
+        for assign in body {
+            assign
+                .value
+                .walk(&mut |node| has_reduce |= matches!(node, Expr::Reduce { .. }));
+        }
+        if !has_reduce {
+            return Some(KernelClass::Elementwise);
+        }
+        if let [assign] = body
+            && let Some(shape) = matmul_shape(assign, tensors, axes)
+        {
+            return Some(KernelClass::Matmul(shape));
+        }
+        Some(KernelClass::Reduction)
+    }
+
+    /// Reports dtypes or units the target cannot compute.
+    pub(super) fn units(&mut self, def: &KernelDef, body: &[Assign], class: &KernelClass) {
+        let target = self.target;
+        if let KernelClass::Matmul(mm) = class {
+            let (stmt, assign) = (&def.body[0], &body[0]);
+            let mut reduce = None;
+            assign.value.walk(&mut |node| {
+                if let Expr::Reduce { .. } = node {
+                    reduce = reduce.or(Some(node));
+                }
+            });
+            let span = node_span(stmt, assign, reduce);
+            match &target.cube {
+                None => {
+                    self.error(
+                        Code::E026,
+                        span,
+                        format!(
+                            "target `{}` has no cube unit, which a matmul needs",
+                            target.name
+                        ),
+                    )
+                    .help = Some("use a target with a cube, such as `ascend910b`".into());
+                }
+                Some(cube) => {
+                    for tensor in [mm.a, mm.b] {
+                        let dtype =
+                            matmul_input_dtype(&body[0].value, tensor).unwrap_or(Dtype::F32);
+                        if !cube.dtypes.contains(&dtype) {
+                            let names: Vec<&str> = cube.dtypes.iter().map(|d| d.name()).collect();
+                            let mut load = None;
+                            assign.value.walk(&mut |node| {
+                                if let Expr::Load { tensor: t, .. } = node
+                                    && *t == tensor
+                                {
+                                    load = load.or(Some(node));
+                                }
+                            });
+                            let span = node_span(stmt, assign, load);
+                            self.error(Code::E026, span, format!("the cube of `{}` multiplies {} but this matmul feeds it {dtype}", target.name, list(&names)))
+                                .help = Some(format!("declare the inputs as {}", names.first().copied().unwrap_or("f16")));
+                            break;
+                        }
+                    }
+                }
+            }
+            return;
+        }
+        let names: Vec<&str> = target.vector.dtypes.iter().map(|d| d.name()).collect();
+        for (assign, stmt) in body.iter().zip(&def.body) {
+            let mut bad = None;
+            assign.value.walk(&mut |node| {
+                let dtype = match node {
+                    Expr::Load { .. } | Expr::Const { .. } | Expr::Cast { .. } => return,
+                    other => other.dtype(),
+                };
+                if bad.is_none() && !target.vector.dtypes.contains(&dtype) {
+                    bad = Some((dtype, node));
+                }
+            });
+            // A reduction accumulates in its accumulator dtype.
+            assign.value.walk(&mut |node| {
+                if let Expr::Reduce { dtype, .. } = node {
+                    let accumulator = dtype.accumulator();
+                    if bad.is_none()
+                        && !target.vector.dtypes.contains(&accumulator)
+                        && !target.vector.accumulators.contains(&accumulator)
+                    {
+                        bad = Some((accumulator, node));
+                    }
+                }
+            });
+            if let Some((dtype, node)) = bad {
+                let op = op_name(node);
+                self.error(
+                    Code::E026,
+                    node_span(stmt, assign, Some(node)),
+                    format!(
+                        "the vector unit of `{}` cannot compute `{op}` in {dtype}",
+                        target.name
+                    ),
+                )
+                .help = Some(format!(
+                    "it computes {}; cast the operands with `as`",
+                    list(&names)
+                ));
+            }
+        }
+    }
+}
+
+fn op_name(node: &Expr) -> &'static str {
+    match node {
+        Expr::Unary { op, .. } => op.name(),
+        Expr::Binary { op, .. } => match op {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Min => "min",
+            BinaryOp::Max => "max",
+        },
+        Expr::Compare { .. } => "comparison",
+        Expr::Select { .. } => "select",
+        Expr::Reduce { op, .. } => match op {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+        },
+        Expr::Load { .. } | Expr::Const { .. } | Expr::Cast { .. } => "load",
+    }
+}
+
+/// The vector operation (for costs) an expression node issues.
+pub fn vector_op(node: &Expr) -> Option<VectorOp> {
+    Some(match node {
+        Expr::Unary { op, .. } => op.vector_op(),
+        Expr::Binary { op, .. } => op.vector_op(),
+        Expr::Compare { .. } => VectorOp::Cmp,
+        Expr::Select { .. } => VectorOp::Select,
+        Expr::Cast { .. } => VectorOp::Cast,
+        Expr::Reduce { .. } => VectorOp::Reduce,
+        Expr::Load { .. } | Expr::Const { .. } => return None,
+    })
+}
+
+/// The token a diagnostic about a node of a checked statement points at, or the
+/// statement's output when there is no node.
+///
+/// Checking turns every syntax node into one checked node with its children in the same
+/// order (parentheses make no node), so the n-th node of the checked expression in
+/// pre-order is the n-th of the syntax tree.
+fn node_span(stmt: &ast::Stmt, assign: &Assign, node: Option<&Expr>) -> Span {
+    let mut checked = Vec::new();
+    assign.value.walk(&mut |n| checked.push(n));
+    let mut syntax = Vec::new();
+    ast_preorder(&stmt.value, &mut syntax);
+    node.and_then(|node| checked.iter().position(|n| std::ptr::eq(*n, node)))
+        .filter(|_| checked.len() == syntax.len())
+        .and_then(|index| syntax.get(index))
+        .map_or(stmt.output.span(), |expr| expr_span(expr))
+}
+
+/// Recognises `c[m, n] = sum[k](a[m, k] * b[k, n])`, with casts allowed around the
+/// operands and around the sum.
+fn matmul_shape(assign: &Assign, tensors: &[Tensor], axes: &[Axis]) -> Option<MatmulShape> {
+    let mut value = &assign.value;
+    while let Expr::Cast { arg, .. } = value {
+        value = arg;
+    }
+    let Expr::Reduce {
+        op: ReduceOp::Sum,
+        axis: k,
+        body,
+        ..
+    } = value
+    else {
+        return None;
+    };
+    let Expr::Binary {
+        op: BinaryOp::Mul,
+        lhs,
+        rhs,
+        ..
+    } = &**body
+    else {
+        return None;
+    };
+    let (a, a_subs) = strip_casts_to_load(lhs)?;
+    let (b, b_subs) = strip_casts_to_load(rhs)?;
+    let [m, n] = assign.axes[..] else { return None };
+    let is =
+        |subs: &[Subscript], x: usize, y: usize| subs == [Subscript::Axis(x), Subscript::Axis(y)];
+    if !(is(a_subs, m, *k) && is(b_subs, *k, n))
+        || tensors[a].shape.len() != 2
+        || axes[*k].extent == 0
+    {
+        return None;
+    }
+    Some(MatmulShape {
+        a,
+        b,
+        c: assign.output,
+        m,
+        n,
+        k: *k,
+    })
+}
+
+fn strip_casts_to_load(expr: &Expr) -> Option<(usize, &[Subscript])> {
+    match expr {
+        Expr::Cast { arg, .. } => strip_casts_to_load(arg),
+        Expr::Load {
+            tensor, subscripts, ..
+        } => Some((*tensor, subscripts)),
+        _ => None,
+    }
+}
+
+/// The dtype a matmul operand reaches the cube in: the tensor's own dtype.
+fn matmul_input_dtype(expr: &Expr, tensor: usize) -> Option<Dtype> {
+    let mut found = None;
+    expr.walk(&mut |node| {
+        if let Expr::Load {
+            tensor: t, dtype, ..
+        } = node
+            && *t == tensor
+        {
+            found = Some(*dtype);
+        }
+    });
+    found
+}

@@ -1,0 +1,702 @@
+//! Type-checking the algorithm: expressions, loads and their subscripts, calls and
+//! reductions.
+
+use std::collections::HashMap;
+
+use proc_macro2::{Ident, Span};
+
+use super::{Checker, FUNCTIONS, Scope, Ty};
+use crate::ast::{self, BinOp};
+use crate::diag::{Code, suggestion};
+use crate::dtype::Dtype;
+use crate::ir::*;
+
+impl Checker<'_> {
+    pub(super) fn expr(
+        &mut self,
+        expr: &ast::Expr,
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
+        match expr {
+            ast::Expr::Literal {
+                value, is_float, ..
+            } => (
+                Some(Expr::Const {
+                    value: *value,
+                    dtype: if *is_float { Dtype::F32 } else { Dtype::I32 },
+                }),
+                Ty::Literal {
+                    is_float: *is_float,
+                },
+            ),
+            ast::Expr::Load { tensor, indices } => self.load(tensor, indices, scope, tensors),
+            ast::Expr::Neg { arg, .. } => {
+                let (arg, ty) = self.expr(arg, scope, tensors);
+                self.unary_result(UnaryOp::Neg, arg, ty, expr_span(expr))
+            }
+            ast::Expr::Cast { arg, dtype } => {
+                let (arg, ty) = self.expr(arg, scope, tensors);
+                let to = self.dtype(dtype);
+                match (arg, ty, to) {
+                    (Some(arg), Ty::Value(_) | Ty::Literal { .. }, Some(to)) => {
+                        let arg = resolve_literals(arg, to);
+                        (
+                            Some(Expr::Cast {
+                                arg: Box::new(arg),
+                                dtype: to,
+                            }),
+                            Ty::Value(to),
+                        )
+                    }
+                    (_, Ty::Mask(_), Some(_)) => {
+                        self.error(
+                            Code::E010,
+                            dtype.span(),
+                            "a comparison's mask cannot be cast",
+                        )
+                        .help =
+                            Some("use `select(cond, 1.0, 0.0)` to turn a mask into numbers".into());
+                        (None, Ty::Error)
+                    }
+                    _ => (None, Ty::Error),
+                }
+            }
+            ast::Expr::Binary { op, span, lhs, rhs } => {
+                let (l, lt) = self.expr(lhs, scope, tensors);
+                let (r, rt) = self.expr(rhs, scope, tensors);
+                self.binary(*op, *span, (l, lt), (r, rt))
+            }
+            ast::Expr::Call { func, axis, args } => {
+                self.call(func, axis.as_ref(), args, scope, tensors)
+            }
+        }
+    }
+
+    fn load(
+        &mut self,
+        ident: &Ident,
+        indices: &[ast::Index],
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
+        let name = ident.to_string();
+        let Some(&index) = scope.tensors.get(&name) else {
+            let mut candidates: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
+            candidates.sort();
+            let help = suggestion(&name, &candidates);
+            self.error(Code::E002, ident.span(), format!("unknown tensor `{name}`"))
+                .help = Some(help);
+            return (None, Ty::Error);
+        };
+        let tensor = &tensors[index];
+        if tensor.role == Role::Output {
+            self.error(
+                Code::E010,
+                ident.span(),
+                format!("`{name}` is an output and cannot be read"),
+            )
+            .help = Some("read inputs only; compute the value again or make it an input".into());
+            return (None, Ty::Error);
+        }
+        if indices.len() != tensor.shape.len() {
+            self.error(
+                Code::E011,
+                ident.span(),
+                format!(
+                    "`{name}` has rank {} ({:?}) but is read with {}",
+                    tensor.shape.len(),
+                    tensor.shape,
+                    subscripts(indices.len())
+                ),
+            )
+            .help = Some(format!(
+                "read `{name}` with {}, one per dimension",
+                subscripts(tensor.shape.len())
+            ));
+            return (None, Ty::Error);
+        }
+        let mut subscripts = Vec::new();
+        let mut ok = true;
+        for (dim, index) in indices.iter().enumerate() {
+            let extent = tensor.shape[dim];
+            match index {
+                ast::Index::Const(number) => {
+                    if number.value >= extent {
+                        self.error(Code::E012, number.span, format!("index {} is out of range for `{name}`, which has {extent} elements along dimension {dim}", number.value))
+                            .help = Some(format!("use an index below {extent}"));
+                        ok = false;
+                    }
+                    subscripts.push(Subscript::Const(number.value));
+                }
+                ast::Index::Axis(axis_ident) => {
+                    let axis_name = axis_ident.to_string();
+                    let found = scope
+                        .live
+                        .iter()
+                        .copied()
+                        .find(|a| scope.axes[*a].name == axis_name);
+                    let Some(axis) = found else {
+                        let live: Vec<&str> = scope
+                            .live
+                            .iter()
+                            .map(|a| scope.axes[*a].name.as_str())
+                            .collect();
+                        let help = if scope.axes.iter().any(|a| a.name == axis_name) {
+                            format!(
+                                "`{axis_name}` is a reduction axis and only exists inside its `sum[{axis_name}](...)`"
+                            )
+                        } else {
+                            suggestion(&axis_name, &live)
+                        };
+                        self.error(
+                            Code::E002,
+                            axis_ident.span(),
+                            format!("unknown axis `{axis_name}`"),
+                        )
+                        .help = Some(help);
+                        ok = false;
+                        continue;
+                    };
+                    let axis_extent = scope.axes[axis].extent;
+                    if axis_extent > extent {
+                        self.error(
+                            Code::E012,
+                            axis_ident.span(),
+                            format!("axis `{axis_name}` runs to {axis_extent} but `{name}` has {extent} elements along dimension {dim}"),
+                        )
+                        .help = Some(format!("give `{name}` extent {axis_extent} along dimension {dim}"));
+                        ok = false;
+                    } else if axis_extent < extent {
+                        self.error(
+                            Code::E011,
+                            axis_ident.span(),
+                            format!("`{name}` has {extent} elements along dimension {dim} but axis `{axis_name}` covers {axis_extent}"),
+                        )
+                        .help = Some(format!("give `{name}` extent {axis_extent} along dimension {dim}"));
+                        ok = false;
+                    }
+                    subscripts.push(Subscript::Axis(axis));
+                }
+            }
+        }
+        if !ok {
+            return (None, Ty::Error);
+        }
+        if let Some(first) = scope.loads.get(&index)
+            && *first != subscripts
+        {
+            let show = |subscripts: &[Subscript]| {
+                let parts: Vec<String> = subscripts
+                    .iter()
+                    .map(|s| match s {
+                        Subscript::Axis(a) => scope.axes[*a].name.clone(),
+                        Subscript::Const(c) => c.to_string(),
+                    })
+                    .collect();
+                format!("{name}[{}]", parts.join(", "))
+            };
+            let message = format!(
+                "`{name}` is read as `{}` here but as `{}` before",
+                show(&subscripts),
+                show(first)
+            );
+            self.error(Code::E011, ident.span(), message).help = Some(format!(
+                "a staged tensor holds one tile at a time: read `{name}` with the same subscripts everywhere, or pass the other view as another input"
+            ));
+            return (None, Ty::Error);
+        }
+        scope
+            .loads
+            .entry(index)
+            .or_insert_with(|| subscripts.clone());
+        let ty = if self.untyped.contains(&tensor.name) {
+            Ty::Error
+        } else {
+            Ty::Value(tensor.dtype)
+        };
+        (
+            Some(Expr::Load {
+                tensor: index,
+                subscripts,
+                dtype: tensor.dtype,
+            }),
+            ty,
+        )
+    }
+
+    fn unary_result(
+        &mut self,
+        op: UnaryOp,
+        arg: Option<Expr>,
+        ty: Ty,
+        span: Span,
+    ) -> (Option<Expr>, Ty) {
+        let (Some(arg), Ty::Value(_) | Ty::Literal { .. }) = (arg, ty) else {
+            if let Ty::Mask(_) = ty {
+                self.error(
+                    Code::E010,
+                    span,
+                    format!("`{}` takes a number, not a comparison's mask", op.name()),
+                );
+            }
+            return (None, Ty::Error);
+        };
+        let dtype = match ty {
+            Ty::Value(dtype) => dtype,
+            _ => Dtype::F32,
+        };
+        if op.float_only() && !dtype.is_float() {
+            self.error(
+                Code::E010,
+                span,
+                format!(
+                    "`{}` needs a floating-point operand but got {dtype}",
+                    op.name()
+                ),
+            )
+            .help = Some(format!("cast the operand first: `{}(x as f32)`", op.name()));
+            return (None, Ty::Error);
+        }
+        let arg = resolve_literals(arg, dtype);
+        (
+            Some(Expr::Unary {
+                op,
+                arg: Box::new(arg),
+                dtype,
+            }),
+            Ty::Value(dtype),
+        )
+    }
+
+    fn binary(
+        &mut self,
+        op: BinOp,
+        span: Span,
+        l: (Option<Expr>, Ty),
+        r: (Option<Expr>, Ty),
+    ) -> (Option<Expr>, Ty) {
+        let dtype = match self.unify(span, op.symbol(), l.1, r.1) {
+            Some(dtype) => dtype,
+            None => return (None, Ty::Error),
+        };
+        let (Some(lhs), Some(rhs)) = (l.0, r.0) else {
+            return (None, Ty::Error);
+        };
+        let (lhs, rhs) = (
+            Box::new(resolve_literals(lhs, dtype)),
+            Box::new(resolve_literals(rhs, dtype)),
+        );
+        let both_literals = matches!((l.1, r.1), (Ty::Literal { .. }, Ty::Literal { .. }));
+        let arithmetic = |op| {
+            let ty = if both_literals { l.1 } else { Ty::Value(dtype) };
+            (
+                Some(Expr::Binary {
+                    op,
+                    lhs: lhs.clone(),
+                    rhs: rhs.clone(),
+                    dtype,
+                }),
+                ty,
+            )
+        };
+        let compare = |op| {
+            (
+                Some(Expr::Compare {
+                    op,
+                    lhs: lhs.clone(),
+                    rhs: rhs.clone(),
+                    dtype,
+                }),
+                Ty::Mask(dtype),
+            )
+        };
+        match op {
+            BinOp::Add => arithmetic(BinaryOp::Add),
+            BinOp::Sub => arithmetic(BinaryOp::Sub),
+            BinOp::Mul => arithmetic(BinaryOp::Mul),
+            BinOp::Div => arithmetic(BinaryOp::Div),
+            BinOp::Lt => compare(CompareOp::Lt),
+            BinOp::Le => compare(CompareOp::Le),
+            BinOp::Gt => compare(CompareOp::Gt),
+            BinOp::Ge => compare(CompareOp::Ge),
+            BinOp::Eq => compare(CompareOp::Eq),
+            BinOp::Ne => compare(CompareOp::Ne),
+        }
+    }
+
+    /// The common dtype of two operands, or a type-mismatch error at `span`.
+    fn unify(&mut self, span: Span, what: &str, l: Ty, r: Ty) -> Option<Dtype> {
+        match (l, r) {
+            (Ty::Error, _) | (_, Ty::Error) => None,
+            (Ty::Mask(_), _) | (_, Ty::Mask(_)) => {
+                self.error(
+                    Code::E010,
+                    span,
+                    format!("`{what}` takes numbers, not a comparison's mask"),
+                )
+                .help = Some("use the comparison as the first argument of `select`".into());
+                None
+            }
+            (Ty::Value(a), Ty::Value(b)) if a == b => Some(a),
+            (Ty::Value(a), Ty::Value(b)) => {
+                self.error(Code::E010, span, format!("`{what}` mixes {a} and {b}"))
+                    .help = Some(format!("cast one side, e.g. `(x as {})`", wider(a, b)));
+                None
+            }
+            (Ty::Value(d), Ty::Literal { is_float }) | (Ty::Literal { is_float }, Ty::Value(d)) => {
+                if is_float && !d.is_float() {
+                    self.error(
+                        Code::E010,
+                        span,
+                        format!("`{what}` mixes {d} and a floating-point literal"),
+                    )
+                    .help = Some(
+                        "write an integer literal, or cast the other side to a float dtype".into(),
+                    );
+                    return None;
+                }
+                Some(d)
+            }
+            (Ty::Literal { is_float: a }, Ty::Literal { is_float: b }) => {
+                Some(if a || b { Dtype::F32 } else { Dtype::I32 })
+            }
+        }
+    }
+
+    fn call(
+        &mut self,
+        func: &Ident,
+        axis: Option<&Ident>,
+        args: &[ast::Expr],
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
+        let name = func.to_string();
+        if let Some(axis) = axis {
+            return self.reduce(func, axis, args, scope, tensors);
+        }
+        let unary = UnaryOp::ALL.into_iter().find(|op| op.name() == name);
+        let arity = match name.as_str() {
+            _ if unary.is_some() => 1,
+            "min" | "max" => 2,
+            "select" => 3,
+            "sum" => {
+                self.error(
+                    Code::E003,
+                    func.span(),
+                    "`sum` needs the axis it reduces over",
+                )
+                .help = Some("write `sum[k](x[i, k])`".into());
+                return (None, Ty::Error);
+            }
+            _ => {
+                let help = suggestion(&name, FUNCTIONS);
+                self.error(
+                    Code::E003,
+                    func.span(),
+                    format!("unknown function `{name}`"),
+                )
+                .help = Some(help);
+                // The arguments may hold mistakes of their own: report those too.
+                for arg in args {
+                    self.expr(arg, scope, tensors);
+                }
+                return (None, Ty::Error);
+            }
+        };
+        if args.len() != arity {
+            let plural = if arity == 1 { "" } else { "s" };
+            self.error(
+                Code::E003,
+                func.span(),
+                format!(
+                    "`{name}` takes {arity} argument{plural} but was given {}",
+                    args.len()
+                ),
+            );
+            return (None, Ty::Error);
+        }
+        let mut typed: Vec<(Option<Expr>, Ty)> =
+            args.iter().map(|a| self.expr(a, scope, tensors)).collect();
+        if let Some(op) = unary {
+            let (arg, ty) = typed.remove(0);
+            return self.unary_result(op, arg, ty, func.span());
+        }
+        if name == "select" {
+            let otherwise = typed.pop().expect("arity 3");
+            let then = typed.pop().expect("arity 3");
+            let cond = typed.pop().expect("arity 3");
+            if !matches!(cond.1, Ty::Mask(_) | Ty::Error) {
+                self.error(
+                    Code::E010,
+                    expr_span(&args[0]),
+                    "`select` needs a comparison as its condition",
+                )
+                .help = Some("write `select(a[i] > b[i], a[i], b[i])`".into());
+                return (None, Ty::Error);
+            }
+            let Some(dtype) = self.unify(func.span(), "select", then.1, otherwise.1) else {
+                return (None, Ty::Error);
+            };
+            let (Some(c), Some(t), Some(o)) = (cond.0, then.0, otherwise.0) else {
+                return (None, Ty::Error);
+            };
+            let ty = if matches!(
+                (then.1, otherwise.1),
+                (Ty::Literal { .. }, Ty::Literal { .. })
+            ) {
+                then.1
+            } else {
+                Ty::Value(dtype)
+            };
+            let expr = Expr::Select {
+                cond: Box::new(c),
+                then: Box::new(resolve_literals(t, dtype)),
+                otherwise: Box::new(resolve_literals(o, dtype)),
+                dtype,
+            };
+            return (Some(expr), ty);
+        }
+        let rhs = typed.pop().expect("arity 2");
+        let lhs = typed.pop().expect("arity 2");
+        let Some(dtype) = self.unify(func.span(), &name, lhs.1, rhs.1) else {
+            return (None, Ty::Error);
+        };
+        let (Some(l), Some(r)) = (lhs.0, rhs.0) else {
+            return (None, Ty::Error);
+        };
+        let op = if name == "min" {
+            BinaryOp::Min
+        } else {
+            BinaryOp::Max
+        };
+        let expr = Expr::Binary {
+            op,
+            lhs: Box::new(resolve_literals(l, dtype)),
+            rhs: Box::new(resolve_literals(r, dtype)),
+            dtype,
+        };
+        (Some(expr), Ty::Value(dtype))
+    }
+
+    fn reduce(
+        &mut self,
+        func: &Ident,
+        axis_ident: &Ident,
+        args: &[ast::Expr],
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
+        let name = func.to_string();
+        let op = match name.as_str() {
+            "sum" => ReduceOp::Sum,
+            "max" => ReduceOp::Max,
+            "min" => ReduceOp::Min,
+            _ => {
+                let help = suggestion(&name, &["sum", "max", "min"]);
+                self.error(
+                    Code::E003,
+                    func.span(),
+                    format!("unknown reduction `{name}`"),
+                )
+                .help = Some(help);
+                return (None, Ty::Error);
+            }
+        };
+        if args.len() != 1 {
+            self.error(
+                Code::E003,
+                func.span(),
+                format!("`{name}[..]` takes 1 argument but was given {}", args.len()),
+            );
+            return (None, Ty::Error);
+        }
+        let axis_name = axis_ident.to_string();
+        if scope.live.iter().any(|a| scope.axes[*a].name == axis_name) {
+            self.error(
+                Code::E030,
+                axis_ident.span(),
+                format!("axis `{axis_name}` is already in use here"),
+            )
+            .help = Some("reduce over a new axis name, such as `k`".into());
+            return (None, Ty::Error);
+        }
+        if scope.live.iter().any(|a| scope.axes[*a].reduction) {
+            self.error(Code::E003, func.span(), "reductions cannot be nested")
+                .help = Some("reduce over one axis per expression; split the kernel in two".into());
+            return (None, Ty::Error);
+        }
+        let Some(extent) = reduction_extent(&args[0], &axis_name, &scope.tensors, tensors) else {
+            self.error(Code::E011, axis_ident.span(), format!("no tensor in the body of `{name}` is indexed by `{axis_name}`, so its extent is unknown"))
+                .help = Some(format!("index an input by `{axis_name}`, as in `{name}[{axis_name}](x[i, {axis_name}])`"));
+            return (None, Ty::Error);
+        };
+        let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
+            Some(existing)
+                if scope.axes[existing].reduction && scope.axes[existing].extent == extent =>
+            {
+                existing
+            }
+            Some(_) => {
+                self.error(
+                    Code::E030,
+                    axis_ident.span(),
+                    format!("axis `{axis_name}` is already used with another meaning"),
+                )
+                .help = Some("give the reduction axis its own name".into());
+                return (None, Ty::Error);
+            }
+            None => {
+                scope.axes.push(Axis {
+                    name: axis_name,
+                    extent,
+                    reduction: true,
+                });
+                scope.axes.len() - 1
+            }
+        };
+        scope.live.push(axis);
+        let (body, ty) = self.expr(&args[0], scope, tensors);
+        scope.live.pop();
+        let dtype = match ty {
+            Ty::Value(dtype) => dtype,
+            Ty::Literal { .. } => {
+                self.error(
+                    Code::E010,
+                    func.span(),
+                    format!("`{name}` over a constant has no tensor to reduce"),
+                );
+                return (None, Ty::Error);
+            }
+            Ty::Mask(_) => {
+                self.error(
+                    Code::E010,
+                    func.span(),
+                    format!("`{name}` takes numbers, not a comparison's mask"),
+                );
+                return (None, Ty::Error);
+            }
+            Ty::Error => return (None, Ty::Error),
+        };
+        let body = body.map(Box::new);
+        (
+            body.map(|body| Expr::Reduce {
+                op,
+                axis,
+                body,
+                dtype,
+            }),
+            Ty::Value(dtype),
+        )
+    }
+}
+
+/// The span a diagnostic about a whole expression points at.
+pub(super) fn expr_span(expr: &ast::Expr) -> Span {
+    match expr {
+        ast::Expr::Load { tensor, .. } => tensor.span(),
+        ast::Expr::Literal { span, .. }
+        | ast::Expr::Neg { span, .. }
+        | ast::Expr::Binary { span, .. } => *span,
+        ast::Expr::Call { func, .. } => func.span(),
+        ast::Expr::Cast { dtype, .. } => dtype.span(),
+    }
+}
+
+pub(super) fn ast_preorder<'a>(expr: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    out.push(expr);
+    match expr {
+        ast::Expr::Load { .. } | ast::Expr::Literal { .. } => {}
+        ast::Expr::Neg { arg, .. } | ast::Expr::Cast { arg, .. } => ast_preorder(arg, out),
+        ast::Expr::Binary { lhs, rhs, .. } => {
+            ast_preorder(lhs, out);
+            ast_preorder(rhs, out);
+        }
+        ast::Expr::Call { args, .. } => args.iter().for_each(|arg| ast_preorder(arg, out)),
+    }
+}
+
+/// Gives unresolved literals in `expr` the dtype their context settled on.
+pub(super) fn resolve_literals(expr: Expr, dtype: Dtype) -> Expr {
+    match expr {
+        Expr::Const { value, .. } => Expr::Const {
+            value: dtype.round(value),
+            dtype,
+        },
+        Expr::Binary {
+            op,
+            lhs,
+            rhs,
+            dtype: d,
+        } if is_literal_tree(&lhs) && is_literal_tree(&rhs) && d != dtype => Expr::Binary {
+            op,
+            lhs: Box::new(resolve_literals(*lhs, dtype)),
+            rhs: Box::new(resolve_literals(*rhs, dtype)),
+            dtype,
+        },
+        Expr::Select {
+            cond,
+            then,
+            otherwise,
+            dtype: d,
+        } if is_literal_tree(&then) && is_literal_tree(&otherwise) && d != dtype => Expr::Select {
+            cond,
+            then: Box::new(resolve_literals(*then, dtype)),
+            otherwise: Box::new(resolve_literals(*otherwise, dtype)),
+            dtype,
+        },
+        other => other,
+    }
+}
+
+fn is_literal_tree(expr: &Expr) -> bool {
+    match expr {
+        Expr::Const { .. } => true,
+        Expr::Binary { lhs, rhs, .. } => is_literal_tree(lhs) && is_literal_tree(rhs),
+        _ => false,
+    }
+}
+
+/// "1 subscript", "2 subscripts".
+pub(super) fn subscripts(count: usize) -> String {
+    if count == 1 {
+        "1 subscript".into()
+    } else {
+        format!("{count} subscripts")
+    }
+}
+
+fn wider(a: Dtype, b: Dtype) -> Dtype {
+    if a.size() >= b.size() { a } else { b }
+}
+
+/// The extent of a reduction axis: the extent of the first tensor dimension it indexes.
+fn reduction_extent(
+    expr: &ast::Expr,
+    axis: &str,
+    names: &HashMap<String, usize>,
+    tensors: &[Tensor],
+) -> Option<u64> {
+    match expr {
+        ast::Expr::Load { tensor, indices } => {
+            let t = &tensors[*names.get(&tensor.to_string())?];
+            indices
+                .iter()
+                .enumerate()
+                .find_map(|(dim, index)| match index {
+                    ast::Index::Axis(ident) if ident == axis => t.shape.get(dim).copied(),
+                    _ => None,
+                })
+        }
+        ast::Expr::Literal { .. } => None,
+        ast::Expr::Neg { arg, .. } | ast::Expr::Cast { arg, .. } => {
+            reduction_extent(arg, axis, names, tensors)
+        }
+        ast::Expr::Binary { lhs, rhs, .. } => reduction_extent(lhs, axis, names, tensors)
+            .or_else(|| reduction_extent(rhs, axis, names, tensors)),
+        ast::Expr::Call { args, .. } => args
+            .iter()
+            .find_map(|a| reduction_extent(a, axis, names, tensors)),
+    }
+}

@@ -14,7 +14,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 
 use npu::build::discover::{Found, discover, seeded_problem};
-use npu::kernels::{Bundled, SUITE};
+use npu::kernels::{self, Bundled, SUITE};
+use npu::tuner::atomic::write_atomic;
 use npu::tuner::evaluate::Problem;
 use npu::tuner::generator::{Generator, Heuristic, Hybrid, Llm, Replay};
 use npu::tuner::grammar::ConstrainMode;
@@ -24,6 +25,7 @@ use npu::tuner::llm::{LlmClient, LlmConfig};
 use npu::tuner::record::{CandidateRecord, KernelResult};
 use npu::tuner::replay::Transcript;
 use npu::tuner::run::{Progress, RunConfig, Verify, run};
+use npu::tuner::suite::{self, SuiteBudget};
 use npu::tuner::variants::{self, Provenance, best_distinct, first_hand, render, today};
 use npu::tuner::{generator, report};
 
@@ -120,9 +122,17 @@ struct Args {
     /// Continue the run journalled in --report-dir.
     #[arg(long)]
     resume: bool,
-    /// List the bundled kernels, one per line, and exit.
+    /// List the bundled kernels, one per line (name, category, target, and `default`
+    /// for those tuned without --all), and exit.
     #[arg(long)]
     list: bool,
+    /// Tune the whole bundled suite (every category), not just the default kernels.
+    #[arg(long, conflicts_with = "sources")]
+    all: bool,
+    /// Write the suite table (docs/suite.md's format) of the kernels tuned to FILE, and
+    /// its data, with the schedule behind every number, beside it as FILE's `.json`.
+    #[arg(long, value_name = "FILE")]
+    suite_table: Option<PathBuf>,
     /// Skip the random and grid baselines.
     #[arg(long)]
     no_baselines: bool,
@@ -187,8 +197,15 @@ fn main() -> ExitCode {
 
 fn main_with(args: Args) -> Result<(), String> {
     if args.list {
-        for bundled in SUITE {
-            println!("{}", bundled.name);
+        for bundled in kernels::all() {
+            let default = SUITE.iter().any(|b| b.name == bundled.name);
+            println!(
+                "{} ({}, {}){}",
+                bundled.name,
+                bundled.category.name(),
+                (bundled.kernel)().target.name,
+                if default { ", default" } else { "" }
+            );
         }
         return Ok(());
     }
@@ -322,6 +339,32 @@ fn main_with(args: Args) -> Result<(), String> {
             count,
         )?;
     }
+    if let Some(path) = &args.suite_table {
+        let budget = SuiteBudget {
+            rounds: args.rounds,
+            candidates: args.candidates,
+            seed: args.seed,
+        };
+        let rows = suite::rows(&kernels::all(), &results);
+        let page = suite::render(&rows, &budget);
+        let data = suite::SuiteFile {
+            rounds: budget.rounds,
+            candidates: budget.candidates,
+            seed: budget.seed,
+            rows,
+        };
+        let json = path.with_extension("json");
+        let text = serde_json::to_string_pretty(&data).map_err(|e| e.to_string())? + "\n";
+        for (file, bytes) in [(&json, text.as_bytes()), (path, page.as_bytes())] {
+            write_atomic(file, bytes)
+                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        }
+        eprintln!(
+            "wrote the suite table to {} and its data to {}",
+            path.display(),
+            json.display()
+        );
+    }
     println!("{}", report::render_table(&results));
     println!("reports: {}", args.report_dir.display());
     if let (true, Some(dir)) = (args.learn, &args.knowledge) {
@@ -348,15 +391,19 @@ fn main_with(args: Args) -> Result<(), String> {
 /// The bundled kernels selected with --kernel (all of them by default).
 fn bundled_problems(args: &Args, target: Option<&npu::Target>) -> Result<Vec<Problem>, String> {
     let selected: Vec<Bundled> = if args.kernels.is_empty() {
-        SUITE.to_vec()
+        if args.all {
+            kernels::all()
+        } else {
+            SUITE.to_vec()
+        }
     } else {
         args.kernels
             .iter()
             .map(|name| {
                 Bundled::find(name).ok_or_else(|| {
-                    let names: Vec<&str> = SUITE.iter().map(|b| b.name).collect();
+                    let names: Vec<&str> = kernels::all().iter().map(|b| b.name).collect();
                     format!(
-                        "no bundled kernel `{name}`; the kernels are: {}",
+                        "no bundled kernel `{name}`; the kernels are: {} (`autotune --list` describes them)",
                         names.join(", ")
                     )
                 })

@@ -350,9 +350,11 @@ fn neighbours(problem: &Problem, space: &Space, spec: &Spec, symptom: &str) -> V
             } else {
                 1
             });
+        // An axis shorter than one aligned step (a single row, say) keeps its extent.
+        let extent = kernel.axes[axis].extent;
         for (numerator, denominator) in [(2, 1), (3, 2), (1, 2), (3, 4)] {
-            let value = (tile * numerator / denominator / step * step)
-                .clamp(step, kernel.axes[axis].extent);
+            let value =
+                (tile * numerator / denominator / step * step).clamp(step.min(extent), extent);
             if value != tile {
                 let mut next = spec.clone();
                 next.tiles[axis] = Some(value);

@@ -20,4 +20,5 @@ pub mod reply;
 pub mod report;
 pub mod run;
 pub mod space;
+pub mod suite;
 pub mod variants;

@@ -1,6 +1,32 @@
-//! The bundled kernels the tuner works on by default: one of each kind an NPU kernel
-//! engineer meets (elementwise, broadcast, reduction with a tail, transcendental,
-//! matmul), each with the hand schedule a first draft would have.
+//! The bundled kernels. [`SUITE`] is what the tuner works on by default: one of each
+//! kind an NPU kernel engineer meets (elementwise, broadcast, reduction with a tail,
+//! transcendental, matmul). [`all`] is the whole suite, by category, each kernel with the
+//! hand schedule a first draft would have; `autotune --all` tunes it and
+//! `autotune --all --suite-table docs/suite.md` writes its results table.
+
+/// `bundled!(Category: kernel, ...)`: a module's `KERNELS`, each kernel module's
+/// name, checked form and host reference under one category.
+macro_rules! bundled {
+    ($category:ident: $($kernel:ident),+ $(,)?) => {
+        /// This module's kernels, in the order the suite lists them.
+        pub const KERNELS: &[$crate::kernels::Bundled] = &[$($crate::kernels::Bundled {
+            name: $kernel::NAME,
+            category: $crate::kernels::Category::$category,
+            kernel: $kernel::kernel,
+            reference: $kernel::reference_host,
+        }),+];
+    };
+}
+
+mod activation;
+mod cast;
+mod elementwise;
+mod math;
+mod matmul_family;
+mod movement;
+mod reduction;
+
+use serde::{Deserialize, Serialize};
 
 use crate::npu_kernel;
 use crate::tuner::evaluate::Problem;
@@ -94,10 +120,60 @@ npu_kernel! {
     }
 }
 
-/// A bundled kernel: its name, checked form and host reference.
+/// The kinds of kernel the suite covers, in the order tables list them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    Activation,
+    UnaryMath,
+    Elementwise,
+    Bits,
+    Cast,
+    Reduction,
+    Normalisation,
+    Pooling,
+    Convolution,
+    Matmul,
+    Movement,
+}
+
+impl Category {
+    pub const ALL: [Category; 11] = [
+        Category::Activation,
+        Category::UnaryMath,
+        Category::Elementwise,
+        Category::Bits,
+        Category::Cast,
+        Category::Reduction,
+        Category::Normalisation,
+        Category::Pooling,
+        Category::Convolution,
+        Category::Matmul,
+        Category::Movement,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Activation => "activation",
+            Category::UnaryMath => "unary math",
+            Category::Elementwise => "elementwise",
+            Category::Bits => "bits",
+            Category::Cast => "cast",
+            Category::Reduction => "reduction",
+            Category::Normalisation => "normalisation",
+            Category::Pooling => "pooling",
+            Category::Convolution => "convolution",
+            Category::Matmul => "matmul",
+            Category::Movement => "data movement",
+        }
+    }
+}
+
+/// A bundled kernel: its name, category, checked form and host reference.
 #[derive(Clone, Copy, Debug)]
 pub struct Bundled {
     pub name: &'static str,
+    pub category: Category,
     pub kernel: fn() -> &'static npu_core::CheckedKernel,
     pub reference: fn(&[HostTensor]) -> Result<Vec<HostTensor>, npu_core::scalar::ShapeError>,
 }
@@ -106,40 +182,64 @@ pub struct Bundled {
 pub const SUITE: [Bundled; 6] = [
     Bundled {
         name: vmla::NAME,
+        category: Category::Elementwise,
         kernel: vmla::kernel,
         reference: vmla::reference_host,
     },
     Bundled {
         name: bias_add::NAME,
+        category: Category::Elementwise,
         kernel: bias_add::kernel,
         reference: bias_add::reference_host,
     },
     Bundled {
         name: rowsum::NAME,
+        category: Category::Reduction,
         kernel: rowsum::kernel,
         reference: rowsum::reference_host,
     },
     Bundled {
         name: softmax_exp::NAME,
+        category: Category::Normalisation,
         kernel: softmax_exp::kernel,
         reference: softmax_exp::reference_host,
     },
     Bundled {
         name: gelu::NAME,
+        category: Category::Activation,
         kernel: gelu::kernel,
         reference: gelu::reference_host,
     },
     Bundled {
         name: matmul::NAME,
+        category: Category::Matmul,
         kernel: matmul::kernel,
         reference: matmul::reference_host,
     },
 ];
 
+/// The whole suite: the default kernels, then every category's, sorted by category
+/// (stable, so each category keeps its modules' order).
+pub fn all() -> Vec<Bundled> {
+    let mut all: Vec<Bundled> = SUITE
+        .iter()
+        .chain(activation::KERNELS)
+        .chain(math::KERNELS)
+        .chain(elementwise::KERNELS)
+        .chain(cast::KERNELS)
+        .chain(reduction::KERNELS)
+        .chain(matmul_family::KERNELS)
+        .chain(movement::KERNELS)
+        .copied()
+        .collect();
+    all.sort_by_key(|bundled| bundled.category);
+    all
+}
+
 impl Bundled {
-    /// Finds a bundled kernel by name.
+    /// Finds a kernel of the suite by name.
     pub fn find(name: &str) -> Option<Bundled> {
-        SUITE.iter().copied().find(|b| b.name == name)
+        all().into_iter().find(|b| b.name == name)
     }
 
     /// The tuning problem: seeded random inputs and the reference outputs on them.

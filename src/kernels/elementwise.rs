@@ -1,0 +1,139 @@
+//! Binary and scalar-operand elementwise kernels, comparisons and selects.
+
+use crate::npu_kernel;
+
+npu_kernel! {
+    kernel add(a: [f16; 1048576], b: [f16; 1048576]) -> y: [f16; 1048576] {
+        y[i] = a[i] + b[i];
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 4096;
+        stage a, b, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    kernel sub(a: [f32; 512, 300], b: [f32; 512, 300]) -> y: [f32; 512, 300] {
+        y[i, j] = a[i, j] - b[i, j];
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 4;
+        stage a, b, y in ub depth 1;
+        tail pad;
+    }
+}
+
+npu_kernel! {
+    kernel mul(a: [i32; 262144], b: [i32; 262144]) -> y: [i32; 262144] {
+        y[i] = a[i] * b[i];
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 2048;
+        stage a, b, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    kernel div(a: [f32; 262144], b: [f32; 262144]) -> y: [f32; 262144] {
+        y[i] = a[i] / b[i];
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 2048;
+        stage a, b, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    kernel minimum(a: [f16; 131072], b: [f16; 131072]) -> y: [f16; 131072] {
+        y[i] = min(a[i], b[i]);
+    }
+    target ascend310p;
+    schedule hand {
+        parallel i over 4 cores;
+        split i by 4096;
+        stage a, b, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    kernel maximum(a: [bf16; 4096], b: [bf16; 4096]) -> y: [bf16; 4096] {
+        y[i] = max(a[i], b[i]);
+    }
+    target aie2_tile;
+    schedule hand {
+        split i by 512;
+        stage a, b, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    kernel add_const(x: [f16; 1048576]) -> y: [f16; 1048576] {
+        y[i] = x[i] + 3.0;
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 4096;
+        stage x, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    kernel mul_const(x: [i16; 8192]) -> y: [i16; 8192] {
+        y[i] = x[i] * 3;
+    }
+    target aie2_tile;
+    schedule hand {
+        split i by 1024;
+        stage x, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// 1 where a < b, else 0
+    kernel less(a: [f32; 262144], b: [f32; 262144]) -> y: [f32; 262144] {
+        y[i] = select(a[i] < b[i], 1, 0);
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 2048;
+        stage a, b, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// where(c > 0, a, b)
+    kernel where_select(c: [f16; 524288], a: [f16; 524288], b: [f16; 524288]) -> y: [f16; 524288] {
+        y[i] = select(c[i] > 0, a[i], b[i]);
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 2048;
+        stage c, a, b, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// a * x + y with a fixed a
+    kernel axpy(x: [bf16; 2048], y: [bf16; 2048]) -> z: [bf16; 2048] {
+        z[i] = x[i] * 2.5 + y[i];
+    }
+    target aie2_tile;
+    schedule hand {
+        split i by 256;
+        stage x, y, z in ub depth 1;
+    }
+}
+
+bundled!(Elementwise: add, sub, mul, div, minimum, maximum, add_const, mul_const, less,
+    where_select, axpy);

@@ -8,6 +8,7 @@ use npu::testing::{edge_inputs, seeded_inputs};
 use npu::tuner::evaluate::Problem;
 use npu::tuner::suite::{self, SuiteBudget, SuiteFile};
 use npu_core::scalar::HostTensor;
+use rayon::prelude::*;
 
 /// Simulates schedule `index` of `bundled` on `inputs`; `Err` says what went wrong.
 fn run(
@@ -55,31 +56,35 @@ fn the_suite_has_at_least_seventy_kernels_with_unique_names() {
 
 #[test]
 fn every_schedule_matches_the_reference_on_random_and_edge_data() {
-    let mut failures = Vec::new();
-    for bundled in kernels::all() {
-        let kernel = (bundled.kernel)();
-        for (data, (inputs, expected)) in [
-            ("random", seeded_inputs(kernel, 7)),
-            ("edge", edge_inputs(kernel, 7)),
-        ] {
-            match (bundled.reference)(&inputs) {
-                Ok(macro_outputs) if same(&macro_outputs, &expected) => {}
-                Ok(_) => failures.push(format!(
-                    "{}: the macro's reference and the simulator's differ on {data} data",
-                    bundled.name
-                )),
-                Err(error) => failures.push(format!("{}: reference: {error}", bundled.name)),
-            }
-            for (index, schedule) in kernel.schedules.iter().enumerate() {
-                if let Err(why) = run(&bundled, index, &inputs, &expected) {
-                    failures.push(format!(
-                        "{} {} on {data} data: {why}",
-                        bundled.name, schedule.name
-                    ));
+    let failures: Vec<String> = kernels::all()
+        .par_iter()
+        .flat_map_iter(|bundled| {
+            let kernel = (bundled.kernel)();
+            let mut failures = Vec::new();
+            for (data, (inputs, expected)) in [
+                ("random", seeded_inputs(kernel, 7)),
+                ("edge", edge_inputs(kernel, 7)),
+            ] {
+                match (bundled.reference)(&inputs) {
+                    Ok(macro_outputs) if same(&macro_outputs, &expected) => {}
+                    Ok(_) => failures.push(format!(
+                        "{}: the macro's reference and the simulator's differ on {data} data",
+                        bundled.name
+                    )),
+                    Err(error) => failures.push(format!("{}: reference: {error}", bundled.name)),
+                }
+                for (index, schedule) in kernel.schedules.iter().enumerate() {
+                    if let Err(why) = run(bundled, index, &inputs, &expected) {
+                        failures.push(format!(
+                            "{} {} on {data} data: {why}",
+                            bundled.name, schedule.name
+                        ));
+                    }
                 }
             }
-        }
-    }
+            failures
+        })
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -110,47 +115,53 @@ fn the_suite_table_is_fresh() {
         "the suite changed; regenerate with `{regenerate}`"
     );
 
-    let mut stale = Vec::new();
-    for (row, bundled) in file.rows.iter().zip(&all) {
-        let kernel = (bundled.kernel)();
-        if row.category != bundled.category || row.target != kernel.target.name {
-            stale.push(format!("{}: category or target changed", row.kernel));
-        }
-        let problem = Problem::new(kernel.clone(), Vec::new(), Vec::new());
-        let hand = npu_core::parse::parse_str(&kernel.source)
-            .ok()
-            .and_then(|def| timed(&problem, &npu_core::print::schedule(&def.schedules[0])));
-        let columns = [
-            ("hand", row.hand, hand),
-            (
-                "grid",
-                row.grid,
-                row.grid_schedule.as_ref().and_then(|s| timed(&problem, s)),
-            ),
-            (
-                "random",
-                row.random,
-                row.random_schedule
-                    .as_ref()
-                    .and_then(|s| timed(&problem, s)),
-            ),
-            (
-                "heuristic",
-                row.heuristic,
-                row.heuristic_schedule
-                    .as_ref()
-                    .and_then(|s| timed(&problem, s)),
-            ),
-        ];
-        for (column, recorded, now) in columns {
-            if recorded != now {
-                stale.push(format!(
-                    "{} {column}: table {recorded:?}, now {now:?}",
-                    row.kernel
-                ));
+    let mut stale: Vec<String> = file
+        .rows
+        .par_iter()
+        .zip(&all)
+        .flat_map_iter(|(row, bundled)| {
+            let mut stale = Vec::new();
+            let kernel = (bundled.kernel)();
+            if row.category != bundled.category || row.target != kernel.target.name {
+                stale.push(format!("{}: category or target changed", row.kernel));
             }
-        }
-    }
+            let problem = Problem::new(kernel.clone(), Vec::new(), Vec::new());
+            let hand = npu_core::parse::parse_str(&kernel.source)
+                .ok()
+                .and_then(|def| timed(&problem, &npu_core::print::schedule(&def.schedules[0])));
+            let columns = [
+                ("hand", row.hand, hand),
+                (
+                    "grid",
+                    row.grid,
+                    row.grid_schedule.as_ref().and_then(|s| timed(&problem, s)),
+                ),
+                (
+                    "random",
+                    row.random,
+                    row.random_schedule
+                        .as_ref()
+                        .and_then(|s| timed(&problem, s)),
+                ),
+                (
+                    "heuristic",
+                    row.heuristic,
+                    row.heuristic_schedule
+                        .as_ref()
+                        .and_then(|s| timed(&problem, s)),
+                ),
+            ];
+            for (column, recorded, now) in columns {
+                if recorded != now {
+                    stale.push(format!(
+                        "{} {column}: table {recorded:?}, now {now:?}",
+                        row.kernel
+                    ));
+                }
+            }
+            stale
+        })
+        .collect();
     let page = std::fs::read_to_string(root.join("suite.md")).unwrap_or_default();
     if page != suite::render(&file.rows, &file.budget()) {
         stale.push("docs/suite.md is not the rendering of docs/suite.json".into());

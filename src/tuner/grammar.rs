@@ -519,6 +519,14 @@ mod tests {
         let problem = bundled.problem(1, None).expect("a problem");
         assert_eq!(problem.inputs[1].shape, Vec::<u64>::new());
         assert_eq!(problem.inputs[1].data.len(), 1);
+        // The macro's plain loops, the simulator's interpreter and the simulated hand
+        // schedule agree on them.
+        assert_eq!(
+            problem.expected,
+            npu_sim::reference(&problem.kernel, &problem.inputs)
+        );
+        let table = crate::testing::bench_variants(&problem.kernel);
+        assert!(table.rows.iter().all(|row| row.correct), "{table}");
         let grammar = syntax_gbnf(&problem.kernel);
         assert!(grammar.contains("\"    stage x, y in ub depth \" depth"));
         let set = exact_set(&problem, EXACT_SET_LIMIT).expect("a small space");

@@ -23,12 +23,21 @@ pub struct KernelDef {
     pub variants: Vec<VariantsRef>,
 }
 
-/// `a: [f16; 64, 128]`: a tensor parameter with a dtype and a static shape.
+/// `a: [f16; 64, 128]`: a tensor parameter with a dtype and a static shape, or
+/// `offset: i8`: a scalar parameter, with an empty shape.
 #[derive(Clone, Debug)]
 pub struct Param {
     pub name: Ident,
     pub dtype: Ident,
+    /// Empty for a scalar parameter.
     pub shape: Vec<Number>,
+}
+
+impl Param {
+    /// Whether it is a scalar parameter, written `name: DTYPE` without brackets.
+    pub fn is_scalar(&self) -> bool {
+        self.shape.is_empty()
+    }
 }
 
 /// A non-negative integer literal and where it was written.
@@ -59,7 +68,7 @@ pub enum Index {
 /// it should point at: the operator, the function name or the tensor name.
 #[derive(Clone, Debug)]
 pub enum Expr {
-    /// `a[i, j]`
+    /// `a[i, j]`, or `offset` (no indices): a scalar parameter by its bare name.
     Load { tensor: Ident, indices: Vec<Index> },
     /// `2`, `0.5`
     Literal {

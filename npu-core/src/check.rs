@@ -197,6 +197,17 @@ impl Checker<'_> {
                 self.untyped.push(name.clone());
                 Dtype::F32
             });
+            if role == Role::Output && param.is_scalar() {
+                self.error(
+                    Code::E011,
+                    param.name.span(),
+                    format!("output `{name}` is a scalar, and kernels write only tensors"),
+                )
+                .help = Some(format!(
+                    "scalar outputs are not supported; declare `{name}: [{}; 1]` and write `{name}[i]`",
+                    param.dtype
+                ));
+            }
             for dim in &param.shape {
                 if dim.value == 0 {
                     self.error(
@@ -243,6 +254,7 @@ impl Checker<'_> {
             let name = param.name.to_string();
             if let Some(&index) = scope.tensors.get(&name)
                 && !assigned.contains_key(&index)
+                && !param.is_scalar()
             {
                 self.error(
                     Code::E031,
@@ -343,6 +355,10 @@ impl Checker<'_> {
                 format!("`{name}` is an input and cannot be assigned"),
             )
             .help = Some("assign to an output declared after `->`".into());
+            return None;
+        }
+        if tensor.is_scalar() {
+            // A scalar output, reported with the signature.
             return None;
         }
         if let Some(_first) = assigned.insert(output, stmt.output.span()) {

@@ -42,6 +42,12 @@ impl Tensor {
     pub fn bytes(&self) -> u64 {
         self.elements() * self.dtype.size()
     }
+
+    /// Whether it is a scalar parameter (`offset: i8`): an input of rank 0, passed at
+    /// run time and held in a scalar register, never staged or copied.
+    pub fn is_scalar(&self) -> bool {
+        self.shape.is_empty()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,6 +132,12 @@ pub enum Expr {
         body: Box<Expr>,
         dtype: Dtype,
     },
+    /// A scalar parameter's value (`offset`): the same for every element, read from a
+    /// scalar register. `tensor` indexes [`CheckedKernel::tensors`].
+    Param {
+        tensor: usize,
+        dtype: Dtype,
+    },
 }
 
 impl Expr {
@@ -139,7 +151,8 @@ impl Expr {
             | Expr::Compare { dtype, .. }
             | Expr::Select { dtype, .. }
             | Expr::Cast { dtype, .. }
-            | Expr::Reduce { dtype, .. } => *dtype,
+            | Expr::Reduce { dtype, .. }
+            | Expr::Param { dtype, .. } => *dtype,
         }
     }
 
@@ -147,7 +160,7 @@ impl Expr {
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
         f(self);
         match self {
-            Expr::Load { .. } | Expr::Const { .. } => {}
+            Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
             Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => arg.walk(f),
             Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
                 lhs.walk(f);

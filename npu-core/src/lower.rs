@@ -221,7 +221,7 @@ pub fn constant_value(expr: &Expr) -> Option<f64> {
 pub fn vector_width(expr: &Expr) -> Option<u64> {
     let width = |e: &Expr| e.dtype().size();
     match expr {
-        Expr::Load { .. } | Expr::Const { .. } => None,
+        Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => None,
         _ if constant_value(expr).is_some() => None,
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => Some(width(expr).max(width(arg))),
         Expr::Binary { .. } | Expr::Compare { .. } | Expr::Select { .. } => Some(width(expr)),

@@ -316,10 +316,23 @@ fn params(input: ParseStream) -> syn::Result<Vec<Param>> {
     Ok(list)
 }
 
-// param := IDENT ':' '[' IDENT ';' INT (',' INT)* ']'
+// param := IDENT ':' '[' IDENT ';' INT (',' INT)* ']' | IDENT ':' IDENT
+// The second form is a scalar parameter: no brackets, an empty shape.
 fn param(input: ParseStream) -> syn::Result<Param> {
     let name: Ident = input.parse()?;
     input.parse::<Token![:]>()?;
+    if input.peek(Ident) {
+        return Ok(Param {
+            name,
+            dtype: input.parse()?,
+            shape: Vec::new(),
+        });
+    }
+    if !input.peek(syn::token::Bracket) {
+        return Err(input.error(format!(
+            "expected `[DTYPE; EXTENTS]` after `{name}:` for a tensor, or a dtype such as `f32` for a scalar parameter"
+        )));
+    }
     let content;
     bracketed!(content in input);
     let dtype: Ident = content.parse()?;

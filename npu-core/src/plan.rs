@@ -9,7 +9,8 @@
 //!   up to the level's alignment.
 //! - Vector kernels need a temporary in UB for each expression node that is neither the
 //!   statement's result nor a leaf: leaves are loads that cover the whole iteration
-//!   space (they are read from their staged buffer) and constants (scalar operands).
+//!   space (they are read from their staged buffer), constants and scalar parameters
+//!   (scalar operands; a scalar parameter is never staged).
 //!   A load of a lower-rank tensor (a broadcast) needs a temporary to broadcast into.
 //!   Temporaries are not reused: the plan is what a straightforward Ascend C kernel
 //!   allocates, which keeps lowering simple and the accounting exact.
@@ -157,7 +158,8 @@ pub fn temps(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
                     elements,
                     element_bytes: dtype.accumulator().size(),
                 }),
-                Expr::Const { .. } => {}
+                // A scalar operand, from the program's constants or a scalar register.
+                Expr::Const { .. } | Expr::Param { .. } => {}
                 Expr::Load {
                     subscripts, dtype, ..
                 } => {
@@ -197,7 +199,7 @@ fn temp(statement: usize, node: usize, elements: u64, dtype: Dtype) -> TempSpec 
 fn fill_spaces(expr: &Expr, space: u64, tiles: &[u64], out: &mut Vec<u64>) {
     out.push(space);
     match expr {
-        Expr::Load { .. } | Expr::Const { .. } => {}
+        Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => fill_spaces(arg, space, tiles, out),
         Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
             fill_spaces(lhs, space, tiles, out);

@@ -86,6 +86,7 @@ pub fn schedule(block: &Schedule) -> String {
 /// as the same tree.
 pub fn expr(expr: &Expr) -> String {
     match expr {
+        Expr::Load { tensor, indices } if indices.is_empty() => tensor.to_string(),
         Expr::Load { tensor, indices } => format!("{tensor}[{}]", comma_separated(indices, index)),
         Expr::Literal {
             value, is_float, ..
@@ -171,6 +172,9 @@ fn literal(value: f64, is_float: bool) -> String {
 }
 
 fn param(param: &Param) -> String {
+    if param.is_scalar() {
+        return format!("{}: {}", param.name, param.dtype);
+    }
     let shape = comma_separated(&param.shape, |extent| extent.value.to_string());
     format!("{}: [{}; {shape}]", param.name, param.dtype)
 }

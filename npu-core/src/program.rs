@@ -28,7 +28,7 @@
 //! | `barrier` | every pipe | — | 0, after waiting until every pipe of the core is at its barrier or done |
 //! | `copy_in` | MTE2 | tensor + element offset, UB or L1 address, copy shape, padded | `moved / rate × (pad_penalty if padded) + (bursts − 1) × burst_cycles`, landing `latency_cycles` later |
 //! | `copy_out` | MTE3 | UB address, tensor + element offset, copy shape, padded | as `copy_in` |
-//! | `v<op>` | V | op, dtype, box, destination and up to three sources (UB views or scalars) | `vector.issue_cycles + ceil(elements × width / repeat_bytes) × vector.cycles[op]` |
+//! | `v<op>` | V | op, dtype, box, destination and up to three sources (UB views, constants `#2`, scalar parameters `$offset`) | `vector.issue_cycles + ceil(elements × width / repeat_bytes) × vector.cycles[op]` |
 //! | `load_l0a`, `load_l0b` | MTE1 | L1 address and row stride, L0 address, rows × columns | `fractal-padded bytes / dma.mte1_bytes_per_cycle` |
 //! | `mmad` | M | L0A, L0B, L0C addresses, m × n × k, init | `cube.issue_cycles + ceil(m / cube.m) × ceil(n / cube.n) × ceil(k / cube.k) × cube.cycles_per_fractal` |
 //! | `fixpipe` | FIX | L0C address, tensor + element offset, rows × columns | `bytes / min(dma.fix_bytes_per_cycle, gm share) + (rows − 1) × burst_cycles`, landing `latency_cycles` later |
@@ -418,6 +418,9 @@ pub enum Operand {
     },
     /// Index into [`Program::constants`].
     Scalar(u32),
+    /// A scalar parameter's value, from a scalar register: the index of the kernel's
+    /// tensor (rank 0) in [`Program::tensors`], whose value the core is given at launch.
+    Param(u16),
 }
 
 /// Where a program refers to something it does not have (see [`Program::validate`]).
@@ -523,6 +526,7 @@ impl Program {
                         Operand::Scalar(index) if index as usize >= self.constants.len() => Some(
                             format!("names constant {index} of {}", self.constants.len()),
                         ),
+                        Operand::Param(t) => tensor(t),
                         _ => None,
                     })
                 })
@@ -696,6 +700,13 @@ impl Program {
                         .copied()
                         .unwrap_or(f64::NAN);
                     write!(out, "#{value}")?;
+                }
+                Operand::Param(tensor) => {
+                    out.push_str(if first { " <- " } else { ", " });
+                    match self.tensors.get(usize::from(tensor)) {
+                        Some(name) => write!(out, "${name}")?,
+                        None => write!(out, "$t{tensor}")?,
+                    }
                 }
             }
             first = false;

@@ -343,6 +343,15 @@ impl<'a> ScheduleChecker<'a> {
                         let Some(t) = self.tensor(ident) else {
                             continue;
                         };
+                        if kernel.tensors[t].is_scalar() {
+                            self.error(
+                                Code::E032,
+                                ident.span(),
+                                format!("`{ident}` is a scalar parameter, held in a scalar register: it is never staged"),
+                                format!("remove `{ident}` from this `stage` item"),
+                            );
+                            continue;
+                        }
                         if stages
                             .iter()
                             .any(|s| s.stage.tensor == t && s.stage.level == lvl)

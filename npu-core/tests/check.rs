@@ -110,6 +110,20 @@ cases! {
     f32_arithmetic_on_aie2_is_refused: "kernel k(x: [f32; 64]) -> y: [f32; 64] { y[i] = x[i] * 2.0; }\ntarget aie2_tile;\nschedule s { stage x, y in ub; }\n";
 }
 
+// Scalar parameters: passed at run time, held in scalar registers, never staged.
+cases! {
+    scalar_param_has_no_buffer: "kernel add_offset(x: [i8; 4096], offset: i8) -> y: [i8; 4096] { y[i] = x[i] + offset; }\ntarget npueval_demo;\nschedule s { split i by 1024; stage x, y in ub depth 2; }\n";
+    scalar_param_as_whole_output: "kernel fill(x: [f32; 1024], v: f32) -> y: [f32; 1024] { y[i] = v; }\ntarget ascend910b;\nschedule s { stage y in ub; }\n";
+    scalar_param_in_reduction_and_select: "kernel k(x: [f32; 8, 64], w: f32, t: f32) -> y: [f32; 8] { y[i] = sum[k](select(x[i, k] > t, x[i, k] * w, w)); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    scalar_param_staged: "kernel k(x: [f16; 1024], s: f16) -> y: [f16; 1024] { y[i] = x[i] * s; }\ntarget ascend910b;\nschedule s { stage x, s, y in ub; }\n";
+    scalar_param_with_subscripts: "kernel k(x: [f16; 1024], s: f16) -> y: [f16; 1024] { y[i] = x[i] * s[i]; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    tensor_without_subscripts: "kernel k(x: [f16; 1024]) -> y: [f16; 1024] { y[i] = x + 1.0; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    scalar_param_unknown_dtype: "kernel k(x: [f16; 1024], s: half) -> y: [f16; 1024] { y[i] = x[i] * s; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    scalar_param_dtype_mismatch: "kernel k(x: [f16; 1024], s: f32) -> y: [f16; 1024] { y[i] = x[i] * s; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    scalar_output: "kernel k(x: [f32; 1024]) -> y: f32 { y[i] = x[i]; }\ntarget ascend910b;\nschedule s { stage x in ub; }\n";
+    scalar_param_unknown_name: "kernel k(x: [f16; 1024], scale: f16) -> y: [f16; 1024] { y[i] = x[i] * scal; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+}
+
 #[test]
 fn every_code_has_a_title_and_docs_list_it() {
     let docs = include_str!("../../docs/dsl.md");

@@ -522,6 +522,39 @@ fn tensor_without_subscripts() {
 }
 
 #[test]
+fn scalar_parameters() {
+    assert_snapshot!(check(
+        r#"
+        kernel k(x: [i8; 4096], offset: i8, s: f16,) -> y: [i8; 4096] {
+            y[i] = x[i] + offset * (s as i8) - -offset;
+        }
+        "#
+    ));
+}
+
+#[test]
+fn scalar_output_parses_for_the_checker() {
+    assert_snapshot!(check(
+        r#"
+        kernel k(x: [f32; 64]) -> y: f32 {
+            y[i] = x[i];
+        }
+        "#
+    ));
+}
+
+#[test]
+fn scalar_parameter_without_dtype() {
+    assert_snapshot!(check(
+        r#"
+        kernel k(x: [f32; 64], s:) -> y: [f32; 64] {
+            y[i] = x[i];
+        }
+        "#
+    ));
+}
+
+#[test]
 fn reduction_over_two_axes() {
     assert_snapshot!(check(
         r#"

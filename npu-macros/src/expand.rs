@@ -40,6 +40,8 @@ pub(crate) struct Port {
     pub element: TokenStream,
     /// The declaration as written in the DSL, such as `[f16; 65536]`, for docs.
     pub declared: String,
+    /// A scalar parameter (`offset: i8`): `reference` takes it by value, not as a slice.
+    pub scalar: bool,
 }
 
 /// The bodies of the module's functions and the private items they use.
@@ -94,7 +96,12 @@ pub(crate) fn kernel(
         Port {
             name: param.name.clone(),
             element: rust_type(tensor.dtype),
-            declared: format!("[{}; {}]", tensor.dtype, shape.join(", ")),
+            declared: if tensor.is_scalar() {
+                tensor.dtype.to_string()
+            } else {
+                format!("[{}; {}]", tensor.dtype, shape.join(", "))
+            },
+            scalar: tensor.is_scalar(),
         }
     };
     let interface = Interface {
@@ -141,13 +148,18 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
     let schedule_count = schedules.len();
     let params = interface.inputs.iter().map(|port| {
         let Port { name, element, .. } = port;
-        quote_spanned!(name.span()=> #name: &[#element])
+        if port.scalar {
+            quote_spanned!(name.span()=> #name: #element)
+        } else {
+            quote_spanned!(name.span()=> #name: &[#element])
+        }
     });
     let fields = interface.outputs.iter().map(|port| {
         let Port {
             name,
             element,
             declared,
+            ..
         } = port;
         let doc = format!(
             "Output `{}`, declared `{declared}`, in row-major order.",
@@ -192,7 +204,8 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
 
             /// The kernel computed on the host from its algorithm alone, as plain loops.
             /// Every operation rounds to its dtype as the simulator does, so a schedule's
-            /// outputs can be compared with these exactly.
+            /// outputs can be compared with these exactly. Tensors are slices in row-major
+            /// order; scalar parameters are passed by value.
             ///
             /// # Errors
             ///
@@ -205,7 +218,7 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
 
             /// [`reference`] on dynamically typed tensors, in signature order, for the
             /// tuner and the simulator. Values of another dtype are rounded to the
-            /// declared one.
+            /// declared one. A scalar parameter is a tensor of shape `[]` holding one value.
             ///
             /// # Errors
             ///
@@ -234,15 +247,22 @@ fn kernel_body() -> TokenStream {
 fn reference_body(kernel: &CheckedKernel, interface: &Interface) -> TokenStream {
     let private = private();
     let inputs = kernel.tensors.iter().filter(|t| t.role == Role::Input);
-    let checks = inputs.zip(&interface.inputs).map(|(tensor, port)| {
-        let name = &port.name;
-        let expected = usize_literal(tensor.elements());
-        let text = &tensor.name;
-        quote!(#private::check_length(#text, #expected, #name.len())?;)
-    });
+    let checks = inputs
+        .zip(&interface.inputs)
+        .filter(|(_, port)| !port.scalar)
+        .map(|(tensor, port)| {
+            let name = &port.name;
+            let expected = usize_literal(tensor.elements());
+            let text = &tensor.name;
+            quote!(#private::check_length(#text, #expected, #name.len())?;)
+        });
     let converted = interface.inputs.iter().map(|port| {
         let name = &port.name;
-        quote!(#private::to_f64s(#name).as_slice())
+        if port.scalar {
+            quote!(#private::to_f64s(&[#name]).as_slice())
+        } else {
+            quote!(#private::to_f64s(#name).as_slice())
+        }
     });
     let results: Vec<Ident> = (0..interface.outputs.len())
         .map(|i| format_ident!("result{i}"))
@@ -306,7 +326,7 @@ fn evaluate(kernel: &CheckedKernel) -> TokenStream {
     let mut read = vec![false; kernel.tensors.len()];
     for assign in &kernel.body {
         assign.value.walk(&mut |node| {
-            if let Expr::Load { tensor, .. } = node {
+            if let Expr::Load { tensor, .. } | Expr::Param { tensor, .. } = node {
                 read[*tensor] = true;
             }
         });
@@ -361,6 +381,10 @@ fn value(kernel: &CheckedKernel, expr: &Expr) -> TokenStream {
             quote!(#var[#index])
         }
         Expr::Const { value, .. } => f64_literal(*value),
+        Expr::Param { tensor, .. } => {
+            let var = tensor_var(*tensor);
+            quote!(#var[0])
+        }
         Expr::Unary { op, arg, dtype } => {
             let (op, dtype, arg) = (variant(op), dtype_path(*dtype), value(kernel, arg));
             quote!(#scalar::unary(#private::UnaryOp::#op, #dtype, #arg))

@@ -36,12 +36,12 @@ pub(crate) fn stub(input: &TokenStream) -> TokenStream {
         inputs: signature
             .inputs
             .into_iter()
-            .map(|(name, dtype)| port(name, dtype, true))
+            .map(|(name, dtype, scalar)| port(name, dtype, scalar, true))
             .collect(),
         outputs: signature
             .outputs
             .into_iter()
-            .map(|(name, dtype)| port(name, dtype, false))
+            .map(|(name, dtype, scalar)| port(name, dtype, scalar, false))
             .collect(),
     };
     let message = format!("kernel `{name}` did not compile");
@@ -61,8 +61,8 @@ pub(crate) fn stub(input: &TokenStream) -> TokenStream {
 /// What could be read of a kernel's signature.
 struct Signature {
     name: Ident,
-    inputs: Vec<(Ident, Option<Ident>)>,
-    outputs: Vec<(Ident, Option<Ident>)>,
+    inputs: Vec<Param>,
+    outputs: Vec<Param>,
     schedules: Vec<String>,
 }
 
@@ -107,27 +107,32 @@ fn scan(input: &TokenStream) -> Option<Signature> {
     Some(signature)
 }
 
-/// `name: [dtype; ..], ...`, skipping what does not read as a parameter.
-fn params(stream: &TokenStream) -> Vec<(Ident, Option<Ident>)> {
+/// A parameter as far as it could be read: its name, its dtype, and whether it is a
+/// scalar (`name: dtype`, no brackets).
+type Param = (Ident, Option<Ident>, bool);
+
+/// `name: [dtype; ..]` or `name: dtype`, ..., skipping what does not read as a parameter.
+fn params(stream: &TokenStream) -> Vec<Param> {
     let tokens: Vec<TokenTree> = stream.clone().into_iter().collect();
     tokens
         .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
         .filter_map(|param| {
             let name = identifier(param.first()?)?;
-            let dtype = match param.get(2) {
+            let (dtype, scalar) = match param.get(2) {
                 Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Bracket => {
-                    first_ident(group)
+                    (first_ident(group), false)
                 }
-                _ => None,
+                Some(TokenTree::Ident(dtype)) => (Some(dtype.clone()), true),
+                _ => (None, false),
             };
-            Some((name, dtype))
+            Some((name, dtype, scalar))
         })
         .collect()
 }
 
 /// A stub port: the dtype's Rust type, its likely intent when misspelled, or for an
-/// input a loose `impl Sized` element that accepts any slice.
-fn port(name: Ident, dtype: Option<Ident>, is_input: bool) -> Port {
+/// input a loose `impl Sized` element that accepts any slice (or any scalar).
+fn port(name: Ident, dtype: Option<Ident>, scalar: bool, is_input: bool) -> Port {
     let written = dtype.map(|d| d.to_string());
     let dtype = written
         .as_deref()
@@ -142,15 +147,20 @@ fn port(name: Ident, dtype: Option<Ident>, is_input: bool) -> Port {
     Port {
         name,
         element,
-        declared: format!("[{declared}; ..]"),
+        declared: if scalar {
+            declared
+        } else {
+            format!("[{declared}; ..]")
+        },
+        scalar: scalar && is_input,
     }
 }
 
 /// Later parameters with an earlier one's name are left out: the duplicate is already
 /// an error of its own, and twice the same argument name would be another.
-fn dedup(params: &mut Vec<(Ident, Option<Ident>)>) {
+fn dedup(params: &mut Vec<Param>) {
     let mut seen = Vec::new();
-    params.retain(|(name, _)| {
+    params.retain(|(name, _, _)| {
         let text = name.to_string();
         let fresh = !seen.contains(&text);
         seen.push(text);

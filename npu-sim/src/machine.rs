@@ -241,6 +241,14 @@ impl Machine {
                         .get(index as usize)
                         .ok_or("names no constant")?;
                 }
+                Operand::Param(tensor) => {
+                    // The scalar register the core was given the parameter's value in.
+                    scalars[slot] = *self
+                        .gm
+                        .get(usize::from(tensor))
+                        .and_then(|values| values.first())
+                        .ok_or("names no scalar parameter")?;
+                }
             }
         }
         if views

@@ -78,6 +78,7 @@ fn eval(
             data[*tensor][offset as usize]
         }
         Expr::Const { value, dtype } => dtype.round(*value),
+        Expr::Param { tensor, .. } => data[*tensor].first().copied().unwrap_or(f64::NAN),
         Expr::Unary { op, arg, dtype } => {
             scalar::unary(*op, *dtype, eval(kernel, arg, data, strides, env))
         }

@@ -262,7 +262,7 @@ fn node_cycles(kernel: &CheckedKernel, expr: &Expr, elements: u64, total: &mut f
             * target.vector_cycles(op) as f64;
     }
     match expr {
-        Expr::Load { .. } | Expr::Const { .. } => {}
+        Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => node_cycles(kernel, arg, inner, total),
         Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
             node_cycles(kernel, lhs, inner, total);

@@ -124,7 +124,13 @@ pub fn syntax_gbnf(kernel: &CheckedKernel) -> String {
             );
         }
         _ => {
-            let names: Vec<&str> = kernel.tensors.iter().map(|t| t.name.as_str()).collect();
+            // Scalar parameters are held in scalar registers and never staged.
+            let names: Vec<&str> = kernel
+                .tensors
+                .iter()
+                .filter(|t| !t.is_scalar())
+                .map(|t| t.name.as_str())
+                .collect();
             body.push("stages".into());
             rules.insert(
                 "stages".into(),
@@ -489,6 +495,52 @@ mod tests {
         ] {
             assert!(schedule_from_json(kernel, bad, "j").is_err(), "{bad}");
         }
+    }
+
+    crate::npu_kernel! {
+        kernel axpb(x: [f32; 64, 96], a: f32, b: f32) -> y: [f32; 64, 96] {
+            y[i, j] = x[i, j] * a + b;
+        }
+        target ascend910b;
+
+        schedule hand {
+            stage x, y in ub depth 1;
+        }
+    }
+
+    #[test]
+    fn grammars_leave_scalar_parameters_unstaged() {
+        let bundled = kernels::Bundled {
+            name: axpb::NAME,
+            kernel: axpb::kernel,
+            reference: axpb::reference_host,
+        };
+        // Seeded inputs draw each scalar parameter as a tensor of shape [].
+        let problem = bundled.problem(1, None).expect("a problem");
+        assert_eq!(problem.inputs[1].shape, Vec::<u64>::new());
+        assert_eq!(problem.inputs[1].data.len(), 1);
+        // The macro's plain loops, the simulator's interpreter and the simulated hand
+        // schedule agree on them.
+        assert_eq!(
+            problem.expected,
+            npu_sim::reference(&problem.kernel, &problem.inputs)
+        );
+        let table = crate::testing::bench_variants(&problem.kernel);
+        assert!(table.rows.iter().all(|row| row.correct), "{table}");
+        let grammar = syntax_gbnf(&problem.kernel);
+        assert!(grammar.contains("\"    stage x, y in ub depth \" depth"));
+        let set = exact_set(&problem, EXACT_SET_LIMIT).expect("a small space");
+        for body in trie_paths(&set.gbnf) {
+            let text = format!("schedule s {{\n{body}");
+            assert!(problem.check(&text).is_ok(), "illegal:\n{text}");
+        }
+        let text = schedule_from_json(
+            &problem.kernel,
+            r#"{"cores": 4, "tiles": {"i": 16, "j": null}, "depth": 2, "tail": "none"}"#,
+            "j",
+        )
+        .expect("a well-formed reply");
+        assert!(problem.check(&text).is_ok(), "{text}");
     }
 
     /// Every text a trie grammar of [`trie_gbnf`] admits after the header.

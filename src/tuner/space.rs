@@ -71,7 +71,13 @@ impl Spec {
                 out += &format!("    stage {c} in l0c depth {};\n", self.l0c_depth);
             }
             _ => {
-                let names: Vec<&str> = kernel.tensors.iter().map(|t| t.name.as_str()).collect();
+                // Scalar parameters are held in scalar registers and never staged.
+                let names: Vec<&str> = kernel
+                    .tensors
+                    .iter()
+                    .filter(|t| !t.is_scalar())
+                    .map(|t| t.name.as_str())
+                    .collect();
                 out += &format!(
                     "    stage {} in ub depth {};\n",
                     names.join(", "),

@@ -89,7 +89,10 @@ impl Checker<'_> {
             let mut bad = None;
             assign.value.walk(&mut |node| {
                 let dtype = match node {
-                    Expr::Load { .. } | Expr::Const { .. } | Expr::Cast { .. } => return,
+                    Expr::Load { .. }
+                    | Expr::Const { .. }
+                    | Expr::Cast { .. }
+                    | Expr::Param { .. } => return,
                     other => other.dtype(),
                 };
                 if bad.is_none() && !target.vector.dtypes.contains(&dtype) {
@@ -145,7 +148,7 @@ fn op_name(node: &Expr) -> &'static str {
             ReduceOp::Max => "max",
             ReduceOp::Min => "min",
         },
-        Expr::Load { .. } | Expr::Const { .. } | Expr::Cast { .. } => "load",
+        Expr::Load { .. } | Expr::Const { .. } | Expr::Cast { .. } | Expr::Param { .. } => "load",
     }
 }
 
@@ -158,7 +161,7 @@ pub fn vector_op(node: &Expr) -> Option<VectorOp> {
         Expr::Select { .. } => VectorOp::Select,
         Expr::Cast { .. } => VectorOp::Cast,
         Expr::Reduce { .. } => VectorOp::Reduce,
-        Expr::Load { .. } | Expr::Const { .. } => return None,
+        Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => return None,
     })
 }
 

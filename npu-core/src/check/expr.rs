@@ -99,6 +99,9 @@ impl Checker<'_> {
             .help = Some("read inputs only; compute the value again or make it an input".into());
             return (None, Ty::Error);
         }
+        if tensor.is_scalar() || indices.is_empty() {
+            return self.scalar_param(ident, indices, index, tensors);
+        }
         if indices.len() != tensor.shape.len() {
             self.error(
                 Code::E011,
@@ -219,6 +222,68 @@ impl Checker<'_> {
             Some(Expr::Load {
                 tensor: index,
                 subscripts,
+                dtype: tensor.dtype,
+            }),
+            ty,
+        )
+    }
+
+    /// A scalar parameter by its bare name, or the error for a scalar with subscripts
+    /// or a tensor without them.
+    fn scalar_param(
+        &mut self,
+        ident: &Ident,
+        indices: &[ast::Index],
+        index: usize,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
+        let tensor = &tensors[index];
+        let name = &tensor.name;
+        if !tensor.is_scalar() {
+            let example: Vec<&str> = ["i", "j", "k", "l", "m", "n"]
+                .into_iter()
+                .cycle()
+                .take(tensor.shape.len())
+                .collect();
+            self.error(
+                Code::E011,
+                ident.span(),
+                format!(
+                    "`{name}` is a tensor of rank {} ({:?}) but is read without subscripts",
+                    tensor.shape.len(),
+                    tensor.shape
+                ),
+            )
+            .help = Some(format!(
+                "write `{name}[{}]`; only scalar parameters (`{name}: {}`) are used by bare name",
+                example.join(", "),
+                tensor.dtype
+            ));
+            return (None, Ty::Error);
+        }
+        if !indices.is_empty() {
+            self.error(
+                Code::E011,
+                ident.span(),
+                format!(
+                    "`{name}` is a scalar parameter but is read with {}",
+                    subscripts(indices.len())
+                ),
+            )
+            .help = Some(format!(
+                "write `{name}` without subscripts, or declare it as a tensor such as `{name}: [{}; N]`",
+                tensor.dtype
+            ));
+            return (None, Ty::Error);
+        }
+        let ty = if self.untyped.contains(name) {
+            Ty::Error
+        } else {
+            Ty::Value(tensor.dtype)
+        };
+        (
+            Some(Expr::Param {
+                tensor: index,
                 dtype: tensor.dtype,
             }),
             ty,

@@ -28,6 +28,8 @@ pub(super) enum Value {
         address: u32,
         strides: u32,
     },
+    /// A scalar parameter, read from its scalar register (the tensor's index).
+    Param(u16),
 }
 
 pub(super) struct Node<'e> {
@@ -106,6 +108,8 @@ pub(super) fn build_statements<'e>(
                 .map(|t| lowering.program.buffers[first_temp + t].address as u32);
             let value = if let Some(value) = constant_value(expr) {
                 Value::Scalar(lowering.constant(value))
+            } else if let Expr::Param { tensor, .. } = expr {
+                Value::Param(*tensor as u16)
             } else {
                 match expr {
                     Expr::Load { tensor, .. } => {
@@ -200,7 +204,7 @@ fn build<'e>(expr: &'e Expr, space: usize, nodes: &mut Vec<Node<'e>>) -> usize {
         width: vector_width(expr).unwrap_or(expr.dtype().size()) as u8,
     });
     let (children, inner): (Vec<&Expr>, usize) = match expr {
-        Expr::Load { .. } | Expr::Const { .. } => (vec![], space),
+        Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => (vec![], space),
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => (vec![arg], space),
         Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => (vec![lhs, rhs], space),
         Expr::Select {
@@ -321,6 +325,14 @@ impl Planner<'_, '_> {
                 };
                 self.push(instr, Some(index));
             }
+            (_, Value::Param(tensor)) => {
+                let instr = VectorInstr {
+                    kind: VectorKind::Dup,
+                    src: [Operand::Param(tensor), Operand::None, Operand::None],
+                    ..base
+                };
+                self.push(instr, Some(index));
+            }
             (Expr::Load { tensor, .. }, _) => {
                 // A copy (or broadcast) of an input straight into the output tile.
                 let view = root.view.expect("a load has a view of its tile");
@@ -368,7 +380,10 @@ impl Planner<'_, '_> {
     /// Plans a non-root node and what it needs, children first.
     fn subtree(&mut self, statement: &mut Statement, index: usize) {
         let node = &statement.nodes[index];
-        if matches!(node.value, Value::Scalar(_) | Value::Staged { .. }) {
+        if matches!(
+            node.value,
+            Value::Scalar(_) | Value::Staged { .. } | Value::Param(_)
+        ) {
             return;
         }
         match node.expr {
@@ -467,7 +482,9 @@ impl Planner<'_, '_> {
             Expr::Compare { op, .. } => VectorKind::Compare(*op),
             Expr::Select { .. } => VectorKind::Select,
             Expr::Cast { .. } => VectorKind::Cast,
-            Expr::Load { .. } | Expr::Const { .. } | Expr::Reduce { .. } => return,
+            Expr::Load { .. } | Expr::Const { .. } | Expr::Reduce { .. } | Expr::Param { .. } => {
+                return;
+            }
         };
         let (dst, dst_strides, writes) = match (root, node.value) {
             (Some((address, strides, statement)), _) => (address, strides, Some(statement)),
@@ -500,6 +517,7 @@ impl Planner<'_, '_> {
     fn operand(&self, statement: &Statement, index: usize) -> (Operand, Option<usize>) {
         match statement.nodes[index].value {
             Value::Scalar(constant) => (Operand::Scalar(constant), None),
+            Value::Param(tensor) => (Operand::Param(tensor), None),
             Value::Staged { tensor, strides } => (
                 Operand::Ub {
                     address: self.staged_address(tensor),

@@ -70,6 +70,7 @@ pub(super) const TOO_DEEP_HELP: &str =
 // expr    := unary (binop unary)*
 // unary   := '-' unary | primary ('as' IDENT)*
 // primary := LIT | '(' expr ')' | IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')'
+//          | IDENT                      (a scalar parameter, by bare name)
 // `level` is how many parentheses, calls and `-` enclose the input.
 fn binary(input: ParseStream, min_power: u8, level: usize) -> syn::Result<Parsed> {
     let mut lhs = unary(input, level)?;
@@ -195,11 +196,22 @@ fn group(input: ParseStream, level: usize) -> syn::Result<Parsed> {
     Ok(inner)
 }
 
-// IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')'
+// IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')' | IDENT
 fn named(input: ParseStream, level: usize) -> syn::Result<Parsed> {
     let name: Ident = input.parse()?;
     if input.peek(syn::token::Paren) {
         return call(input, name, None, level);
+    }
+    if !input.peek(syn::token::Bracket) {
+        // A bare name: a scalar parameter. A load with no subscripts; the checker
+        // tells a scalar from a tensor written without its subscripts.
+        return Ok(Parsed {
+            expr: Expr::Load {
+                tensor: name,
+                indices: Vec::new(),
+            },
+            height: 1,
+        });
     }
     match subscripts_or_axis(input)? {
         Subscripted::Load(indices) => Ok(Parsed {

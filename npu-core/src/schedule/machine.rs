@@ -388,7 +388,8 @@ pub fn max_repeats(kernel: &CheckedKernel, target: &Target, tiles: &[u64]) -> u6
             continue;
         }
         match root {
-            Expr::Load { .. } => note(outer, size), // vcopy into the output tile
+            // A vcopy into the output tile; a vdup of a scalar parameter's value.
+            Expr::Load { .. } | Expr::Param { .. } => note(outer, size),
             Expr::Reduce { dtype, .. } => {
                 note(outer, dtype.accumulator().size().max(size)); // vconv out
                 visit(root, outer, tiles, &mut note);
@@ -406,7 +407,7 @@ fn visit(expr: &Expr, space: u64, tiles: &[u64], note: &mut impl FnMut(u64, u64)
         return; // A scalar operand: no instruction.
     }
     match expr {
-        Expr::Const { .. } => {}
+        Expr::Const { .. } | Expr::Param { .. } => {}
         Expr::Load {
             subscripts, dtype, ..
         } => {

@@ -89,6 +89,16 @@ pub const TEMPLATES: &[(&str, &str, bool)] = &[
         "x, s, bias, y",
         false,
     ),
+    (
+        "kernel axpb(x: [{T}; {R}, {C}], a: {T}, b: {T}) -> y: [{T}; {R}, {C}] { y[i, j] = x[i, j] * a + b; }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel clamp_below(x: [{T}; {N}], t: {T}) -> y: [{T}; {N}] { y[i] = select(x[i] > t, t, x[i] - t); }",
+        "x, y",
+        false,
+    ),
 ];
 
 pub const DTYPES: [&str; 6] = ["f16", "f32", "bf16", "i16", "i32", "i8"];

@@ -62,6 +62,19 @@ pub const KERNELS: &[(&str, &str, &str)] = &[
         "kernel matmul_tail(a: [f16; 100, 80], b: [f16; 80, 48]) -> c: [f16; 100, 48] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32) as f16; }",
         "split m by 32; cube m by 16, n by 16, k by 16; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c; tail pad;",
     ),
+    (
+        "ascend910b",
+        "kernel axpb(x: [f32; 24, 200], a: f32, b: f32) -> y: [f32; 24, 200] { y[i, j] = x[i, j] * a + b; }",
+        "stage x, y in ub; tail pad;",
+    ),
+    (
+        "ascend310p",
+        "kernel clamp_shift(x: [i16; 3000], lo: i16, hi: i16, s: i16) -> (y: [i16; 3000], z: [i16; 3000]) {
+            y[i] = min(max(x[i], lo), hi) - s;
+            z[i] = select(x[i] > lo, s, hi);
+        }",
+        "stage x, y, z in ub; tail pad;",
+    ),
 ];
 
 /// SplitMix64: a tiny seeded generator, enough for test inputs.
@@ -210,8 +223,12 @@ pub fn schedule(
             ));
         }
         _ => {
-            // Every tensor in ub, in one or two stage items with their own depths.
-            let names: Vec<String> = (0..kernel.tensors.len()).map(name_of).collect();
+            // Every tensor in ub, in one or two stage items with their own depths;
+            // scalar parameters live in scalar registers and are never staged.
+            let names: Vec<String> = (0..kernel.tensors.len())
+                .filter(|t| !kernel.tensors[*t].is_scalar())
+                .map(name_of)
+                .collect();
             let cut = random.below(names.len() as u64 + 1) as usize;
             for group in [&names[..cut], &names[cut..]] {
                 if !group.is_empty() {

@@ -200,5 +200,31 @@ npu_kernel! {
     }
 }
 
+npu_kernel! {
+    /// max(x, 0) + slope min(x, 0), the slope passed at run time.
+    kernel leaky_relu_scalar(x: [f16; 262144], slope: f16) -> y: [f16; 262144] {
+        y[i] = select(x[i] > 0, x[i], x[i] * slope);
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 4096;
+        stage x, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// clamp(x, lo, hi) with bounds passed at run time.
+    kernel clamp(x: [f16; 65536], lo: f16, hi: f16) -> y: [f16; 65536] {
+        y[i] = min(max(x[i], lo), hi);
+    }
+    target ascend310p;
+    schedule hand {
+        parallel i over 4 cores;
+        split i by 4096;
+        stage x, y in ub depth 1;
+    }
+}
+
 bundled!(Activation: relu, relu6, leaky_relu, gelu_tanh, silu, sigmoid, tanh, mish,
-    hardsigmoid, hardswish, elu, softplus, relu_aie, silu_aie, hardswish_aie, gelu_aie);
+    hardsigmoid, hardswish, elu, softplus, relu_aie, silu_aie, hardswish_aie, gelu_aie, leaky_relu_scalar, clamp);

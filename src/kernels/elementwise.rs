@@ -135,5 +135,28 @@ npu_kernel! {
     }
 }
 
+npu_kernel! {
+    kernel add_scalar(x: [i16; 4096], offset: i16) -> y: [i16; 4096] {
+        y[i] = x[i] + offset;
+    }
+    target aie2_tile;
+    schedule hand {
+        split i by 512;
+        stage x, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    kernel mul_scalar(x: [f32; 1048576], s: f32) -> y: [f32; 1048576] {
+        y[i] = x[i] * s;
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 4096;
+        stage x, y in ub depth 1;
+    }
+}
+
 bundled!(Elementwise: add, sub, mul, div, minimum, maximum, add_const, mul_const, less,
-    where_select, axpy);
+    where_select, axpy, add_scalar, mul_scalar);

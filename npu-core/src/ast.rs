@@ -70,7 +70,7 @@ pub enum Index {
 pub enum Expr {
     /// `a[i, j]`, or `offset` (no indices): a scalar parameter by its bare name.
     Load { tensor: Ident, indices: Vec<Index> },
-    /// `2`, `0.5`
+    /// `2`, `0.5`, `inf`, `nan`
     Literal {
         value: f64,
         is_float: bool,
@@ -91,8 +91,14 @@ pub enum Expr {
         axis: Option<Ident>,
         args: Vec<Expr>,
     },
-    /// `x as f32`
-    Cast { arg: Box<Expr>, dtype: Ident },
+    /// `x as f32`, or `x as sat i8` (`saturating`)
+    Cast {
+        arg: Box<Expr>,
+        dtype: Ident,
+        saturating: bool,
+    },
+    /// `!x`, bitwise not
+    Not { arg: Box<Expr>, span: Span },
 }
 
 /// A binary operator of the algorithm language.
@@ -108,6 +114,11 @@ pub enum BinOp {
     Ge,
     Eq,
     Ne,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
 }
 
 impl BinOp {
@@ -124,12 +135,34 @@ impl BinOp {
             BinOp::Ge => ">=",
             BinOp::Eq => "==",
             BinOp::Ne => "!=",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
         }
     }
 
     /// Whether the operator compares and yields a mask rather than a number.
     pub fn is_comparison(self) -> bool {
-        !matches!(self, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div)
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        )
+    }
+
+    /// How tightly the operator binds, loosest first, as in Rust: comparisons, `|`,
+    /// `^`, `&`, shifts, `+ -`, `* /`. The parser and the printer share it.
+    pub fn binding_power(self) -> u8 {
+        match self {
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => 1,
+            BinOp::BitOr => 2,
+            BinOp::BitXor => 3,
+            BinOp::BitAnd => 4,
+            BinOp::Shl | BinOp::Shr => 5,
+            BinOp::Add | BinOp::Sub => 6,
+            BinOp::Mul | BinOp::Div => 7,
+        }
     }
 }
 

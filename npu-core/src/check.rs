@@ -27,7 +27,8 @@ use expr::{resolve_literals, subscripts};
 /// The functions of the algorithm language, for "did you mean" suggestions.
 pub const FUNCTIONS: &[&str] = &[
     "exp", "log", "sqrt", "rsqrt", "tanh", "recip", "sigmoid", "abs", "neg", "relu", "min", "max",
-    "select", "sum",
+    "select", "sum", "sin", "cos", "tan", "floor", "ceil", "round", "trunc", "exp2", "log2",
+    "log10", "erf", "sign", "popcount", "pow",
 ];
 
 /// The most elements a tensor or a statement's loop nest may have: 2^48, more than any

@@ -15,11 +15,13 @@ pub enum Dtype {
     U8,
     I16,
     I32,
+    U16,
+    U32,
 }
 
 impl Dtype {
     /// Every dtype, in the order docs list them.
-    pub const ALL: [Dtype; 7] = [
+    pub const ALL: [Dtype; 9] = [
         Dtype::F16,
         Dtype::Bf16,
         Dtype::F32,
@@ -27,10 +29,13 @@ impl Dtype {
         Dtype::U8,
         Dtype::I16,
         Dtype::I32,
+        Dtype::U16,
+        Dtype::U32,
     ];
 
     /// Every dtype name, for "did you mean" suggestions.
-    pub const NAMES: [&'static str; 7] = ["f16", "bf16", "f32", "i8", "u8", "i16", "i32"];
+    pub const NAMES: [&'static str; 9] =
+        ["f16", "bf16", "f32", "i8", "u8", "i16", "i32", "u16", "u32"];
 
     pub fn from_name(name: &str) -> Option<Dtype> {
         Dtype::ALL.into_iter().find(|d| d.name() == name)
@@ -45,6 +50,8 @@ impl Dtype {
             Dtype::U8 => "u8",
             Dtype::I16 => "i16",
             Dtype::I32 => "i32",
+            Dtype::U16 => "u16",
+            Dtype::U32 => "u32",
         }
     }
 
@@ -52,8 +59,8 @@ impl Dtype {
     pub fn size(self) -> u64 {
         match self {
             Dtype::I8 | Dtype::U8 => 1,
-            Dtype::F16 | Dtype::Bf16 | Dtype::I16 => 2,
-            Dtype::F32 | Dtype::I32 => 4,
+            Dtype::F16 | Dtype::Bf16 | Dtype::I16 | Dtype::U16 => 2,
+            Dtype::F32 | Dtype::I32 | Dtype::U32 => 4,
         }
     }
 
@@ -81,7 +88,50 @@ impl Dtype {
             Dtype::U8 => wrap(value, 8, false),
             Dtype::I16 => wrap(value, 16, true),
             Dtype::I32 => wrap(value, 32, true),
+            Dtype::U16 => wrap(value, 16, false),
+            Dtype::U32 => wrap(value, 32, false),
         }
+    }
+
+    /// Bits of an integer dtype's value, or of a float's storage.
+    pub fn bits(self) -> u32 {
+        self.size() as u32 * 8
+    }
+
+    pub fn is_signed(self) -> bool {
+        !matches!(self, Dtype::U8 | Dtype::U16 | Dtype::U32)
+    }
+
+    /// The smallest and largest finite values of the dtype.
+    pub fn range(self) -> (f64, f64) {
+        match self {
+            Dtype::F16 => (-65504.0, 65504.0),
+            Dtype::Bf16 => {
+                let max = half::bf16::MAX.to_f64();
+                (-max, max)
+            }
+            Dtype::F32 => (f64::from(f32::MIN), f64::from(f32::MAX)),
+            _ if self.is_signed() => {
+                let magnitude = (1u64 << (self.bits() - 1)) as f64;
+                (-magnitude, magnitude - 1.0)
+            }
+            _ => (0.0, ((1u64 << self.bits()) - 1) as f64),
+        }
+    }
+
+    /// Rounds an exact value to this dtype saturating instead of wrapping: values past
+    /// the dtype's finite range become its smallest or largest value, and NaN becomes 0.
+    pub fn saturate(self, value: f64) -> f64 {
+        if value.is_nan() {
+            return 0.0;
+        }
+        let (low, high) = self.range();
+        let value = if self.is_float() {
+            value
+        } else {
+            value.trunc()
+        };
+        self.round(value.clamp(low, high))
     }
 }
 

@@ -120,9 +120,13 @@ pub enum Expr {
         otherwise: Box<Expr>,
         dtype: Dtype,
     },
+    /// `x as i8` wraps (truncating a float first); `x as sat i8` (`saturate`) clamps
+    /// to the dtype's range and turns NaN into 0.
     Cast {
         arg: Box<Expr>,
         dtype: Dtype,
+        #[serde(default)]
+        saturate: bool,
     },
     /// Reduces `body` over `axis`, accumulating in `dtype.accumulator()`, and rounds
     /// the result to `dtype` once at the end.
@@ -194,10 +198,27 @@ pub enum UnaryOp {
     Recip,
     Relu,
     Sigmoid,
+    Sin,
+    Cos,
+    Tan,
+    Floor,
+    Ceil,
+    /// Rounds half to even.
+    Round,
+    Trunc,
+    Exp2,
+    Log2,
+    Log10,
+    Erf,
+    /// -1, 0 or 1.
+    Sign,
+    /// Bitwise not, `!x`.
+    Not,
+    Popcount,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 10] = [
+    pub const ALL: [UnaryOp; 24] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Exp,
@@ -208,6 +229,20 @@ impl UnaryOp {
         UnaryOp::Recip,
         UnaryOp::Relu,
         UnaryOp::Sigmoid,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tan,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Round,
+        UnaryOp::Trunc,
+        UnaryOp::Exp2,
+        UnaryOp::Log2,
+        UnaryOp::Log10,
+        UnaryOp::Erf,
+        UnaryOp::Sign,
+        UnaryOp::Not,
+        UnaryOp::Popcount,
     ];
 
     pub fn name(self) -> &'static str {
@@ -222,7 +257,28 @@ impl UnaryOp {
             UnaryOp::Recip => "recip",
             UnaryOp::Relu => "relu",
             UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Tan => "tan",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Round => "round",
+            UnaryOp::Trunc => "trunc",
+            UnaryOp::Exp2 => "exp2",
+            UnaryOp::Log2 => "log2",
+            UnaryOp::Log10 => "log10",
+            UnaryOp::Erf => "erf",
+            UnaryOp::Sign => "sign",
+            UnaryOp::Not => "!",
+            UnaryOp::Popcount => "popcount",
         }
+    }
+
+    /// The unary operation a function name calls (`!` is an operator, not a function).
+    pub fn function(name: &str) -> Option<UnaryOp> {
+        UnaryOp::ALL
+            .into_iter()
+            .find(|op| *op != UnaryOp::Not && op.name() == name)
     }
 
     /// The cost class of this operation in a target's vector table.
@@ -238,12 +294,39 @@ impl UnaryOp {
             UnaryOp::Recip => VectorOp::Recip,
             UnaryOp::Relu => VectorOp::Relu,
             UnaryOp::Sigmoid => VectorOp::Sigmoid,
+            UnaryOp::Sin => VectorOp::Sin,
+            UnaryOp::Cos => VectorOp::Cos,
+            UnaryOp::Tan => VectorOp::Tan,
+            UnaryOp::Floor => VectorOp::Floor,
+            UnaryOp::Ceil => VectorOp::Ceil,
+            UnaryOp::Round => VectorOp::Round,
+            UnaryOp::Trunc => VectorOp::Trunc,
+            UnaryOp::Exp2 => VectorOp::Exp2,
+            UnaryOp::Log2 => VectorOp::Log2,
+            UnaryOp::Log10 => VectorOp::Log10,
+            UnaryOp::Erf => VectorOp::Erf,
+            UnaryOp::Sign => VectorOp::Sign,
+            UnaryOp::Not => VectorOp::Not,
+            UnaryOp::Popcount => VectorOp::Popcount,
         }
     }
 
     /// Whether the operation is only defined on floating-point values.
     pub fn float_only(self) -> bool {
-        !matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu)
+        !matches!(
+            self,
+            UnaryOp::Neg
+                | UnaryOp::Abs
+                | UnaryOp::Relu
+                | UnaryOp::Sign
+                | UnaryOp::Not
+                | UnaryOp::Popcount
+        )
+    }
+
+    /// Whether the operation is only defined on integers (it works on their bits).
+    pub fn integer_only(self) -> bool {
+        matches!(self, UnaryOp::Not | UnaryOp::Popcount)
     }
 }
 
@@ -256,6 +339,16 @@ pub enum BinaryOp {
     Div,
     Min,
     Max,
+    /// `pow(x, e)`, with a constant exponent.
+    Pow,
+    And,
+    Or,
+    Xor,
+    /// `a << n`: a shift by `n` outside `0..bits` gives 0.
+    Shl,
+    /// `a >> n`: arithmetic for signed dtypes, logical for unsigned; a shift by `n`
+    /// outside `0..bits` gives the sign fill (0 or -1).
+    Shr,
 }
 
 impl BinaryOp {
@@ -268,7 +361,39 @@ impl BinaryOp {
             BinaryOp::Div => VectorOp::Div,
             BinaryOp::Min => VectorOp::Min,
             BinaryOp::Max => VectorOp::Max,
+            BinaryOp::Pow => VectorOp::Pow,
+            BinaryOp::And => VectorOp::And,
+            BinaryOp::Or => VectorOp::Or,
+            BinaryOp::Xor => VectorOp::Xor,
+            BinaryOp::Shl => VectorOp::Shl,
+            BinaryOp::Shr => VectorOp::Shr,
         }
+    }
+
+    /// The operator or function as written in source.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Min => "min",
+            BinaryOp::Max => "max",
+            BinaryOp::Pow => "pow",
+            BinaryOp::And => "&",
+            BinaryOp::Or => "|",
+            BinaryOp::Xor => "^",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+        }
+    }
+
+    /// Whether the operation works on the bits of integers only.
+    pub fn integer_only(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr
+        )
     }
 }
 

@@ -210,7 +210,16 @@ pub fn constant_value(expr: &Expr) -> Option<f64> {
             constant_value(lhs)?,
             constant_value(rhs)?,
         )),
-        Expr::Cast { arg, dtype } => Some(scalar::cast(*dtype, constant_value(arg)?)),
+        Expr::Cast {
+            arg,
+            dtype,
+            saturate: false,
+        } => Some(scalar::cast(*dtype, constant_value(arg)?)),
+        Expr::Cast {
+            arg,
+            dtype,
+            saturate: true,
+        } => Some(scalar::cast_saturating(*dtype, constant_value(arg)?)),
         _ => None,
     }
 }

@@ -175,7 +175,8 @@ pub fn temps(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
                     elements,
                     element_bytes: 1,
                 }),
-                other if !is_root => {
+                // A constant subtree such as `-1` folds into a scalar operand.
+                other if !is_root && crate::lower::constant_value(other).is_none() => {
                     specs.push(temp(statement, node_index, elements, other.dtype()))
                 }
                 _ => {}

@@ -13,7 +13,7 @@
 
 use proc_macro2::Literal;
 
-use crate::ast::{BinOp, Expr, Index, ItemKind, KernelDef, Param, Schedule, Stmt, TargetRef};
+use crate::ast::{Expr, Index, ItemKind, KernelDef, Param, Schedule, Stmt, TargetRef};
 
 /// The whole kernel: doc, signature, body, targets, the `variants` line, then each
 /// schedule block after a blank line.
@@ -93,7 +93,7 @@ pub fn expr(expr: &Expr) -> String {
         } => literal(*value, *is_float),
         Expr::Neg { arg, .. } => format!("-{}", operand(arg, UNARY)),
         Expr::Binary { op, lhs, rhs, .. } => {
-            let power = binding_power(*op);
+            let power = op.binding_power();
             // Binary operators are left-associative, so a right operand that binds only
             // as tightly as the operator keeps its parentheses: `a - (b - c)`.
             format!(
@@ -110,32 +110,29 @@ pub fn expr(expr: &Expr) -> String {
                 .unwrap_or_default();
             format!("{func}{axis}({})", comma_separated(args, self::expr))
         }
-        Expr::Cast { arg, dtype } => format!("{} as {dtype}", operand(arg, CAST)),
+        Expr::Cast {
+            arg,
+            dtype,
+            saturating,
+        } => {
+            let sat = if *saturating { "sat " } else { "" };
+            format!("{} as {sat}{dtype}", operand(arg, CAST))
+        }
+        Expr::Not { arg, .. } => format!("!{}", operand(arg, UNARY)),
     }
 }
 
 // How tightly each form binds, loosest first. The binary powers are the parser's own
-// (`peek_binop`); a unary minus takes a unary operand, and `as` takes a primary or
-// another cast.
-const COMPARISON: u8 = 1;
-const ADDITIVE: u8 = 2;
-const MULTIPLICATIVE: u8 = 3;
-const UNARY: u8 = 4;
-const CAST: u8 = 5;
-const PRIMARY: u8 = 6;
-
-fn binding_power(op: BinOp) -> u8 {
-    match op {
-        BinOp::Add | BinOp::Sub => ADDITIVE,
-        BinOp::Mul | BinOp::Div => MULTIPLICATIVE,
-        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => COMPARISON,
-    }
-}
+// (`BinOp::binding_power`, 1 to 7); a unary minus or `!` takes a unary operand, and
+// `as` takes a primary or another cast.
+const UNARY: u8 = 8;
+const CAST: u8 = 9;
+const PRIMARY: u8 = 10;
 
 fn precedence(expr: &Expr) -> u8 {
     match expr {
-        Expr::Binary { op, .. } => binding_power(*op),
-        Expr::Neg { .. } => UNARY,
+        Expr::Binary { op, .. } => op.binding_power(),
+        Expr::Neg { .. } | Expr::Not { .. } => UNARY,
         // The parser never makes a negative literal, but a tree built by hand can hold
         // one, and it prints with a leading `-`.
         Expr::Literal { value, .. } if value.is_sign_negative() => UNARY,
@@ -156,15 +153,17 @@ fn operand(child: &Expr, needed: u8) -> String {
 
 fn literal(value: f64, is_float: bool) -> String {
     let sign = if value.is_sign_negative() { "-" } else { "" };
+    if value.is_nan() {
+        return "nan".to_string();
+    }
     if !is_float {
         // An integer literal is a u64 held in an f64, written out in full. `Display`
         // would round 18446744073709551615 to 18446744073709552000, which is no u64.
         return format!("{sign}{}", value.abs() as u64);
     }
     if value.is_infinite() {
-        // A float literal too large for f64, such as `1e999`, parses as infinity.
-        // `1e309` is the shortest literal that does.
-        return format!("{sign}1e309");
+        // `inf`, or a float literal too large for f64 such as `1e999`.
+        return format!("{sign}inf");
     }
     // `Debug` writes the shortest text that reads back as the same f64, always with a
     // `.` or an exponent, so that it parses as a float again: `2.0`, `0.5`, `1e-7`.

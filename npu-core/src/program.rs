@@ -35,7 +35,7 @@
 //!
 //! Vector operations are `vdup` (fill with a scalar), `vcopy` (move, a broadcast when a
 //! source stride is 0), unary and binary arithmetic, `vcmp` (writes a one-byte mask),
-//! `vsel`, `vconv` (cast) and `vreduce` (folds the source into a destination whose
+//! `vsel`, `vconv` (cast; `vconv.sat` saturates) and `vreduce` (folds the source into a destination whose
 //! stride along the reduced dimension is 0). Each works over a box: the extents of
 //! the current tile, so a tail tile is a smaller box in the same buffers. `width` is
 //! the widest element the instruction touches (the accumulator's for `vreduce`), the
@@ -348,6 +348,8 @@ pub enum VectorKind {
     Select,
     Cast,
     Reduce(ReduceOp),
+    /// A saturating cast (`x as sat i8`).
+    SatCast,
 }
 
 impl VectorKind {
@@ -359,7 +361,7 @@ impl VectorKind {
             VectorKind::Binary(op) => op.vector_op(),
             VectorKind::Compare(_) => VectorOp::Cmp,
             VectorKind::Select => VectorOp::Select,
-            VectorKind::Cast => VectorOp::Cast,
+            VectorKind::Cast | VectorKind::SatCast => VectorOp::Cast,
             VectorKind::Reduce(_) => VectorOp::Reduce,
         }
     }
@@ -379,6 +381,20 @@ impl VectorKind {
                 UnaryOp::Recip => "vrec",
                 UnaryOp::Relu => "vrelu",
                 UnaryOp::Sigmoid => "vsigmoid",
+                UnaryOp::Sin => "vsin",
+                UnaryOp::Cos => "vcos",
+                UnaryOp::Tan => "vtan",
+                UnaryOp::Floor => "vfloor",
+                UnaryOp::Ceil => "vceil",
+                UnaryOp::Round => "vround",
+                UnaryOp::Trunc => "vtrunc",
+                UnaryOp::Exp2 => "vexp2",
+                UnaryOp::Log2 => "vlog2",
+                UnaryOp::Log10 => "vlog10",
+                UnaryOp::Erf => "verf",
+                UnaryOp::Sign => "vsign",
+                UnaryOp::Not => "vnot",
+                UnaryOp::Popcount => "vpopcnt",
             },
             VectorKind::Binary(op) => match op {
                 BinaryOp::Add => "vadd",
@@ -387,6 +403,12 @@ impl VectorKind {
                 BinaryOp::Div => "vdiv",
                 BinaryOp::Min => "vmin",
                 BinaryOp::Max => "vmax",
+                BinaryOp::Pow => "vpow",
+                BinaryOp::And => "vand",
+                BinaryOp::Or => "vor",
+                BinaryOp::Xor => "vxor",
+                BinaryOp::Shl => "vshl",
+                BinaryOp::Shr => "vshr",
             },
             VectorKind::Compare(op) => match op {
                 CompareOp::Lt => "vcmp.lt",
@@ -403,6 +425,7 @@ impl VectorKind {
                 ReduceOp::Max => "vreduce.max",
                 ReduceOp::Min => "vreduce.min",
             },
+            VectorKind::SatCast => "vconv.sat",
         }
     }
 }

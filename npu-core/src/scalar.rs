@@ -21,8 +21,71 @@ pub fn unary(op: UnaryOp, dtype: Dtype, x: f64) -> f64 {
         UnaryOp::Recip => 1.0 / x,
         UnaryOp::Relu => x.max(0.0),
         UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+        UnaryOp::Sin => x.sin(),
+        UnaryOp::Cos => x.cos(),
+        UnaryOp::Tan => x.tan(),
+        UnaryOp::Floor => x.floor(),
+        UnaryOp::Ceil => x.ceil(),
+        UnaryOp::Round => x.round_ties_even(),
+        UnaryOp::Trunc => x.trunc(),
+        UnaryOp::Exp2 => x.exp2(),
+        UnaryOp::Log2 => x.log2(),
+        UnaryOp::Log10 => x.log10(),
+        UnaryOp::Erf => erf(x),
+        // Zero (of either sign) and NaN are their own sign.
+        UnaryOp::Sign if x > 0.0 => 1.0,
+        UnaryOp::Sign if x < 0.0 => -1.0,
+        UnaryOp::Sign => x,
+        // In two's complement `!x` is `-x - 1` at every width; the rounding below wraps
+        // it into an unsigned dtype's range.
+        UnaryOp::Not => -x - 1.0,
+        UnaryOp::Popcount => f64::from(bits_of(dtype, x as i64).count_ones()),
     };
     dtype.round(value)
+}
+
+/// The bit pattern of an integer value of `dtype`, in its low `dtype.bits()` bits.
+fn bits_of(dtype: Dtype, x: i64) -> u64 {
+    let mask = if dtype.bits() >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << dtype.bits()) - 1
+    };
+    (x as u64) & mask
+}
+
+/// The error function to about 1e-15: its Taylor series below 3, where the terms
+/// stay under e^9 and cancel harmlessly, and 1 - erfc(x) from erfc's continued
+/// fraction above, where erfc(x) < 2.3e-5 and 60 terms are exact to f64.
+fn erf(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    let a = x.abs();
+    let value = if a < 3.0 {
+        // erf(x) = 2/sqrt(pi) * sum (-1)^n x^(2n+1) / (n! (2n+1))
+        let (mut term, mut sum, mut n) = (a, a, 0.0);
+        while term.abs() > 1e-17 * sum.abs() {
+            n += 1.0;
+            term *= -a * a / n;
+            let next = term / (2.0 * n + 1.0);
+            sum += next;
+            if n > 200.0 {
+                break;
+            }
+        }
+        sum * std::f64::consts::FRAC_2_SQRT_PI
+    } else if a < 27.0 {
+        // erfc(x) = exp(-x^2) / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...))))
+        let mut fraction = a;
+        for n in (1..=60).rev() {
+            fraction = a + f64::from(n) / 2.0 / fraction;
+        }
+        1.0 - (-a * a).exp() * std::f64::consts::FRAC_2_SQRT_PI / 2.0 / fraction
+    } else {
+        1.0
+    };
+    value.copysign(x)
 }
 
 /// A binary operation on one element, rounded to `dtype`. Integer division truncates
@@ -42,8 +105,29 @@ pub fn binary(op: BinaryOp, dtype: Dtype, a: f64, b: f64) -> f64 {
         BinaryOp::Div => a / b,
         BinaryOp::Min => a.min(b),
         BinaryOp::Max => a.max(b),
+        BinaryOp::Pow => a.powf(b),
+        BinaryOp::And => (a as i64 & b as i64) as f64,
+        BinaryOp::Or => (a as i64 | b as i64) as f64,
+        BinaryOp::Xor => (a as i64 ^ b as i64) as f64,
+        BinaryOp::Shl | BinaryOp::Shr => shift(op, dtype, a, b),
     };
     dtype.round(value)
+}
+
+/// `a << n` or `a >> n` on integer values of `dtype`. A shift by `n` outside
+/// `0..bits` shifts every bit out: `<<` gives 0, `>>` the sign fill (-1 for a negative
+/// signed value, else 0). `>>` is arithmetic for signed dtypes; unsigned values are
+/// never negative, so the same floor division is a logical shift for them.
+fn shift(op: BinaryOp, dtype: Dtype, a: f64, n: f64) -> f64 {
+    let a = a as i64;
+    let in_range = n >= 0.0 && n < f64::from(dtype.bits());
+    match (op, in_range) {
+        // Only the low bits survive the rounding to `dtype`; keep them exact in the f64.
+        (BinaryOp::Shl, true) => bits_of(dtype, a.wrapping_shl(n as u32)) as f64,
+        (_, true) => (a >> (n as u32)) as f64,
+        (BinaryOp::Shl, false) => 0.0,
+        (_, false) => (a >> 63) as f64,
+    }
 }
 
 pub fn compare(op: CompareOp, a: f64, b: f64) -> bool {
@@ -61,6 +145,12 @@ pub fn compare(op: CompareOp, a: f64, b: f64) -> bool {
 /// zero and wraps, like Ascend's `CAST_TRUNC`.
 pub fn cast(dtype: Dtype, x: f64) -> f64 {
     dtype.round(x)
+}
+
+/// A saturating cast to `dtype` (`x as sat i8`): values past the dtype's range become
+/// its smallest or largest value, NaN becomes 0, and the rest convert as [`cast`] does.
+pub fn cast_saturating(dtype: Dtype, x: f64) -> f64 {
+    dtype.saturate(x)
 }
 
 /// The value a reduction starts from.
@@ -114,6 +204,8 @@ element!(i8, Dtype::I8, |v| v as i8, |s| f64::from(s));
 element!(u8, Dtype::U8, |v| v as u8, |s| f64::from(s));
 element!(i16, Dtype::I16, |v| v as i16, |s| f64::from(s));
 element!(i32, Dtype::I32, |v| v as i32, |s| f64::from(s));
+element!(u16, Dtype::U16, |v| v as u16, |s| f64::from(s));
+element!(u32, Dtype::U32, |v| v as u32, |s| f64::from(s));
 
 /// A tensor's values of any dtype, each held exactly as an `f64`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -156,13 +248,77 @@ impl HostTensor {
                 } else {
                     (unit * 16.0).floor() - 8.0
                 };
-                let value = if dtype == Dtype::U8 {
+                let value = if !dtype.is_signed() {
                     value.abs()
                 } else {
                     value
                 };
                 dtype.round(value)
             })
+            .collect();
+        HostTensor {
+            dtype,
+            shape: shape.to_vec(),
+            data,
+        }
+    }
+
+    /// Edge values of `dtype`, repeated to fill `shape`: zeros of both signs, ±1,
+    /// halves (which rounding to even splits), the dtype's extremes, and for floats
+    /// the infinities, NaN and values that overflow or underflow the transcendental
+    /// operations. `offset` rotates the list, so that two inputs pair up different
+    /// values.
+    pub fn edges(dtype: Dtype, shape: &[u64], offset: usize) -> HostTensor {
+        let (low, high) = dtype.range();
+        let values: Vec<f64> = if dtype.is_float() {
+            vec![
+                0.0,
+                -0.0,
+                1.0,
+                -1.0,
+                0.5,
+                -0.5,
+                1.5,
+                2.5,
+                -2.5,
+                3.0,
+                0.75,
+                -7.25,
+                100.0,
+                -100.0,
+                high,
+                low,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+                1e-6,
+                std::f64::consts::PI,
+                -std::f64::consts::FRAC_PI_2,
+            ]
+        } else {
+            let bits = f64::from(dtype.bits());
+            vec![
+                0.0,
+                1.0,
+                -1.0,
+                2.0,
+                -2.0,
+                7.0,
+                low,
+                high,
+                low + 1.0,
+                high - 1.0,
+                bits - 1.0,
+                bits,
+                85.0,
+                -86.0,
+                3.0,
+                bits + 1.0,
+            ]
+        };
+        let count: u64 = shape.iter().product();
+        let data = (0..count as usize)
+            .map(|i| dtype.round(values[(i + offset) % values.len()]))
             .collect();
         HostTensor {
             dtype,

@@ -116,10 +116,36 @@ pub enum VectorOp {
     Cast,
     Dup,
     Reduce,
+    Sin,
+    Cos,
+    Tan,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Exp2,
+    Log2,
+    Log10,
+    Erf,
+    Sign,
+    Pow,
+    And,
+    Or,
+    Xor,
+    Not,
+    Shl,
+    Shr,
+    Popcount,
 }
 
 impl VectorOp {
-    pub const ALL: [VectorOp; 21] = [
+    /// How many of [`VectorOp::ALL`], from the first, every target file must give a
+    /// cost for. The operations after them are optional: a vector unit whose table has
+    /// no cost for one does not compute it, and the checker refuses it (E026), so a
+    /// target file written before they existed still loads.
+    pub const REQUIRED: usize = 21;
+
+    pub const ALL: [VectorOp; 41] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -141,6 +167,26 @@ impl VectorOp {
         VectorOp::Cast,
         VectorOp::Dup,
         VectorOp::Reduce,
+        VectorOp::Sin,
+        VectorOp::Cos,
+        VectorOp::Tan,
+        VectorOp::Floor,
+        VectorOp::Ceil,
+        VectorOp::Round,
+        VectorOp::Trunc,
+        VectorOp::Exp2,
+        VectorOp::Log2,
+        VectorOp::Log10,
+        VectorOp::Erf,
+        VectorOp::Sign,
+        VectorOp::Pow,
+        VectorOp::And,
+        VectorOp::Or,
+        VectorOp::Xor,
+        VectorOp::Not,
+        VectorOp::Shl,
+        VectorOp::Shr,
+        VectorOp::Popcount,
     ];
 
     pub fn name(self) -> &'static str {
@@ -166,6 +212,26 @@ impl VectorOp {
             VectorOp::Cast => "cast",
             VectorOp::Dup => "dup",
             VectorOp::Reduce => "reduce",
+            VectorOp::Sin => "sin",
+            VectorOp::Cos => "cos",
+            VectorOp::Tan => "tan",
+            VectorOp::Floor => "floor",
+            VectorOp::Ceil => "ceil",
+            VectorOp::Round => "round",
+            VectorOp::Trunc => "trunc",
+            VectorOp::Exp2 => "exp2",
+            VectorOp::Log2 => "log2",
+            VectorOp::Log10 => "log10",
+            VectorOp::Erf => "erf",
+            VectorOp::Sign => "sign",
+            VectorOp::Pow => "pow",
+            VectorOp::And => "and",
+            VectorOp::Or => "or",
+            VectorOp::Xor => "xor",
+            VectorOp::Not => "not",
+            VectorOp::Shl => "shl",
+            VectorOp::Shr => "shr",
+            VectorOp::Popcount => "popcount",
         }
     }
 }
@@ -346,8 +412,8 @@ impl Target {
                 ));
             }
         }
-        for op in VectorOp::ALL {
-            if !self.vector.cycles.contains_key(&op) {
+        for op in &VectorOp::ALL[..VectorOp::REQUIRED] {
+            if !self.vector.cycles.contains_key(op) {
                 return fail(format!("vector.cycles has no cost for `{}`", op.name()));
             }
         }
@@ -479,6 +545,11 @@ impl Target {
             Level::L0b => self.align.l0b,
             Level::L0c => self.align.l0c,
         }
+    }
+
+    /// Whether the vector unit computes `op`: the table gives it a cost.
+    pub fn computes(&self, op: VectorOp) -> bool {
+        self.vector.cycles.contains_key(&op)
     }
 
     /// Cycles per repeat of a vector operation.

@@ -458,7 +458,7 @@ impl Validator<'_> {
         }
         let arithmetic = !matches!(
             v.kind,
-            VectorKind::Dup | VectorKind::Copy | VectorKind::Cast
+            VectorKind::Dup | VectorKind::Copy | VectorKind::Cast | VectorKind::SatCast
         );
         if arithmetic && !self.target.vector.dtypes.contains(&v.dtype) {
             let names: Vec<&str> = self.target.vector.dtypes.iter().map(|d| d.name()).collect();
@@ -467,6 +467,16 @@ impl Validator<'_> {
                 v.dtype,
                 self.target.name,
                 names.join(", ")
+            );
+            self.report(Rule::Unit, Some(site), message);
+        }
+        let op = v.kind.cost_op();
+        if !self.target.computes(op) {
+            let message = format!(
+                "is `{}`, which the vector unit of `{}` does not compute (no `vector.cycles.{}`)",
+                v.kind.mnemonic(),
+                self.target.name,
+                op.name()
             );
             self.report(Rule::Unit, Some(site), message);
         }
@@ -590,8 +600,8 @@ fn operand_bytes(v: &VectorInstr) -> (u64, [u64; 3]) {
         VectorKind::Compare(_) => (1, [size; 3]),
         VectorKind::Select => (size, [1, size, size]),
         VectorKind::Reduce(_) => (v.dtype.accumulator().size(), [size; 3]),
-        VectorKind::Cast if width > size => (size, [width; 3]),
-        VectorKind::Cast => (size, [1; 3]),
+        VectorKind::Cast | VectorKind::SatCast if width > size => (size, [width; 3]),
+        VectorKind::Cast | VectorKind::SatCast => (size, [1; 3]),
         VectorKind::Dup | VectorKind::Copy | VectorKind::Unary(_) | VectorKind::Binary(_) => {
             (size, [size; 3])
         }

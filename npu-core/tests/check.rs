@@ -146,3 +146,37 @@ fn explicit_target_overrides_the_named_one() {
     let kernel = npu_core::check_source(&source, &target).unwrap();
     assert_eq!(kernel.target.name, "ascend910b");
 }
+
+// Issue 8, math and bits: new unary math, pow, bit operations, u16/u32, inf/nan,
+// saturating casts, and literals that take their context's dtype.
+cases! {
+    unary_math_on_floats: "kernel k(x: [f32; 1024]) -> y: [f32; 1024] {\n    y[i] = sin(x[i]) + cos(x[i]) * tan(x[i]) + floor(x[i]) - ceil(x[i]) + round(x[i]) * trunc(x[i]) + exp2(x[i]) + log2(x[i]) - log10(x[i]) + erf(x[i]) * sign(x[i]) + pow(x[i], 3.0);\n}\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    sign_of_integers: "kernel k(x: [i16; 1024]) -> y: [i16; 1024] { y[i] = sign(x[i]) * abs(x[i]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    float_math_on_integers: "kernel k(n: [i32; 1024]) -> (y: [i32; 1024], z: [i32; 1024]) {\n    y[i] = sin(n[i]);\n    z[i] = round(n[i]) + pow(n[i], 2);\n}\ntarget ascend910b;\nschedule s { stage n, y, z in ub; }\n";
+    bit_operations_on_unsigned: "kernel k(a: [u16; 1024], b: [u16; 1024]) -> y: [u16; 1024] {\n    y[i] = (a[i] & b[i]) | (a[i] ^ b[i]) >> 2 | !a[i] << 1 ^ popcount(b[i]);\n}\ntarget ascend910b;\nschedule s { stage a, b, y in ub; }\n";
+    bit_operations_on_floats: "kernel k(a: [f16; 1024], b: [f16; 1024]) -> (y: [f16; 1024], z: [f16; 1024], w: [f16; 1024]) {\n    y[i] = a[i] & b[i];\n    z[i] = !a[i];\n    w[i] = popcount(b[i]) + (1.5 << 2);\n}\ntarget ascend910b;\nschedule s { stage a, b, y, z, w in ub; }\n";
+    pow_needs_a_constant_exponent: "kernel k(x: [f32; 1024], e: [f32; 1024]) -> (y: [f32; 1024], z: [f32; 1024]) {\n    y[i] = pow(x[i], e[i]);\n    z[i] = pow(x[i], -(1.0 / 3.0));\n}\ntarget ascend910b;\nschedule s { stage x, e, y, z in ub; }\n";
+    negative_literals_take_the_dtype: "kernel k(x: [i8; 1024], h: [f16; 1024]) -> (y: [i8; 1024], z: [f16; 1024]) {\n    y[i] = max(x[i], -1) + -(2 * 3);\n    z[i] = h[i] * -2.0 + max(-1, -0.5);\n}\ntarget npueval_demo;\nschedule s { stage x, h, y, z in ub; }\n";
+    inf_and_nan_literals: "kernel k(x: [f16; 1024], n: [i32; 1024]) -> (y: [f16; 1024], z: [i32; 1024]) {\n    y[i] = select(x[i] != x[i], -inf, min(x[i], inf)) + nan * 0.0;\n    z[i] = max(n[i], -inf);\n}\ntarget ascend910b;\nschedule s { stage x, n, y, z in ub; }\n";
+    saturating_casts: "kernel k(x: [f32; 1024]) -> (y: [i8; 1024], z: [u16; 1024], w: [f16; 1024]) {\n    y[i] = (x[i] * 100.0) as sat i8;\n    z[i] = x[i] as sat u16;\n    w[i] = (x[i] * 1e6) as sat f16;\n}\ntarget npueval_demo;\nschedule s { stage x, y, z, w in ub; }\n";
+    saturating_cast_needs_a_dtype: "kernel k(x: [f32; 1024]) -> y: [i8; 1024] { y[i] = x[i] as sat; }\ntarget npueval_demo;\nschedule s { stage x, y in ub; }\n";
+    u32_is_a_dtype: "kernel k(x: [u32; 1024]) -> y: [u32; 1024] { y[i] = x[i] >> 3 & 7 | x[i] << 29; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    literal_trees_keep_a_float: "kernel k(x: [f32; 1024]) -> y: [f32; 1024] { y[i] = x[i] * (1 + 0.5) + floor(2.5); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+}
+
+/// A target file whose `vector.cycles` leaves out an optional operation: the unit
+/// does not compute it, and the checker says so at the call (E026).
+#[test]
+fn an_operation_without_a_cost_is_one_the_unit_lacks() {
+    let mut target = Target::preset("ascend910b").expect("preset");
+    target.name = "no_trig".into();
+    target
+        .vector
+        .cycles
+        .remove(&npu_core::target::VectorOp::Sin);
+    let text = target.to_toml();
+    let target = Target::from_toml(&text).expect("an optional cost may be left out");
+    let source = "kernel k(x: [f32; 1024]) -> y: [f32; 1024] { y[i] = cos(x[i]) + sin(x[i]) + sin(1.0); }\ntarget no_trig;\nschedule s { stage x, y in ub; }\n";
+    let diagnostics = npu_core::check_source(source, &target).expect_err("sin is refused");
+    insta::assert_snapshot!(diagnostics.render(source));
+}

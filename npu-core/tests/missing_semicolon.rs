@@ -72,19 +72,19 @@ fn after_a_call_closing_the_block() {
 
 #[test]
 fn on_the_same_line_the_next_token_is_blamed() {
-    // `%` is not an operator: the statement goes on after `a[i]`, so the token that
-    // cannot continue it is the mistake.
+    // Nothing joins `a[i]` and `2`: the statement goes on after `a[i]`, so the token
+    // that cannot continue it is the mistake.
     insta::assert_snapshot!(check(
         r#"
         kernel k(a: [f16; 64]) -> y: [f16; 64] {
-            y[i] = a[i] % 2;
+            y[i] = a[i] 2;
         }
         "#
     ), @r"
     error[E001]: expected `;`
      --> line 3, column 17
       |
-    3 |     y[i] = a[i] % 2;
+    3 |     y[i] = a[i] 2;
       |                 ^
     ");
 }

@@ -108,7 +108,17 @@ fn tree(expr: &Expr) -> String {
                 .unwrap_or_default();
             format!("({func}{axis}{})", operands(args))
         }
-        Expr::Cast { arg, dtype } => format!("(as {} {dtype})", tree(arg)),
+        Expr::Cast {
+            arg,
+            dtype,
+            saturating: false,
+        } => format!("(as {} {dtype})", tree(arg)),
+        Expr::Cast {
+            arg,
+            dtype,
+            saturating: true,
+        } => format!("(as-sat {} {dtype})", tree(arg)),
+        Expr::Not { arg, .. } => format!("(! {})", tree(arg)),
     }
 }
 
@@ -375,6 +385,64 @@ fn calls_and_reductions() {
         "-sum[k](x[k]) as f16",
         "f()",
     ]));
+}
+
+#[test]
+fn bit_operators_bind_as_in_rust() {
+    assert_snapshot!(check_exprs(&[
+        "a[i] & b[i] | c[i]",
+        "a[i] | b[i] & c[i]",
+        "a[i] ^ b[i] & c[i] | d[i]",
+        "a[i] << 2 + b[i]",
+        "a[i] >> 1 << 2",
+        "a[i] & 255 == b[i]",
+        "a[i] + b[i] >> c[i] * 2",
+        "(a[i] | b[i]) & c[i]",
+        "a[i] << (b[i] >> 1)",
+        "!a[i] & b[i]",
+        "!(a[i] & b[i])",
+        "!!a[i]",
+        "-!a[i]",
+        "popcount(a[i] ^ b[i])",
+    ]));
+}
+
+#[test]
+fn math_literals_and_saturating_casts() {
+    assert_snapshot!(check_exprs(&[
+        "inf",
+        "-inf",
+        "nan",
+        "max(x[i], -inf)",
+        "select(x[i] != x[i], 0.0, x[i])",
+        "x[i] as sat i8",
+        "x[i] * 2.0 as sat u8 as i16",
+        "(x[i] + 0.5) as sat i8",
+        "-x[i] as sat i8",
+        "pow(x[i], 3.0)",
+        "pow(x[i], -0.5)",
+        "round(sin(x[i]) * 8.0) + floor(x[i])",
+        "x[i] as sat",
+    ]));
+}
+
+#[test]
+fn unsupported_forms_say_so() {
+    for (name, expr) in [
+        ("logical_and", "a[i] && b[i]"),
+        ("logical_or", "a[i] || b[i]"),
+        ("remainder", "a[i] % b[i]"),
+        ("chained_subscripts", "a[i][0]"),
+        ("method", "a[i].abs()"),
+        ("power", "a[i] ** 2"),
+        ("reference", "&a[i]"),
+        ("question_mark", "a[i]?"),
+    ] {
+        let text = format!(
+            "kernel k(a: [i16; 64], b: [i16; 64]) -> y: [i16; 64] {{\n    y[i] = {expr};\n}}\n"
+        );
+        insta::assert_snapshot!(format!("unsupported_{name}"), check(&text));
+    }
 }
 
 // Schedules on their own, as an LLM writes them.

@@ -159,7 +159,7 @@ fn unknown_vector_op() {
 
 #[test]
 fn unknown_dtype() {
-    assert_snapshot!(check(&demo_with("\"i32\"]", "\"i32\", \"f64\"]")));
+    assert_snapshot!(check(&demo_with("\"u32\"]", "\"u32\", \"f64\"]")));
 }
 
 #[test]

@@ -74,6 +74,8 @@ pub(crate) fn rust_type(dtype: Dtype) -> TokenStream {
         Dtype::U8 => quote!(::core::primitive::u8),
         Dtype::I16 => quote!(::core::primitive::i16),
         Dtype::I32 => quote!(::core::primitive::i32),
+        Dtype::U16 => quote!(::core::primitive::u16),
+        Dtype::U32 => quote!(::core::primitive::u32),
     }
 }
 
@@ -417,9 +419,17 @@ fn value(kernel: &CheckedKernel, expr: &Expr) -> TokenStream {
             );
             quote!(if #cond { #then } else { #otherwise })
         }
-        Expr::Cast { arg, dtype } => {
+        Expr::Cast {
+            arg,
+            dtype,
+            saturate,
+        } => {
             let (dtype, arg) = (dtype_path(*dtype), value(kernel, arg));
-            quote!(#scalar::cast(#dtype, #arg))
+            if *saturate {
+                quote!(#scalar::cast_saturating(#dtype, #arg))
+            } else {
+                quote!(#scalar::cast(#dtype, #arg))
+            }
         }
         Expr::Reduce {
             op,

@@ -38,7 +38,7 @@ impl Tolerance {
             Dtype::F16 => (1e-3, 1e-5),
             Dtype::Bf16 => (8e-3, 1e-4),
             Dtype::F32 => (1e-5, 1e-7),
-            Dtype::I8 | Dtype::U8 | Dtype::I16 | Dtype::I32 => {
+            Dtype::I8 | Dtype::U8 | Dtype::I16 | Dtype::I32 | Dtype::U16 | Dtype::U32 => {
                 return Tolerance {
                     relative: 0.0,
                     absolute: 0.0,

@@ -34,12 +34,36 @@ pub(crate) struct CoreRun {
     pub copies_in: u64,
     pub copy_in_cycles: f64,
     pub copy_in_bytes: u64,
-    pub vector_by_op: [f64; VectorOp::ALL.len()],
+    pub vector_by_op: ByOp,
     /// Cycles in which MTE2 and the compute pipe (V or M) were both busy.
     pub overlap: f64,
     pub executed: u64,
     /// Of `executed`, the instructions the collapse advanced over.
     pub collapsed: u64,
+}
+
+/// Vector cycles per operation, indexed by `VectorOp as usize`. A newtype because
+/// arrays longer than 32 have no `Default`.
+#[derive(Clone, Debug)]
+pub(crate) struct ByOp(pub [f64; VectorOp::ALL.len()]);
+
+impl Default for ByOp {
+    fn default() -> ByOp {
+        ByOp([0.0; VectorOp::ALL.len()])
+    }
+}
+
+impl std::ops::Deref for ByOp {
+    type Target = [f64; VectorOp::ALL.len()];
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ByOp {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
 }
 
 /// Runs one core. `machine` is given when executing on data; `collapse` (timing only,

@@ -109,7 +109,16 @@ fn eval(
                 eval(kernel, otherwise, data, strides, env)
             }
         }
-        Expr::Cast { arg, dtype } => scalar::cast(*dtype, eval(kernel, arg, data, strides, env)),
+        Expr::Cast {
+            arg,
+            dtype,
+            saturate: false,
+        } => scalar::cast(*dtype, eval(kernel, arg, data, strides, env)),
+        Expr::Cast {
+            arg,
+            dtype,
+            saturate: true,
+        } => scalar::cast_saturating(*dtype, eval(kernel, arg, data, strides, env)),
         Expr::Reduce {
             op,
             axis,

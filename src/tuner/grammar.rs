@@ -512,6 +512,7 @@ mod tests {
     fn grammars_leave_scalar_parameters_unstaged() {
         let bundled = kernels::Bundled {
             name: axpb::NAME,
+            category: kernels::Category::Elementwise,
             kernel: axpb::kernel,
             reference: axpb::reference_host,
         };

@@ -9,7 +9,7 @@ use crate::ast::{self, KernelDef};
 use crate::diag::{Code, list};
 use crate::dtype::Dtype;
 use crate::ir::*;
-use crate::target::VectorOp;
+use crate::target::{Target, VectorOp};
 
 impl Checker<'_> {
     /// Sorts the kernel into a class and reports a matmul on a target without a cube.
@@ -93,6 +93,8 @@ impl Checker<'_> {
                     | Expr::Const { .. }
                     | Expr::Cast { .. }
                     | Expr::Param { .. } => return,
+                    // Constants fold when the kernel is lowered: no instruction computes them.
+                    other if crate::lower::constant_value(other).is_some() => return,
                     other => other.dtype(),
                 };
                 if bad.is_none() && !target.vector.dtypes.contains(&dtype) {
@@ -125,6 +127,38 @@ impl Checker<'_> {
                     "it computes {}; cast the operands with `as`",
                     list(&names)
                 ));
+                continue;
+            }
+            // An operation the target's cost table leaves out is one its unit lacks.
+            let mut missing = None;
+            assign.value.walk(&mut |node| {
+                if missing.is_none()
+                    && crate::lower::constant_value(node).is_none()
+                    && let Some(op) = vector_op(node)
+                    && !target.computes(op)
+                {
+                    missing = Some((op, node));
+                }
+            });
+            if let Some((op, node)) = missing {
+                let presets: Vec<&str> = Target::preset_names()
+                    .into_iter()
+                    .filter(|name| Target::preset(name).is_some_and(|t| t.computes(op)))
+                    .collect();
+                self.error(
+                    Code::E026,
+                    node_span(stmt, assign, Some(node)),
+                    format!(
+                        "the vector unit of `{}` has no `{}` operation (its `vector.cycles` gives it no cost)",
+                        target.name,
+                        op_name(node)
+                    ),
+                )
+                .help = Some(format!(
+                    "use a target that computes it ({}), or give `vector.cycles.{}` a cost in the target file",
+                    list(&presets),
+                    op.name()
+                ));
             }
         }
     }
@@ -133,14 +167,7 @@ impl Checker<'_> {
 fn op_name(node: &Expr) -> &'static str {
     match node {
         Expr::Unary { op, .. } => op.name(),
-        Expr::Binary { op, .. } => match op {
-            BinaryOp::Add => "+",
-            BinaryOp::Sub => "-",
-            BinaryOp::Mul => "*",
-            BinaryOp::Div => "/",
-            BinaryOp::Min => "min",
-            BinaryOp::Max => "max",
-        },
+        Expr::Binary { op, .. } => op.symbol(),
         Expr::Compare { .. } => "comparison",
         Expr::Select { .. } => "select",
         Expr::Reduce { op, .. } => match op {
@@ -186,7 +213,13 @@ fn node_span(stmt: &ast::Stmt, assign: &Assign, node: Option<&Expr>) -> Span {
 /// operands and around the sum.
 fn matmul_shape(assign: &Assign, tensors: &[Tensor], axes: &[Axis]) -> Option<MatmulShape> {
     let mut value = &assign.value;
-    while let Expr::Cast { arg, .. } = value {
+    // A saturating cast is not one the cube's output conversion does.
+    while let Expr::Cast {
+        arg,
+        saturate: false,
+        ..
+    } = value
+    {
         value = arg;
     }
     let Expr::Reduce {
@@ -230,7 +263,11 @@ fn matmul_shape(assign: &Assign, tensors: &[Tensor], axes: &[Axis]) -> Option<Ma
 
 fn strip_casts_to_load(expr: &Expr) -> Option<(usize, &[Subscript])> {
     match expr {
-        Expr::Cast { arg, .. } => strip_casts_to_load(arg),
+        Expr::Cast {
+            arg,
+            saturate: false,
+            ..
+        } => strip_casts_to_load(arg),
         Expr::Load {
             tensor, subscripts, ..
         } => Some((*tensor, subscripts)),

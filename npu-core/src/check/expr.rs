@@ -35,7 +35,11 @@ impl Checker<'_> {
                 let (arg, ty) = self.expr(arg, scope, tensors);
                 self.unary_result(UnaryOp::Neg, arg, ty, expr_span(expr))
             }
-            ast::Expr::Cast { arg, dtype } => {
+            ast::Expr::Cast {
+                arg,
+                dtype,
+                saturating,
+            } => {
                 let (arg, ty) = self.expr(arg, scope, tensors);
                 let to = self.dtype(dtype);
                 match (arg, ty, to) {
@@ -45,6 +49,7 @@ impl Checker<'_> {
                             Some(Expr::Cast {
                                 arg: Box::new(arg),
                                 dtype: to,
+                                saturate: *saturating,
                             }),
                             Ty::Value(to),
                         )
@@ -69,6 +74,10 @@ impl Checker<'_> {
             }
             ast::Expr::Call { func, axis, args } => {
                 self.call(func, axis.as_ref(), args, scope, tensors)
+            }
+            ast::Expr::Not { arg, span } => {
+                let (arg, ty) = self.expr(arg, scope, tensors);
+                self.unary_result(UnaryOp::Not, arg, ty, *span)
             }
         }
     }
@@ -307,10 +316,55 @@ impl Checker<'_> {
             }
             return (None, Ty::Error);
         };
+        if let Ty::Literal { is_float } = ty {
+            // A constant stays a literal and takes its dtype from its context, as `-1`
+            // does in `max(x[i], -1)`.
+            if is_float && op.integer_only() {
+                self.error(
+                    Code::E010,
+                    span,
+                    format!(
+                        "`{}` works on integers but got a floating-point literal",
+                        op.name()
+                    ),
+                )
+                .help = Some("write an integer literal".into());
+                return (None, Ty::Error);
+            }
+            let is_float = is_float || op.float_only();
+            let dtype = if is_float { Dtype::F32 } else { Dtype::I32 };
+            let arg = resolve_literals(arg, dtype);
+            return (
+                Some(Expr::Unary {
+                    op,
+                    arg: Box::new(arg),
+                    dtype,
+                }),
+                Ty::Literal { is_float },
+            );
+        }
         let dtype = match ty {
             Ty::Value(dtype) => dtype,
             _ => Dtype::F32,
         };
+        if op.integer_only() && dtype.is_float() {
+            let int = same_width_integer(dtype);
+            let call = if op == UnaryOp::Not {
+                format!("!(x as {int})")
+            } else {
+                format!("{}(x as {int})", op.name())
+            };
+            self.error(
+                Code::E010,
+                span,
+                format!(
+                    "`{}` works on the bits of integers but got {dtype}",
+                    op.name()
+                ),
+            )
+            .help = Some(format!("cast the operand to an integer first: `{call}`"));
+            return (None, Ty::Error);
+        }
         if op.float_only() && !dtype.is_float() {
             self.error(
                 Code::E010,
@@ -353,8 +407,42 @@ impl Checker<'_> {
             Box::new(resolve_literals(rhs, dtype)),
         );
         let both_literals = matches!((l.1, r.1), (Ty::Literal { .. }, Ty::Literal { .. }));
+        let bitwise = matches!(
+            op,
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr
+        );
+        if bitwise && dtype.is_float() {
+            let int = same_width_integer(dtype);
+            let symbol = op.symbol();
+            let (what, help) = if both_literals {
+                (
+                    "a floating-point literal".to_string(),
+                    "write integer literals".to_string(),
+                )
+            } else {
+                (
+                    dtype.to_string(),
+                    format!(
+                        "cast both sides to an integer first: `(a as {int}) {symbol} (b as {int})`"
+                    ),
+                )
+            };
+            self.error(
+                Code::E010,
+                span,
+                format!("`{symbol}` works on the bits of integers but got {what}"),
+            )
+            .help = Some(help);
+            return (None, Ty::Error);
+        }
+        let literal = match (l.1, r.1) {
+            (Ty::Literal { is_float: a }, Ty::Literal { is_float: b }) => {
+                Ty::Literal { is_float: a || b }
+            }
+            _ => Ty::Value(dtype),
+        };
         let arithmetic = |op| {
-            let ty = if both_literals { l.1 } else { Ty::Value(dtype) };
+            let ty = literal;
             (
                 Some(Expr::Binary {
                     op,
@@ -387,6 +475,11 @@ impl Checker<'_> {
             BinOp::Ge => compare(CompareOp::Ge),
             BinOp::Eq => compare(CompareOp::Eq),
             BinOp::Ne => compare(CompareOp::Ne),
+            BinOp::BitAnd => arithmetic(BinaryOp::And),
+            BinOp::BitOr => arithmetic(BinaryOp::Or),
+            BinOp::BitXor => arithmetic(BinaryOp::Xor),
+            BinOp::Shl => arithmetic(BinaryOp::Shl),
+            BinOp::Shr => arithmetic(BinaryOp::Shr),
         }
     }
 
@@ -441,10 +534,10 @@ impl Checker<'_> {
         if let Some(axis) = axis {
             return self.reduce(func, axis, args, scope, tensors);
         }
-        let unary = UnaryOp::ALL.into_iter().find(|op| op.name() == name);
+        let unary = UnaryOp::function(&name);
         let arity = match name.as_str() {
             _ if unary.is_some() => 1,
-            "min" | "max" => 2,
+            "min" | "max" | "pow" => 2,
             "select" => 3,
             "sum" => {
                 self.error(
@@ -525,16 +618,43 @@ impl Checker<'_> {
         }
         let rhs = typed.pop().expect("arity 2");
         let lhs = typed.pop().expect("arity 2");
+        if name == "pow" && !matches!(rhs.1, Ty::Literal { .. } | Ty::Error) {
+            self.error(
+                Code::E010,
+                expr_span(&args[1]),
+                "`pow` needs a constant exponent",
+            )
+            .help = Some(
+                "write a number, as in `pow(x[i], 3.0)`, or `exp(e * log(x))` for a tensor exponent"
+                    .into(),
+            );
+            return (None, Ty::Error);
+        }
         let Some(dtype) = self.unify(func.span(), &name, lhs.1, rhs.1) else {
             return (None, Ty::Error);
         };
         let (Some(l), Some(r)) = (lhs.0, rhs.0) else {
             return (None, Ty::Error);
         };
-        let op = if name == "min" {
-            BinaryOp::Min
-        } else {
-            BinaryOp::Max
+        let op = match name.as_str() {
+            "min" => BinaryOp::Min,
+            "max" => BinaryOp::Max,
+            _ => BinaryOp::Pow,
+        };
+        if op == BinaryOp::Pow && !dtype.is_float() {
+            self.error(
+                Code::E010,
+                func.span(),
+                format!("`pow` needs a floating-point operand but got {dtype}"),
+            )
+            .help = Some("cast the operand first: `pow(x as f32, 2.0)`".into());
+            return (None, Ty::Error);
+        }
+        let ty = match (lhs.1, rhs.1) {
+            (Ty::Literal { is_float: a }, Ty::Literal { is_float: b }) => {
+                Ty::Literal { is_float: a || b }
+            }
+            _ => Ty::Value(dtype),
         };
         let expr = Expr::Binary {
             op,
@@ -542,7 +662,7 @@ impl Checker<'_> {
             rhs: Box::new(resolve_literals(r, dtype)),
             dtype,
         };
-        (Some(expr), Ty::Value(dtype))
+        (Some(expr), ty)
     }
 
     fn reduce(
@@ -666,6 +786,7 @@ pub(super) fn expr_span(expr: &ast::Expr) -> Span {
         | ast::Expr::Binary { span, .. } => *span,
         ast::Expr::Call { func, .. } => func.span(),
         ast::Expr::Cast { dtype, .. } => dtype.span(),
+        ast::Expr::Not { span, .. } => *span,
     }
 }
 
@@ -673,7 +794,9 @@ pub(super) fn ast_preorder<'a>(expr: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>
     out.push(expr);
     match expr {
         ast::Expr::Load { .. } | ast::Expr::Literal { .. } => {}
-        ast::Expr::Neg { arg, .. } | ast::Expr::Cast { arg, .. } => ast_preorder(arg, out),
+        ast::Expr::Neg { arg, .. } | ast::Expr::Cast { arg, .. } | ast::Expr::Not { arg, .. } => {
+            ast_preorder(arg, out)
+        }
         ast::Expr::Binary { lhs, rhs, .. } => {
             ast_preorder(lhs, out);
             ast_preorder(rhs, out);
@@ -700,6 +823,11 @@ pub(super) fn resolve_literals(expr: Expr, dtype: Dtype) -> Expr {
             rhs: Box::new(resolve_literals(*rhs, dtype)),
             dtype,
         },
+        Expr::Unary { op, arg, dtype: d } if is_literal_tree(&arg) && d != dtype => Expr::Unary {
+            op,
+            arg: Box::new(resolve_literals(*arg, dtype)),
+            dtype,
+        },
         Expr::Select {
             cond,
             then,
@@ -719,7 +847,17 @@ fn is_literal_tree(expr: &Expr) -> bool {
     match expr {
         Expr::Const { .. } => true,
         Expr::Binary { lhs, rhs, .. } => is_literal_tree(lhs) && is_literal_tree(rhs),
+        Expr::Unary { arg, .. } => is_literal_tree(arg),
         _ => false,
+    }
+}
+
+/// The integer dtype of the same width as a float, for a cast the bit operations need.
+fn same_width_integer(dtype: Dtype) -> Dtype {
+    if dtype.size() >= 4 {
+        Dtype::I32
+    } else {
+        Dtype::I16
     }
 }
 
@@ -755,7 +893,7 @@ fn reduction_extent(
                 })
         }
         ast::Expr::Literal { .. } => None,
-        ast::Expr::Neg { arg, .. } | ast::Expr::Cast { arg, .. } => {
+        ast::Expr::Neg { arg, .. } | ast::Expr::Cast { arg, .. } | ast::Expr::Not { arg, .. } => {
             reduction_extent(arg, axis, names, tensors)
         }
         ast::Expr::Binary { lhs, rhs, .. } => reduction_extent(lhs, axis, names, tensors)

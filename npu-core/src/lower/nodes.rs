@@ -481,7 +481,10 @@ impl Planner<'_, '_> {
             Expr::Binary { op, .. } => VectorKind::Binary(*op),
             Expr::Compare { op, .. } => VectorKind::Compare(*op),
             Expr::Select { .. } => VectorKind::Select,
-            Expr::Cast { .. } => VectorKind::Cast,
+            Expr::Cast {
+                saturate: false, ..
+            } => VectorKind::Cast,
+            Expr::Cast { saturate: true, .. } => VectorKind::SatCast,
             Expr::Load { .. } | Expr::Const { .. } | Expr::Reduce { .. } | Expr::Param { .. } => {
                 return;
             }

@@ -16,6 +16,10 @@ use syn::{Ident, LitFloat, LitInt, Token, parenthesized};
 use super::{integer, subscripts};
 use crate::ast::*;
 
+mod kw {
+    syn::custom_keyword!(sat);
+}
+
 /// The deepest expression the parser accepts, in levels. In a debug build the
 /// parser, checker and lowering take up to about 6 KiB of stack per level of nested
 /// calls (a 2 MiB thread overflowed past 300 levels when this was measured), so 128
@@ -66,21 +70,29 @@ pub(super) fn too_deep_message() -> String {
 pub(super) const TOO_DEEP_HELP: &str =
     "write it flatter: fewer nested parentheses, calls, `-` and chained operators";
 
-// Precedence climbing. Binding powers, loosest first: comparisons, + -, * /, `as`.
+// Precedence climbing. Binding powers, loosest first, as in Rust (`BinOp::binding_power`):
+// comparisons, |, ^, &, << >>, + -, * /, then `as`.
 // expr    := unary (binop unary)*
-// unary   := '-' unary | primary ('as' IDENT)*
-// primary := LIT | '(' expr ')' | IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')'
+// unary   := '-' unary | '!' unary | primary ('as' 'sat'? IDENT)*
+// primary := LIT | 'inf' | 'nan' | '(' expr ')' | IDENT subscripts
+//          | IDENT ('[' IDENT ']')? '(' args ')'
 //          | IDENT                      (a scalar parameter, by bare name)
-// `level` is how many parentheses, calls and `-` enclose the input.
+// `level` is how many parentheses, calls, `-` and `!` enclose the input.
 fn binary(input: ParseStream, min_power: u8, level: usize) -> syn::Result<Parsed> {
     let mut lhs = unary(input, level)?;
-    while let Some((op, power)) = peek_binop(input) {
+    loop {
+        if let Some(error) = unsupported_operator(input) {
+            return Err(error);
+        }
+        let Some((op, power)) = peek_binop(input) else {
+            break;
+        };
         if power < min_power {
             break;
         }
         let span = input.span();
         operator(input, op)?;
-        // Recursion here is bounded by the three binding powers, not by the input.
+        // Recursion here is bounded by the seven binding powers, not by the input.
         let rhs = binary(input, power + 1, level)?;
         let height = lhs.height.max(rhs.height);
         let expr = Expr::Binary {
@@ -107,13 +119,44 @@ fn operator(input: ParseStream, op: BinOp) -> syn::Result<()> {
         BinOp::Sub => drop(input.parse::<Token![-]>()?),
         BinOp::Mul => drop(input.parse::<Token![*]>()?),
         BinOp::Div => drop(input.parse::<Token![/]>()?),
+        BinOp::BitAnd => drop(input.parse::<Token![&]>()?),
+        BinOp::BitOr => drop(input.parse::<Token![|]>()?),
+        BinOp::BitXor => drop(input.parse::<Token![^]>()?),
+        BinOp::Shl => drop(input.parse::<Token![<<]>()?),
+        BinOp::Shr => drop(input.parse::<Token![>>]>()?),
     }
     Ok(())
 }
 
+/// An operator the language does not have, where a binary operator could stand: an
+/// E001 at it that names the form and says what to write instead. Without this, syn
+/// would report the `;` it expected before it.
+fn unsupported_operator(input: ParseStream) -> Option<syn::Error> {
+    let message = if input.peek(Token![&&]) {
+        "`&&` (logical and) is not supported: nest `select` calls, or use `&` on integers"
+    } else if input.peek(Token![||]) {
+        "`||` (logical or) is not supported: nest `select` calls, or use `|` on integers"
+    } else if input.peek(Token![%]) {
+        "`%` (remainder) is not supported: write `a - a / b * b` for integers, `x - floor(x / y) * y` for floats"
+    } else if input.peek(Token![.]) {
+        "methods and fields (`.`) are not supported: call a function, as in `exp(x)`"
+    } else if input.peek(syn::token::Bracket) {
+        "chained subscripts `x[i][j]` are not supported: write `x[i, j]`"
+    } else if input.peek(Token![?]) {
+        "`?` is not supported in a kernel expression"
+    } else {
+        return None;
+    };
+    Some(input.error(message))
+}
+
 fn peek_binop(input: ParseStream) -> Option<(BinOp, u8)> {
-    // Two-character operators first: `<=` also starts with `<`.
-    let op = if input.peek(Token![<=]) {
+    // Two-character operators first: `<=` and `<<` also start with `<`.
+    let op = if input.peek(Token![<<]) {
+        BinOp::Shl
+    } else if input.peek(Token![>>]) {
+        BinOp::Shr
+    } else if input.peek(Token![<=]) {
         BinOp::Le
     } else if input.peek(Token![>=]) {
         BinOp::Ge
@@ -133,15 +176,16 @@ fn peek_binop(input: ParseStream) -> Option<(BinOp, u8)> {
         BinOp::Mul
     } else if input.peek(Token![/]) {
         BinOp::Div
+    } else if input.peek(Token![&]) {
+        BinOp::BitAnd
+    } else if input.peek(Token![|]) {
+        BinOp::BitOr
+    } else if input.peek(Token![^]) {
+        BinOp::BitXor
     } else {
         return None;
     };
-    let power = match op {
-        BinOp::Add | BinOp::Sub => 2,
-        BinOp::Mul | BinOp::Div => 3,
-        _ => 1,
-    };
-    Some((op, power))
+    Some((op, op.binding_power()))
 }
 
 fn unary(input: ParseStream, level: usize) -> syn::Result<Parsed> {
@@ -154,18 +198,41 @@ fn unary(input: ParseStream, level: usize) -> syn::Result<Parsed> {
         };
         return above(expr, arg.height, span);
     }
+    if input.peek(Token![!]) {
+        let span = input.parse::<Token![!]>()?.span;
+        let arg = unary(input, enter(level, span)?)?;
+        let expr = Expr::Not {
+            arg: Box::new(arg.expr),
+            span,
+        };
+        return above(expr, arg.height, span);
+    }
+    if input.peek(Token![&]) || input.peek(Token![*]) {
+        let what = if input.peek(Token![&]) {
+            "references (`&x`) are not supported: write the value itself"
+        } else {
+            "`*` cannot start an operand (`**` is not supported): write `pow(x, e)` for a power"
+        };
+        return Err(input.error(what));
+    }
     casts(input, primary(input, level)?)
 }
 
-// ('as' IDENT)*
+// ('as' 'sat'? IDENT)*
 fn casts(input: ParseStream, mut value: Parsed) -> syn::Result<Parsed> {
     while input.peek(Token![as]) {
         input.parse::<Token![as]>()?;
+        // `sat` is a keyword only before a dtype: `x as sat` casts to a dtype `sat`.
+        let saturating = input.peek(kw::sat) && input.peek2(Ident);
+        if saturating {
+            input.parse::<kw::sat>()?;
+        }
         let dtype: Ident = input.parse()?;
         let span = dtype.span();
         let expr = Expr::Cast {
             arg: Box::new(value.expr),
             dtype,
+            saturating,
         };
         value = above(expr, value.height, span)?;
     }
@@ -199,6 +266,20 @@ fn group(input: ParseStream, level: usize) -> syn::Result<Parsed> {
 // IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')' | IDENT
 fn named(input: ParseStream, level: usize) -> syn::Result<Parsed> {
     let name: Ident = input.parse()?;
+    let bare = !input.peek(syn::token::Paren) && !input.peek(syn::token::Bracket);
+    if bare && (name == "inf" || name == "nan") {
+        let value = if name == "inf" {
+            f64::INFINITY
+        } else {
+            f64::NAN
+        };
+        let expr = Expr::Literal {
+            value,
+            is_float: true,
+            span: name.span(),
+        };
+        return Ok(Parsed { expr, height: 1 });
+    }
     if input.peek(syn::token::Paren) {
         return call(input, name, None, level);
     }

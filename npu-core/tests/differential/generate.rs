@@ -99,9 +99,42 @@ pub const TEMPLATES: &[(&str, &str, bool)] = &[
         "x, y",
         false,
     ),
+    (
+        "kernel math(x: [{T}; {R}, {C}]) -> y: [{T}; {R}, {C}] { y[i, j] = round(sin(x[i, j]) * 4.0) + floor(x[i, j]) * cos(x[i, j]) - pow(x[i, j], 2.0) + erf(x[i, j]) * sign(x[i, j]); }",
+        "x, y",
+        true,
+    ),
+    (
+        "kernel math2(x: [{T}; {N}]) -> y: [{T}; {N}] { y[i] = max(exp2(trunc(x[i])) - log2(x[i]) + tan(x[i]) * ceil(x[i]) - log10(x[i]), -inf); }",
+        "x, y",
+        true,
+    ),
+    (
+        "kernel saturate(x: [{T}; {R}, {C}]) -> y: [{U}; {R}, {C}] { y[i, j] = (x[i, j] * 100.0) as sat {U}; }",
+        "x, y",
+        true,
+    ),
+    (
+        "kernel negative(x: [{T}; {N}]) -> y: [{T}; {N}] { y[i] = max(x[i], -1) * -2 + sign(x[i]); }",
+        "x, y",
+        false,
+    ),
+];
+
+/// Kernels of integer bit operations: `{T}` is an integer dtype.
+pub const INTEGER_TEMPLATES: &[(&str, &str)] = &[
+    (
+        "kernel bits(a: [{T}; {N}], b: [{T}; {N}]) -> y: [{T}; {N}] { y[i] = (a[i] & b[i]) ^ (a[i] >> 1) | !b[i] << 2; }",
+        "a, b, y",
+    ),
+    (
+        "kernel popcount(x: [{T}; {R}, {C}], s: [{T}; {C}]) -> y: [{T}; {R}, {C}] { y[i, j] = popcount(x[i, j] ^ s[j]) + (x[i, j] >> s[j]); }",
+        "x, s, y",
+    ),
 ];
 
 pub const DTYPES: [&str; 6] = ["f16", "f32", "bf16", "i16", "i32", "i8"];
+pub const INTEGER_DTYPES: [&str; 6] = ["i8", "u8", "i16", "u16", "i32", "u32"];
 const EXTENTS_1D: [u64; 8] = [1000, 2048, 4000, 4096, 8192, 10000, 16384, 1736];
 const ROWS: [u64; 7] = [4, 8, 16, 40, 64, 3, 33];
 const COLUMNS: [u64; 11] = [16, 64, 100, 128, 217, 256, 1020, 50, 1000, 80, 24];
@@ -144,11 +177,22 @@ fn accumulator(dtype: &str) -> &'static str {
 
 /// A random vector kernel and schedule, as text.
 pub fn vector_case(random: &mut Random, target: &str) -> String {
-    let (template, staged, float) = random.pick(TEMPLATES);
-    let dtype = if float && random.chance(90) {
-        random.pick(&["f16", "f32", "bf16"])
+    let (template, staged, dtype) = if random.chance(12) {
+        let (template, staged) = random.pick(INTEGER_TEMPLATES);
+        let dtype = if random.chance(90) {
+            random.pick(&INTEGER_DTYPES)
+        } else {
+            random.pick(&DTYPES)
+        };
+        (template, staged, dtype)
     } else {
-        random.pick(&DTYPES)
+        let (template, staged, float) = random.pick(TEMPLATES);
+        let dtype = if float && random.chance(90) {
+            random.pick(&["f16", "f32", "bf16"])
+        } else {
+            random.pick(&DTYPES)
+        };
+        (template, staged, dtype)
     };
     let extent = random.pick(&EXTENTS_1D);
     let rows = random.pick(&ROWS);
@@ -156,7 +200,10 @@ pub fn vector_case(random: &mut Random, target: &str) -> String {
     let kernel = template
         .replace("{T}", dtype)
         .replace("{A}", accumulator(dtype))
-        .replace("{U}", random.pick(&DTYPES))
+        .replace(
+            "{U}",
+            random.pick(&[DTYPES.as_slice(), &INTEGER_DTYPES].concat()),
+        )
         .replace("{N}", &extent.to_string())
         .replace("{R}", &rows.to_string())
         .replace("{C}", &columns.to_string());

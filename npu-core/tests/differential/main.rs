@@ -44,7 +44,9 @@ fn permissive(target: &Target) -> Target {
     open.cores.cube = 1 << 12;
     open.vector.max_repeat = u64::MAX / 1024;
     open.vector.dtypes = DTYPES.iter().filter_map(|d| Dtype::from_name(d)).collect();
-    open.vector.dtypes.push(Dtype::U8);
+    open.vector
+        .dtypes
+        .extend([Dtype::U8, Dtype::U16, Dtype::U32]);
     let mut cube = open.cube.clone().unwrap_or_else(|| {
         Target::preset("ascend910b")
             .and_then(|t| t.cube)

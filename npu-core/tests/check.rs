@@ -35,6 +35,23 @@ fn vmla(target: &str, items: &str) -> String {
     )
 }
 
+/// `y[i]` as a chain of `terms` products of `x[i]` summed left to right, or nested to
+/// the right, on a tile of `tile` f32 elements of ascend910b.
+fn chain(terms: usize, nested: bool, tile: u64) -> String {
+    let term = |t: usize| format!("x[i] * {}.5", t + 1);
+    let mut value = term(terms - 1);
+    for t in (0..terms - 1).rev() {
+        value = if nested {
+            format!("{} + ({value})", term(t))
+        } else {
+            format!("{value} + {}", term(t))
+        };
+    }
+    format!(
+        "kernel k(x: [f32; 65536]) -> y: [f32; 65536] {{ y[i] = {value}; }}\ntarget ascend910b;\nschedule s {{ split i by {tile}; stage x, y in ub; }}\n"
+    )
+}
+
 macro_rules! cases {
     ($($name:ident: $source:expr;)*) => {$(
         #[test]
@@ -108,6 +125,14 @@ cases! {
     bf16_sum_accumulates_in_fp32_registers: "kernel k(x: [bf16; 64, 64]) -> y: [bf16; 64] { y[i] = sum[k](x[i, k]); }\ntarget aie2_tile;\nschedule s { split i by 16; stage x, y in ub; }\n";
     help_clears_its_own_diagnostic: "kernel k(x: [bf16; 3, 40, 100], s: [bf16; 3]) -> y: [bf16; 3, 40, 100] { y[b, i, j] = x[b, i, j] * s[b]; }\ntarget aie2_tile;\nschedule s { split i by 5; split j by 30; stage x, s, y in ub depth 2; }\n";
     f32_arithmetic_on_aie2_is_refused: "kernel k(x: [f32; 64]) -> y: [f32; 64] { y[i] = x[i] * 2.0; }\ntarget aie2_tile;\nschedule s { stage x, y in ub; }\n";
+}
+
+// Temporaries by liveness: 119 operations summed left to right need 3 temporaries (the
+// running sum, the next product, the sum they make); nested to the right, every
+// product waits for the sum on its right, so 29 are live at once and E020 summarises.
+cases! {
+    temporaries_share_by_liveness: chain(60, false, 4096);
+    long_e020_breakdown_is_summarised: chain(30, true, 4096);
 }
 
 #[test]

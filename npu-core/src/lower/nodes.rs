@@ -91,7 +91,7 @@ pub(super) fn build_statements<'e>(
 ) -> Vec<Statement<'e>> {
     let kernel = lowering.kernel;
     let tiles = lowering.schedule.tiles.clone();
-    let temps = plan::temps(kernel, &tiles);
+    let temps = plan::temps(kernel, &tiles, kernel.target.align.ub);
     let first_temp = lowering.schedule.stages.len();
     let mut statements = Vec::new();
     for (index, assign) in kernel.body.iter().enumerate() {
@@ -102,8 +102,8 @@ pub(super) fn build_statements<'e>(
             let dims = space_dims(outer, node.space);
             let temp = temps
                 .iter()
-                .position(|t| t.statement == index && t.node == node_index)
-                .map(|t| lowering.program.buffers[first_temp + t].address as u32);
+                .find(|t| t.statement == index && t.node == node_index)
+                .map(|t| lowering.program.buffers[first_temp + t.buffer].address as u32);
             let value = if let Some(value) = constant_value(expr) {
                 Value::Scalar(lowering.constant(value))
             } else {

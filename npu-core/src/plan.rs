@@ -21,13 +21,16 @@
 //!   temporary keeps its rows from one tile to the next (lowering fills it again only
 //!   when its source changed), so it is live for the whole kernel and has a buffer
 //!   of its own.
+//! - A `let` intermediate gets one buffer in UB holding its tile (depth 1): it is
+//!   written and read within one tile and never copied. A broadcast of it is filled
+//!   each time, so that temporary shares by liveness like any other.
 //! - Each reduction needs an accumulator in UB of the output tile in the accumulator
 //!   dtype (f32 for floats, i32 for integers); it lives across the reduction's tiles,
 //!   so it has a buffer of its own too.
 //! - A comparison's mask takes one byte per element.
 
 use crate::dtype::Dtype;
-use crate::ir::{Buffer, BufferKind, CheckedKernel, Expr, KernelClass, Stage, Subscript};
+use crate::ir::{Buffer, BufferKind, CheckedKernel, Expr, KernelClass, Role, Stage, Subscript};
 use crate::target::{Level, Target};
 
 /// A temporary the plan gives to one expression node.
@@ -42,7 +45,7 @@ pub struct TempSpec {
     pub elements: u64,
     pub element_bytes: u64,
     /// The plan buffer holding it, counted from the first temporary buffer (the plan's
-    /// buffers list the staged tiles first).
+    /// buffers list the staged tiles and the intermediates first).
     pub buffer: usize,
 }
 
@@ -240,7 +243,8 @@ fn fill_spaces(expr: &Expr, space: u64, tiles: &[u64], out: &mut Vec<u64>) {
     }
 }
 
-/// Every buffer of a schedule: staged tiles first (in stage order), then temporaries.
+/// Every buffer of a schedule: staged tiles first (in stage order), then the tiles of
+/// `let` intermediates (in tensor order), then temporaries.
 pub fn buffers(
     kernel: &CheckedKernel,
     target: &Target,
@@ -275,6 +279,21 @@ pub fn buffers(
             bytes: align_up(elements * element_bytes, target.alignment(stage.level)),
             depth: stage.depth,
         });
+    }
+    // A `let` intermediate holds one tile over its axes in UB, for the whole tile.
+    for (index, tensor) in kernel.tensors.iter().enumerate() {
+        if tensor.role == Role::Local && !matches!(kernel.class, KernelClass::Matmul(_)) {
+            list.push(Buffer {
+                name: tensor.name.clone(),
+                level: Level::Ub,
+                kind: BufferKind::Tensor(index),
+                bytes: align_up(
+                    tile_elements(kernel, index, tiles) * tensor.dtype.size(),
+                    target.align.ub,
+                ),
+                depth: 1,
+            });
+        }
     }
     let specs = temps(kernel, tiles, target.align.ub);
     let count = specs.iter().map(|t| t.buffer + 1).max().unwrap_or(0);
@@ -326,22 +345,73 @@ pub fn evaluation_order(kernel: &CheckedKernel) -> Vec<(usize, usize)> {
             }
         });
     }
+    if kernel.is_fused() {
+        // Statements run in order, each its reductions (by axis, in order of
+        // appearance in it) and then the rest.
+        for (statement, assign) in kernel.body.iter().enumerate() {
+            for axis in statement_reduction_axes(assign) {
+                reductions_over(assign, statement, axis, &mut order);
+            }
+            post_order(&assign.value, statement, 0, &mut order);
+        }
+        return order;
+    }
     for axis in axes {
         for (statement, assign) in kernel.body.iter().enumerate() {
-            for (index, node) in preorder(&assign.value).into_iter().enumerate() {
-                if let Expr::Reduce { axis: a, body, .. } = node
-                    && *a == axis
-                {
-                    post_order(body, statement, index + 1, &mut order);
-                    order.push((statement, index));
-                }
-            }
+            reductions_over(assign, statement, axis, &mut order);
         }
     }
     for (statement, assign) in kernel.body.iter().enumerate() {
         post_order(&assign.value, statement, 0, &mut order);
     }
     order
+}
+
+/// The axes a fused kernel keeps whole in every tile: those any statement reduces
+/// over (none for a kernel without `let` intermediates).
+pub fn whole_axes(kernel: &CheckedKernel) -> Vec<usize> {
+    if !kernel.is_fused() {
+        return Vec::new();
+    }
+    let mut axes = Vec::new();
+    for assign in &kernel.body {
+        for axis in statement_reduction_axes(assign) {
+            if !axes.contains(&axis) {
+                axes.push(axis);
+            }
+        }
+    }
+    axes
+}
+
+/// The axes a statement reduces over, in order of appearance.
+pub fn statement_reduction_axes(assign: &crate::ir::Assign) -> Vec<usize> {
+    let mut axes = Vec::new();
+    assign.value.walk(&mut |node| {
+        if let Expr::Reduce { axis, .. } = node
+            && !axes.contains(axis)
+        {
+            axes.push(*axis);
+        }
+    });
+    axes
+}
+
+/// The bodies and folds of a statement's reductions over `axis`, in pre-order.
+fn reductions_over(
+    assign: &crate::ir::Assign,
+    statement: usize,
+    axis: usize,
+    order: &mut Vec<(usize, usize)>,
+) {
+    for (index, node) in preorder(&assign.value).into_iter().enumerate() {
+        if let Expr::Reduce { axis: a, body, .. } = node
+            && *a == axis
+        {
+            post_order(body, statement, index + 1, order);
+            order.push((statement, index));
+        }
+    }
 }
 
 /// Appends the nodes of `expr` (pre-order index `index`) children first, stopping at
@@ -385,10 +455,15 @@ fn allocate(kernel: &CheckedKernel, specs: &mut [TempSpec], align: u64) {
     for assign in &kernel.body {
         let nodes = preorder(&assign.value);
         position.push(vec![usize::MAX; nodes.len()]);
+        // A broadcast of a staged input keeps its rows across tiles; one of an
+        // intermediate is filled anew each time.
         is_load.push(
             nodes
                 .iter()
-                .map(|n| matches!(n, Expr::Load { .. }))
+                .map(|n| {
+                    matches!(n, Expr::Load { tensor, .. }
+                        if kernel.tensors[*tensor].role != Role::Local)
+                })
                 .collect(),
         );
         let mut parents = vec![usize::MAX; nodes.len()];

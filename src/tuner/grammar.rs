@@ -124,7 +124,12 @@ pub fn syntax_gbnf(kernel: &CheckedKernel) -> String {
             );
         }
         _ => {
-            let names: Vec<&str> = kernel.tensors.iter().map(|t| t.name.as_str()).collect();
+            let names: Vec<&str> = kernel
+                .tensors
+                .iter()
+                .filter(|t| t.role != npu_core::ir::Role::Local)
+                .map(|t| t.name.as_str())
+                .collect();
             body.push("stages".into());
             rules.insert(
                 "stages".into(),
@@ -339,7 +344,7 @@ struct Knobs {
 impl Knobs {
     fn of(kernel: &CheckedKernel) -> Knobs {
         let target = &kernel.target;
-        let first = kernel.body[0].axes[0];
+        let first = kernel.output_axes()[0];
         let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
         let available = u64::from(if is_matmul {
             target.cores.cube

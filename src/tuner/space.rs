@@ -41,7 +41,7 @@ impl Spec {
     pub fn to_dsl(&self, kernel: &CheckedKernel, name: &str) -> String {
         let axes = &kernel.axes;
         let mut out = format!("schedule {name} {{\n");
-        let first = kernel.body[0].axes[0];
+        let first = kernel.output_axes()[0];
         if self.cores > 1 {
             out += &format!(
                 "    parallel {} over {} cores;\n",
@@ -71,7 +71,12 @@ impl Spec {
                 out += &format!("    stage {c} in l0c depth {};\n", self.l0c_depth);
             }
             _ => {
-                let names: Vec<&str> = kernel.tensors.iter().map(|t| t.name.as_str()).collect();
+                let names: Vec<&str> = kernel
+                    .tensors
+                    .iter()
+                    .filter(|t| t.role != Role::Local)
+                    .map(|t| t.name.as_str())
+                    .collect();
                 out += &format!(
                     "    stage {} in ub depth {};\n",
                     names.join(", "),
@@ -148,7 +153,7 @@ impl Spec {
     /// The tile an axis effectively gets (its split, or the axis or core share).
     pub fn effective_tile(&self, kernel: &CheckedKernel, axis: usize) -> u64 {
         let extent = kernel.axes[axis].extent;
-        let share = if axis == kernel.body[0].axes[0] {
+        let share = if axis == kernel.output_axes()[0] {
             extent.div_ceil(self.cores.max(1))
         } else {
             extent
@@ -176,7 +181,7 @@ impl Space {
     /// The space of a kernel on its target.
     pub fn of(kernel: &CheckedKernel) -> Space {
         let target = &kernel.target;
-        let first = kernel.body[0].axes[0];
+        let first = kernel.output_axes()[0];
         let extent = kernel.axes[first].extent;
         let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
         let max_cores = u64::from(if is_matmul {

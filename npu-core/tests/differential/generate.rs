@@ -89,6 +89,16 @@ pub const TEMPLATES: &[(&str, &str, bool)] = &[
         "x, s, bias, y",
         false,
     ),
+    (
+        "kernel fused_rows(x: [{T}; {R}, {C}]) -> y: [{T}; {R}] { let d[i, k] = x[i, k] * x[i, k]; y[i] = sum[k](d[i, k]) - max[k](d[i, k]); }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel fused_shift(x: [{T}; {R}, {C}]) -> y: [{T}; {R}, {C}] { let m[i] = max[k](x[i, k]); y[i, k] = x[i, k] - m[i]; }",
+        "x, y",
+        false,
+    ),
 ];
 
 pub const DTYPES: [&str; 6] = ["f16", "f32", "bf16", "i16", "i32", "i8"];

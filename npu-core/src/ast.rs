@@ -47,12 +47,15 @@ pub struct Number {
     pub span: Span,
 }
 
-/// `y[i, j] = expr;`
+/// `y[i, j] = expr;`, or `let m[i] = expr;` for an intermediate.
 #[derive(Clone, Debug)]
 pub struct Stmt {
     pub output: Ident,
     pub indices: Vec<Index>,
     pub value: Expr,
+    /// The `let` keyword of an intermediate: a tensor the kernel computes on chip, that
+    /// later statements read and that is not an output.
+    pub let_token: Option<Span>,
 }
 
 /// One subscript of a tensor access.

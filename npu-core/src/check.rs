@@ -22,7 +22,7 @@ mod class;
 mod expr;
 
 pub use class::vector_op;
-use expr::{resolve_literals, subscripts};
+use expr::{reduction_extent, resolve_literals, subscripts};
 
 /// The functions of the algorithm language, for "did you mean" suggestions.
 pub const FUNCTIONS: &[&str] = &[
@@ -167,6 +167,8 @@ struct Scope {
     /// The subscripts of each input's first load: a staged input holds one tile per
     /// iteration, so every load of it must read the same elements.
     loads: HashMap<usize, Vec<Subscript>>,
+    /// Whether the expression being checked is inside a reduction.
+    reducing: bool,
 }
 
 impl Checker<'_> {
@@ -243,12 +245,31 @@ impl Checker<'_> {
             axes: Vec::new(),
             live: Vec::new(),
             loads: HashMap::new(),
+            reducing: false,
         };
         let mut body = Vec::new();
         let mut assigned: HashMap<usize, Span> = HashMap::new();
         for stmt in &def.body {
-            if let Some(assign) = self.statement(stmt, &tensors, &mut scope, &mut assigned, &body) {
+            let assign = if stmt.let_token.is_some() {
+                self.let_statement(stmt, &mut tensors, &mut scope)
+            } else {
+                self.statement(stmt, &tensors, &mut scope, &mut assigned, &body)
+            };
+            if let Some(assign) = assign {
                 body.push(assign);
+            }
+        }
+        // An axis is a reduction axis when the outputs do not run over it: in a fused
+        // kernel `k` may be an axis of an intermediate (`let e[i, k]`) and be reduced
+        // over by another (`let s[i] = sum[k](e[i, k])`).
+        let output_axes: Vec<usize> = body
+            .iter()
+            .find(|a| tensors[a.output].role == Role::Output)
+            .map(|a| a.axes.clone())
+            .unwrap_or_default();
+        if !output_axes.is_empty() {
+            for (index, axis) in scope.axes.iter_mut().enumerate() {
+                axis.reduction = !output_axes.contains(&index);
             }
         }
         for param in &def.outputs {
@@ -433,7 +454,7 @@ impl Checker<'_> {
                 }
             }
         }
-        if let Some(first) = body.first()
+        if let Some(first) = body.iter().find(|a| tensors[a.output].role == Role::Output)
             && first.axes != axes
         {
             let expected: Vec<&str> = first
@@ -510,5 +531,119 @@ impl Checker<'_> {
                 })
             }
         }
+    }
+
+    /// `let m[i] = expr;`: an intermediate over named axes, its dtype the expression's
+    /// and each axis's extent the one it already has, or else that of the first tensor
+    /// the expression indexes with it.
+    fn let_statement(
+        &mut self,
+        stmt: &ast::Stmt,
+        tensors: &mut Vec<Tensor>,
+        scope: &mut Scope,
+    ) -> Option<Assign> {
+        let name = stmt.output.to_string();
+        if scope.tensors.contains_key(&name) {
+            self.error(
+                Code::E030,
+                stmt.output.span(),
+                format!("`{name}` is already a tensor of this kernel"),
+            )
+            .help = Some("give the intermediate its own name".into());
+            return None;
+        }
+        let mut axes = Vec::new();
+        for index in &stmt.indices {
+            let ident = match index {
+                ast::Index::Axis(ident) => ident,
+                ast::Index::Const(number) => {
+                    self.error(
+                        Code::E011,
+                        number.span,
+                        format!("intermediate `{name}` must be written over axes, not at a fixed position"),
+                    )
+                    .help = Some("name an axis, such as `i`".into());
+                    return None;
+                }
+            };
+            let axis_name = ident.to_string();
+            let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
+                Some(existing) => existing,
+                None => {
+                    let Some(extent) =
+                        reduction_extent(&stmt.value, &axis_name, &scope.tensors, tensors)
+                    else {
+                        self.error(
+                            Code::E011,
+                            ident.span(),
+                            format!("no tensor in the expression of `{name}` is indexed by `{axis_name}`, so its extent is unknown"),
+                        )
+                        .help = Some(format!("read a tensor over `{axis_name}` in the expression, or use an axis of an earlier statement"));
+                        return None;
+                    };
+                    scope.axes.push(Axis {
+                        name: axis_name.clone(),
+                        extent,
+                        reduction: false,
+                    });
+                    scope.axes.len() - 1
+                }
+            };
+            if axes.contains(&axis) {
+                self.error(
+                    Code::E030,
+                    ident.span(),
+                    format!("axis `{axis_name}` indexes `{name}` twice"),
+                );
+                return None;
+            }
+            axes.push(axis);
+        }
+        scope.live = axes.clone();
+        let (value, ty) = self.expr(&stmt.value, scope, tensors);
+        let value = value?;
+        let dtype = match ty {
+            Ty::Value(dtype) => dtype,
+            Ty::Literal { .. } => {
+                self.error(
+                    Code::E010,
+                    stmt.output.span(),
+                    format!("`{name}` holds only literals, so it has no dtype"),
+                )
+                .help = Some(
+                    "write the constant where it is used, or cast it, as in `0.5 as f32`".into(),
+                );
+                return None;
+            }
+            Ty::Mask(_) => {
+                self.error(
+                    Code::E010,
+                    stmt.output.span(),
+                    format!("`{name}` cannot hold a comparison's mask"),
+                )
+                .help = Some("use the comparison in `select(cond, a, b)`".into());
+                return None;
+            }
+            Ty::Error => return None,
+        };
+        let value = resolve_literals(value, dtype);
+        let shape: Vec<u64> = axes.iter().map(|a| scope.axes[*a].extent).collect();
+        let index = tensors.len();
+        scope.tensors.insert(name.clone(), index);
+        // An intermediate holds one tile over its own axes: it is read as written.
+        scope
+            .loads
+            .insert(index, axes.iter().map(|a| Subscript::Axis(*a)).collect());
+        tensors.push(Tensor {
+            name,
+            dtype,
+            shape,
+            role: Role::Local,
+        });
+        Some(Assign {
+            output: index,
+            axes,
+            value,
+        })
     }
 }

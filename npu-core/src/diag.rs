@@ -63,6 +63,9 @@ pub enum Code {
     E033,
     /// A variants file that was not written for this kernel, or for an older version of it.
     E034,
+    /// An intermediate (`let`) the schedule cannot keep on chip: staged, or consumed
+    /// along an axis the schedule splits.
+    E035,
 }
 
 impl Code {
@@ -91,11 +94,12 @@ impl Code {
             Code::E032 => "bad tile",
             Code::E033 => "unhandled tail",
             Code::E034 => "stale variants file",
+            Code::E035 => "intermediate not kept on chip",
         }
     }
 
     /// Every code, in order.
-    pub const ALL: [Code; 22] = [
+    pub const ALL: [Code; 23] = [
         Code::E001,
         Code::E002,
         Code::E003,
@@ -118,6 +122,7 @@ impl Code {
         Code::E032,
         Code::E033,
         Code::E034,
+        Code::E035,
     ];
 }
 

@@ -55,6 +55,9 @@ impl Tensor {
 pub enum Role {
     Input,
     Output,
+    /// A `let` intermediate: computed and read on chip, never copied to or from
+    /// global memory, not an output. Listed after the outputs.
+    Local,
 }
 
 /// A loop axis: an output axis (named by the output's subscripts) or a reduction axis
@@ -66,7 +69,25 @@ pub struct Axis {
     pub reduction: bool,
 }
 
-/// `output[axes] = value`, one per output tensor.
+impl CheckedKernel {
+    /// The axes of the outputs (every output has the same), the tile loops of a
+    /// schedule; `let` intermediates may run over fewer or others.
+    pub fn output_axes(&self) -> &[usize] {
+        self.body
+            .iter()
+            .find(|a| self.tensors[a.output].role == Role::Output)
+            .map_or(&[], |a| a.axes.as_slice())
+    }
+
+    /// Whether the body has `let` intermediates: its statements then run in order
+    /// once per tile, every axis a statement reduces over whole in the tile.
+    pub fn is_fused(&self) -> bool {
+        self.tensors.iter().any(|t| t.role == Role::Local)
+    }
+}
+
+/// `output[axes] = value`, one per output tensor and one per `let` intermediate, in
+/// source order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Assign {
     /// Index into [`CheckedKernel::tensors`].

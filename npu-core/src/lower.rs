@@ -164,7 +164,7 @@ pub fn active_cores(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
 /// counts alone, so a caller can refuse a schedule before building a huge program.
 pub fn estimate_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
     let tiles = |axis: usize| kernel.axes[axis].extent.div_ceil(schedule.tiles[axis]);
-    let output_axes = &kernel.body[0].axes;
+    let output_axes = kernel.output_axes();
     let output_tiles: u64 = output_axes.iter().map(|a| tiles(*a)).product();
     let cores = schedule.cores().max(1);
     match &kernel.class {

@@ -369,8 +369,13 @@ fn integer(lit: &LitInt) -> syn::Result<u64> {
     })
 }
 
-// stmt := IDENT '[' indices ']' '=' expr ';'
+// stmt := 'let'? IDENT '[' indices ']' '=' expr ';'
 fn stmt(input: ParseStream) -> syn::Result<Stmt> {
+    let let_token = if input.peek(Token![let]) {
+        Some(input.parse::<Token![let]>()?.span)
+    } else {
+        None
+    };
     let output: Ident = input.parse()?;
     let indices = subscripts(input)?;
     input.parse::<Token![=]>()?;
@@ -380,6 +385,7 @@ fn stmt(input: ParseStream) -> syn::Result<Stmt> {
         output,
         indices,
         value,
+        let_token,
     })
 }
 

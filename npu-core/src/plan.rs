@@ -9,17 +9,29 @@
 //!   up to the level's alignment.
 //! - Vector kernels need a temporary in UB for each expression node that is neither the
 //!   statement's result nor a leaf: leaves are loads that cover the whole iteration
-//!   space (they are read from their staged buffer), constants and scalar parameters
-//!   (scalar operands; a scalar parameter is never staged).
-//!   A load of a lower-rank tensor (a broadcast) needs a temporary to broadcast into.
-//!   Temporaries are not reused: the plan is what a straightforward Ascend C kernel
-//!   allocates, which keeps lowering simple and the accounting exact.
+//!   space (they are read from their staged buffer), constants (scalar operands,
+//!   including whole subexpressions of constants, which fold) and scalar parameters
+//!   (scalar registers; a scalar parameter is never staged). A load of a lower-rank
+//!   tensor (a broadcast) needs a temporary to broadcast into.
+//! - Temporaries share buffers by liveness, as a register allocator would, over the
+//!   order lowering evaluates the nodes ([`evaluation_order`]): a temporary is live
+//!   from the instruction that writes it to the instruction that reads it (its parent),
+//!   both included, so an instruction never writes a buffer it reads. Temporaries are
+//!   taken in evaluation order; each goes to the smallest free buffer that holds it,
+//!   else grows the largest free one, else opens a new buffer. A broadcast's
+//!   temporary keeps its rows from one tile to the next (lowering fills it again only
+//!   when its source changed), so it is live for the whole kernel and has a buffer
+//!   of its own.
+//! - A `let` intermediate gets one buffer in UB holding its tile (depth 1): it is
+//!   written and read within one tile and never copied. A broadcast of it is filled
+//!   each time, so that temporary shares by liveness like any other.
 //! - Each reduction needs an accumulator in UB of the output tile in the accumulator
-//!   dtype (f32 for floats, i32 for integers).
+//!   dtype (f32 for floats, i32 for integers); it lives across the reduction's tiles,
+//!   so it has a buffer of its own too.
 //! - A comparison's mask takes one byte per element.
 
 use crate::dtype::Dtype;
-use crate::ir::{Buffer, BufferKind, CheckedKernel, Expr, KernelClass, Stage, Subscript};
+use crate::ir::{Buffer, BufferKind, CheckedKernel, Expr, KernelClass, Role, Stage, Subscript};
 use crate::target::{Level, Target};
 
 /// A temporary the plan gives to one expression node.
@@ -33,6 +45,9 @@ pub struct TempSpec {
     /// Elements the buffer holds (bytes per element in `dtype`, or 1 for masks).
     pub elements: u64,
     pub element_bytes: u64,
+    /// The plan buffer holding it, counted from the first temporary buffer (the plan's
+    /// buffers list the staged tiles and the intermediates first).
+    pub buffer: usize,
 }
 
 /// The nodes of an expression in pre-order (parents first), the numbering temporaries use.
@@ -134,8 +149,15 @@ pub fn tile_elements(kernel: &CheckedKernel, tensor: usize, tiles: &[u64]) -> u6
     tile_shape(kernel, tensor, tiles).iter().product()
 }
 
-/// The temporaries and accumulators of a vector kernel, statement by statement.
-pub fn temps(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
+/// The temporaries and accumulators of a vector kernel, statement by statement, each
+/// with the buffer liveness gives it.
+pub fn temps(kernel: &CheckedKernel, tiles: &[u64], align: u64) -> Vec<TempSpec> {
+    let mut specs = temp_specs(kernel, tiles);
+    allocate(kernel, &mut specs, align);
+    specs
+}
+
+fn temp_specs(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
     let mut specs = Vec::new();
     if matches!(kernel.class, KernelClass::Matmul(_)) {
         return specs;
@@ -157,9 +179,11 @@ pub fn temps(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
                     kind: BufferKind::Accumulator,
                     elements,
                     element_bytes: dtype.accumulator().size(),
+                    buffer: 0,
                 }),
                 // A scalar operand, from the program's constants or a scalar register.
                 Expr::Const { .. } | Expr::Param { .. } => {}
+                _ if crate::lower::constant_value(node).is_some() => {}
                 Expr::Load {
                     subscripts, dtype, ..
                 } => {
@@ -174,6 +198,7 @@ pub fn temps(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
                     kind: BufferKind::Temp,
                     elements,
                     element_bytes: 1,
+                    buffer: 0,
                 }),
                 // A constant subtree such as `-1` folds into a scalar operand.
                 other if !is_root && crate::lower::constant_value(other).is_none() => {
@@ -193,6 +218,7 @@ fn temp(statement: usize, node: usize, elements: u64, dtype: Dtype) -> TempSpec 
         kind: BufferKind::Temp,
         elements,
         element_bytes: dtype.size(),
+        buffer: 0,
     }
 }
 
@@ -220,7 +246,8 @@ fn fill_spaces(expr: &Expr, space: u64, tiles: &[u64], out: &mut Vec<u64>) {
     }
 }
 
-/// Every buffer of a schedule: staged tiles first (in stage order), then temporaries.
+/// Every buffer of a schedule: staged tiles first (in stage order), then the tiles of
+/// `let` intermediates (in tensor order), then temporaries.
 pub fn buffers(
     kernel: &CheckedKernel,
     target: &Target,
@@ -256,9 +283,33 @@ pub fn buffers(
             depth: stage.depth,
         });
     }
+    // A `let` intermediate holds one tile over its axes in UB, for the whole tile.
+    for (index, tensor) in kernel.tensors.iter().enumerate() {
+        if tensor.role == Role::Local && !matches!(kernel.class, KernelClass::Matmul(_)) {
+            list.push(Buffer {
+                name: tensor.name.clone(),
+                level: Level::Ub,
+                kind: BufferKind::Tensor(index),
+                bytes: align_up(
+                    tile_elements(kernel, index, tiles) * tensor.dtype.size(),
+                    target.align.ub,
+                ),
+                depth: 1,
+            });
+        }
+    }
+    let specs = temps(kernel, tiles, target.align.ub);
+    let count = specs.iter().map(|t| t.buffer + 1).max().unwrap_or(0);
     let (mut tmp, mut acc) = (0, 0);
-    for spec in temps(kernel, tiles) {
-        let name = match spec.kind {
+    for buffer in 0..count {
+        let members = specs.iter().filter(|t| t.buffer == buffer);
+        let bytes = members
+            .clone()
+            .map(|t| align_up(t.elements * t.element_bytes, target.align.ub))
+            .max()
+            .unwrap_or(0);
+        let kind = members.map(|t| t.kind).next().unwrap_or(BufferKind::Temp);
+        let name = match kind {
             BufferKind::Accumulator => {
                 acc += 1;
                 format!("acc{}", acc - 1)
@@ -271,12 +322,246 @@ pub fn buffers(
         list.push(Buffer {
             name,
             level: Level::Ub,
-            kind: spec.kind,
-            bytes: align_up(spec.elements * spec.element_bytes, target.align.ub),
+            kind,
+            bytes,
             depth: 1,
         });
     }
     list
+}
+
+/// The order lowering evaluates the nodes of a vector kernel, as (statement, pre-order
+/// node) pairs: per reduction axis, in order of appearance, the body of every reduction
+/// over it (children before parents) and then its fold, statement by statement; then
+/// each statement's nodes outside its reductions, children before parents, ending at
+/// its root. Each loop iteration of lowering runs a subsequence of this order, so two
+/// temporaries whose spans in it do not overlap are never live together.
+pub fn evaluation_order(kernel: &CheckedKernel) -> Vec<(usize, usize)> {
+    let mut order = Vec::new();
+    let mut axes = Vec::new();
+    for assign in &kernel.body {
+        assign.value.walk(&mut |node| {
+            if let Expr::Reduce { axis, .. } = node
+                && !axes.contains(axis)
+            {
+                axes.push(*axis);
+            }
+        });
+    }
+    if kernel.is_fused() {
+        // Statements run in order, each its reductions (by axis, in order of
+        // appearance in it) and then the rest.
+        for (statement, assign) in kernel.body.iter().enumerate() {
+            for axis in statement_reduction_axes(assign) {
+                reductions_over(assign, statement, axis, &mut order);
+            }
+            post_order(&assign.value, statement, 0, &mut order);
+        }
+        return order;
+    }
+    for axis in axes {
+        for (statement, assign) in kernel.body.iter().enumerate() {
+            reductions_over(assign, statement, axis, &mut order);
+        }
+    }
+    for (statement, assign) in kernel.body.iter().enumerate() {
+        post_order(&assign.value, statement, 0, &mut order);
+    }
+    order
+}
+
+/// The axes a fused kernel keeps whole in every tile: those any statement reduces
+/// over (none for a kernel without `let` intermediates).
+pub fn whole_axes(kernel: &CheckedKernel) -> Vec<usize> {
+    if !kernel.is_fused() {
+        return Vec::new();
+    }
+    let mut axes = Vec::new();
+    for assign in &kernel.body {
+        for axis in statement_reduction_axes(assign) {
+            if !axes.contains(&axis) {
+                axes.push(axis);
+            }
+        }
+    }
+    axes
+}
+
+/// The axes a statement reduces over, in order of appearance.
+pub fn statement_reduction_axes(assign: &crate::ir::Assign) -> Vec<usize> {
+    let mut axes = Vec::new();
+    assign.value.walk(&mut |node| {
+        if let Expr::Reduce { axis, .. } = node
+            && !axes.contains(axis)
+        {
+            axes.push(*axis);
+        }
+    });
+    axes
+}
+
+/// The bodies and folds of a statement's reductions over `axis`, in pre-order.
+fn reductions_over(
+    assign: &crate::ir::Assign,
+    statement: usize,
+    axis: usize,
+    order: &mut Vec<(usize, usize)>,
+) {
+    for (index, node) in preorder(&assign.value).into_iter().enumerate() {
+        if let Expr::Reduce { axis: a, body, .. } = node
+            && *a == axis
+        {
+            post_order(body, statement, index + 1, order);
+            order.push((statement, index));
+        }
+    }
+}
+
+/// Appends the nodes of `expr` (pre-order index `index`) children first, stopping at
+/// reductions (their bodies run in the reduction loop); returns the subtree's size.
+fn post_order(
+    expr: &Expr,
+    statement: usize,
+    index: usize,
+    order: &mut Vec<(usize, usize)>,
+) -> usize {
+    let children: Vec<&Expr> = match expr {
+        Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => vec![],
+        Expr::Reduce { .. } => {
+            order.push((statement, index));
+            return preorder(expr).len();
+        }
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => vec![arg],
+        Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => vec![lhs, rhs],
+        Expr::Select {
+            cond,
+            then,
+            otherwise,
+            ..
+        } => vec![cond, then, otherwise],
+    };
+    let mut size = 1;
+    for child in children {
+        size += post_order(child, statement, index + size, order);
+    }
+    order.push((statement, index));
+    size
+}
+
+/// Gives each temporary its buffer (see the module doc): accumulators and broadcasts
+/// get their own, the rest share by liveness over [`evaluation_order`].
+fn allocate(kernel: &CheckedKernel, specs: &mut [TempSpec], align: u64) {
+    // Per statement and node: where it is evaluated and which node reads it.
+    let mut position: Vec<Vec<usize>> = Vec::with_capacity(kernel.body.len());
+    let mut parent: Vec<Vec<usize>> = Vec::with_capacity(kernel.body.len());
+    let mut is_load: Vec<Vec<bool>> = Vec::with_capacity(kernel.body.len());
+    for assign in &kernel.body {
+        let nodes = preorder(&assign.value);
+        position.push(vec![usize::MAX; nodes.len()]);
+        // A broadcast of a staged input keeps its rows across tiles; one of an
+        // intermediate is filled anew each time.
+        is_load.push(
+            nodes
+                .iter()
+                .map(|n| {
+                    matches!(n, Expr::Load { tensor, .. }
+                        if kernel.tensors[*tensor].role != Role::Local)
+                })
+                .collect(),
+        );
+        let mut parents = vec![usize::MAX; nodes.len()];
+        let mut next = 0;
+        fill_parents(&assign.value, usize::MAX, &mut next, &mut parents);
+        parent.push(parents);
+    }
+    for (at, (statement, node)) in evaluation_order(kernel).into_iter().enumerate() {
+        position[statement][node] = at;
+    }
+    // Per buffer: its bytes, the last position it is busy to (`usize::MAX` if for
+    // ever), and the first spec it holds (buffers are numbered in spec order).
+    let mut buffers: Vec<(u64, usize, usize)> = Vec::new();
+    let span = |spec: &TempSpec| {
+        let start = position[spec.statement][spec.node];
+        let reader = parent[spec.statement][spec.node];
+        let pinned = spec.kind == BufferKind::Accumulator
+            || is_load[spec.statement][spec.node]
+            || reader == usize::MAX
+            || start == usize::MAX
+            || position[spec.statement][reader] == usize::MAX;
+        if pinned {
+            None
+        } else {
+            Some((start, position[spec.statement][reader]))
+        }
+    };
+    let mut by_start: Vec<usize> = (0..specs.len()).collect();
+    by_start.sort_by_key(|i| span(&specs[*i]).map_or(0, |(start, _)| start));
+    let mut assigned = vec![0usize; specs.len()];
+    for i in by_start {
+        let bytes = align_up(specs[i].elements * specs[i].element_bytes, align);
+        let Some((start, end)) = span(&specs[i]) else {
+            buffers.push((bytes, usize::MAX, i));
+            assigned[i] = buffers.len() - 1;
+            continue;
+        };
+        let free = |b: &(u64, usize, usize)| b.1 < start;
+        let fits = (0..buffers.len())
+            .filter(|b| free(&buffers[*b]) && buffers[*b].0 >= bytes)
+            .min_by_key(|b| buffers[*b].0);
+        let grows = (0..buffers.len())
+            .filter(|b| free(&buffers[*b]))
+            .max_by_key(|b| (buffers[*b].0, std::cmp::Reverse(*b)));
+        let chosen = match fits.or(grows) {
+            Some(b) => {
+                buffers[b].0 = buffers[b].0.max(bytes);
+                buffers[b].1 = end;
+                buffers[b].2 = buffers[b].2.min(i);
+                b
+            }
+            None => {
+                buffers.push((bytes, end, i));
+                buffers.len() - 1
+            }
+        };
+        assigned[i] = chosen;
+    }
+    // Number the buffers by the first temporary each holds, in plan order.
+    let mut numbering: Vec<usize> = (0..buffers.len()).collect();
+    numbering.sort_by_key(|b| buffers[*b].2);
+    let mut rank = vec![0usize; buffers.len()];
+    for (r, b) in numbering.into_iter().enumerate() {
+        rank[b] = r;
+    }
+    for (spec, buffer) in specs.iter_mut().zip(assigned) {
+        spec.buffer = rank[buffer];
+    }
+}
+
+// Pre-order list of each node's parent.
+fn fill_parents(expr: &Expr, parent: usize, next: &mut usize, out: &mut [usize]) {
+    let index = *next;
+    out[index] = parent;
+    *next += 1;
+    match expr {
+        Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Reduce { body: arg, .. } => {
+            fill_parents(arg, index, next, out)
+        }
+        Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
+            fill_parents(lhs, index, next, out);
+            fill_parents(rhs, index, next, out);
+        }
+        Expr::Select {
+            cond,
+            then,
+            otherwise,
+            ..
+        } => {
+            fill_parents(cond, index, next, out);
+            fill_parents(then, index, next, out);
+            fill_parents(otherwise, index, next, out);
+        }
+    }
 }
 
 /// `value` rounded up to a multiple of `align`.

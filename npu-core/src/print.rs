@@ -180,7 +180,8 @@ fn param(param: &Param) -> String {
 
 fn stmt(stmt: &Stmt) -> String {
     format!(
-        "{}[{}] = {};",
+        "{}{}[{}] = {};",
+        if stmt.let_token.is_some() { "let " } else { "" },
         stmt.output,
         comma_separated(&stmt.indices, index),
         expr(&stmt.value)

@@ -364,6 +364,15 @@ impl<'a> ScheduleChecker<'a> {
                             );
                             continue;
                         }
+                        if kernel.tensors[t].role == Role::Local {
+                            self.error(
+                                Code::E035,
+                                ident.span(),
+                                format!("`{ident}` is an intermediate (`let`): it lives in ub for the tile and is never copied, so it is not staged"),
+                                format!("remove `{ident}` from this `stage` item"),
+                            );
+                            continue;
+                        }
                         if let Some(problem) = self.level_fits_class(t, lvl) {
                             self.error(Code::E026, level.span(), problem.0, problem.1);
                             continue;
@@ -471,7 +480,7 @@ impl<'a> ScheduleChecker<'a> {
                             chosen.push(a);
                         }
                     }
-                    let output_axes = &kernel.body[0].axes;
+                    let output_axes = kernel.output_axes();
                     let missing: Vec<&str> = output_axes
                         .iter()
                         .filter(|a| !chosen.contains(a))
@@ -516,6 +525,7 @@ impl<'a> ScheduleChecker<'a> {
             }
             tiles[*a] = tile.value;
         }
+        self.whole_axes(&splits, &parallel);
         // A rejected split leaves a default tile the user never wrote: the rules that
         // read tiles say nothing about it.
         let tiles_known = self.diagnostics.len() == before;
@@ -563,7 +573,7 @@ impl<'a> ScheduleChecker<'a> {
         }
         let order = order
             .map(|(o, _)| o)
-            .unwrap_or_else(|| kernel.body[0].axes.clone());
+            .unwrap_or_else(|| kernel.output_axes().to_vec());
         let Collected {
             parallel,
             tiles,
@@ -580,6 +590,54 @@ impl<'a> ScheduleChecker<'a> {
             order,
             buffers,
         })
+    }
+
+    /// A fused kernel runs its statements in order once per tile, so an axis any
+    /// statement reduces over must stay whole: the statements after the reduction read
+    /// its result along the whole axis. Intermediates are not spilled to global memory.
+    fn whole_axes(
+        &mut self,
+        splits: &std::collections::BTreeMap<usize, crate::ast::Number>,
+        parallel: &[(usize, u64, Span)],
+    ) {
+        let kernel = self.kernel;
+        if !kernel.is_fused() {
+            return;
+        }
+        for (axis, info) in kernel.axes.iter().enumerate() {
+            let reducer = kernel.body.iter().find(|assign| {
+                let mut found = false;
+                assign.value.walk(&mut |node| {
+                    found |= matches!(node, Expr::Reduce { axis: a, .. } if *a == axis);
+                });
+                found
+            });
+            let Some(reducer) = reducer else { continue };
+            let statement = &kernel.tensors[reducer.output].name;
+            let name = &info.name;
+            let extent = info.extent;
+            let why = format!(
+                "`{statement}` reduces over `{name}` and a fused kernel runs its statements once per tile, so `{name}` must stay whole"
+            );
+            if let Some(tile) = splits.get(&axis)
+                && tile.value < extent
+            {
+                self.error(
+                    Code::E035,
+                    tile.span,
+                    format!("{why}: split {name} by {} cuts its {extent} elements into tiles", tile.value),
+                    format!("remove `split {name} by {};` and split another axis; intermediates stay on chip (spilling them to global memory is not supported)", tile.value),
+                );
+            }
+            if let Some((_, cores, span)) = parallel.iter().find(|(a, _, _)| *a == axis) {
+                self.error(
+                    Code::E035,
+                    *span,
+                    format!("{why}: parallel {name} over {cores} cores cuts it into chunks"),
+                    format!("remove `parallel {name} over {cores} cores;` and run another axis across cores"),
+                );
+            }
+        }
     }
 
     /// Whether a tensor may be staged at a level for this kernel's class.
@@ -629,7 +687,7 @@ impl<'a> ScheduleChecker<'a> {
                 (mm.c, Level::L0c),
             ],
             _ => (0..kernel.tensors.len())
-                .filter(|t| plan::is_accessed(kernel, *t))
+                .filter(|t| kernel.tensors[*t].role != Role::Local && plan::is_accessed(kernel, *t))
                 .map(|t| (t, Level::Ub))
                 .collect(),
         };

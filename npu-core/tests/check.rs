@@ -35,6 +35,23 @@ fn vmla(target: &str, items: &str) -> String {
     )
 }
 
+/// `y[i]` as a chain of `terms` products of `x[i]` summed left to right, or nested to
+/// the right, on a tile of `tile` f32 elements of ascend910b.
+fn chain(terms: usize, nested: bool, tile: u64) -> String {
+    let term = |t: usize| format!("x[i] * {}.5", t + 1);
+    let mut value = term(terms - 1);
+    for t in (0..terms - 1).rev() {
+        value = if nested {
+            format!("{} + ({value})", term(t))
+        } else {
+            format!("{value} + {}", term(t))
+        };
+    }
+    format!(
+        "kernel k(x: [f32; 65536]) -> y: [f32; 65536] {{ y[i] = {value}; }}\ntarget ascend910b;\nschedule s {{ split i by {tile}; stage x, y in ub; }}\n"
+    )
+}
+
 macro_rules! cases {
     ($($name:ident: $source:expr;)*) => {$(
         #[test]
@@ -122,6 +139,36 @@ cases! {
     scalar_param_dtype_mismatch: "kernel k(x: [f16; 1024], s: f32) -> y: [f16; 1024] { y[i] = x[i] * s; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
     scalar_output: "kernel k(x: [f32; 1024]) -> y: f32 { y[i] = x[i]; }\ntarget ascend910b;\nschedule s { stage x in ub; }\n";
     scalar_param_unknown_name: "kernel k(x: [f16; 1024], scale: f16) -> y: [f16; 1024] { y[i] = x[i] * scal; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+}
+
+/// A fused softmax over 32 rows of `cols` f32 with the given schedule items.
+fn softmax(cols: u64, items: &str) -> String {
+    format!(
+        "kernel softmax(x: [f32; 32, {cols}]) -> y: [f32; 32, {cols}] {{\n    let m[i] = max[k](x[i, k]);\n    let e[i, k] = exp(x[i, k] - m[i]);\n    let s[i] = sum[k](e[i, k]);\n    y[i, k] = e[i, k] / s[i];\n}}\ntarget ascend910b;\nschedule s {{\n{items}\n}}\n"
+    )
+}
+
+// Fused kernels: `let` intermediates live in ub, counted by E020; an axis a statement
+// reduces over stays whole (E035).
+cases! {
+    fused_softmax_rows: softmax(1024, "    parallel i over 4 cores;\n    split i by 4;\n    stage x, y in ub depth 2;");
+    fused_softmax_split_reduced_axis: softmax(1024, "    split i by 4;\n    split k by 256;\n    stage x, y in ub depth 2;");
+    fused_softmax_parallel_reduced_axis: softmax(1024, "    parallel k over 4 cores;\n    stage x, y in ub;");
+    fused_softmax_intermediate_staged: softmax(1024, "    split i by 4;\n    stage x, e, y in ub;");
+    fused_softmax_overflow: softmax(8192, "    split i by 4;\n    stage x, y in ub depth 2;");
+    fused_mse_reduction_axis: "kernel mse(a: [f16; 64, 100], b: [f16; 64, 100]) -> y: [f32; 64] {\n    let d[i, k] = a[i, k] as f32 - b[i, k] as f32;\n    y[i] = sum[k](d[i, k] * d[i, k]) / 100.0;\n}\ntarget ascend910b;\nschedule s { parallel i over 8 cores; stage a, b, y in ub depth 2; tail pad; }\nschedule bad { split k by 50; stage a, b, y in ub; tail pad; }\n";
+    let_reduces_over_its_own_axis: "kernel k(x: [f32; 8, 64]) -> y: [f32; 8, 64] { y[i, k] = x[i, k] / sum[k](x[i, k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    let_mistakes: "kernel k(x: [f32; 8, 64]) -> y: [f32; 8, 64] {\n    let r[i, j] = x[i, j] * 2.0;\n    let c[i] = 2.0;\n    let x[i, j] = r[i, j];\n    let p[0] = x[i, j];\n    let q[i, j] = x[i, j] > 0.0;\n    y[i, j] = r[j, i] + u[i, j];\n    let u[i, j] = x[i, j];\n}\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    fused_softmax_overflow_help_keeps_k_whole: softmax(1024, "    split i by 32;\n    stage x, y in ub depth 2;");
+    let_unknown_extent: "kernel k(x: [f32; 8]) -> y: [f32; 8] {\n    let c[i, n] = x[i] * 2.0;\n    y[i] = x[i];\n}\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+}
+
+// Temporaries by liveness: 119 operations summed left to right need 3 temporaries (the
+// running sum, the next product, the sum they make); nested to the right, every
+// product waits for the sum on its right, so 29 are live at once and E020 summarises.
+cases! {
+    temporaries_share_by_liveness: chain(60, false, 4096);
+    long_e020_breakdown_is_summarised: chain(30, true, 4096);
 }
 
 #[test]

@@ -246,6 +246,32 @@ fn several_outputs_and_statements() {
 }
 
 #[test]
+fn let_intermediates() {
+    assert_snapshot!(check(
+        r#"
+        kernel softmax(x: [f32; 8, 64]) -> y: [f32; 8, 64] {
+            let m[i] = max[k](x[i,k]);
+            let e[i, k] = exp(x[i, k] - m[i]);
+            let   s[i]=sum[k](e[i, k]);
+            y[i, k] = e[i, k] / s[i];
+        }
+        "#
+    ));
+}
+
+#[test]
+fn let_needs_a_tensor_name() {
+    assert_snapshot!(check(
+        r#"
+        kernel k(x: [f32; 8]) -> y: [f32; 8] {
+            let = x[i];
+            y[i] = x[i];
+        }
+        "#
+    ));
+}
+
+#[test]
 fn target_file_and_preset() {
     assert_snapshot!(check(
         r#"

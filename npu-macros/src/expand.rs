@@ -324,7 +324,11 @@ fn evaluate(kernel: &CheckedKernel) -> TokenStream {
         .iter()
         .filter(|t| t.role == Role::Input)
         .count();
-    let output_count = kernel.tensors.len() - input_count;
+    let output_count = kernel
+        .tensors
+        .iter()
+        .filter(|t| t.role == Role::Output)
+        .count();
     let mut read = vec![false; kernel.tensors.len()];
     for assign in &kernel.body {
         assign.value.walk(&mut |node| {
@@ -357,7 +361,8 @@ fn evaluate(kernel: &CheckedKernel) -> TokenStream {
             #nest
         }
     });
-    let outputs = (input_count..kernel.tensors.len()).map(tensor_var);
+    // `let` intermediates are computed in order like outputs, but not returned.
+    let outputs = (input_count..input_count + output_count).map(tensor_var);
     quote! {
         fn evaluate(
             inputs: [&[::core::primitive::f64]; #input_count],

@@ -473,6 +473,8 @@ fn global_memory(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Result<Vec<Ve
                 .map(|t| t.data.iter().map(|v| tensor.dtype.round(*v)).collect())
                 .unwrap_or_default(),
             Role::Output => vec![f64::NAN; tensor.elements() as usize],
+            // An intermediate lives on chip: no global memory.
+            Role::Local => Vec::new(),
         })
         .collect())
 }

@@ -3,7 +3,8 @@
 //! It is a second implementation, independent of lowering and of the typed loops the
 //! `npu_kernel!` macro generates: each output element is the expression evaluated at
 //! its index, every operation rounded with [`npu_core::scalar`], each reduction folded
-//! in index order in its accumulator dtype and rounded once at the end.
+//! in index order in its accumulator dtype and rounded once at the end. Statements run
+//! in order, so a `let` intermediate is whole before any later statement reads it.
 
 use npu_core::ir::{CheckedKernel, Expr, Role, Subscript};
 use npu_core::scalar::{self, HostTensor};
@@ -22,7 +23,8 @@ pub fn reference(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Vec<HostTenso
                     .map(|i| values.get(i).map_or(f64::NAN, |v| tensor.dtype.round(*v)))
                     .collect()
             }
-            Role::Output => vec![f64::NAN; tensor.elements() as usize],
+            // Intermediates are computed in order like outputs, and not returned.
+            Role::Output | Role::Local => vec![f64::NAN; tensor.elements() as usize],
         });
     }
     let strides: Vec<Vec<u64>> = kernel.tensors.iter().map(|t| row_major(&t.shape)).collect();

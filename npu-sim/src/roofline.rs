@@ -163,8 +163,8 @@ fn per_core_bandwidth(kernel: &CheckedKernel) -> f64 {
 /// The least fraction of the output the busiest core gets, over every split of the
 /// output axes across at most `cores` cores.
 fn least_share(kernel: &CheckedKernel, cores: u64) -> f64 {
-    let extents: Vec<u64> = kernel.body[0]
-        .axes
+    let extents: Vec<u64> = kernel
+        .output_axes()
         .iter()
         .map(|a| kernel.axes[*a].extent)
         .collect();
@@ -193,6 +193,7 @@ pub fn minimum_traffic(kernel: &CheckedKernel) -> (u64, u64) {
     for (index, tensor) in kernel.tensors.iter().enumerate() {
         match tensor.role {
             Role::Output => written += tensor.bytes(),
+            Role::Local => {}
             Role::Input => {
                 let mut axes: Vec<usize> = Vec::new();
                 let mut loaded = false;

@@ -302,8 +302,8 @@ fn first_drafts(problem: &Problem, space: &Space) -> Vec<Spec> {
         }
         _ => {
             // The innermost output axis gets the big tile; outer axes take one core's share.
-            let inner = *kernel.body[0].axes.last().unwrap_or(&0);
-            let outer = kernel.body[0].axes[0];
+            let inner = *kernel.output_axes().last().unwrap_or(&0);
+            let outer = kernel.output_axes()[0];
             let mut options: Vec<u64> = space.tiles[inner].iter().flatten().copied().collect();
             options.push(kernel.axes[inner].extent);
             options.sort_unstable_by(|a, b| b.cmp(a));
@@ -475,7 +475,7 @@ fn apply_fix(problem: &Problem, spec: &mut Spec, fix: &npu_core::Fix) -> bool {
                     spec.tiles[a] = Some(*tile);
                 }
             }
-            Edit::Cores { axis: name, cores } if axis(name) == Some(kernel.body[0].axes[0]) => {
+            Edit::Cores { axis: name, cores } if axis(name) == Some(kernel.output_axes()[0]) => {
                 spec.cores = *cores;
             }
             Edit::Tail { .. } => spec.tail = Tail::Pad,

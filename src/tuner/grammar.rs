@@ -124,11 +124,12 @@ pub fn syntax_gbnf(kernel: &CheckedKernel) -> String {
             );
         }
         _ => {
-            // Scalar parameters are held in scalar registers and never staged.
+            // Scalar parameters are held in scalar registers and intermediates live in
+            // ub for the tile: neither is staged.
             let names: Vec<&str> = kernel
                 .tensors
                 .iter()
-                .filter(|t| !t.is_scalar())
+                .filter(|t| !t.is_scalar() && t.role != npu_core::ir::Role::Local)
                 .map(|t| t.name.as_str())
                 .collect();
             body.push("stages".into());
@@ -345,7 +346,7 @@ struct Knobs {
 impl Knobs {
     fn of(kernel: &CheckedKernel) -> Knobs {
         let target = &kernel.target;
-        let first = kernel.body[0].axes[0];
+        let first = kernel.output_axes()[0];
         let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
         let available = u64::from(if is_matmul {
             target.cores.cube

@@ -1,5 +1,5 @@
 //! The LLM prompt: role, target summary, the kernel, the schedule contract from
-//! docs/dsl.md, three worked examples, and the previous rounds' feedback.
+//! docs/dsl.md, worked examples that fit the kernel, and the previous rounds' feedback.
 //!
 //! It is kept under 3,000 tokens so a small local model (Qwen2.5-Coder-1.5B) can use
 //! it, and the model is asked for one schedule block only, never a whole kernel.
@@ -23,17 +23,21 @@ pub fn contract() -> &'static str {
     DOC[start..end].trim()
 }
 
-/// Worked examples: an elementwise, a reduction and a matmul kernel, each with a good
-/// schedule. A test checks that each one passes the checker.
-pub const EXAMPLES: [&str; 3] = [
+/// Worked examples: an elementwise, a reduction, a matmul and a fused kernel (with
+/// `let` intermediates), each with a good schedule. A test checks that each one passes
+/// the checker.
+pub const EXAMPLES: [&str; 4] = [
     "kernel scale(x: [f16; 131072]) -> y: [f16; 131072] {\n    y[i] = x[i] * 0.5;\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 4096;\n    stage x, y in ub depth 2;\n}\n",
     "kernel rowmax(x: [f32; 512, 1024]) -> y: [f32; 512] {\n    y[i] = max[k](x[i, k]);\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 16;\n    split k by 512;\n    stage x, y in ub depth 2;\n}\n",
     "kernel mm(a: [f16; 512, 512], b: [f16; 512, 512]) -> c: [f32; 512, 512] {\n    c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);\n}\ntarget ascend910b;\nschedule fast {\n    parallel m over 8 cores;\n    split n by 256;\n    split k by 256;\n    cube m by 64, n by 128, k by 64;\n    stage a, b in l1 depth 2;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c depth 1;\n}\n",
+    "kernel softmax(x: [f32; 256, 1024]) -> y: [f32; 256, 1024] {\n    let m[i] = max[k](x[i, k]);\n    let e[i, k] = exp(x[i, k] - m[i]);\n    let s[i] = sum[k](e[i, k]);\n    y[i, k] = e[i, k] / s[i];\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 4;\n    stage x, y in ub depth 2;\n}\n",
 ];
 
 /// The examples that fit the kernel's class and target: the cube example only for a
-/// matmul, the vector ones otherwise, on the kernel's target, with no more cores than
-/// it has (no `parallel` line at all on a one-core target). A test checks each.
+/// matmul, the vector ones otherwise (the fused one only for a kernel with `let`
+/// intermediates, where its whole reduced axis matters), on the kernel's target, with
+/// no more cores than it has (no `parallel` line at all on a one-core target). A test
+/// checks each.
 pub fn examples(problem: &Problem) -> Vec<String> {
     let kernel = &problem.kernel;
     let is_matmul = matches!(kernel.class, npu_core::ir::KernelClass::Matmul(_));
@@ -45,6 +49,7 @@ pub fn examples(problem: &Problem) -> Vec<String> {
     EXAMPLES
         .iter()
         .filter(|example| example.contains("cube ") == is_matmul)
+        .filter(|example| !example.contains("    let ") || kernel.is_fused())
         .map(|example| {
             let mut out = String::new();
             for line in example.lines() {

@@ -41,7 +41,7 @@ impl Spec {
     pub fn to_dsl(&self, kernel: &CheckedKernel, name: &str) -> String {
         let axes = &kernel.axes;
         let mut out = format!("schedule {name} {{\n");
-        let first = kernel.body[0].axes[0];
+        let first = kernel.output_axes()[0];
         if self.cores > 1 {
             out += &format!(
                 "    parallel {} over {} cores;\n",
@@ -71,11 +71,12 @@ impl Spec {
                 out += &format!("    stage {c} in l0c depth {};\n", self.l0c_depth);
             }
             _ => {
-                // Scalar parameters are held in scalar registers and never staged.
+                // Scalar parameters are held in scalar registers and intermediates live
+                // in ub for the tile: neither is staged.
                 let names: Vec<&str> = kernel
                     .tensors
                     .iter()
-                    .filter(|t| !t.is_scalar())
+                    .filter(|t| !t.is_scalar() && t.role != Role::Local)
                     .map(|t| t.name.as_str())
                     .collect();
                 out += &format!(
@@ -154,7 +155,7 @@ impl Spec {
     /// The tile an axis effectively gets (its split, or the axis or core share).
     pub fn effective_tile(&self, kernel: &CheckedKernel, axis: usize) -> u64 {
         let extent = kernel.axes[axis].extent;
-        let share = if axis == kernel.body[0].axes[0] {
+        let share = if axis == kernel.output_axes()[0] {
             extent.div_ceil(self.cores.max(1))
         } else {
             extent
@@ -182,7 +183,7 @@ impl Space {
     /// The space of a kernel on its target.
     pub fn of(kernel: &CheckedKernel) -> Space {
         let target = &kernel.target;
-        let first = kernel.body[0].axes[0];
+        let first = kernel.output_axes()[0];
         let extent = kernel.axes[first].extent;
         let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
         let max_cores = u64::from(if is_matmul {

@@ -213,9 +213,18 @@ impl Checker<'_> {
                 show(&subscripts),
                 show(first)
             );
-            self.error(Code::E011, ident.span(), message).help = Some(format!(
-                "a staged tensor holds one tile at a time: read `{name}` with the same subscripts everywhere, or pass the other view as another input"
-            ));
+            self.error(Code::E011, ident.span(), message).help = Some(
+                if tensor.role == Role::Local {
+                    format!(
+                        "an intermediate holds one tile over its own axes: read it as it is written, `{}`",
+                        show(first)
+                    )
+                } else {
+                    format!(
+                        "a staged tensor holds one tile at a time: read `{name}` with the same subscripts everywhere, or pass the other view as another input"
+                    )
+                },
+            );
             return (None, Ty::Error);
         }
         scope
@@ -704,10 +713,12 @@ impl Checker<'_> {
                 axis_ident.span(),
                 format!("axis `{axis_name}` is already in use here"),
             )
-            .help = Some("reduce over a new axis name, such as `k`".into());
+            .help = Some(format!(
+                "reduce over a new axis name, such as `k`, or reduce over `{axis_name}` in an intermediate over the other axes: `let s[i] = sum[{axis_name}](...);`"
+            ));
             return (None, Ty::Error);
         }
-        if scope.live.iter().any(|a| scope.axes[*a].reduction) {
+        if scope.reducing {
             self.error(Code::E003, func.span(), "reductions cannot be nested")
                 .help = Some("reduce over one axis per expression; split the kernel in two".into());
             return (None, Ty::Error);
@@ -718,11 +729,9 @@ impl Checker<'_> {
             return (None, Ty::Error);
         };
         let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
-            Some(existing)
-                if scope.axes[existing].reduction && scope.axes[existing].extent == extent =>
-            {
-                existing
-            }
+            // The same name is the same loop dimension in every statement: softmax's
+            // `k` is reduced over by `let m[i] = max[k](x[i, k])` and runs along `e[i, k]`.
+            Some(existing) if scope.axes[existing].extent == extent => existing,
             Some(_) => {
                 self.error(
                     Code::E030,
@@ -742,7 +751,9 @@ impl Checker<'_> {
             }
         };
         scope.live.push(axis);
+        scope.reducing = true;
         let (body, ty) = self.expr(&args[0], scope, tensors);
+        scope.reducing = false;
         scope.live.pop();
         let dtype = match ty {
             Ty::Value(dtype) => dtype,
@@ -875,7 +886,7 @@ fn wider(a: Dtype, b: Dtype) -> Dtype {
 }
 
 /// The extent of a reduction axis: the extent of the first tensor dimension it indexes.
-fn reduction_extent(
+pub(super) fn reduction_extent(
     expr: &ast::Expr,
     axis: &str,
     names: &HashMap<String, usize>,

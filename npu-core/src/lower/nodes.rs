@@ -9,11 +9,12 @@
 use super::Lowering;
 use super::vector::Queue;
 use crate::dtype::Dtype;
-use crate::ir::Expr;
+use crate::ir::{BufferKind, Expr, Role};
 use crate::lower::{constant_value, vector_width};
 use crate::plan;
 use crate::program::{Operand, VectorInstr, VectorKind};
 use crate::scalar;
+use crate::target::Level;
 
 /// Where a node's value is read from.
 #[derive(Clone, Copy, Debug)]
@@ -36,8 +37,9 @@ pub(super) struct Node<'e> {
     expr: &'e Expr,
     children: [usize; 3],
     arity: usize,
-    /// The space the node is evaluated over (see [`Lowering::vector_box`]): 0 for the
-    /// output axes, `1 + axis` inside a reduction over `axis`.
+    /// The space the node is evaluated over, an index into the spaces
+    /// [`build_statements`] returns: the statement's axes, or inside a reduction over
+    /// `axis` those and `axis`.
     space: usize,
     value: Value,
     /// A reduction's accumulator seen over the reduction's space, stride 0 along the
@@ -58,6 +60,10 @@ pub(super) struct Statement<'e> {
     pub(super) nodes: Vec<Node<'e>>,
     /// Strides of the output tile over the output axes.
     pub(super) output_strides: u32,
+    /// The space of the statement's own axes (see [`Node::space`]).
+    pub(super) space: usize,
+    /// The buffer of a `let` intermediate the statement writes instead of an output.
+    pub(super) local: Option<u32>,
 }
 
 /// A vector instruction before its flags are placed around it.
@@ -79,33 +85,56 @@ fn dense(tiles: &[u64], dims: &[usize], element_bytes: u64) -> Vec<u64> {
     strides
 }
 
-pub(super) fn space_dims(outer: &[usize], space: usize) -> Vec<usize> {
-    let mut dims = outer.to_vec();
-    if space > 0 {
-        dims.push(space - 1);
+/// The index of the space over `dims`, added to `spaces` if new.
+fn space_index(spaces: &mut Vec<Vec<usize>>, dims: Vec<usize>) -> usize {
+    match spaces.iter().position(|s| *s == dims) {
+        Some(index) => index,
+        None => {
+            spaces.push(dims);
+            spaces.len() - 1
+        }
     }
-    dims
 }
 
+/// The statements as nodes with their buffers, and the spaces (axis lists) the nodes
+/// are evaluated over.
 pub(super) fn build_statements<'e>(
     lowering: &mut Lowering<'e>,
-    outer: &[usize],
-) -> Vec<Statement<'e>> {
+) -> (Vec<Statement<'e>>, Vec<Vec<usize>>) {
     let kernel = lowering.kernel;
     let tiles = lowering.schedule.tiles.clone();
-    let temps = plan::temps(kernel, &tiles);
-    let first_temp = lowering.schedule.stages.len();
+    let temps = plan::temps(kernel, &tiles, kernel.target.align.ub);
+    let locals = kernel
+        .tensors
+        .iter()
+        .filter(|t| t.role == Role::Local)
+        .count();
+    let first_temp = lowering.schedule.stages.len() + locals;
+    let local_address = |lowering: &Lowering, tensor: usize| {
+        if kernel.tensors[tensor].role != Role::Local {
+            return None;
+        }
+        lowering
+            .program
+            .buffers
+            .iter()
+            .find(|b| b.kind == BufferKind::Tensor(tensor) && b.level == Level::Ub)
+            .map(|b| b.address as u32)
+    };
+    let mut spaces: Vec<Vec<usize>> = vec![kernel.output_axes().to_vec()];
     let mut statements = Vec::new();
     for (index, assign) in kernel.body.iter().enumerate() {
+        let outer = assign.axes.clone();
+        let space = space_index(&mut spaces, outer.clone());
         let mut nodes = Vec::new();
-        build(&assign.value, 0, &mut nodes);
+        build(&assign.value, space, &outer, &mut spaces, &mut nodes);
         for (node_index, node) in nodes.iter_mut().enumerate() {
             let expr = node.expr;
-            let dims = space_dims(outer, node.space);
+            let dims = spaces[node.space].clone();
             let temp = temps
                 .iter()
-                .position(|t| t.statement == index && t.node == node_index)
-                .map(|t| lowering.program.buffers[first_temp + t].address as u32);
+                .find(|t| t.statement == index && t.node == node_index)
+                .map(|t| lowering.program.buffers[first_temp + t.buffer].address as u32);
             let value = if let Some(value) = constant_value(expr) {
                 Value::Scalar(lowering.constant(value))
             } else if let Expr::Param { tensor, .. } = expr {
@@ -118,6 +147,7 @@ pub(super) fn build_statements<'e>(
                             dims.iter().map(|a| info.buffer_stride(*a)).collect();
                         let view = lowering.strides(strides);
                         node.view = Some(view);
+                        let local = local_address(lowering, *tensor);
                         match temp {
                             // A broadcast: the copy into the temporary reads `view`.
                             Some(address) => {
@@ -128,22 +158,29 @@ pub(super) fn build_statements<'e>(
                                     strides: dense,
                                 }
                             }
-                            None => Value::Staged {
-                                tensor: *tensor,
-                                strides: view,
+                            None => match local {
+                                // An intermediate is read in place.
+                                Some(address) => Value::Buffer {
+                                    address,
+                                    strides: view,
+                                },
+                                None => Value::Staged {
+                                    tensor: *tensor,
+                                    strides: view,
+                                },
                             },
                         }
                     }
                     Expr::Reduce { dtype, .. } => {
                         let acc = dtype.accumulator().size();
                         let address = temp.expect("the plan gives every reduction an accumulator");
-                        let mut folded = dense(&tiles, outer, acc);
+                        let mut folded = dense(&tiles, &outer, acc);
                         node.accumulator = Some((address, lowering.strides(folded.clone())));
                         folded.push(0);
                         node.dest = Some((address, lowering.strides(folded)));
                         Value::Buffer {
                             address,
-                            strides: lowering.strides(dense(&tiles, outer, dtype.size())),
+                            strides: lowering.strides(dense(&tiles, &outer, dtype.size())),
                         }
                     }
                     Expr::Compare { .. } => {
@@ -167,16 +204,19 @@ pub(super) fn build_statements<'e>(
         debug_assert_eq!(output_dims, outer);
         let output_strides = lowering.strides(dense(
             &tiles,
-            outer,
+            &outer,
             kernel.tensors[assign.output].dtype.size(),
         ));
+        let local = local_address(lowering, assign.output);
         statements.push(Statement {
             output: assign.output,
             nodes,
             output_strides,
+            space,
+            local,
         });
     }
-    statements
+    (statements, spaces)
 }
 
 /// The value of an operation node: its temporary, or (for the root, which has none)
@@ -189,7 +229,14 @@ fn node_buffer(temp: Option<u32>, strides: u32) -> Value {
 }
 
 /// Appends `expr` and its subtree in pre-order (the plan's numbering); returns its index.
-fn build<'e>(expr: &'e Expr, space: usize, nodes: &mut Vec<Node<'e>>) -> usize {
+/// `outer` are the statement's axes.
+fn build<'e>(
+    expr: &'e Expr,
+    space: usize,
+    outer: &[usize],
+    spaces: &mut Vec<Vec<usize>>,
+    nodes: &mut Vec<Node<'e>>,
+) -> usize {
     let index = nodes.len();
     nodes.push(Node {
         expr,
@@ -213,10 +260,14 @@ fn build<'e>(expr: &'e Expr, space: usize, nodes: &mut Vec<Node<'e>>) -> usize {
             otherwise,
             ..
         } => (vec![cond, then, otherwise], space),
-        Expr::Reduce { axis, body, .. } => (vec![body], 1 + axis),
+        Expr::Reduce { axis, body, .. } => {
+            let mut dims = outer.to_vec();
+            dims.push(*axis);
+            (vec![body], space_index(spaces, dims))
+        }
     };
     for (slot, child) in children.into_iter().enumerate() {
-        let child_index = build(child, inner, nodes);
+        let child_index = build(child, inner, outer, spaces, nodes);
         nodes[index].children[slot] = child_index;
         nodes[index].arity = slot + 1;
     }
@@ -228,7 +279,6 @@ pub(super) struct Planner<'l, 'a> {
     pub(super) lowering: &'l mut Lowering<'a>,
     pub(super) queues: &'l [Queue],
     pub(super) coords: &'l [u64],
-    pub(super) outer: &'l [usize],
     /// The axes of each space (see [`Node::space`]).
     pub(super) spaces: &'l [Vec<usize>],
     pub(super) out: &'l mut Vec<Planned>,
@@ -257,10 +307,14 @@ impl Planner<'_, '_> {
             let (acc_address, acc_strides) =
                 node.accumulator.expect("a reduction has an accumulator");
             let (dest, folded) = node.dest.expect("a reduction has an accumulator");
+            let body_space = statement.nodes[body].space;
             let accumulator = dtype.accumulator();
             if first {
                 let init = self.lowering.constant(scalar::reduce_init(*op));
-                let (shape, elements) = self.lowering.vector_box(0, self.outer, self.coords);
+                let space = statement.space;
+                let (shape, elements) =
+                    self.lowering
+                        .vector_box(space, &self.spaces[space], self.coords);
                 self.push(
                     VectorInstr {
                         kind: VectorKind::Dup,
@@ -277,7 +331,7 @@ impl Planner<'_, '_> {
             }
             let (shape, elements) =
                 self.lowering
-                    .vector_box(1 + axis, &self.spaces[1 + axis], self.coords);
+                    .vector_box(body_space, &self.spaces[body_space], self.coords);
             let (source, read) = self.operand(statement, body);
             self.push_reading(
                 VectorInstr {
@@ -301,11 +355,22 @@ impl Planner<'_, '_> {
     pub(super) fn outer(&mut self, statement: &mut Statement, index: usize) {
         let root = &statement.nodes[0];
         let output = statement.output;
-        let queue = &self.queues[output];
-        let address = self.lowering.program.buffers[queue.buffer].slot(queue.next_slot()) as u32;
+        // An intermediate's buffer is no queue: no flags around its writes.
+        let (address, index) = match statement.local {
+            Some(address) => (address, None),
+            None => {
+                let queue = &self.queues[output];
+                let slot = queue.next_slot();
+                let address = self.lowering.program.buffers[queue.buffer].slot(slot) as u32;
+                (address, Some(index))
+            }
+        };
         let strides = statement.output_strides;
         let dtype = root.expr.dtype();
-        let (shape, elements) = self.lowering.vector_box(0, self.outer, self.coords);
+        let space = statement.space;
+        let (shape, elements) = self
+            .lowering
+            .vector_box(space, &self.spaces[space], self.coords);
         let base = VectorInstr {
             kind: VectorKind::Copy,
             dtype,
@@ -323,7 +388,7 @@ impl Planner<'_, '_> {
                     src: [Operand::Scalar(constant), Operand::None, Operand::None],
                     ..base
                 };
-                self.push(instr, Some(index));
+                self.push(instr, index);
             }
             (_, Value::Param(tensor)) => {
                 let instr = VectorInstr {
@@ -331,13 +396,14 @@ impl Planner<'_, '_> {
                     src: [Operand::Param(tensor), Operand::None, Operand::None],
                     ..base
                 };
-                self.push(instr, Some(index));
+                self.push(instr, index);
             }
             (Expr::Load { tensor, .. }, _) => {
                 // A copy (or broadcast) of an input straight into the output tile.
                 let view = root.view.expect("a load has a view of its tile");
+                let (address, read) = self.source(*tensor);
                 let source = Operand::Ub {
-                    address: self.staged_address(*tensor),
+                    address,
                     strides: view,
                 };
                 self.push_reading(
@@ -345,8 +411,8 @@ impl Planner<'_, '_> {
                         src: [source, Operand::None, Operand::None],
                         ..base
                     },
-                    [Some(*tensor), None, None],
-                    Some(index),
+                    [read, None, None],
+                    index,
                 );
             }
             (Expr::Reduce { dtype, .. }, _) => {
@@ -365,7 +431,7 @@ impl Planner<'_, '_> {
                     ],
                     ..base
                 };
-                self.push(instr, Some(index));
+                self.push(instr, index);
             }
             _ => {
                 for slot in 0..root.arity {
@@ -399,7 +465,10 @@ impl Planner<'_, '_> {
                 let Value::Buffer { address, strides } = node.value else {
                     return;
                 };
-                let (shape, elements) = self.lowering.vector_box(0, self.outer, self.coords);
+                let space = statement.space;
+                let (shape, elements) =
+                    self.lowering
+                        .vector_box(space, &self.spaces[space], self.coords);
                 self.push(
                     VectorInstr {
                         kind: VectorKind::Cast,
@@ -437,8 +506,10 @@ impl Planner<'_, '_> {
         let (shape, elements) =
             self.lowering
                 .vector_box(node.space, &self.spaces[node.space], self.coords);
+        let (source_address, read) = self.source(tensor);
         let generation = self.queues[tensor].count;
-        if let Some((filled, filled_box)) = node.filled
+        if read.is_some()
+            && let Some((filled, filled_box)) = node.filled
             && filled == generation
             && contains(
                 &self.lowering.program.boxes[filled_box as usize],
@@ -452,7 +523,7 @@ impl Planner<'_, '_> {
             return;
         };
         let source = Operand::Ub {
-            address: self.staged_address(tensor),
+            address: source_address,
             strides: view,
         };
         self.push_reading(
@@ -466,7 +537,7 @@ impl Planner<'_, '_> {
                 dst_strides: strides,
                 src: [source, Operand::None, Operand::None],
             },
-            [Some(tensor), None, None],
+            [read, None, None],
             None,
         );
         statement.nodes[index].filled = Some((generation, shape));
@@ -474,7 +545,12 @@ impl Planner<'_, '_> {
 
     /// An arithmetic, comparison, select or cast node; `root` gives the output tile it
     /// writes instead of a temporary.
-    fn operation(&mut self, statement: &Statement, index: usize, root: Option<(u32, u32, usize)>) {
+    fn operation(
+        &mut self,
+        statement: &Statement,
+        index: usize,
+        root: Option<(u32, u32, Option<usize>)>,
+    ) {
         let node = &statement.nodes[index];
         let kind = match node.expr {
             Expr::Unary { op, .. } => VectorKind::Unary(*op),
@@ -490,7 +566,7 @@ impl Planner<'_, '_> {
             }
         };
         let (dst, dst_strides, writes) = match (root, node.value) {
-            (Some((address, strides, statement)), _) => (address, strides, Some(statement)),
+            (Some((address, strides, statement)), _) => (address, strides, statement),
             (None, Value::Buffer { address, strides }) => (address, strides, None),
             (None, _) => return,
         };
@@ -529,6 +605,23 @@ impl Planner<'_, '_> {
                 Some(tensor),
             ),
             Value::Buffer { address, strides } => (Operand::Ub { address, strides }, None),
+        }
+    }
+
+    /// Where a load reads `tensor`'s tile, and the staged input it reads (none for an
+    /// intermediate, whose buffer is no queue).
+    fn source(&self, tensor: usize) -> (u32, Option<usize>) {
+        match self
+            .lowering
+            .program
+            .buffers
+            .iter()
+            .find(|b| b.kind == BufferKind::Tensor(tensor) && b.level == Level::Ub)
+        {
+            Some(buffer) if self.lowering.kernel.tensors[tensor].role == Role::Local => {
+                (buffer.address as u32, None)
+            }
+            _ => (self.staged_address(tensor), Some(tensor)),
         }
     }
 

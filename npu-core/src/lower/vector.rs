@@ -12,7 +12,7 @@
 //! than the expression runs over) is copied into its temporary only when its source
 //! was copied again or the box grew, so a `bias[j]` row is broadcast once per `j`.
 
-use super::nodes::{Planned, Planner, build_statements, space_dims};
+use super::nodes::{Planned, Planner, build_statements};
 use super::{AxisRange, Lowering};
 use crate::ir::{BufferKind, Expr, Role};
 use crate::program::{CoreCode, Op, Pipe};
@@ -58,9 +58,15 @@ impl Queue {
 
 pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
     let kernel = lowering.kernel;
-    let outer_axes = kernel.body[0].axes.clone();
-    let reduction_axes = reduction_axes(kernel);
-    let mut statements = build_statements(lowering, &outer_axes);
+    // A fused kernel runs each tile in one iteration: every axis it reduces over is
+    // whole (the checker's E035), and its statements run in order.
+    let fused = kernel.is_fused();
+    let reduction_axes = if fused {
+        Vec::new()
+    } else {
+        reduction_axes(kernel)
+    };
+    let (mut statements, spaces) = build_statements(lowering);
 
     // One queue per staged tensor; inputs and outputs number their events separately.
     let mut queues: Vec<Queue> = vec![Queue::default(); kernel.tensors.len()];
@@ -96,6 +102,9 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
     // The reduction axis an input is copied per tile of, if any.
     let input_phase: Vec<Option<usize>> = (0..kernel.tensors.len())
         .map(|t| {
+            if fused {
+                return None;
+            }
             lowering.tensors[t]
                 .axes
                 .iter()
@@ -145,16 +154,18 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
 
     // Room for every instruction up front: the streams are the bulk of the work.
     let copies = fresh.iter().filter(|f| **f).count();
-    let writes = steps.iter().filter(|s| s.last_of_tile).count() * statements.len();
+    let outputs: Vec<usize> = statements
+        .iter()
+        .filter(|s| s.local.is_none())
+        .map(|s| s.output)
+        .collect();
+    let writes = steps.iter().filter(|s| s.last_of_tile).count() * outputs.len();
     let nodes: usize = statements.iter().map(|s| s.nodes.len()).sum();
     code.streams[Pipe::S.index()].reserve(n + 1);
     code.streams[Pipe::Mte2.index()].reserve(3 * copies + 4 * inputs.len() + 1);
     code.streams[Pipe::V.index()]
         .reserve(n * (nodes + 2) + 3 * copies + 3 * writes + 4 * statements.len() + 1);
     code.streams[Pipe::Mte3.index()].reserve(3 * writes + 1);
-    let spaces: Vec<Vec<usize>> = (0..=kernel.axes.len())
-        .map(|space| space_dims(&outer_axes, space))
-        .collect();
     let mut planned: Vec<Planned> = Vec::new();
     for (step, info) in steps.iter().enumerate() {
         let tile = step as u32;
@@ -196,7 +207,6 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
             lowering: &mut *lowering,
             queues: &queues,
             coords,
-            outer: &outer_axes,
             spaces: &spaces,
             out: &mut planned,
         };
@@ -205,7 +215,14 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                 planner.reductions(statement, axis, info.first_of_phase);
             }
         }
-        if info.last_of_tile {
+        if fused {
+            for (index, statement) in statements.iter_mut().enumerate() {
+                for axis in crate::plan::statement_reduction_axes(&kernel.body[index]) {
+                    planner.reductions(statement, axis, true);
+                }
+                planner.outer(statement, index);
+            }
+        } else if info.last_of_tile {
             for (index, statement) in statements.iter_mut().enumerate() {
                 planner.outer(statement, index);
             }
@@ -249,8 +266,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
 
         // MTE3: copy the finished outputs out.
         if info.last_of_tile {
-            for statement in &statements {
-                let tensor = statement.output;
+            for &tensor in &outputs {
                 let queue = &mut queues[tensor];
                 let slot = queue.next_slot();
                 code.wait_flag(tile, Pipe::V, Pipe::Mte3, queue.event(slot));
@@ -278,8 +294,8 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
     for &tensor in &inputs {
         drain(code, end, &queues[tensor], Pipe::V, Pipe::Mte2);
     }
-    for statement in &statements {
-        drain(code, end, &queues[statement.output], Pipe::Mte3, Pipe::V);
+    for &tensor in &outputs {
+        drain(code, end, &queues[tensor], Pipe::Mte3, Pipe::V);
     }
     for pipe in [Pipe::S, Pipe::Mte2, Pipe::V, Pipe::Mte3] {
         code.push(pipe, end, Op::Barrier);

@@ -13,6 +13,7 @@ use super::{Collected, ScheduleChecker};
 use crate::diag::{Code, Diagnostics};
 use crate::fix::{Edit, Fix};
 use crate::ir::*;
+use crate::plan;
 
 /// The most candidates tried per alternative: enough to step past a few tiles that
 /// leave misaligned tails, few enough that a bad schedule checks in microseconds.
@@ -208,8 +209,9 @@ impl ScheduleChecker<'_> {
     /// The axis a shrinking fix changes: the largest tile, a split one first on ties.
     pub(super) fn shrink_axis(&self, collected: &Collected) -> Option<usize> {
         let tiles = &collected.tiles;
+        let whole = plan::whole_axes(self.kernel);
         (0..self.kernel.axes.len())
-            .filter(|a| tiles[*a] > 1)
+            .filter(|a| tiles[*a] > 1 && !whole.contains(a))
             .max_by_key(|a| (tiles[*a], collected.splits.contains_key(a)))
     }
 
@@ -297,11 +299,13 @@ impl ScheduleChecker<'_> {
         let kernel = self.kernel;
         let mut step = 1;
         for (t, tensor) in kernel.tensors.iter().enumerate() {
-            if crate::plan::tensor_axes(kernel, t)
-                .last()
-                .copied()
-                .flatten()
-                == Some(axis)
+            // An intermediate is never copied, so its tile needs no alignment.
+            if tensor.role != Role::Local
+                && crate::plan::tensor_axes(kernel, t)
+                    .last()
+                    .copied()
+                    .flatten()
+                    == Some(axis)
             {
                 let align = self.target.align.ub;
                 let need = align / gcd(align, tensor.dtype.size());

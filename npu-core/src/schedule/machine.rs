@@ -263,17 +263,7 @@ impl ScheduleChecker<'_> {
             let Some(first) = collected.stages.iter().find(|s| s.stage.level == level) else {
                 continue;
             };
-            let parts: Vec<String> = buffers
-                .iter()
-                .filter(|b| b.level == level)
-                .map(|b| {
-                    if b.depth > 1 {
-                        format!("{} {}x{}", b.name, b.depth, b.bytes)
-                    } else {
-                        format!("{} {}", b.name, b.bytes)
-                    }
-                })
-                .collect();
+            let parts = breakdown(buffers.iter().filter(|b| b.level == level));
             let level_bytes = |tiles: &[u64], cube: Option<[u64; 3]>| -> u64 {
                 plan::buffers(kernel, self.target, tiles, cube, stage_list)
                     .iter()
@@ -304,7 +294,7 @@ impl ScheduleChecker<'_> {
                 format!(
                     "{level} holds {capacity} B but this schedule needs {used} B, {} B too many: {}",
                     used - capacity,
-                    parts.join(" + ")
+                    parts
                 ),
                 alternatives,
                 shrink.1,
@@ -348,6 +338,39 @@ impl ScheduleChecker<'_> {
         );
     }
 }
+
+/// The buffers of a level as `a 2x16384 + tmp0 16384 + ...`, largest first (plan order
+/// among equals), at most [`BREAKDOWN_ITEMS`] of them and then how many more and their
+/// bytes, so that a kernel of a hundred temporaries still gets a one-line message.
+fn breakdown<'b>(buffers: impl Iterator<Item = &'b Buffer>) -> String {
+    let mut buffers: Vec<&Buffer> = buffers.collect();
+    buffers.sort_by_key(|b| std::cmp::Reverse(b.total_bytes()));
+    let show = if buffers.len() > BREAKDOWN_ITEMS {
+        BREAKDOWN_ITEMS - 1
+    } else {
+        buffers.len()
+    };
+    let parts: Vec<String> = buffers[..show]
+        .iter()
+        .map(|b| {
+            if b.depth > 1 {
+                format!("{} {}x{}", b.name, b.depth, b.bytes)
+            } else {
+                format!("{} {}", b.name, b.bytes)
+            }
+        })
+        .collect();
+    let rest = &buffers[show..];
+    let mut text = parts.join(" + ");
+    if !rest.is_empty() {
+        let bytes: u64 = rest.iter().map(|b| b.total_bytes()).sum();
+        text.push_str(&format!(" and {} more ({bytes} B)", rest.len()));
+    }
+    text
+}
+
+/// Buffers an E020 message names one by one; the rest are summed.
+const BREAKDOWN_ITEMS: usize = 8;
 
 /// Single-buffers these staged tensors.
 fn depth_one(kernel: &CheckedKernel, stages: &[&StageItem]) -> Vec<Edit> {

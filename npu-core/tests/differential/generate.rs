@@ -119,6 +119,16 @@ pub const TEMPLATES: &[(&str, &str, bool)] = &[
         "x, y",
         false,
     ),
+    (
+        "kernel fused_rows(x: [{T}; {R}, {C}]) -> y: [{T}; {R}] { let d[i, k] = x[i, k] * x[i, k]; y[i] = sum[k](d[i, k]) - max[k](d[i, k]); }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel fused_shift(x: [{T}; {R}, {C}]) -> y: [{T}; {R}, {C}] { let m[i] = max[k](x[i, k]); y[i, k] = x[i, k] - m[i]; }",
+        "x, y",
+        false,
+    ),
 ];
 
 /// Kernels of integer bit operations: `{T}` is an integer dtype.

@@ -226,5 +226,18 @@ npu_kernel! {
     }
 }
 
+npu_kernel! {
+    /// The erf form of GELU.
+    kernel gelu_erf(x: [f32; 262144]) -> y: [f32; 262144] {
+        y[i] = x[i] * 0.5 * (erf(x[i] * 0.70710678) + 1);
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 2048;
+        stage x, y in ub depth 1;
+    }
+}
+
 bundled!(Activation: relu, relu6, leaky_relu, gelu_tanh, silu, sigmoid, tanh, mish,
-    hardsigmoid, hardswish, elu, softplus, relu_aie, silu_aie, hardswish_aie, gelu_aie, leaky_relu_scalar, clamp);
+    hardsigmoid, hardswish, elu, softplus, relu_aie, silu_aie, hardswish_aie, gelu_aie, leaky_relu_scalar, clamp, gelu_erf);

@@ -59,4 +59,16 @@ npu_kernel! {
     }
 }
 
-bundled!(Cast: cast_f16_f32, cast_f32_f16, cast_bf16_f32, cast_f32_bf16, cast_i8_i32);
+npu_kernel! {
+    /// Quantise: f32 to i8, saturating.
+    kernel cast_f32_i8_sat(x: [f32; 65536]) -> y: [i8; 65536] {
+        y[i] = (x[i] * 100) as sat i8;
+    }
+    target npueval_demo;
+    schedule hand {
+        split i by 2048;
+        stage x, y in ub depth 1;
+    }
+}
+
+bundled!(Cast: cast_f16_f32, cast_f32_f16, cast_bf16_f32, cast_f32_bf16, cast_i8_i32, cast_f32_i8_sat);

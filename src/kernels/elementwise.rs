@@ -158,5 +158,29 @@ npu_kernel! {
     }
 }
 
+npu_kernel! {
+    /// a + b on i8, saturating at -128 and 127.
+    kernel sat_add_i8(a: [i8; 8192], b: [i8; 8192]) -> y: [i8; 8192] {
+        y[i] = (a[i] as i16 + b[i] as i16) as sat i8;
+    }
+    target aie2_tile;
+    schedule hand {
+        split i by 1024;
+        stage a, b, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// a + b on u8, saturating at 255.
+    kernel sat_add_u8(a: [u8; 65536], b: [u8; 65536]) -> y: [u8; 65536] {
+        y[i] = (a[i] as i16 + b[i] as i16) as sat u8;
+    }
+    target npueval_demo;
+    schedule hand {
+        split i by 4096;
+        stage a, b, y in ub depth 1;
+    }
+}
+
 bundled!(Elementwise: add, sub, mul, div, minimum, maximum, add_const, mul_const, less,
-    where_select, axpy, add_scalar, mul_scalar);
+    where_select, axpy, add_scalar, mul_scalar, sat_add_i8, sat_add_u8);

@@ -19,11 +19,13 @@ macro_rules! bundled {
 }
 
 mod activation;
+mod bits;
 mod cast;
 mod elementwise;
 mod math;
 mod matmul_family;
 mod movement;
+mod normalisation;
 mod reduction;
 
 use serde::{Deserialize, Serialize};
@@ -226,8 +228,10 @@ pub fn all() -> Vec<Bundled> {
         .chain(activation::KERNELS)
         .chain(math::KERNELS)
         .chain(elementwise::KERNELS)
+        .chain(bits::KERNELS)
         .chain(cast::KERNELS)
         .chain(reduction::KERNELS)
+        .chain(normalisation::KERNELS)
         .chain(matmul_family::KERNELS)
         .chain(movement::KERNELS)
         .copied()

@@ -166,6 +166,9 @@ struct Scope {
     /// The subscripts of each input's first load: a staged input holds one tile per
     /// iteration, so every load of it must read the same elements.
     loads: HashMap<usize, Vec<Subscript>>,
+    /// The axis list of every reduction so far: one reduction's axes are folded
+    /// together, so an axis belongs to one list.
+    reductions: Vec<Vec<usize>>,
 }
 
 impl Checker<'_> {
@@ -231,6 +234,7 @@ impl Checker<'_> {
             axes: Vec::new(),
             live: Vec::new(),
             loads: HashMap::new(),
+            reductions: Vec::new(),
         };
         let mut body = Vec::new();
         let mut assigned: HashMap<usize, Span> = HashMap::new();
@@ -468,10 +472,12 @@ impl Checker<'_> {
                 let value = resolve_literals(value, tensor.dtype);
                 let mut space_axes = axes.clone();
                 value.walk(&mut |node| {
-                    if let Expr::Reduce { axis, .. } = node
-                        && !space_axes.contains(axis)
-                    {
-                        space_axes.push(*axis);
+                    if let Expr::Reduce { axes, .. } = node {
+                        for axis in axes {
+                            if !space_axes.contains(axis) {
+                                space_axes.push(*axis);
+                            }
+                        }
                     }
                 });
                 let space: Vec<u64> = space_axes.iter().map(|a| scope.axes[*a].extent).collect();

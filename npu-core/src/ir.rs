@@ -52,7 +52,7 @@ pub enum Role {
 }
 
 /// A loop axis: an output axis (named by the output's subscripts) or a reduction axis
-/// (named by `sum[k]`, `max[k]`, `min[k]`).
+/// (named by `sum[k]`, `max[k]`, `min[k]`, or one of `sum[kh, kw]`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Axis {
     pub name: String,
@@ -118,13 +118,15 @@ pub enum Expr {
         arg: Box<Expr>,
         dtype: Dtype,
     },
-    /// Reduces `body` over `axis`, accumulating in `dtype.accumulator()`, and rounds
-    /// the result to `dtype` once at the end.
+    /// Reduces `body` over `axes` (the first outermost), folding in index order in
+    /// `accumulator` (each step rounded to it; `dtype.accumulator()` unless the source
+    /// names one), and rounds the result to `dtype` once at the end.
     Reduce {
         op: ReduceOp,
-        axis: usize,
+        axes: Vec<usize>,
         body: Box<Expr>,
         dtype: Dtype,
+        accumulator: Dtype,
     },
 }
 

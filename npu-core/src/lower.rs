@@ -225,7 +225,7 @@ pub fn vector_width(expr: &Expr) -> Option<u64> {
         _ if constant_value(expr).is_some() => None,
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => Some(width(expr).max(width(arg))),
         Expr::Binary { .. } | Expr::Compare { .. } | Expr::Select { .. } => Some(width(expr)),
-        Expr::Reduce { dtype, .. } => Some(dtype.accumulator().size()),
+        Expr::Reduce { accumulator, .. } => Some(accumulator.size()),
     }
 }
 

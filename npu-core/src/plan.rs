@@ -13,8 +13,8 @@
 //!   A load of a lower-rank tensor (a broadcast) needs a temporary to broadcast into.
 //!   Temporaries are not reused: the plan is what a straightforward Ascend C kernel
 //!   allocates, which keeps lowering simple and the accounting exact.
-//! - Each reduction needs an accumulator in UB of the output tile in the accumulator
-//!   dtype (f32 for floats, i32 for integers).
+//! - Each reduction needs an accumulator in UB of the output tile in its accumulator
+//!   dtype (f32 for floats, i32 for integers, or the one `sum[k: bf16]` names).
 //! - A comparison's mask takes one byte per element.
 
 use crate::dtype::Dtype;
@@ -47,10 +47,12 @@ pub fn iteration_axes(kernel: &CheckedKernel, statement: usize) -> Vec<usize> {
     let assign = &kernel.body[statement];
     let mut axes = assign.axes.clone();
     assign.value.walk(&mut |node| {
-        if let Expr::Reduce { axis, .. } = node
-            && !axes.contains(axis)
-        {
-            axes.push(*axis);
+        if let Expr::Reduce { axes: reduced, .. } = node {
+            for axis in reduced {
+                if !axes.contains(axis) {
+                    axes.push(*axis);
+                }
+            }
         }
     });
     axes
@@ -150,12 +152,12 @@ pub fn temps(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
             let is_root = node_index == 0;
             let elements = space[node_index];
             match node {
-                Expr::Reduce { dtype, .. } => specs.push(TempSpec {
+                Expr::Reduce { accumulator, .. } => specs.push(TempSpec {
                     statement,
                     node: node_index,
                     kind: BufferKind::Accumulator,
                     elements,
-                    element_bytes: dtype.accumulator().size(),
+                    element_bytes: accumulator.size(),
                 }),
                 Expr::Const { .. } => {}
                 Expr::Load {
@@ -213,7 +215,10 @@ fn fill_spaces(expr: &Expr, space: u64, tiles: &[u64], out: &mut Vec<u64>) {
             fill_spaces(then, space, tiles, out);
             fill_spaces(otherwise, space, tiles, out);
         }
-        Expr::Reduce { axis, body, .. } => fill_spaces(body, space * tiles[*axis], tiles, out),
+        Expr::Reduce { axes, body, .. } => {
+            let inner: u64 = axes.iter().map(|a| tiles[*a]).product();
+            fill_spaces(body, space * inner, tiles, out)
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! here, so a new case cannot forget it.
 
 use insta::assert_snapshot;
-use npu_core::ast::{Expr, Index, KernelDef};
+use npu_core::ast::{Expr, Index, KernelDef, Reduction};
 use npu_core::parse::{parse_schedules_str, parse_str};
 use npu_core::print;
 
@@ -101,11 +101,12 @@ fn tree(expr: &Expr) -> String {
         Expr::Binary { op, lhs, rhs, .. } => {
             format!("({} {} {})", op.symbol(), tree(lhs), tree(rhs))
         }
-        Expr::Call { func, axis, args } => {
-            let axis = axis
-                .as_ref()
-                .map(|axis| format!("[{axis}]"))
-                .unwrap_or_default();
+        Expr::Call {
+            func,
+            reduction,
+            args,
+        } => {
+            let axis = reduction.as_ref().map(Reduction::text).unwrap_or_default();
             format!("({func}{axis}{})", operands(args))
         }
         Expr::Cast { arg, dtype } => format!("(as {} {dtype})", tree(arg)),

@@ -35,11 +35,12 @@ pub(super) struct Node<'e> {
     children: [usize; 3],
     arity: usize,
     /// The space the node is evaluated over (see [`Lowering::vector_box`]): 0 for the
-    /// output axes, `1 + axis` inside a reduction over `axis`.
+    /// output axes, `1 + g` inside a reduction over the `g`-th axis list (see
+    /// [`spaces`]).
     space: usize,
     value: Value,
     /// A reduction's accumulator seen over the reduction's space, stride 0 along the
-    /// reduced axis: where the fold writes.
+    /// reduced axes: where the fold writes.
     dest: Option<(u32, u32)>,
     /// A load's view of its staged tile over the node's space.
     view: Option<u32>,
@@ -77,18 +78,24 @@ fn dense(tiles: &[u64], dims: &[usize], element_bytes: u64) -> Vec<u64> {
     strides
 }
 
-pub(super) fn space_dims(outer: &[usize], space: usize) -> Vec<usize> {
-    let mut dims = outer.to_vec();
-    if space > 0 {
-        dims.push(space - 1);
-    }
-    dims
+/// The axes of each space: the output axes, then for each reduction's axis list (in
+/// `groups` order) the output axes followed by that list.
+pub(super) fn spaces(outer: &[usize], groups: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    std::iter::once(outer.to_vec())
+        .chain(groups.iter().map(|group| {
+            let mut dims = outer.to_vec();
+            dims.extend_from_slice(group);
+            dims
+        }))
+        .collect()
 }
 
 pub(super) fn build_statements<'e>(
     lowering: &mut Lowering<'e>,
     outer: &[usize],
+    groups: &[Vec<usize>],
 ) -> Vec<Statement<'e>> {
+    let spaces = spaces(outer, groups);
     let kernel = lowering.kernel;
     let tiles = lowering.schedule.tiles.clone();
     let temps = plan::temps(kernel, &tiles);
@@ -96,10 +103,10 @@ pub(super) fn build_statements<'e>(
     let mut statements = Vec::new();
     for (index, assign) in kernel.body.iter().enumerate() {
         let mut nodes = Vec::new();
-        build(&assign.value, 0, &mut nodes);
+        build(&assign.value, 0, groups, &mut nodes);
         for (node_index, node) in nodes.iter_mut().enumerate() {
             let expr = node.expr;
-            let dims = space_dims(outer, node.space);
+            let dims = &spaces[node.space];
             let temp = temps
                 .iter()
                 .position(|t| t.statement == index && t.node == node_index)
@@ -118,7 +125,7 @@ pub(super) fn build_statements<'e>(
                             // A broadcast: the copy into the temporary reads `view`.
                             Some(address) => {
                                 let dense =
-                                    lowering.strides(dense(&tiles, &dims, expr.dtype().size()));
+                                    lowering.strides(dense(&tiles, dims, expr.dtype().size()));
                                 Value::Buffer {
                                     address,
                                     strides: dense,
@@ -130,12 +137,17 @@ pub(super) fn build_statements<'e>(
                             },
                         }
                     }
-                    Expr::Reduce { dtype, .. } => {
-                        let acc = dtype.accumulator().size();
+                    Expr::Reduce {
+                        dtype,
+                        accumulator,
+                        axes,
+                        ..
+                    } => {
+                        let acc = accumulator.size();
                         let address = temp.expect("the plan gives every reduction an accumulator");
                         let mut folded = dense(&tiles, outer, acc);
                         node.accumulator = Some((address, lowering.strides(folded.clone())));
-                        folded.push(0);
+                        folded.extend(axes.iter().map(|_| 0));
                         node.dest = Some((address, lowering.strides(folded)));
                         Value::Buffer {
                             address,
@@ -143,11 +155,11 @@ pub(super) fn build_statements<'e>(
                         }
                     }
                     Expr::Compare { .. } => {
-                        let strides = lowering.strides(dense(&tiles, &dims, 1));
+                        let strides = lowering.strides(dense(&tiles, dims, 1));
                         node_buffer(temp, strides)
                     }
                     _ => {
-                        let strides = lowering.strides(dense(&tiles, &dims, expr.dtype().size()));
+                        let strides = lowering.strides(dense(&tiles, dims, expr.dtype().size()));
                         node_buffer(temp, strides)
                     }
                 }
@@ -185,7 +197,12 @@ fn node_buffer(temp: Option<u32>, strides: u32) -> Value {
 }
 
 /// Appends `expr` and its subtree in pre-order (the plan's numbering); returns its index.
-fn build<'e>(expr: &'e Expr, space: usize, nodes: &mut Vec<Node<'e>>) -> usize {
+fn build<'e>(
+    expr: &'e Expr,
+    space: usize,
+    groups: &[Vec<usize>],
+    nodes: &mut Vec<Node<'e>>,
+) -> usize {
     let index = nodes.len();
     nodes.push(Node {
         expr,
@@ -209,10 +226,16 @@ fn build<'e>(expr: &'e Expr, space: usize, nodes: &mut Vec<Node<'e>>) -> usize {
             otherwise,
             ..
         } => (vec![cond, then, otherwise], space),
-        Expr::Reduce { axis, body, .. } => (vec![body], 1 + axis),
+        Expr::Reduce { axes, body, .. } => {
+            let group = groups
+                .iter()
+                .position(|g| g == axes)
+                .expect("every reduction's axes are a group");
+            (vec![body], 1 + group)
+        }
     };
     for (slot, child) in children.into_iter().enumerate() {
-        let child_index = build(child, inner, nodes);
+        let child_index = build(child, inner, groups, nodes);
         nodes[index].children[slot] = child_index;
         nodes[index].arity = slot + 1;
     }
@@ -231,20 +254,21 @@ pub(super) struct Planner<'l, 'a> {
 }
 
 impl Planner<'_, '_> {
-    /// The reductions over `axis` in a statement: their bodies, then the fold.
-    pub(super) fn reductions(&mut self, statement: &mut Statement, axis: usize, first: bool) {
+    /// The reductions over the axis list of `space` in a statement: their bodies, then
+    /// the fold.
+    pub(super) fn reductions(&mut self, statement: &mut Statement, space: usize, first: bool) {
         for index in 0..statement.nodes.len() {
             let node = &statement.nodes[index];
             let Expr::Reduce {
                 op,
-                axis: reduced,
                 dtype,
+                accumulator,
                 ..
             } = node.expr
             else {
                 continue;
             };
-            if *reduced != axis {
+            if statement.nodes[node.children[0]].space != space {
                 continue;
             }
             let body = node.children[0];
@@ -253,7 +277,7 @@ impl Planner<'_, '_> {
             let (acc_address, acc_strides) =
                 node.accumulator.expect("a reduction has an accumulator");
             let (dest, folded) = node.dest.expect("a reduction has an accumulator");
-            let accumulator = dtype.accumulator();
+            let accumulator = *accumulator;
             if first {
                 let init = self.lowering.constant(scalar::reduce_init(*op));
                 let (shape, elements) = self.lowering.vector_box(0, self.outer, self.coords);
@@ -273,11 +297,11 @@ impl Planner<'_, '_> {
             }
             let (shape, elements) =
                 self.lowering
-                    .vector_box(1 + axis, &self.spaces[1 + axis], self.coords);
+                    .vector_box(space, &self.spaces[space], self.coords);
             let (source, read) = self.operand(statement, body);
             self.push_reading(
                 VectorInstr {
-                    kind: VectorKind::Reduce(*op),
+                    kind: VectorKind::Reduce(*op, accumulator),
                     dtype: *dtype,
                     width: accumulator.size() as u8,
                     elements: elements as u32,
@@ -337,8 +361,8 @@ impl Planner<'_, '_> {
                     Some(index),
                 );
             }
-            (Expr::Reduce { dtype, .. }, _) => {
-                let accumulator = dtype.accumulator();
+            (Expr::Reduce { accumulator, .. }, _) => {
+                let accumulator = *accumulator;
                 let (acc, acc_strides) = root.accumulator.expect("a reduction has an accumulator");
                 let instr = VectorInstr {
                     kind: VectorKind::Cast,
@@ -373,10 +397,12 @@ impl Planner<'_, '_> {
         }
         match node.expr {
             Expr::Load { tensor, dtype, .. } => self.broadcast(statement, index, *tensor, *dtype),
-            Expr::Reduce { dtype, .. } => {
+            Expr::Reduce {
+                dtype, accumulator, ..
+            } => {
                 // Outside the reduction loop: round the accumulator to the reduction's
                 // dtype in place, where the parent reads it.
-                let accumulator = dtype.accumulator();
+                let accumulator = *accumulator;
                 if accumulator == *dtype {
                     return;
                 }
@@ -389,7 +415,7 @@ impl Planner<'_, '_> {
                     VectorInstr {
                         kind: VectorKind::Cast,
                         dtype: *dtype,
-                        width: accumulator.size() as u8,
+                        width: accumulator.size().max(dtype.size()) as u8,
                         elements: elements as u32,
                         shape,
                         dst: address,

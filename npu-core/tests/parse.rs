@@ -375,6 +375,9 @@ fn calls_and_reductions() {
         "max[k](x[i, k]) - min[k](x[i, k])",
         "-sum[k](x[k]) as f16",
         "f()",
+        "sum[kh, kw](x[i, kh, kw])",
+        "sum[k: bf16](x[i, k])",
+        "max[kh,kw:f32](x[kh, kw])",
     ]));
 }
 
@@ -520,6 +523,23 @@ fn tensor_without_subscripts() {
         }
         "#
     ));
+}
+
+#[test]
+fn reduction_bracket_mistakes() {
+    let mut out = String::new();
+    for body in [
+        "sum[0](a[i, 0])",
+        "sum[i: f32, j](a[i, j])",
+        "sum[](a[i, 0])",
+        "sum[i:](a[i, 0])",
+    ] {
+        out += &check(&format!(
+            "kernel k(a: [f16; 8, 8]) -> y: [f16; 1] {{ y[0] = {body}; }}"
+        ));
+        out += "\n";
+    }
+    assert_snapshot!(out);
 }
 
 #[test]

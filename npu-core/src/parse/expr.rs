@@ -272,6 +272,11 @@ fn reduction(input: ParseStream) -> syn::Result<Reduction> {
         axes.push(content.parse::<Ident>()?);
         if content.peek(Token![:]) {
             content.parse::<Token![:]>()?;
+            if !content.peek(Ident) {
+                return Err(content.error(
+                    "expected the accumulator dtype after `:`, as in `sum[k: f32](...)`",
+                ));
+            }
             accumulator = Some(content.parse::<Ident>()?);
             if !content.is_empty() {
                 return Err(content.error(

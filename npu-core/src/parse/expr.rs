@@ -273,9 +273,8 @@ fn reduction(input: ParseStream) -> syn::Result<Reduction> {
         if content.peek(Token![:]) {
             content.parse::<Token![:]>()?;
             if !content.peek(Ident) {
-                return Err(content.error(
-                    "expected the accumulator dtype after `:`, as in `sum[k: f32](...)`",
-                ));
+                return Err(content
+                    .error("expected the accumulator dtype after `:`, as in `sum[k: f32](...)`"));
             }
             accumulator = Some(content.parse::<Ident>()?);
             if !content.is_empty() {

@@ -61,6 +61,14 @@ const KERNELS: &[(&str, &str)] = &[
     ),
     (
         "ascend910b",
+        "kernel plane_max(x: [f32; 16, 12, 40]) -> y: [f32; 16] {
+            y[c] = max[h, w](x[c, h, w] * x[c, h, w]);
+        }
+        target ascend910b;
+        schedule both { split c by 8; split h by 5; split w by 8; stage x in ub depth 2; stage y in ub depth 1; tail pad; }",
+    ),
+    (
+        "ascend910b",
         "kernel softmax_like(x: [f16; 32, 256], m: [f16; 32], s: [f16; 32]) -> y: [f16; 32, 256] {
             y[i, j] = exp(x[i, j] - m[i]) / s[i];
         }

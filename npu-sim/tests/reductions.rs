@@ -122,7 +122,12 @@ fn max_and_min_over_two_axes_find_the_extremes() {
 fn seeded_random_data_matches_the_reference() {
     // Splitting `w` folds tile by tile, so sums match within the tolerance of a sum in
     // another order; the whole-plane schedule matches exactly.
-    for stem in ["plane_stats", "f16_accumulate", "bf16_accumulate"] {
+    for stem in [
+        "plane_stats",
+        "f16_accumulate",
+        "bf16_accumulate",
+        "global_avg_pool",
+    ] {
         let kernel = support::check(&support::kernel_file(stem));
         for seed in 0..4 {
             let inputs = support::inputs(&kernel, seed);

@@ -88,10 +88,11 @@ pub enum Expr {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
-    /// `exp(x)`, `max(x, y)`, `select(c, x, y)`, or a reduction `sum[k](x)`.
+    /// `exp(x)`, `max(x, y)`, `select(c, x, y)`, or a reduction `sum[k](x)`,
+    /// `sum[kh, kw](x)`, `sum[k: bf16](x)`.
     Call {
         func: Ident,
-        axis: Option<Ident>,
+        reduction: Option<Reduction>,
         args: Vec<Expr>,
     },
     /// `x as f32`, or `x as sat i8` (`saturating`)
@@ -102,6 +103,26 @@ pub enum Expr {
     },
     /// `!x`, bitwise not
     Not { arg: Box<Expr>, span: Span },
+}
+
+/// The bracket of a reduction: `[kh, kw]` or `[k: bf16]`.
+#[derive(Clone, Debug)]
+pub struct Reduction {
+    /// The axes it reduces over, outermost first; at least one.
+    pub axes: Vec<Ident>,
+    /// The accumulator dtype after `:`, when one is written.
+    pub accumulator: Option<Ident>,
+}
+
+impl Reduction {
+    /// The bracket as the canonical printer writes it: `[kh, kw: bf16]`.
+    pub fn text(&self) -> String {
+        let axes: Vec<String> = self.axes.iter().map(Ident::to_string).collect();
+        match &self.accumulator {
+            Some(dtype) => format!("[{}: {dtype}]", axes.join(", ")),
+            None => format!("[{}]", axes.join(", ")),
+        }
+    }
 }
 
 /// A binary operator of the algorithm language.

@@ -169,6 +169,9 @@ struct Scope {
     loads: HashMap<usize, Vec<Subscript>>,
     /// Whether the expression being checked is inside a reduction.
     reducing: bool,
+    /// The axis list of every reduction so far: one reduction's axes are folded
+    /// together, so an axis belongs to one list.
+    reductions: Vec<Vec<usize>>,
 }
 
 impl Checker<'_> {
@@ -246,6 +249,7 @@ impl Checker<'_> {
             live: Vec::new(),
             loads: HashMap::new(),
             reducing: false,
+            reductions: Vec::new(),
         };
         let mut body = Vec::new();
         let mut assigned: HashMap<usize, Span> = HashMap::new();
@@ -506,10 +510,12 @@ impl Checker<'_> {
                 let value = resolve_literals(value, tensor.dtype);
                 let mut space_axes = axes.clone();
                 value.walk(&mut |node| {
-                    if let Expr::Reduce { axis, .. } = node
-                        && !space_axes.contains(axis)
-                    {
-                        space_axes.push(*axis);
+                    if let Expr::Reduce { axes, .. } = node {
+                        for axis in axes {
+                            if !space_axes.contains(axis) {
+                                space_axes.push(*axis);
+                            }
+                        }
                     }
                 });
                 let space: Vec<u64> = space_axes.iter().map(|a| scope.axes[*a].extent).collect();

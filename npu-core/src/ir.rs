@@ -61,7 +61,7 @@ pub enum Role {
 }
 
 /// A loop axis: an output axis (named by the output's subscripts) or a reduction axis
-/// (named by `sum[k]`, `max[k]`, `min[k]`).
+/// (named by `sum[k]`, `max[k]`, `min[k]`, or one of `sum[kh, kw]`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Axis {
     pub name: String,
@@ -149,13 +149,15 @@ pub enum Expr {
         #[serde(default)]
         saturate: bool,
     },
-    /// Reduces `body` over `axis`, accumulating in `dtype.accumulator()`, and rounds
-    /// the result to `dtype` once at the end.
+    /// Reduces `body` over `axes` (the first outermost), folding in index order in
+    /// `accumulator` (each step rounded to it; `dtype.accumulator()` unless the source
+    /// names one), and rounds the result to `dtype` once at the end.
     Reduce {
         op: ReduceOp,
-        axis: usize,
+        axes: Vec<usize>,
         body: Box<Expr>,
         dtype: Dtype,
+        accumulator: Dtype,
     },
     /// A scalar parameter's value (`offset`): the same for every element, read from a
     /// scalar register. `tensor` indexes [`CheckedKernel::tensors`].

@@ -176,9 +176,20 @@ pub fn estimate_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule)
             steps * per_step + cores * 32
         }
         _ => {
-            let reductions: u64 = (0..kernel.axes.len())
-                .filter(|a| kernel.axes[*a].reduction)
-                .map(tiles)
+            // One step per tile of each reduction's axis list (their product).
+            let mut groups: Vec<&[usize]> = Vec::new();
+            for assign in &kernel.body {
+                assign.value.walk(&mut |node| {
+                    if let Expr::Reduce { axes, .. } = node
+                        && !groups.contains(&axes.as_slice())
+                    {
+                        groups.push(axes);
+                    }
+                });
+            }
+            let reductions: u64 = groups
+                .iter()
+                .map(|group| group.iter().map(|a| tiles(*a)).product::<u64>())
                 .sum();
             let steps = output_tiles * reductions.max(1);
             let nodes: u64 = kernel
@@ -234,7 +245,7 @@ pub fn vector_width(expr: &Expr) -> Option<u64> {
         _ if constant_value(expr).is_some() => None,
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => Some(width(expr).max(width(arg))),
         Expr::Binary { .. } | Expr::Compare { .. } | Expr::Select { .. } => Some(width(expr)),
-        Expr::Reduce { dtype, .. } => Some(dtype.accumulator().size()),
+        Expr::Reduce { accumulator, .. } => Some(accumulator.size()),
     }
 }
 

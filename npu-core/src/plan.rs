@@ -25,9 +25,9 @@
 //! - A `let` intermediate gets one buffer in UB holding its tile (depth 1): it is
 //!   written and read within one tile and never copied. A broadcast of it is filled
 //!   each time, so that temporary shares by liveness like any other.
-//! - Each reduction needs an accumulator in UB of the output tile in the accumulator
-//!   dtype (f32 for floats, i32 for integers); it lives across the reduction's tiles,
-//!   so it has a buffer of its own too.
+//! - Each reduction needs an accumulator in UB of the output tile in its accumulator
+//!   dtype (f32 for floats, i32 for integers, or the one `sum[k: bf16]` names); it
+//!   lives across the reduction's tiles, so it has a buffer of its own too.
 //! - A comparison's mask takes one byte per element.
 
 use crate::dtype::Dtype;
@@ -63,10 +63,12 @@ pub fn iteration_axes(kernel: &CheckedKernel, statement: usize) -> Vec<usize> {
     let assign = &kernel.body[statement];
     let mut axes = assign.axes.clone();
     assign.value.walk(&mut |node| {
-        if let Expr::Reduce { axis, .. } = node
-            && !axes.contains(axis)
-        {
-            axes.push(*axis);
+        if let Expr::Reduce { axes: reduced, .. } = node {
+            for axis in reduced {
+                if !axes.contains(axis) {
+                    axes.push(*axis);
+                }
+            }
         }
     });
     axes
@@ -173,12 +175,12 @@ fn temp_specs(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
             let is_root = node_index == 0;
             let elements = space[node_index];
             match node {
-                Expr::Reduce { dtype, .. } => specs.push(TempSpec {
+                Expr::Reduce { accumulator, .. } => specs.push(TempSpec {
                     statement,
                     node: node_index,
                     kind: BufferKind::Accumulator,
                     elements,
-                    element_bytes: dtype.accumulator().size(),
+                    element_bytes: accumulator.size(),
                     buffer: 0,
                 }),
                 // A scalar operand, from the program's constants or a scalar register.
@@ -242,7 +244,10 @@ fn fill_spaces(expr: &Expr, space: u64, tiles: &[u64], out: &mut Vec<u64>) {
             fill_spaces(then, space, tiles, out);
             fill_spaces(otherwise, space, tiles, out);
         }
-        Expr::Reduce { axis, body, .. } => fill_spaces(body, space * tiles[*axis], tiles, out),
+        Expr::Reduce { axes, body, .. } => {
+            let inner: u64 = axes.iter().map(|a| tiles[*a]).product();
+            fill_spaces(body, space * inner, tiles, out)
+        }
     }
 }
 
@@ -338,30 +343,20 @@ pub fn buffers(
 /// temporaries whose spans in it do not overlap are never live together.
 pub fn evaluation_order(kernel: &CheckedKernel) -> Vec<(usize, usize)> {
     let mut order = Vec::new();
-    let mut axes = Vec::new();
-    for assign in &kernel.body {
-        assign.value.walk(&mut |node| {
-            if let Expr::Reduce { axis, .. } = node
-                && !axes.contains(axis)
-            {
-                axes.push(*axis);
-            }
-        });
-    }
     if kernel.is_fused() {
-        // Statements run in order, each its reductions (by axis, in order of
+        // Statements run in order, each its reductions (by axis list, in order of
         // appearance in it) and then the rest.
         for (statement, assign) in kernel.body.iter().enumerate() {
-            for axis in statement_reduction_axes(assign) {
-                reductions_over(assign, statement, axis, &mut order);
+            for group in statement_reduction_groups(assign) {
+                reductions_over(assign, statement, &group, &mut order);
             }
             post_order(&assign.value, statement, 0, &mut order);
         }
         return order;
     }
-    for axis in axes {
+    for group in reduction_groups(kernel) {
         for (statement, assign) in kernel.body.iter().enumerate() {
-            reductions_over(assign, statement, axis, &mut order);
+            reductions_over(assign, statement, &group, &mut order);
         }
     }
     for (statement, assign) in kernel.body.iter().enumerate() {
@@ -377,8 +372,8 @@ pub fn whole_axes(kernel: &CheckedKernel) -> Vec<usize> {
         return Vec::new();
     }
     let mut axes = Vec::new();
-    for assign in &kernel.body {
-        for axis in statement_reduction_axes(assign) {
+    for group in reduction_groups(kernel) {
+        for axis in group {
             if !axes.contains(&axis) {
                 axes.push(axis);
             }
@@ -387,29 +382,44 @@ pub fn whole_axes(kernel: &CheckedKernel) -> Vec<usize> {
     axes
 }
 
-/// The axes a statement reduces over, in order of appearance.
-pub fn statement_reduction_axes(assign: &crate::ir::Assign) -> Vec<usize> {
-    let mut axes = Vec::new();
-    assign.value.walk(&mut |node| {
-        if let Expr::Reduce { axis, .. } = node
-            && !axes.contains(axis)
-        {
-            axes.push(*axis);
+/// The axis list of every reduction of the kernel, in the order they first appear.
+/// The checker keeps them disjoint: an axis belongs to one list.
+pub fn reduction_groups(kernel: &CheckedKernel) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for assign in &kernel.body {
+        for group in statement_reduction_groups(assign) {
+            if !groups.contains(&group) {
+                groups.push(group);
+            }
         }
-    });
-    axes
+    }
+    groups
 }
 
-/// The bodies and folds of a statement's reductions over `axis`, in pre-order.
+/// The axis lists a statement reduces over, in order of appearance.
+pub fn statement_reduction_groups(assign: &crate::ir::Assign) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    assign.value.walk(&mut |node| {
+        if let Expr::Reduce { axes, .. } = node
+            && !groups.contains(axes)
+        {
+            groups.push(axes.clone());
+        }
+    });
+    groups
+}
+
+/// The bodies and folds of a statement's reductions over the axis list `group`, in
+/// pre-order.
 fn reductions_over(
     assign: &crate::ir::Assign,
     statement: usize,
-    axis: usize,
+    group: &[usize],
     order: &mut Vec<(usize, usize)>,
 ) {
     for (index, node) in preorder(&assign.value).into_iter().enumerate() {
-        if let Expr::Reduce { axis: a, body, .. } = node
-            && *a == axis
+        if let Expr::Reduce { axes, body, .. } = node
+            && axes.as_slice() == group
         {
             post_order(body, statement, index + 1, order);
             order.push((statement, index));

@@ -13,7 +13,7 @@
 
 use proc_macro2::Literal;
 
-use crate::ast::{Expr, Index, ItemKind, KernelDef, Param, Schedule, Stmt, TargetRef};
+use crate::ast::{Expr, Index, ItemKind, KernelDef, Param, Reduction, Schedule, Stmt, TargetRef};
 
 /// The whole kernel: doc, signature, body, targets, the `variants` line, then each
 /// schedule block after a blank line.
@@ -103,11 +103,12 @@ pub fn expr(expr: &Expr) -> String {
                 operand(rhs, power + 1)
             )
         }
-        Expr::Call { func, axis, args } => {
-            let axis = axis
-                .as_ref()
-                .map(|axis| format!("[{axis}]"))
-                .unwrap_or_default();
+        Expr::Call {
+            func,
+            reduction,
+            args,
+        } => {
+            let axis = reduction.as_ref().map(Reduction::text).unwrap_or_default();
             format!("{func}{axis}({})", comma_separated(args, self::expr))
         }
         Expr::Cast {

@@ -35,8 +35,9 @@
 //!
 //! Vector operations are `vdup` (fill with a scalar), `vcopy` (move, a broadcast when a
 //! source stride is 0), unary and binary arithmetic, `vcmp` (writes a one-byte mask),
-//! `vsel`, `vconv` (cast; `vconv.sat` saturates) and `vreduce` (folds the source into a destination whose
-//! stride along the reduced dimension is 0). Each works over a box: the extents of
+//! `vsel`, `vconv` (cast; `vconv.sat` saturates) and `vreduce` (folds the source into a
+//! destination whose stride along each reduced dimension is 0, in the accumulator
+//! dtype it names, in index order). Each works over a box: the extents of
 //! the current tile, so a tail tile is a smaller box in the same buffers. `width` is
 //! the widest element the instruction touches (the accumulator's for `vreduce`), the
 //! same rule the checker uses for the repeat limit.
@@ -324,7 +325,7 @@ impl Op {
 pub struct VectorInstr {
     pub kind: VectorKind,
     /// The result's dtype (for `Compare`, the operands'; for `Reduce`, the reduction's,
-    /// which accumulates in its accumulator dtype).
+    /// which accumulates in the dtype its kind names).
     pub dtype: Dtype,
     /// Bytes per element for the repeat count.
     pub width: u8,
@@ -347,7 +348,8 @@ pub enum VectorKind {
     Compare(CompareOp),
     Select,
     Cast,
-    Reduce(ReduceOp),
+    /// Folds in the accumulator dtype given (each step rounded to it).
+    Reduce(ReduceOp, Dtype),
     /// A saturating cast (`x as sat i8`).
     SatCast,
 }
@@ -362,7 +364,7 @@ impl VectorKind {
             VectorKind::Compare(_) => VectorOp::Cmp,
             VectorKind::Select => VectorOp::Select,
             VectorKind::Cast | VectorKind::SatCast => VectorOp::Cast,
-            VectorKind::Reduce(_) => VectorOp::Reduce,
+            VectorKind::Reduce(..) => VectorOp::Reduce,
         }
     }
 
@@ -420,7 +422,7 @@ impl VectorKind {
             },
             VectorKind::Select => "vsel",
             VectorKind::Cast => "vconv",
-            VectorKind::Reduce(op) => match op {
+            VectorKind::Reduce(op, _) => match op {
                 ReduceOp::Sum => "vreduce.sum",
                 ReduceOp::Max => "vreduce.max",
                 ReduceOp::Min => "vreduce.min",
@@ -706,6 +708,11 @@ impl Program {
             .map(Vec::as_slice)
             .unwrap_or(&[]);
         write!(out, "{} {} ", v.kind.mnemonic(), v.dtype)?;
+        if let VectorKind::Reduce(_, accumulator) = v.kind
+            && accumulator != v.dtype.accumulator()
+        {
+            write!(out, "in {accumulator} ")?;
+        }
         self.write_view(out, v.dst, v.dst_strides, extents)?;
         let mut first = true;
         for src in &v.src {

@@ -164,12 +164,18 @@ pub fn reduce_init(op: ReduceOp) -> f64 {
 
 /// One step of a reduction, in the accumulator dtype of `dtype`.
 pub fn reduce_step(op: ReduceOp, dtype: Dtype, acc: f64, x: f64) -> f64 {
+    reduce_step_in(op, dtype.accumulator(), acc, x)
+}
+
+/// One step of a reduction that accumulates in `accumulator` (as `sum[k: bf16]`
+/// does): the step is rounded to it.
+pub fn reduce_step_in(op: ReduceOp, accumulator: Dtype, acc: f64, x: f64) -> f64 {
     let value = match op {
         ReduceOp::Sum => acc + x,
         ReduceOp::Max => acc.max(x),
         ReduceOp::Min => acc.min(x),
     };
-    dtype.accumulator().round(value)
+    accumulator.round(value)
 }
 
 /// A Rust element type a tensor can be given as.

@@ -20,6 +20,7 @@ use proc_macro2::{Ident, Span};
 
 use crate::ast::{self, ItemKind, KernelDef};
 use crate::diag::{Code, Diagnostic, Diagnostics, list, suggestion};
+use crate::dtype::Dtype;
 use crate::fix::Edit;
 use crate::ir::*;
 use crate::plan;
@@ -299,6 +300,19 @@ impl<'a> ScheduleChecker<'a> {
                             ),
                             vec![candidates],
                             format!("split {axis} by {extent} or less"),
+                        );
+                    } else if let Some((outer, accumulator)) = ordered_fold(kernel, a)
+                        && tile.value < axes[a].extent
+                    {
+                        self.error(
+                            Code::E032,
+                            tile.span,
+                            format!(
+                                "a reduction over `{outer}, {axis}` accumulates in {accumulator} in index order, which a split of `{axis}` would change"
+                            ),
+                            format!(
+                                "leave `{axis}` whole and split `{outer}`, or accumulate in the default dtype"
+                            ),
                         );
                     } else {
                         slot.insert(*tile);
@@ -608,7 +622,7 @@ impl<'a> ScheduleChecker<'a> {
             let reducer = kernel.body.iter().find(|assign| {
                 let mut found = false;
                 assign.value.walk(&mut |node| {
-                    found |= matches!(node, Expr::Reduce { axis: a, .. } if *a == axis);
+                    found |= matches!(node, Expr::Reduce { axes, .. } if axes.contains(&axis));
                 });
                 found
             });
@@ -749,4 +763,29 @@ impl<'a> ScheduleChecker<'a> {
         );
         false
     }
+}
+
+/// For an axis a reduction with a named accumulator (`sum[kh, kw: bf16]`) folds inside
+/// another: the axis before it and the accumulator. Such a reduction folds in index
+/// order, so only its first axis may be split.
+fn ordered_fold(kernel: &CheckedKernel, axis: usize) -> Option<(String, Dtype)> {
+    let mut found = None;
+    for assign in &kernel.body {
+        assign.value.walk(&mut |node| {
+            if let Expr::Reduce {
+                axes,
+                dtype,
+                accumulator,
+                ..
+            } = node
+                && *accumulator != dtype.accumulator()
+                && let Some(position) = axes.iter().position(|a| *a == axis)
+                && position > 0
+                && found.is_none()
+            {
+                found = Some((kernel.axes[axes[position - 1]].name.clone(), *accumulator));
+            }
+        });
+    }
+    found
 }

@@ -36,7 +36,8 @@
 //! - **Units.** Vector arithmetic (unary, binary, compare, select, reduce) computes in
 //!   a dtype of `vector.dtypes`; moves (`vdup`, `vcopy`) and conversions (`vconv`)
 //!   only move bits, and a reduction's accumulator is the unit's own wider format, so
-//!   those are not held to the list. Cube instructions need `target.cube`, one of its
+//!   those are not held to the list; a reduction's accumulator dtype must be in
+//!   `vector.dtypes` or `vector.accumulators`. Cube instructions need `target.cube`, one of its
 //!   dtypes and a block that is a multiple of its fractal.
 //!
 //! The copy rules live in the private `copy` module, the rest here.
@@ -480,6 +481,16 @@ impl Validator<'_> {
             );
             self.report(Rule::Unit, Some(site), message);
         }
+        if let VectorKind::Reduce(_, accumulator) = v.kind
+            && !self.target.vector.dtypes.contains(&accumulator)
+            && !self.target.vector.accumulators.contains(&accumulator)
+        {
+            let message = format!(
+                "accumulates in {accumulator}, which the vector unit of `{}` neither computes nor accumulates in",
+                self.target.name
+            );
+            self.report(Rule::Unit, Some(site), message);
+        }
         let (dst_bytes, src_bytes) = operand_bytes(v);
         let width = dst_bytes
             .max(src_bytes.iter().copied().max().unwrap_or(0))
@@ -599,7 +610,7 @@ fn operand_bytes(v: &VectorInstr) -> (u64, [u64; 3]) {
     match v.kind {
         VectorKind::Compare(_) => (1, [size; 3]),
         VectorKind::Select => (size, [1, size, size]),
-        VectorKind::Reduce(_) => (v.dtype.accumulator().size(), [size; 3]),
+        VectorKind::Reduce(_, accumulator) => (accumulator.size(), [size; 3]),
         VectorKind::Cast | VectorKind::SatCast if width > size => (size, [width; 3]),
         VectorKind::Cast | VectorKind::SatCast => (size, [1; 3]),
         VectorKind::Dup | VectorKind::Copy | VectorKind::Unary(_) | VectorKind::Binary(_) => {

@@ -104,6 +104,23 @@ cases! {
     matmul_without_cube_unit: "kernel mm(a: [f16; 64, 64], b: [f16; 64, 64]) -> c: [f32; 64, 64] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }\ntarget npueval_demo;\nschedule s { stage a, b, c in ub; }\n";
 }
 
+// Reductions over several axes and with a named accumulator (issue 8).
+cases! {
+    reduce_two_axes: "kernel k(x: [f32; 16, 12, 40]) -> y: [f32; 16] { y[c] = sum[h, w](x[c, h, w]); }\ntarget ascend910b;\nschedule s { split c by 8; split h by 4; stage x, y in ub depth 2; tail pad; }\n";
+    reduce_two_axes_is_not_a_matmul: "kernel k(a: [f32; 16, 4, 4], b: [f32; 4, 4, 16]) -> c: [f32; 16, 16] { c[m, n] = sum[k, l](a[m, k, l] * b[k, l, n]); }\ntarget ascend910b;\nschedule s { stage a, b, c in ub; }\n";
+    reduce_named_accumulator_is_not_a_matmul: "kernel k(a: [f16; 16, 32], b: [f16; 32, 16]) -> c: [f16; 16, 16] { c[m, n] = sum[k: f16](a[m, k] * b[k, n]); }\ntarget ascend910b;\nschedule s { stage a, b, c in ub; }\n";
+    reduce_accumulator_counts_in_the_plan: "kernel k(x: [f16; 64, 256]) -> (y: [f16; 64], z: [f16; 64]) { y[i] = sum[k: f16](x[i, k]); z[i] = sum[k](x[i, k]); }\ntarget ascend910b;\nschedule s { split i by 16; stage x, y, z in ub; }\n";
+    reduce_axis_named_twice: "kernel k(x: [f32; 16, 12, 40]) -> y: [f32; 16] { y[c] = sum[h, h](x[c, h, h]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    reduce_axis_in_two_lists: "kernel k(x: [f32; 16, 12, 40]) -> y: [f32; 16] { y[c] = sum[h, w](x[c, h, w]) + max[h](x[c, h, 0]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    reduce_axis_without_extent: "kernel k(x: [f32; 16, 12]) -> y: [f32; 16] { y[c] = sum[h, w](x[c, h]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    reduce_float_accumulator_for_integers: "kernel k(x: [i32; 16, 12]) -> y: [i32; 16] { y[c] = sum[h: f32](x[c, h]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    reduce_unknown_accumulator: "kernel k(x: [f32; 16, 12]) -> y: [f32; 16] { y[c] = sum[h: f64](x[c, h]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    reduce_accumulator_the_target_lacks: "kernel k(x: [f16; 16, 64]) -> y: [f16; 16] { y[c] = sum[h: bf16](x[c, h] as bf16) as f16; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    reduce_split_inside_a_named_accumulator: "kernel k(x: [f16; 16, 12, 64]) -> y: [f16; 16] { y[c] = sum[h, w: f16](x[c, h, w]); }\ntarget ascend910b;\nschedule s { split h by 4; split w by 16; stage x, y in ub; }\n";
+    reduce_wide_accumulator_repeats: "kernel k(x: [f16; 8, 64, 62]) -> y: [f16; 8] { y[c] = sum[h, w](x[c, h, w]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
+    reduce_narrow_accumulator_repeats: "kernel k(x: [f16; 8, 64, 62]) -> y: [f16; 8] { y[c] = sum[h, w: f16](x[c, h, w]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
+}
+
 // Issue 7's findings, one case each.
 cases! {
     repeats_of_a_plain_copy: "kernel k(x: [f32; 16384]) -> y: [f32; 16384] { y[i] = x[i]; }\ntarget ascend910b;\nschedule s { split i by 16384; stage x, y in ub; }\n";

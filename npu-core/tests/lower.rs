@@ -51,6 +51,24 @@ const KERNELS: &[(&str, &str)] = &[
     ),
     (
         "ascend910b",
+        "kernel plane_sum(x: [f16; 16, 12, 40]) -> (y: [f16; 16], z: [f16; 16]) {
+            y[c] = sum[h, w: f16](x[c, h, w]);
+            z[c] = max[h, w](x[c, h, w]);
+        }
+        target ascend910b;
+        schedule h_tiles { split c by 8; split h by 4; stage x in ub depth 2; stage y, z in ub depth 1; tail pad; }
+        schedule cores { parallel c over 4 cores; split c by 4; stage x, y, z in ub depth 2; tail pad; }",
+    ),
+    (
+        "ascend910b",
+        "kernel plane_max(x: [f32; 16, 12, 40]) -> y: [f32; 16] {
+            y[c] = max[h, w](x[c, h, w] * x[c, h, w]);
+        }
+        target ascend910b;
+        schedule both { split c by 8; split h by 5; split w by 8; stage x in ub depth 2; stage y in ub depth 1; tail pad; }",
+    ),
+    (
+        "ascend910b",
         "kernel softmax_like(x: [f16; 32, 256], m: [f16; 32], s: [f16; 32]) -> y: [f16; 32, 256] {
             y[i, j] = exp(x[i, j] - m[i]) / s[i];
         }
@@ -258,6 +276,11 @@ fn listing_add_bias_columns() {
 #[test]
 fn listing_row_sum_k_tiles() {
     assert_snapshot!(listing("row_sum", "k_tiles"));
+}
+
+#[test]
+fn listing_plane_sum_h_tiles() {
+    assert_snapshot!(listing("plane_sum", "h_tiles"));
 }
 
 #[test]

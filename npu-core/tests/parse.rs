@@ -6,7 +6,7 @@
 //! here, so a new case cannot forget it.
 
 use insta::assert_snapshot;
-use npu_core::ast::{Expr, Index, KernelDef};
+use npu_core::ast::{Expr, Index, KernelDef, Reduction};
 use npu_core::parse::{parse_schedules_str, parse_str};
 use npu_core::print;
 
@@ -101,11 +101,12 @@ fn tree(expr: &Expr) -> String {
         Expr::Binary { op, lhs, rhs, .. } => {
             format!("({} {} {})", op.symbol(), tree(lhs), tree(rhs))
         }
-        Expr::Call { func, axis, args } => {
-            let axis = axis
-                .as_ref()
-                .map(|axis| format!("[{axis}]"))
-                .unwrap_or_default();
+        Expr::Call {
+            func,
+            reduction,
+            args,
+        } => {
+            let axis = reduction.as_ref().map(Reduction::text).unwrap_or_default();
             format!("({func}{axis}{})", operands(args))
         }
         Expr::Cast {
@@ -410,6 +411,9 @@ fn calls_and_reductions() {
         "max[k](x[i, k]) - min[k](x[i, k])",
         "-sum[k](x[k]) as f16",
         "f()",
+        "sum[kh, kw](x[i, kh, kw])",
+        "sum[k: bf16](x[i, k])",
+        "max[kh,kw:f32](x[kh, kw])",
     ]));
 }
 
@@ -646,6 +650,23 @@ fn scalar_parameter_without_dtype() {
         }
         "#
     ));
+}
+
+#[test]
+fn reduction_bracket_mistakes() {
+    let mut out = String::new();
+    for body in [
+        "sum[0](a[i, 0])",
+        "sum[i: f32, j](a[i, j])",
+        "sum[](a[i, 0])",
+        "sum[i:](a[i, 0])",
+    ] {
+        out += &check(&format!(
+            "kernel k(a: [f16; 8, 8]) -> y: [f16; 1] {{ y[0] = {body}; }}"
+        ));
+        out += "\n";
+    }
+    assert_snapshot!(out);
 }
 
 #[test]

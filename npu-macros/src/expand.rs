@@ -438,19 +438,24 @@ fn value(kernel: &CheckedKernel, expr: &Expr) -> TokenStream {
         }
         Expr::Reduce {
             op,
-            axis,
+            axes,
             body,
             dtype,
+            accumulator,
         } => {
             let (op, dtype) = (variant(op), dtype_path(*dtype));
-            let var = axis_var(*axis);
-            let extent = usize_literal(kernel.axes[*axis].extent);
+            let accumulator = dtype_path(*accumulator);
             let body = value(kernel, body);
+            // One loop per axis, the first outermost: the fold runs in index order.
+            let mut nest = quote!(acc = #scalar::reduce_step_in(#private::ReduceOp::#op, #accumulator, acc, #body););
+            for axis in axes.iter().rev() {
+                let var = axis_var(*axis);
+                let extent = usize_literal(kernel.axes[*axis].extent);
+                nest = quote!(for #var in 0..#extent { #nest });
+            }
             quote!({
                 let mut acc = #scalar::reduce_init(#private::ReduceOp::#op);
-                for #var in 0..#extent {
-                    acc = #scalar::reduce_step(#private::ReduceOp::#op, #dtype, acc, #body);
-                }
+                #nest
                 #dtype.round(acc)
             })
         }

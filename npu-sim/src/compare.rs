@@ -19,7 +19,7 @@
 use std::fmt;
 
 use npu_core::Dtype;
-use npu_core::ir::CheckedKernel;
+use npu_core::ir::{CheckedKernel, Expr};
 use npu_core::scalar::HostTensor;
 use serde::{Deserialize, Serialize};
 
@@ -63,15 +63,19 @@ impl Tolerance {
     }
 }
 
-/// The longest reduction of a kernel: the largest extent of a reduction axis.
+/// The longest reduction of a kernel: the most terms one reduction folds, the product
+/// of the extents of its axes.
 pub fn reduction_length(kernel: &CheckedKernel) -> u64 {
-    kernel
-        .axes
-        .iter()
-        .filter(|a| a.reduction)
-        .map(|a| a.extent)
-        .max()
-        .unwrap_or(1)
+    let mut longest = 1;
+    for assign in &kernel.body {
+        assign.value.walk(&mut |node| {
+            if let Expr::Reduce { axes, .. } = node {
+                let terms = axes.iter().map(|a| kernel.axes[*a].extent).product();
+                longest = longest.max(terms);
+            }
+        });
+    }
+    longest
 }
 
 /// How simulated outputs differ from the expected ones.

@@ -293,7 +293,9 @@ impl Machine {
                 }
                 VectorKind::Cast => scalar::cast(dtype, read[0]),
                 VectorKind::SatCast => scalar::cast_saturating(dtype, read[0]),
-                VectorKind::Reduce(op) => scalar::reduce_step(op, dtype, *dst, read[0]),
+                VectorKind::Reduce(op, accumulator) => {
+                    scalar::reduce_step_in(op, accumulator, *dst, read[0])
+                }
             };
             // Advance the odometer, innermost dimension fastest.
             let mut dim = rank;

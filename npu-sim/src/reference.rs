@@ -3,8 +3,9 @@
 //! It is a second implementation, independent of lowering and of the typed loops the
 //! `npu_kernel!` macro generates: each output element is the expression evaluated at
 //! its index, every operation rounded with [`npu_core::scalar`], each reduction folded
-//! in index order in its accumulator dtype and rounded once at the end. Statements run
-//! in order, so a `let` intermediate is whole before any later statement reads it.
+//! in index order (over several axes, the first outermost) in its accumulator dtype
+//! and rounded once at the end. Statements run in order, so a `let` intermediate is
+//! whole before any later statement reads it.
 
 use npu_core::ir::{CheckedKernel, Expr, Role, Subscript};
 use npu_core::scalar::{self, HostTensor};
@@ -123,15 +124,23 @@ fn eval(
         } => scalar::cast_saturating(*dtype, eval(kernel, arg, data, strides, env)),
         Expr::Reduce {
             op,
-            axis,
+            axes,
             body,
             dtype,
+            accumulator,
         } => {
+            // Every point of the axes in index order, the first axis outermost.
+            let extents: Vec<u64> = axes.iter().map(|a| kernel.axes[*a].extent).collect();
+            let total: u64 = extents.iter().product();
             let mut acc = scalar::reduce_init(*op);
-            for k in 0..kernel.axes[*axis].extent {
-                env[*axis] = k;
+            for flat in 0..total {
+                let mut rest = flat;
+                for (axis, extent) in axes.iter().zip(&extents).rev() {
+                    env[*axis] = rest % extent;
+                    rest /= extent;
+                }
                 let x = eval(kernel, body, data, strides, env);
-                acc = scalar::reduce_step(*op, *dtype, acc, x);
+                acc = scalar::reduce_step_in(*op, *accumulator, acc, x);
             }
             dtype.round(acc)
         }

@@ -250,7 +250,9 @@ fn compute(kernel: &CheckedKernel) -> (f64, f64) {
 fn node_cycles(kernel: &CheckedKernel, expr: &Expr, elements: u64, total: &mut f64) {
     let target = &kernel.target;
     let inner = match expr {
-        Expr::Reduce { axis, .. } => elements * kernel.axes[*axis].extent,
+        Expr::Reduce { axes, .. } => {
+            elements * axes.iter().map(|a| kernel.axes[*a].extent).product::<u64>()
+        }
         _ => elements,
     };
     if let (Some(width), Some(op)) = (vector_width(expr), vector_op(expr)) {

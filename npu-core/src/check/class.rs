@@ -103,8 +103,8 @@ impl Checker<'_> {
             });
             // A reduction accumulates in its accumulator dtype.
             assign.value.walk(&mut |node| {
-                if let Expr::Reduce { dtype, .. } = node {
-                    let accumulator = dtype.accumulator();
+                if let Expr::Reduce { accumulator, .. } = node {
+                    let accumulator = *accumulator;
                     if bad.is_none()
                         && !target.vector.dtypes.contains(&accumulator)
                         && !target.vector.accumulators.contains(&accumulator)
@@ -222,13 +222,19 @@ fn matmul_shape(assign: &Assign, tensors: &[Tensor], axes: &[Axis]) -> Option<Ma
     {
         value = arg;
     }
+    // A sum over several axes, or in an accumulator the cube does not have, is a
+    // reduction on the vector unit.
     let Expr::Reduce {
         op: ReduceOp::Sum,
-        axis: k,
+        axes: reduced,
         body,
-        ..
+        dtype,
+        accumulator,
     } = value
     else {
+        return None;
+    };
+    let ([k], true) = (&reduced[..], *accumulator == dtype.accumulator()) else {
         return None;
     };
     let Expr::Binary {

@@ -72,9 +72,11 @@ impl Checker<'_> {
                 let (r, rt) = self.expr(rhs, scope, tensors);
                 self.binary(*op, *span, (l, lt), (r, rt))
             }
-            ast::Expr::Call { func, axis, args } => {
-                self.call(func, axis.as_ref(), args, scope, tensors)
-            }
+            ast::Expr::Call {
+                func,
+                reduction,
+                args,
+            } => self.call(func, reduction.as_ref(), args, scope, tensors),
             ast::Expr::Not { arg, span } => {
                 let (arg, ty) = self.expr(arg, scope, tensors);
                 self.unary_result(UnaryOp::Not, arg, ty, *span)
@@ -534,14 +536,14 @@ impl Checker<'_> {
     fn call(
         &mut self,
         func: &Ident,
-        axis: Option<&Ident>,
+        reduction: Option<&ast::Reduction>,
         args: &[ast::Expr],
         scope: &mut Scope,
         tensors: &[Tensor],
     ) -> (Option<Expr>, Ty) {
         let name = func.to_string();
-        if let Some(axis) = axis {
-            return self.reduce(func, axis, args, scope, tensors);
+        if let Some(reduction) = reduction {
+            return self.reduce(func, reduction, args, scope, tensors);
         }
         let unary = UnaryOp::function(&name);
         let arity = match name.as_str() {
@@ -677,7 +679,7 @@ impl Checker<'_> {
     fn reduce(
         &mut self,
         func: &Ident,
-        axis_ident: &Ident,
+        reduction: &ast::Reduction,
         args: &[ast::Expr],
         scope: &mut Scope,
         tensors: &[Tensor],
@@ -706,55 +708,112 @@ impl Checker<'_> {
             );
             return (None, Ty::Error);
         }
-        let axis_name = axis_ident.to_string();
-        if scope.live.iter().any(|a| scope.axes[*a].name == axis_name) {
-            self.error(
-                Code::E030,
-                axis_ident.span(),
-                format!("axis `{axis_name}` is already in use here"),
-            )
-            .help = Some(format!(
-                "reduce over a new axis name, such as `k`, or reduce over `{axis_name}` in an intermediate over the other axes: `let s[i] = sum[{axis_name}](...);`"
+        if scope.reducing {
+            self.error(Code::E003, func.span(), "reductions cannot be nested")
+                .help = Some(format!(
+                "reduce over several axes in one reduction, as in `{name}[kh, kw](...)`, or split the kernel in two"
             ));
             return (None, Ty::Error);
         }
-        if scope.reducing {
-            self.error(Code::E003, func.span(), "reductions cannot be nested")
-                .help = Some("reduce over one axis per expression; split the kernel in two".into());
-            return (None, Ty::Error);
-        }
-        let Some(extent) = reduction_extent(&args[0], &axis_name, &scope.tensors, tensors) else {
-            self.error(Code::E011, axis_ident.span(), format!("no tensor in the body of `{name}` is indexed by `{axis_name}`, so its extent is unknown"))
-                .help = Some(format!("index an input by `{axis_name}`, as in `{name}[{axis_name}](x[i, {axis_name}])`"));
-            return (None, Ty::Error);
+        let accumulator = match &reduction.accumulator {
+            Some(ident) => match self.dtype(ident) {
+                Some(dtype) => Some((dtype, ident)),
+                None => return (None, Ty::Error),
+            },
+            None => None,
         };
-        let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
-            // The same name is the same loop dimension in every statement: softmax's
-            // `k` is reduced over by `let m[i] = max[k](x[i, k])` and runs along `e[i, k]`.
-            Some(existing) if scope.axes[existing].extent == extent => existing,
-            Some(_) => {
+        let mut axes: Vec<usize> = Vec::with_capacity(reduction.axes.len());
+        for (position, axis_ident) in reduction.axes.iter().enumerate() {
+            let axis_name = axis_ident.to_string();
+            if reduction.axes[..position].iter().any(|a| *a == axis_name) {
                 self.error(
                     Code::E030,
                     axis_ident.span(),
-                    format!("axis `{axis_name}` is already used with another meaning"),
+                    format!(
+                        "axis `{axis_name}` is named twice in `{name}{}`",
+                        reduction.text()
+                    ),
                 )
-                .help = Some("give the reduction axis its own name".into());
+                .help = Some("name each reduction axis once".into());
                 return (None, Ty::Error);
             }
-            None => {
-                scope.axes.push(Axis {
-                    name: axis_name,
-                    extent,
-                    reduction: true,
-                });
-                scope.axes.len() - 1
+            if scope.live.iter().any(|a| scope.axes[*a].name == axis_name) {
+                self.error(
+                    Code::E030,
+                    axis_ident.span(),
+                    format!("axis `{axis_name}` is already in use here"),
+                )
+                .help = Some(format!(
+                    "reduce over a new axis name, such as `k`, or reduce over `{axis_name}` in an intermediate over the other axes: `let s[i] = sum[{axis_name}](...);`"
+                ));
+                return (None, Ty::Error);
             }
-        };
-        scope.live.push(axis);
+            let Some(extent) = reduction_extent(&args[0], &axis_name, &scope.tensors, tensors)
+            else {
+                self.error(Code::E011, axis_ident.span(), format!("no tensor in the body of `{name}` is indexed by `{axis_name}`, so its extent is unknown"))
+                    .help = Some(format!("index an input by `{axis_name}`, as in `{name}[{axis_name}](x[i, {axis_name}])`"));
+                return (None, Ty::Error);
+            };
+            let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
+                // The same name is the same loop dimension in every statement: softmax's
+                // `k` is reduced over by `let m[i] = max[k](x[i, k])` and runs along
+                // `e[i, k]`.
+                Some(existing) if scope.axes[existing].extent == extent => existing,
+                Some(_) => {
+                    self.error(
+                        Code::E030,
+                        axis_ident.span(),
+                        format!("axis `{axis_name}` is already used with another meaning"),
+                    )
+                    .help = Some("give the reduction axis its own name".into());
+                    return (None, Ty::Error);
+                }
+                None => {
+                    scope.axes.push(Axis {
+                        name: axis_name,
+                        extent,
+                        reduction: true,
+                    });
+                    scope.axes.len() - 1
+                }
+            };
+            axes.push(axis);
+        }
+        // One reduction's axes are folded together, so an axis reduced elsewhere must be
+        // reduced with the same list there.
+        if let Some(other) = scope
+            .reductions
+            .iter()
+            .find(|other| **other != axes && other.iter().any(|a| axes.contains(a)))
+        {
+            let shared = axes
+                .iter()
+                .position(|a| other.contains(a))
+                .expect("the lists share an axis");
+            let names: Vec<&str> = other.iter().map(|a| scope.axes[*a].name.as_str()).collect();
+            let axis_name = &scope.axes[axes[shared]].name;
+            self.error(
+                Code::E030,
+                reduction.axes[shared].span(),
+                format!(
+                    "axis `{axis_name}` is reduced together with `{}` elsewhere; an axis belongs to one axis list",
+                    names.join(", ")
+                ),
+            )
+            .help = Some(format!(
+                "write the same list, `[{}]`, or give this reduction its own axis names",
+                names.join(", ")
+            ));
+            return (None, Ty::Error);
+        }
+        if !scope.reductions.contains(&axes) {
+            scope.reductions.push(axes.clone());
+        }
+        scope.live.extend_from_slice(&axes);
         scope.reducing = true;
         let (body, ty) = self.expr(&args[0], scope, tensors);
         scope.reducing = false;
-        scope.live.pop();
+        scope.live.truncate(scope.live.len() - axes.len());
         let dtype = match ty {
             Ty::Value(dtype) => dtype,
             Ty::Literal { .. } => {
@@ -775,13 +834,36 @@ impl Checker<'_> {
             }
             Ty::Error => return (None, Ty::Error),
         };
+        let accumulator = match accumulator {
+            None => dtype.accumulator(),
+            Some((accumulator, _)) if accumulator.is_float() == dtype.is_float() => accumulator,
+            Some((accumulator, ident)) => {
+                let (kind, other) = if dtype.is_float() {
+                    ("a float", "f32")
+                } else {
+                    ("an integer", "i32")
+                };
+                self.error(
+                    Code::E010,
+                    ident.span(),
+                    format!(
+                        "`{name}` over {dtype} cannot accumulate in {accumulator}: {kind} reduction accumulates in {kind} dtype"
+                    ),
+                )
+                .help = Some(format!(
+                    "accumulate in {other}, or cast the body: `{name}[..: {accumulator}](x as {accumulator})`"
+                ));
+                return (None, Ty::Error);
+            }
+        };
         let body = body.map(Box::new);
         (
             body.map(|body| Expr::Reduce {
                 op,
-                axis,
+                axes,
                 body,
                 dtype,
+                accumulator,
             }),
             Ty::Value(dtype),
         )

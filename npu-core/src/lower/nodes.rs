@@ -43,7 +43,7 @@ pub(super) struct Node<'e> {
     space: usize,
     value: Value,
     /// A reduction's accumulator seen over the reduction's space, stride 0 along the
-    /// reduced axis: where the fold writes.
+    /// reduced axes: where the fold writes.
     dest: Option<(u32, u32)>,
     /// A load's view of its staged tile over the node's space.
     view: Option<u32>,
@@ -171,12 +171,17 @@ pub(super) fn build_statements<'e>(
                             },
                         }
                     }
-                    Expr::Reduce { dtype, .. } => {
-                        let acc = dtype.accumulator().size();
+                    Expr::Reduce {
+                        dtype,
+                        accumulator,
+                        axes,
+                        ..
+                    } => {
+                        let acc = accumulator.size();
                         let address = temp.expect("the plan gives every reduction an accumulator");
                         let mut folded = dense(&tiles, &outer, acc);
                         node.accumulator = Some((address, lowering.strides(folded.clone())));
-                        folded.push(0);
+                        folded.extend(axes.iter().map(|_| 0));
                         node.dest = Some((address, lowering.strides(folded)));
                         Value::Buffer {
                             address,
@@ -260,9 +265,9 @@ fn build<'e>(
             otherwise,
             ..
         } => (vec![cond, then, otherwise], space),
-        Expr::Reduce { axis, body, .. } => {
+        Expr::Reduce { axes, body, .. } => {
             let mut dims = outer.to_vec();
-            dims.push(*axis);
+            dims.extend_from_slice(axes);
             (vec![body], space_index(spaces, dims))
         }
     };
@@ -285,20 +290,22 @@ pub(super) struct Planner<'l, 'a> {
 }
 
 impl Planner<'_, '_> {
-    /// The reductions over `axis` in a statement: their bodies, then the fold.
-    pub(super) fn reductions(&mut self, statement: &mut Statement, axis: usize, first: bool) {
+    /// The reductions over the axis list `group` in a statement: their bodies, then the
+    /// fold.
+    pub(super) fn reductions(&mut self, statement: &mut Statement, group: &[usize], first: bool) {
         for index in 0..statement.nodes.len() {
             let node = &statement.nodes[index];
             let Expr::Reduce {
                 op,
-                axis: reduced,
                 dtype,
+                accumulator,
+                axes,
                 ..
             } = node.expr
             else {
                 continue;
             };
-            if *reduced != axis {
+            if axes.as_slice() != group {
                 continue;
             }
             let body = node.children[0];
@@ -308,7 +315,7 @@ impl Planner<'_, '_> {
                 node.accumulator.expect("a reduction has an accumulator");
             let (dest, folded) = node.dest.expect("a reduction has an accumulator");
             let body_space = statement.nodes[body].space;
-            let accumulator = dtype.accumulator();
+            let accumulator = *accumulator;
             if first {
                 let init = self.lowering.constant(scalar::reduce_init(*op));
                 let space = statement.space;
@@ -335,7 +342,7 @@ impl Planner<'_, '_> {
             let (source, read) = self.operand(statement, body);
             self.push_reading(
                 VectorInstr {
-                    kind: VectorKind::Reduce(*op),
+                    kind: VectorKind::Reduce(*op, accumulator),
                     dtype: *dtype,
                     width: accumulator.size() as u8,
                     elements: elements as u32,
@@ -415,8 +422,8 @@ impl Planner<'_, '_> {
                     index,
                 );
             }
-            (Expr::Reduce { dtype, .. }, _) => {
-                let accumulator = dtype.accumulator();
+            (Expr::Reduce { accumulator, .. }, _) => {
+                let accumulator = *accumulator;
                 let (acc, acc_strides) = root.accumulator.expect("a reduction has an accumulator");
                 let instr = VectorInstr {
                     kind: VectorKind::Cast,
@@ -454,10 +461,12 @@ impl Planner<'_, '_> {
         }
         match node.expr {
             Expr::Load { tensor, dtype, .. } => self.broadcast(statement, index, *tensor, *dtype),
-            Expr::Reduce { dtype, .. } => {
+            Expr::Reduce {
+                dtype, accumulator, ..
+            } => {
                 // Outside the reduction loop: round the accumulator to the reduction's
                 // dtype in place, where the parent reads it.
-                let accumulator = dtype.accumulator();
+                let accumulator = *accumulator;
                 if accumulator == *dtype {
                     return;
                 }
@@ -473,7 +482,7 @@ impl Planner<'_, '_> {
                     VectorInstr {
                         kind: VectorKind::Cast,
                         dtype: *dtype,
-                        width: accumulator.size() as u8,
+                        width: accumulator.size().max(dtype.size()) as u8,
                         elements: elements as u32,
                         shape,
                         dst: address,

@@ -1,9 +1,11 @@
 //! Elementwise and reduction kernels: CopyIn on MTE2, Compute on V, CopyOut on MTE3.
 //!
-//! Each output tile runs the reductions first, one reduction axis after another, its
-//! tiles innermost: per tile the body of every reduction over that axis is computed
-//! and folded into the accumulator (filled with the reduction's initial value on the
-//! first tile). The last iteration then computes what lies outside the reductions and
+//! Each output tile runs the reductions first, one reduction axis list after another
+//! (`sum[kh, kw]` folds `kh` and `kw` together), its tiles innermost, the list's first
+//! axis outermost: per tile the body of every reduction over that list is computed and
+//! folded into the accumulator (filled with the reduction's initial value on the
+//! first tile). Within a tile the fold runs in index order, so a reduction folds in
+//! index order unless an axis other than its first is split. The last iteration then computes what lies outside the reductions and
 //! writes the outputs, which MTE3 copies out. A kernel without reductions has one
 //! iteration per output tile.
 //!
@@ -14,13 +16,13 @@
 
 use super::nodes::{Planned, Planner, build_statements};
 use super::{AxisRange, Lowering};
-use crate::ir::{BufferKind, Expr, Role};
+use crate::ir::{BufferKind, Role};
 use crate::program::{CoreCode, Op, Pipe};
 use crate::target::Level;
 
 #[derive(Clone, Copy)]
 struct Step {
-    /// The reduction axis this iteration folds, if any.
+    /// The reduction axis list this iteration folds (an index into the groups), if any.
     phase: Option<usize>,
     first_of_phase: bool,
     last_of_tile: bool,
@@ -61,10 +63,10 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
     // A fused kernel runs each tile in one iteration: every axis it reduces over is
     // whole (the checker's E035), and its statements run in order.
     let fused = kernel.is_fused();
-    let reduction_axes = if fused {
+    let groups = if fused {
         Vec::new()
     } else {
-        reduction_axes(kernel)
+        crate::plan::reduction_groups(kernel)
     };
     let (mut statements, spaces) = build_statements(lowering);
 
@@ -99,25 +101,26 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         .map(|s| s.tensor)
         .filter(|t| kernel.tensors[*t].role == Role::Input && lowering.tensors[*t].used)
         .collect();
-    // The reduction axis an input is copied per tile of, if any.
+    // The reduction axis list an input is copied per tile of, if any.
     let input_phase: Vec<Option<usize>> = (0..kernel.tensors.len())
         .map(|t| {
             if fused {
                 return None;
             }
-            lowering.tensors[t]
+            let axis = lowering.tensors[t]
                 .axes
                 .iter()
                 .flatten()
                 .copied()
-                .find(|a| kernel.axes[*a].reduction)
+                .find(|a| kernel.axes[*a].reduction)?;
+            groups.iter().position(|g| g.contains(&axis))
         })
         .collect();
 
     let (steps, coords) = steps(
         lowering.ranges,
         &lowering.schedule.order,
-        &reduction_axes,
+        &groups,
         kernel.axes.len(),
     );
     let axes_count = kernel.axes.len();
@@ -210,15 +213,15 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
             spaces: &spaces,
             out: &mut planned,
         };
-        if let Some(axis) = info.phase {
+        if let Some(group) = info.phase {
             for statement in statements.iter_mut() {
-                planner.reductions(statement, axis, info.first_of_phase);
+                planner.reductions(statement, &groups[group], info.first_of_phase);
             }
         }
         if fused {
             for (index, statement) in statements.iter_mut().enumerate() {
-                for axis in crate::plan::statement_reduction_axes(&kernel.body[index]) {
-                    planner.reductions(statement, axis, true);
+                for group in crate::plan::statement_reduction_groups(&kernel.body[index]) {
+                    planner.reductions(statement, &group, true);
                 }
                 planner.outer(statement, index);
             }
@@ -319,27 +322,13 @@ fn consume(code: &mut CoreCode, tile: u32, queue: &mut Queue) {
     }
 }
 
-/// The reduction axes in the order they first appear.
-fn reduction_axes(kernel: &crate::ir::CheckedKernel) -> Vec<usize> {
-    let mut axes = Vec::new();
-    for assign in &kernel.body {
-        assign.value.walk(&mut |node| {
-            if let Expr::Reduce { axis, .. } = node
-                && !axes.contains(axis)
-            {
-                axes.push(*axis);
-            }
-        });
-    }
-    axes
-}
-
 /// The loop iterations of a core and the tile coordinates of each (flattened, one
-/// entry per kernel axis).
+/// entry per kernel axis). Each axis list's tiles run as an odometer, its first axis
+/// outermost.
 fn steps(
     ranges: &[AxisRange],
     order: &[usize],
-    reductions: &[usize],
+    groups: &[Vec<usize>],
     axes: usize,
 ) -> (Vec<Step>, Vec<u64>) {
     let mut steps = Vec::new();
@@ -347,7 +336,7 @@ fn steps(
     let mut current = vec![0u64; axes];
     let tiles: u64 = order.iter().map(|a| ranges[*a].count).product();
     for _ in 0..tiles {
-        if reductions.is_empty() {
+        if groups.is_empty() {
             steps.push(Step {
                 phase: None,
                 first_of_phase: true,
@@ -355,18 +344,25 @@ fn steps(
             });
             coords.extend_from_slice(&current);
         }
-        for (r, &axis) in reductions.iter().enumerate() {
-            for k in 0..ranges[axis].count {
-                current[axis] = k;
-                let last = r + 1 == reductions.len() && k + 1 == ranges[axis].count;
+        for (g, group) in groups.iter().enumerate() {
+            let count: u64 = group.iter().map(|a| ranges[*a].count).product();
+            for k in 0..count {
+                let last = g + 1 == groups.len() && k + 1 == count;
                 steps.push(Step {
-                    phase: Some(axis),
+                    phase: Some(g),
                     first_of_phase: k == 0,
                     last_of_tile: last,
                 });
                 coords.extend_from_slice(&current);
+                // Advance the list's odometer, its last axis fastest.
+                for &axis in group.iter().rev() {
+                    current[axis] += 1;
+                    if current[axis] < ranges[axis].count {
+                        break;
+                    }
+                    current[axis] = 0;
+                }
             }
-            current[axis] = 0;
         }
         // Advance the output tile: the innermost axis of `order` fastest.
         for &axis in order.iter().rev() {

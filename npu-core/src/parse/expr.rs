@@ -11,7 +11,7 @@
 
 use proc_macro2::Span;
 use syn::parse::ParseStream;
-use syn::{Ident, LitFloat, LitInt, Token, parenthesized};
+use syn::{Ident, LitFloat, LitInt, Token, bracketed, parenthesized};
 
 use super::{integer, subscripts};
 use crate::ast::*;
@@ -75,7 +75,7 @@ pub(super) const TOO_DEEP_HELP: &str =
 // expr    := unary (binop unary)*
 // unary   := '-' unary | '!' unary | primary ('as' 'sat'? IDENT)*
 // primary := LIT | 'inf' | 'nan' | '(' expr ')' | IDENT subscripts
-//          | IDENT ('[' IDENT ']')? '(' args ')'
+//          | IDENT reduction? '(' args ')'
 //          | IDENT                      (a scalar parameter, by bare name)
 // `level` is how many parentheses, calls, `-` and `!` enclose the input.
 fn binary(input: ParseStream, min_power: u8, level: usize) -> syn::Result<Parsed> {
@@ -263,7 +263,7 @@ fn group(input: ParseStream, level: usize) -> syn::Result<Parsed> {
     Ok(inner)
 }
 
-// IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')' | IDENT
+// IDENT subscripts | IDENT reduction? '(' args ')' | IDENT
 fn named(input: ParseStream, level: usize) -> syn::Result<Parsed> {
     let name: Ident = input.parse()?;
     let bare = !input.peek(syn::token::Paren) && !input.peek(syn::token::Bracket);
@@ -302,7 +302,7 @@ fn named(input: ParseStream, level: usize) -> syn::Result<Parsed> {
             },
             height: 1,
         }),
-        Subscripted::Reduction(axis) => call(input, name, Some(axis), level),
+        Subscripted::Reduction(reduction) => call(input, name, Some(reduction), level),
     }
 }
 
@@ -334,28 +334,67 @@ fn literal(input: ParseStream) -> syn::Result<Parsed> {
 
 enum Subscripted {
     Load(Vec<Index>),
-    Reduction(Ident),
+    Reduction(Reduction),
 }
 
 // After a name, `[..]` is a tensor access unless a `(` follows, which makes the name a
-// reduction over the bracketed axis: `sum[k](...)`.
+// reduction over the bracketed axes: `sum[k](...)`, `sum[kh, kw: bf16](...)`.
 fn subscripts_or_axis(input: ParseStream) -> syn::Result<Subscripted> {
     if !input.peek(syn::token::Bracket) {
         return Err(input
             .error("expected `[` subscripts after a tensor name, or `(` after a function name"));
     }
-    let indices = subscripts(input)?;
-    if input.peek(syn::token::Paren) {
-        return match indices.as_slice() {
-            [Index::Axis(axis)] => Ok(Subscripted::Reduction(axis.clone())),
-            _ => Err(input.error("a reduction names one axis: `sum[k](...)`")),
-        };
+    if input.peek2(syn::token::Paren) {
+        return reduction(input).map(Subscripted::Reduction);
     }
-    Ok(Subscripted::Load(indices))
+    Ok(Subscripted::Load(subscripts(input)?))
+}
+
+// reduction := '[' IDENT (',' IDENT)* (':' IDENT)? ']'
+fn reduction(input: ParseStream) -> syn::Result<Reduction> {
+    let content;
+    bracketed!(content in input);
+    let mut axes = Vec::new();
+    let mut accumulator = None;
+    while !content.is_empty() {
+        if !content.peek(Ident) {
+            return Err(content.error(
+                "a reduction names axes, then optionally its accumulator dtype: `sum[k](...)`, `sum[kh, kw: f32](...)`",
+            ));
+        }
+        axes.push(content.parse::<Ident>()?);
+        if content.peek(Token![:]) {
+            content.parse::<Token![:]>()?;
+            if !content.peek(Ident) {
+                return Err(content
+                    .error("expected the accumulator dtype after `:`, as in `sum[k: f32](...)`"));
+            }
+            accumulator = Some(content.parse::<Ident>()?);
+            if !content.is_empty() {
+                return Err(content.error(
+                    "the accumulator dtype comes after the last axis: `sum[kh, kw: f32](...)`",
+                ));
+            }
+            break;
+        }
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    if axes.is_empty() {
+        return Err(content.error("a reduction names at least one axis: `sum[k](...)`"));
+    }
+    Ok(Reduction { axes, accumulator })
 }
 
 // args := expr (',' expr)*
-fn call(input: ParseStream, func: Ident, axis: Option<Ident>, level: usize) -> syn::Result<Parsed> {
+fn call(
+    input: ParseStream,
+    func: Ident,
+    reduction: Option<Reduction>,
+    level: usize,
+) -> syn::Result<Parsed> {
     let span = func.span();
     let level = enter(level, span)?;
     let content;
@@ -371,5 +410,13 @@ fn call(input: ParseStream, func: Ident, axis: Option<Ident>, level: usize) -> s
         }
         content.parse::<Token![,]>()?;
     }
-    above(Expr::Call { func, axis, args }, height, span)
+    above(
+        Expr::Call {
+            func,
+            reduction,
+            args,
+        },
+        height,
+        span,
+    )
 }

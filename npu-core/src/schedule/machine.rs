@@ -413,8 +413,8 @@ pub fn max_repeats(kernel: &CheckedKernel, target: &Target, tiles: &[u64]) -> u6
         match root {
             // A vcopy into the output tile; a vdup of a scalar parameter's value.
             Expr::Load { .. } | Expr::Param { .. } => note(outer, size),
-            Expr::Reduce { dtype, .. } => {
-                note(outer, dtype.accumulator().size().max(size)); // vconv out
+            Expr::Reduce { accumulator, .. } => {
+                note(outer, accumulator.size().max(size)); // vconv out
                 visit(root, outer, tiles, &mut note);
             }
             _ => visit(root, outer, tiles, &mut note),
@@ -443,14 +443,18 @@ fn visit(expr: &Expr, space: u64, tiles: &[u64], note: &mut impl FnMut(u64, u64)
             }
         }
         Expr::Reduce {
-            axis, body, dtype, ..
+            axes,
+            body,
+            dtype,
+            accumulator,
+            ..
         } => {
-            let accumulator = dtype.accumulator().size();
-            let inner = space * tiles[*axis];
-            note(space, accumulator); // fill the accumulator
-            note(inner, accumulator); // fold
-            if dtype.accumulator() != *dtype {
-                note(space, accumulator); // round to the reduction's dtype
+            let inner = space * axes.iter().map(|a| tiles[*a]).product::<u64>();
+            let (accumulator, bytes) = (*accumulator, accumulator.size());
+            note(space, bytes); // fill the accumulator
+            note(inner, bytes); // fold
+            if accumulator != *dtype {
+                note(space, bytes.max(dtype.size())); // round to the reduction's dtype
             }
             visit(body, inner, tiles, note);
         }

@@ -1,6 +1,7 @@
 //! The random schedules of the differential test, written as DSL text the way an LLM
 //! or the tuner would: kernels from templates with random dtypes and extents (tails,
-//! broadcasts, reductions, casts, copies, constants, matmuls), and schedule knobs
+//! broadcasts, reductions over one or several axes and in a named accumulator, casts,
+//! copies, constants, matmuls), and schedule knobs
 //! drawn from legal and illegal values alike (parallel cores, split tiles including
 //! non-divisors and misaligned values, stage depths 1 to 3, tail policies, cube
 //! blocks).
@@ -129,6 +130,16 @@ pub const TEMPLATES: &[(&str, &str, bool)] = &[
         "x, y",
         false,
     ),
+    (
+        "kernel plane_stats(x: [{T}; 4, {R}, {C}]) -> (y: [{T}; 4], z: [{T}; 4]) { y[b] = sum[k, l](x[b, k, l]); z[b] = max[k, l](x[b, k, l]); }",
+        "x, y, z",
+        false,
+    ),
+    (
+        "kernel narrow_sum(x: [{T}; 4, {R}, {C}]) -> y: [{T}; 4] { y[b] = sum[k, l: {T}](x[b, k, l]); }",
+        "x, y",
+        false,
+    ),
 ];
 
 /// Kernels of integer bit operations: `{T}` is an integer dtype.
@@ -217,7 +228,9 @@ pub fn vector_case(random: &mut Random, target: &str) -> String {
         .replace("{N}", &extent.to_string())
         .replace("{R}", &rows.to_string())
         .replace("{C}", &columns.to_string());
-    let axes: Vec<(&str, u64)> = if kernel.contains("[b, i, j]") {
+    let axes: Vec<(&str, u64)> = if kernel.contains("[b, k, l]") {
+        vec![("b", 4), ("k", rows), ("l", columns)]
+    } else if kernel.contains("[b, i, j]") {
         vec![("b", 4), ("i", rows), ("j", columns)]
     } else if kernel.contains("[i, j]") {
         vec![("i", rows), ("j", columns)]

@@ -53,14 +53,48 @@ pub enum Index {
     Axis(Ident),
     /// A fixed position such as `0`.
     Const(Number),
+    /// An affine form of axes such as `2*i + k - 1`: terms as written, constants folded
+    /// into `offset`. `span` is its first token, where bounds diagnostics point.
+    Affine(Affine),
+}
+
+/// `2*i + k - 1`: positive integer coefficients on axes plus an integer offset.
+#[derive(Clone, Debug)]
+pub struct Affine {
+    pub terms: Vec<AffineTerm>,
+    pub offset: i64,
+    pub span: Span,
+}
+
+/// `2*i`, or `k` (coefficient 1).
+#[derive(Clone, Debug)]
+pub struct AffineTerm {
+    pub coefficient: u64,
+    pub axis: Ident,
+}
+
+impl Index {
+    /// The token a diagnostic about this subscript points at.
+    pub fn span(&self) -> Span {
+        match self {
+            Index::Axis(axis) => axis.span(),
+            Index::Const(number) => number.span,
+            Index::Affine(affine) => affine.span,
+        }
+    }
 }
 
 /// An algorithm expression. Each node keeps the span of the token a diagnostic about
 /// it should point at: the operator, the function name or the tensor name.
 #[derive(Clone, Debug)]
 pub enum Expr {
-    /// `a[i, j]`
-    Load { tensor: Ident, indices: Vec<Index> },
+    /// `a[i, j]`, or a padded view `pad(a, 0)[i - 1]` whose out-of-range elements read
+    /// as `pad` (an expression slot; a literal today).
+    Load {
+        tensor: Ident,
+        indices: Vec<Index>,
+        pad: Option<Box<Expr>>,
+    },
     /// `2`, `0.5`
     Literal {
         value: f64,
@@ -76,11 +110,13 @@ pub enum Expr {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
-    /// `exp(x)`, `max(x, y)`, `select(c, x, y)`, or a reduction `sum[k](x)`.
+    /// `exp(x)`, `max(x, y)`, `select(c, x, y)`, or a reduction `sum[k](x)`; a window
+    /// reduction states its axis's extent: `max[k < 3](x[2*i + k])`.
     Call {
         func: Ident,
         axis: Option<Ident>,
         args: Vec<Expr>,
+        extent: Option<Number>,
     },
     /// `x as f32`
     Cast { arg: Box<Expr>, dtype: Ident },

@@ -166,6 +166,9 @@ struct Scope {
     /// The subscripts of each input's first load: a staged input holds one tile per
     /// iteration, so every load of it must read the same elements.
     loads: HashMap<usize, Vec<Subscript>>,
+    /// The pad value (as bits) of each input's first load, `None` when it is not a
+    /// padded view: every load of an input reads the same tile, padded alike.
+    pads: HashMap<usize, Option<u64>>,
 }
 
 impl Checker<'_> {
@@ -231,6 +234,7 @@ impl Checker<'_> {
             axes: Vec::new(),
             live: Vec::new(),
             loads: HashMap::new(),
+            pads: HashMap::new(),
         };
         let mut body = Vec::new();
         let mut assigned: HashMap<usize, Span> = HashMap::new();
@@ -372,17 +376,30 @@ impl Checker<'_> {
         }
         let mut axes = Vec::new();
         for (dim, index) in stmt.indices.iter().enumerate() {
-            let ast::Index::Axis(ident) = index else {
-                let ast::Index::Const(number) = index else {
-                    unreachable!()
-                };
-                self.error(
-                    Code::E011,
-                    number.span,
-                    format!("output `{name}` must be written over axes, not at a fixed position"),
-                )
-                .help = Some("name an axis, such as `i`".into());
-                return None;
+            let ident = match index {
+                ast::Index::Axis(ident) => ident,
+                ast::Index::Const(number) => {
+                    self.error(
+                        Code::E011,
+                        number.span,
+                        format!(
+                            "output `{name}` must be written over axes, not at a fixed position"
+                        ),
+                    )
+                    .help = Some("name an axis, such as `i`".into());
+                    return None;
+                }
+                ast::Index::Affine(affine) => {
+                    self.error(
+                        Code::E011,
+                        affine.span,
+                        format!("output `{name}` must be written over plain axes, not an affine form"),
+                    )
+                    .help = Some(
+                        "name one axis per output dimension and move the arithmetic into the loads, as in `y[i] = x[2*i + 1]`".into(),
+                    );
+                    return None;
+                }
             };
             let axis_name = ident.to_string();
             let extent = tensor.shape[dim];

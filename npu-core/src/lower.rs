@@ -353,8 +353,11 @@ pub(crate) struct TensorInfo {
     pub shape: Vec<u64>,
     /// The subscripts it is read or written with: the output's axes, or its first load.
     pub subscripts: Vec<Subscript>,
-    /// The axis of each dimension (`None` for a constant subscript).
+    /// The axis of each dimension (`None` for a constant subscript; the first axis of
+    /// an affine one).
     pub axes: Vec<Option<usize>>,
+    /// Every axis that indexes it, once each.
+    pub indexing: Vec<usize>,
     /// Row-major element strides in global memory.
     pub gm_strides: Vec<u64>,
     /// The tile's extent per dimension and its row-major element strides in a buffer.
@@ -367,22 +370,29 @@ pub(crate) struct TensorInfo {
 impl TensorInfo {
     /// Element offset of a core whose first tile along each axis is `start`.
     fn origin(&self, schedule: &CheckedSchedule, start: &[u64]) -> u64 {
-        self.axes
+        self.subscripts
             .iter()
             .zip(&self.gm_strides)
-            .map(|(axis, stride)| axis.map_or(0, |a| start[a] * schedule.tiles[a] * stride))
+            .map(|(subscript, stride)| {
+                let first: u64 = subscript
+                    .terms()
+                    .iter()
+                    .map(|(a, c)| c * start[*a] * schedule.tiles[*a])
+                    .sum();
+                first * stride
+            })
             .sum()
     }
 
-    /// Bytes between consecutive elements along `axis` in the tile's buffer (summed
-    /// when the axis indexes several dimensions, 0 when it indexes none).
+    /// Bytes between consecutive elements along `axis` in the tile's buffer: the sum
+    /// over the dimensions it indexes of its coefficient times the dimension's stride
+    /// (0 when it indexes none), so a window `x[2*i + k]` is a strided view.
     pub fn buffer_stride(&self, axis: usize) -> u64 {
         let size = self.dtype.size();
-        self.axes
+        self.subscripts
             .iter()
             .zip(&self.tile_strides)
-            .filter(|(a, _)| **a == Some(axis))
-            .map(|(_, s)| s * size)
+            .map(|(subscript, s)| subscript.coefficient(axis) * s * size)
             .sum()
     }
 }
@@ -416,16 +426,14 @@ fn tensor_infos(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> Vec<Tenso
             let subscripts = subscripts.unwrap_or_else(|| vec![Subscript::Const(0); t.shape.len()]);
             let axes: Vec<Option<usize>> = subscripts
                 .iter()
-                .map(|s| match s {
-                    Subscript::Axis(a) => Some(*a),
-                    Subscript::Const(_) => None,
-                })
+                .map(|s| s.terms().first().map(|(a, _)| *a))
                 .collect();
-            let tile_shape: Vec<u64> = axes
+            let tile_shape: Vec<u64> = subscripts
                 .iter()
-                .map(|a| a.map_or(1, |a| schedule.tiles[a]))
+                .map(|s| plan::subscript_extent(s, &schedule.tiles))
                 .collect();
             TensorInfo {
+                indexing: plan::load_axes(&subscripts),
                 dtype: t.dtype,
                 shape: t.shape.clone(),
                 gm_strides: gm_strides(&t.shape),
@@ -527,15 +535,15 @@ impl Lowering<'_> {
         let mut offset = 0;
         let mut mask = 0u64;
         for (subscript, stride) in info.subscripts.iter().zip(&info.gm_strides) {
-            match *subscript {
-                Subscript::Axis(a) => {
-                    offset += coords[a] * self.schedule.tiles[a] * stride;
-                    if self.ranges[a].is_tail(coords[a]) {
-                        mask |= 1 << a;
-                    }
+            let mut first = subscript.offset();
+            for (a, c) in subscript.terms() {
+                first += (c * coords[a] * self.schedule.tiles[a]) as i64;
+                if self.ranges[a].is_tail(coords[a]) {
+                    mask |= 1 << a;
                 }
-                Subscript::Const(c) => offset += c * stride,
             }
+            // The checker proved every unpadded read in range, so no start is negative.
+            offset += first.max(0) as u64 * stride;
         }
         let (index, padded) = match self
             .tables
@@ -545,13 +553,13 @@ impl Lowering<'_> {
         {
             Some((_, entry)) => *entry,
             None => {
+                let extents: Vec<u64> = (0..self.ranges.len())
+                    .map(|a| self.extent(a, coords))
+                    .collect();
                 let lens: Vec<u64> = info
                     .subscripts
                     .iter()
-                    .map(|s| match s {
-                        Subscript::Axis(a) => self.extent(*a, coords),
-                        Subscript::Const(_) => 1,
-                    })
+                    .map(|s| plan::subscript_extent(s, &extents))
                     .collect();
                 let align = self.kernel.target.alignment(level);
                 // Where a copy of this tensor can start: its tiles (and so every core's
@@ -562,17 +570,15 @@ impl Lowering<'_> {
                         .iter()
                         .zip(&info.gm_strides)
                         .any(|(subscript, stride)| {
-                            let step = match *subscript {
-                                Subscript::Axis(a) => {
-                                    let tile = self.schedule.tiles[a];
-                                    if self.kernel.axes[a].extent <= tile {
-                                        return false;
-                                    }
-                                    tile * stride * size
-                                }
-                                Subscript::Const(c) => c * stride * size,
-                            };
-                            !step.is_multiple_of(align)
+                            let offset = subscript.offset().unsigned_abs() * stride * size;
+                            let steps = subscript.terms().into_iter().filter_map(|(a, c)| {
+                                let tile = self.schedule.tiles[a];
+                                (self.kernel.axes[a].extent > tile)
+                                    .then_some(c * tile * stride * size)
+                            });
+                            std::iter::once(offset)
+                                .chain(steps)
+                                .any(|step| !step.is_multiple_of(align))
                         });
                 let (copy, padded) = copy::copy_shape(
                     &lens,

@@ -97,9 +97,8 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
     let input_phase: Vec<Option<usize>> = (0..kernel.tensors.len())
         .map(|t| {
             lowering.tensors[t]
-                .axes
+                .indexing
                 .iter()
-                .flatten()
                 .copied()
                 .find(|a| kernel.axes[*a].reduction)
         })
@@ -119,9 +118,8 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
     };
     let same_tile = |tensor: usize, a: usize, b: usize| {
         lowering.tensors[tensor]
-            .axes
+            .indexing
             .iter()
-            .flatten()
             .all(|axis| at(a)[*axis] == at(b)[*axis])
     };
     // Whether each input is copied at a step, and released after it.

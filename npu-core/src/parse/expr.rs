@@ -11,9 +11,9 @@
 
 use proc_macro2::Span;
 use syn::parse::ParseStream;
-use syn::{Ident, LitFloat, LitInt, Token, parenthesized};
+use syn::{Ident, LitFloat, LitInt, Token, bracketed, parenthesized};
 
-use super::{integer, subscripts};
+use super::{index_list, integer, number, subscripts};
 use crate::ast::*;
 
 /// The deepest expression the parser accepts, in levels. In a debug build the
@@ -69,7 +69,8 @@ pub(super) const TOO_DEEP_HELP: &str =
 // Precedence climbing. Binding powers, loosest first: comparisons, + -, * /, `as`.
 // expr    := unary (binop unary)*
 // unary   := '-' unary | primary ('as' IDENT)*
-// primary := LIT | '(' expr ')' | IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')'
+// primary := LIT | '(' expr ')' | IDENT subscripts | 'pad' '(' IDENT ',' expr ')' subscripts
+//          | IDENT ('[' IDENT ('<' INT)? ']')? '(' args ')'
 // `level` is how many parentheses, calls and `-` enclose the input.
 fn binary(input: ParseStream, min_power: u8, level: usize) -> syn::Result<Parsed> {
     let mut lhs = unary(input, level)?;
@@ -198,19 +199,52 @@ fn group(input: ParseStream, level: usize) -> syn::Result<Parsed> {
 // IDENT subscripts | IDENT ('[' IDENT ']')? '(' args ')'
 fn named(input: ParseStream, level: usize) -> syn::Result<Parsed> {
     let name: Ident = input.parse()?;
+    if name == "pad" && input.peek(syn::token::Paren) && padded_view_follows(input) {
+        return padded_view(input, name, level);
+    }
     if input.peek(syn::token::Paren) {
-        return call(input, name, None, level);
+        return call(input, name, None, None, level);
     }
     match subscripts_or_axis(input)? {
         Subscripted::Load(indices) => Ok(Parsed {
             expr: Expr::Load {
                 tensor: name,
                 indices,
+                pad: None,
             },
             height: 1,
         }),
-        Subscripted::Reduction(axis) => call(input, name, Some(axis), level),
+        Subscripted::Reduction(axis, extent) => call(input, name, Some(axis), extent, level),
     }
+}
+
+/// Whether `pad(..)` is followed by subscripts, which makes it a padded view rather
+/// than a call of a function called `pad`.
+fn padded_view_follows(input: ParseStream) -> bool {
+    let fork = input.fork();
+    let skipped: syn::Result<proc_macro2::TokenTree> = fork.parse();
+    skipped.is_ok() && fork.peek(syn::token::Bracket)
+}
+
+// 'pad' '(' IDENT ',' expr ')' subscripts: `tensor` read with out-of-range elements
+// taking the pad value.
+fn padded_view(input: ParseStream, keyword: Ident, level: usize) -> syn::Result<Parsed> {
+    let level = enter(level, keyword.span())?;
+    let content;
+    parenthesized!(content in input);
+    let tensor: Ident = content.parse()?;
+    content.parse::<Token![,]>()?;
+    let value = binary(&content, 0, level)?;
+    if !content.is_empty() {
+        return Err(content.error("expected `)` after the pad value: `pad(x, 0)[i - 1]`"));
+    }
+    let indices = subscripts(input)?;
+    let expr = Expr::Load {
+        tensor,
+        indices,
+        pad: Some(Box::new(value.expr)),
+    };
+    above(expr, value.height, keyword.span())
 }
 
 // LIT, or the error that lists everything a primary expression may start with.
@@ -241,7 +275,7 @@ fn literal(input: ParseStream) -> syn::Result<Parsed> {
 
 enum Subscripted {
     Load(Vec<Index>),
-    Reduction(Ident),
+    Reduction(Ident, Option<Number>),
 }
 
 // After a name, `[..]` is a tensor access unless a `(` follows, which makes the name a
@@ -251,10 +285,27 @@ fn subscripts_or_axis(input: ParseStream) -> syn::Result<Subscripted> {
         return Err(input
             .error("expected `[` subscripts after a tensor name, or `(` after a function name"));
     }
-    let indices = subscripts(input)?;
+    let content;
+    bracketed!(content in input);
+    // `max[k < 3](...)`: a reduction axis with its extent.
+    if content.peek(Ident) && content.peek2(Token![<]) {
+        let axis: Ident = content.parse()?;
+        content.parse::<Token![<]>()?;
+        let extent = number(&content)?;
+        if !content.is_empty() {
+            return Err(content.error("expected `]` after a reduction's extent: `max[k < 3](...)`"));
+        }
+        if !input.peek(syn::token::Paren) {
+            return Err(
+                input.error("expected `(` after a reduction's axis: `max[k < 3](x[i + k])`")
+            );
+        }
+        return Ok(Subscripted::Reduction(axis, Some(extent)));
+    }
+    let indices = index_list(&content)?;
     if input.peek(syn::token::Paren) {
         return match indices.as_slice() {
-            [Index::Axis(axis)] => Ok(Subscripted::Reduction(axis.clone())),
+            [Index::Axis(axis)] => Ok(Subscripted::Reduction(axis.clone(), None)),
             _ => Err(input.error("a reduction names one axis: `sum[k](...)`")),
         };
     }
@@ -262,7 +313,13 @@ fn subscripts_or_axis(input: ParseStream) -> syn::Result<Subscripted> {
 }
 
 // args := expr (',' expr)*
-fn call(input: ParseStream, func: Ident, axis: Option<Ident>, level: usize) -> syn::Result<Parsed> {
+fn call(
+    input: ParseStream,
+    func: Ident,
+    axis: Option<Ident>,
+    extent: Option<Number>,
+    level: usize,
+) -> syn::Result<Parsed> {
     let span = func.span();
     let level = enter(level, span)?;
     let content;
@@ -278,5 +335,11 @@ fn call(input: ParseStream, func: Ident, axis: Option<Ident>, level: usize) -> s
         }
         content.parse::<Token![,]>()?;
     }
-    above(Expr::Call { func, axis, args }, height, span)
+    let expr = Expr::Call {
+        func,
+        axis,
+        args,
+        extent,
+    };
+    above(expr, height, span)
 }

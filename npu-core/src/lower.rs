@@ -73,11 +73,16 @@ pub fn lower(kernel: &CheckedKernel, schedule: usize) -> Program {
     let mut tables = Tables::default();
     let mut class_keys: Vec<Vec<(u64, u64)>> = Vec::new();
     for core in &work.cores {
-        let key: Vec<(u64, u64)> = core
+        let mut key: Vec<(u64, u64)> = core
             .ranges
             .iter()
             .map(|r| (r.count, r.last_extent))
             .collect();
+        // A padded view's copies clip at the tensor's ends, which depend on where the
+        // core starts: such cores share code only with cores that start alike.
+        if tensors.iter().any(|info| info.padded) {
+            key.extend(core.start.iter().map(|s| (*s, u64::MAX)));
+        }
         let class = match class_keys.iter().position(|k| *k == key) {
             Some(class) => class,
             None => {
@@ -92,6 +97,7 @@ pub fn lower(kernel: &CheckedKernel, schedule: usize) -> Program {
                     program: &mut program,
                     tables: &mut tables,
                     ranges: &core.ranges,
+                    start: &core.start,
                 };
                 match &kernel.class {
                     KernelClass::Matmul(_) => matmul::lower_class(&mut lowering, &mut code),
@@ -365,11 +371,19 @@ pub(crate) struct TensorInfo {
     pub tile_strides: Vec<u64>,
     /// Whether any expression reads it (inputs) or any statement writes it (outputs).
     pub used: bool,
+    /// Whether it is read through a padded view: its copies hold absolute offsets
+    /// (its origin is 0 on every core) and clip at its ends.
+    pub padded: bool,
+    /// The pad value of a padded view (0 otherwise).
+    pub pad_value: f64,
 }
 
 impl TensorInfo {
     /// Element offset of a core whose first tile along each axis is `start`.
     fn origin(&self, schedule: &CheckedSchedule, start: &[u64]) -> u64 {
+        if self.padded {
+            return 0;
+        }
         self.subscripts
             .iter()
             .zip(&self.gm_strides)
@@ -433,6 +447,8 @@ fn tensor_infos(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> Vec<Tenso
                 .map(|s| plan::subscript_extent(s, &schedule.tiles))
                 .collect();
             TensorInfo {
+                padded: plan::is_padded(kernel, tensor),
+                pad_value: pad_value(kernel, tensor),
                 indexing: plan::load_axes(&subscripts),
                 dtype: t.dtype,
                 shape: t.shape.clone(),
@@ -447,6 +463,25 @@ fn tensor_infos(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> Vec<Tenso
         .collect()
 }
 
+/// The value a padded view of `tensor` reads outside it (0 when there is none).
+fn pad_value(kernel: &CheckedKernel, tensor: usize) -> f64 {
+    let mut value = None;
+    for assign in &kernel.body {
+        assign.value.walk(&mut |node| {
+            if let Expr::Load {
+                tensor: t,
+                pad: Some(pad),
+                ..
+            } = node
+                && *t == tensor
+            {
+                value = value.or_else(|| constant_value(pad));
+            }
+        });
+    }
+    value.unwrap_or(0.0)
+}
+
 /// What lowering one class of cores needs.
 pub(crate) struct Lowering<'a> {
     pub kernel: &'a CheckedKernel,
@@ -455,6 +490,8 @@ pub(crate) struct Lowering<'a> {
     pub program: &'a mut Program,
     pub tables: &'a mut Tables,
     pub ranges: &'a [AxisRange],
+    /// The first tile of each axis of the cores of this class.
+    pub start: &'a [u64],
 }
 
 /// Caches from small keys to entries of the program's tables, so each instruction
@@ -532,6 +569,10 @@ impl Lowering<'_> {
     /// and whether it is padded.
     pub fn copy(&mut self, tensor: usize, level: Level, coords: &[u64]) -> (u32, u64, bool) {
         let info = &self.tensors[tensor];
+        if info.padded {
+            let window = self.window(tensor, coords);
+            return self.clipped_copy(tensor, level, &window);
+        }
         let mut offset = 0;
         let mut mask = 0u64;
         for (subscript, stride) in info.subscripts.iter().zip(&info.gm_strides) {
@@ -597,4 +638,131 @@ impl Lowering<'_> {
         };
         (index, offset, padded)
     }
+
+    /// The window of a padded view's tile at `coords` along each dimension: where it
+    /// starts in the tensor (possibly before 0), its length, and the part inside
+    /// the tensor.
+    pub fn window(&self, tensor: usize, coords: &[u64]) -> Vec<Window> {
+        let info = &self.tensors[tensor];
+        let extents: Vec<u64> = (0..self.ranges.len())
+            .map(|a| self.extent(a, coords))
+            .collect();
+        info.subscripts
+            .iter()
+            .zip(&info.shape)
+            .map(|(subscript, extent)| {
+                let mut start = subscript.offset();
+                for (a, c) in subscript.terms() {
+                    start += (c * (self.start[a] + coords[a]) * self.schedule.tiles[a]) as i64;
+                }
+                let len = plan::subscript_extent(subscript, &extents) as i64;
+                let low = start.clamp(0, *extent as i64);
+                let high = (start + len).clamp(low, *extent as i64);
+                Window {
+                    start,
+                    len: len as u64,
+                    low,
+                    high,
+                }
+            })
+            .collect()
+    }
+
+    /// The copy of the part of a padded view's window inside the tensor: its shape,
+    /// its absolute element offset, and whether it is padded (DataCopyPad, always when
+    /// the window is clipped; a clipped copy's first element may land past the start
+    /// of an alignment block on chip, which DataCopyPad's left padding allows). The
+    /// caller adds [`Lowering::clipped_offset`] to the slot's address.
+    fn clipped_copy(&mut self, tensor: usize, level: Level, window: &[Window]) -> (u32, u64, bool) {
+        let info = &self.tensors[tensor];
+        let lens: Vec<u64> = window.iter().map(|w| (w.high - w.low) as u64).collect();
+        let offset: u64 = window
+            .iter()
+            .zip(&info.gm_strides)
+            .map(|(w, stride)| w.low as u64 * stride)
+            .sum();
+        let clipped = window
+            .iter()
+            .any(|w| w.low != w.start || w.high != w.start + w.len as i64);
+        let align = self.kernel.target.alignment(level);
+        let size = info.dtype.size();
+        let start_misaligned = !(offset * size).is_multiple_of(align)
+            || info
+                .subscripts
+                .iter()
+                .zip(&info.gm_strides)
+                .any(|(subscript, stride)| {
+                    subscript.terms().into_iter().any(|(a, c)| {
+                        let tile = self.schedule.tiles[a];
+                        self.kernel.axes[a].extent > tile
+                            && !(c * tile * stride * size).is_multiple_of(align)
+                    })
+                });
+        let (mut copy, padded) = copy::copy_shape(
+            &lens,
+            &info.shape,
+            &info.tile_shape,
+            info.dtype,
+            self.schedule.tail,
+            align,
+            start_misaligned,
+        );
+        let padded = padded || clipped;
+        if padded {
+            // Each burst is padded from the alignment block it starts in to the end
+            // of the block it ends in.
+            let lead = self.clipped_offset(tensor, window) % align;
+            let burst = copy.bytes / copy.bursts.max(1);
+            copy.moved = if copy.bytes == 0 {
+                0
+            } else {
+                copy.bursts * plan::align_up(lead + burst, align)
+            };
+        }
+        let index = match self.program.copies.iter().position(|c| *c == copy) {
+            Some(index) => index as u32,
+            None => {
+                self.program.copies.push(copy);
+                (self.program.copies.len() - 1) as u32
+            }
+        };
+        (index, offset, padded)
+    }
+
+    /// Bytes from the start of a padded view's tile to its first element inside the
+    /// tensor.
+    pub fn clipped_offset(&self, tensor: usize, window: &[Window]) -> u64 {
+        let info = &self.tensors[tensor];
+        if window.iter().any(|w| w.high <= w.low) {
+            return 0;
+        }
+        window
+            .iter()
+            .zip(&info.tile_strides)
+            .map(|(w, stride)| (w.low - w.start) as u64 * stride * info.dtype.size())
+            .sum()
+    }
+
+    /// The index of a box of `extents` in the program's table.
+    pub fn raw_box(&mut self, extents: Vec<u64>) -> u32 {
+        let table = &mut self.program.boxes;
+        match table.iter().position(|b| *b == extents) {
+            Some(index) => index as u32,
+            None => {
+                table.push(extents);
+                (table.len() - 1) as u32
+            }
+        }
+    }
+}
+
+/// A padded view's tile along one dimension: it starts at `start` (before 0 when it
+/// reaches past the tensor's front) and spans `len` elements; `low..high` lies inside
+/// the tensor (empty when none does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub start: i64,
+    pub len: u64,
+    pub low: i64,
+    pub high: i64,
 }

@@ -126,7 +126,7 @@ impl Checker<'_> {
         }
         let padded = pad.is_some();
         let pad_value = match pad {
-            Some(value) => match self.pad_value(value, tensor, scope, tensors) {
+            Some(value) => match self.pad_value(value, tensor) {
                 Some(value) => Some(value),
                 None => return (None, Ty::Error),
             },
@@ -368,52 +368,43 @@ impl Checker<'_> {
         false
     }
 
-    /// The pad value of `pad(x, value)`: a literal, typed as `x`'s dtype.
-    fn pad_value(
-        &mut self,
-        value: &ast::Expr,
-        tensor: &Tensor,
-        scope: &mut Scope,
-        tensors: &[Tensor],
-    ) -> Option<f64> {
-        let (typed, ty) = self.expr(value, scope, tensors);
+    /// The pad value of `pad(x, value)`: a literal (or a negated one) of `x`'s dtype.
+    fn pad_value(&mut self, value: &ast::Expr, tensor: &Tensor) -> Option<f64> {
         let name = &tensor.name;
         let dtype = tensor.dtype;
-        match (typed, ty) {
-            (_, Ty::Error) => None,
-            (Some(typed), Ty::Literal { is_float }) => {
-                if is_float && !dtype.is_float() {
-                    self.error(
-                        Code::E010,
-                        expr_span(value),
-                        format!("the pad value of `{name}` is a floating-point literal but `{name}` is {dtype}"),
-                    )
-                    .help = Some("write an integer literal, such as `0`".into());
-                    return None;
-                }
-                let resolved = resolve_literals(typed, dtype);
-                match crate::lower::constant_value(&resolved) {
-                    Some(value) => Some(dtype.round(value)),
-                    None => {
-                        self.error(
-                            Code::E010,
-                            expr_span(value),
-                            format!("the pad value of `{name}` must be a literal of {dtype}"),
-                        );
-                        None
-                    }
-                }
-            }
-            _ => {
-                self.error(
-                    Code::E010,
-                    expr_span(value),
-                    format!("the pad value of `{name}` must be a literal of {dtype}"),
-                )
-                .help = Some(format!("write a literal, as in `pad({name}, 0)[i - 1]`"));
-                None
-            }
+        let literal = match value {
+            ast::Expr::Literal {
+                value, is_float, ..
+            } => Some((*value, *is_float)),
+            ast::Expr::Neg { arg, .. } => match arg.as_ref() {
+                ast::Expr::Literal {
+                    value, is_float, ..
+                } => Some((-*value, *is_float)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((value_f64, is_float)) = literal else {
+            self.error(
+                Code::E010,
+                expr_span(value),
+                format!("the pad value of `{name}` must be a literal of {dtype}"),
+            )
+            .help = Some(format!("write a literal, as in `pad({name}, 0)[i - 1]`"));
+            return None;
+        };
+        if is_float && !dtype.is_float() {
+            self.error(
+                Code::E010,
+                expr_span(value),
+                format!(
+                    "the pad value of `{name}` is a floating-point literal but `{name}` is {dtype}"
+                ),
+            )
+            .help = Some("write an integer literal, such as `0`".into());
+            return None;
         }
+        Some(dtype.round(value_f64))
     }
 
     fn unary_result(

@@ -232,8 +232,12 @@ fn affine_text(affine: &Affine) -> String {
         (true, offset) if offset < 0 => {
             let _ = write!(out, "0 - {}", offset.unsigned_abs());
         }
+        // A constant alone, or one axis alone, would read back as a plain subscript.
         (true, offset) => {
-            let _ = write!(out, "{offset}");
+            let _ = write!(out, "{offset} + 0");
+        }
+        (false, 0) if affine.terms.len() == 1 && affine.terms[0].coefficient == 1 => {
+            out.push_str(" + 0");
         }
         (false, 0) => {}
         (false, offset) if offset < 0 => {

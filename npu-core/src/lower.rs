@@ -669,10 +669,10 @@ impl Lowering<'_> {
     }
 
     /// The copy of the part of a padded view's window inside the tensor: its shape,
-    /// its absolute element offset, and whether it is padded (DataCopyPad, always when
-    /// the window is clipped; a clipped copy's first element may land past the start
-    /// of an alignment block on chip, which DataCopyPad's left padding allows). The
-    /// caller adds [`Lowering::clipped_offset`] to the slot's address.
+    /// its absolute element offset, and that it is padded (always DataCopyPad; a
+    /// clipped copy's first element may land past the start of an alignment block on
+    /// chip, which DataCopyPad's left padding allows). The caller adds
+    /// [`Lowering::clipped_offset`] to the slot's address.
     fn clipped_copy(&mut self, tensor: usize, level: Level, window: &[Window]) -> (u32, u64, bool) {
         let info = &self.tensors[tensor];
         let lens: Vec<u64> = window.iter().map(|w| (w.high - w.low) as u64).collect();
@@ -681,44 +681,27 @@ impl Lowering<'_> {
             .zip(&info.gm_strides)
             .map(|(w, stride)| w.low as u64 * stride)
             .sum();
-        let clipped = window
-            .iter()
-            .any(|w| w.low != w.start || w.high != w.start + w.len as i64);
         let align = self.kernel.target.alignment(level);
-        let size = info.dtype.size();
-        let start_misaligned = !(offset * size).is_multiple_of(align)
-            || info
-                .subscripts
-                .iter()
-                .zip(&info.gm_strides)
-                .any(|(subscript, stride)| {
-                    subscript.terms().into_iter().any(|(a, c)| {
-                        let tile = self.schedule.tiles[a];
-                        self.kernel.axes[a].extent > tile
-                            && !(c * tile * stride * size).is_multiple_of(align)
-                    })
-                });
-        let (mut copy, padded) = copy::copy_shape(
+        let (mut copy, _) = copy::copy_shape(
             &lens,
             &info.shape,
             &info.tile_shape,
             info.dtype,
             self.schedule.tail,
             align,
-            start_misaligned,
+            false,
         );
-        let padded = padded || clipped;
-        if padded {
-            // Each burst is padded from the alignment block it starts in to the end
-            // of the block it ends in.
-            let lead = self.clipped_offset(tensor, window) % align;
-            let burst = copy.bytes / copy.bursts.max(1);
-            copy.moved = if copy.bytes == 0 {
-                0
-            } else {
-                copy.bursts * plan::align_up(lead + burst, align)
-            };
-        }
+        // Every copy of a padded view is a DataCopyPad: the clipped ones need it, and
+        // the rest then need no rule of their own, however the view's offset aligns.
+        // Each burst is padded from the alignment block it starts in to the end of the
+        // block it ends in.
+        let lead = self.clipped_offset(tensor, window) % align;
+        let burst = copy.bytes / copy.bursts.max(1);
+        copy.moved = if copy.bytes == 0 {
+            0
+        } else {
+            copy.bursts * plan::align_up(lead + burst, align)
+        };
         let index = match self.program.copies.iter().position(|c| *c == copy) {
             Some(index) => index as u32,
             None => {
@@ -726,7 +709,7 @@ impl Lowering<'_> {
                 (self.program.copies.len() - 1) as u32
             }
         };
-        (index, offset, padded)
+        (index, offset, true)
     }
 
     /// Bytes from the start of a padded view's tile to its first element inside the

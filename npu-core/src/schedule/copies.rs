@@ -215,7 +215,7 @@ impl ScheduleChecker<'_> {
             let terms = subscript.terms();
             let has_tail = terms
                 .iter()
-                .any(|(a, _)| kernel.axes[*a].extent % tiles[*a] != 0);
+                .any(|(a, _)| !kernel.axes[*a].extent.is_multiple_of(tiles[*a]));
             let last: Vec<u64> = (0..kernel.axes.len())
                 .map(|a| match kernel.axes[a].extent % tiles[a] {
                     0 => tiles[a],

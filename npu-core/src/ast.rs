@@ -65,14 +65,49 @@ pub enum Index {
     Axis(Ident),
     /// A fixed position such as `0`.
     Const(Number),
+    /// An affine form of axes such as `2*i + k - 1`: terms as written, constants folded
+    /// into `offset`. `span` is its first token, where bounds diagnostics point.
+    Affine(Affine),
+}
+
+/// `2*i + k - 1`: positive integer coefficients on axes plus an integer offset.
+#[derive(Clone, Debug)]
+pub struct Affine {
+    pub terms: Vec<AffineTerm>,
+    pub offset: i64,
+    pub span: Span,
+}
+
+/// `2*i`, or `k` (coefficient 1).
+#[derive(Clone, Debug)]
+pub struct AffineTerm {
+    pub coefficient: u64,
+    pub axis: Ident,
+}
+
+impl Index {
+    /// The token a diagnostic about this subscript points at.
+    pub fn span(&self) -> Span {
+        match self {
+            Index::Axis(axis) => axis.span(),
+            Index::Const(number) => number.span,
+            Index::Affine(affine) => affine.span,
+        }
+    }
 }
 
 /// An algorithm expression. Each node keeps the span of the token a diagnostic about
 /// it should point at: the operator, the function name or the tensor name.
 #[derive(Clone, Debug)]
 pub enum Expr {
-    /// `a[i, j]`, or `offset` (no indices): a scalar parameter by its bare name.
-    Load { tensor: Ident, indices: Vec<Index> },
+    /// `a[i, j]`; `offset` (no indices): a scalar parameter by its bare name; or a
+    /// padded view `pad(a, 0)[i - 1]` whose out-of-range elements read as `pad` (an
+    /// expression slot; a literal today).
+    Load {
+        tensor: Ident,
+        indices: Vec<Index>,
+        pad: Option<Box<Expr>>,
+    },
     /// `2`, `0.5`, `inf`, `nan`
     Literal {
         value: f64,
@@ -89,7 +124,8 @@ pub enum Expr {
         rhs: Box<Expr>,
     },
     /// `exp(x)`, `max(x, y)`, `select(c, x, y)`, or a reduction `sum[k](x)`,
-    /// `sum[kh, kw](x)`, `sum[k: bf16](x)`.
+    /// `sum[kh, kw](x)`, `sum[k: bf16](x)`; a window reduction states its axis's
+    /// extent: `max[k < 3](x[2*i + k])`.
     Call {
         func: Ident,
         reduction: Option<Reduction>,
@@ -105,19 +141,29 @@ pub enum Expr {
     Not { arg: Box<Expr>, span: Span },
 }
 
-/// The bracket of a reduction: `[kh, kw]` or `[k: bf16]`.
+/// The bracket of a reduction: `[kh, kw]`, `[k: bf16]` or a window's `[kh < 3, kw < 3]`.
 #[derive(Clone, Debug)]
 pub struct Reduction {
     /// The axes it reduces over, outermost first; at least one.
     pub axes: Vec<Ident>,
+    /// Each axis's stated extent (`k < 3`), when one is written.
+    pub extents: Vec<Option<Number>>,
     /// The accumulator dtype after `:`, when one is written.
     pub accumulator: Option<Ident>,
 }
 
 impl Reduction {
-    /// The bracket as the canonical printer writes it: `[kh, kw: bf16]`.
+    /// The bracket as the canonical printer writes it: `[kh < 3, kw: bf16]`.
     pub fn text(&self) -> String {
-        let axes: Vec<String> = self.axes.iter().map(Ident::to_string).collect();
+        let axes: Vec<String> = self
+            .axes
+            .iter()
+            .zip(&self.extents)
+            .map(|(axis, extent)| match extent {
+                Some(extent) => format!("{axis} < {}", extent.value),
+                None => axis.to_string(),
+            })
+            .collect();
         match &self.accumulator {
             Some(dtype) => format!("[{}: {dtype}]", axes.join(", ")),
             None => format!("[{}]", axes.join(", ")),

@@ -172,6 +172,9 @@ struct Scope {
     /// The axis list of every reduction so far: one reduction's axes are folded
     /// together, so an axis belongs to one list.
     reductions: Vec<Vec<usize>>,
+    /// The pad value (as bits) of each input's first load, `None` when it is not a
+    /// padded view: every load of an input reads the same tile, padded alike.
+    pads: HashMap<usize, Option<u64>>,
 }
 
 impl Checker<'_> {
@@ -250,6 +253,7 @@ impl Checker<'_> {
             loads: HashMap::new(),
             reducing: false,
             reductions: Vec::new(),
+            pads: HashMap::new(),
         };
         let mut body = Vec::new();
         let mut assigned: HashMap<usize, Span> = HashMap::new();
@@ -414,17 +418,30 @@ impl Checker<'_> {
         }
         let mut axes = Vec::new();
         for (dim, index) in stmt.indices.iter().enumerate() {
-            let ast::Index::Axis(ident) = index else {
-                let ast::Index::Const(number) = index else {
-                    unreachable!()
-                };
-                self.error(
-                    Code::E011,
-                    number.span,
-                    format!("output `{name}` must be written over axes, not at a fixed position"),
-                )
-                .help = Some("name an axis, such as `i`".into());
-                return None;
+            let ident = match index {
+                ast::Index::Axis(ident) => ident,
+                ast::Index::Const(number) => {
+                    self.error(
+                        Code::E011,
+                        number.span,
+                        format!(
+                            "output `{name}` must be written over axes, not at a fixed position"
+                        ),
+                    )
+                    .help = Some("name an axis, such as `i`".into());
+                    return None;
+                }
+                ast::Index::Affine(affine) => {
+                    self.error(
+                        Code::E011,
+                        affine.span,
+                        format!("output `{name}` must be written over plain axes, not an affine form"),
+                    )
+                    .help = Some(
+                        "name one axis per output dimension and move the arithmetic into the loads, as in `y[i] = x[2*i + 1]`".into(),
+                    );
+                    return None;
+                }
             };
             let axis_name = ident.to_string();
             let extent = tensor.shape[dim];
@@ -569,6 +586,17 @@ impl Checker<'_> {
                         format!("intermediate `{name}` must be written over axes, not at a fixed position"),
                     )
                     .help = Some("name an axis, such as `i`".into());
+                    return None;
+                }
+                ast::Index::Affine(affine) => {
+                    self.error(
+                        Code::E011,
+                        affine.span,
+                        format!("intermediate `{name}` must be written over plain axes"),
+                    )
+                    .help = Some(
+                        "name an axis, such as `i`; read shifted windows of it instead".into(),
+                    );
                     return None;
                 }
             };

@@ -98,20 +98,76 @@ pub struct Assign {
 }
 
 /// One subscript of a load.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Subscript {
     Axis(usize),
     Const(u64),
+    /// `Σ coefficient × axis + offset`, e.g. `2*i + k - 1`: terms in written order,
+    /// one per axis, every coefficient at least 1. Plain axes and constants keep
+    /// their own variants.
+    Affine {
+        terms: Vec<(usize, u64)>,
+        offset: i64,
+    },
+}
+
+impl Subscript {
+    /// The axes and coefficients of the subscript (none for a constant).
+    pub fn terms(&self) -> Vec<(usize, u64)> {
+        match self {
+            Subscript::Axis(axis) => vec![(*axis, 1)],
+            Subscript::Const(_) => Vec::new(),
+            Subscript::Affine { terms, .. } => terms.clone(),
+        }
+    }
+
+    /// The constant part.
+    pub fn offset(&self) -> i64 {
+        match self {
+            Subscript::Axis(_) => 0,
+            Subscript::Const(value) => *value as i64,
+            Subscript::Affine { offset, .. } => *offset,
+        }
+    }
+
+    /// The index it reads when each axis `a` has the value `env[a]`.
+    pub fn at(&self, env: &[u64]) -> i64 {
+        match self {
+            Subscript::Axis(axis) => env[*axis] as i64,
+            Subscript::Const(value) => *value as i64,
+            Subscript::Affine { terms, offset } => terms
+                .iter()
+                .fold(*offset, |sum, (axis, c)| sum + (env[*axis] * c) as i64),
+        }
+    }
+
+    /// The coefficient of `axis` (0 when it does not appear).
+    pub fn coefficient(&self, axis: usize) -> u64 {
+        match self {
+            Subscript::Axis(a) => u64::from(*a == axis),
+            Subscript::Const(_) => 0,
+            Subscript::Affine { terms, .. } => terms
+                .iter()
+                .filter(|(a, _)| *a == axis)
+                .map(|(_, c)| c)
+                .sum(),
+        }
+    }
 }
 
 /// A typed expression. Every node knows its dtype; comparisons yield a mask that only
 /// `Select` consumes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Expr {
+    /// A read of an input. With `pad` it is a padded view (`pad(x, 0)[i - 1]`): an
+    /// element whose subscripts fall outside the tensor reads as the pad value, a
+    /// scalar expression of the load's dtype (a constant today). The pad is not a node
+    /// of the tree: [`Expr::walk`] does not visit it.
     Load {
         tensor: usize,
         subscripts: Vec<Subscript>,
         dtype: Dtype,
+        pad: Option<Box<Expr>>,
     },
     Const {
         value: f64,

@@ -389,20 +389,18 @@ fn stmt(input: ParseStream) -> syn::Result<Stmt> {
     })
 }
 
-// subscripts := '[' index (',' index)* ']'     index := IDENT | INT
+// subscripts := '[' index (',' index)* ']'
 fn subscripts(input: ParseStream) -> syn::Result<Vec<Index>> {
     let content;
     bracketed!(content in input);
+    index_list(&content)
+}
+
+// The inside of `[..]`: index (',' index)*
+fn index_list(content: ParseStream) -> syn::Result<Vec<Index>> {
     let mut indices = Vec::new();
     while !content.is_empty() {
-        let lookahead = content.lookahead1();
-        if lookahead.peek(Ident) {
-            indices.push(Index::Axis(content.parse()?));
-        } else if lookahead.peek(LitInt) {
-            indices.push(Index::Const(number(&content)?));
-        } else {
-            return Err(lookahead.error());
-        }
+        indices.push(index(content)?);
         if content.is_empty() {
             break;
         }
@@ -412,6 +410,101 @@ fn subscripts(input: ParseStream) -> syn::Result<Vec<Index>> {
         return Err(content.error("expected at least one subscript"));
     }
     Ok(indices)
+}
+
+// index := term (('+' | '-') term)*     term := INT | IDENT | INT '*' IDENT | IDENT '*' INT
+// One term alone is a plain axis or a fixed position; anything more is an affine form
+// whose constants fold into one offset. Axes take positive coefficients only.
+fn index(input: ParseStream) -> syn::Result<Index> {
+    let span = input.span();
+    let mut terms = Vec::new();
+    let mut offset: i64 = 0;
+    let mut constants = 0;
+    let mut negative = false;
+    loop {
+        let lookahead = input.lookahead1();
+        if lookahead.peek(Ident) {
+            let axis: Ident = input.parse()?;
+            let mut coefficient = 1;
+            if input.peek(Token![*]) {
+                input.parse::<Token![*]>()?;
+                coefficient = coefficient_after(input)?;
+            }
+            if negative {
+                return Err(syn::Error::new(
+                    axis.span(),
+                    format!(
+                        "axis `{axis}` is subtracted, but axes in a subscript take positive coefficients"
+                    ),
+                ));
+            }
+            terms.push(AffineTerm { coefficient, axis });
+        } else if lookahead.peek(LitInt) {
+            let value = number(input)?;
+            if input.peek(Token![*]) {
+                input.parse::<Token![*]>()?;
+                let axis: Ident = input.parse()?;
+                if value.value == 0 || negative {
+                    return Err(syn::Error::new(
+                        value.span,
+                        format!("axis `{axis}` takes a positive coefficient"),
+                    ));
+                }
+                terms.push(AffineTerm {
+                    coefficient: value.value,
+                    axis,
+                });
+            } else {
+                let magnitude = i64::try_from(value.value).map_err(|_| {
+                    syn::Error::new(value.span, "subscript constant does not fit in 63 bits")
+                })?;
+                let signed = if negative { -magnitude } else { magnitude };
+                offset = offset.checked_add(signed).ok_or_else(|| {
+                    syn::Error::new(value.span, "subscript constant does not fit in 63 bits")
+                })?;
+                constants += 1;
+                if terms.is_empty()
+                    && constants == 1
+                    && !(input.peek(Token![+]) || input.peek(Token![-]))
+                {
+                    return Ok(Index::Const(value));
+                }
+            }
+        } else {
+            return Err(lookahead.error());
+        }
+        if input.peek(Token![+]) {
+            input.parse::<Token![+]>()?;
+            negative = false;
+        } else if input.peek(Token![-]) {
+            input.parse::<Token![-]>()?;
+            negative = true;
+        } else {
+            break;
+        }
+    }
+    if let ([term], 0, 0) = (terms.as_slice(), offset, constants)
+        && term.coefficient == 1
+    {
+        return Ok(Index::Axis(term.axis.clone()));
+    }
+    Ok(Index::Affine(Affine {
+        terms,
+        offset,
+        span,
+    }))
+}
+
+// The integer after `IDENT *`.
+fn coefficient_after(input: ParseStream) -> syn::Result<u64> {
+    let value = number(input)?;
+    if value.value == 0 {
+        return Err(syn::Error::new(
+            value.span,
+            "an axis takes a positive coefficient",
+        ));
+    }
+    Ok(value.value)
 }
 
 // schedule_body := IDENT '{' item* '}'

@@ -74,29 +74,52 @@ pub fn iteration_axes(kernel: &CheckedKernel, statement: usize) -> Vec<usize> {
     axes
 }
 
-/// The axes that index a tensor (constant subscripts index none).
+/// The axes that index a tensor (constant subscripts index none; an affine one
+/// indexes each of its axes), each once, in subscript order.
 pub fn load_axes(subscripts: &[Subscript]) -> Vec<usize> {
-    subscripts
-        .iter()
-        .filter_map(|s| match s {
-            Subscript::Axis(axis) => Some(*axis),
-            Subscript::Const(_) => None,
-        })
-        .collect()
+    let mut axes = Vec::new();
+    for (axis, _) in subscripts.iter().flat_map(Subscript::terms) {
+        if !axes.contains(&axis) {
+            axes.push(axis);
+        }
+    }
+    axes
 }
 
-/// The axes each dimension of `tensor` is indexed by, from the first load or store of it.
+/// The axis each dimension of `tensor` is indexed by, from the first load or store of
+/// it: for an affine subscript its first axis (the one its tiles slide along).
 pub fn tensor_axes(kernel: &CheckedKernel, tensor: usize) -> Vec<Option<usize>> {
     match tensor_subscripts(kernel, tensor) {
         Some(subscripts) => subscripts
             .iter()
-            .map(|s| match s {
-                Subscript::Axis(axis) => Some(*axis),
-                Subscript::Const(_) => None,
-            })
+            .map(|s| s.terms().first().map(|(axis, _)| *axis))
             .collect(),
         None => vec![None; kernel.tensors[tensor].shape.len()],
     }
+}
+
+/// The extent of a tile along a dimension with this subscript: one element for a
+/// constant, the axis's tile for a plain axis, and for an affine form every element
+/// between its first and last read, `Σ coefficient × (tile − 1) + 1`, the window's
+/// halo included (`(tile − 1) × stride + window` for `stride*i + k`).
+pub fn subscript_extent(subscript: &Subscript, tiles: &[u64]) -> u64 {
+    subscript
+        .terms()
+        .iter()
+        .map(|(axis, c)| c * tiles[*axis].saturating_sub(1))
+        .sum::<u64>()
+        + 1
+}
+
+/// Whether the algorithm reads `tensor` through a padded view (`pad(x, 0)[..]`).
+pub fn is_padded(kernel: &CheckedKernel, tensor: usize) -> bool {
+    kernel.body.iter().any(|assign| {
+        let mut found = false;
+        assign.value.walk(&mut |node| {
+            found |= matches!(node, Expr::Load { tensor: t, pad: Some(_), .. } if *t == tensor);
+        });
+        found
+    })
 }
 
 /// The subscripts of the first store or load of `tensor`, if the algorithm has one.
@@ -138,12 +161,15 @@ pub fn is_accessed(kernel: &CheckedKernel, tensor: usize) -> bool {
 }
 
 /// The tile shape of a tensor: per dimension, the tile of the axis indexing it (1 for
-/// a constant subscript).
+/// a constant subscript; with the halo for an affine one, see [`subscript_extent`]).
 pub fn tile_shape(kernel: &CheckedKernel, tensor: usize, tiles: &[u64]) -> Vec<u64> {
-    tensor_axes(kernel, tensor)
-        .iter()
-        .map(|axis| axis.map_or(1, |a| tiles[a]))
-        .collect()
+    match tensor_subscripts(kernel, tensor) {
+        Some(subscripts) => subscripts
+            .iter()
+            .map(|s| subscript_extent(s, tiles))
+            .collect(),
+        None => vec![1; kernel.tensors[tensor].shape.len()],
+    }
 }
 
 /// Elements of one tile of a tensor.

@@ -11,9 +11,13 @@
 //! Printing inverts [`parse`](crate::parse): parsing printed text gives the same tree,
 //! so printing it again gives the same text.
 
+use std::fmt::Write;
+
 use proc_macro2::Literal;
 
-use crate::ast::{Expr, Index, ItemKind, KernelDef, Param, Reduction, Schedule, Stmt, TargetRef};
+use crate::ast::{
+    Affine, Expr, Index, ItemKind, KernelDef, Param, Reduction, Schedule, Stmt, TargetRef,
+};
 
 /// The whole kernel: doc, signature, body, targets, the `variants` line, then each
 /// schedule block after a blank line.
@@ -86,8 +90,25 @@ pub fn schedule(block: &Schedule) -> String {
 /// as the same tree.
 pub fn expr(expr: &Expr) -> String {
     match expr {
-        Expr::Load { tensor, indices } if indices.is_empty() => tensor.to_string(),
-        Expr::Load { tensor, indices } => format!("{tensor}[{}]", comma_separated(indices, index)),
+        Expr::Load {
+            tensor,
+            indices,
+            pad: None,
+        } if indices.is_empty() => tensor.to_string(),
+        Expr::Load {
+            tensor,
+            indices,
+            pad: None,
+        } => format!("{tensor}[{}]", comma_separated(indices, index)),
+        Expr::Load {
+            tensor,
+            indices,
+            pad: Some(value),
+        } => format!(
+            "pad({tensor}, {})[{}]",
+            self::expr(value),
+            comma_separated(indices, index)
+        ),
         Expr::Literal {
             value, is_float, ..
         } => literal(*value, *is_float),
@@ -193,7 +214,43 @@ fn index(index: &Index) -> String {
     match index {
         Index::Axis(axis) => axis.to_string(),
         Index::Const(position) => position.value.to_string(),
+        Index::Affine(affine) => affine_text(affine),
     }
+}
+
+/// `2*i + k - 1`: the terms as written, coefficient 1 left out, the offset last.
+fn affine_text(affine: &Affine) -> String {
+    let mut out = String::new();
+    for (position, term) in affine.terms.iter().enumerate() {
+        if position > 0 {
+            out.push_str(" + ");
+        }
+        if term.coefficient != 1 {
+            let _ = write!(out, "{}*", term.coefficient);
+        }
+        let _ = write!(out, "{}", term.axis);
+    }
+    match (out.is_empty(), affine.offset) {
+        // A negative constant alone would not read back: `0 - 1`.
+        (true, offset) if offset < 0 => {
+            let _ = write!(out, "0 - {}", offset.unsigned_abs());
+        }
+        // A constant alone, or one axis alone, would read back as a plain subscript.
+        (true, offset) => {
+            let _ = write!(out, "{offset} + 0");
+        }
+        (false, 0) if affine.terms.len() == 1 && affine.terms[0].coefficient == 1 => {
+            out.push_str(" + 0");
+        }
+        (false, 0) => {}
+        (false, offset) if offset < 0 => {
+            let _ = write!(out, " - {}", offset.unsigned_abs());
+        }
+        (false, offset) => {
+            let _ = write!(out, " + {offset}");
+        }
+    }
+    out
 }
 
 fn item_kind(kind: &ItemKind) -> String {

@@ -244,3 +244,18 @@ fn an_operation_without_a_cost_is_one_the_unit_lacks() {
     let diagnostics = npu_core::check_source(source, &target).expect_err("sin is refused");
     insta::assert_snapshot!(diagnostics.render(source));
 }
+
+// Windows: affine subscripts, the bounds proof, halo tiles and padded views.
+cases! {
+    window_tile_holds_its_halo: "kernel pool(x: [f16; 4097]) -> y: [f16; 2048] { y[i] = max[k < 3](x[2*i + k]); }\ntarget ascend910b;\nschedule s { split i by 128; stage x, y in ub depth 2; tail pad; }\n";
+    window_copies_need_alignment: "kernel pool(x: [f16; 4097]) -> y: [f16; 2048] { y[i] = max[k < 3](x[2*i + k]); }\ntarget ascend910b;\nschedule s { split i by 128; stage x, y in ub depth 2; }\n";
+    window_reads_past_the_end: "kernel pool(x: [f16; 4096]) -> y: [f16; 2048] { y[i] = max[k < 4](x[2*i + k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
+    window_reads_before_the_start: "kernel conv(x: [f32; 1024], w: [f32; 3]) -> y: [f32; 1024] { y[t] = sum[k](x[t + k - 1] * w[k]); }\ntarget ascend910b;\nschedule s { stage x, w, y in ub; tail pad; }\n";
+    conv1d_valid: "kernel conv(x: [f32; 1028], w: [f32; 8, 5]) -> y: [f32; 8, 1024] { y[o, t] = sum[k](x[t + k] * w[o, k]); }\ntarget ascend910b;\nschedule s { split t by 256; split o by 4; stage x, w, y in ub depth 2; tail pad; }\n";
+    padded_view: "kernel p(x: [f16; 1000]) -> y: [f16; 1008] { y[i] = pad(x, 0)[i - 2]; }\ntarget ascend910b;\nschedule s { split i by 256; stage x, y in ub depth 2; tail pad; }\n";
+    padded_view_value_errors: "kernel p(x: [i32; 100], m: [i32; 100]) -> (y: [i32; 104], z: [i32; 104]) {\n    y[i] = pad(x, 0.5)[i - 2];\n    z[i] = pad(m, y[0])[i - 2];\n}\ntarget ascend910b;\nschedule s { stage x, m, y, z in ub; tail pad; }\n";
+    padded_views_must_agree: "kernel p(x: [f32; 100]) -> y: [f32; 104] { y[i] = pad(x, 0)[i - 2] + pad(x, 1)[i - 2]; }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
+    output_subscripts_stay_plain: "kernel p(x: [f32; 100]) -> y: [f32; 200] { y[2*i] = x[i]; }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
+    window_of_no_elements: "kernel p(x: [f32; 100]) -> y: [f32; 100] { y[i] = sum[k < 0](x[i + k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
+    transpose: "kernel t(x: [f32; 64, 48]) -> y: [f32; 48, 64] { y[j, i] = x[i, j]; }\ntarget ascend910b;\nschedule s { split j by 16; split i by 32; stage x, y in ub depth 2; }\n";
+}

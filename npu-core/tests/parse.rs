@@ -82,15 +82,30 @@ fn tree(expr: &Expr) -> String {
             .collect::<String>()
     };
     match expr {
-        Expr::Load { tensor, indices } => {
+        Expr::Load {
+            tensor,
+            indices,
+            pad,
+        } => {
             let indices: Vec<String> = indices
                 .iter()
                 .map(|index| match index {
                     Index::Axis(axis) => axis.to_string(),
                     Index::Const(position) => position.value.to_string(),
+                    Index::Affine(affine) => {
+                        let terms: Vec<String> = affine
+                            .terms
+                            .iter()
+                            .map(|t| format!("{}*{}", t.coefficient, t.axis))
+                            .collect();
+                        format!("(affine {} {})", terms.join(" "), affine.offset)
+                    }
                 })
                 .collect();
-            format!("{tensor}[{}]", indices.join(","))
+            match pad {
+                Some(pad) => format!("(pad {tensor} {})[{}]", tree(pad), indices.join(",")),
+                None => format!("{tensor}[{}]", indices.join(",")),
+            }
         }
         // The value as stored, so an integer too large for an f64 shows its rounding.
         Expr::Literal {
@@ -811,4 +826,54 @@ fn markdown_fence_around_schedules() {
 #[test]
 fn truncated_schedules_only() {
     assert_snapshot!(check_schedules("schedule s"));
+}
+
+// Windows: affine subscripts, window reductions and padded views.
+
+#[test]
+fn affine_subscripts() {
+    insta::assert_snapshot!(check_exprs(&[
+        "x[4 * i + k]",
+        "x[2*i + k - 1]",
+        "x[i*2+1]",
+        "x[i + 1 - 3 + k]",
+        "x[c, 2*h + kh, 2*w + kw]",
+        "x[i + 0]",
+        "x[1 + 2]",
+        "x[1 - 2]",
+        "max[k < 3](x[2*i + k])",
+        "sum[k](pad(x, 0)[t + k - 2] * w[o, k])",
+        "pad(m, -1.5)[i - 1, j - 1]",
+    ]));
+}
+
+#[test]
+fn affine_subscript_errors() {
+    insta::assert_snapshot!(check(
+        "
+        kernel k(x: [f32; 64]) -> y: [f32; 60] {
+            y[i] = x[4 - i];
+        }
+        "
+    ));
+    insta::assert_snapshot!(
+        "affine_zero_coefficient",
+        check(
+            "
+        kernel k(x: [f32; 64]) -> y: [f32; 60] {
+            y[i] = x[0*i + 1];
+        }
+        "
+        )
+    );
+    insta::assert_snapshot!(
+        "window_extent_needs_a_number",
+        check(
+            "
+        kernel k(x: [f32; 64]) -> y: [f32; 60] {
+            y[i] = max[k < n](x[i + k]);
+        }
+        "
+        )
+    );
 }

@@ -381,12 +381,21 @@ fn value(kernel: &CheckedKernel, expr: &Expr) -> TokenStream {
     let scalar = quote!(#private::scalar);
     match expr {
         Expr::Load {
-            tensor, subscripts, ..
+            tensor,
+            subscripts,
+            pad: None,
+            ..
         } => {
             let var = tensor_var(*tensor);
             let index = index(kernel, *tensor, subscripts);
             quote!(#var[#index])
         }
+        Expr::Load {
+            tensor,
+            subscripts,
+            pad: Some(pad),
+            ..
+        } => padded_load(kernel, *tensor, subscripts, value(kernel, pad)),
         Expr::Const { value, .. } => f64_literal(*value),
         Expr::Param { tensor, .. } => {
             let var = tensor_var(*tensor);
@@ -471,25 +480,63 @@ fn index(kernel: &CheckedKernel, tensor: usize, subscripts: &[Subscript]) -> Tok
         let stride = shape[dim + 1..]
             .iter()
             .fold(1u64, |a, b| a.saturating_mul(*b));
-        match subscript {
-            Subscript::Axis(axis) => {
-                let var = axis_var(*axis);
-                let stride_literal = usize_literal(stride);
-                terms.push(if stride == 1 {
-                    quote!(#var)
-                } else {
-                    quote!(#var * #stride_literal)
-                });
-            }
-            Subscript::Const(position) => {
-                constant = constant.saturating_add(position.saturating_mul(stride))
-            }
+        for (axis, coefficient) in subscript.terms() {
+            let var = axis_var(axis);
+            let step = stride.saturating_mul(coefficient);
+            let step_literal = usize_literal(step);
+            terms.push(if step == 1 {
+                quote!(#var)
+            } else {
+                quote!(#var * #step_literal)
+            });
         }
+        // The checker proved every unpadded subscript's offset non-negative.
+        let offset = subscript.offset().max(0) as u64;
+        constant = constant.saturating_add(offset.saturating_mul(stride));
     }
     if constant != 0 || terms.is_empty() {
         terms.push(usize_literal(constant).into_token_stream());
     }
     quote!(#(#terms)+*)
+}
+
+/// A read through a padded view: each subscript as an `i64`, the element where all are
+/// inside the tensor, else the pad value.
+fn padded_load(
+    kernel: &CheckedKernel,
+    tensor: usize,
+    subscripts: &[Subscript],
+    pad: TokenStream,
+) -> TokenStream {
+    let shape = &kernel.tensors[tensor].shape;
+    let var = tensor_var(tensor);
+    let positions: Vec<Ident> = (0..subscripts.len())
+        .map(|dim| format_ident!("p{dim}"))
+        .collect();
+    let lets = subscripts.iter().zip(&positions).map(|(subscript, p)| {
+        let offset = Literal::i64_unsuffixed(subscript.offset());
+        let terms = subscript.terms().into_iter().map(|(axis, c)| {
+            let var = axis_var(axis);
+            let c = Literal::i64_unsuffixed(c as i64);
+            quote!(+ (#var as i64) * #c)
+        });
+        quote!(let #p: i64 = #offset #(#terms)*;)
+    });
+    let inside = positions.iter().zip(shape).map(|(p, extent)| {
+        let extent = Literal::i64_unsuffixed(*extent as i64);
+        quote!((0..#extent).contains(&#p))
+    });
+    let index = positions.iter().enumerate().map(|(dim, p)| {
+        let stride = shape[dim + 1..]
+            .iter()
+            .fold(1u64, |a, b| a.saturating_mul(*b));
+        let stride = usize_literal(stride);
+        quote!((#p as usize) * #stride)
+    });
+    quote!({
+        #(#lets)*
+        if #(#inside)&&* { #var[#(#index)+*] } else { #pad }
+    })
 }
 
 fn tensor_var(tensor: usize) -> Ident {

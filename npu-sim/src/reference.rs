@@ -7,7 +7,7 @@
 //! and rounded once at the end. Statements run in order, so a `let` intermediate is
 //! whole before any later statement reads it.
 
-use npu_core::ir::{CheckedKernel, Expr, Role, Subscript};
+use npu_core::ir::{CheckedKernel, Expr, Role};
 use npu_core::scalar::{self, HostTensor};
 
 /// The outputs of `kernel` on `inputs` (given in signature order). Inputs are rounded
@@ -68,16 +68,26 @@ fn eval(
 ) -> f64 {
     match expr {
         Expr::Load {
-            tensor, subscripts, ..
+            tensor,
+            subscripts,
+            pad,
+            ..
         } => {
-            let offset: u64 = subscripts
-                .iter()
-                .zip(&strides[*tensor])
-                .map(|(s, stride)| match s {
-                    Subscript::Axis(a) => env[*a] * stride,
-                    Subscript::Const(c) => c * stride,
-                })
-                .sum();
+            // A padded view reads its pad value wherever a subscript leaves the tensor;
+            // the checker proved the unpadded reads inside it.
+            let shape = &kernel.tensors[*tensor].shape;
+            let mut offset = 0u64;
+            for ((subscript, stride), extent) in subscripts.iter().zip(&strides[*tensor]).zip(shape)
+            {
+                let position = subscript.at(env);
+                if position < 0 || position as u64 >= *extent {
+                    return match pad {
+                        Some(pad) => eval(kernel, pad, data, strides, env),
+                        None => f64::NAN,
+                    };
+                }
+                offset += position as u64 * stride;
+            }
             data[*tensor][offset as usize]
         }
         Expr::Const { value, dtype } => dtype.round(*value),

@@ -44,6 +44,7 @@
 use npu_core::check::vector_op;
 use npu_core::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass, Role, Subscript};
 use npu_core::lower::{active_cores, vector_width};
+use npu_core::plan;
 use serde::{Deserialize, Serialize};
 
 /// A roofline bound and its parts.
@@ -197,6 +198,9 @@ pub fn minimum_traffic(kernel: &CheckedKernel) -> (u64, u64) {
             Role::Input => {
                 let mut axes: Vec<usize> = Vec::new();
                 let mut loaded = false;
+                // A window (an affine subscript) reads at most the tensor's elements
+                // along that dimension, however many times its windows overlap.
+                let mut windowed: Option<u64> = None;
                 for assign in &kernel.body {
                     assign.value.walk(&mut |node| {
                         if let Expr::Load {
@@ -207,6 +211,21 @@ pub fn minimum_traffic(kernel: &CheckedKernel) -> (u64, u64) {
                             && *t == index
                         {
                             loaded = true;
+                            if subscripts
+                                .iter()
+                                .any(|s| matches!(s, Subscript::Affine { .. }))
+                            {
+                                let hull: u64 = subscripts
+                                    .iter()
+                                    .zip(&tensor.shape)
+                                    .map(|(s, extent)| {
+                                        let extents: Vec<u64> =
+                                            kernel.axes.iter().map(|a| a.extent).collect();
+                                        plan::subscript_extent(s, &extents).min(*extent)
+                                    })
+                                    .product();
+                                windowed = Some(hull);
+                            }
                             for subscript in subscripts {
                                 if let Subscript::Axis(axis) = subscript
                                     && !axes.contains(axis)
@@ -216,6 +235,10 @@ pub fn minimum_traffic(kernel: &CheckedKernel) -> (u64, u64) {
                             }
                         }
                     });
+                }
+                if let (true, Some(hull)) = (loaded, windowed) {
+                    read += hull * tensor.dtype.size();
+                    continue;
                 }
                 if loaded {
                     let elements: u64 = axes.iter().map(|a| kernel.axes[*a].extent).product();

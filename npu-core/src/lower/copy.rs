@@ -1,11 +1,11 @@
 //! The shapes of global-memory copies: how a tile's box splits into bursts, and when
 //! a copy must be padded (DataCopyPad) because a plain DataCopy could not move it.
 
-use super::gm_strides;
+use super::{Lowering, Window, gm_strides};
 use crate::dtype::Dtype;
 use crate::ir::Tail;
 use crate::plan;
-use crate::program::{CopyDim, CopyShape};
+use crate::program::{CopyDim, CopyShape, Operand, VectorInstr, VectorKind};
 
 /// The copy of a box of `lens` out of a tensor of `shape` into a row-major buffer of
 /// `tile` elements per dimension, and whether it is padded. Under `tail pad` a copy
@@ -66,4 +66,101 @@ pub(super) fn copy_shape(
         bursts,
     };
     (copy, padded)
+}
+
+/// The `vdup`s that give the part of a padded view's tile outside its tensor the pad
+/// value, once the in-range part has landed in the slot at `address`: per dimension,
+/// the slabs before and after the in-range part (within the in-range part of the
+/// dimensions before it), or the whole tile when nothing of it is inside. Each `vdup`
+/// stays within the repeat limit: a slab too large for one is split along its outer
+/// dimensions.
+pub(super) fn pad_fills(
+    lowering: &mut Lowering,
+    tensor: usize,
+    window: &[Window],
+    address: u32,
+) -> Vec<VectorInstr> {
+    let info = &lowering.tensors[tensor];
+    let (dtype, value) = (info.dtype, info.pad_value);
+    let size = dtype.size();
+    let strides: Vec<u64> = info.tile_strides.iter().map(|s| s * size).collect();
+    let rank = window.len();
+    // Slabs as (first element, extent) per dimension, relative to the tile.
+    let mut slabs: Vec<Vec<(u64, u64)>> = Vec::new();
+    if window.iter().any(|w| w.high <= w.low) {
+        slabs.push(window.iter().map(|w| (0, w.len)).collect());
+    } else {
+        for d in 0..rank {
+            let inside = |w: &Window| ((w.low - w.start) as u64, (w.high - w.low) as u64);
+            let whole = |w: &Window| (0, w.len);
+            let mut before: Vec<(u64, u64)> = window[..d].iter().map(inside).collect();
+            before.push((0, (window[d].low - window[d].start) as u64));
+            before.extend(window[d + 1..].iter().map(whole));
+            let mut after: Vec<(u64, u64)> = window[..d].iter().map(inside).collect();
+            let end = (window[d].high - window[d].start) as u64;
+            after.push((end, window[d].len - end));
+            after.extend(window[d + 1..].iter().map(whole));
+            slabs.push(before);
+            slabs.push(after);
+        }
+    }
+    let limit = (lowering.kernel.target.vector.max_repeat
+        * lowering.kernel.target.vector.repeat_bytes
+        / size)
+        .max(1);
+    let mut pieces = Vec::new();
+    for slab in slabs {
+        if slab.iter().any(|(_, extent)| *extent == 0) {
+            continue;
+        }
+        split(&slab, 0, limit, &mut pieces);
+    }
+    let constant = lowering.constant(value);
+    let stride_index = lowering.strides(strides.clone());
+    pieces
+        .into_iter()
+        .map(|piece| {
+            let first: u64 = piece.iter().zip(&strides).map(|((f, _), s)| f * s).sum();
+            let extents: Vec<u64> = piece.iter().map(|(_, e)| *e).collect();
+            let elements: u64 = extents.iter().product();
+            VectorInstr {
+                kind: VectorKind::Dup,
+                dtype,
+                width: size as u8,
+                elements: elements as u32,
+                shape: lowering.raw_box(extents),
+                dst: address + first as u32,
+                dst_strides: stride_index,
+                src: [Operand::Scalar(constant), Operand::None, Operand::None],
+            }
+        })
+        .collect()
+}
+
+/// Splits a box along dimension `d` and inward until each piece holds at most
+/// `limit` elements.
+fn split(slab: &[(u64, u64)], d: usize, limit: u64, out: &mut Vec<Vec<(u64, u64)>>) {
+    let elements: u64 = slab.iter().map(|(_, e)| e).product();
+    if elements <= limit || d >= slab.len() {
+        out.push(slab.to_vec());
+        return;
+    }
+    let inner: u64 = slab[d + 1..].iter().map(|(_, e)| e).product();
+    let (first, extent) = slab[d];
+    if inner > limit {
+        for row in 0..extent {
+            let mut piece = slab.to_vec();
+            piece[d] = (first + row, 1);
+            split(&piece, d + 1, limit, out);
+        }
+        return;
+    }
+    let rows = (limit / inner).max(1);
+    let mut row = 0;
+    while row < extent {
+        let mut piece = slab.to_vec();
+        piece[d] = (first + row, rows.min(extent - row));
+        out.push(piece);
+        row += rows;
+    }
 }

@@ -14,6 +14,7 @@
 //! than the expression runs over) is copied into its temporary only when its source
 //! was copied again or the box grew, so a `bias[j]` row is broadcast once per `j`.
 
+use super::copy;
 use super::nodes::{Planned, Planner, build_statements};
 use super::{AxisRange, Lowering};
 use crate::ir::{BufferKind, Role};
@@ -108,9 +109,8 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                 return None;
             }
             let axis = lowering.tensors[t]
-                .axes
+                .indexing
                 .iter()
-                .flatten()
                 .copied()
                 .find(|a| kernel.axes[*a].reduction)?;
             groups.iter().position(|g| g.contains(&axis))
@@ -131,9 +131,8 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
     };
     let same_tile = |tensor: usize, a: usize, b: usize| {
         lowering.tensors[tensor]
-            .axes
+            .indexing
             .iter()
-            .flatten()
             .all(|axis| at(a)[*axis] == at(b)[*axis])
     };
     // Whether each input is copied at a step, and released after it.
@@ -185,8 +184,12 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
             if queue.count >= queue.depth {
                 code.wait_flag(tile, Pipe::V, Pipe::Mte2, queue.event(slot));
             }
-            let address = lowering.program.buffers[queue.buffer].slot(slot) as u32;
+            let mut address = lowering.program.buffers[queue.buffer].slot(slot) as u32;
             let (shape, gm, padded) = lowering.copy(tensor, Level::Ub, coords);
+            if lowering.tensors[tensor].padded {
+                let window = lowering.window(tensor, coords);
+                address += lowering.clipped_offset(tensor, &window) as u32;
+            }
             code.push(
                 Pipe::Mte2,
                 tile,
@@ -204,8 +207,24 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
             queue.pending = true;
         }
 
-        // V: plan the instructions, then place the flags around them.
+        // V: plan the instructions, then place the flags around them. A padded view's
+        // fresh tile first gets the pad value outside its tensor.
         planned.clear();
+        for &tensor in &inputs {
+            if !lowering.tensors[tensor].padded || !fresh[step * kernel.tensors.len() + tensor] {
+                continue;
+            }
+            let queue = &queues[tensor];
+            let address = lowering.program.buffers[queue.buffer].slot(queue.slot()) as u32;
+            let window = lowering.window(tensor, coords);
+            for instr in copy::pad_fills(lowering, tensor, &window, address) {
+                planned.push(Planned {
+                    instr,
+                    reads: [Some(tensor), None, None],
+                    writes: None,
+                });
+            }
+        }
         let mut planner = Planner {
             lowering: &mut *lowering,
             queues: &queues,

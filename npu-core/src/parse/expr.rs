@@ -13,7 +13,7 @@ use proc_macro2::Span;
 use syn::parse::ParseStream;
 use syn::{Ident, LitFloat, LitInt, Token, bracketed, parenthesized};
 
-use super::{integer, subscripts};
+use super::{integer, number, subscripts};
 use crate::ast::*;
 
 mod kw {
@@ -75,6 +75,7 @@ pub(super) const TOO_DEEP_HELP: &str =
 // expr    := unary (binop unary)*
 // unary   := '-' unary | '!' unary | primary ('as' 'sat'? IDENT)*
 // primary := LIT | 'inf' | 'nan' | '(' expr ')' | IDENT subscripts
+//          | 'pad' '(' IDENT ',' expr ')' subscripts
 //          | IDENT reduction? '(' args ')'
 //          | IDENT                      (a scalar parameter, by bare name)
 // `level` is how many parentheses, calls, `-` and `!` enclose the input.
@@ -280,6 +281,9 @@ fn named(input: ParseStream, level: usize) -> syn::Result<Parsed> {
         };
         return Ok(Parsed { expr, height: 1 });
     }
+    if name == "pad" && input.peek(syn::token::Paren) && padded_view_follows(input) {
+        return padded_view(input, name, level);
+    }
     if input.peek(syn::token::Paren) {
         return call(input, name, None, level);
     }
@@ -290,6 +294,7 @@ fn named(input: ParseStream, level: usize) -> syn::Result<Parsed> {
             expr: Expr::Load {
                 tensor: name,
                 indices: Vec::new(),
+                pad: None,
             },
             height: 1,
         });
@@ -299,11 +304,41 @@ fn named(input: ParseStream, level: usize) -> syn::Result<Parsed> {
             expr: Expr::Load {
                 tensor: name,
                 indices,
+                pad: None,
             },
             height: 1,
         }),
         Subscripted::Reduction(reduction) => call(input, name, Some(reduction), level),
     }
+}
+
+/// Whether `pad(..)` is followed by subscripts, which makes it a padded view rather
+/// than a call of a function called `pad`.
+fn padded_view_follows(input: ParseStream) -> bool {
+    let fork = input.fork();
+    let skipped: syn::Result<proc_macro2::TokenTree> = fork.parse();
+    skipped.is_ok() && fork.peek(syn::token::Bracket)
+}
+
+// 'pad' '(' IDENT ',' expr ')' subscripts: `tensor` read with out-of-range elements
+// taking the pad value.
+fn padded_view(input: ParseStream, keyword: Ident, level: usize) -> syn::Result<Parsed> {
+    let level = enter(level, keyword.span())?;
+    let content;
+    parenthesized!(content in input);
+    let tensor: Ident = content.parse()?;
+    content.parse::<Token![,]>()?;
+    let value = binary(&content, 0, level)?;
+    if !content.is_empty() {
+        return Err(content.error("expected `)` after the pad value: `pad(x, 0)[i - 1]`"));
+    }
+    let indices = subscripts(input)?;
+    let expr = Expr::Load {
+        tensor,
+        indices,
+        pad: Some(Box::new(value.expr)),
+    };
+    above(expr, value.height, keyword.span())
 }
 
 // LIT, or the error that lists everything a primary expression may start with.
@@ -350,19 +385,27 @@ fn subscripts_or_axis(input: ParseStream) -> syn::Result<Subscripted> {
     Ok(Subscripted::Load(subscripts(input)?))
 }
 
-// reduction := '[' IDENT (',' IDENT)* (':' IDENT)? ']'
+// reduction := '[' axis (',' axis)* (':' IDENT)? ']'
+// axis      := IDENT ('<' INT)?          (a window states its extent: `k < 3`)
 fn reduction(input: ParseStream) -> syn::Result<Reduction> {
     let content;
     bracketed!(content in input);
     let mut axes = Vec::new();
+    let mut extents = Vec::new();
     let mut accumulator = None;
     while !content.is_empty() {
         if !content.peek(Ident) {
             return Err(content.error(
-                "a reduction names axes, then optionally its accumulator dtype: `sum[k](...)`, `sum[kh, kw: f32](...)`",
+                "a reduction names axes, then optionally its accumulator dtype: `sum[k](...)`, `sum[kh, kw: f32](...)`, `max[k < 3](...)`",
             ));
         }
         axes.push(content.parse::<Ident>()?);
+        extents.push(if content.peek(Token![<]) {
+            content.parse::<Token![<]>()?;
+            Some(number(&content)?)
+        } else {
+            None
+        });
         if content.peek(Token![:]) {
             content.parse::<Token![:]>()?;
             if !content.peek(Ident) {
@@ -385,7 +428,11 @@ fn reduction(input: ParseStream) -> syn::Result<Reduction> {
     if axes.is_empty() {
         return Err(content.error("a reduction names at least one axis: `sum[k](...)`"));
     }
-    Ok(Reduction { axes, accumulator })
+    Ok(Reduction {
+        axes,
+        extents,
+        accumulator,
+    })
 }
 
 // args := expr (',' expr)*

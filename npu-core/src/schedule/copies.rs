@@ -106,7 +106,9 @@ impl ScheduleChecker<'_> {
             }]];
             let aligned = |elements: u64| (elements * size).is_multiple_of(align);
 
-            if self.tail == Tail::Pad {
+            // A padded view is always copied with DataCopyPad (see `lower`), so only
+            // where its rows start on chip matters.
+            if self.tail == Tail::Pad || plan::is_padded(kernel, stage.tensor) {
                 // Each burst starts on chip one run after the last.
                 if model.bursts > 1 && !aligned(model.run) {
                     let fixes = run_axis.map_or_else(Vec::new, |a| {
@@ -198,7 +200,6 @@ impl ScheduleChecker<'_> {
     fn copy_model(&self, tensor: usize, tiles: &[u64]) -> CopyModel {
         let kernel = self.kernel;
         let shape = &kernel.tensors[tensor].shape;
-        let axes_of = plan::tensor_axes(kernel, tensor);
         let subscripts = plan::tensor_subscripts(kernel, tensor);
         let lens = plan::tile_shape(kernel, tensor, tiles);
         let rank = lens.len();
@@ -208,9 +209,20 @@ impl ScheduleChecker<'_> {
         }
         let whole: u64 = shape[inner + 1..].iter().product();
         let run = lens[inner] * whole;
-        let tail_run = axes_of[inner].and_then(|a| {
-            let remainder = kernel.axes[a].extent % tiles[a];
-            (remainder != 0).then_some(remainder * whole)
+        // The tail tile's run: every axis of the inner subscript at its remainder.
+        let inner_subscript = subscripts.as_ref().and_then(|s| s.get(inner));
+        let tail_run = inner_subscript.and_then(|subscript| {
+            let terms = subscript.terms();
+            let has_tail = terms
+                .iter()
+                .any(|(a, _)| !kernel.axes[*a].extent.is_multiple_of(tiles[*a]));
+            let last: Vec<u64> = (0..kernel.axes.len())
+                .map(|a| match kernel.axes[a].extent % tiles[a] {
+                    0 => tiles[a],
+                    remainder => remainder,
+                })
+                .collect();
+            has_tail.then(|| plan::subscript_extent(subscript, &last) * whole)
         });
         let bursts = lens[..inner].iter().product();
         let mut steps = Vec::new();
@@ -224,21 +236,18 @@ impl ScheduleChecker<'_> {
             if d < inner && lens[d] > 1 {
                 steps.push((strides[d], "rows"));
             }
-            match axes_of[d] {
-                Some(a) if kernel.axes[a].extent > tiles[a] => {
-                    steps.push((tiles[a] * strides[d], "tiles"));
+            let Some(subscript) = subscripts.as_ref().and_then(|s| s.get(d)) else {
+                continue;
+            };
+            for (a, c) in subscript.terms() {
+                if kernel.axes[a].extent > tiles[a] {
+                    steps.push((c * tiles[a] * strides[d], "tiles"));
                 }
-                Some(_) => {}
-                None => {
-                    // A fixed subscript: every copy starts that far into the dimension.
-                    let offset = match subscripts.as_ref().and_then(|s| s.get(d)) {
-                        Some(Subscript::Const(c)) => *c,
-                        _ => 0,
-                    };
-                    if offset > 0 {
-                        steps.push((offset * strides[d], "reads"));
-                    }
-                }
+            }
+            // A fixed subscript or an affine offset: every copy starts that far in.
+            let offset = subscript.offset().unsigned_abs();
+            if offset > 0 {
+                steps.push((offset * strides[d], "reads"));
             }
         }
         CopyModel {

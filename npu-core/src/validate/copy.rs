@@ -22,7 +22,14 @@ impl Validator<'_> {
         let align = self.target.alignment(level);
         let runs = Bursts::of(copy);
         let address = u64::from(address);
-        self.aligned(site, level, address);
+        // DataCopyPad writes from the alignment block its data starts in (its left
+        // padding), so a padded copy's data may start anywhere; a DataCopy's may not.
+        let lead = if padded {
+            address % align
+        } else {
+            self.aligned(site, level, address);
+            0
+        };
         for dim in &runs.outer {
             if !dim.buf_stride.is_multiple_of(align) {
                 let message = format!(
@@ -32,10 +39,14 @@ impl Validator<'_> {
                 self.report(Rule::Alignment, Some(site), message);
             }
         }
-        let padded_burst = runs.burst_bytes.div_ceil(align) * align;
+        let padded_burst = if runs.burst_bytes == 0 {
+            0
+        } else {
+            (lead + runs.burst_bytes).div_ceil(align) * align
+        };
         let last_burst: u64 = runs.outer.iter().map(|d| (d.len - 1) * d.buf_stride).sum();
         let end = if padded {
-            address + last_burst + padded_burst
+            address - lead + last_burst + padded_burst
         } else {
             address + last_burst + runs.burst_bytes
         };
@@ -52,7 +63,7 @@ impl Validator<'_> {
             }
             if copy.moved != runs.bursts * padded_burst {
                 let message = format!(
-                    "moves {} B, but {} bursts of {} B padded to {align} B are {} B",
+                    "moves {} B, but {} bursts of {} B padded to {align} B from {lead} B into a block are {} B",
                     copy.moved,
                     runs.bursts,
                     runs.burst_bytes,

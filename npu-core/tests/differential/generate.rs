@@ -1,7 +1,7 @@
 //! The random schedules of the differential test, written as DSL text the way an LLM
 //! or the tuner would: kernels from templates with random dtypes and extents (tails,
 //! broadcasts, reductions over one or several axes and in a named accumulator, casts,
-//! copies, constants, matmuls), and schedule knobs
+//! copies, constants, windows, padded views, matmuls), and schedule knobs
 //! drawn from legal and illegal values alike (parallel cores, split tiles including
 //! non-divisors and misaligned values, stage depths 1 to 3, tail policies, cube
 //! blocks).
@@ -140,6 +140,27 @@ pub const TEMPLATES: &[(&str, &str, bool)] = &[
         "x, y",
         false,
     ),
+    // Windows: overlapping tiles with halos, strided views, padded views.
+    (
+        "kernel pool(x: [{T}; {N2}]) -> y: [{T}; {N}] { y[i] = max[k < 3](x[2*i + k]); }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel conv(x: [{T}; {C4}], w: [{T}; {R}, 5]) -> y: [{T}; {R}, {C}] { y[o, t] = sum[k](x[t + k] * w[o, k]); }",
+        "x, w, y",
+        false,
+    ),
+    (
+        "kernel pad1(x: [{T}; {N}]) -> y: [{T}; {N8}] { y[i] = pad(x, 1)[i - 3]; }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel pad2(x: [{T}; {R}, {C}]) -> y: [{T}; {R2}, {C2}] { y[i, j] = pad(x, 0)[i - 1, j - 1]; }",
+        "x, y",
+        false,
+    ),
 ];
 
 /// Kernels of integer bit operations: `{T}` is an integer dtype.
@@ -225,11 +246,24 @@ pub fn vector_case(random: &mut Random, target: &str) -> String {
             "{U}",
             random.pick(&[DTYPES.as_slice(), &INTEGER_DTYPES].concat()),
         )
+        .replace("{N2}", &(2 * extent + 1).to_string())
+        .replace("{N8}", &(extent + 8).to_string())
+        .replace("{C4}", &(columns + 4).to_string())
+        .replace("{R2}", &(rows + 2).to_string())
+        .replace("{C2}", &(columns + 2).to_string())
         .replace("{N}", &extent.to_string())
         .replace("{R}", &rows.to_string())
         .replace("{C}", &columns.to_string());
     let axes: Vec<(&str, u64)> = if kernel.contains("[b, k, l]") {
         vec![("b", 4), ("k", rows), ("l", columns)]
+    } else if kernel.contains("x[2*i + k]") {
+        vec![("i", extent), ("k", 3)]
+    } else if kernel.contains("x[t + k]") {
+        vec![("o", rows), ("t", columns), ("k", 5)]
+    } else if kernel.contains("pad(x, 1)") {
+        vec![("i", extent + 8)]
+    } else if kernel.contains("pad(x, 0)") {
+        vec![("i", rows + 2), ("j", columns + 2)]
     } else if kernel.contains("[b, i, j]") {
         vec![("b", 4), ("i", rows), ("j", columns)]
     } else if kernel.contains("[i, j]") {

@@ -391,7 +391,7 @@ fn builds_writing_one_file_at_once_leave_one_whole_file() {
 
 #[test]
 fn discovery_finds_kernels_at_any_depth_and_names_the_line_of_a_broken_one() {
-    let found = discover(Path::new("tests/../src/kernels.rs")).unwrap();
+    let found = discover(Path::new("tests/../src/kernels/mod.rs")).unwrap();
     assert_eq!(found.len(), 6);
     let krate = Crate::new(KERNELS);
     let found = discover(&krate.path("src/kernels.rs")).unwrap();

@@ -21,11 +21,13 @@ macro_rules! bundled {
 mod activation;
 mod bits;
 mod cast;
+mod convolution;
 mod elementwise;
 mod math;
 mod matmul_family;
 mod movement;
 mod normalisation;
+mod pooling;
 mod reduction;
 
 use serde::{Deserialize, Serialize};
@@ -232,6 +234,8 @@ pub fn all() -> Vec<Bundled> {
         .chain(cast::KERNELS)
         .chain(reduction::KERNELS)
         .chain(normalisation::KERNELS)
+        .chain(pooling::KERNELS)
+        .chain(convolution::KERNELS)
         .chain(matmul_family::KERNELS)
         .chain(movement::KERNELS)
         .copied()

@@ -39,4 +39,42 @@ npu_kernel! {
     }
 }
 
-bundled!(Movement: copy, transpose, broadcast_rows);
+npu_kernel! {
+    /// Two zeros before and after a vector.
+    kernel pad1d(x: [f32; 1020]) -> y: [f32; 1024] {
+        y[i] = pad(x, 0)[i - 2];
+    }
+    target ascend910b;
+    schedule hand {
+        split i by 256;
+        stage x, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// A border of -1 around each 30 x 30 plane.
+    kernel pad2d(x: [f16; 8, 30, 30]) -> y: [f16; 8, 32, 32] {
+        y[c, i, j] = pad(x, -1)[c, i - 1, j - 1];
+    }
+    target ascend910b;
+    schedule hand {
+        parallel c over 8 cores;
+        split c by 1;
+        stage x, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// Every second element.
+    kernel downsample(x: [f32; 8192]) -> y: [f32; 4096] {
+        y[i] = x[2*i];
+    }
+    target ascend910b;
+    schedule hand {
+        split i by 1024;
+        stage x, y in ub depth 1;
+        tail pad;
+    }
+}
+
+bundled!(Movement: copy, transpose, broadcast_rows, pad1d, pad2d, downsample);

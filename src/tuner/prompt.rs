@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use npu_core::Target;
+use npu_core::{Dtype, Target};
 
 use super::evaluate::Problem;
 use super::knowledge::{KnowledgeBase, Query};
@@ -23,19 +23,22 @@ pub fn contract() -> &'static str {
     DOC[start..end].trim()
 }
 
-/// Worked examples: an elementwise, a reduction, a matmul and a fused kernel (with
-/// `let` intermediates), each with a good schedule. A test checks that each one passes
-/// the checker.
-pub const EXAMPLES: [&str; 4] = [
+/// Worked examples: an elementwise, a reduction, a matmul, a fused kernel (with `let`
+/// intermediates) and a windowed one (a pooling window read through an affine
+/// subscript), each with a good schedule. A test checks that each one passes the
+/// checker.
+pub const EXAMPLES: [&str; 5] = [
     "kernel scale(x: [f16; 131072]) -> y: [f16; 131072] {\n    y[i] = x[i] * 0.5;\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 4096;\n    stage x, y in ub depth 2;\n}\n",
     "kernel rowmax(x: [f32; 512, 1024]) -> y: [f32; 512] {\n    y[i] = max[k](x[i, k]);\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 16;\n    split k by 512;\n    stage x, y in ub depth 2;\n}\n",
     "kernel mm(a: [f16; 512, 512], b: [f16; 512, 512]) -> c: [f32; 512, 512] {\n    c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);\n}\ntarget ascend910b;\nschedule fast {\n    parallel m over 8 cores;\n    split n by 256;\n    split k by 256;\n    cube m by 64, n by 128, k by 64;\n    stage a, b in l1 depth 2;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c depth 1;\n}\n",
     "kernel softmax(x: [f32; 256, 1024]) -> y: [f32; 256, 1024] {\n    let m[i] = max[k](x[i, k]);\n    let e[i, k] = exp(x[i, k] - m[i]);\n    let s[i] = sum[k](e[i, k]);\n    y[i, k] = e[i, k] / s[i];\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 4;\n    stage x, y in ub depth 2;\n}\n",
+    "kernel pool(x: [f16; 64, 4097]) -> y: [f16; 64, 2048] {\n    y[c, i] = max[k < 3](x[c, 2*i + k]);\n}\ntarget ascend910b;\nschedule fast {\n    parallel c over 32 cores;\n    split c by 1;\n    split i by 512;\n    stage x, y in ub depth 2;\n    tail pad;\n}\n",
 ];
 
 /// The examples that fit the kernel's class and target: the cube example only for a
 /// matmul, the vector ones otherwise (the fused one only for a kernel with `let`
-/// intermediates, where its whole reduced axis matters), on the kernel's target, with
+/// intermediates, where its whole reduced axis matters; the windowed one only for a
+/// kernel that reads windows, where halos matter), on the kernel's target, with
 /// no more cores than it has (no `parallel` line at all on a one-core target). A test
 /// checks each.
 pub fn examples(problem: &Problem) -> Vec<String> {
@@ -50,6 +53,7 @@ pub fn examples(problem: &Problem) -> Vec<String> {
         .iter()
         .filter(|example| example.contains("cube ") == is_matmul)
         .filter(|example| !example.contains("    let ") || kernel.is_fused())
+        .filter(|example| !example.contains("2*i + k") || reads_windows(kernel))
         .map(|example| {
             let mut out = String::new();
             for line in example.lines() {
@@ -73,9 +77,37 @@ pub fn examples(problem: &Problem) -> Vec<String> {
                 out += &fitted;
                 out.push('\n');
             }
+            // A float dtype the target's vector unit lacks (f16 and f32 on AIE2) becomes
+            // one it computes.
+            if !is_matmul
+                && let Some(float) = kernel.target.vector.dtypes.iter().find(|d| d.is_float())
+            {
+                for dtype in [Dtype::F16, Dtype::F32] {
+                    if !kernel.target.vector.dtypes.contains(&dtype) {
+                        out = out.replace(&format!("{dtype};"), &format!("{float};"));
+                    }
+                }
+            }
             out
         })
+        // An example is shown only if it is legal on this target: the model copies it.
+        .filter(|example| npu_core::check_source(example, &kernel.target).is_ok())
         .collect()
+}
+
+/// Whether the kernel reads a tensor through an affine subscript (a window).
+fn reads_windows(kernel: &npu_core::CheckedKernel) -> bool {
+    let mut windowed = false;
+    for assign in &kernel.body {
+        assign.value.walk(&mut |node| {
+            if let npu_core::ir::Expr::Load { subscripts, .. } = node {
+                windowed |= subscripts
+                    .iter()
+                    .any(|s| matches!(s, npu_core::ir::Subscript::Affine { .. }));
+            }
+        });
+    }
+    windowed
 }
 
 /// How many earlier candidates the feedback shows at most.

@@ -20,9 +20,12 @@ use crate::target::Target;
 
 mod class;
 mod expr;
+mod load;
+mod reduce;
 
 pub use class::vector_op;
-use expr::{reduction_extent, resolve_literals, subscripts};
+use expr::{resolve_literals, subscripts};
+use reduce::reduction_extent;
 
 /// The functions of the algorithm language, for "did you mean" suggestions.
 pub const FUNCTIONS: &[&str] = &[

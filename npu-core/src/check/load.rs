@@ -1,0 +1,434 @@
+//! Type-checking loads: subscripts (axes, constants, affine forms with their bounds
+//! proof), padded views and scalar parameters.
+
+use proc_macro2::Ident;
+
+use super::expr::{expr_span, subscripts};
+use super::{Checker, Scope, Ty};
+use crate::ast;
+use crate::diag::{Code, suggestion};
+use crate::ir::*;
+
+impl Checker<'_> {
+    pub(super) fn load(
+        &mut self,
+        ident: &Ident,
+        indices: &[ast::Index],
+        pad: Option<&ast::Expr>,
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
+        let name = ident.to_string();
+        let Some(&index) = scope.tensors.get(&name) else {
+            let mut candidates: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
+            candidates.sort();
+            let help = suggestion(&name, &candidates);
+            self.error(Code::E002, ident.span(), format!("unknown tensor `{name}`"))
+                .help = Some(help);
+            return (None, Ty::Error);
+        };
+        let tensor = &tensors[index];
+        if tensor.role == Role::Output {
+            self.error(
+                Code::E010,
+                ident.span(),
+                format!("`{name}` is an output and cannot be read"),
+            )
+            .help = Some("read inputs only; compute the value again or make it an input".into());
+            return (None, Ty::Error);
+        }
+        if tensor.is_scalar() || indices.is_empty() {
+            return self.scalar_param(ident, indices, index, tensors);
+        }
+        if indices.len() != tensor.shape.len() {
+            self.error(
+                Code::E011,
+                ident.span(),
+                format!(
+                    "`{name}` has rank {} ({:?}) but is read with {}",
+                    tensor.shape.len(),
+                    tensor.shape,
+                    subscripts(indices.len())
+                ),
+            )
+            .help = Some(format!(
+                "read `{name}` with {}, one per dimension",
+                subscripts(tensor.shape.len())
+            ));
+            return (None, Ty::Error);
+        }
+        let padded = pad.is_some();
+        let pad_value = match pad {
+            Some(value) => match self.pad_value(value, tensor) {
+                Some(value) => Some(value),
+                None => return (None, Ty::Error),
+            },
+            None => None,
+        };
+        let mut subscripts = Vec::new();
+        let mut ok = true;
+        for (dim, index) in indices.iter().enumerate() {
+            let extent = tensor.shape[dim];
+            match index {
+                ast::Index::Const(number) => {
+                    if number.value >= extent && !padded {
+                        self.error(Code::E012, number.span, format!("index {} is out of range for `{name}`, which has {extent} elements along dimension {dim}", number.value))
+                            .help = Some(format!("use an index below {extent}, or read through `pad({name}, 0)[...]`"));
+                        ok = false;
+                    }
+                    subscripts.push(Subscript::Const(number.value));
+                }
+                ast::Index::Axis(axis_ident) => {
+                    let Some(axis) = self.live_axis(axis_ident, scope) else {
+                        ok = false;
+                        continue;
+                    };
+                    let axis_name = axis_ident.to_string();
+                    let axis_extent = scope.axes[axis].extent;
+                    if padded {
+                        // A padded view may read past either end, or less than all.
+                    } else if axis_extent > extent {
+                        self.error(
+                            Code::E012,
+                            axis_ident.span(),
+                            format!("axis `{axis_name}` runs to {axis_extent} but `{name}` has {extent} elements along dimension {dim}"),
+                        )
+                        .help = Some(format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`"));
+                        ok = false;
+                    } else if axis_extent < extent {
+                        self.error(
+                            Code::E011,
+                            axis_ident.span(),
+                            format!("`{name}` has {extent} elements along dimension {dim} but axis `{axis_name}` covers {axis_extent}"),
+                        )
+                        .help = Some(format!("give `{name}` extent {axis_extent} along dimension {dim}"));
+                        ok = false;
+                    }
+                    subscripts.push(Subscript::Axis(axis));
+                }
+                ast::Index::Affine(affine) => {
+                    let mut terms: Vec<(usize, u64)> = Vec::new();
+                    for term in &affine.terms {
+                        let Some(axis) = self.live_axis(&term.axis, scope) else {
+                            ok = false;
+                            continue;
+                        };
+                        match terms.iter_mut().find(|(a, _)| *a == axis) {
+                            Some((_, c)) => *c = c.saturating_add(term.coefficient),
+                            None => terms.push((axis, term.coefficient)),
+                        }
+                    }
+                    if !ok {
+                        continue;
+                    }
+                    let subscript = match (terms.as_slice(), affine.offset) {
+                        ([(axis, 1)], 0) => Subscript::Axis(*axis),
+                        ([], offset) if offset >= 0 => Subscript::Const(offset as u64),
+                        _ => Subscript::Affine {
+                            terms,
+                            offset: affine.offset,
+                        },
+                    };
+                    if !padded
+                        && !self.affine_in_bounds(
+                            &subscript,
+                            affine,
+                            name.as_str(),
+                            extent,
+                            dim,
+                            scope,
+                        )
+                    {
+                        ok = false;
+                    }
+                    subscripts.push(subscript);
+                }
+            }
+        }
+        if !ok {
+            return (None, Ty::Error);
+        }
+        if let Some(first) = scope.loads.get(&index)
+            && *first != subscripts
+        {
+            let show = |subscripts: &[Subscript]| {
+                let parts: Vec<String> = subscripts
+                    .iter()
+                    .map(|s| match s {
+                        Subscript::Axis(a) => scope.axes[*a].name.clone(),
+                        Subscript::Const(c) => c.to_string(),
+                        affine @ Subscript::Affine { .. } => affine_text(affine, &scope.axes),
+                    })
+                    .collect();
+                format!("{name}[{}]", parts.join(", "))
+            };
+            let message = format!(
+                "`{name}` is read as `{}` here but as `{}` before",
+                show(&subscripts),
+                show(first)
+            );
+            self.error(Code::E011, ident.span(), message).help = Some(
+                if tensor.role == Role::Local {
+                    format!(
+                        "an intermediate holds one tile over its own axes: read it as it is written, `{}`",
+                        show(first)
+                    )
+                } else {
+                    format!(
+                        "a staged tensor holds one tile at a time: read `{name}` with the same subscripts everywhere, or pass the other view as another input"
+                    )
+                },
+            );
+            return (None, Ty::Error);
+        }
+        let pad_bits = pad_value.map(f64::to_bits);
+        if let Some(first) = scope.pads.get(&index)
+            && *first != pad_bits
+        {
+            self.error(
+                Code::E011,
+                ident.span(),
+                format!("`{name}` is read with another padding here than before"),
+            )
+            .help = Some(format!(
+                "a staged tensor holds one tile at a time: read `{name}` through the same `pad({name}, ..)` everywhere"
+            ));
+            return (None, Ty::Error);
+        }
+        scope.pads.entry(index).or_insert(pad_bits);
+        scope
+            .loads
+            .entry(index)
+            .or_insert_with(|| subscripts.clone());
+        let ty = if self.untyped.contains(&tensor.name) {
+            Ty::Error
+        } else {
+            Ty::Value(tensor.dtype)
+        };
+        (
+            Some(Expr::Load {
+                tensor: index,
+                subscripts,
+                dtype: tensor.dtype,
+                pad: pad_value.map(|value| {
+                    Box::new(Expr::Const {
+                        value,
+                        dtype: tensor.dtype,
+                    })
+                }),
+            }),
+            ty,
+        )
+    }
+
+    /// A scalar parameter by its bare name, or the error for a scalar with subscripts
+    /// or a tensor without them.
+    fn scalar_param(
+        &mut self,
+        ident: &Ident,
+        indices: &[ast::Index],
+        index: usize,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
+        let tensor = &tensors[index];
+        let name = &tensor.name;
+        if !tensor.is_scalar() {
+            let example: Vec<&str> = ["i", "j", "k", "l", "m", "n"]
+                .into_iter()
+                .cycle()
+                .take(tensor.shape.len())
+                .collect();
+            self.error(
+                Code::E011,
+                ident.span(),
+                format!(
+                    "`{name}` is a tensor of rank {} ({:?}) but is read without subscripts",
+                    tensor.shape.len(),
+                    tensor.shape
+                ),
+            )
+            .help = Some(format!(
+                "write `{name}[{}]`; only scalar parameters (`{name}: {}`) are used by bare name",
+                example.join(", "),
+                tensor.dtype
+            ));
+            return (None, Ty::Error);
+        }
+        if !indices.is_empty() {
+            self.error(
+                Code::E011,
+                ident.span(),
+                format!(
+                    "`{name}` is a scalar parameter but is read with {}",
+                    subscripts(indices.len())
+                ),
+            )
+            .help = Some(format!(
+                "write `{name}` without subscripts, or declare it as a tensor such as `{name}: [{}; N]`",
+                tensor.dtype
+            ));
+            return (None, Ty::Error);
+        }
+        let ty = if self.untyped.contains(name) {
+            Ty::Error
+        } else {
+            Ty::Value(tensor.dtype)
+        };
+        (
+            Some(Expr::Param {
+                tensor: index,
+                dtype: tensor.dtype,
+            }),
+            ty,
+        )
+    }
+
+    /// The live axis `ident` names, or E002 (with a suggestion) when none does.
+    fn live_axis(&mut self, ident: &Ident, scope: &Scope) -> Option<usize> {
+        let axis_name = ident.to_string();
+        let found = scope
+            .live
+            .iter()
+            .copied()
+            .find(|a| scope.axes[*a].name == axis_name);
+        if found.is_none() {
+            let live: Vec<&str> = scope
+                .live
+                .iter()
+                .map(|a| scope.axes[*a].name.as_str())
+                .collect();
+            let help = if scope.axes.iter().any(|a| a.name == axis_name) {
+                format!(
+                    "`{axis_name}` is a reduction axis and only exists inside its `sum[{axis_name}](...)`"
+                )
+            } else {
+                suggestion(&axis_name, &live)
+            };
+            self.error(
+                Code::E002,
+                ident.span(),
+                format!("unknown axis `{axis_name}`"),
+            )
+            .help = Some(help);
+        }
+        found
+    }
+
+    /// Proves an affine subscript of an unpadded load in bounds over the axes' ranges:
+    /// its coefficients are positive, so it is least with every axis at 0 and greatest
+    /// with every axis at its last value. Otherwise E012 with the values that break it.
+    fn affine_in_bounds(
+        &mut self,
+        subscript: &Subscript,
+        affine: &ast::Affine,
+        name: &str,
+        extent: u64,
+        dim: usize,
+        scope: &Scope,
+    ) -> bool {
+        let terms = subscript.terms();
+        let low = subscript.offset() as i128;
+        let high = terms.iter().fold(low, |sum, (axis, c)| {
+            sum + i128::from(*c) * i128::from(scope.axes[*axis].extent.saturating_sub(1))
+        });
+        let (index, at_end) = if low < 0 {
+            (low, false)
+        } else if high >= i128::from(extent) {
+            (high, true)
+        } else {
+            return true;
+        };
+        let values: Vec<String> = terms
+            .iter()
+            .map(|(axis, _)| {
+                let axis = &scope.axes[*axis];
+                let value = if at_end {
+                    axis.extent.saturating_sub(1)
+                } else {
+                    0
+                };
+                format!("{} = {value}", axis.name)
+            })
+            .collect();
+        let when = if values.is_empty() {
+            String::new()
+        } else {
+            format!(" when {}", values.join(", "))
+        };
+        let text = affine_text(subscript, &scope.axes);
+        let fix = if at_end {
+            "or shrink the output so that the window stays inside it"
+        } else {
+            "or raise the subscript's offset"
+        };
+        self.error(
+            Code::E012,
+            affine.span,
+            format!("`{name}[{text}]` reads index {index}{when}; `{name}` has {extent} elements along dimension {dim}"),
+        )
+        .help = Some(format!(
+            "read through `pad({name}, 0)[...]` to give out-of-range elements a value, {fix}"
+        ));
+        false
+    }
+
+    /// The pad value of `pad(x, value)`: a literal (or a negated one) of `x`'s dtype.
+    fn pad_value(&mut self, value: &ast::Expr, tensor: &Tensor) -> Option<f64> {
+        let name = &tensor.name;
+        let dtype = tensor.dtype;
+        let literal = match value {
+            ast::Expr::Literal {
+                value, is_float, ..
+            } => Some((*value, *is_float)),
+            ast::Expr::Neg { arg, .. } => match arg.as_ref() {
+                ast::Expr::Literal {
+                    value, is_float, ..
+                } => Some((-*value, *is_float)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((value_f64, is_float)) = literal else {
+            self.error(
+                Code::E010,
+                expr_span(value),
+                format!("the pad value of `{name}` must be a literal of {dtype}"),
+            )
+            .help = Some(format!("write a literal, as in `pad({name}, 0)[i - 1]`"));
+            return None;
+        };
+        if is_float && !dtype.is_float() {
+            self.error(
+                Code::E010,
+                expr_span(value),
+                format!(
+                    "the pad value of `{name}` is a floating-point literal but `{name}` is {dtype}"
+                ),
+            )
+            .help = Some("write an integer literal, such as `0`".into());
+            return None;
+        }
+        Some(dtype.round(value_f64))
+    }
+}
+
+/// A subscript as DSL text with the kernel's axis names: `2*i + k - 1`.
+pub(super) fn affine_text(subscript: &Subscript, axes: &[Axis]) -> String {
+    let mut out = String::new();
+    for (position, (axis, c)) in subscript.terms().iter().enumerate() {
+        if position > 0 {
+            out.push_str(" + ");
+        }
+        if *c != 1 {
+            out.push_str(&format!("{c}*"));
+        }
+        out.push_str(&axes[*axis].name);
+    }
+    match subscript.offset() {
+        offset if out.is_empty() => out.push_str(&offset.to_string()),
+        0 => {}
+        offset if offset < 0 => out.push_str(&format!(" - {}", offset.unsigned_abs())),
+        offset => out.push_str(&format!(" + {offset}")),
+    }
+    out
+}

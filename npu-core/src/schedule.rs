@@ -767,8 +767,9 @@ impl<'a> ScheduleChecker<'a> {
 
 /// For an axis a reduction with a named accumulator (`sum[kh, kw: bf16]`) folds inside
 /// another: the axis before it and the accumulator. Such a reduction folds in index
-/// order, so only its first axis may be split.
-fn ordered_fold(kernel: &CheckedKernel, axis: usize) -> Option<(String, Dtype)> {
+/// order, so only its first axis may be split (the checker's E032; the tuner's space
+/// leaves such axes whole).
+pub fn ordered_fold(kernel: &CheckedKernel, axis: usize) -> Option<(String, Dtype)> {
     let mut found = None;
     for assign in &kernel.body {
         assign.value.walk(&mut |node| {

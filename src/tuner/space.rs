@@ -3,7 +3,7 @@
 //! evaluated, so every generator goes through the same parser and checker as an LLM.
 
 use npu_core::ast::{ItemKind, Schedule};
-use npu_core::ir::{CheckedKernel, Expr, KernelClass, Role, Tail};
+use npu_core::ir::{CheckedKernel, KernelClass, Role, Tail};
 
 /// A schedule as knobs. `to_dsl` renders it; `from_schedule` reads one back.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,7 +208,7 @@ impl Space {
                     align_elements(kernel, axis)
                 };
                 let mut list: Vec<Option<u64>> = vec![None];
-                if folds_in_order(kernel, axis) {
+                if npu_core::schedule::ordered_fold(kernel, axis).is_some() {
                     // The checker refuses a split that would reorder this fold.
                     return list;
                 }
@@ -304,26 +304,6 @@ impl Space {
         spec.fix_tail(kernel);
         spec
     }
-}
-
-/// Whether `axis` is a later axis of a reduction with a named accumulator
-/// (`sum[kh, kw: f16]`), which folds in index order and so cannot be split.
-fn folds_in_order(kernel: &CheckedKernel, axis: usize) -> bool {
-    let mut found = false;
-    for assign in &kernel.body {
-        assign.value.walk(&mut |node| {
-            if let Expr::Reduce {
-                axes,
-                dtype,
-                accumulator,
-                ..
-            } = node
-            {
-                found |= *accumulator != dtype.accumulator() && axes[1..].contains(&axis);
-            }
-        });
-    }
-    found
 }
 
 /// Elements of `axis` that make an aligned UB copy for every tensor it is innermost in.

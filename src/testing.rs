@@ -124,10 +124,10 @@ pub fn seeded_inputs(kernel: &CheckedKernel, seed: u64) -> (Vec<HostTensor>, Vec
     (inputs, expected)
 }
 
-/// Inputs of `kernel` made of edge values: every other element is one of zero, minus
-/// zero, ±1, the dtype's largest and smallest finite values, its smallest normal
-/// magnitude and (for floats) ±infinity and NaN, in turn; the rest are drawn from `seed`
-/// as in [`seeded_inputs`]. Returns the inputs and the host reference's outputs on them.
+/// Inputs of `kernel` made of edge values: every other element comes from
+/// [`HostTensor::edges`] (zeros, ±1, halves, the dtype's extremes and, for floats,
+/// ±infinity and NaN, in turn), the rest are drawn from `seed` as in [`seeded_inputs`].
+/// Returns the inputs and the host reference's outputs on them.
 pub fn edge_inputs(kernel: &CheckedKernel, seed: u64) -> (Vec<HostTensor>, Vec<HostTensor>) {
     let inputs: Vec<HostTensor> = kernel
         .tensors
@@ -136,59 +136,17 @@ pub fn edge_inputs(kernel: &CheckedKernel, seed: u64) -> (Vec<HostTensor>, Vec<H
         .enumerate()
         .map(|(i, t)| {
             let mut tensor = HostTensor::random(t.dtype, &t.shape, seed.wrapping_add(i as u64));
-            let edges = edge_values(t.dtype);
             // Each tensor starts at another edge value, so that two inputs of an
             // elementwise operation meet different pairs.
-            for (n, value) in tensor.data.iter_mut().step_by(2).enumerate() {
-                *value = edges[(n + i) % edges.len()];
+            let edges = HostTensor::edges(t.dtype, &t.shape, i);
+            for (value, edge) in tensor.data.iter_mut().zip(&edges.data).step_by(2) {
+                *value = *edge;
             }
             tensor
         })
         .collect();
     let expected = npu_sim::reference(kernel, &inputs);
     (inputs, expected)
-}
-
-/// The edge values of `dtype` (see [`edge_inputs`]), each exactly representable in it.
-pub fn edge_values(dtype: npu_core::Dtype) -> Vec<f64> {
-    if dtype.is_float() {
-        let (max, tiny) = match dtype {
-            npu_core::Dtype::F16 => (half::f16::MAX.to_f64(), half::f16::MIN_POSITIVE.to_f64()),
-            npu_core::Dtype::Bf16 => (half::bf16::MAX.to_f64(), half::bf16::MIN_POSITIVE.to_f64()),
-            _ => (f64::from(f32::MAX), f64::from(f32::MIN_POSITIVE)),
-        };
-        vec![
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            max,
-            -max,
-            tiny,
-            -tiny,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-        ]
-    } else {
-        // The range of an integer dtype, from its width and whether -1 survives
-        // rounding to it.
-        let bits = dtype.size() * 8;
-        let signed = dtype.round(-1.0) < 0.0;
-        let (min, max) = if signed {
-            (
-                -(2f64.powi(bits as i32 - 1)),
-                2f64.powi(bits as i32 - 1) - 1.0,
-            )
-        } else {
-            (0.0, 2f64.powi(bits as i32) - 1.0)
-        };
-        let mut values = vec![0.0, 1.0, max, min];
-        if signed {
-            values.push(-1.0);
-        }
-        values
-    }
 }
 
 impl fmt::Display for BenchTable {

@@ -64,7 +64,7 @@ pub mod tuner;
 use std::path::Path;
 
 pub use half::{bf16, f16};
-pub use npu_core::scalar::{Element, HostTensor, ShapeError};
+pub use npu_core::scalar::{Element, HostTensor, IndexError, InputError, ShapeError};
 pub use npu_core::{
     CheckedKernel, Code, Diagnostic, DiagnosticRecord, Diagnostics, Dtype, Edit, Fix, Level, Pipe,
     Program, Target, TargetError, check_source, check_source_with,
@@ -104,7 +104,28 @@ pub mod __private {
     pub use npu_core::scalar::{self, Element};
     pub use npu_core::{CheckedKernel, Dtype, Target, check, parse};
 
-    use npu_core::scalar::{HostTensor, ShapeError};
+    use npu_core::scalar::{HostTensor, IndexError, ShapeError};
+
+    /// The row a gather reads: `value`, the element of `index` at `position`, when it
+    /// lies in `0..extent` (dimension `dim` of `table`), else the error that names them.
+    pub fn gather_index(
+        value: f64,
+        extent: u64,
+        index: &str,
+        position: &[u64],
+        table: &str,
+        dim: usize,
+    ) -> Result<usize, IndexError> {
+        IndexError::check(value, extent, || IndexError {
+            index: index.to_string(),
+            position: position.to_vec(),
+            value: value as i64,
+            table: table.to_string(),
+            dim,
+            extent,
+        })
+        .map(|row| row as usize)
+    }
 
     /// The checked kernel of a generated module, from its source and target text. Both
     /// passed the checker when the crate compiled, so a failure is a bug in npu.

@@ -113,14 +113,15 @@ pub fn bench_variants(kernel: &CheckedKernel) -> BenchTable {
 /// the simulator's host reference on them: the data the tuner and [`bench_variants`]
 /// check every schedule on.
 pub fn seeded_inputs(kernel: &CheckedKernel, seed: u64) -> (Vec<HostTensor>, Vec<HostTensor>) {
-    let inputs: Vec<HostTensor> = kernel
+    let mut inputs: Vec<HostTensor> = kernel
         .tensors
         .iter()
         .filter(|t| t.role == Role::Input)
         .enumerate()
         .map(|(i, t)| HostTensor::random(t.dtype, &t.shape, seed.wrapping_add(i as u64)))
         .collect();
-    let expected = npu_sim::reference(kernel, &inputs);
+    kernel.fit_inputs(&mut inputs);
+    let expected = reference(kernel, &inputs);
     (inputs, expected)
 }
 
@@ -129,7 +130,7 @@ pub fn seeded_inputs(kernel: &CheckedKernel, seed: u64) -> (Vec<HostTensor>, Vec
 /// ±infinity and NaN, in turn), the rest are drawn from `seed` as in [`seeded_inputs`].
 /// Returns the inputs and the host reference's outputs on them.
 pub fn edge_inputs(kernel: &CheckedKernel, seed: u64) -> (Vec<HostTensor>, Vec<HostTensor>) {
-    let inputs: Vec<HostTensor> = kernel
+    let mut inputs: Vec<HostTensor> = kernel
         .tensors
         .iter()
         .filter(|t| t.role == Role::Input)
@@ -145,8 +146,17 @@ pub fn edge_inputs(kernel: &CheckedKernel, seed: u64) -> (Vec<HostTensor>, Vec<H
             tensor
         })
         .collect();
-    let expected = npu_sim::reference(kernel, &inputs);
+    // Gather indices wrap into their table, so the edges reach its first and last rows.
+    kernel.fit_inputs(&mut inputs);
+    let expected = reference(kernel, &inputs);
     (inputs, expected)
+}
+
+/// The simulator's host reference on inputs [`CheckedKernel::fit_inputs`] made valid:
+/// every gather index is in range, so it has outputs.
+fn reference(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Vec<HostTensor> {
+    npu_sim::reference(kernel, inputs)
+        .expect("fit_inputs wraps every gather index into the dimension it indexes")
 }
 
 impl fmt::Display for BenchTable {

@@ -68,6 +68,16 @@ pub enum Index {
     /// An affine form of axes such as `2*i + k - 1`: terms as written, constants folded
     /// into `offset`. `span` is its first token, where bounds diagnostics point.
     Affine(Affine),
+    /// A gather: the position is read from an integer index tensor, `idx[i]` in
+    /// `table[idx[i], d]`. The index tensor's own subscripts are affine.
+    Gather(Gather),
+}
+
+/// `idx[i]` as a subscript: the index tensor and its subscripts.
+#[derive(Clone, Debug)]
+pub struct Gather {
+    pub tensor: Ident,
+    pub indices: Vec<Index>,
 }
 
 /// `2*i + k - 1`: positive integer coefficients on axes plus an integer offset.
@@ -92,6 +102,7 @@ impl Index {
             Index::Axis(axis) => axis.span(),
             Index::Const(number) => number.span,
             Index::Affine(affine) => affine.span,
+            Index::Gather(gather) => gather.tensor.span(),
         }
     }
 }

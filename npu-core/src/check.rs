@@ -434,6 +434,18 @@ impl Checker<'_> {
                     .help = Some("name an axis, such as `i`".into());
                     return None;
                 }
+                ast::Index::Gather(gather) => {
+                    self.error(
+                        Code::E037,
+                        gather.tensor.span(),
+                        format!("output `{name}` is written through `{}[..]`: scatter is not supported", gather.tensor),
+                    )
+                    .help = Some(format!(
+                        "write the output over plain axes and gather on the right: `{name}[i] = x[{}[i]]`",
+                        gather.tensor
+                    ));
+                    return None;
+                }
                 ast::Index::Affine(affine) => {
                     self.error(
                         Code::E011,
@@ -589,6 +601,15 @@ impl Checker<'_> {
                         format!("intermediate `{name}` must be written over axes, not at a fixed position"),
                     )
                     .help = Some("name an axis, such as `i`".into());
+                    return None;
+                }
+                ast::Index::Gather(gather) => {
+                    self.error(
+                        Code::E037,
+                        gather.tensor.span(),
+                        format!("intermediate `{name}` is written through `{}[..]`: scatter is not supported", gather.tensor),
+                    )
+                    .help = Some("write it over plain axes and gather on the right".into());
                     return None;
                 }
                 ast::Index::Affine(affine) => {

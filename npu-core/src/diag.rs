@@ -66,6 +66,9 @@ pub enum Code {
     /// An intermediate (`let`) the schedule cannot keep on chip: staged, or consumed
     /// along an axis the schedule splits.
     E035,
+    /// A gather the DSL or the schedule cannot run: nested, in a padded view, along
+    /// two dimensions, from an intermediate, or a table whose rows do not fit on chip.
+    E037,
 }
 
 impl Code {
@@ -95,11 +98,12 @@ impl Code {
             Code::E033 => "unhandled tail",
             Code::E034 => "stale variants file",
             Code::E035 => "intermediate not kept on chip",
+            Code::E037 => "unsupported gather",
         }
     }
 
     /// Every code, in order.
-    pub const ALL: [Code; 23] = [
+    pub const ALL: [Code; 24] = [
         Code::E001,
         Code::E002,
         Code::E003,
@@ -123,6 +127,7 @@ impl Code {
         Code::E033,
         Code::E034,
         Code::E035,
+        Code::E037,
     ];
 }
 

@@ -79,6 +79,43 @@ impl CheckedKernel {
             .map_or(&[], |a| a.axes.as_slice())
     }
 
+    /// The extent `tensor` indexes when a gather reads it as an index (the smallest,
+    /// if several gathers do): its valid values are `0..extent`.
+    pub fn index_extent(&self, tensor: usize) -> Option<u64> {
+        let mut smallest: Option<u64> = None;
+        for assign in &self.body {
+            assign.value.accesses(&mut |_, subscripts| {
+                for subscript in subscripts {
+                    if let Subscript::Gather { tensor: t, extent, .. } = subscript
+                        && *t == tensor
+                    {
+                        smallest = Some(smallest.map_or(*extent, |s| s.min(*extent)));
+                    }
+                }
+            });
+        }
+        smallest
+    }
+
+    /// Makes generated inputs (in signature order) valid for the kernel: the values of
+    /// each gather index tensor are wrapped into `0..extent` (`v mod extent`), so that
+    /// random and edge data exercise the first and last rows instead of stopping at an
+    /// out-of-range index. Other inputs are left alone.
+    pub fn fit_inputs(&self, inputs: &mut [crate::scalar::HostTensor]) {
+        for (tensor, input) in inputs.iter_mut().enumerate() {
+            if let Some(extent) = self.index_extent(tensor) {
+                let extent = extent.max(1) as f64;
+                for value in &mut input.data {
+                    *value = if value.is_finite() {
+                        value.trunc().rem_euclid(extent)
+                    } else {
+                        0.0
+                    };
+                }
+            }
+        }
+    }
+
     /// Whether the body has `let` intermediates: its statements then run in order
     /// once per tile, every axis a statement reduces over whole in the tile.
     pub fn is_fused(&self) -> bool {
@@ -109,14 +146,26 @@ pub enum Subscript {
         terms: Vec<(usize, u64)>,
         offset: i64,
     },
+    /// A gather, `idx[i]` in `table[idx[i], d]`: the position is the value of the
+    /// integer input `tensor` at `subscripts` (affine ones), known only at run time.
+    /// `extent` is the gathered dimension's length: a value outside `0..extent` is a
+    /// run-time error, never a read. The gathered dimension has no axis, so every
+    /// tile of the tensor holds it whole.
+    Gather {
+        tensor: usize,
+        subscripts: Vec<Subscript>,
+        dtype: Dtype,
+        extent: u64,
+    },
 }
 
 impl Subscript {
-    /// The axes and coefficients of the subscript (none for a constant).
+    /// The axes and coefficients of the subscript (none for a constant or a gather,
+    /// whose dimension no axis slides along).
     pub fn terms(&self) -> Vec<(usize, u64)> {
         match self {
             Subscript::Axis(axis) => vec![(*axis, 1)],
-            Subscript::Const(_) => Vec::new(),
+            Subscript::Const(_) | Subscript::Gather { .. } => Vec::new(),
             Subscript::Affine { terms, .. } => terms.clone(),
         }
     }
@@ -124,20 +173,34 @@ impl Subscript {
     /// The constant part.
     pub fn offset(&self) -> i64 {
         match self {
-            Subscript::Axis(_) => 0,
+            Subscript::Axis(_) | Subscript::Gather { .. } => 0,
             Subscript::Const(value) => *value as i64,
             Subscript::Affine { offset, .. } => *offset,
         }
     }
 
-    /// The index it reads when each axis `a` has the value `env[a]`.
-    pub fn at(&self, env: &[u64]) -> i64 {
+    /// The index it reads when each axis `a` has the value `env[a]`; `None` for a
+    /// gather, whose index is data (see [`Subscript::gather`]).
+    pub fn at(&self, env: &[u64]) -> Option<i64> {
         match self {
-            Subscript::Axis(axis) => env[*axis] as i64,
-            Subscript::Const(value) => *value as i64,
-            Subscript::Affine { terms, offset } => terms
-                .iter()
-                .fold(*offset, |sum, (axis, c)| sum + (env[*axis] * c) as i64),
+            Subscript::Axis(axis) => Some(env[*axis] as i64),
+            Subscript::Const(value) => Some(*value as i64),
+            Subscript::Affine { terms, offset } => Some(
+                terms
+                    .iter()
+                    .fold(*offset, |sum, (axis, c)| sum + (env[*axis] * c) as i64),
+            ),
+            Subscript::Gather { .. } => None,
+        }
+    }
+
+    /// The index tensor and its subscripts, for a gather.
+    pub fn gather(&self) -> Option<(usize, &[Subscript])> {
+        match self {
+            Subscript::Gather {
+                tensor, subscripts, ..
+            } => Some((*tensor, subscripts)),
+            _ => None,
         }
     }
 
@@ -145,7 +208,7 @@ impl Subscript {
     pub fn coefficient(&self, axis: usize) -> u64 {
         match self {
             Subscript::Axis(a) => u64::from(*a == axis),
-            Subscript::Const(_) => 0,
+            Subscript::Const(_) | Subscript::Gather { .. } => 0,
             Subscript::Affine { terms, .. } => terms
                 .iter()
                 .filter(|(a, _)| *a == axis)
@@ -237,6 +300,28 @@ impl Expr {
             | Expr::Reduce { dtype, .. }
             | Expr::Param { dtype, .. } => *dtype,
         }
+    }
+
+    /// Calls `f(tensor, subscripts)` for every tensor this expression reads, parents
+    /// first: each load, and inside a gather's subscript the index tensor it reads.
+    pub fn accesses<'a>(&'a self, f: &mut impl FnMut(usize, &'a [Subscript])) {
+        self.walk(&mut |node| {
+            if let Expr::Load {
+                tensor, subscripts, ..
+            } = node
+            {
+                f(*tensor, subscripts);
+                for (index, inner) in subscripts.iter().filter_map(Subscript::gather) {
+                    f(index, inner);
+                }
+            }
+        });
+    }
+
+    /// Whether this node is a load with a gathered subscript.
+    pub fn is_gather(&self) -> bool {
+        matches!(self, Expr::Load { subscripts, .. }
+            if subscripts.iter().any(|s| s.gather().is_some()))
     }
 
     /// Calls `f` on this node and every node below it, parents first.

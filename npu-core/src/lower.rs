@@ -66,6 +66,7 @@ pub fn lower(kernel: &CheckedKernel, schedule: usize) -> Program {
         boxes: Vec::new(),
         strides: Vec::new(),
         copies: Vec::new(),
+        gathers: Vec::new(),
         classes: Vec::new(),
         cores: Vec::with_capacity(work.cores.len()),
     };
@@ -443,16 +444,10 @@ fn tensor_infos(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> Vec<Tenso
                         assign.axes.iter().map(|a| Subscript::Axis(*a)).collect()
                     });
                 }
-                assign.value.walk(&mut |node| {
-                    if let Expr::Load {
-                        tensor: t,
-                        subscripts: s,
-                        ..
-                    } = node
-                        && *t == tensor
-                    {
+                assign.value.accesses(&mut |t, s| {
+                    if t == tensor {
                         used = true;
-                        subscripts.get_or_insert_with(|| s.clone());
+                        subscripts.get_or_insert_with(|| s.to_vec());
                     }
                 });
             }

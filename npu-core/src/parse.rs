@@ -412,11 +412,24 @@ fn index_list(content: ParseStream) -> syn::Result<Vec<Index>> {
     Ok(indices)
 }
 
-// index := term (('+' | '-') term)*     term := INT | IDENT | INT '*' IDENT | IDENT '*' INT
+// index := IDENT '[' index (',' index)* ']'          (a gather: `idx[i]`)
+//          | term (('+' | '-') term)*
+// term  := INT | IDENT | INT '*' IDENT | IDENT '*' INT
 // One term alone is a plain axis or a fixed position; anything more is an affine form
 // whose constants fold into one offset. Axes take positive coefficients only.
 fn index(input: ParseStream) -> syn::Result<Index> {
     let span = input.span();
+    if input.peek(Ident) && input.peek2(syn::token::Bracket) {
+        let tensor: Ident = input.parse()?;
+        let indices = subscripts(input)?;
+        if let Some(nested) = indices.iter().find(|i| matches!(i, Index::Gather(_))) {
+            return Err(syn::Error::new(
+                nested.span(),
+                "a gather's index is read with plain subscripts: nested gathers `x[a[b[i]]]` are not supported",
+            ));
+        }
+        return Ok(Index::Gather(Gather { tensor, indices }));
+    }
     let mut terms = Vec::new();
     let mut offset: i64 = 0;
     let mut constants = 0;

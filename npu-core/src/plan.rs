@@ -29,6 +29,10 @@
 //!   dtype (f32 for floats, i32 for integers, or the one `sum[k: bf16]` names); it
 //!   lives across the reduction's tiles, so it has a buffer of its own too.
 //! - A comparison's mask takes one byte per element.
+//! - A gathered tensor (`table[idx[i], d]`) is staged whole along its gathered
+//!   dimension, which no axis splits: its tile is every row times the tiles of its
+//!   other dimensions. The index tensor is staged like any input. A gather that is
+//!   not the statement's result writes a temporary.
 
 use crate::dtype::Dtype;
 use crate::ir::{Buffer, BufferKind, CheckedKernel, Expr, KernelClass, Role, Stage, Subscript};
@@ -103,6 +107,9 @@ pub fn tensor_axes(kernel: &CheckedKernel, tensor: usize) -> Vec<Option<usize>> 
 /// between its first and last read, `Σ coefficient × (tile − 1) + 1`, the window's
 /// halo included (`(tile − 1) × stride + window` for `stride*i + k`).
 pub fn subscript_extent(subscript: &Subscript, tiles: &[u64]) -> u64 {
+    if let Subscript::Gather { extent, .. } = subscript {
+        return *extent;
+    }
     subscript
         .terms()
         .iter()
@@ -129,16 +136,9 @@ pub fn tensor_subscripts(kernel: &CheckedKernel, tensor: usize) -> Option<Vec<Su
             return Some(assign.axes.iter().map(|a| Subscript::Axis(*a)).collect());
         }
         let mut found = None;
-        assign.value.walk(&mut |node| {
-            if let Expr::Load {
-                tensor: t,
-                subscripts,
-                ..
-            } = node
-                && *t == tensor
-                && found.is_none()
-            {
-                found = Some(subscripts.clone());
+        assign.value.accesses(&mut |t, subscripts| {
+            if t == tensor && found.is_none() {
+                found = Some(subscripts.to_vec());
             }
         });
         if found.is_some() {
@@ -153,9 +153,7 @@ pub fn tensor_subscripts(kernel: &CheckedKernel, tensor: usize) -> Option<Vec<Su
 pub fn is_accessed(kernel: &CheckedKernel, tensor: usize) -> bool {
     kernel.body.iter().any(|assign| {
         let mut found = assign.output == tensor;
-        assign.value.walk(&mut |node| {
-            found |= matches!(node, Expr::Load { tensor: t, .. } if *t == tensor);
-        });
+        assign.value.accesses(&mut |t, _| found |= t == tensor);
         found
     })
 }
@@ -212,6 +210,13 @@ fn temp_specs(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
                 // A scalar operand, from the program's constants or a scalar register.
                 Expr::Const { .. } | Expr::Param { .. } => {}
                 _ if crate::lower::constant_value(node).is_some() => {}
+                // A gather writes its rows into a temporary, or straight into the
+                // output tile at the root.
+                Expr::Load { dtype, .. } if node.is_gather() => {
+                    if !is_root {
+                        specs.push(temp(statement, node_index, elements, *dtype));
+                    }
+                }
                 Expr::Load {
                     subscripts, dtype, ..
                 } => {
@@ -495,13 +500,14 @@ fn allocate(kernel: &CheckedKernel, specs: &mut [TempSpec], align: u64) {
         let nodes = preorder(&assign.value);
         position.push(vec![usize::MAX; nodes.len()]);
         // A broadcast of a staged input keeps its rows across tiles; one of an
-        // intermediate is filled anew each time.
+        // intermediate, and a gather, are filled anew each time.
         is_load.push(
             nodes
                 .iter()
                 .map(|n| {
                     matches!(n, Expr::Load { tensor, .. }
                         if kernel.tensors[*tensor].role != Role::Local)
+                        && !n.is_gather()
                 })
                 .collect(),
         );

@@ -215,6 +215,11 @@ fn index(index: &Index) -> String {
         Index::Axis(axis) => axis.to_string(),
         Index::Const(position) => position.value.to_string(),
         Index::Affine(affine) => affine_text(affine),
+        Index::Gather(gather) => format!(
+            "{}[{}]",
+            gather.tensor,
+            comma_separated(&gather.indices, self::index)
+        ),
     }
 }
 

@@ -29,6 +29,7 @@
 //! | `copy_in` | MTE2 | tensor + element offset, UB or L1 address, copy shape, padded | `moved / rate × (pad_penalty if padded) + (bursts − 1) × burst_cycles`, landing `latency_cycles` later |
 //! | `copy_out` | MTE3 | UB address, tensor + element offset, copy shape, padded | as `copy_in` |
 //! | `v<op>` | V | op, dtype, box, destination and up to three sources (UB views, constants `#2`, scalar parameters `$offset`) | `vector.issue_cycles + ceil(elements × width / repeat_bytes) × vector.cycles[op]` |
+//! | `vgather` | V | dtype, box, destination, the table's view (row 0), the index tile's view, a [`Gather`] | `vector.issue_cycles + elements × vector.cycles[gather]` |
 //! | `load_l0a`, `load_l0b` | MTE1 | L1 address and row stride, L0 address, rows × columns | `fractal-padded bytes / dma.mte1_bytes_per_cycle` |
 //! | `mmad` | M | L0A, L0B, L0C addresses, m × n × k, init | `cube.issue_cycles + ceil(m / cube.m) × ceil(n / cube.n) × ceil(k / cube.k) × cube.cycles_per_fractal` |
 //! | `fixpipe` | FIX | L0C address, tensor + element offset, rows × columns | `bytes / min(dma.fix_bytes_per_cycle, gm share) + (rows − 1) × burst_cycles`, landing `latency_cycles` later |
@@ -37,10 +38,19 @@
 //! source stride is 0), unary and binary arithmetic, `vcmp` (writes a one-byte mask),
 //! `vsel`, `vconv` (cast; `vconv.sat` saturates) and `vreduce` (folds the source into a
 //! destination whose stride along each reduced dimension is 0, in the accumulator
-//! dtype it names, in index order). Each works over a box: the extents of
+//! dtype it names, in index order) and `vgather` (below). Each works over a box: the extents of
 //! the current tile, so a tail tile is a smaller box in the same buffers. `width` is
 //! the widest element the instruction touches (the accumulator's for `vreduce`), the
 //! same rule the checker uses for the repeat limit.
+//!
+//! `vgather` is Ascend's Gather (`vgather`) over a table staged whole in UB, the
+//! gathered dimension not split: for each element of the box it reads the index at
+//! the second source, checks it against the gathered extent, and reads the first
+//! source's view moved by `index × row_bytes`. An index outside `0..extent` stops the
+//! program with an error that names the index tensor, its element and the value;
+//! nothing is read. Each element is an address of its own (the unit serves one per
+//! cycle, not a 256-byte repeat), so its cost is per element: `vector.cycles.gather`
+//! is cycles per element, and a target without it has no gather (E026).
 //!
 //! Cores that get the same number of tiles and the same tail run the same code with a
 //! different global-memory origin, so a [`Program`] stores each distinct
@@ -123,6 +133,9 @@ pub struct Program {
     pub strides: Vec<Vec<u64>>,
     /// Shapes of global-memory copies.
     pub copies: Vec<CopyShape>,
+    /// What each `vgather` gathers from, by [`VectorKind::Gather`]'s index.
+    #[serde(default)]
+    pub gathers: Vec<Gather>,
     /// The distinct per-core codes.
     pub classes: Vec<CoreCode>,
     /// The cores that get work, in core order; cores without tiles are left out.
@@ -211,6 +224,25 @@ pub struct CopyShape {
     pub moved: u64,
     /// Contiguous runs in global memory.
     pub bursts: u64,
+}
+
+/// The table and index of a `vgather`: element `e` of the box reads the index `v` at
+/// the index view and then the table view moved by `v × row_bytes`, after checking
+/// `0 <= v < extent`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gather {
+    /// The gathered tensor and the integer index tensor, by index into
+    /// [`Program::tensors`] (for error messages).
+    pub table: u16,
+    pub index: u16,
+    pub index_dtype: Dtype,
+    /// The gathered dimension of the table and its length.
+    pub dim: u64,
+    pub extent: u64,
+    /// Bytes between consecutive rows in the table's buffer.
+    pub row_bytes: u64,
+    /// The index tensor's shape, to name the element an error is about.
+    pub index_shape: Vec<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -352,6 +384,8 @@ pub enum VectorKind {
     Reduce(ReduceOp, Dtype),
     /// A saturating cast (`x as sat i8`).
     SatCast,
+    /// A gather, by index into [`Program::gathers`].
+    Gather(u32),
 }
 
 impl VectorKind {
@@ -365,6 +399,7 @@ impl VectorKind {
             VectorKind::Select => VectorOp::Select,
             VectorKind::Cast | VectorKind::SatCast => VectorOp::Cast,
             VectorKind::Reduce(..) => VectorOp::Reduce,
+            VectorKind::Gather(_) => VectorOp::Gather,
         }
     }
 
@@ -428,6 +463,7 @@ impl VectorKind {
                 ReduceOp::Min => "vreduce.min",
             },
             VectorKind::SatCast => "vconv.sat",
+            VectorKind::Gather(_) => "vgather",
         }
     }
 }
@@ -536,6 +572,21 @@ impl Program {
             } => tensor(*t).or_else(|| copy(*shape)),
             Op::Fixpipe { tensor: t, .. } => tensor(*t),
             Op::Mmad { .. } if self.cube.is_none() => Some("needs the program's cube block".into()),
+            Op::Vector(VectorInstr {
+                kind: VectorKind::Gather(g),
+                ..
+            }) if *g as usize >= self.gathers.len() => {
+                Some(format!("names gather {g} of {}", self.gathers.len()))
+            }
+            Op::Vector(VectorInstr {
+                kind: VectorKind::Gather(g),
+                ..
+            }) if self.gathers.get(*g as usize).is_some_and(|g| {
+                tensor(g.table).is_some() || tensor(g.index).is_some()
+            }) =>
+            {
+                Some(format!("gather {g} names a tensor the program does not have"))
+            }
             Op::Vector(v) => {
                 let Some(rank) = self.boxes.get(v.shape as usize).map(Vec::len) else {
                     return Some(format!("names box {} of {}", v.shape, self.boxes.len()));

@@ -367,3 +367,90 @@ impl std::fmt::Display for ShapeError {
 }
 
 impl std::error::Error for ShapeError {}
+
+/// A gather's index outside the dimension it indexes, found at run time (the checker
+/// cannot see data): `index[position]` holds `value`, and `table` has `extent`
+/// elements along dimension `dim`. The host references and the simulator report the
+/// same text; none of them reads the element.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct IndexError {
+    pub index: String,
+    pub position: Vec<u64>,
+    /// The index's value (an integer: index tensors have integer dtypes).
+    pub value: i64,
+    pub table: String,
+    pub dim: usize,
+    pub extent: u64,
+}
+
+impl IndexError {
+    /// `Ok` when `value` indexes a dimension of `extent`, else the error built by `error`
+    /// (called only then, so that the happy path allocates nothing).
+    pub fn check(value: f64, extent: u64, error: impl FnOnce() -> IndexError) -> Result<u64, IndexError> {
+        if value >= 0.0 && value < extent as f64 {
+            Ok(value as u64)
+        } else {
+            Err(error())
+        }
+    }
+
+    /// The row-major position of element `flat` of a tensor of `shape`.
+    pub fn position_of(flat: u64, shape: &[u64]) -> Vec<u64> {
+        let mut position = vec![0; shape.len()];
+        let mut rest = flat;
+        for (slot, extent) in position.iter_mut().zip(shape).rev() {
+            *slot = rest % extent.max(&1);
+            rest /= extent.max(&1);
+        }
+        position
+    }
+}
+
+impl std::fmt::Display for IndexError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let position: Vec<String> = self.position.iter().map(u64::to_string).collect();
+        write!(
+            f,
+            "gather index out of range: `{}[{}]` holds {}, but `{}` has {} elements along dimension {}",
+            self.index,
+            position.join(", "),
+            self.value,
+            self.table,
+            self.extent,
+            self.dim
+        )
+    }
+}
+
+impl std::error::Error for IndexError {}
+
+/// Why a generated `reference` or `reference_host` function returned no outputs: host
+/// data of the wrong length, or a gather index out of range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputError {
+    Shape(ShapeError),
+    Index(IndexError),
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputError::Shape(error) => error.fmt(f),
+            InputError::Index(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+impl From<ShapeError> for InputError {
+    fn from(error: ShapeError) -> InputError {
+        InputError::Shape(error)
+    }
+}
+
+impl From<IndexError> for InputError {
+    fn from(error: IndexError) -> InputError {
+        InputError::Index(error)
+    }
+}

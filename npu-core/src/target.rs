@@ -136,6 +136,8 @@ pub enum VectorOp {
     Shl,
     Shr,
     Popcount,
+    /// Cycles per element of a gather (`vgather`), not per repeat.
+    Gather,
 }
 
 impl VectorOp {
@@ -145,7 +147,7 @@ impl VectorOp {
     /// target file written before they existed still loads.
     pub const REQUIRED: usize = 21;
 
-    pub const ALL: [VectorOp; 41] = [
+    pub const ALL: [VectorOp; 42] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -187,6 +189,7 @@ impl VectorOp {
         VectorOp::Shl,
         VectorOp::Shr,
         VectorOp::Popcount,
+        VectorOp::Gather,
     ];
 
     pub fn name(self) -> &'static str {
@@ -232,6 +235,7 @@ impl VectorOp {
             VectorOp::Shl => "shl",
             VectorOp::Shr => "shr",
             VectorOp::Popcount => "popcount",
+            VectorOp::Gather => "gather",
         }
     }
 }

@@ -33,9 +33,12 @@
 //!   slots of the buffers the program copies through between them fit the ids.
 //! - **Cores.** The requested and the assigned cores fit the target's cube cores when
 //!   the program uses the cube, its vector cores otherwise.
+//! - **Gathers.** A `vgather`'s table view, moved by any row up to its extent, and
+//!   its index view (in the index's dtype) lie in UB, as the capacity rule asks of
+//!   every operand.
 //! - **Units.** Vector arithmetic (unary, binary, compare, select, reduce) computes in
 //!   a dtype of `vector.dtypes`; moves (`vdup`, `vcopy`) and conversions (`vconv`)
-//!   only move bits, and a reduction's accumulator is the unit's own wider format, so
+//!   and `vgather` only move bits, and a reduction's accumulator is the unit's own wider format, so
 //!   those are not held to the list; a reduction's accumulator dtype must be in
 //!   `vector.dtypes` or `vector.accumulators`. Cube instructions need `target.cube`, one of its
 //!   dtypes and a block that is a multiple of its fractal.
@@ -459,7 +462,11 @@ impl Validator<'_> {
         }
         let arithmetic = !matches!(
             v.kind,
-            VectorKind::Dup | VectorKind::Copy | VectorKind::Cast | VectorKind::SatCast
+            VectorKind::Dup
+                | VectorKind::Copy
+                | VectorKind::Cast
+                | VectorKind::SatCast
+                | VectorKind::Gather(_)
         );
         if arithmetic && !self.target.vector.dtypes.contains(&v.dtype) {
             let names: Vec<&str> = self.target.vector.dtypes.iter().map(|d| d.name()).collect();
@@ -522,6 +529,17 @@ impl Validator<'_> {
             if let Operand::Ub { address, strides } = *operand {
                 views.push((address, view_end(address, strides, bytes)));
             }
+        }
+        // A gather reads its table's view moved by up to `extent - 1` rows, and its
+        // index view in the index's dtype.
+        if let VectorKind::Gather(g) = v.kind
+            && let Some(gather) = program.gathers.get(g as usize)
+            && let [Operand::Ub { address, strides: table }, Operand::Ub { address: index, strides: index_strides }, _] = v.src
+        {
+            let rows = gather.extent.saturating_sub(1).saturating_mul(gather.row_bytes);
+            views.truncate(1);
+            views.push((address, view_end(address, table, dst_bytes).saturating_add(rows)));
+            views.push((index, view_end(index, index_strides, gather.index_dtype.size())));
         }
         for (address, end) in views {
             self.range(site, Level::Ub, u64::from(address), end);
@@ -616,5 +634,7 @@ fn operand_bytes(v: &VectorInstr) -> (u64, [u64; 3]) {
         VectorKind::Dup | VectorKind::Copy | VectorKind::Unary(_) | VectorKind::Binary(_) => {
             (size, [size; 3])
         }
+        // The index's bytes are its gather's; `vector` counts them.
+        VectorKind::Gather(_) => (size, [size, 1, size]),
     }
 }

@@ -259,3 +259,14 @@ cases! {
     window_of_no_elements: "kernel p(x: [f32; 100]) -> y: [f32; 100] { y[i] = sum[k < 0](x[i + k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
     transpose: "kernel t(x: [f32; 64, 48]) -> y: [f32; 48, 64] { y[j, i] = x[i, j]; }\ntarget ascend910b;\nschedule s { split j by 16; split i by 32; stage x, y in ub depth 2; }\n";
 }
+
+// Gathers: the table staged whole along its gathered dimension (counted by E020), an
+// integer index (E010), and the forms the language does not run (E037).
+cases! {
+    gather_embedding_plan: "kernel emb(table: [f16; 1000, 64], idx: [i32; 3000]) -> y: [f16; 3000, 64] {\n    y[i, d] = table[idx[i], d] * 2.0;\n}\ntarget ascend910b;\nschedule s { parallel i over 8 cores; split i by 128; stage table, idx, y in ub; tail pad; }\n";
+    gather_table_overflows_ub: "kernel emb(table: [f16; 4000, 64], idx: [i32; 3000]) -> y: [f16; 3000, 64] {\n    y[i, d] = table[idx[i], d];\n}\ntarget ascend910b;\nschedule s { split i by 128; stage table, idx, y in ub; tail pad; }\n";
+    gather_float_index: "kernel g(x: [f32; 64], idx: [f32; 8]) -> y: [f32; 8] { y[i] = x[idx[i]]; }\ntarget ascend910b;\nschedule s { stage x, idx, y in ub; }\n";
+    gather_unsupported_forms: "kernel g(x: [f32; 64, 64], idx: [i32; 8], b: [i32; 8]) -> (y: [f32; 8], z: [f32; 64]) {\n    let m[i] = idx[i];\n    y[i] = x[idx[i], b[i]] + pad(x, 0)[idx[i], 0] + x[m[i], 0];\n    z[b[i]] = x[0, 0];\n}\ntarget ascend910b;\nschedule s { stage x, idx, b, y, z in ub; }\n";
+    gather_nested: "kernel g(x: [f32; 64], idx: [i32; 8], j: [i32; 8]) -> y: [f32; 8] { y[i] = x[idx[j[i]]]; }\ntarget ascend910b;\nschedule s { stage x, idx, j, y in ub; }\n";
+    gather_index_out_of_bounds_subscript: "kernel g(x: [f32; 64], idx: [i32; 8]) -> y: [f32; 16] { y[i] = x[idx[i]]; }\ntarget ascend910b;\nschedule s { stage x, idx, y in ub; }\n";
+}

@@ -100,6 +100,14 @@ fn tree(expr: &Expr) -> String {
                             .collect();
                         format!("(affine {} {})", terms.join(" "), affine.offset)
                     }
+                    Index::Gather(gather) => {
+                        let load = Expr::Load {
+                            tensor: gather.tensor.clone(),
+                            indices: gather.indices.clone(),
+                            pad: None,
+                        };
+                        format!("(gather {})", tree(&load))
+                    }
                 })
                 .collect();
             match pad {
@@ -469,6 +477,23 @@ fn math_literals_and_saturating_casts() {
         "round(sin(x[i]) * 8.0) + floor(x[i])",
         "x[i] as sat",
     ]));
+}
+
+#[test]
+fn gathers() {
+    assert_snapshot!(check_exprs(&[
+        "x[idx[i]]",
+        "table[idx[i], d] * 2.0",
+        "table[idx[b, 2*t + 1], d]",
+        "x[idx[i] ]",
+    ]));
+}
+
+#[test]
+fn nested_gathers_say_so() {
+    insta::assert_snapshot!(check(
+        "kernel k(x: [f32; 64], a: [i32; 64], b: [i32; 64]) -> y: [f32; 64] {\n    y[i] = x[a[b[i]]];\n}\n"
+    ));
 }
 
 #[test]

@@ -211,10 +211,11 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
             ///
             /// # Errors
             ///
-            /// A [`ShapeError`](npu::ShapeError) when a slice's length is not its tensor's
-            /// element count.
+            /// An [`InputError`](npu::InputError): a slice whose length is not its
+            /// tensor's element count, or a gather index outside the dimension it indexes
+            /// (naming the index tensor, the element and its value).
             #[allow(clippy::too_many_arguments)] // One argument per input tensor.
-            pub fn reference(#(#params),*) -> ::core::result::Result<Outputs, #npu::ShapeError> {
+            pub fn reference(#(#params),*) -> ::core::result::Result<Outputs, #npu::InputError> {
                 #reference
             }
 
@@ -224,11 +225,11 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
             ///
             /// # Errors
             ///
-            /// A [`ShapeError`](npu::ShapeError) when the number of tensors or a tensor's
-            /// element count is wrong.
+            /// An [`InputError`](npu::InputError) when the number of tensors or a tensor's
+            /// element count is wrong, or a gather index is out of range.
             pub fn reference_host(
                 inputs: &[#npu::HostTensor],
-            ) -> ::core::result::Result<::std::vec::Vec<#npu::HostTensor>, #npu::ShapeError> {
+            ) -> ::core::result::Result<::std::vec::Vec<#npu::HostTensor>, #npu::InputError> {
                 #reference_host
             }
 
@@ -279,7 +280,7 @@ fn reference_body(kernel: &CheckedKernel, interface: &Interface) -> TokenStream 
         });
     quote! {
         #(#checks)*
-        let [#(#results),*] = self::evaluate([#(#converted),*]);
+        let [#(#results),*] = self::evaluate([#(#converted),*])?;
         ::core::result::Result::Ok(Outputs { #(#fields),* })
     }
 }
@@ -310,7 +311,7 @@ fn reference_host_body(kernel: &CheckedKernel) -> TokenStream {
         });
     quote! {
         let inputs = #private::host_inputs(inputs, [#(#inputs),*])?;
-        let outputs = self::evaluate(inputs.each_ref().map(::std::vec::Vec::as_slice));
+        let outputs = self::evaluate(inputs.each_ref().map(::std::vec::Vec::as_slice))?;
         ::core::result::Result::Ok(#private::host_outputs(outputs, [#(#outputs),*]))
     }
 }
@@ -331,8 +332,9 @@ fn evaluate(kernel: &CheckedKernel) -> TokenStream {
         .count();
     let mut read = vec![false; kernel.tensors.len()];
     for assign in &kernel.body {
+        assign.value.accesses(&mut |tensor, _| read[tensor] = true);
         assign.value.walk(&mut |node| {
-            if let Expr::Load { tensor, .. } | Expr::Param { tensor, .. } = node {
+            if let Expr::Param { tensor, .. } = node {
                 read[*tensor] = true;
             }
         });
@@ -363,13 +365,14 @@ fn evaluate(kernel: &CheckedKernel) -> TokenStream {
     });
     // `let` intermediates are computed in order like outputs, but not returned.
     let outputs = (input_count..input_count + output_count).map(tensor_var);
+    let npu = npu();
     quote! {
         fn evaluate(
             inputs: [&[::core::primitive::f64]; #input_count],
-        ) -> [::std::vec::Vec<::core::primitive::f64>; #output_count] {
+        ) -> ::core::result::Result<[::std::vec::Vec<::core::primitive::f64>; #output_count], #npu::IndexError> {
             let [#(#bindings),*] = inputs;
             #(#statements)*
-            [#(#outputs),*]
+            ::core::result::Result::Ok([#(#outputs),*])
         }
     }
 }
@@ -490,6 +493,17 @@ fn index(kernel: &CheckedKernel, tensor: usize, subscripts: &[Subscript]) -> Tok
                 quote!(#var * #step_literal)
             });
         }
+        if let Subscript::Gather {
+            tensor: index_tensor,
+            subscripts: inner,
+            extent,
+            ..
+        } = subscript
+        {
+            let row = gathered(kernel, *index_tensor, inner, tensor, dim, *extent);
+            let stride = usize_literal(stride);
+            terms.push(quote!(#row * #stride));
+        }
         // The checker proved every unpadded subscript's offset non-negative.
         let offset = subscript.offset().max(0) as u64;
         constant = constant.saturating_add(offset.saturating_mul(stride));
@@ -498,6 +512,34 @@ fn index(kernel: &CheckedKernel, tensor: usize, subscripts: &[Subscript]) -> Tok
         terms.push(usize_literal(constant).into_token_stream());
     }
     quote!(#(#terms)+*)
+}
+
+/// The row a gather subscript reads, as a `usize` expression: the index tensor's
+/// element, checked against the gathered dimension (`?` returns the error).
+fn gathered(
+    kernel: &CheckedKernel,
+    index_tensor: usize,
+    inner: &[Subscript],
+    table: usize,
+    dim: usize,
+    extent: u64,
+) -> TokenStream {
+    let private = private();
+    let var = tensor_var(index_tensor);
+    let at = index(kernel, index_tensor, inner);
+    let position = inner.iter().map(|subscript| {
+        let offset = Literal::i64_unsuffixed(subscript.offset());
+        let terms = subscript.terms().into_iter().map(|(axis, c)| {
+            let var = axis_var(axis);
+            let c = Literal::i64_unsuffixed(c as i64);
+            quote!(+ (#var as i64) * #c)
+        });
+        quote!((#offset #(#terms)*) as u64)
+    });
+    let index_name = &kernel.tensors[index_tensor].name;
+    let table_name = &kernel.tensors[table].name;
+    let extent = Literal::u64_suffixed(extent);
+    quote!(#private::gather_index(#var[#at], #extent, #index_name, &[#(#position),*], #table_name, #dim)?)
 }
 
 /// A read through a padded view: each subscript as an `i64`, the element where all are

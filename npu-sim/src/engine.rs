@@ -7,14 +7,14 @@
 //! out first come, first served, and data effects happen in an order a correctly
 //! synchronised program cannot tell from the hardware's.
 
-use npu_core::program::{CoreCode, Instr, Op, Pipe, Program};
+use npu_core::program::{CoreCode, Instr, Op, Pipe, Program, VectorKind};
 use npu_core::target::{Level, VectorOp};
 
 mod collapse;
 mod deadlock;
 
 use crate::costs::Costs;
-use crate::machine::Machine;
+use crate::machine::{Fault, Machine};
 use crate::trace::TraceEvent;
 use crate::{MAX_CYCLES, SimError};
 
@@ -155,11 +155,14 @@ pub(crate) fn run(
         if let Some(machine) = machine.as_deref_mut() {
             machine
                 .execute(program, &instr.op, gm_base)
-                .map_err(|message| SimError::BadProgram {
-                    core,
-                    pipe: Pipe::ALL[best],
-                    instruction: program.instruction_text(&instr.op),
-                    message,
+                .map_err(|fault| match fault {
+                    Fault::Bad(message) => SimError::BadProgram {
+                        core,
+                        pipe: Pipe::ALL[best],
+                        instruction: program.instruction_text(&instr.op),
+                        message,
+                    },
+                    Fault::Index(error) => SimError::Index { core, error },
                 })?;
         }
         if duration > 0.0 {
@@ -499,8 +502,11 @@ impl<'a> Engine<'a> {
                 duration
             }
             Op::Vector(v) => {
-                let repeats =
-                    (u64::from(v.elements) * u64::from(v.width)).div_ceil(costs.repeat_bytes);
+                // A gather reads one address per element; the rest a repeat at a time.
+                let repeats = match v.kind {
+                    VectorKind::Gather(_) => u64::from(v.elements),
+                    _ => (u64::from(v.elements) * u64::from(v.width)).div_ceil(costs.repeat_bytes),
+                };
                 let op = v.kind.cost_op() as usize;
                 let cycles = repeats as f64 * costs.vector[op];
                 run.vector_by_op[op] += cycles;

@@ -177,6 +177,12 @@ pub enum SimError {
         instruction: String,
         limit: u64,
     },
+    /// A gather met an index outside the dimension it indexes: the input data's
+    /// fault. Nothing was read.
+    Index {
+        core: u32,
+        error: npu_core::scalar::IndexError,
+    },
     /// An instruction that touches memory outside its level or tensor.
     BadProgram {
         core: u32,
@@ -236,6 +242,7 @@ impl fmt::Display for SimError {
                     "cycle count overflow: {pipe} on core {core} at `{instruction}` ends past cycle {limit}; check the target's latencies and bandwidths"
                 )
             }
+            SimError::Index { core, error } => write!(f, "{error} (on core {core})"),
             SimError::BadProgram {
                 core,
                 pipe,
@@ -433,7 +440,9 @@ pub fn evaluate(
         let expected = match expected {
             Some(expected) => expected,
             None => {
-                computed = reference(kernel, inputs);
+                computed = reference(kernel, inputs).map_err(|error| SimError::BadInput {
+                    message: error.to_string(),
+                })?;
                 &computed
             }
         };

@@ -9,7 +9,7 @@
 //! addition.
 
 use npu_core::program::{CopyShape, Op, Operand, Program, VectorInstr, VectorKind};
-use npu_core::scalar;
+use npu_core::scalar::{self, IndexError};
 use npu_core::target::{Level, Target};
 
 use crate::engine::level_index;
@@ -19,6 +19,30 @@ pub(crate) struct Machine {
     levels: [Vec<f64>; 5],
     /// Global memory: each tensor's elements, in kernel order.
     pub gm: Vec<Vec<f64>>,
+    /// In a program that gathers, for each UB byte address a gather index was copied
+    /// to, the element of its tensor it came from, so that an out-of-range index is
+    /// reported at its position in the tensor. Empty otherwise.
+    origins: Vec<u64>,
+}
+
+/// Why an instruction could not run: the program is broken, or a gather met an index
+/// outside its table (the data's fault, not the program's).
+#[derive(Debug)]
+pub(crate) enum Fault {
+    Bad(String),
+    Index(npu_core::scalar::IndexError),
+}
+
+impl From<String> for Fault {
+    fn from(message: String) -> Fault {
+        Fault::Bad(message)
+    }
+}
+
+impl From<&str> for Fault {
+    fn from(message: &str) -> Fault {
+        Fault::Bad(message.to_string())
+    }
 }
 
 impl Machine {
@@ -27,7 +51,13 @@ impl Machine {
     pub fn new(target: &Target, program: &Program, gm: Vec<Vec<f64>>) -> Machine {
         let level =
             |level: Level| vec![f64::NAN; program.peak(level).min(target.capacity(level)) as usize];
+        let origins = if program.gathers.is_empty() {
+            Vec::new()
+        } else {
+            vec![u64::MAX; program.peak(Level::Ub).min(target.capacity(Level::Ub)) as usize]
+        };
         Machine {
+            origins,
             levels: [
                 level(Level::Ub),
                 level(Level::L1),
@@ -48,7 +78,7 @@ impl Machine {
         }
     }
 
-    pub fn execute(&mut self, program: &Program, op: &Op, gm_base: &[u64]) -> Result<(), String> {
+    pub fn execute(&mut self, program: &Program, op: &Op, gm_base: &[u64]) -> Result<(), Fault> {
         match *op {
             Op::Loop | Op::SetFlag { .. } | Op::WaitFlag { .. } | Op::Barrier => Ok(()),
             Op::CopyIn {
@@ -65,7 +95,14 @@ impl Machine {
                     &self.gm[usize::from(tensor)],
                     &mut self.levels[level_index(level)],
                 );
-                copy_box(copy, |offset, buffer| {
+                let indexes = level == Level::Ub && program.gathers.iter().any(|g| g.index == tensor);
+                let origins = &mut self.origins;
+                Ok(copy_box(copy, |offset, buffer| {
+                    if indexes
+                        && let Some(origin) = origins.get_mut(address as usize + buffer as usize)
+                    {
+                        *origin = base.saturating_add(offset);
+                    }
                     let value = *source
                         .get(base.saturating_add(offset) as usize)
                         .ok_or("reads past the end of its tensor")?;
@@ -73,7 +110,7 @@ impl Machine {
                         .get_mut(address as usize + buffer as usize)
                         .ok_or("writes past the end of its level")? = value;
                     Ok(())
-                })
+                })?)
             }
             Op::CopyOut {
                 tensor,
@@ -89,7 +126,7 @@ impl Machine {
                     .gm
                     .get_mut(usize::from(tensor))
                     .ok_or("names no tensor")?;
-                copy_box(copy, |offset, buffer| {
+                Ok(copy_box(copy, |offset, buffer| {
                     let value = *source
                         .get(address as usize + buffer as usize)
                         .ok_or("reads past the end of ub")?;
@@ -97,7 +134,7 @@ impl Machine {
                         .get_mut(base.saturating_add(offset) as usize)
                         .ok_or("writes past the end of its tensor")? = value;
                     Ok(())
-                })
+                })?)
             }
             Op::Vector(ref v) => self.vector(program, v),
             Op::LoadL0 {
@@ -208,7 +245,7 @@ impl Machine {
         [first, second]
     }
 
-    fn vector(&mut self, program: &Program, v: &VectorInstr) -> Result<(), String> {
+    fn vector(&mut self, program: &Program, v: &VectorInstr) -> Result<(), Fault> {
         let extents = program.boxes.get(v.shape as usize).ok_or("names no box")?;
         let strides = |index: u32| {
             program
@@ -258,6 +295,10 @@ impl Machine {
         {
             return Err("has strides of another rank than its box".into());
         }
+        let gather = match v.kind {
+            VectorKind::Gather(g) => Some(program.gathers.get(g as usize).ok_or("names no gather")?),
+            _ => None,
+        };
         let ub = &mut self.levels[level_index(Level::Ub)];
         let rank = extents.len();
         if extents.contains(&0) {
@@ -276,9 +317,26 @@ impl Machine {
                         .ok_or("reads past the end of ub")?
                 };
             }
+            if let Some(gather) = gather {
+                // The index, checked before the row it names is read.
+                let row = IndexError::check(read[1], gather.extent, || {
+                    let flat = self.origins.get(offsets[2]).copied().unwrap_or(u64::MAX);
+                    IndexError {
+                        index: tensor_name(program, gather.index),
+                        position: IndexError::position_of(flat, &gather.index_shape),
+                        value: read[1] as i64,
+                        table: tensor_name(program, gather.table),
+                        dim: gather.dim as usize,
+                        extent: gather.extent,
+                    }
+                })
+                .map_err(Fault::Index)?;
+                let at = offsets[1] + (row * gather.row_bytes) as usize;
+                read[0] = *ub.get(at).ok_or("reads past the end of ub")?;
+            }
             let dst = ub.get_mut(offsets[0]).ok_or("writes past the end of ub")?;
             *dst = match v.kind {
-                VectorKind::Dup | VectorKind::Copy => read[0],
+                VectorKind::Dup | VectorKind::Copy | VectorKind::Gather(_) => read[0],
                 VectorKind::Unary(op) => scalar::unary(op, dtype, read[0]),
                 VectorKind::Binary(op) => scalar::binary(op, dtype, read[0], read[1]),
                 VectorKind::Compare(op) => {
@@ -322,6 +380,14 @@ impl Machine {
             }
         }
     }
+}
+
+fn tensor_name(program: &Program, tensor: u16) -> String {
+    program
+        .tensors
+        .get(usize::from(tensor))
+        .cloned()
+        .unwrap_or_else(|| format!("t{tensor}"))
 }
 
 fn shape_of(program: &Program, shape: u32) -> Result<&CopyShape, String> {

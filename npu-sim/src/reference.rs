@@ -5,15 +5,21 @@
 //! its index, every operation rounded with [`npu_core::scalar`], each reduction folded
 //! in index order (over several axes, the first outermost) in its accumulator dtype
 //! and rounded once at the end. Statements run in order, so a `let` intermediate is
-//! whole before any later statement reads it.
+//! whole before any later statement reads it. A gather's index is read and checked
+//! before the element it names: one out of range is an [`IndexError`], never a read.
 
-use npu_core::ir::{CheckedKernel, Expr, Role};
-use npu_core::scalar::{self, HostTensor};
+use npu_core::ir::{CheckedKernel, Expr, Role, Subscript};
+use npu_core::scalar::{self, HostTensor, IndexError};
 
 /// The outputs of `kernel` on `inputs` (given in signature order). Inputs are rounded
 /// to their declared dtypes first. Tensors of the wrong length are read as far as they
 /// go and as NaN beyond; [`crate::evaluate`] checks inputs before it gets here.
-pub fn reference(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Vec<HostTensor> {
+///
+/// # Errors
+///
+/// The first gather index (in the order the outputs are computed) that lies outside
+/// the dimension it indexes.
+pub fn reference(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Result<Vec<HostTensor>, IndexError> {
     let mut data: Vec<Vec<f64>> = Vec::with_capacity(kernel.tensors.len());
     let mut next_input = inputs.iter();
     for tensor in &kernel.tensors {
@@ -42,11 +48,11 @@ pub fn reference(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Vec<HostTenso
                 rest /= extents[dim];
                 offset += env[*axis] * output_strides[dim];
             }
-            let value = eval(kernel, &assign.value, &data, &strides, &mut env);
+            let value = eval(kernel, &assign.value, &data, &strides, &mut env)?;
             data[assign.output][offset as usize] = value;
         }
     }
-    kernel
+    Ok(kernel
         .tensors
         .iter()
         .zip(data)
@@ -56,7 +62,7 @@ pub fn reference(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Vec<HostTenso
             shape: t.shape.clone(),
             data,
         })
-        .collect()
+        .collect())
 }
 
 fn eval(
@@ -65,8 +71,8 @@ fn eval(
     data: &[Vec<f64>],
     strides: &[Vec<u64>],
     env: &mut [u64],
-) -> f64 {
-    match expr {
+) -> Result<f64, IndexError> {
+    Ok(match expr {
         Expr::Load {
             tensor,
             subscripts,
@@ -77,13 +83,24 @@ fn eval(
             // the checker proved the unpadded reads inside it.
             let shape = &kernel.tensors[*tensor].shape;
             let mut offset = 0u64;
-            for ((subscript, stride), extent) in subscripts.iter().zip(&strides[*tensor]).zip(shape)
+            for (dim, ((subscript, stride), extent)) in subscripts
+                .iter()
+                .zip(&strides[*tensor])
+                .zip(shape)
+                .enumerate()
             {
-                let position = subscript.at(env);
+                let position = match subscript {
+                    Subscript::Gather {
+                        tensor: index,
+                        subscripts: inner,
+                        ..
+                    } => gathered(kernel, *index, inner, data, strides, env, *tensor, dim)?,
+                    _ => subscript.at(env).unwrap_or(-1),
+                };
                 if position < 0 || position as u64 >= *extent {
                     return match pad {
                         Some(pad) => eval(kernel, pad, data, strides, env),
-                        None => f64::NAN,
+                        None => Ok(f64::NAN),
                     };
                 }
                 offset += position as u64 * stride;
@@ -93,7 +110,7 @@ fn eval(
         Expr::Const { value, dtype } => dtype.round(*value),
         Expr::Param { tensor, .. } => data[*tensor].first().copied().unwrap_or(f64::NAN),
         Expr::Unary { op, arg, dtype } => {
-            scalar::unary(*op, *dtype, eval(kernel, arg, data, strides, env))
+            scalar::unary(*op, *dtype, eval(kernel, arg, data, strides, env)?)
         }
         Expr::Binary {
             op,
@@ -101,13 +118,13 @@ fn eval(
             rhs,
             dtype,
         } => {
-            let a = eval(kernel, lhs, data, strides, env);
-            let b = eval(kernel, rhs, data, strides, env);
+            let a = eval(kernel, lhs, data, strides, env)?;
+            let b = eval(kernel, rhs, data, strides, env)?;
             scalar::binary(*op, *dtype, a, b)
         }
         Expr::Compare { op, lhs, rhs, .. } => {
-            let a = eval(kernel, lhs, data, strides, env);
-            let b = eval(kernel, rhs, data, strides, env);
+            let a = eval(kernel, lhs, data, strides, env)?;
+            let b = eval(kernel, rhs, data, strides, env)?;
             f64::from(u8::from(scalar::compare(*op, a, b)))
         }
         Expr::Select {
@@ -116,22 +133,22 @@ fn eval(
             otherwise,
             ..
         } => {
-            if eval(kernel, cond, data, strides, env) != 0.0 {
-                eval(kernel, then, data, strides, env)
+            if eval(kernel, cond, data, strides, env)? != 0.0 {
+                eval(kernel, then, data, strides, env)?
             } else {
-                eval(kernel, otherwise, data, strides, env)
+                eval(kernel, otherwise, data, strides, env)?
             }
         }
         Expr::Cast {
             arg,
             dtype,
             saturate: false,
-        } => scalar::cast(*dtype, eval(kernel, arg, data, strides, env)),
+        } => scalar::cast(*dtype, eval(kernel, arg, data, strides, env)?),
         Expr::Cast {
             arg,
             dtype,
             saturate: true,
-        } => scalar::cast_saturating(*dtype, eval(kernel, arg, data, strides, env)),
+        } => scalar::cast_saturating(*dtype, eval(kernel, arg, data, strides, env)?),
         Expr::Reduce {
             op,
             axes,
@@ -149,12 +166,43 @@ fn eval(
                     env[*axis] = rest % extent;
                     rest /= extent;
                 }
-                let x = eval(kernel, body, data, strides, env);
+                let x = eval(kernel, body, data, strides, env)?;
                 acc = scalar::reduce_step_in(*op, *accumulator, acc, x);
             }
             dtype.round(acc)
         }
-    }
+    })
+}
+
+/// The position a gather subscript reads: the value of `index` at `subscripts`,
+/// checked against dimension `dim` of `table`.
+#[allow(clippy::too_many_arguments)] // The interpreter's state, passed through.
+fn gathered(
+    kernel: &CheckedKernel,
+    index: usize,
+    subscripts: &[Subscript],
+    data: &[Vec<f64>],
+    strides: &[Vec<u64>],
+    env: &[u64],
+    table: usize,
+    dim: usize,
+) -> Result<i64, IndexError> {
+    let position: Vec<u64> = subscripts
+        .iter()
+        .map(|s| s.at(env).unwrap_or(0).max(0) as u64)
+        .collect();
+    let flat: u64 = position.iter().zip(&strides[index]).map(|(p, s)| p * s).sum();
+    let value = data[index].get(flat as usize).copied().unwrap_or(f64::NAN);
+    let extent = kernel.tensors[table].shape[dim];
+    let row = IndexError::check(value, extent, || IndexError {
+        index: kernel.tensors[index].name.clone(),
+        position,
+        value: value as i64,
+        table: kernel.tensors[table].name.clone(),
+        dim,
+        extent,
+    })?;
+    Ok(row as i64)
 }
 
 fn row_major(shape: &[u64]) -> Vec<u64> {

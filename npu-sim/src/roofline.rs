@@ -45,6 +45,7 @@ use npu_core::check::vector_op;
 use npu_core::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass, Role, Subscript};
 use npu_core::lower::{active_cores, vector_width};
 use npu_core::plan;
+use npu_core::target::VectorOp;
 use serde::{Deserialize, Serialize};
 
 /// A roofline bound and its parts.
@@ -201,16 +202,19 @@ pub fn minimum_traffic(kernel: &CheckedKernel) -> (u64, u64) {
                 // A window (an affine subscript) reads at most the tensor's elements
                 // along that dimension, however many times its windows overlap.
                 let mut windowed: Option<u64> = None;
+                // A gathered dimension reads at most one row per index, and at most
+                // every row.
+                let mut gathered = 1u64;
                 for assign in &kernel.body {
-                    assign.value.walk(&mut |node| {
-                        if let Expr::Load {
-                            tensor: t,
-                            subscripts,
-                            ..
-                        } = node
-                            && *t == index
-                        {
+                    assign.value.accesses(&mut |t, subscripts| {
+                        if t == index {
                             loaded = true;
+                            for subscript in subscripts {
+                                if let Subscript::Gather { tensor, extent, .. } = subscript {
+                                    let indices = kernel.tensors[*tensor].elements();
+                                    gathered = gathered.max(indices.min(*extent));
+                                }
+                            }
                             if subscripts
                                 .iter()
                                 .any(|s| matches!(s, Subscript::Affine { .. }))
@@ -242,7 +246,7 @@ pub fn minimum_traffic(kernel: &CheckedKernel) -> (u64, u64) {
                 }
                 if loaded {
                     let elements: u64 = axes.iter().map(|a| kernel.axes[*a].extent).product();
-                    read += elements * tensor.dtype.size();
+                    read += elements * gathered * tensor.dtype.size();
                 }
             }
         }
@@ -286,6 +290,10 @@ fn node_cycles(kernel: &CheckedKernel, expr: &Expr, elements: u64, total: &mut f
         };
         *total += (counted * width) as f64 / target.vector.repeat_bytes as f64
             * target.vector_cycles(op) as f64;
+    }
+    // A gather costs per element, not per repeat.
+    if expr.is_gather() {
+        *total += elements as f64 * target.vector_cycles(VectorOp::Gather) as f64;
     }
     match expr {
         Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => {}

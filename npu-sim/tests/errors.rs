@@ -265,7 +265,7 @@ fn a_program_its_target_cannot_run_is_refused_before_it_runs() {
 fn a_wrong_answer_is_a_mismatch() {
     let kernel = vmla();
     let inputs = support::inputs(&kernel, 0);
-    let mut expected = npu_sim::reference(&kernel, &inputs);
+    let mut expected = npu_sim::reference(&kernel, &inputs).unwrap();
     expected[0].data[70000 % 65536] += 1.0;
     let evaluation =
         evaluate(&kernel, 1, &inputs, Some(&expected), &SimOptions::default()).expect("simulates");

@@ -10,7 +10,7 @@ use npu_sim::{Correctness, SimOptions, evaluate, reference, simulate};
 /// Every schedule's simulated outputs, each checked equal to the reference's.
 fn simulated(source: &str, inputs: &[HostTensor]) -> Vec<Vec<HostTensor>> {
     let kernel = support::check(source);
-    let expected = reference(&kernel, inputs);
+    let expected = reference(&kernel, inputs).unwrap();
     (0..kernel.schedules.len())
         .map(|index| {
             let program = lower(&kernel, index);

@@ -179,7 +179,7 @@ pub struct Bundled {
     pub name: &'static str,
     pub category: Category,
     pub kernel: fn() -> &'static npu_core::CheckedKernel,
-    pub reference: fn(&[HostTensor]) -> Result<Vec<HostTensor>, npu_core::scalar::ShapeError>,
+    pub reference: fn(&[HostTensor]) -> Result<Vec<HostTensor>, npu_core::scalar::InputError>,
 }
 
 /// Every bundled kernel, in the order the tuner runs them.
@@ -264,13 +264,14 @@ impl Bundled {
                 )
             })?;
         }
-        let inputs: Vec<HostTensor> = kernel
+        let mut inputs: Vec<HostTensor> = kernel
             .tensors
             .iter()
             .enumerate()
             .filter(|(_, t)| t.role == npu_core::ir::Role::Input)
             .map(|(i, t)| HostTensor::random(t.dtype, &t.shape, seed.wrapping_add(i as u64)))
             .collect();
+        kernel.fit_inputs(&mut inputs);
         let expected = (self.reference)(&inputs).map_err(|e| e.to_string())?;
         Ok(Problem::new(kernel, inputs, expected))
     }

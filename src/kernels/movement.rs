@@ -1,4 +1,4 @@
-//! Data movement: copies, transposes, slices and broadcasts.
+//! Data movement: copies, transposes, slices, broadcasts, padding and gathers.
 
 use crate::npu_kernel;
 
@@ -77,4 +77,70 @@ npu_kernel! {
     }
 }
 
-bundled!(Movement: copy, transpose, broadcast_rows, pad1d, pad2d, downsample);
+npu_kernel! {
+    /// A lookup of 1,000,000 positions in a 4096-entry table: the table is staged whole
+    /// in UB on every core, the indices stream through in tiles no count divides.
+    kernel gather(x: [f32; 4096], idx: [i32; 1000000]) -> y: [f32; 1000000] {
+        y[i] = x[idx[i]];
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 4096;
+        stage x, idx, y in ub depth 1;
+        tail pad;
+    }
+}
+
+npu_kernel! {
+    /// A 1-d gather on one AIE tile: 200 positions in a 48-entry table.
+    kernel gather_tile(x: [bf16; 48], idx: [i16; 200]) -> y: [bf16; 200] {
+        y[i] = x[idx[i]];
+    }
+    target aie2_tile;
+    schedule hand {
+        split i by 64;
+        stage x, idx, y in ub depth 1;
+        tail pad;
+    }
+}
+
+npu_kernel! {
+    /// An embedding lookup: row `idx[i]` of a 1000 x 64 table for each of 3000 tokens.
+    kernel embedding(table: [f16; 1000, 64], idx: [i32; 3000]) -> y: [f16; 3000, 64] {
+        y[i, d] = table[idx[i], d];
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 128;
+        stage table, idx, y in ub depth 1;
+        tail pad;
+    }
+}
+
+npu_kernel! {
+    /// An embedding lookup on one AIE tile: 200 rows of a 100 x 32 table.
+    kernel embedding_tile(table: [bf16; 100, 32], idx: [i16; 200]) -> y: [bf16; 200, 32] {
+        y[i, d] = table[idx[i], d];
+    }
+    target aie2_tile;
+    schedule hand {
+        split i by 16;
+        stage table, idx, y in ub depth 1;
+        tail pad;
+    }
+}
+
+bundled!(
+    Movement: copy,
+    transpose,
+    broadcast_rows,
+    pad1d,
+    pad2d,
+    downsample,
+    gather,
+    gather_tile,
+    embedding,
+    embedding_tile
+);

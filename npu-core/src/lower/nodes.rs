@@ -9,10 +9,10 @@
 use super::Lowering;
 use super::vector::Queue;
 use crate::dtype::Dtype;
-use crate::ir::{BufferKind, Expr, Role};
+use crate::ir::{BufferKind, Expr, Role, Subscript};
 use crate::lower::{constant_value, vector_width};
 use crate::plan;
-use crate::program::{Operand, VectorInstr, VectorKind};
+use crate::program::{Gather, Operand, VectorInstr, VectorKind};
 use crate::scalar;
 use crate::target::Level;
 
@@ -47,6 +47,8 @@ pub(super) struct Node<'e> {
     dest: Option<(u32, u32)>,
     /// A load's view of its staged tile over the node's space.
     view: Option<u32>,
+    /// A gather's entry in the program's gathers and its index tensor's view.
+    gather: Option<(u32, u32)>,
     /// A reduction's accumulator over the output axes, in the accumulator dtype.
     accumulator: Option<(u32, u32)>,
     /// A broadcast's last fill: the source's copy generation and the box.
@@ -141,12 +143,15 @@ pub(super) fn build_statements<'e>(
                 Value::Param(*tensor as u16)
             } else {
                 match expr {
-                    Expr::Load { tensor, .. } => {
+                    Expr::Load {
+                        tensor, subscripts, ..
+                    } => {
                         let info = &lowering.tensors[*tensor];
                         let strides: Vec<u64> =
                             dims.iter().map(|a| info.buffer_stride(*a)).collect();
                         let view = lowering.strides(strides);
                         node.view = Some(view);
+                        node.gather = gather_entry(lowering, *tensor, subscripts, &dims);
                         let local = local_address(lowering, *tensor);
                         match temp {
                             // A broadcast: the copy into the temporary reads `view`.
@@ -224,6 +229,45 @@ pub(super) fn build_statements<'e>(
     (statements, spaces)
 }
 
+/// The program's entry for a gathering load of `table` (added if new) and the view of
+/// its index tile over `dims`; `None` for other loads.
+fn gather_entry(
+    lowering: &mut Lowering,
+    table: usize,
+    subscripts: &[Subscript],
+    dims: &[usize],
+) -> Option<(u32, u32)> {
+    let (dim, (index, _)) = subscripts
+        .iter()
+        .enumerate()
+        .find_map(|(dim, s)| Some((dim, s.gather()?)))?;
+    let info = &lowering.tensors[table];
+    let index_info = &lowering.tensors[index];
+    let Subscript::Gather { dtype, extent, .. } = subscripts[dim] else {
+        return None;
+    };
+    let entry = Gather {
+        table: table as u16,
+        index: index as u16,
+        index_dtype: dtype,
+        dim: dim as u64,
+        extent,
+        row_bytes: info.tile_strides[dim] * info.dtype.size(),
+        index_shape: index_info.shape.clone(),
+    };
+    let strides: Vec<u64> = dims.iter().map(|a| index_info.buffer_stride(*a)).collect();
+    let view = lowering.strides(strides);
+    let gathers = &mut lowering.program.gathers;
+    let position = match gathers.iter().position(|g| *g == entry) {
+        Some(position) => position,
+        None => {
+            gathers.push(entry);
+            gathers.len() - 1
+        }
+    };
+    Some((position as u32, view))
+}
+
 /// The value of an operation node: its temporary, or (for the root, which has none)
 /// a placeholder; the root writes the output tile instead.
 fn node_buffer(temp: Option<u32>, strides: u32) -> Value {
@@ -251,6 +295,7 @@ fn build<'e>(
         value: Value::Scalar(0),
         dest: None,
         view: None,
+        gather: None,
         accumulator: None,
         filled: None,
         width: vector_width(expr).unwrap_or(expr.dtype().size()) as u8,
@@ -405,6 +450,9 @@ impl Planner<'_, '_> {
                 };
                 self.push(instr, index);
             }
+            (expr, _) if expr.is_gather() => {
+                self.gather(statement, 0, Some((address, strides, index)));
+            }
             (Expr::Load { tensor, .. }, _) => {
                 // A copy (or broadcast) of an input straight into the output tile.
                 let view = root.view.expect("a load has a view of its tile");
@@ -460,6 +508,7 @@ impl Planner<'_, '_> {
             return;
         }
         match node.expr {
+            expr if expr.is_gather() => self.gather(statement, index, None),
             Expr::Load { tensor, dtype, .. } => self.broadcast(statement, index, *tensor, *dtype),
             Expr::Reduce {
                 dtype, accumulator, ..
@@ -550,6 +599,55 @@ impl Planner<'_, '_> {
             None,
         );
         statement.nodes[index].filled = Some((generation, shape));
+    }
+
+    /// A gathering load: one `vgather` from the table's staged tile (every row) through
+    /// the index tile, into its temporary or, at the root, the output tile `root`.
+    fn gather(
+        &mut self,
+        statement: &Statement,
+        index: usize,
+        root: Option<(u32, u32, Option<usize>)>,
+    ) {
+        let node = &statement.nodes[index];
+        let Expr::Load { tensor, dtype, .. } = node.expr else {
+            return;
+        };
+        let (Some((gather, index_view)), Some(view)) = (node.gather, node.view) else {
+            return;
+        };
+        let (dst, dst_strides, writes) = match (root, node.value) {
+            (Some((address, strides, statement)), _) => (address, strides, statement),
+            (None, Value::Buffer { address, strides }) => (address, strides, None),
+            (None, _) => return,
+        };
+        let index_tensor = self.lowering.program.gathers[gather as usize].index as usize;
+        let (shape, elements) =
+            self.lowering
+                .vector_box(node.space, &self.spaces[node.space], self.coords);
+        let (table_address, table_read) = self.source(*tensor);
+        let (index_address, index_read) = self.source(index_tensor);
+        let instr = VectorInstr {
+            kind: VectorKind::Gather(gather),
+            dtype: *dtype,
+            width: dtype.size() as u8,
+            elements: elements as u32,
+            shape,
+            dst,
+            dst_strides,
+            src: [
+                Operand::Ub {
+                    address: table_address,
+                    strides: view,
+                },
+                Operand::Ub {
+                    address: index_address,
+                    strides: index_view,
+                },
+                Operand::None,
+            ],
+        };
+        self.push_reading(instr, [table_read, index_read, None], writes);
     }
 
     /// An arithmetic, comparison, select or cast node; `root` gives the output tile it

@@ -431,6 +431,8 @@ fn visit(expr: &Expr, space: u64, tiles: &[u64], note: &mut impl FnMut(u64, u64)
     }
     match expr {
         Expr::Const { .. } | Expr::Param { .. } => {}
+        // A vgather into a temporary.
+        Expr::Load { dtype, .. } if expr.is_gather() => note(space, dtype.size()),
         Expr::Load {
             subscripts, dtype, ..
         } => {

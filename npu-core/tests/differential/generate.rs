@@ -1,7 +1,7 @@
 //! The random schedules of the differential test, written as DSL text the way an LLM
 //! or the tuner would: kernels from templates with random dtypes and extents (tails,
 //! broadcasts, reductions over one or several axes and in a named accumulator, casts,
-//! copies, constants, windows, padded views, matmuls), and schedule knobs
+//! copies, constants, windows, padded views, gathers, matmuls), and schedule knobs
 //! drawn from legal and illegal values alike (parallel cores, split tiles including
 //! non-divisors and misaligned values, stage depths 1 to 3, tail policies, cube
 //! blocks).
@@ -13,6 +13,16 @@ pub const TEMPLATES: &[(&str, &str, bool)] = &[
     (
         "kernel vmla(a: [{T}; {N}], b: [{T}; {N}], c: [{T}; {N}]) -> y: [{T}; {N}] { y[i] = a[i] * b[i] + c[i]; }",
         "a, b, c, y",
+        false,
+    ),
+    (
+        "kernel gather1(x: [{T}; {C}], idx: [i32; {N}]) -> y: [{T}; {N}] { y[i] = x[idx[i]]; }",
+        "x, idx, y",
+        false,
+    ),
+    (
+        "kernel embed(table: [{T}; {N}, {C}], idx: [u16; {R}]) -> y: [{T}; {R}, {C}] { y[i, j] = table[idx[i], j] * 2; }",
+        "table, idx, y",
         false,
     ),
     (

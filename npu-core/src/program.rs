@@ -385,7 +385,7 @@ pub enum VectorKind {
     /// A saturating cast (`x as sat i8`).
     SatCast,
     /// A gather, by index into [`Program::gathers`].
-    Gather(u32),
+    Gather(u8),
 }
 
 impl VectorKind {

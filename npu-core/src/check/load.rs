@@ -278,6 +278,20 @@ impl Checker<'_> {
                 format!("gather from an input; an intermediate holds one tile, not every row of `{name}`"),
             );
         }
+        let gathered_tables = scope
+            .loads
+            .iter()
+            .filter(|(t, subscripts)| {
+                **t != table_index(tensors, table) && subscripts.iter().any(|s| s.gather().is_some())
+            })
+            .count();
+        if gathered_tables >= MAX_GATHERED_TABLES {
+            return refuse(
+                self,
+                format!("`{name}` is one gathered tensor too many: a kernel gathers from at most {MAX_GATHERED_TABLES}"),
+                "split the kernel, or stack the tables into one tensor".into(),
+            );
+        }
         let (load, _) = self.load(&gather.tensor, &gather.indices, None, scope, tensors);
         let Some(Expr::Load {
             tensor: index,
@@ -504,6 +518,18 @@ impl Checker<'_> {
         }
         Some(dtype.round(value_f64))
     }
+}
+
+/// The most tensors one kernel gathers from: a `vgather` names its table and index
+/// in a byte (see [`crate::program::VectorKind::Gather`]).
+pub(super) const MAX_GATHERED_TABLES: usize = 255;
+
+/// The position of `tensor` in `tensors`.
+fn table_index(tensors: &[Tensor], tensor: &Tensor) -> usize {
+    tensors
+        .iter()
+        .position(|t| t.name == tensor.name)
+        .unwrap_or(usize::MAX)
 }
 
 /// A subscript as DSL text with the kernel's axis names: `2*i + k - 1`.

@@ -48,7 +48,7 @@ pub(super) struct Node<'e> {
     /// A load's view of its staged tile over the node's space.
     view: Option<u32>,
     /// A gather's entry in the program's gathers and its index tensor's view.
-    gather: Option<(u32, u32)>,
+    gather: Option<(u8, u32)>,
     /// A reduction's accumulator over the output axes, in the accumulator dtype.
     accumulator: Option<(u32, u32)>,
     /// A broadcast's last fill: the source's copy generation and the box.
@@ -236,7 +236,7 @@ fn gather_entry(
     table: usize,
     subscripts: &[Subscript],
     dims: &[usize],
-) -> Option<(u32, u32)> {
+) -> Option<(u8, u32)> {
     let (dim, (index, _)) = subscripts
         .iter()
         .enumerate()
@@ -265,7 +265,7 @@ fn gather_entry(
             gathers.len() - 1
         }
     };
-    Some((position as u32, view))
+    Some((u8::try_from(position).ok()?, view))
 }
 
 /// The value of an operation node: its temporary, or (for the root, which has none)

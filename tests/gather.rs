@@ -91,7 +91,8 @@ fn generated_indices_reach_the_first_and_last_rows_and_stay_in_range() {
 #[test]
 fn an_index_out_of_range_is_an_error_from_every_reference_and_the_simulator() {
     let x: Vec<f32> = (0..64).map(|v| v as f32).collect();
-    let expected = "gather index out of range: `idx[5]` holds 70, but `x` has 64 elements along dimension 0";
+    let expected =
+        "gather index out of range: `idx[5]` holds 70, but `x` has 64 elements along dimension 0";
     for (bad, text) in [
         (70, expected.to_string()),
         (-1, expected.replace("holds 70", "holds -1")),
@@ -114,7 +115,10 @@ fn an_index_out_of_range_is_an_error_from_every_reference_and_the_simulator() {
     }
     // In range, all three read the rows.
     let idx = [0, 63, 1, 2, 3, 4, 5, 6];
-    assert_eq!(lookup::reference(&x, &idx).unwrap().y, [0.0, 63.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(
+        lookup::reference(&x, &idx).unwrap().y,
+        [0.0, 63.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    );
 }
 
 #[test]
@@ -123,7 +127,10 @@ fn an_index_error_names_its_position_in_a_2d_index_tensor_on_the_core_that_reads
     let mut idx = vec![0i32; 150];
     idx[2 * 50 + 17] = 40;
     let text = "gather index out of range: `idx[2, 17]` holds 40, but `table` has 40 elements along dimension 0";
-    assert_eq!(batched::reference(&table, &idx).unwrap_err().to_string(), text);
+    assert_eq!(
+        batched::reference(&table, &idx).unwrap_err().to_string(),
+        text
+    );
     let inputs = [
         HostTensor::from_slice(&[40, 16], &table),
         HostTensor::from_slice(&[3, 50], &idx),

@@ -438,7 +438,10 @@ impl Checker<'_> {
                     self.error(
                         Code::E037,
                         gather.tensor.span(),
-                        format!("output `{name}` is written through `{}[..]`: scatter is not supported", gather.tensor),
+                        format!(
+                            "output `{name}` is written through `{}[..]`: scatter is not supported",
+                            gather.tensor
+                        ),
                     )
                     .help = Some(format!(
                         "write the output over plain axes and gather on the right: `{name}[i] = x[{}[i]]`",

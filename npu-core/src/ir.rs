@@ -86,7 +86,9 @@ impl CheckedKernel {
         for assign in &self.body {
             assign.value.accesses(&mut |_, subscripts| {
                 for subscript in subscripts {
-                    if let Subscript::Gather { tensor: t, extent, .. } = subscript
+                    if let Subscript::Gather {
+                        tensor: t, extent, ..
+                    } = subscript
                         && *t == tensor
                     {
                         smallest = Some(smallest.map_or(*extent, |s| s.min(*extent)));

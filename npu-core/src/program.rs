@@ -581,11 +581,14 @@ impl Program {
             Op::Vector(VectorInstr {
                 kind: VectorKind::Gather(g),
                 ..
-            }) if self.gathers.get(*g as usize).is_some_and(|g| {
-                tensor(g.table).is_some() || tensor(g.index).is_some()
-            }) =>
+            }) if self
+                .gathers
+                .get(*g as usize)
+                .is_some_and(|g| tensor(g.table).is_some() || tensor(g.index).is_some()) =>
             {
-                Some(format!("gather {g} names a tensor the program does not have"))
+                Some(format!(
+                    "gather {g} names a tensor the program does not have"
+                ))
             }
             Op::Vector(v) => {
                 let Some(rank) = self.boxes.get(v.shape as usize).map(Vec::len) else {

@@ -386,7 +386,11 @@ pub struct IndexError {
 impl IndexError {
     /// `Ok` when `value` indexes a dimension of `extent`, else the error built by `error`
     /// (called only then, so that the happy path allocates nothing).
-    pub fn check(value: f64, extent: u64, error: impl FnOnce() -> IndexError) -> Result<u64, IndexError> {
+    pub fn check(
+        value: f64,
+        extent: u64,
+        error: impl FnOnce() -> IndexError,
+    ) -> Result<u64, IndexError> {
         if value >= 0.0 && value < extent as f64 {
             Ok(value as u64)
         } else {

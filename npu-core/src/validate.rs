@@ -534,12 +534,31 @@ impl Validator<'_> {
         // index view in the index's dtype.
         if let VectorKind::Gather(g) = v.kind
             && let Some(gather) = program.gathers.get(g as usize)
-            && let [Operand::Ub { address, strides: table }, Operand::Ub { address: index, strides: index_strides }, _] = v.src
+            && let [
+                Operand::Ub {
+                    address,
+                    strides: table,
+                },
+                Operand::Ub {
+                    address: index,
+                    strides: index_strides,
+                },
+                _,
+            ] = v.src
         {
-            let rows = gather.extent.saturating_sub(1).saturating_mul(gather.row_bytes);
+            let rows = gather
+                .extent
+                .saturating_sub(1)
+                .saturating_mul(gather.row_bytes);
             views.truncate(1);
-            views.push((address, view_end(address, table, dst_bytes).saturating_add(rows)));
-            views.push((index, view_end(index, index_strides, gather.index_dtype.size())));
+            views.push((
+                address,
+                view_end(address, table, dst_bytes).saturating_add(rows),
+            ));
+            views.push((
+                index,
+                view_end(index, index_strides, gather.index_dtype.size()),
+            ));
         }
         for (address, end) in views {
             self.range(site, Level::Ub, u64::from(address), end);

@@ -13,7 +13,8 @@
 //!   `pad_penalty` when padded) and lands `latency` cycles later, so one copy takes
 //!   `latency + bytes / bandwidth` and consecutive copies overlap their latencies; a
 //!   `set_flag` after it goes up when it has landed. Vector: `issue + repeats ×
-//!   cycles[op]`, `repeats = ceil(bytes / repeat_bytes)`. Cube: `issue + fractals ×
+//!   cycles[op]`, `repeats = ceil(bytes / repeat_bytes)`; a `vgather` reads one
+//!   address per element, `repeats = elements`. Cube: `issue + fractals ×
 //!   cycles_per_fractal`. MTE1: `bytes / mte1_bytes_per_cycle`.
 //! - **Bandwidth.** The cores with work share global memory evenly: each gets
 //!   `min(core_bytes_per_cycle, gm_bytes_per_cycle / cores)`. A core's MTE2, MTE3 and
@@ -21,7 +22,9 @@
 //!   otherwise independent; the total is the slowest core's.
 //! - **Data.** With [`SimOptions::functional`], every instruction also runs on real
 //!   values, rounded per dtype with [`npu_core::scalar`] like the host reference; the
-//!   cube accumulates in f32 (i32 for integers) in L0C.
+//!   cube accumulates in f32 (i32 for integers) in L0C. A gather index outside its
+//!   table stops the run with [`SimError::Index`], naming the index tensor, the
+//!   element and the value.
 //!
 //! A timing-only run simulates each class of identical cores once, and within a core
 //! advances over iterations that repeat with the same timing by arithmetic (the

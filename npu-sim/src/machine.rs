@@ -95,7 +95,8 @@ impl Machine {
                     &self.gm[usize::from(tensor)],
                     &mut self.levels[level_index(level)],
                 );
-                let indexes = level == Level::Ub && program.gathers.iter().any(|g| g.index == tensor);
+                let indexes =
+                    level == Level::Ub && program.gathers.iter().any(|g| g.index == tensor);
                 let origins = &mut self.origins;
                 Ok(copy_box(copy, |offset, buffer| {
                     if indexes
@@ -296,7 +297,9 @@ impl Machine {
             return Err("has strides of another rank than its box".into());
         }
         let gather = match v.kind {
-            VectorKind::Gather(g) => Some(program.gathers.get(g as usize).ok_or("names no gather")?),
+            VectorKind::Gather(g) => {
+                Some(program.gathers.get(g as usize).ok_or("names no gather")?)
+            }
             _ => None,
         };
         let ub = &mut self.levels[level_index(Level::Ub)];

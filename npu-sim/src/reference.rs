@@ -19,7 +19,10 @@ use npu_core::scalar::{self, HostTensor, IndexError};
 ///
 /// The first gather index (in the order the outputs are computed) that lies outside
 /// the dimension it indexes.
-pub fn reference(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Result<Vec<HostTensor>, IndexError> {
+pub fn reference(
+    kernel: &CheckedKernel,
+    inputs: &[HostTensor],
+) -> Result<Vec<HostTensor>, IndexError> {
     let mut data: Vec<Vec<f64>> = Vec::with_capacity(kernel.tensors.len());
     let mut next_input = inputs.iter();
     for tensor in &kernel.tensors {
@@ -191,7 +194,11 @@ fn gathered(
         .iter()
         .map(|s| s.at(env).unwrap_or(0).max(0) as u64)
         .collect();
-    let flat: u64 = position.iter().zip(&strides[index]).map(|(p, s)| p * s).sum();
+    let flat: u64 = position
+        .iter()
+        .zip(&strides[index])
+        .map(|(p, s)| p * s)
+        .sum();
     let value = data[index].get(flat as usize).copied().unwrap_or(f64::NAN);
     let extent = kernel.tensors[table].shape[dim];
     let row = IndexError::check(value, extent, || IndexError {

@@ -8,13 +8,15 @@
 //! ```
 //!
 //! - Minimum bytes: every element an input is read at (distinct index values of its
-//!   subscripts) once, and every output written once.
+//!   subscripts) once, and every output written once. A gathered dimension counts
+//!   `min(rows, indices)` rows: the most distinct rows the indices can name, since the
+//!   data is unknown.
 //! - Per-core bandwidth: `dma.core_bytes_per_cycle` (the larger of it and
 //!   `dma.fix_bytes_per_cycle` for a matmul, whose results leave through FIX).
 //! - Minimum vector cycles: each arithmetic node of the algorithm (not loads,
 //!   constants, broadcasts or the final rounding of an accumulator) over all its
 //!   elements, `elements × width / repeat_bytes × cycles[op]`, with no issue cost and
-//!   no rounding up to whole repeats.
+//!   no rounding up to whole repeats; a gather `elements × cycles[gather]`.
 //! - Minimum cube cycles: `m × n × k / fractal volume × cycles_per_fractal`.
 //!
 //! [`roofline`] uses the cores the schedule actually gives work to: it is the bound

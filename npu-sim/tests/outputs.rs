@@ -29,7 +29,10 @@ fn reference_interprets_the_algorithm() {
         schedule s { stage x, w, y in ub; tail pad; }",
     );
     // y = [1 + 1 + 0.75, 4 + 2.5 + 1.5]
-    assert_eq!(reference(&dot, &[x.clone(), w]).unwrap()[0].data, [2.75, 8.0]);
+    assert_eq!(
+        reference(&dot, &[x.clone(), w]).unwrap()[0].data,
+        [2.75, 8.0]
+    );
     let shifted = support::check(
         "kernel shifted(x: [f32; 2, 3], b: [f32; 2]) -> z: [f32; 2, 3] {
             z[i, j] = select(x[i, j] > 1.5, x[i, j], -x[i, j]) + b[i] as f16 as f32;

@@ -261,34 +261,41 @@ impl Checker<'_> {
             return refuse(
                 self,
                 format!("`pad({name}, ..)` is read through the gather `{index_name}[..]`"),
-                "an index is checked at run time, not padded: read `{name}` without `pad`".replace("{name}", name),
+                "an index is checked at run time, not padded: read `{name}` without `pad`"
+                    .replace("{name}", name),
             );
         }
         if earlier.iter().any(|s| s.gather().is_some()) {
             return refuse(
                 self,
                 format!("`{name}` is gathered along two dimensions"),
-                "gather along one dimension and index the others by axes, as in `table[idx[i], d]`".into(),
+                "gather along one dimension and index the others by axes, as in `table[idx[i], d]`"
+                    .into(),
             );
         }
         if table.role == Role::Local {
             return refuse(
                 self,
                 format!("intermediate `{name}` is gathered from"),
-                format!("gather from an input; an intermediate holds one tile, not every row of `{name}`"),
+                format!(
+                    "gather from an input; an intermediate holds one tile, not every row of `{name}`"
+                ),
             );
         }
         let gathered_tables = scope
             .loads
             .iter()
             .filter(|(t, subscripts)| {
-                **t != table_index(tensors, table) && subscripts.iter().any(|s| s.gather().is_some())
+                **t != table_index(tensors, table)
+                    && subscripts.iter().any(|s| s.gather().is_some())
             })
             .count();
         if gathered_tables >= MAX_GATHERED_TABLES {
             return refuse(
                 self,
-                format!("`{name}` is one gathered tensor too many: a kernel gathers from at most {MAX_GATHERED_TABLES}"),
+                format!(
+                    "`{name}` is one gathered tensor too many: a kernel gathers from at most {MAX_GATHERED_TABLES}"
+                ),
                 "split the kernel, or stack the tables into one tensor".into(),
             );
         }

@@ -212,11 +212,10 @@ fn temp_specs(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
                 _ if crate::lower::constant_value(node).is_some() => {}
                 // A gather writes its rows into a temporary, or straight into the
                 // output tile at the root.
-                Expr::Load { dtype, .. } if node.is_gather() => {
-                    if !is_root {
-                        specs.push(temp(statement, node_index, elements, *dtype));
-                    }
+                Expr::Load { dtype, .. } if node.is_gather() && !is_root => {
+                    specs.push(temp(statement, node_index, elements, *dtype));
                 }
+                Expr::Load { .. } if node.is_gather() => {}
                 Expr::Load {
                     subscripts, dtype, ..
                 } => {

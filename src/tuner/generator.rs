@@ -270,18 +270,18 @@ impl Generator for Heuristic {
             .history
             .iter()
             .chain(request.hand)
-            .filter(|r| is_result(r))
+            .filter(is_result)
             .collect();
         known.sort_by_key(|r| r.cycles);
         let hand_best = request
             .hand
             .iter()
-            .filter(|r| is_result(r))
+            .filter(is_result)
             .min_by_key(|r| r.cycles);
         let own_best = request
             .history
             .iter()
-            .filter(|r| is_result(r))
+            .filter(is_result)
             .filter_map(|r| r.cycles)
             .min();
         let last_round = request.history.len() + request.count >= request.budget as usize;

@@ -397,7 +397,8 @@ fn report_rejections(result: &KernelResult, emit: &mut dyn FnMut(String)) {
             record.generator, record.round, record.index
         );
         match record.verdict {
-            Verdict::Correct => {}
+            // A repeat of the hand schedule (the heuristic's guarantee) is no loss.
+            Verdict::Correct | Verdict::Duplicate if record.cycles.is_some() => {}
             Verdict::Rejected => {
                 for diagnostic in &record.diagnostics {
                     emit(format!(

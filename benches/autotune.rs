@@ -62,7 +62,11 @@ fn main() {
     let rounds = if quick { 1 } else { 10 };
 
     let vmla = [Bundled::find("vmla").unwrap().problem(0, None).unwrap()];
-    let (results, seconds) = timed(&vmla, &mut Heuristic, &config("vmla", rounds, 8, false));
+    let (results, seconds) = timed(
+        &vmla,
+        &mut Heuristic::default(),
+        &config("vmla", rounds, 8, false),
+    );
     let count = evaluations(&results);
     println!(
         "heuristic on vmla, {rounds} rounds x 8: {seconds:.2} s, {count} evaluations, {:.0} evaluations/s",
@@ -74,7 +78,7 @@ fn main() {
         ("timing first", config("suite", rounds, 8, true)),
         ("verify all", config_all("suite-all", rounds, 8, true)),
     ] {
-        let (results, seconds) = timed(&suite, &mut Heuristic, &config);
+        let (results, seconds) = timed(&suite, &mut Heuristic::default(), &config);
         let count = evaluations(&results);
         let verified = results
             .iter()
@@ -114,7 +118,7 @@ fn main() {
         let grid_best = grid[0].best.as_ref().map_or(u64::MAX, |b| b.cycles);
         let (heuristic, _) = timed(
             std::slice::from_ref(problem),
-            &mut Heuristic,
+            &mut Heuristic::default(),
             &config("heur", 10, 8, false),
         );
         let target = grid_best as f64 * 1.02;

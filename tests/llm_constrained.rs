@@ -80,14 +80,12 @@ fn gbnf_probe_then_exact_set_grammar_gives_only_legal_candidates() {
         assert!(!grammar.contains("stage a, b"), "no other kernel's names");
         assert!(requests[1].body.get("response_format").is_none());
     }
-    // One in four candidates explores under the syntax grammar, the rest are held to
-    // the exact legal set (a trie: its rules are numbered nodes).
+    // The first round's four candidates are held to the exact legal set (a trie: its
+    // rules are numbered nodes); from the second round, one in four explores under the
+    // syntax grammar.
     let exact = grammars.iter().filter(|g| g.contains("n0 ::=")).count();
-    assert!(
-        exact > 0 && exact < grammars.len(),
-        "{exact} of {}",
-        grammars.len()
-    );
+    assert_eq!((exact, grammars.len()), (7, 8));
+    assert!(grammars[..4].iter().all(|g| g.contains("n0 ::=")));
 
     let llm: Vec<_> = result
         .candidates
@@ -95,9 +93,11 @@ fn gbnf_probe_then_exact_set_grammar_gives_only_legal_candidates() {
         .filter(|c| c.generator == "llm")
         .collect();
     assert_eq!(llm.len(), 8);
-    // Each round asks its first candidate under the syntax grammar and the other three
-    // under the exact set: those are all legal (correct, or a repeat of a legal one).
-    for candidate in llm.iter().filter(|c| c.index > 0) {
+    // Round 1 asks every candidate under the exact set, round 2 its first under the
+    // syntax grammar and the other three under the exact set: those are all legal
+    // (correct, or a repeat of a legal one).
+    let exact_set = |c: &&&npu::tuner::record::CandidateRecord| c.round == 0 || c.index > 0;
+    for candidate in llm.iter().filter(exact_set) {
         assert!(
             matches!(candidate.verdict, Verdict::Correct | Verdict::Duplicate),
             "{:?} under the exact set:\n{}",
@@ -111,12 +111,14 @@ fn gbnf_probe_then_exact_set_grammar_gives_only_legal_candidates() {
         .iter()
         .map(|s| (s.constraint.as_str(), s.candidates))
         .collect();
-    assert_eq!(shares, [("exact set", 6), ("syntax", 2)]);
+    assert_eq!(shares, [("exact set", 7), ("syntax", 1)]);
     assert!(
         llm.iter()
-            .filter(|c| c.index > 0)
+            .filter(exact_set)
             .all(|c| c.constraint.as_deref() == Some("exact set"))
     );
+    // So Comp@1 and Pass@1, first-round metrics, measure the exact-set mode alone.
+    assert_eq!((result.comp_at_1, result.pass_at_1), (1.0, 1.0));
     // Repeats are recorded, not evaluated, and do not count in Comp@1.
     let duplicates = llm
         .iter()
@@ -187,10 +189,7 @@ fn no_constraint_when_the_server_honours_neither() {
 fn hybrid_seeds_the_heuristic_with_the_models_proposals() {
     let server = ChatServer::start((0..20).map(Behaviour::FromGrammar).collect());
     let llm = Llm::constrained(client(&server), None, ConstrainMode::Gbnf, 0.0);
-    let mut hybrid = Hybrid {
-        model: llm,
-        model_share: 0.25,
-    };
+    let mut hybrid = Hybrid::new(llm, 0.25);
     let result = tune("rowsum", &mut hybrid, 2, 4);
     assert_eq!(result.generator, "llm+heuristic");
     let main: Vec<_> = result
@@ -229,12 +228,15 @@ fn recordings_keep_the_prompt_and_the_grammar_sent() {
         ConstrainMode::Gbnf,
         0.5,
     );
-    tune("vmla", &mut generator, 1, 2);
+    tune("vmla", &mut generator, 2, 2);
     let transcript = transcript.lock().unwrap();
-    let exchange = &transcript.exchanges[0];
+    // The first round asks both candidates under the exact set, in one request.
+    assert_eq!(transcript.exchanges[0].constraints.len(), 1);
+    assert!(transcript.exchanges[0].constraints[0].contains("n0 ::="));
+    let exchange = &transcript.exchanges[1];
     let prompt = exchange.prompt.as_deref().expect("the prompt text is kept");
     assert_eq!(npu::tuner::replay::prompt_sha(prompt), exchange.prompt_sha);
-    // One candidate explored under the syntax grammar, one under the exact set.
+    // The second: one candidate explored under the syntax grammar, one under the exact set.
     assert_eq!(exchange.constraints.len(), 2);
     assert!(exchange.constraints[0].contains("split-i ::="));
     assert!(exchange.constraints[1].contains("n0 ::="));

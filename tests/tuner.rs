@@ -64,7 +64,7 @@ fn prompt_with_feedback_snapshot() {
     let dir = tempdir("prompt_feedback");
     let results = tune(
         std::slice::from_ref(&problem),
-        &mut Heuristic,
+        &mut Heuristic::default(),
         &RunConfig {
             baselines: false,
             verify: npu::tuner::run::Verify::All,
@@ -121,7 +121,7 @@ fn prompt_examples_fit_each_kernel_and_pass_the_checker() {
 fn search_generators_are_deterministic_for_a_seed() {
     let problems = [problem("vmla"), problem("rowsum")];
     let makers: [fn() -> Box<dyn Generator>; 3] = [
-        || Box::new(Heuristic),
+        || Box::new(Heuristic::default()),
         || Box::new(Random),
         || Box::new(Grid),
     ];
@@ -137,7 +137,7 @@ fn heuristic_beats_the_hand_schedule_on_every_bundled_kernel() {
     let problems: Vec<Problem> = SUITE.iter().map(|b| b.problem(0, None).unwrap()).collect();
     let results = tune(
         &problems,
-        &mut Heuristic,
+        &mut Heuristic::default(),
         &RunConfig {
             baselines: false,
             verify: npu::tuner::run::Verify::All,
@@ -171,7 +171,11 @@ fn heuristic_beats_the_hand_schedule_on_every_bundled_kernel() {
 fn resume_after_an_interruption_loses_and_repeats_nothing() {
     let problems = [problem("vmla")];
     let whole_dir = tempdir("resume_whole");
-    let whole = tune(&problems, &mut Heuristic, &config(&whole_dir, 4, 4));
+    let whole = tune(
+        &problems,
+        &mut Heuristic::default(),
+        &config(&whole_dir, 4, 4),
+    );
     let journal_lines = std::fs::read_to_string(whole_dir.join("journal.jsonl"))
         .unwrap()
         .lines()
@@ -179,7 +183,7 @@ fn resume_after_an_interruption_loses_and_repeats_nothing() {
 
     // Interrupt: keep the header and the first 9 evaluations, and cut the 10th mid-line.
     let dir = tempdir("resume_cut");
-    let _ = tune(&problems, &mut Heuristic, &config(&dir, 4, 4));
+    let _ = tune(&problems, &mut Heuristic::default(), &config(&dir, 4, 4));
     let text = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let mut cut = lines[..10].join("\n");
@@ -189,7 +193,7 @@ fn resume_after_an_interruption_loses_and_repeats_nothing() {
 
     let resumed = tune(
         &problems,
-        &mut Heuristic,
+        &mut Heuristic::default(),
         &RunConfig {
             resume: true,
             ..config(&dir, 4, 4)
@@ -216,10 +220,14 @@ fn timing_first_finds_the_same_best_and_verifies_it() {
     let problems = [problem("vmla"), problem("rowsum"), problem("matmul")];
     let dir = std::env::temp_dir().join(format!("npu-verify-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let all = tune(&problems, &mut Heuristic, &config(&dir.join("all"), 4, 6));
+    let all = tune(
+        &problems,
+        &mut Heuristic::default(),
+        &config(&dir.join("all"), 4, 6),
+    );
     let timed = tune(
         &problems,
-        &mut Heuristic,
+        &mut Heuristic::default(),
         &RunConfig {
             verify: npu::tuner::run::Verify::Best(3),
             ..config(&dir.join("timed"), 4, 6)
@@ -241,4 +249,126 @@ fn timing_first_finds_the_same_best_and_verifies_it() {
         unverified += t.candidates.iter().filter(|c| !c.verified).count();
     }
     assert!(unverified > 0, "timing-first verified every candidate");
+}
+
+#[test]
+fn the_heuristic_is_never_slower_than_the_hand_schedule() {
+    // The three kernels whose hand schedule the first drafts once lost to.
+    let problems = [
+        problem("variance"),
+        problem("avg_pool2d"),
+        problem("conv2d_s2_bias_relu"),
+    ];
+    for (rounds, candidates) in [(1, 2), (3, 4)] {
+        let results = tune(
+            &problems,
+            &mut Heuristic::default(),
+            &RunConfig {
+                baselines: false,
+                ..config(&tempdir("never_slower"), rounds, candidates)
+            },
+        );
+        for result in &results {
+            let hand = result
+                .baselines
+                .hand
+                .cycles
+                .expect("the hand schedule runs");
+            let best = result.best.as_ref().expect("a best").cycles;
+            assert!(
+                best <= hand,
+                "{}: best {best} vs hand {hand}",
+                result.kernel
+            );
+        }
+    }
+    // With one round of two, nothing is known before the round: the hand schedule is
+    // proposed again, recorded as a duplicate that carries its cycles.
+    let results = tune(
+        &problems[..1],
+        &mut Heuristic::default(),
+        &RunConfig {
+            baselines: false,
+            ..config(&tempdir("hand_repeat"), 1, 2)
+        },
+    );
+    let repeat = &results[0].candidates[1];
+    assert_eq!(repeat.verdict, Verdict::Duplicate, "{}", repeat.source);
+    assert!(
+        repeat.feedback.contains("hand schedule"),
+        "{}",
+        repeat.feedback
+    );
+    assert_eq!(repeat.cycles, results[0].baselines.hand.cycles);
+}
+
+#[test]
+fn knowledge_steers_the_heuristic_and_is_recorded_per_candidate() {
+    let problems = [problem("variance"), problem("gelu")];
+    let run_with = |heuristic: &mut Heuristic, name: &str| {
+        tune(
+            &problems,
+            heuristic,
+            &RunConfig {
+                baselines: false,
+                ..config(&tempdir(name), 3, 4)
+            },
+        )
+    };
+    let with = run_with(&mut Heuristic::default(), "steered");
+    let steered: Vec<_> = with
+        .iter()
+        .flat_map(|r| &r.candidates)
+        .filter(|c| c.generator == "heuristic" && !c.knowledge.is_empty())
+        .collect();
+    assert!(
+        !steered.is_empty(),
+        "no candidate drew on the knowledge base"
+    );
+    let base = npu::tuner::knowledge::KnowledgeBase::builtin();
+    for candidate in &steered {
+        // One entry per candidate, and a real one.
+        assert_eq!(candidate.knowledge.len(), 1, "{:?}", candidate.knowledge);
+        assert!(base.entries.iter().any(|e| e.id == candidate.knowledge[0]));
+    }
+    let without = run_with(&mut Heuristic::with_knowledge(None), "unsteered");
+    assert!(
+        without
+            .iter()
+            .flat_map(|r| &r.candidates)
+            .all(|c| c.knowledge.is_empty())
+    );
+}
+
+#[test]
+fn the_space_keeps_a_fused_kernels_reduced_axes_whole() {
+    // softmax reduces over `k` in its statements: a split of `k` is the checker's E035.
+    for name in ["softmax", "layernorm", "rmsnorm", "log_softmax"] {
+        let problem = problem(name);
+        let kernel = &problem.kernel;
+        let space = npu::tuner::space::Space::of(kernel);
+        for axis in npu_core::plan::whole_axes(kernel) {
+            assert_eq!(
+                space.tiles[axis],
+                [None],
+                "{name}: {}",
+                kernel.axes[axis].name
+            );
+        }
+        let results = tune(
+            std::slice::from_ref(&problem),
+            &mut Heuristic::default(),
+            &RunConfig {
+                baselines: false,
+                ..config(&tempdir("fused_space"), 3, 4)
+            },
+        );
+        assert!(
+            results[0]
+                .candidates
+                .iter()
+                .all(|c| c.verdict != Verdict::Rejected),
+            "{name}: a rejected candidate"
+        );
+    }
 }

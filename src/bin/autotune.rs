@@ -156,14 +156,16 @@ struct Args {
     /// How the LLM's replies are constrained to legal schedules.
     #[arg(long, value_enum, default_value = "auto")]
     llm_constrain: Constrain,
-    /// Share of each round's LLM candidates asked under the syntax grammar only, so the
-    /// search can leave the enumerated space.
+    /// Share of each round's LLM candidates, from the second round on, asked under the
+    /// syntax grammar only, so the search can leave the enumerated space (the first
+    /// round is all exact-set: Comp@1 and Pass@1 measure the constrained mode).
     #[arg(long, default_value_t = 0.25)]
     llm_explore: f64,
-    /// Read the knowledge base from DIR (default: the built-in `knowledge/` entries).
+    /// Read the knowledge base from DIR (default: the built-in `knowledge/` entries); it
+    /// goes into the LLM's prompts and steers the heuristic's edits.
     #[arg(long, value_name = "DIR", conflicts_with = "no_knowledge")]
     knowledge: Option<PathBuf>,
-    /// Leave hardware knowledge out of the LLM's prompts.
+    /// Leave hardware knowledge out: of the LLM's prompts and of the heuristic's edits.
     #[arg(long)]
     no_knowledge: bool,
     /// After the run, distil what it measured into --knowledge DIR: learned entries,
@@ -234,8 +236,15 @@ fn main_with(args: Args) -> Result<(), String> {
         )))
     });
     let mut model = "none".to_string();
+    // The knowledge the LLM's prompts and the heuristic's edits draw on.
+    let knowledge = match (&args.knowledge, args.no_knowledge) {
+        (_, true) => None,
+        (Some(dir), false) => Some(KnowledgeBase::load(dir).map_err(|e| e.to_string())?),
+        (None, false) => Some(KnowledgeBase::builtin()),
+    };
+    let heuristic = Heuristic::with_knowledge(knowledge.clone());
     let mut generator: Box<dyn Generator> = match args.generator {
-        GeneratorKind::Heuristic => Box::new(Heuristic),
+        GeneratorKind::Heuristic => Box::new(heuristic),
         GeneratorKind::Random => Box::new(generator::Random),
         GeneratorKind::Grid => Box::new(generator::Grid),
         GeneratorKind::Llm | GeneratorKind::LlmHeuristic => {
@@ -265,16 +274,11 @@ fn main_with(args: Args) -> Result<(), String> {
                 mode,
                 args.llm_explore,
             );
-            llm.knowledge = match (&args.knowledge, args.no_knowledge) {
-                (_, true) => None,
-                (Some(dir), false) => Some(KnowledgeBase::load(dir).map_err(|e| e.to_string())?),
-                (None, false) => Some(KnowledgeBase::builtin()),
-            };
+            llm.knowledge = knowledge;
             if args.generator == GeneratorKind::LlmHeuristic {
-                Box::new(Hybrid {
-                    model: llm,
-                    model_share: 0.25,
-                })
+                let mut hybrid = Hybrid::new(llm, 0.25);
+                hybrid.heuristic = heuristic;
+                Box::new(hybrid)
             } else {
                 Box::new(llm)
             }

@@ -244,7 +244,15 @@ impl Variants {
         // a build no simulation.
         let problem = found.problem(crate_dir, self.seed)?;
         if existing.is_some() && !requested {
-            return self.generate(&problem, &mut Heuristic, "none", out_dir, path, count, emit);
+            return self.generate(
+                &problem,
+                &mut Heuristic::default(),
+                "none",
+                out_dir,
+                path,
+                count,
+                emit,
+            );
         }
         if requested && !cfg!(feature = "llm") && self.var("NPU_LLM_URL").is_some() {
             emit(format!(
@@ -274,7 +282,15 @@ impl Variants {
                 )),
             }
         }
-        self.generate(&problem, &mut Heuristic, "none", out_dir, path, count, emit)
+        self.generate(
+            &problem,
+            &mut Heuristic::default(),
+            "none",
+            out_dir,
+            path,
+            count,
+            emit,
+        )
     }
 
     /// Tunes one kernel with `generator` and writes its best `count` variants. An error
@@ -381,7 +397,8 @@ fn report_rejections(result: &KernelResult, emit: &mut dyn FnMut(String)) {
             record.generator, record.round, record.index
         );
         match record.verdict {
-            Verdict::Correct => {}
+            // A repeat of the hand schedule (the heuristic's guarantee) is no loss.
+            Verdict::Correct | Verdict::Duplicate if record.cycles.is_some() => {}
             Verdict::Rejected => {
                 for diagnostic in &record.diagnostics {
                     emit(format!(

@@ -1,8 +1,10 @@
 //! Generators: where candidate schedules come from. All of them produce DSL text, which
 //! the loop evaluates through the shared parser and checker.
 //!
-//! - [`Heuristic`] (the default, offline): reads each result's diagnostics and the
-//!   simulator's symptom and edits schedules the way an expert would.
+//! - [`Heuristic`] (the default, offline): starts from the hand schedules and first
+//!   drafts, reads each result's diagnostics and the simulator's symptom, and edits
+//!   schedules the way an expert would, steered by the knowledge base (`steer`);
+//!   schedules the space cannot write are edited as text (`draft`).
 //! - [`Random`] and [`Grid`]: baselines over the same [`Space`].
 //! - [`Llm`]: any OpenAI-compatible chat-completions endpoint.
 //! - [`Replay`]: recorded LLM replies, for tests and demos.
@@ -15,16 +17,22 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use npu_core::Code;
 use npu_core::ir::{KernelClass, Tail};
 
 use super::evaluate::Problem;
+use super::knowledge::KnowledgeBase;
 #[cfg(feature = "llm")]
 use super::llm::LlmError;
 use super::record::{CandidateRecord, Verdict};
 use super::space::{Space, Spec, align_elements};
 
+mod draft;
 mod model;
+mod repair;
+mod steer;
+
+use draft::Draft;
+use repair::legalize;
 
 #[cfg(feature = "llm")]
 pub use model::Llm;
@@ -39,6 +47,8 @@ pub struct Request<'a> {
     pub count: usize,
     /// This generator's evaluated candidates so far, in order.
     pub history: &'a [CandidateRecord],
+    /// The kernel's own schedules, as the loop evaluated them before the search.
+    pub hand: &'a [CandidateRecord],
     /// The evaluations this generator may spend in the whole run.
     pub budget: u64,
     pub seed: u64,
@@ -82,8 +92,9 @@ pub trait Generator: Send {
 
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError>;
 
-    /// The knowledge entries the last `propose` used, recorded with its candidates.
-    fn knowledge_used(&self) -> Vec<String> {
+    /// The knowledge entries each candidate of the last `propose` drew on, in proposal
+    /// order, recorded with the candidates; empty when none did.
+    fn knowledge_used(&self) -> Vec<Vec<String>> {
         Vec::new()
     }
 
@@ -187,16 +198,62 @@ impl Generator for Grid {
     }
 }
 
-/// The offline expert: starts from the schedules an expert would write first, then
-/// edits the best results by what the simulator says limits them. It checks its own
+/// The offline expert: starts from the kernel's own (hand) schedules and the schedules
+/// an expert would write first, then edits the best results by what the simulator says
+/// limits them and by what the knowledge base advises for that. It checks its own
 /// proposals against the target's rules (as an expert knows the capacities) and
 /// repairs them from the checker's help lines before spending an evaluation on them.
-#[derive(Debug, Default)]
-pub struct Heuristic;
+///
+/// Its reported best is never slower than the best hand schedule: when nothing it
+/// found beats that one by the last round, it proposes it again (the loop records the
+/// repeat as a duplicate carrying the hand schedule's cycles).
+#[derive(Debug)]
+pub struct Heuristic {
+    /// The hardware knowledge that steers the edits; `None` edits by the symptom alone.
+    pub knowledge: Option<KnowledgeBase>,
+    /// The entries each candidate of the last round drew on.
+    used: Vec<Vec<String>>,
+}
+
+impl Default for Heuristic {
+    /// The heuristic with the built-in knowledge base.
+    fn default() -> Heuristic {
+        Heuristic::with_knowledge(Some(KnowledgeBase::builtin()))
+    }
+}
+
+impl Heuristic {
+    pub fn with_knowledge(knowledge: Option<KnowledgeBase>) -> Heuristic {
+        Heuristic {
+            knowledge,
+            used: Vec::new(),
+        }
+    }
+}
+
+/// A schedule the heuristic may propose, and the knowledge entries it came from.
+#[derive(Clone, Debug)]
+struct Idea {
+    draft: Draft,
+    knowledge: Vec<String>,
+}
+
+impl Idea {
+    fn plain(draft: Draft) -> Idea {
+        Idea {
+            draft,
+            knowledge: Vec::new(),
+        }
+    }
+}
 
 impl Generator for Heuristic {
     fn name(&self) -> &'static str {
         "heuristic"
+    }
+
+    fn knowledge_used(&self) -> Vec<Vec<String>> {
+        self.used.clone()
     }
 
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
@@ -204,27 +261,89 @@ impl Generator for Heuristic {
         let kernel = &problem.kernel;
         let space = Space::of(kernel);
         let mut seen = seen(request);
-        let mut ideas: Vec<Spec> = Vec::new();
+        // The hand schedules were evaluated already: an edit that lands on one is no news.
+        seen.extend(request.hand.iter().map(|r| canonical(problem, &r.source)));
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
 
-        let mut correct: Vec<&CandidateRecord> = request
+        // What is known: this search's results and the hand schedules', fastest first.
+        let mut known: Vec<&CandidateRecord> = request
             .history
             .iter()
-            .filter(|r| r.verdict == Verdict::Correct && r.cycles.is_some())
+            .chain(request.hand)
+            .filter(is_result)
             .collect();
-        correct.sort_by_key(|r| r.cycles);
-        if correct.is_empty() {
-            ideas.extend(first_drafts(problem, &space));
+        known.sort_by_key(|r| r.cycles);
+        let hand_best = request
+            .hand
+            .iter()
+            .filter(is_result)
+            .min_by_key(|r| r.cycles);
+        let own_best = request
+            .history
+            .iter()
+            .filter(is_result)
+            .filter_map(|r| r.cycles)
+            .min();
+        let last_round = request.history.len() + request.count >= request.budget as usize;
+        if let Some(hand) = hand_best
+            && last_round
+            && own_best.is_none_or(|own| Some(own) > hand.cycles)
+            && let Some(text) =
+                super::variants::renamed(&hand.source, &name("heuristic", request, 0))
+        {
+            // The guarantee: the search's best is never slower than the hand schedule.
+            seen.insert(canonical(problem, &text));
+            out.push((text, Vec::new()));
         }
-        for record in correct.iter().take(3) {
-            let Some(spec) = spec_of(problem, &record.source) else {
+
+        let mut ideas: Vec<Idea> = Vec::new();
+        let steer = |base: &Draft, records: &[CandidateRecord]| -> Vec<Idea> {
+            match &self.knowledge {
+                Some(knowledge) => steer::edits(problem, &space, knowledge, records, base),
+                None => Vec::new(),
+            }
+        };
+        let own_results = request.history.iter().any(|r| is_result(&r));
+        if !own_results {
+            // First drafts, and in every third slot an edit of the best hand schedule: a
+            // draft often beats a hand schedule outright, an edit of it is a safer step.
+            let drafts = first_drafts(problem, &space)
+                .into_iter()
+                .map(|spec| Idea::plain(Draft::of(spec)));
+            let mut from_hand: Vec<Idea> = Vec::new();
+            if let Some(hand) = hand_best
+                && let Some(base) = Draft::parse(problem, &hand.source)
+            {
+                let symptom = symptom(hand);
+                from_hand.extend(steer(&base, request.hand));
+                from_hand.extend(
+                    neighbours(problem, &space, &base.spec, &symptom)
+                        .into_iter()
+                        .map(|spec| Idea::plain(base.edited(spec))),
+                );
+            }
+            let quota = request.count - request.count / 3;
+            propose_from(problem, request, drafts, quota, &mut seen, &mut out);
+            ideas.extend(from_hand);
+        }
+        let records: Vec<CandidateRecord> = request
+            .history
+            .iter()
+            .chain(request.hand)
+            .cloned()
+            .collect();
+        for (rank, record) in known.iter().take(3).enumerate() {
+            let Some(base) = Draft::parse(problem, &record.source) else {
                 continue;
             };
-            let symptom = record
-                .report
-                .as_ref()
-                .map(|r| r.symptom.to_ascii_lowercase())
-                .unwrap_or_default();
-            ideas.extend(neighbours(problem, &space, &spec, &symptom));
+            if rank == 0 {
+                ideas.extend(steer(&base, &records));
+            }
+            ideas.extend(
+                neighbours(problem, &space, &base.spec, &symptom(record))
+                    .into_iter()
+                    .map(|spec| Idea::plain(base.edited(spec))),
+            );
         }
         // Rejected candidates of the last round are repaired from their diagnostics.
         for record in request
@@ -234,21 +353,11 @@ impl Generator for Heuristic {
             .take(request.count)
             .filter(|r| r.verdict == Verdict::Rejected)
         {
-            if let Some(spec) = spec_of(problem, &record.source) {
-                ideas.push(spec);
+            if let Some(draft) = Draft::parse(problem, &record.source) {
+                ideas.push(Idea::plain(draft));
             }
         }
-        let mut out = Vec::new();
-        for idea in ideas {
-            if out.len() == request.count {
-                break;
-            }
-            if let Some(text) = legalize(problem, idea, &name("heuristic", request, out.len()))
-                && seen.insert(canonical(problem, &text))
-            {
-                out.push(Proposed::Schedule(text));
-            }
-        }
+        propose_from(problem, request, ideas, request.count, &mut seen, &mut out);
         // Fill the round with legal random points when the ideas run out.
         let mut rng = round_rng(request, "heuristic");
         for _ in 0..request.count * 50 {
@@ -256,21 +365,57 @@ impl Generator for Heuristic {
                 break;
             }
             let spec = space.point(kernel, rng.u64(0..space.size()));
-            if let Some(text) = legalize(problem, spec, &name("heuristic", request, out.len()))
-                && seen.insert(canonical(problem, &text))
+            if let Some(text) = legalize(
+                problem,
+                Draft::of(spec),
+                &name("heuristic", request, out.len()),
+            ) && seen.insert(canonical(problem, &text))
             {
-                out.push(Proposed::Schedule(text));
+                out.push((text, Vec::new()));
             }
         }
-        Ok(out)
+        self.used = out.iter().map(|(_, used)| used.clone()).collect();
+        Ok(out
+            .into_iter()
+            .map(|(text, _)| Proposed::Schedule(text))
+            .collect())
     }
 }
 
-fn spec_of(problem: &Problem, text: &str) -> Option<Spec> {
-    let schedules = npu_core::parse::parse_schedules_str(text).ok()?;
-    schedules
-        .first()
-        .map(|s| Spec::from_schedule(&problem.kernel, s))
+/// Legalizes `ideas` in order into `out` until it holds `until` proposals, skipping
+/// those that cannot be made legal and those already seen.
+fn propose_from(
+    problem: &Problem,
+    request: &Request,
+    ideas: impl IntoIterator<Item = Idea>,
+    until: usize,
+    seen: &mut HashSet<String>,
+    out: &mut Vec<(String, Vec<String>)>,
+) {
+    for idea in ideas {
+        if out.len() >= until {
+            break;
+        }
+        if let Some(text) = legalize(problem, idea.draft, &name("heuristic", request, out.len()))
+            && seen.insert(canonical(problem, &text))
+        {
+            out.push((text, idea.knowledge));
+        }
+    }
+}
+
+/// Whether a record is a correct result with cycles (a correct candidate, or the repeat
+/// of a hand schedule, which carries its cycles).
+fn is_result(record: &&CandidateRecord) -> bool {
+    matches!(record.verdict, Verdict::Correct | Verdict::Duplicate) && record.cycles.is_some()
+}
+
+fn symptom(record: &CandidateRecord) -> String {
+    record
+        .report
+        .as_ref()
+        .map(|r| r.symptom.to_ascii_lowercase())
+        .unwrap_or_default()
 }
 
 /// What an expert writes first: every core, double buffering, and the largest tiles
@@ -301,23 +446,19 @@ fn first_drafts(problem: &Problem, space: &Space) -> Vec<Spec> {
             }
         }
         _ => {
-            // The innermost output axis gets the big tile; outer axes take one core's share.
-            let inner = *kernel.output_axes().last().unwrap_or(&0);
-            let outer = kernel.output_axes()[0];
-            let mut options: Vec<u64> = space.tiles[inner].iter().flatten().copied().collect();
-            options.push(kernel.axes[inner].extent);
-            options.sort_unstable_by(|a, b| b.cmp(a));
+            // Tiles filled from the innermost axis out to a budget of elements, so that
+            // reduced axes and whole rows stay whole while they fit (an expert sizes a
+            // vector tile by what one copy moves, not axis by axis).
+            let largest = (0..axes).fold(1u64, |product, a| {
+                product.saturating_mul(kernel.axes[a].extent)
+            });
             for depth in [2, 1] {
                 for cores in [max_cores, (max_cores / 2).max(1)] {
-                    for tile in &options {
-                        let mut tiles = vec![None; axes];
-                        tiles[inner] = Some(*tile);
-                        if inner != outer {
-                            tiles[outer] = Some(align_elements(kernel, outer).max(1));
-                        }
+                    let mut budget = largest.next_power_of_two().min(1 << 20);
+                    while budget >= 16 {
                         let mut spec = Spec {
                             cores,
-                            tiles,
+                            tiles: filled(kernel, space, cores, budget),
                             depth,
                             l0_depth: 1,
                             l0c_depth: 1,
@@ -325,13 +466,61 @@ fn first_drafts(problem: &Problem, space: &Space) -> Vec<Spec> {
                             tail: Tail::None,
                         };
                         spec.fix_tail(kernel);
-                        drafts.push(spec);
+                        if !drafts.contains(&spec) {
+                            drafts.push(spec);
+                        }
+                        budget /= 2;
                     }
                 }
             }
         }
     }
     drafts
+}
+
+/// The axes from the innermost out: the reduced axes (innermost last in the kernel's
+/// order), then the output axes from the innermost.
+fn fill_order(kernel: &npu_core::CheckedKernel) -> Vec<usize> {
+    let outputs = kernel.output_axes();
+    let mut order: Vec<usize> = (0..kernel.axes.len())
+        .rev()
+        .filter(|a| !outputs.contains(a))
+        .collect();
+    order.extend(outputs.iter().rev());
+    order
+}
+
+/// Tiles holding about `budget` elements on one core: each axis from the innermost out
+/// stays whole while the budget allows, the first that does not fit gets the largest
+/// aligned power-of-two multiple that does, and the axes outside it their minimum.
+/// Axes the space keeps whole (a fused kernel's reduced axes) stay whole regardless.
+fn filled(
+    kernel: &npu_core::CheckedKernel,
+    space: &Space,
+    cores: u64,
+    budget: u64,
+) -> Vec<Option<u64>> {
+    let first = kernel.output_axes()[0];
+    let mut tiles = vec![None; kernel.axes.len()];
+    let mut left = budget;
+    for axis in fill_order(kernel) {
+        let extent = kernel.axes[axis].extent;
+        let share = if axis == first {
+            extent.div_ceil(cores.max(1))
+        } else {
+            extent
+        };
+        let step = align_elements(kernel, axis).max(1);
+        if space.tiles[axis].len() <= 1 || left >= share {
+            left /= share.max(1);
+            continue;
+        }
+        let units = (left / step).max(1);
+        let tile = (step * (1 << units.ilog2())).min(share);
+        tiles[axis] = Some(tile);
+        left = 1;
+    }
+    tiles
 }
 
 /// One-knob edits of `spec`, the likeliest first given the simulator's symptom.
@@ -426,116 +615,4 @@ fn neighbours(problem: &Problem, space: &Space, spec: &Spec, symptom: &str) -> V
     ordered.append(&mut depth);
     ordered.append(&mut smaller);
     ordered
-}
-
-/// Checks a spec and repairs it from the checker's help lines, up to a few times.
-/// Returns the legal schedule text, or `None` when it cannot be made legal.
-fn legalize(problem: &Problem, mut spec: Spec, name: &str) -> Option<String> {
-    for _ in 0..4 {
-        let text = spec.to_dsl(&problem.kernel, name);
-        let (diagnostics, _) = match problem.check(&text) {
-            Ok(_) => return Some(text),
-            Err(error) => error,
-        };
-        let records = diagnostics.records();
-        let fixes: Vec<Option<npu_core::Fix>> = diagnostics
-            .iter()
-            .map(|d| d.fixes.first().cloned())
-            .collect();
-        let mut changed = false;
-        for (record, fix) in records.iter().zip(fixes) {
-            changed |= match fix {
-                Some(fix) => apply_fix(problem, &mut spec, &fix),
-                None => repair(
-                    problem,
-                    &mut spec,
-                    record.code,
-                    record.help.as_deref().unwrap_or(""),
-                ),
-            };
-        }
-        if !changed {
-            return None;
-        }
-        spec.fix_tail(&problem.kernel);
-    }
-    None
-}
-
-/// Applies a checked fix (see [`npu_core::fix`]) to the spec. Returns whether it changed.
-fn apply_fix(problem: &Problem, spec: &mut Spec, fix: &npu_core::Fix) -> bool {
-    use npu_core::{Edit, Level};
-    let kernel = &problem.kernel;
-    let axis = |name: &str| kernel.axes.iter().position(|a| a.name == name);
-    let before = spec.clone();
-    for edit in &fix.edits {
-        match edit {
-            Edit::Split { axis: name, tile } => {
-                if let Some(a) = axis(name) {
-                    spec.tiles[a] = Some(*tile);
-                }
-            }
-            Edit::Cores { axis: name, cores } if axis(name) == Some(kernel.output_axes()[0]) => {
-                spec.cores = *cores;
-            }
-            Edit::Tail { .. } => spec.tail = Tail::Pad,
-            Edit::Depth { level, depth, .. } => match level {
-                Level::L0a | Level::L0b => spec.l0_depth = *depth,
-                Level::L0c => spec.l0c_depth = *depth,
-                Level::Ub | Level::L1 => spec.depth = *depth,
-            },
-            Edit::Cube { axis: name, tile } => {
-                if let (Some(a), npu_core::ir::KernelClass::Matmul(mm), Some(cube)) =
-                    (axis(name), &kernel.class, spec.cube.as_mut())
-                {
-                    let slot = [mm.m, mm.n, mm.k].iter().position(|x| *x == a);
-                    if let Some(slot) = slot {
-                        cube[slot] = *tile;
-                    }
-                }
-            }
-            Edit::Cores { .. } | Edit::Stage { .. } => {}
-        }
-    }
-    *spec != before
-}
-
-/// Applies the fix a diagnostic's help line names. Returns whether the spec changed.
-fn repair(problem: &Problem, spec: &mut Spec, code: Code, help: &str) -> bool {
-    let kernel = &problem.kernel;
-    let before = spec.clone();
-    // "split i by 4096", "split i by 992 and add `tail pad;`".
-    if let Some((axis, value)) = split_in_help(kernel, help) {
-        spec.tiles[axis] = Some(value);
-    } else {
-        match code {
-            Code::E020 if spec.cube.is_some() => {
-                let [m, n, k] = spec.cube.unwrap_or([16, 16, 16]);
-                spec.l0_depth = 1;
-                if before.l0_depth == 1 {
-                    spec.cube = Some([(m / 2).max(16), (n / 2).max(16), k]);
-                }
-            }
-            Code::E020 | Code::E025 => spec.depth = 1,
-            Code::E024 => spec.cores = (spec.cores / 2).max(1),
-            Code::E033 | Code::E021 => spec.tail = Tail::Pad,
-            _ => {}
-        }
-    }
-    *spec != before
-}
-
-/// Reads "split AXIS by N" out of a help line.
-fn split_in_help(kernel: &npu_core::CheckedKernel, help: &str) -> Option<(usize, u64)> {
-    let rest = &help[help.find("split ")? + "split ".len()..];
-    let mut words = rest.split_whitespace();
-    let axis_name = words.next()?;
-    (words.next()? == "by").then_some(())?;
-    let value: u64 = words
-        .next()?
-        .trim_end_matches(|c: char| !c.is_ascii_digit())
-        .parse()
-        .ok()?;
-    let axis = kernel.axes.iter().position(|a| a.name == axis_name)?;
-    Some((axis, value))
 }

@@ -47,12 +47,22 @@ pub enum Verify {
 #[derive(Clone, Copy, Debug, Default)]
 struct RoundContext<'a> {
     /// Canonical texts already evaluated, and what each was: repeats are duplicates.
-    seen: Option<&'a BTreeMap<String, String>>,
-    /// The knowledge entries and the constraints the generator used for the round.
-    knowledge: &'a [String],
+    seen: Option<&'a BTreeMap<String, Earlier>>,
+    /// The knowledge entries and the constraints each candidate of the round drew on.
+    knowledge: &'a [Vec<String>],
     constraints: &'a [String],
     /// Candidates at or above this many cycles are timed only (see [`Verify`]).
     verify_below: Option<u64>,
+}
+
+/// An evaluated schedule a later proposal may repeat.
+#[derive(Clone, Debug)]
+struct Earlier {
+    /// What it was, for the duplicate's feedback: "hand schedule (3618 cycles)".
+    what: String,
+    /// A hand schedule's result, which a repeat of it carries: the search proposed that
+    /// schedule, so its best is never slower than a hand schedule it repeats.
+    result: Option<(u64, npu_sim::Report)>,
 }
 
 /// What the loop reports while it works (progress bars, or nothing in tests).
@@ -215,7 +225,7 @@ impl Loop<'_> {
                 speedup_over_first_correct: first_correct.map(|f| f as f64 / cycles.max(1) as f64),
                 evaluations_to_best: main
                     .iter()
-                    .position(|r| r.cycles == Some(cycles) && r.verdict == Verdict::Correct)
+                    .position(|r| r.cycles == Some(cycles) && counts_as_result(r))
                     .map_or(0, |i| i as u64 + 1),
                 vector_score: report.map_or(0.0, |r| r.vector_score),
                 symptom: report.map(|r| r.symptom.clone()).unwrap_or_default(),
@@ -307,10 +317,18 @@ impl Loop<'_> {
         let mut history: Vec<CandidateRecord> = Vec::new();
         // What was already evaluated, by canonical text: the hand schedules, then this
         // search's candidates.
-        let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        let mut seen: BTreeMap<String, Earlier> = BTreeMap::new();
         for record in hand {
             seen.entry(canonical(&record.source))
-                .or_insert_with(|| format!("hand schedule {}", describe(record)));
+                .or_insert_with(|| Earlier {
+                    what: format!("hand schedule {}", describe(record)),
+                    result: match (record.verdict, record.cycles, &record.report) {
+                        (Verdict::Correct, Some(cycles), Some(report)) => {
+                            Some((cycles, report.clone()))
+                        }
+                        _ => None,
+                    },
+                });
         }
         let mut round = 0;
         while (history.len() as u64) < budget {
@@ -334,6 +352,7 @@ impl Loop<'_> {
                     round,
                     count,
                     history: &history,
+                    hand,
                     budget,
                     seed: self.config.seed,
                 };
@@ -354,14 +373,16 @@ impl Loop<'_> {
             };
             for record in &records {
                 if record.verdict != Verdict::Duplicate && record.verdict != Verdict::Unparsable {
-                    seen.entry(canonical(&record.source)).or_insert_with(|| {
-                        format!(
-                            "candidate r{}_{} {}",
-                            record.round,
-                            record.index,
-                            describe(record)
-                        )
-                    });
+                    seen.entry(canonical(&record.source))
+                        .or_insert_with(|| Earlier {
+                            what: format!(
+                                "candidate r{}_{} {}",
+                                record.round,
+                                record.index,
+                                describe(record)
+                            ),
+                            result: None,
+                        });
                 }
             }
             history.extend(records);
@@ -440,7 +461,7 @@ impl Loop<'_> {
         let problem = self.problem;
         // Repeats of earlier schedules, or of an earlier proposal of this round, are
         // recorded as duplicates instead of evaluated.
-        let mut repeats: Vec<Option<String>> = Vec::with_capacity(proposals.len());
+        let mut repeats: Vec<Option<Earlier>> = Vec::with_capacity(proposals.len());
         if let Some(seen) = seen {
             let mut this_round: BTreeMap<String, usize> = BTreeMap::new();
             for (index, proposal) in proposals.iter().enumerate() {
@@ -451,9 +472,10 @@ impl Loop<'_> {
                 let key = canonical(text);
                 repeats.push(match (seen.get(&key), this_round.get(&key)) {
                     (Some(earlier), _) => Some(earlier.clone()),
-                    (None, Some(first)) => {
-                        Some(format!("candidate r{round}_{first} of this round"))
-                    }
+                    (None, Some(first)) => Some(Earlier {
+                        what: format!("candidate r{round}_{first} of this round"),
+                        result: None,
+                    }),
                     (None, None) => {
                         this_round.insert(key, index);
                         None
@@ -472,28 +494,31 @@ impl Loop<'_> {
                         return record.clone();
                     }
                     let repeat = repeats.get(index).cloned().flatten();
-                    let (source, outcome) = match proposal {
-                        Proposed::Schedule(text) if repeat.is_some() => (
-                            text,
-                            Outcome {
-                                verdict: Verdict::Duplicate,
-                                cycles: None,
-                                diagnostics: Vec::new(),
-                                feedback: format!(
-                                    "the same schedule as {}: not evaluated again; propose a different one",
-                                    repeat.unwrap_or_default()
-                                ),
-                                report: None,
-                                verified: true,
-                            },
-                        ),
-                        Proposed::Schedule(text) => {
+                    let (source, outcome) = match (proposal, repeat) {
+                        (Proposed::Schedule(text), Some(earlier)) => {
+                            let (cycles, report) = earlier.result.unzip();
+                            (
+                                text,
+                                Outcome {
+                                    verdict: Verdict::Duplicate,
+                                    cycles,
+                                    diagnostics: Vec::new(),
+                                    feedback: format!(
+                                        "the same schedule as {}: not evaluated again; propose a different one",
+                                        earlier.what
+                                    ),
+                                    report,
+                                    verified: true,
+                                },
+                            )
+                        }
+                        (Proposed::Schedule(text), None) => {
                             let outcome = problem.evaluate_with(&text, |cycles| {
                                 verify_below.is_none_or(|threshold| cycles < threshold)
                             });
                             (text, outcome)
                         }
-                        Proposed::Unparsable { reason, excerpt } => (
+                        (Proposed::Unparsable { reason, excerpt }, _) => (
                             excerpt,
                             Outcome {
                                 verdict: Verdict::Unparsable,
@@ -516,7 +541,7 @@ impl Loop<'_> {
                         diagnostics: outcome.diagnostics,
                         feedback: outcome.feedback,
                         report: outcome.report,
-                        knowledge: knowledge.to_vec(),
+                        knowledge: knowledge.get(index).cloned().unwrap_or_default(),
                         verified: outcome.verified,
                         constraint: constraints.get(index).cloned(),
                     };
@@ -573,11 +598,17 @@ fn constraint_shares(records: &[CandidateRecord]) -> Vec<ConstraintShare> {
         .collect()
 }
 
-/// The fastest correct candidate.
+/// Whether a record is a correct result: a correct candidate, or the repeat of a hand
+/// schedule (which carries the hand schedule's cycles).
+fn counts_as_result(record: &CandidateRecord) -> bool {
+    matches!(record.verdict, Verdict::Correct | Verdict::Duplicate) && record.cycles.is_some()
+}
+
+/// The fastest correct result.
 fn best(records: &[CandidateRecord]) -> Option<&CandidateRecord> {
     records
         .iter()
-        .filter(|r| r.verdict == Verdict::Correct && r.cycles.is_some())
+        .filter(|r| counts_as_result(r))
         .min_by_key(|r| r.cycles)
 }
 
@@ -594,7 +625,7 @@ fn convergence(generator: &str, records: &[CandidateRecord]) -> Convergence {
     let mut points = Vec::new();
     let mut best = u64::MAX;
     for (i, record) in records.iter().enumerate() {
-        if record.verdict == Verdict::Correct
+        if counts_as_result(record)
             && let Some(cycles) = record.cycles
         {
             best = best.min(cycles);

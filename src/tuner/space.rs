@@ -197,6 +197,12 @@ impl Space {
         if !cores.contains(&max_cores) {
             cores.push(max_cores);
         }
+        // A fused kernel keeps every axis a statement reduces over whole (the checker's
+        // E035): no split of it, and no cores across it.
+        let whole = npu_core::plan::whole_axes(kernel);
+        if whole.contains(&first) {
+            cores = vec![1];
+        }
         let tiles = kernel
             .axes
             .iter()
@@ -208,8 +214,10 @@ impl Space {
                     align_elements(kernel, axis)
                 };
                 let mut list: Vec<Option<u64>> = vec![None];
-                if npu_core::schedule::ordered_fold(kernel, axis).is_some() {
-                    // The checker refuses a split that would reorder this fold.
+                if npu_core::schedule::ordered_fold(kernel, axis).is_some() || whole.contains(&axis)
+                {
+                    // The checker refuses a split that would reorder this fold, or cut
+                    // an axis a fused statement reduces over.
                     return list;
                 }
                 list.extend(

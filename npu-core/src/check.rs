@@ -22,6 +22,7 @@ mod class;
 mod expr;
 mod load;
 mod reduce;
+mod scan;
 
 pub use class::vector_op;
 use expr::{resolve_literals, subscripts};
@@ -172,6 +173,8 @@ struct Scope {
     loads: HashMap<usize, Vec<Subscript>>,
     /// Whether the expression being checked is inside a reduction.
     reducing: bool,
+    /// Whether the expression being checked is inside a scan.
+    scanning: bool,
     /// The axis list of every reduction so far: one reduction's axes are folded
     /// together, so an axis belongs to one list.
     reductions: Vec<Vec<usize>>,
@@ -255,6 +258,7 @@ impl Checker<'_> {
             live: Vec::new(),
             loads: HashMap::new(),
             reducing: false,
+            scanning: false,
             reductions: Vec::new(),
             pads: HashMap::new(),
         };
@@ -500,6 +504,7 @@ impl Checker<'_> {
         scope.live = axes.clone();
         let (value, ty) = self.expr(&stmt.value, scope, tensors);
         let value = value?;
+        let (value, ty) = self.arg_output(stmt, value, ty, tensor, scope);
         let ty = if self.untyped.contains(&name) {
             Ty::Error
         } else {

@@ -51,7 +51,7 @@ use std::fmt::{self, Write};
 use serde::{Deserialize, Serialize};
 
 use crate::dtype::Dtype;
-use crate::ir::{BinaryOp, BufferKind, CompareOp, ReduceOp, UnaryOp};
+use crate::ir::{BinaryOp, BufferKind, CompareOp, ReduceOp, ScanOp, UnaryOp};
 use crate::target::{Level, VectorOp};
 
 /// A pipe of the AI core.
@@ -348,8 +348,16 @@ pub enum VectorKind {
     Compare(CompareOp),
     Select,
     Cast,
-    /// Folds in the accumulator dtype given (each step rounded to it).
+    /// Folds in the accumulator dtype given (each step rounded to it). An arg
+    /// reduction (`vreduce.argmax`) names the dtype it compares values in instead:
+    /// its destination is the index accumulator, its second source the value
+    /// accumulator (both stride 0 along the reduced last dimension of the box), its
+    /// third the index of the box's first element along that dimension.
     Reduce(ReduceOp, Dtype),
+    /// An inclusive scan along box dimension `.2`, in the accumulator dtype given: the
+    /// second source is the running value (stride 0 along that dimension), read
+    /// before the first step and left holding the last, so the next tile carries on.
+    Scan(ScanOp, Dtype, u8),
     /// A saturating cast (`x as sat i8`).
     SatCast,
 }
@@ -364,7 +372,8 @@ impl VectorKind {
             VectorKind::Compare(_) => VectorOp::Cmp,
             VectorKind::Select => VectorOp::Select,
             VectorKind::Cast | VectorKind::SatCast => VectorOp::Cast,
-            VectorKind::Reduce(..) => VectorOp::Reduce,
+            VectorKind::Reduce(op, _) => op.vector_op(),
+            VectorKind::Scan(op, ..) => op.vector_op(),
         }
     }
 
@@ -426,6 +435,12 @@ impl VectorKind {
                 ReduceOp::Sum => "vreduce.sum",
                 ReduceOp::Max => "vreduce.max",
                 ReduceOp::Min => "vreduce.min",
+                ReduceOp::ArgMax => "vreduce.argmax",
+                ReduceOp::ArgMin => "vreduce.argmin",
+            },
+            VectorKind::Scan(op, ..) => match op {
+                ScanOp::Sum => "vscan.sum",
+                ScanOp::Prod => "vscan.prod",
             },
             VectorKind::SatCast => "vconv.sat",
         }
@@ -708,10 +723,16 @@ impl Program {
             .map(Vec::as_slice)
             .unwrap_or(&[]);
         write!(out, "{} {} ", v.kind.mnemonic(), v.dtype)?;
-        if let VectorKind::Reduce(_, accumulator) = v.kind
-            && accumulator != v.dtype.accumulator()
-        {
-            write!(out, "in {accumulator} ")?;
+        match v.kind {
+            VectorKind::Reduce(_, accumulator) | VectorKind::Scan(_, accumulator, _)
+                if accumulator != v.dtype.accumulator() =>
+            {
+                write!(out, "in {accumulator} ")?;
+            }
+            _ => {}
+        }
+        if let VectorKind::Scan(_, _, dim) = v.kind {
+            write!(out, "along {dim} ")?;
         }
         self.write_view(out, v.dst, v.dst_strides, extents)?;
         let mut first = true;

@@ -136,6 +136,12 @@ pub enum VectorOp {
     Shl,
     Shr,
     Popcount,
+    /// `argmax`'s fold, keeping value and index (Ascend's ReduceMax with an index).
+    Argmax,
+    Argmin,
+    /// One step of a scan over the elements of the other axes.
+    Cumsum,
+    Cumprod,
 }
 
 impl VectorOp {
@@ -145,7 +151,7 @@ impl VectorOp {
     /// target file written before they existed still loads.
     pub const REQUIRED: usize = 21;
 
-    pub const ALL: [VectorOp; 41] = [
+    pub const ALL: [VectorOp; 45] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -187,6 +193,10 @@ impl VectorOp {
         VectorOp::Shl,
         VectorOp::Shr,
         VectorOp::Popcount,
+        VectorOp::Argmax,
+        VectorOp::Argmin,
+        VectorOp::Cumsum,
+        VectorOp::Cumprod,
     ];
 
     pub fn name(self) -> &'static str {
@@ -232,6 +242,10 @@ impl VectorOp {
             VectorOp::Shl => "shl",
             VectorOp::Shr => "shr",
             VectorOp::Popcount => "popcount",
+            VectorOp::Argmax => "argmax",
+            VectorOp::Argmin => "argmin",
+            VectorOp::Cumsum => "cumsum",
+            VectorOp::Cumprod => "cumprod",
         }
     }
 }

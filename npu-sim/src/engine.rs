@@ -499,10 +499,8 @@ impl<'a> Engine<'a> {
                 duration
             }
             Op::Vector(v) => {
-                let repeats =
-                    (u64::from(v.elements) * u64::from(v.width)).div_ceil(costs.repeat_bytes);
                 let op = v.kind.cost_op() as usize;
-                let cycles = repeats as f64 * costs.vector[op];
+                let cycles = costs.vector_cycles(&v, program);
                 run.vector_by_op[op] += cycles;
                 costs.vector_issue + cycles
             }

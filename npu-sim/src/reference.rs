@@ -4,8 +4,10 @@
 //! `npu_kernel!` macro generates: each output element is the expression evaluated at
 //! its index, every operation rounded with [`npu_core::scalar`], each reduction folded
 //! in index order (over several axes, the first outermost) in its accumulator dtype
-//! and rounded once at the end. Statements run in order, so a `let` intermediate is
-//! whole before any later statement reads it.
+//! and rounded once at the end; an arg reduction keeps the first greatest (least)
+//! value's index, a NaN beating every number. Statements run in order, so a `let`
+//! intermediate is whole before any later statement reads it. A scan is computed
+//! whole before its statement, running along its axis over the statement's space.
 
 use npu_core::ir::{CheckedKernel, Expr, Role};
 use npu_core::scalar::{self, HostTensor};
@@ -33,6 +35,21 @@ pub fn reference(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Vec<HostTenso
     for assign in &kernel.body {
         let extents: Vec<u64> = assign.axes.iter().map(|a| kernel.axes[*a].extent).collect();
         let total: u64 = extents.iter().product();
+        let mut scans = Scans {
+            axes: &assign.axes,
+            extents: extents.clone(),
+            values: Vec::new(),
+        };
+        let mut found = Vec::new();
+        assign.value.walk(&mut |node| {
+            if let Expr::Scan { .. } = node {
+                found.push(node);
+            }
+        });
+        for node in found {
+            let values = scan(kernel, node, &scans, &data, &strides, &mut env);
+            scans.values.push((node, values));
+        }
         let output_strides = &strides[assign.output];
         for flat in 0..total {
             let mut rest = flat;
@@ -42,7 +59,7 @@ pub fn reference(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Vec<HostTenso
                 rest /= extents[dim];
                 offset += env[*axis] * output_strides[dim];
             }
-            let value = eval(kernel, &assign.value, &data, &strides, &mut env);
+            let value = eval(kernel, &assign.value, &data, &strides, &scans, &mut env);
             data[assign.output][offset as usize] = value;
         }
     }
@@ -59,11 +76,73 @@ pub fn reference(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Vec<HostTenso
         .collect()
 }
 
+/// The scans of one statement, computed over its space (row-major over its axes).
+struct Scans<'a> {
+    axes: &'a [usize],
+    extents: Vec<u64>,
+    values: Vec<(&'a Expr, Vec<f64>)>,
+}
+
+impl Scans<'_> {
+    /// The row-major position of the element at `env` in the statement's space,
+    /// leaving out dimension `skip` if given.
+    fn flat(&self, env: &[u64], skip: Option<usize>) -> usize {
+        let mut flat = 0;
+        for (dim, axis) in self.axes.iter().enumerate() {
+            if Some(dim) != skip {
+                flat = flat * self.extents[dim] + env[*axis];
+            }
+        }
+        flat as usize
+    }
+}
+
+/// Every element of a scan over the statement's space: the points in row-major
+/// order, which visits each line along the scan axis in index order, one running
+/// value per line.
+fn scan(
+    kernel: &CheckedKernel,
+    node: &Expr,
+    scans: &Scans,
+    data: &[Vec<f64>],
+    strides: &[Vec<u64>],
+    env: &mut [u64],
+) -> Vec<f64> {
+    let Expr::Scan {
+        op,
+        axis,
+        body,
+        dtype,
+        accumulator,
+    } = node
+    else {
+        return Vec::new();
+    };
+    let dim = scans.axes.iter().position(|a| a == axis);
+    let total: u64 = scans.extents.iter().product();
+    let along = dim.map_or(1, |d| scans.extents[d]).max(1);
+    let mut carry = vec![scalar::scan_init(*op); (total / along) as usize];
+    let mut values = vec![f64::NAN; total as usize];
+    for flat in 0..total {
+        let mut rest = flat;
+        for (d, a) in scans.axes.iter().enumerate().rev() {
+            env[*a] = rest % scans.extents[d];
+            rest /= scans.extents[d];
+        }
+        let x = eval(kernel, body, data, strides, scans, env);
+        let line = &mut carry[scans.flat(env, dim)];
+        *line = scalar::scan_step(*op, *accumulator, *line, x);
+        values[flat as usize] = dtype.round(*line);
+    }
+    values
+}
+
 fn eval(
     kernel: &CheckedKernel,
     expr: &Expr,
     data: &[Vec<f64>],
     strides: &[Vec<u64>],
+    scans: &Scans,
     env: &mut [u64],
 ) -> f64 {
     match expr {
@@ -82,7 +161,7 @@ fn eval(
                 let position = subscript.at(env);
                 if position < 0 || position as u64 >= *extent {
                     return match pad {
-                        Some(pad) => eval(kernel, pad, data, strides, env),
+                        Some(pad) => eval(kernel, pad, data, strides, scans, env),
                         None => f64::NAN,
                     };
                 }
@@ -93,7 +172,7 @@ fn eval(
         Expr::Const { value, dtype } => dtype.round(*value),
         Expr::Param { tensor, .. } => data[*tensor].first().copied().unwrap_or(f64::NAN),
         Expr::Unary { op, arg, dtype } => {
-            scalar::unary(*op, *dtype, eval(kernel, arg, data, strides, env))
+            scalar::unary(*op, *dtype, eval(kernel, arg, data, strides, scans, env))
         }
         Expr::Binary {
             op,
@@ -101,13 +180,13 @@ fn eval(
             rhs,
             dtype,
         } => {
-            let a = eval(kernel, lhs, data, strides, env);
-            let b = eval(kernel, rhs, data, strides, env);
+            let a = eval(kernel, lhs, data, strides, scans, env);
+            let b = eval(kernel, rhs, data, strides, scans, env);
             scalar::binary(*op, *dtype, a, b)
         }
         Expr::Compare { op, lhs, rhs, .. } => {
-            let a = eval(kernel, lhs, data, strides, env);
-            let b = eval(kernel, rhs, data, strides, env);
+            let a = eval(kernel, lhs, data, strides, scans, env);
+            let b = eval(kernel, rhs, data, strides, scans, env);
             f64::from(u8::from(scalar::compare(*op, a, b)))
         }
         Expr::Select {
@@ -116,22 +195,41 @@ fn eval(
             otherwise,
             ..
         } => {
-            if eval(kernel, cond, data, strides, env) != 0.0 {
-                eval(kernel, then, data, strides, env)
+            if eval(kernel, cond, data, strides, scans, env) != 0.0 {
+                eval(kernel, then, data, strides, scans, env)
             } else {
-                eval(kernel, otherwise, data, strides, env)
+                eval(kernel, otherwise, data, strides, scans, env)
             }
         }
         Expr::Cast {
             arg,
             dtype,
             saturate: false,
-        } => scalar::cast(*dtype, eval(kernel, arg, data, strides, env)),
+        } => scalar::cast(*dtype, eval(kernel, arg, data, strides, scans, env)),
         Expr::Cast {
             arg,
             dtype,
             saturate: true,
-        } => scalar::cast_saturating(*dtype, eval(kernel, arg, data, strides, env)),
+        } => scalar::cast_saturating(*dtype, eval(kernel, arg, data, strides, scans, env)),
+        Expr::Reduce { op, axes, body, .. } if op.is_arg() => {
+            // One axis: the first position whose value beats every earlier one.
+            let axis = axes[0];
+            let (mut best, mut at) = (scalar::reduce_init(*op), 0u64);
+            for position in 0..kernel.axes[axis].extent {
+                env[axis] = position;
+                let x = eval(kernel, body, data, strides, scans, env);
+                if scalar::arg_takes(*op, best, x) {
+                    (best, at) = (x, position);
+                }
+            }
+            at as f64
+        }
+        Expr::Scan { .. } => scans
+            .values
+            .iter()
+            .find(|(node, _)| std::ptr::eq(*node, expr))
+            .and_then(|(_, values)| values.get(scans.flat(env, None)).copied())
+            .unwrap_or(f64::NAN),
         Expr::Reduce {
             op,
             axes,
@@ -149,7 +247,7 @@ fn eval(
                     env[*axis] = rest % extent;
                     rest /= extent;
                 }
-                let x = eval(kernel, body, data, strides, env);
+                let x = eval(kernel, body, data, strides, scans, env);
                 acc = scalar::reduce_step_in(*op, *accumulator, acc, x);
             }
             dtype.round(acc)

@@ -32,7 +32,7 @@ use reduce::reduction_extent;
 pub const FUNCTIONS: &[&str] = &[
     "exp", "log", "sqrt", "rsqrt", "tanh", "recip", "sigmoid", "abs", "neg", "relu", "min", "max",
     "select", "sum", "sin", "cos", "tan", "floor", "ceil", "round", "trunc", "exp2", "log2",
-    "log10", "erf", "sign", "popcount", "pow",
+    "log10", "erf", "sign", "popcount", "pow", "argmax", "argmin", "cumsum", "cumprod",
 ];
 
 /// The most elements a tensor or a statement's loop nest may have: 2^48, more than any

@@ -29,6 +29,7 @@
 //! | `copy_in` | MTE2 | tensor + element offset, UB or L1 address, copy shape, padded | `moved / rate × (pad_penalty if padded) + (bursts − 1) × burst_cycles`, landing `latency_cycles` later |
 //! | `copy_out` | MTE3 | UB address, tensor + element offset, copy shape, padded | as `copy_in` |
 //! | `v<op>` | V | op, dtype, box, destination and up to three sources (UB views, constants `#2`, scalar parameters `$offset`) | `vector.issue_cycles + ceil(elements × width / repeat_bytes) × vector.cycles[op]` |
+//! | `vscan.sum`, `vscan.prod` | V | as `v<op>`, along box dimension `d` | the cheaper of a step per position along `d` and a log-step scan: `min(n × (issue + ceil(elements / n × width / repeat_bytes) × c), max(1, ceil(log2 n)) × (issue + ceil(elements × width / repeat_bytes) × c))`, `n` the box's extent along `d`, `c = vector.cycles[cumsum or cumprod]` |
 //! | `load_l0a`, `load_l0b` | MTE1 | L1 address and row stride, L0 address, rows × columns | `fractal-padded bytes / dma.mte1_bytes_per_cycle` |
 //! | `mmad` | M | L0A, L0B, L0C addresses, m × n × k, init | `cube.issue_cycles + ceil(m / cube.m) × ceil(n / cube.n) × ceil(k / cube.k) × cube.cycles_per_fractal` |
 //! | `fixpipe` | FIX | L0C address, tensor + element offset, rows × columns | `bytes / min(dma.fix_bytes_per_cycle, gm share) + (rows − 1) × burst_cycles`, landing `latency_cycles` later |
@@ -37,7 +38,15 @@
 //! source stride is 0), unary and binary arithmetic, `vcmp` (writes a one-byte mask),
 //! `vsel`, `vconv` (cast; `vconv.sat` saturates) and `vreduce` (folds the source into a
 //! destination whose stride along each reduced dimension is 0, in the accumulator
-//! dtype it names, in index order). Each works over a box: the extents of
+//! dtype it names, in index order). `vreduce.argmax` and `vreduce.argmin` fold value
+//! and index together: the destination holds the index so far, the second source the
+//! value it points at (both stride 0 along the reduced last dimension of the box), the
+//! third the position of the box's first element along that dimension; an element
+//! takes over when it is strictly greater (less) or a NaN while the value so far is
+//! not, so ties keep the first. `vscan` runs along one box dimension in index order:
+//! the second source is the running value (stride 0 along that dimension), read at
+//! the start and left holding the last step, so the next tile of the axis carries on;
+//! each element gets the running value rounded to the instruction's dtype. Each works over a box: the extents of
 //! the current tile, so a tail tile is a smaller box in the same buffers. `width` is
 //! the widest element the instruction touches (the accumulator's for `vreduce`), the
 //! same rule the checker uses for the repeat limit.

@@ -282,19 +282,16 @@ impl Machine {
                 VectorKind::Reduce(op, _) if op.is_arg() => {
                     if scalar::arg_takes(op, read[1], read[0]) {
                         let position = read[2] + index[rank - 1] as f64;
-                        *ub.get_mut(offsets[2])
-                            .ok_or("writes past the end of ub")? = read[0];
-                        *ub.get_mut(offsets[0])
-                            .ok_or("writes past the end of ub")? = position;
+                        *ub.get_mut(offsets[2]).ok_or("writes past the end of ub")? = read[0];
+                        *ub.get_mut(offsets[0]).ok_or("writes past the end of ub")? = position;
                     }
                 }
                 // The carry takes the step; the element gets it rounded.
                 VectorKind::Scan(op, accumulator, _) => {
                     let carry = scalar::scan_step(op, accumulator, read[1], read[0]);
-                    *ub.get_mut(offsets[2])
-                        .ok_or("writes past the end of ub")? = carry;
-                    *ub.get_mut(offsets[0])
-                        .ok_or("writes past the end of ub")? = dtype.round(carry);
+                    *ub.get_mut(offsets[2]).ok_or("writes past the end of ub")? = carry;
+                    *ub.get_mut(offsets[0]).ok_or("writes past the end of ub")? =
+                        dtype.round(carry);
                 }
                 _ => self::elementwise(v.kind, dtype, ub, offsets[0], read)?,
             }
@@ -335,26 +332,24 @@ fn elementwise(
 ) -> Result<(), String> {
     let dst = ub.get_mut(dst).ok_or("writes past the end of ub")?;
     *dst = match kind {
-                VectorKind::Dup | VectorKind::Copy => read[0],
-                VectorKind::Unary(op) => scalar::unary(op, dtype, read[0]),
-                VectorKind::Binary(op) => scalar::binary(op, dtype, read[0], read[1]),
-                VectorKind::Compare(op) => {
-                    f64::from(u8::from(scalar::compare(op, read[0], read[1])))
-                }
-                VectorKind::Select => {
-                    if read[0] != 0.0 {
-                        read[1]
-                    } else {
-                        read[2]
-                    }
-                }
-                VectorKind::Cast => scalar::cast(dtype, read[0]),
-                VectorKind::SatCast => scalar::cast_saturating(dtype, read[0]),
-                VectorKind::Reduce(op, accumulator) => {
-                    scalar::reduce_step_in(op, accumulator, *dst, read[0])
-                }
-                VectorKind::Scan(..) => return Err("a scan is not elementwise".into()),
-            };
+        VectorKind::Dup | VectorKind::Copy => read[0],
+        VectorKind::Unary(op) => scalar::unary(op, dtype, read[0]),
+        VectorKind::Binary(op) => scalar::binary(op, dtype, read[0], read[1]),
+        VectorKind::Compare(op) => f64::from(u8::from(scalar::compare(op, read[0], read[1]))),
+        VectorKind::Select => {
+            if read[0] != 0.0 {
+                read[1]
+            } else {
+                read[2]
+            }
+        }
+        VectorKind::Cast => scalar::cast(dtype, read[0]),
+        VectorKind::SatCast => scalar::cast_saturating(dtype, read[0]),
+        VectorKind::Reduce(op, accumulator) => {
+            scalar::reduce_step_in(op, accumulator, *dst, read[0])
+        }
+        VectorKind::Scan(..) => return Err("a scan is not elementwise".into()),
+    };
     Ok(())
 }
 

@@ -298,7 +298,13 @@ impl Checker<'_> {
 
 impl Checker<'_> {
     /// Reports an index dtype that cannot hold every index of an axis of `extent`.
-    pub(super) fn holds_indices(&mut self, index: Dtype, extent: u64, span: Span, name: &str) -> bool {
+    pub(super) fn holds_indices(
+        &mut self,
+        index: Dtype,
+        extent: u64,
+        span: Span,
+        name: &str,
+    ) -> bool {
         let (_, largest) = index.range();
         if (extent - 1) as f64 <= largest {
             return true;

@@ -55,7 +55,11 @@ impl Checker<'_> {
             return (None, Ty::Error);
         }
         if scope.reducing || scope.scanning {
-            let outer = if scope.reducing { "a reduction" } else { "a scan" };
+            let outer = if scope.reducing {
+                "a reduction"
+            } else {
+                "a scan"
+            };
             self.error(
                 Code::E003,
                 func.span(),

@@ -578,7 +578,7 @@ impl ScanOp {
 pub enum KernelClass {
     /// Only elementwise work on the vector unit.
     Elementwise,
-    /// At least one reduction, on the vector unit.
+    /// At least one reduction or scan, on the vector unit.
     Reduction,
     /// `c[m, n] = sum[k](a[m, k] * b[k, n])` on the cube unit (casts allowed around
     /// the operands and the result).

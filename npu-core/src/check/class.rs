@@ -21,9 +21,9 @@ impl Checker<'_> {
     ) -> Option<KernelClass> {
         let mut has_reduce = false;
         for assign in body {
-            assign
-                .value
-                .walk(&mut |node| has_reduce |= matches!(node, Expr::Reduce { .. }));
+            assign.value.walk(&mut |node| {
+                has_reduce |= matches!(node, Expr::Reduce { .. } | Expr::Scan { .. })
+            });
         }
         if !has_reduce {
             return Some(KernelClass::Elementwise);

@@ -76,7 +76,7 @@ impl Checker<'_> {
                 format!("`{name}` cannot be inside a scan"),
             )
             .help = Some(format!(
-                "compute the reduction in an intermediate first: `let r[i] = {name}{}(...);`",
+                "compute the reduction in an intermediate first, as in `let r[..] = {name}{}(...);`, and scan that",
                 reduction.text()
             ));
             return (None, Ty::Error);

@@ -28,6 +28,7 @@ use crate::plan;
 use crate::target::{Level, Target};
 
 pub use machine::max_repeats;
+pub use scan::scan_axes;
 
 /// Checks every schedule of `def` and stores the legal ones in `kernel`.
 pub(crate) fn check_all(

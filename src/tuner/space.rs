@@ -197,6 +197,10 @@ impl Space {
         if !cores.contains(&max_cores) {
             cores.push(max_cores);
         }
+        // A scan's running value passes from tile to tile of its axis on one core.
+        if npu_core::schedule::scan_axes(kernel).contains(&first) {
+            cores = vec![1];
+        }
         let tiles = kernel
             .axes
             .iter()

@@ -29,7 +29,7 @@
 //! | `copy_in` | MTE2 | tensor + element offset, UB or L1 address, copy shape, padded | `moved / rate × (pad_penalty if padded) + (bursts − 1) × burst_cycles`, landing `latency_cycles` later |
 //! | `copy_out` | MTE3 | UB address, tensor + element offset, copy shape, padded | as `copy_in` |
 //! | `v<op>` | V | op, dtype, box, destination and up to three sources (UB views, constants `#2`, scalar parameters `$offset`) | `vector.issue_cycles + ceil(elements × width / repeat_bytes) × vector.cycles[op]` |
-//! | `vscan.sum`, `vscan.prod` | V | as `v<op>`, along box dimension `d` | the cheaper of a step per position along `d` and a log-step scan: `min(n × (issue + ceil(elements / n × width / repeat_bytes) × c), max(1, ceil(log2 n)) × (issue + ceil(elements × width / repeat_bytes) × c))`, `n` the box's extent along `d`, `c = vector.cycles[cumsum or cumprod]` |
+//! | `vscan.sum`, `vscan.prod` | V | as `v<op>`, along box dimension `d`, where the running value (second source) has stride 0 | the cheaper of one step per position along `d` and a log-step scan: `min(n × (issue + ceil(elements / n × width / repeat_bytes) × c), max(1, ceil(log2 n)) × (issue + ceil(elements × width / repeat_bytes) × c))`, `n` the box's extent along `d`, `c = vector.cycles[cumsum or cumprod]` |
 //! | `load_l0a`, `load_l0b` | MTE1 | L1 address and row stride, L0 address, rows × columns | `fractal-padded bytes / dma.mte1_bytes_per_cycle` |
 //! | `mmad` | M | L0A, L0B, L0C addresses, m × n × k, init | `cube.issue_cycles + ceil(m / cube.m) × ceil(n / cube.n) × ceil(k / cube.k) × cube.cycles_per_fractal` |
 //! | `fixpipe` | FIX | L0C address, tensor + element offset, rows × columns | `bytes / min(dma.fix_bytes_per_cycle, gm share) + (rows − 1) × burst_cycles`, landing `latency_cycles` later |
@@ -363,15 +363,36 @@ pub enum VectorKind {
     /// accumulator (both stride 0 along the reduced last dimension of the box), its
     /// third the index of the box's first element along that dimension.
     Reduce(ReduceOp, Dtype),
-    /// An inclusive scan along box dimension `.2`, in the accumulator dtype given: the
-    /// second source is the running value (stride 0 along that dimension), read
-    /// before the first step and left holding the last, so the next tile carries on.
-    Scan(ScanOp, Dtype, u8),
+    /// An inclusive running sum in the accumulator dtype given, along the box
+    /// dimension where the second source, the running value, has stride 0 (see
+    /// [`Program::scan_dimension`]); the running value is read before the first step
+    /// and left holding the last, so the next tile carries on. (One variant per scan,
+    /// each holding one byte, keeps an instruction within 64 bytes.)
+    Cumsum(Dtype),
+    /// A running product, as `Cumsum`.
+    Cumprod(Dtype),
     /// A saturating cast (`x as sat i8`).
     SatCast,
 }
 
 impl VectorKind {
+    /// The instruction of a scan that accumulates in `accumulator`.
+    pub fn from_scan(op: ScanOp, accumulator: Dtype) -> VectorKind {
+        match op {
+            ScanOp::Sum => VectorKind::Cumsum(accumulator),
+            ScanOp::Prod => VectorKind::Cumprod(accumulator),
+        }
+    }
+
+    /// The scan and its accumulator dtype, for `vscan` instructions.
+    pub fn scan(self) -> Option<(ScanOp, Dtype)> {
+        match self {
+            VectorKind::Cumsum(accumulator) => Some((ScanOp::Sum, accumulator)),
+            VectorKind::Cumprod(accumulator) => Some((ScanOp::Prod, accumulator)),
+            _ => None,
+        }
+    }
+
     /// The cost class in the target's vector table.
     pub fn cost_op(self) -> VectorOp {
         match self {
@@ -382,7 +403,8 @@ impl VectorKind {
             VectorKind::Select => VectorOp::Select,
             VectorKind::Cast | VectorKind::SatCast => VectorOp::Cast,
             VectorKind::Reduce(op, _) => op.vector_op(),
-            VectorKind::Scan(op, ..) => op.vector_op(),
+            VectorKind::Cumsum(_) => VectorOp::Cumsum,
+            VectorKind::Cumprod(_) => VectorOp::Cumprod,
         }
     }
 
@@ -447,10 +469,8 @@ impl VectorKind {
                 ReduceOp::ArgMax => "vreduce.argmax",
                 ReduceOp::ArgMin => "vreduce.argmin",
             },
-            VectorKind::Scan(op, ..) => match op {
-                ScanOp::Sum => "vscan.sum",
-                ScanOp::Prod => "vscan.prod",
-            },
+            VectorKind::Cumsum(_) => "vscan.sum",
+            VectorKind::Cumprod(_) => "vscan.prod",
             VectorKind::SatCast => "vconv.sat",
         }
     }
@@ -582,6 +602,19 @@ impl Program {
             }
             _ => None,
         }
+    }
+
+    /// The box dimension a scan runs along: the first where its running value (the
+    /// second source) has stride 0. `None` for other instructions, or a scan whose
+    /// running value is not a view of the box.
+    pub fn scan_dimension(&self, v: &VectorInstr) -> Option<usize> {
+        let (Some(_), Operand::Ub { strides, .. }) = (v.kind.scan(), v.src[1]) else {
+            return None;
+        };
+        self.strides
+            .get(strides as usize)?
+            .iter()
+            .position(|s| *s == 0)
     }
 
     /// Instructions over every core.
@@ -733,14 +766,16 @@ impl Program {
             .unwrap_or(&[]);
         write!(out, "{} {} ", v.kind.mnemonic(), v.dtype)?;
         match v.kind {
-            VectorKind::Reduce(_, accumulator) | VectorKind::Scan(_, accumulator, _)
+            VectorKind::Reduce(_, accumulator)
+            | VectorKind::Cumsum(accumulator)
+            | VectorKind::Cumprod(accumulator)
                 if accumulator != v.dtype.accumulator() =>
             {
                 write!(out, "in {accumulator} ")?;
             }
             _ => {}
         }
-        if let VectorKind::Scan(_, _, dim) = v.kind {
+        if let Some(dim) = self.scan_dimension(v) {
             write!(out, "along {dim} ")?;
         }
         self.write_view(out, v.dst, v.dst_strides, extents)?;

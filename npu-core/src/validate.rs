@@ -482,7 +482,9 @@ impl Validator<'_> {
             );
             self.report(Rule::Unit, Some(site), message);
         }
-        if let VectorKind::Reduce(_, accumulator) | VectorKind::Scan(_, accumulator, _) = v.kind
+        if let VectorKind::Reduce(_, accumulator)
+        | VectorKind::Cumsum(accumulator)
+        | VectorKind::Cumprod(accumulator) = v.kind
             && !self.target.vector.dtypes.contains(&accumulator)
             && !self.target.vector.accumulators.contains(&accumulator)
         {
@@ -614,7 +616,9 @@ fn operand_bytes(v: &VectorInstr) -> (u64, [u64; 3]) {
         // An arg reduction's destination is the index, its sources the values.
         VectorKind::Reduce(op, accumulator) if op.is_arg() => (size, [accumulator.size(); 3]),
         VectorKind::Reduce(_, accumulator) => (accumulator.size(), [size; 3]),
-        VectorKind::Scan(_, accumulator, _) => (size, [size, accumulator.size(), size]),
+        VectorKind::Cumsum(accumulator) | VectorKind::Cumprod(accumulator) => {
+            (size, [size, accumulator.size(), size])
+        }
         VectorKind::Cast | VectorKind::SatCast if width > size => (size, [width; 3]),
         VectorKind::Cast | VectorKind::SatCast => (size, [1; 3]),
         VectorKind::Dup | VectorKind::Copy | VectorKind::Unary(_) | VectorKind::Binary(_) => {

@@ -1,7 +1,7 @@
 //! The target's costs in the form the engine's inner loop uses: floats ready to add,
 //! the global-memory bandwidth already shared among the active cores.
 
-use npu_core::program::{Program, VectorInstr, VectorKind};
+use npu_core::program::{Program, VectorInstr};
 use npu_core::target::{Target, VectorOp};
 
 /// Every cost constant of the target, in the form the inner loop uses.
@@ -58,13 +58,13 @@ impl Costs {
         let repeats = |elements: u64| (elements * u64::from(v.width)).div_ceil(self.repeat_bytes);
         let per_repeat = self.vector[v.kind.cost_op() as usize];
         let elements = u64::from(v.elements);
-        let VectorKind::Scan(_, _, dim) = v.kind else {
+        let Some(dim) = program.scan_dimension(v) else {
             return repeats(elements) as f64 * per_repeat;
         };
         let steps = program
             .boxes
             .get(v.shape as usize)
-            .and_then(|extents| extents.get(usize::from(dim)))
+            .and_then(|extents| extents.get(dim))
             .copied()
             .unwrap_or(1)
             .max(1);

@@ -8,6 +8,7 @@
 //! multiplies exactly and accumulates in f32 (i32 for integers), rounding after each
 //! addition.
 
+use npu_core::ir::ScanOp;
 use npu_core::program::{CopyShape, Op, Operand, Program, VectorInstr, VectorKind};
 use npu_core::scalar;
 use npu_core::target::{Level, Target};
@@ -287,7 +288,8 @@ impl Machine {
                     }
                 }
                 // The carry takes the step; the element gets it rounded.
-                VectorKind::Scan(op, accumulator, _) => {
+                VectorKind::Cumsum(accumulator) | VectorKind::Cumprod(accumulator) => {
+                    let op = v.kind.scan().map_or(ScanOp::Sum, |(op, _)| op);
                     let carry = scalar::scan_step(op, accumulator, read[1], read[0]);
                     *ub.get_mut(offsets[2]).ok_or("writes past the end of ub")? = carry;
                     *ub.get_mut(offsets[0]).ok_or("writes past the end of ub")? =
@@ -348,7 +350,9 @@ fn elementwise(
         VectorKind::Reduce(op, accumulator) => {
             scalar::reduce_step_in(op, accumulator, *dst, read[0])
         }
-        VectorKind::Scan(..) => return Err("a scan is not elementwise".into()),
+        VectorKind::Cumsum(_) | VectorKind::Cumprod(_) => {
+            return Err("a scan is not elementwise".into());
+        }
     };
     Ok(())
 }

@@ -251,7 +251,7 @@ fn scan_takes_the_cheaper_of_sequential_and_log_steps() {
         let scan = first(
             &lowered,
             Pipe::V,
-            |op| matches!(op, Op::Vector(v) if matches!(v.kind, npu_core::program::VectorKind::Scan(..))),
+            |op| matches!(op, Op::Vector(v) if v.kind.scan().is_some()),
         );
         let program = only(
             &lowered,

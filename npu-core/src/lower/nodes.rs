@@ -653,15 +653,8 @@ impl Planner<'_, '_> {
             } => VectorKind::Cast,
             Expr::Cast { saturate: true, .. } => VectorKind::SatCast,
             Expr::Scan {
-                op,
-                axis,
-                accumulator,
-                ..
-            } => {
-                let dims = &self.spaces[node.space];
-                let dim = dims.iter().position(|a| a == axis).unwrap_or(0);
-                VectorKind::Scan(*op, *accumulator, dim as u8)
-            }
+                op, accumulator, ..
+            } => VectorKind::from_scan(*op, *accumulator),
             Expr::Load { .. } | Expr::Const { .. } | Expr::Reduce { .. } | Expr::Param { .. } => {
                 return;
             }
@@ -685,10 +678,7 @@ impl Planner<'_, '_> {
         // tile (the scan axis is never split across cores).
         if let (Expr::Scan { op, axis, .. }, Some((carry, own, over))) = (node.expr, node.second) {
             if self.lowering.start[*axis] + self.coords[*axis] == 0 {
-                let accumulator = match kind {
-                    VectorKind::Scan(_, accumulator, _) => accumulator,
-                    _ => node.expr.dtype(),
-                };
+                let accumulator = kind.scan().map_or(node.expr.dtype(), |(_, a)| a);
                 let init = self.lowering.constant(scalar::scan_init(*op));
                 let (shape, elements) = self.lowering.vector_box(
                     node.second_space,

@@ -306,19 +306,20 @@ impl Checker<'_> {
         name: &str,
     ) -> bool {
         let (_, largest) = index.range();
-        if (extent - 1) as f64 <= largest {
+        // An extent of 0 is reported with its tensor; it has no index to hold.
+        let last = extent.saturating_sub(1);
+        if last as f64 <= largest {
             return true;
         }
         let fits = [Dtype::I16, Dtype::I32]
             .into_iter()
-            .find(|d| (extent - 1) as f64 <= d.range().1)
+            .find(|d| last as f64 <= d.range().1)
             .unwrap_or(Dtype::I32);
         self.error(
             Code::E010,
             span,
             format!(
-                "{index} holds indices up to {largest}, but `{name}` over {extent} elements returns up to {}",
-                extent - 1
+                "{index} holds indices up to {largest}, but `{name}` over {extent} elements returns up to {last}"
             ),
         )
         .help = Some(format!("use {fits} for the index"));

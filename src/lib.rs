@@ -100,7 +100,7 @@ pub fn check_file_source(source: &str, dir: &Path) -> Result<CheckedKernel, Diag
 pub mod __private {
     pub use std::sync::OnceLock;
 
-    pub use npu_core::ir::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+    pub use npu_core::ir::{BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp};
     pub use npu_core::scalar::{self, Element};
     pub use npu_core::{CheckedKernel, Dtype, Target, check, parse};
 

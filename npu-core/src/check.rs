@@ -22,6 +22,7 @@ mod class;
 mod expr;
 mod load;
 mod reduce;
+mod scan;
 
 pub use class::vector_op;
 use expr::{resolve_literals, subscripts};
@@ -31,7 +32,7 @@ use reduce::reduction_extent;
 pub const FUNCTIONS: &[&str] = &[
     "exp", "log", "sqrt", "rsqrt", "tanh", "recip", "sigmoid", "abs", "neg", "relu", "min", "max",
     "select", "sum", "sin", "cos", "tan", "floor", "ceil", "round", "trunc", "exp2", "log2",
-    "log10", "erf", "sign", "popcount", "pow",
+    "log10", "erf", "sign", "popcount", "pow", "argmax", "argmin", "cumsum", "cumprod",
 ];
 
 /// The most elements a tensor or a statement's loop nest may have: 2^48, more than any
@@ -172,6 +173,8 @@ struct Scope {
     loads: HashMap<usize, Vec<Subscript>>,
     /// Whether the expression being checked is inside a reduction.
     reducing: bool,
+    /// Whether the expression being checked is inside a scan.
+    scanning: bool,
     /// The axis list of every reduction so far: one reduction's axes are folded
     /// together, so an axis belongs to one list.
     reductions: Vec<Vec<usize>>,
@@ -255,6 +258,7 @@ impl Checker<'_> {
             live: Vec::new(),
             loads: HashMap::new(),
             reducing: false,
+            scanning: false,
             reductions: Vec::new(),
             pads: HashMap::new(),
         };
@@ -515,6 +519,7 @@ impl Checker<'_> {
         scope.live = axes.clone();
         let (value, ty) = self.expr(&stmt.value, scope, tensors);
         let value = value?;
+        let (value, ty) = self.arg_output(stmt, value, ty, tensor, scope);
         let ty = if self.untyped.contains(&name) {
             Ty::Error
         } else {

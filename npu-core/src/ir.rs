@@ -273,6 +273,12 @@ pub enum Expr {
     /// Reduces `body` over `axes` (the first outermost), folding in index order in
     /// `accumulator` (each step rounded to it; `dtype.accumulator()` unless the source
     /// names one), and rounds the result to `dtype` once at the end.
+    ///
+    /// An arg reduction (`argmax[k]`, `argmin[k]`) has one axis; its `dtype` is the
+    /// integer dtype of the index it returns and `accumulator` the dtype its values
+    /// are compared in (the body's). The first greatest (least) value wins; a NaN
+    /// counts as greater (less) than every number and the first NaN wins, as numpy's
+    /// `argmax` (`argmin`) does.
     Reduce {
         op: ReduceOp,
         axes: Vec<usize>,
@@ -285,6 +291,17 @@ pub enum Expr {
     Param {
         tensor: usize,
         dtype: Dtype,
+    },
+    /// An inclusive scan (`cumsum[k]`, `cumprod[k]`) of `body` along `axis`, an axis of
+    /// the statement: each element is the fold of `body` over positions `0..=k` of the
+    /// axis in index order, in `accumulator` (each step rounded to it), rounded to
+    /// `dtype`.
+    Scan {
+        op: ScanOp,
+        axis: usize,
+        body: Box<Expr>,
+        dtype: Dtype,
+        accumulator: Dtype,
     },
 }
 
@@ -300,6 +317,7 @@ impl Expr {
             | Expr::Select { dtype, .. }
             | Expr::Cast { dtype, .. }
             | Expr::Reduce { dtype, .. }
+            | Expr::Scan { dtype, .. }
             | Expr::Param { dtype, .. } => *dtype,
         }
     }
@@ -346,7 +364,7 @@ impl Expr {
                 then.walk(f);
                 otherwise.walk(f);
             }
-            Expr::Reduce { body, .. } => body.walk(f),
+            Expr::Reduce { body, .. } | Expr::Scan { body, .. } => body.walk(f),
         }
     }
 }
@@ -580,6 +598,65 @@ pub enum ReduceOp {
     Sum,
     Max,
     Min,
+    /// The index of the first greatest value (see [`Expr::Reduce`]).
+    ArgMax,
+    /// The index of the first least value.
+    ArgMin,
+}
+
+impl ReduceOp {
+    /// The name a reduction is written with.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+            ReduceOp::ArgMax => "argmax",
+            ReduceOp::ArgMin => "argmin",
+        }
+    }
+
+    /// Whether it returns an index (`argmax`, `argmin`) rather than a value.
+    pub fn is_arg(self) -> bool {
+        matches!(self, ReduceOp::ArgMax | ReduceOp::ArgMin)
+    }
+
+    /// The cost class of its fold in a target's vector table.
+    pub fn vector_op(self) -> VectorOp {
+        match self {
+            ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min => VectorOp::Reduce,
+            ReduceOp::ArgMax => VectorOp::Argmax,
+            ReduceOp::ArgMin => VectorOp::Argmin,
+        }
+    }
+}
+
+/// An inclusive scan along one axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScanOp {
+    /// `cumsum[k]`: running sum, starting from 0.
+    Sum,
+    /// `cumprod[k]`: running product, starting from 1.
+    Prod,
+}
+
+impl ScanOp {
+    /// The name a scan is written with.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanOp::Sum => "cumsum",
+            ScanOp::Prod => "cumprod",
+        }
+    }
+
+    /// The cost class of one step in a target's vector table.
+    pub fn vector_op(self) -> VectorOp {
+        match self {
+            ScanOp::Sum => VectorOp::Cumsum,
+            ScanOp::Prod => VectorOp::Cumprod,
+        }
+    }
 }
 
 /// What the kernel's body needs from the machine.
@@ -588,7 +665,7 @@ pub enum ReduceOp {
 pub enum KernelClass {
     /// Only elementwise work on the vector unit.
     Elementwise,
-    /// At least one reduction, on the vector unit.
+    /// At least one reduction or scan, on the vector unit.
     Reduction,
     /// `c[m, n] = sum[k](a[m, k] * b[k, n])` on the cube unit (casts allowed around
     /// the operands and the result).

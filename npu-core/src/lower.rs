@@ -252,7 +252,17 @@ pub fn vector_width(expr: &Expr) -> Option<u64> {
         _ if constant_value(expr).is_some() => None,
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => Some(width(expr).max(width(arg))),
         Expr::Binary { .. } | Expr::Compare { .. } | Expr::Select { .. } => Some(width(expr)),
+        // An arg reduction touches its values and its index.
+        Expr::Reduce {
+            op,
+            accumulator,
+            dtype,
+            ..
+        } if op.is_arg() => Some(accumulator.size().max(dtype.size())),
         Expr::Reduce { accumulator, .. } => Some(accumulator.size()),
+        Expr::Scan {
+            accumulator, dtype, ..
+        } => Some(accumulator.size().max(dtype.size())),
     }
 }
 

@@ -28,6 +28,11 @@
 //! - Each reduction needs an accumulator in UB of the output tile in its accumulator
 //!   dtype (f32 for floats, i32 for integers, or the one `sum[k: bf16]` names); it
 //!   lives across the reduction's tiles, so it has a buffer of its own too.
+//! - An arg reduction (`argmax[k]`) needs two accumulators of its own: the index so
+//!   far (in the index dtype) and the value it points at (in the argument's dtype).
+//! - A scan (`cumsum[k]`) needs a carry of its own in UB: the running value over the
+//!   output tile without its axis, in the accumulator dtype; it lives from one tile
+//!   of the scan axis to the next. The scan's result is a temporary like any node's.
 //! - A comparison's mask takes one byte per element.
 //! - A gathered tensor (`table[idx[i], d]`) is staged whole along its gathered
 //!   dimension, which no axis splits: its tile is every row times the tiles of its
@@ -198,15 +203,41 @@ fn temp_specs(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
         for (node_index, node) in nodes.iter().enumerate() {
             let is_root = node_index == 0;
             let elements = space[node_index];
+            let accumulator = |element_bytes: u64, elements: u64| TempSpec {
+                statement,
+                node: node_index,
+                kind: BufferKind::Accumulator,
+                elements,
+                element_bytes,
+                buffer: 0,
+            };
             match node {
-                Expr::Reduce { accumulator, .. } => specs.push(TempSpec {
-                    statement,
-                    node: node_index,
-                    kind: BufferKind::Accumulator,
-                    elements,
-                    element_bytes: accumulator.size(),
-                    buffer: 0,
-                }),
+                // The index first, where the parent reads the result; then the value.
+                Expr::Reduce {
+                    op,
+                    dtype,
+                    accumulator: value,
+                    ..
+                } if op.is_arg() => {
+                    specs.push(accumulator(dtype.size(), elements));
+                    specs.push(accumulator(value.size(), elements));
+                }
+                Expr::Reduce {
+                    accumulator: dtype, ..
+                } => specs.push(accumulator(dtype.size(), elements)),
+                // The scan's own result (unless it is the root), then its carry over
+                // the tile without the scan axis.
+                Expr::Scan {
+                    axis,
+                    dtype,
+                    accumulator: carry,
+                    ..
+                } => {
+                    if !is_root {
+                        specs.push(temp(statement, node_index, elements, *dtype));
+                    }
+                    specs.push(accumulator(carry.size(), elements / tiles[*axis]));
+                }
                 // A scalar operand, from the program's constants or a scalar register.
                 Expr::Const { .. } | Expr::Param { .. } => {}
                 _ if crate::lower::constant_value(node).is_some() => {}
@@ -278,6 +309,7 @@ fn fill_spaces(expr: &Expr, space: u64, tiles: &[u64], out: &mut Vec<u64>) {
             let inner: u64 = axes.iter().map(|a| tiles[*a]).product();
             fill_spaces(body, space * inner, tiles, out)
         }
+        Expr::Scan { body, .. } => fill_spaces(body, space, tiles, out),
     }
 }
 
@@ -471,7 +503,9 @@ fn post_order(
             order.push((statement, index));
             return preorder(expr).len();
         }
-        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => vec![arg],
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Scan { body: arg, .. } => {
+            vec![arg]
+        }
         Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => vec![lhs, rhs],
         Expr::Select {
             cond,
@@ -585,9 +619,10 @@ fn fill_parents(expr: &Expr, parent: usize, next: &mut usize, out: &mut [usize])
     *next += 1;
     match expr {
         Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
-        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Reduce { body: arg, .. } => {
-            fill_parents(arg, index, next, out)
-        }
+        Expr::Unary { arg, .. }
+        | Expr::Cast { arg, .. }
+        | Expr::Reduce { body: arg, .. }
+        | Expr::Scan { body: arg, .. } => fill_parents(arg, index, next, out),
         Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
             fill_parents(lhs, index, next, out);
             fill_parents(rhs, index, next, out);

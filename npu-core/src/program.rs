@@ -30,6 +30,7 @@
 //! | `copy_out` | MTE3 | UB address, tensor + element offset, copy shape, padded | as `copy_in` |
 //! | `v<op>` | V | op, dtype, box, destination and up to three sources (UB views, constants `#2`, scalar parameters `$offset`) | `vector.issue_cycles + ceil(elements × width / repeat_bytes) × vector.cycles[op]` |
 //! | `vgather` | V | dtype, box, destination, the table's view (row 0), the index tile's view, a [`Gather`] | `vector.issue_cycles + elements × vector.cycles[gather]` |
+//! | `vscan.sum`, `vscan.prod` | V | as `v<op>`, along box dimension `d`, where the running value (second source) has stride 0 | the cheaper of one step per position along `d` and a log-step scan: `min(n × (issue + ceil(elements / n × width / repeat_bytes) × c), max(1, ceil(log2 n)) × (issue + ceil(elements × width / repeat_bytes) × c))`, `n` the box's extent along `d`, `c = vector.cycles[cumsum or cumprod]` |
 //! | `load_l0a`, `load_l0b` | MTE1 | L1 address and row stride, L0 address, rows × columns | `fractal-padded bytes / dma.mte1_bytes_per_cycle` |
 //! | `mmad` | M | L0A, L0B, L0C addresses, m × n × k, init | `cube.issue_cycles + ceil(m / cube.m) × ceil(n / cube.n) × ceil(k / cube.k) × cube.cycles_per_fractal` |
 //! | `fixpipe` | FIX | L0C address, tensor + element offset, rows × columns | `bytes / min(dma.fix_bytes_per_cycle, gm share) + (rows − 1) × burst_cycles`, landing `latency_cycles` later |
@@ -38,7 +39,15 @@
 //! source stride is 0), unary and binary arithmetic, `vcmp` (writes a one-byte mask),
 //! `vsel`, `vconv` (cast; `vconv.sat` saturates) and `vreduce` (folds the source into a
 //! destination whose stride along each reduced dimension is 0, in the accumulator
-//! dtype it names, in index order) and `vgather` (below). Each works over a box: the extents of
+//! dtype it names, in index order), `vgather` (below). `vreduce.argmax` and `vreduce.argmin` fold value
+//! and index together: the destination holds the index so far, the second source the
+//! value it points at (both stride 0 along the reduced last dimension of the box), the
+//! third the position of the box's first element along that dimension; an element
+//! takes over when it is strictly greater (less) or a NaN while the value so far is
+//! not, so ties keep the first. `vscan` runs along one box dimension in index order:
+//! the second source is the running value (stride 0 along that dimension), read at
+//! the start and left holding the last step, so the next tile of the axis carries on;
+//! each element gets the running value rounded to the instruction's dtype. Each works over a box: the extents of
 //! the current tile, so a tail tile is a smaller box in the same buffers. `width` is
 //! the widest element the instruction touches (the accumulator's for `vreduce`), the
 //! same rule the checker uses for the repeat limit.
@@ -61,7 +70,7 @@ use std::fmt::{self, Write};
 use serde::{Deserialize, Serialize};
 
 use crate::dtype::Dtype;
-use crate::ir::{BinaryOp, BufferKind, CompareOp, ReduceOp, UnaryOp};
+use crate::ir::{BinaryOp, BufferKind, CompareOp, ReduceOp, ScanOp, UnaryOp};
 use crate::target::{Level, VectorOp};
 
 /// A pipe of the AI core.
@@ -380,8 +389,20 @@ pub enum VectorKind {
     Compare(CompareOp),
     Select,
     Cast,
-    /// Folds in the accumulator dtype given (each step rounded to it).
+    /// Folds in the accumulator dtype given (each step rounded to it). An arg
+    /// reduction (`vreduce.argmax`) names the dtype it compares values in instead:
+    /// its destination is the index accumulator, its second source the value
+    /// accumulator (both stride 0 along the reduced last dimension of the box), its
+    /// third the index of the box's first element along that dimension.
     Reduce(ReduceOp, Dtype),
+    /// An inclusive running sum in the accumulator dtype given, along the box
+    /// dimension where the second source, the running value, has stride 0 (see
+    /// [`Program::scan_dimension`]); the running value is read before the first step
+    /// and left holding the last, so the next tile carries on. (One variant per scan,
+    /// each holding one byte, keeps an instruction within 64 bytes.)
+    Cumsum(Dtype),
+    /// A running product, as `Cumsum`.
+    Cumprod(Dtype),
     /// A saturating cast (`x as sat i8`).
     SatCast,
     /// A gather, by index into [`Program::gathers`].
@@ -389,6 +410,23 @@ pub enum VectorKind {
 }
 
 impl VectorKind {
+    /// The instruction of a scan that accumulates in `accumulator`.
+    pub fn from_scan(op: ScanOp, accumulator: Dtype) -> VectorKind {
+        match op {
+            ScanOp::Sum => VectorKind::Cumsum(accumulator),
+            ScanOp::Prod => VectorKind::Cumprod(accumulator),
+        }
+    }
+
+    /// The scan and its accumulator dtype, for `vscan` instructions.
+    pub fn scan(self) -> Option<(ScanOp, Dtype)> {
+        match self {
+            VectorKind::Cumsum(accumulator) => Some((ScanOp::Sum, accumulator)),
+            VectorKind::Cumprod(accumulator) => Some((ScanOp::Prod, accumulator)),
+            _ => None,
+        }
+    }
+
     /// The cost class in the target's vector table.
     pub fn cost_op(self) -> VectorOp {
         match self {
@@ -398,8 +436,10 @@ impl VectorKind {
             VectorKind::Compare(_) => VectorOp::Cmp,
             VectorKind::Select => VectorOp::Select,
             VectorKind::Cast | VectorKind::SatCast => VectorOp::Cast,
-            VectorKind::Reduce(..) => VectorOp::Reduce,
             VectorKind::Gather(_) => VectorOp::Gather,
+            VectorKind::Reduce(op, _) => op.vector_op(),
+            VectorKind::Cumsum(_) => VectorOp::Cumsum,
+            VectorKind::Cumprod(_) => VectorOp::Cumprod,
         }
     }
 
@@ -461,7 +501,11 @@ impl VectorKind {
                 ReduceOp::Sum => "vreduce.sum",
                 ReduceOp::Max => "vreduce.max",
                 ReduceOp::Min => "vreduce.min",
+                ReduceOp::ArgMax => "vreduce.argmax",
+                ReduceOp::ArgMin => "vreduce.argmin",
             },
+            VectorKind::Cumsum(_) => "vscan.sum",
+            VectorKind::Cumprod(_) => "vscan.prod",
             VectorKind::SatCast => "vconv.sat",
             VectorKind::Gather(_) => "vgather",
         }
@@ -614,6 +658,19 @@ impl Program {
         }
     }
 
+    /// The box dimension a scan runs along: the first where its running value (the
+    /// second source) has stride 0. `None` for other instructions, or a scan whose
+    /// running value is not a view of the box.
+    pub fn scan_dimension(&self, v: &VectorInstr) -> Option<usize> {
+        let (Some(_), Operand::Ub { strides, .. }) = (v.kind.scan(), v.src[1]) else {
+            return None;
+        };
+        self.strides
+            .get(strides as usize)?
+            .iter()
+            .position(|s| *s == 0)
+    }
+
     /// Instructions over every core.
     pub fn instruction_count(&self) -> u64 {
         self.cores
@@ -762,10 +819,18 @@ impl Program {
             .map(Vec::as_slice)
             .unwrap_or(&[]);
         write!(out, "{} {} ", v.kind.mnemonic(), v.dtype)?;
-        if let VectorKind::Reduce(_, accumulator) = v.kind
-            && accumulator != v.dtype.accumulator()
-        {
-            write!(out, "in {accumulator} ")?;
+        match v.kind {
+            VectorKind::Reduce(_, accumulator)
+            | VectorKind::Cumsum(accumulator)
+            | VectorKind::Cumprod(accumulator)
+                if accumulator != v.dtype.accumulator() =>
+            {
+                write!(out, "in {accumulator} ")?;
+            }
+            _ => {}
+        }
+        if let Some(dim) = self.scan_dimension(v) {
+            write!(out, "along {dim} ")?;
         }
         self.write_view(out, v.dst, v.dst_strides, extents)?;
         let mut first = true;

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dtype::Dtype;
-use crate::ir::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use crate::ir::{BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp};
 
 /// A unary operation on one element, rounded to `dtype`.
 pub fn unary(op: UnaryOp, dtype: Dtype, x: f64) -> f64 {
@@ -157,9 +157,42 @@ pub fn cast_saturating(dtype: Dtype, x: f64) -> f64 {
 pub fn reduce_init(op: ReduceOp) -> f64 {
     match op {
         ReduceOp::Sum => 0.0,
-        ReduceOp::Max => f64::NEG_INFINITY,
-        ReduceOp::Min => f64::INFINITY,
+        // An arg reduction's running value starts below (above) every number.
+        ReduceOp::Max | ReduceOp::ArgMax => f64::NEG_INFINITY,
+        ReduceOp::Min | ReduceOp::ArgMin => f64::INFINITY,
     }
+}
+
+/// Whether an arg reduction whose best value so far is `best` takes `x` (seen later in
+/// index order) instead: `x` must be strictly greater (`argmax`) or less (`argmin`),
+/// so ties keep the first; a NaN beats every number and the first NaN stays, as in
+/// numpy. A running value that starts at ∓∞ is beaten by any number but its own
+/// value, so an index of 0 stands for a row of ∓∞ too.
+pub fn arg_takes(op: ReduceOp, best: f64, x: f64) -> bool {
+    if best.is_nan() {
+        return false;
+    }
+    match op {
+        ReduceOp::ArgMin => x.is_nan() || x < best,
+        _ => x.is_nan() || x > best,
+    }
+}
+
+/// The value a scan starts from: 0 for `cumsum`, 1 for `cumprod`.
+pub fn scan_init(op: ScanOp) -> f64 {
+    match op {
+        ScanOp::Sum => 0.0,
+        ScanOp::Prod => 1.0,
+    }
+}
+
+/// One step of a scan in its accumulator dtype: the running value after `x`.
+pub fn scan_step(op: ScanOp, accumulator: Dtype, acc: f64, x: f64) -> f64 {
+    let value = match op {
+        ScanOp::Sum => acc + x,
+        ScanOp::Prod => acc * x,
+    };
+    accumulator.round(value)
 }
 
 /// One step of a reduction, in the accumulator dtype of `dtype`.
@@ -174,6 +207,10 @@ pub fn reduce_step_in(op: ReduceOp, accumulator: Dtype, acc: f64, x: f64) -> f64
         ReduceOp::Sum => acc + x,
         ReduceOp::Max => acc.max(x),
         ReduceOp::Min => acc.min(x),
+        // Arg reductions fold value and index together (see [`arg_takes`]); as a
+        // plain fold they keep the extreme value.
+        ReduceOp::ArgMax => acc.max(x),
+        ReduceOp::ArgMin => acc.min(x),
     };
     accumulator.round(value)
 }

@@ -13,6 +13,7 @@
 mod copies;
 mod help;
 mod machine;
+mod scan;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -27,6 +28,7 @@ use crate::plan;
 use crate::target::{Level, Target};
 
 pub use machine::max_repeats;
+pub use scan::scan_axes;
 
 /// Checks every schedule of `def` and stores the legal ones in `kernel`.
 pub(crate) fn check_all(
@@ -246,6 +248,7 @@ impl<'a> ScheduleChecker<'a> {
                             ),
                             "split an output axis across cores",
                         );
+                    } else if self.scanned_across_cores(a, axis) {
                     } else if cores.value == 0 {
                         self.error(
                             Code::E024,
@@ -585,9 +588,21 @@ impl<'a> ScheduleChecker<'a> {
         if self.diagnostics.len() != before {
             return None;
         }
-        let order = order
-            .map(|(o, _)| o)
-            .unwrap_or_else(|| kernel.output_axes().to_vec());
+        let order = match order {
+            Some((order, span)) => {
+                self.scan_innermost(&order, &collected.tiles, span);
+                order
+            }
+            None => {
+                let order = scan::default_order(kernel);
+                let span = schedule.name.span();
+                self.scan_innermost(&order, &collected.tiles, span);
+                order
+            }
+        };
+        if self.diagnostics.len() != before {
+            return None;
+        }
         let Collected {
             parallel,
             tiles,

@@ -138,6 +138,12 @@ pub enum VectorOp {
     Popcount,
     /// Cycles per element of a gather (`vgather`), not per repeat.
     Gather,
+    /// `argmax`'s fold, keeping value and index (Ascend's ReduceMax with an index).
+    Argmax,
+    Argmin,
+    /// One step of a scan over the elements of the other axes.
+    Cumsum,
+    Cumprod,
 }
 
 impl VectorOp {
@@ -147,7 +153,7 @@ impl VectorOp {
     /// target file written before they existed still loads.
     pub const REQUIRED: usize = 21;
 
-    pub const ALL: [VectorOp; 42] = [
+    pub const ALL: [VectorOp; 46] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -190,6 +196,10 @@ impl VectorOp {
         VectorOp::Shr,
         VectorOp::Popcount,
         VectorOp::Gather,
+        VectorOp::Argmax,
+        VectorOp::Argmin,
+        VectorOp::Cumsum,
+        VectorOp::Cumprod,
     ];
 
     pub fn name(self) -> &'static str {
@@ -236,6 +246,10 @@ impl VectorOp {
             VectorOp::Shr => "shr",
             VectorOp::Popcount => "popcount",
             VectorOp::Gather => "gather",
+            VectorOp::Argmax => "argmax",
+            VectorOp::Argmin => "argmin",
+            VectorOp::Cumsum => "cumsum",
+            VectorOp::Cumprod => "cumprod",
         }
     }
 }

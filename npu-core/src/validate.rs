@@ -23,7 +23,8 @@
 //!   the next burst on chip and the bytes it moves must be the padded bursts.
 //! - **Repeats.** A vector instruction issues `ceil(elements × width / repeat_bytes)`
 //!   repeats, at most `vector.max_repeat`; `elements` is its box's product and `width`
-//!   the widest element it touches (the accumulator's for `vreduce`; the recorded
+//!   the widest element it touches (the accumulator's for `vreduce` and `vscan`, the
+//!   wider of index and value for `vreduce.argmax`; the recorded
 //!   width where a cast's source dtype is not in the instruction).
 //! - **Events.** Every flag id is below `target.events`; each `set_flag` sits in its
 //!   `from` pipe's stream, each `wait_flag` in its `to` pipe's, and per core class the
@@ -40,7 +41,7 @@
 //!   a dtype of `vector.dtypes`; moves (`vdup`, `vcopy`) and conversions (`vconv`)
 //!   and `vgather` only move bits, and a reduction's accumulator is the unit's own wider format, so
 //!   those are not held to the list; a reduction's accumulator dtype must be in
-//!   `vector.dtypes` or `vector.accumulators`. Cube instructions need `target.cube`, one of its
+//!   `vector.dtypes` or `vector.accumulators`, and so must a scan's. Cube instructions need `target.cube`, one of its
 //!   dtypes and a block that is a multiple of its fractal.
 //!
 //! The copy rules live in the private `copy` module, the rest here.
@@ -488,7 +489,9 @@ impl Validator<'_> {
             );
             self.report(Rule::Unit, Some(site), message);
         }
-        if let VectorKind::Reduce(_, accumulator) = v.kind
+        if let VectorKind::Reduce(_, accumulator)
+        | VectorKind::Cumsum(accumulator)
+        | VectorKind::Cumprod(accumulator) = v.kind
             && !self.target.vector.dtypes.contains(&accumulator)
             && !self.target.vector.accumulators.contains(&accumulator)
         {
@@ -647,7 +650,12 @@ fn operand_bytes(v: &VectorInstr) -> (u64, [u64; 3]) {
     match v.kind {
         VectorKind::Compare(_) => (1, [size; 3]),
         VectorKind::Select => (size, [1, size, size]),
+        // An arg reduction's destination is the index, its sources the values.
+        VectorKind::Reduce(op, accumulator) if op.is_arg() => (size, [accumulator.size(); 3]),
         VectorKind::Reduce(_, accumulator) => (accumulator.size(), [size; 3]),
+        VectorKind::Cumsum(accumulator) | VectorKind::Cumprod(accumulator) => {
+            (size, [size, accumulator.size(), size])
+        }
         VectorKind::Cast | VectorKind::SatCast if width > size => (size, [width; 3]),
         VectorKind::Cast | VectorKind::SatCast => (size, [1; 3]),
         VectorKind::Dup | VectorKind::Copy | VectorKind::Unary(_) | VectorKind::Binary(_) => {

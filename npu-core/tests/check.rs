@@ -270,3 +270,30 @@ cases! {
     gather_nested: "kernel g(x: [f32; 64], idx: [i32; 8], j: [i32; 8]) -> y: [f32; 8] { y[i] = x[idx[j[i]]]; }\ntarget ascend910b;\nschedule s { stage x, idx, j, y in ub; }\n";
     gather_index_out_of_bounds_subscript: "kernel g(x: [f32; 64], idx: [i32; 8]) -> y: [f32; 16] { y[i] = x[idx[i]]; }\ntarget ascend910b;\nschedule s { stage x, idx, y in ub; }\n";
 }
+
+// argmax/argmin and scans (issue 8): the index dtype, one axis, the scan axis an
+// output axis, and the schedule rules of a running value carried from tile to tile.
+cases! {
+    argmax_index_in_the_outputs_dtype: "kernel k(x: [f16; 64, 300]) -> y: [i16; 64] { y[i] = argmax[k](x[i, k]); }\ntarget ascend910b;\nschedule s { split i by 16; split k by 64; stage x, y in ub; tail pad; }\n";
+    argmax_output_too_narrow: "kernel k(x: [i16; 64, 300]) -> y: [i8; 64] { y[i] = argmax[k](x[i, k]); }\ntarget npueval_demo;\nschedule s { stage x, y in ub; }\n";
+    argmax_into_a_float_output: "kernel k(x: [f16; 64, 300]) -> y: [f16; 64] { y[i] = argmin[k](x[i, k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
+    argmax_named_index_too_narrow: "kernel k(x: [f16; 64, 300]) -> y: [i32; 64] { y[i] = argmax[k: i8](x[i, k]) as i32; }\ntarget npueval_demo;\nschedule s { stage x, y in ub; tail pad; }\n";
+    argmax_float_index: "kernel k(x: [f16; 64, 300]) -> y: [i32; 64] { y[i] = argmax[k: f32](x[i, k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
+    argmax_over_two_axes: "kernel k(x: [f16; 4, 16, 16]) -> y: [i32; 4] { y[c] = argmax[h, w](x[c, h, w]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    argmax_needs_an_axis: "kernel k(x: [f16; 64]) -> y: [i32; 64] { y[i] = argmax(x[i]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    argmax_plan_has_index_and_value: "kernel k(x: [f16; 64, 256]) -> y: [i32; 64] { y[i] = argmax[k](x[i, k]); }\ntarget ascend910b;\nschedule s { split i by 16; split k by 64; stage x, y in ub; }\n";
+    cumsum_plan_has_a_carry: "kernel k(x: [f16; 64, 256]) -> y: [f16; 64, 256] { y[i, k] = cumsum[k](x[i, k]) * 2.0; }\ntarget ascend910b;\nschedule s { split i by 16; split k by 64; stage x, y in ub; }\n";
+    cumsum_axis_not_written: "kernel k(x: [f32; 64, 256]) -> y: [f32; 64] { y[i] = cumsum[k](x[i, k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    cumsum_over_two_axes: "kernel k(x: [f32; 4, 8, 8]) -> y: [f32; 4, 8, 8] { y[c, h, w] = cumsum[h, w](x[c, h, w]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    cumsum_with_an_extent: "kernel k(x: [f32; 8, 64]) -> y: [f32; 8, 64] { y[i, k] = cumsum[k < 3](x[i, k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    cumsum_inside_a_reduction: "kernel k(x: [f32; 8, 64]) -> y: [f32; 8] { y[i] = sum[k](cumsum[k](x[i, k])); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    cumsum_inside_a_scan: "kernel k(x: [f32; 8, 64]) -> y: [f32; 8, 64] { y[i, k] = cumsum[k](cumprod[k](x[i, k])); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    reduction_inside_a_scan: "kernel k(x: [f32; 8, 64, 4]) -> y: [f32; 8, 64] { y[i, k] = cumsum[k](sum[j](x[i, k, j])); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    cumsum_accumulator_kind: "kernel k(x: [i32; 8, 64]) -> y: [i32; 8, 64] { y[i, k] = cumsum[k: f32](x[i, k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    cumsum_needs_an_axis: "kernel k(x: [f32; 64]) -> y: [f32; 64] { y[i] = cumsum(x[i]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    cumprod_on_aie2_is_refused: "kernel k(x: [bf16; 16, 64]) -> y: [bf16; 16, 64] { y[i, k] = cumprod[k](x[i, k]); }\ntarget aie2_tile;\nschedule s { stage x, y in ub; }\n";
+    scan_axis_across_cores: "kernel k(x: [f32; 8, 4096]) -> y: [f32; 8, 4096] { y[i, k] = cumsum[k](x[i, k]); }\ntarget ascend910b;\nschedule s { parallel k over 4 cores; stage x, y in ub; }\n";
+    scan_axis_split_outside_another: "kernel k(x: [f32; 64, 1024]) -> y: [f32; 64, 1024] { y[i, k] = cumsum[k](x[i, k]); }\ntarget ascend910b;\nschedule s { split i by 8; split k by 256; stage x, y in ub; order k, i; }\n";
+    scan_axis_innermost_by_default: "kernel k(x: [f32; 1024, 64]) -> y: [f32; 1024, 64] { y[k, i] = cumsum[k](x[k, i]); }\ntarget ascend910b;\nschedule s { split i by 8; split k by 256; stage x, y in ub; }\n";
+    two_split_scan_axes: "kernel k(x: [f32; 64, 64]) -> y: [f32; 64, 64] { y[i, k] = cumsum[k](x[i, k]) + cumsum[i](x[i, k]); }\ntarget ascend910b;\nschedule s { split i by 8; split k by 16; stage x, y in ub; }\n";
+}

@@ -284,6 +284,20 @@ fn let_intermediates() {
 }
 
 #[test]
+fn argmax_and_scans() {
+    assert_snapshot!(check(
+        r#"
+        kernel k(x: [f16; 8, 64]) -> (y: [f16; 8, 64], at: [i32; 8, 64]) {
+            let top[i] = argmax[k:i16](x[i,k]);
+            let low[i]=argmin[k](x[i, k]);
+            y[i, k] = cumsum[k](x[i, k]) + cumprod[ k : f32 ](x[i, k]) as f16;
+            at[i, k] = (top[i] as i32) - (low[i]);
+        }
+        "#
+    ));
+}
+
+#[test]
 fn let_needs_a_tensor_name() {
     assert_snapshot!(check(
         r#"

@@ -351,7 +351,24 @@ fn evaluate(kernel: &CheckedKernel) -> TokenStream {
         let elements = usize_literal(kernel.tensors[assign.output].elements());
         let subscripts: Vec<Subscript> = assign.axes.iter().map(|a| Subscript::Axis(*a)).collect();
         let index = index(kernel, assign.output, &subscripts);
-        let value = value(kernel, &assign.value);
+        let mut ctx = Statement {
+            axes: &assign.axes,
+            scans: Vec::new(),
+        };
+        // Each scan whole before the statement, one running value per line along its
+        // axis (row-major order visits each line in index order).
+        let mut found = Vec::new();
+        assign.value.walk(&mut |node| {
+            if let Expr::Scan { .. } = node {
+                found.push(node);
+            }
+        });
+        let mut scans = Vec::new();
+        for node in found {
+            scans.push(scan(kernel, &ctx, node, ctx.scans.len()));
+            ctx.scans.push(node);
+        }
+        let value = value(kernel, &ctx, &assign.value);
         let mut nest = quote!(#output[#index] = #value;);
         for axis in assign.axes.iter().rev() {
             let var = axis_var(*axis);
@@ -359,6 +376,7 @@ fn evaluate(kernel: &CheckedKernel) -> TokenStream {
             nest = quote!(for #var in 0..#extent { #nest });
         }
         quote! {
+            #(#scans)*
             let mut #output = ::std::vec![0.0f64; #elements];
             #nest
         }
@@ -377,9 +395,70 @@ fn evaluate(kernel: &CheckedKernel) -> TokenStream {
     }
 }
 
+/// The statement an expression belongs to: its axes, and its scans in the order
+/// their values (`s0`, `s1`, ...) are computed.
+struct Statement<'a> {
+    axes: &'a [usize],
+    scans: Vec<&'a Expr>,
+}
+
+impl Statement<'_> {
+    /// The row-major position in the statement's space as a `usize` expression,
+    /// leaving out axis `skip` if given.
+    fn flat(&self, kernel: &CheckedKernel, skip: Option<usize>) -> TokenStream {
+        let mut flat = quote!(0usize);
+        for axis in self.axes.iter().filter(|a| Some(**a) != skip) {
+            let (var, extent) = (axis_var(*axis), usize_literal(kernel.axes[*axis].extent));
+            flat = quote!((#flat) * #extent + #var);
+        }
+        flat
+    }
+}
+
+/// `let sN = ...;`: every element of scan number `number` over the statement's space.
+fn scan(kernel: &CheckedKernel, ctx: &Statement, node: &Expr, number: usize) -> TokenStream {
+    let private = private();
+    let scalar = quote!(#private::scalar);
+    let Expr::Scan {
+        op,
+        axis,
+        body,
+        dtype,
+        accumulator,
+    } = node
+    else {
+        return TokenStream::new();
+    };
+    let var = format_ident!("s{number}");
+    let total: u64 = ctx.axes.iter().map(|a| kernel.axes[*a].extent).product();
+    let lines = usize_literal(total / kernel.axes[*axis].extent.max(1));
+    let total = usize_literal(total);
+    let (op, dtype, accumulator) = (variant(op), dtype_path(*dtype), dtype_path(*accumulator));
+    let body = value(kernel, ctx, body);
+    let (flat, line) = (ctx.flat(kernel, None), ctx.flat(kernel, Some(*axis)));
+    let mut nest = quote! {
+        let line = &mut carry[#line];
+        *line = #scalar::scan_step(#private::ScanOp::#op, #accumulator, *line, #body);
+        values[#flat] = #dtype.round(*line);
+    };
+    for axis in ctx.axes.iter().rev() {
+        let var = axis_var(*axis);
+        let extent = usize_literal(kernel.axes[*axis].extent);
+        nest = quote!(for #var in 0..#extent { #nest });
+    }
+    quote! {
+        let #var: ::std::vec::Vec<::core::primitive::f64> = {
+            let mut values = ::std::vec![0.0f64; #total];
+            let mut carry = ::std::vec![#scalar::scan_init(#private::ScanOp::#op); #lines];
+            #nest
+            values
+        };
+    }
+}
+
 /// One element of an expression, as an `f64` expression holding an exact value of the
 /// node's dtype.
-fn value(kernel: &CheckedKernel, expr: &Expr) -> TokenStream {
+fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
     let private = private();
     let scalar = quote!(#private::scalar);
     match expr {
@@ -398,14 +477,14 @@ fn value(kernel: &CheckedKernel, expr: &Expr) -> TokenStream {
             subscripts,
             pad: Some(pad),
             ..
-        } => padded_load(kernel, *tensor, subscripts, value(kernel, pad)),
+        } => padded_load(kernel, *tensor, subscripts, value(kernel, ctx, pad)),
         Expr::Const { value, .. } => f64_literal(*value),
         Expr::Param { tensor, .. } => {
             let var = tensor_var(*tensor);
             quote!(#var[0])
         }
         Expr::Unary { op, arg, dtype } => {
-            let (op, dtype, arg) = (variant(op), dtype_path(*dtype), value(kernel, arg));
+            let (op, dtype, arg) = (variant(op), dtype_path(*dtype), value(kernel, ctx, arg));
             quote!(#scalar::unary(#private::UnaryOp::#op, #dtype, #arg))
         }
         Expr::Binary {
@@ -415,12 +494,12 @@ fn value(kernel: &CheckedKernel, expr: &Expr) -> TokenStream {
             dtype,
         } => {
             let (op, dtype) = (variant(op), dtype_path(*dtype));
-            let (lhs, rhs) = (value(kernel, lhs), value(kernel, rhs));
+            let (lhs, rhs) = (value(kernel, ctx, lhs), value(kernel, ctx, rhs));
             quote!(#scalar::binary(#private::BinaryOp::#op, #dtype, #lhs, #rhs))
         }
         Expr::Compare { op, lhs, rhs, .. } => {
             let op = variant(op);
-            let (lhs, rhs) = (value(kernel, lhs), value(kernel, rhs));
+            let (lhs, rhs) = (value(kernel, ctx, lhs), value(kernel, ctx, rhs));
             quote!(#scalar::compare(#private::CompareOp::#op, #lhs, #rhs))
         }
         Expr::Select {
@@ -430,9 +509,9 @@ fn value(kernel: &CheckedKernel, expr: &Expr) -> TokenStream {
             ..
         } => {
             let (cond, then, otherwise) = (
-                value(kernel, cond),
-                value(kernel, then),
-                value(kernel, otherwise),
+                value(kernel, ctx, cond),
+                value(kernel, ctx, then),
+                value(kernel, ctx, otherwise),
             );
             quote!(if #cond { #then } else { #otherwise })
         }
@@ -441,12 +520,41 @@ fn value(kernel: &CheckedKernel, expr: &Expr) -> TokenStream {
             dtype,
             saturate,
         } => {
-            let (dtype, arg) = (dtype_path(*dtype), value(kernel, arg));
+            let (dtype, arg) = (dtype_path(*dtype), value(kernel, ctx, arg));
             if *saturate {
                 quote!(#scalar::cast_saturating(#dtype, #arg))
             } else {
                 quote!(#scalar::cast(#dtype, #arg))
             }
+        }
+        Expr::Reduce { op, axes, body, .. } if op.is_arg() => {
+            // One axis: the first position whose value beats every earlier one.
+            let op = variant(op);
+            let body = value(kernel, ctx, body);
+            let var = axis_var(axes[0]);
+            let extent = usize_literal(kernel.axes[axes[0]].extent);
+            quote!({
+                let mut best = #scalar::reduce_init(#private::ReduceOp::#op);
+                let mut at = 0usize;
+                for #var in 0..#extent {
+                    let x = #body;
+                    if #scalar::arg_takes(#private::ReduceOp::#op, best, x) {
+                        best = x;
+                        at = #var;
+                    }
+                }
+                at as ::core::primitive::f64
+            })
+        }
+        Expr::Scan { .. } => {
+            let number = ctx
+                .scans
+                .iter()
+                .position(|node| std::ptr::eq(*node, expr))
+                .unwrap_or(0);
+            let var = format_ident!("s{number}");
+            let flat = ctx.flat(kernel, None);
+            quote!(#var[#flat])
         }
         Expr::Reduce {
             op,
@@ -457,7 +565,7 @@ fn value(kernel: &CheckedKernel, expr: &Expr) -> TokenStream {
         } => {
             let (op, dtype) = (variant(op), dtype_path(*dtype));
             let accumulator = dtype_path(*accumulator);
-            let body = value(kernel, body);
+            let body = value(kernel, ctx, body);
             // One loop per axis, the first outermost: the fold runs in index order.
             let mut nest = quote!(acc = #scalar::reduce_step_in(#private::ReduceOp::#op, #accumulator, acc, #body););
             for axis in axes.iter().rev() {

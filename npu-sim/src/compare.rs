@@ -63,16 +63,18 @@ impl Tolerance {
     }
 }
 
-/// The longest reduction of a kernel: the most terms one reduction folds, the product
-/// of the extents of its axes.
+/// The longest reduction of a kernel: the most terms one reduction or scan folds, the
+/// product of the extents of its axes.
 pub fn reduction_length(kernel: &CheckedKernel) -> u64 {
     let mut longest = 1;
     for assign in &kernel.body {
         assign.value.walk(&mut |node| {
-            if let Expr::Reduce { axes, .. } = node {
-                let terms = axes.iter().map(|a| kernel.axes[*a].extent).product();
-                longest = longest.max(terms);
-            }
+            let terms = match node {
+                Expr::Reduce { axes, .. } => axes.iter().map(|a| kernel.axes[*a].extent).product(),
+                Expr::Scan { axis, .. } => kernel.axes[*axis].extent,
+                _ => 1,
+            };
+            longest = longest.max(terms);
         });
     }
     longest

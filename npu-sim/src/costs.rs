@@ -1,6 +1,7 @@
 //! The target's costs in the form the engine's inner loop uses: floats ready to add,
 //! the global-memory bandwidth already shared among the active cores.
 
+use npu_core::program::{Program, VectorInstr, VectorKind};
 use npu_core::target::{Target, VectorOp};
 
 /// Every cost constant of the target, in the form the inner loop uses.
@@ -45,5 +46,36 @@ impl Costs {
             cube_cycles: cube.map_or(1.0, |c| c.cycles_per_fractal as f64),
             cube_issue: cube.map_or(0.0, |c| c.issue_cycles as f64),
         }
+    }
+}
+
+impl Costs {
+    /// The cycles a vector instruction holds V beyond its issue cost (see
+    /// [`npu_core::program`]): `repeats × cycles[op]`, and for a scan the cheaper of a
+    /// step per position along its axis over the other elements and a log-step scan
+    /// over the whole box, each step issued on its own.
+    pub fn vector_cycles(&self, v: &VectorInstr, program: &Program) -> f64 {
+        let repeats = |elements: u64| (elements * u64::from(v.width)).div_ceil(self.repeat_bytes);
+        let per_repeat = self.vector[v.kind.cost_op() as usize];
+        let elements = u64::from(v.elements);
+        // A gather reads one address per element; the rest work a repeat at a time.
+        if matches!(v.kind, VectorKind::Gather(_)) {
+            return elements as f64 * per_repeat;
+        }
+        let Some(dim) = program.scan_dimension(v) else {
+            return repeats(elements) as f64 * per_repeat;
+        };
+        let steps = program
+            .boxes
+            .get(v.shape as usize)
+            .and_then(|extents| extents.get(dim))
+            .copied()
+            .unwrap_or(1)
+            .max(1);
+        let step = |elements: u64| self.vector_issue + repeats(elements) as f64 * per_repeat;
+        let sequential = steps as f64 * step(elements / steps);
+        let log_steps = u64::from(steps.next_power_of_two().trailing_zeros()).max(1);
+        let log_step = log_steps as f64 * step(elements);
+        sequential.min(log_step) - self.vector_issue
     }
 }

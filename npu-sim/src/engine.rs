@@ -7,7 +7,7 @@
 //! out first come, first served, and data effects happen in an order a correctly
 //! synchronised program cannot tell from the hardware's.
 
-use npu_core::program::{CoreCode, Instr, Op, Pipe, Program, VectorKind};
+use npu_core::program::{CoreCode, Instr, Op, Pipe, Program};
 use npu_core::target::{Level, VectorOp};
 
 mod collapse;
@@ -502,13 +502,8 @@ impl<'a> Engine<'a> {
                 duration
             }
             Op::Vector(v) => {
-                // A gather reads one address per element; the rest a repeat at a time.
-                let repeats = match v.kind {
-                    VectorKind::Gather(_) => u64::from(v.elements),
-                    _ => (u64::from(v.elements) * u64::from(v.width)).div_ceil(costs.repeat_bytes),
-                };
                 let op = v.kind.cost_op() as usize;
-                let cycles = repeats as f64 * costs.vector[op];
+                let cycles = costs.vector_cycles(&v, program);
                 run.vector_by_op[op] += cycles;
                 costs.vector_issue + cycles
             }

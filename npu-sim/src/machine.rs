@@ -8,6 +8,7 @@
 //! multiplies exactly and accumulates in f32 (i32 for integers), rounding after each
 //! addition.
 
+use npu_core::ir::ScanOp;
 use npu_core::program::{CopyShape, Op, Operand, Program, VectorInstr, VectorKind};
 use npu_core::scalar::{self, IndexError};
 use npu_core::target::{Level, Target};
@@ -337,27 +338,26 @@ impl Machine {
                 let at = offsets[1] + (row * gather.row_bytes) as usize;
                 read[0] = *ub.get(at).ok_or("reads past the end of ub")?;
             }
-            let dst = ub.get_mut(offsets[0]).ok_or("writes past the end of ub")?;
-            *dst = match v.kind {
-                VectorKind::Dup | VectorKind::Copy | VectorKind::Gather(_) => read[0],
-                VectorKind::Unary(op) => scalar::unary(op, dtype, read[0]),
-                VectorKind::Binary(op) => scalar::binary(op, dtype, read[0], read[1]),
-                VectorKind::Compare(op) => {
-                    f64::from(u8::from(scalar::compare(op, read[0], read[1])))
-                }
-                VectorKind::Select => {
-                    if read[0] != 0.0 {
-                        read[1]
-                    } else {
-                        read[2]
+            match v.kind {
+                // The index of this element along the reduced last dimension, and
+                // the running value beside the index (see `VectorKind::Reduce`).
+                VectorKind::Reduce(op, _) if op.is_arg() => {
+                    if scalar::arg_takes(op, read[1], read[0]) {
+                        let position = read[2] + index[rank - 1] as f64;
+                        *ub.get_mut(offsets[2]).ok_or("writes past the end of ub")? = read[0];
+                        *ub.get_mut(offsets[0]).ok_or("writes past the end of ub")? = position;
                     }
                 }
-                VectorKind::Cast => scalar::cast(dtype, read[0]),
-                VectorKind::SatCast => scalar::cast_saturating(dtype, read[0]),
-                VectorKind::Reduce(op, accumulator) => {
-                    scalar::reduce_step_in(op, accumulator, *dst, read[0])
+                // The carry takes the step; the element gets it rounded.
+                VectorKind::Cumsum(accumulator) | VectorKind::Cumprod(accumulator) => {
+                    let op = v.kind.scan().map_or(ScanOp::Sum, |(op, _)| op);
+                    let carry = scalar::scan_step(op, accumulator, read[1], read[0]);
+                    *ub.get_mut(offsets[2]).ok_or("writes past the end of ub")? = carry;
+                    *ub.get_mut(offsets[0]).ok_or("writes past the end of ub")? =
+                        dtype.round(carry);
                 }
-            };
+                _ => self::elementwise(v.kind, dtype, ub, offsets[0], read)?,
+            }
             // Advance the odometer, innermost dimension fastest.
             let mut dim = rank;
             loop {
@@ -391,6 +391,39 @@ fn tensor_name(program: &Program, tensor: u16) -> String {
         .get(usize::from(tensor))
         .cloned()
         .unwrap_or_else(|| format!("t{tensor}"))
+}
+
+/// One element of an elementwise vector instruction (or a plain fold) into `dst`.
+fn elementwise(
+    kind: VectorKind,
+    dtype: npu_core::Dtype,
+    ub: &mut [f64],
+    dst: usize,
+    read: [f64; 3],
+) -> Result<(), String> {
+    let dst = ub.get_mut(dst).ok_or("writes past the end of ub")?;
+    *dst = match kind {
+        VectorKind::Dup | VectorKind::Copy | VectorKind::Gather(_) => read[0],
+        VectorKind::Unary(op) => scalar::unary(op, dtype, read[0]),
+        VectorKind::Binary(op) => scalar::binary(op, dtype, read[0], read[1]),
+        VectorKind::Compare(op) => f64::from(u8::from(scalar::compare(op, read[0], read[1]))),
+        VectorKind::Select => {
+            if read[0] != 0.0 {
+                read[1]
+            } else {
+                read[2]
+            }
+        }
+        VectorKind::Cast => scalar::cast(dtype, read[0]),
+        VectorKind::SatCast => scalar::cast_saturating(dtype, read[0]),
+        VectorKind::Reduce(op, accumulator) => {
+            scalar::reduce_step_in(op, accumulator, *dst, read[0])
+        }
+        VectorKind::Cumsum(_) | VectorKind::Cumprod(_) => {
+            return Err("a scan is not elementwise".into());
+        }
+    };
+    Ok(())
 }
 
 fn shape_of(program: &Program, shape: u32) -> Result<&CopyShape, String> {

@@ -4,9 +4,12 @@
 //! `npu_kernel!` macro generates: each output element is the expression evaluated at
 //! its index, every operation rounded with [`npu_core::scalar`], each reduction folded
 //! in index order (over several axes, the first outermost) in its accumulator dtype
-//! and rounded once at the end. Statements run in order, so a `let` intermediate is
-//! whole before any later statement reads it. A gather's index is read and checked
-//! before the element it names: one out of range is an [`IndexError`], never a read.
+//! and rounded once at the end; an arg reduction keeps the first greatest (least)
+//! value's index, a NaN beating every number. Statements run in order, so a `let`
+//! intermediate is whole before any later statement reads it. A scan is computed
+//! whole before its statement, running along its axis over the statement's space. A
+//! gather's index is read and checked before the element it names: one out of range
+//! is an [`IndexError`], never a read.
 
 use npu_core::ir::{CheckedKernel, Expr, Role, Subscript};
 use npu_core::scalar::{self, HostTensor, IndexError};
@@ -42,6 +45,21 @@ pub fn reference(
     for assign in &kernel.body {
         let extents: Vec<u64> = assign.axes.iter().map(|a| kernel.axes[*a].extent).collect();
         let total: u64 = extents.iter().product();
+        let mut scans = Scans {
+            axes: &assign.axes,
+            extents: extents.clone(),
+            values: Vec::new(),
+        };
+        let mut found = Vec::new();
+        assign.value.walk(&mut |node| {
+            if let Expr::Scan { .. } = node {
+                found.push(node);
+            }
+        });
+        for node in found {
+            let values = scan(kernel, node, &scans, &data, &strides, &mut env)?;
+            scans.values.push((node, values));
+        }
         let output_strides = &strides[assign.output];
         for flat in 0..total {
             let mut rest = flat;
@@ -51,7 +69,7 @@ pub fn reference(
                 rest /= extents[dim];
                 offset += env[*axis] * output_strides[dim];
             }
-            let value = eval(kernel, &assign.value, &data, &strides, &mut env)?;
+            let value = eval(kernel, &assign.value, &data, &strides, &scans, &mut env)?;
             data[assign.output][offset as usize] = value;
         }
     }
@@ -68,11 +86,73 @@ pub fn reference(
         .collect())
 }
 
+/// The scans of one statement, computed over its space (row-major over its axes).
+struct Scans<'a> {
+    axes: &'a [usize],
+    extents: Vec<u64>,
+    values: Vec<(&'a Expr, Vec<f64>)>,
+}
+
+impl Scans<'_> {
+    /// The row-major position of the element at `env` in the statement's space,
+    /// leaving out dimension `skip` if given.
+    fn flat(&self, env: &[u64], skip: Option<usize>) -> usize {
+        let mut flat = 0;
+        for (dim, axis) in self.axes.iter().enumerate() {
+            if Some(dim) != skip {
+                flat = flat * self.extents[dim] + env[*axis];
+            }
+        }
+        flat as usize
+    }
+}
+
+/// Every element of a scan over the statement's space: the points in row-major
+/// order, which visits each line along the scan axis in index order, one running
+/// value per line.
+fn scan(
+    kernel: &CheckedKernel,
+    node: &Expr,
+    scans: &Scans,
+    data: &[Vec<f64>],
+    strides: &[Vec<u64>],
+    env: &mut [u64],
+) -> Result<Vec<f64>, IndexError> {
+    let Expr::Scan {
+        op,
+        axis,
+        body,
+        dtype,
+        accumulator,
+    } = node
+    else {
+        return Ok(Vec::new());
+    };
+    let dim = scans.axes.iter().position(|a| a == axis);
+    let total: u64 = scans.extents.iter().product();
+    let along = dim.map_or(1, |d| scans.extents[d]).max(1);
+    let mut carry = vec![scalar::scan_init(*op); (total / along) as usize];
+    let mut values = vec![f64::NAN; total as usize];
+    for flat in 0..total {
+        let mut rest = flat;
+        for (d, a) in scans.axes.iter().enumerate().rev() {
+            env[*a] = rest % scans.extents[d];
+            rest /= scans.extents[d];
+        }
+        let x = eval(kernel, body, data, strides, scans, env)?;
+        let line = &mut carry[scans.flat(env, dim)];
+        *line = scalar::scan_step(*op, *accumulator, *line, x);
+        values[flat as usize] = dtype.round(*line);
+    }
+    Ok(values)
+}
+
 fn eval(
     kernel: &CheckedKernel,
     expr: &Expr,
     data: &[Vec<f64>],
     strides: &[Vec<u64>],
+    scans: &Scans,
     env: &mut [u64],
 ) -> Result<f64, IndexError> {
     Ok(match expr {
@@ -102,7 +182,7 @@ fn eval(
                 };
                 if position < 0 || position as u64 >= *extent {
                     return match pad {
-                        Some(pad) => eval(kernel, pad, data, strides, env),
+                        Some(pad) => eval(kernel, pad, data, strides, scans, env),
                         None => Ok(f64::NAN),
                     };
                 }
@@ -113,7 +193,7 @@ fn eval(
         Expr::Const { value, dtype } => dtype.round(*value),
         Expr::Param { tensor, .. } => data[*tensor].first().copied().unwrap_or(f64::NAN),
         Expr::Unary { op, arg, dtype } => {
-            scalar::unary(*op, *dtype, eval(kernel, arg, data, strides, env)?)
+            scalar::unary(*op, *dtype, eval(kernel, arg, data, strides, scans, env)?)
         }
         Expr::Binary {
             op,
@@ -121,13 +201,13 @@ fn eval(
             rhs,
             dtype,
         } => {
-            let a = eval(kernel, lhs, data, strides, env)?;
-            let b = eval(kernel, rhs, data, strides, env)?;
+            let a = eval(kernel, lhs, data, strides, scans, env)?;
+            let b = eval(kernel, rhs, data, strides, scans, env)?;
             scalar::binary(*op, *dtype, a, b)
         }
         Expr::Compare { op, lhs, rhs, .. } => {
-            let a = eval(kernel, lhs, data, strides, env)?;
-            let b = eval(kernel, rhs, data, strides, env)?;
+            let a = eval(kernel, lhs, data, strides, scans, env)?;
+            let b = eval(kernel, rhs, data, strides, scans, env)?;
             f64::from(u8::from(scalar::compare(*op, a, b)))
         }
         Expr::Select {
@@ -136,22 +216,41 @@ fn eval(
             otherwise,
             ..
         } => {
-            if eval(kernel, cond, data, strides, env)? != 0.0 {
-                eval(kernel, then, data, strides, env)?
+            if eval(kernel, cond, data, strides, scans, env)? != 0.0 {
+                eval(kernel, then, data, strides, scans, env)?
             } else {
-                eval(kernel, otherwise, data, strides, env)?
+                eval(kernel, otherwise, data, strides, scans, env)?
             }
         }
         Expr::Cast {
             arg,
             dtype,
             saturate: false,
-        } => scalar::cast(*dtype, eval(kernel, arg, data, strides, env)?),
+        } => scalar::cast(*dtype, eval(kernel, arg, data, strides, scans, env)?),
         Expr::Cast {
             arg,
             dtype,
             saturate: true,
-        } => scalar::cast_saturating(*dtype, eval(kernel, arg, data, strides, env)?),
+        } => scalar::cast_saturating(*dtype, eval(kernel, arg, data, strides, scans, env)?),
+        Expr::Reduce { op, axes, body, .. } if op.is_arg() => {
+            // One axis: the first position whose value beats every earlier one.
+            let axis = axes[0];
+            let (mut best, mut at) = (scalar::reduce_init(*op), 0u64);
+            for position in 0..kernel.axes[axis].extent {
+                env[axis] = position;
+                let x = eval(kernel, body, data, strides, scans, env)?;
+                if scalar::arg_takes(*op, best, x) {
+                    (best, at) = (x, position);
+                }
+            }
+            at as f64
+        }
+        Expr::Scan { .. } => scans
+            .values
+            .iter()
+            .find(|(node, _)| std::ptr::eq(*node, expr))
+            .and_then(|(_, values)| values.get(scans.flat(env, None)).copied())
+            .unwrap_or(f64::NAN),
         Expr::Reduce {
             op,
             axes,
@@ -169,7 +268,7 @@ fn eval(
                     env[*axis] = rest % extent;
                     rest /= extent;
                 }
-                let x = eval(kernel, body, data, strides, env)?;
+                let x = eval(kernel, body, data, strides, scans, env)?;
                 acc = scalar::reduce_step_in(*op, *accumulator, acc, x);
             }
             dtype.round(acc)

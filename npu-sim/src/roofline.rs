@@ -314,6 +314,8 @@ fn node_cycles(kernel: &CheckedKernel, expr: &Expr, elements: u64, total: &mut f
             node_cycles(kernel, then, inner, total);
             node_cycles(kernel, otherwise, inner, total);
         }
-        Expr::Reduce { body, .. } => node_cycles(kernel, body, inner, total),
+        Expr::Reduce { body, .. } | Expr::Scan { body, .. } => {
+            node_cycles(kernel, body, inner, total)
+        }
     }
 }

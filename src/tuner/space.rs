@@ -198,9 +198,10 @@ impl Space {
             cores.push(max_cores);
         }
         // A fused kernel keeps every axis a statement reduces over whole (the checker's
-        // E035): no split of it, and no cores across it.
+        // E035): no split of it, and no cores across it. A scan's running value passes
+        // from tile to tile of its axis on one core.
         let whole = npu_core::plan::whole_axes(kernel);
-        if whole.contains(&first) {
+        if whole.contains(&first) || npu_core::schedule::scan_axes(kernel).contains(&first) {
             cores = vec![1];
         }
         let tiles = kernel

@@ -21,9 +21,9 @@ impl Checker<'_> {
     ) -> Option<KernelClass> {
         let mut has_reduce = false;
         for assign in body {
-            assign
-                .value
-                .walk(&mut |node| has_reduce |= matches!(node, Expr::Reduce { .. }));
+            assign.value.walk(&mut |node| {
+                has_reduce |= matches!(node, Expr::Reduce { .. } | Expr::Scan { .. })
+            });
         }
         if !has_reduce {
             return Some(KernelClass::Elementwise);
@@ -101,9 +101,9 @@ impl Checker<'_> {
                     bad = Some((dtype, node));
                 }
             });
-            // A reduction accumulates in its accumulator dtype.
+            // A reduction or scan accumulates in its accumulator dtype.
             assign.value.walk(&mut |node| {
-                if let Expr::Reduce { accumulator, .. } = node {
+                if let Expr::Reduce { accumulator, .. } | Expr::Scan { accumulator, .. } = node {
                     let accumulator = *accumulator;
                     if bad.is_none()
                         && !target.vector.dtypes.contains(&accumulator)
@@ -170,11 +170,8 @@ fn op_name(node: &Expr) -> &'static str {
         Expr::Binary { op, .. } => op.symbol(),
         Expr::Compare { .. } => "comparison",
         Expr::Select { .. } => "select",
-        Expr::Reduce { op, .. } => match op {
-            ReduceOp::Sum => "sum",
-            ReduceOp::Max => "max",
-            ReduceOp::Min => "min",
-        },
+        Expr::Reduce { op, .. } => op.name(),
+        Expr::Scan { op, .. } => op.name(),
         Expr::Load { .. } | Expr::Const { .. } | Expr::Cast { .. } | Expr::Param { .. } => "load",
     }
 }
@@ -187,7 +184,8 @@ pub fn vector_op(node: &Expr) -> Option<VectorOp> {
         Expr::Compare { .. } => VectorOp::Cmp,
         Expr::Select { .. } => VectorOp::Select,
         Expr::Cast { .. } => VectorOp::Cast,
-        Expr::Reduce { .. } => VectorOp::Reduce,
+        Expr::Reduce { op, .. } => op.vector_op(),
+        Expr::Scan { op, .. } => op.vector_op(),
         Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => return None,
     })
 }

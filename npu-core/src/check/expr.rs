@@ -326,13 +326,22 @@ impl Checker<'_> {
             _ if unary.is_some() => 1,
             "min" | "max" | "pow" => 2,
             "select" => 3,
-            "sum" => {
+            "sum" | "argmax" | "argmin" => {
                 self.error(
                     Code::E003,
                     func.span(),
-                    "`sum` needs the axis it reduces over",
+                    format!("`{name}` needs the axis it reduces over"),
                 )
-                .help = Some("write `sum[k](x[i, k])`".into());
+                .help = Some(format!("write `{name}[k](x[i, k])`"));
+                return (None, Ty::Error);
+            }
+            "cumsum" | "cumprod" => {
+                self.error(
+                    Code::E003,
+                    func.span(),
+                    format!("`{name}` needs the axis it runs along"),
+                )
+                .help = Some(format!("write `y[i, k] = {name}[k](x[i, k])`"));
                 return (None, Ty::Error);
             }
             _ => {

@@ -4,10 +4,17 @@ use std::collections::HashMap;
 
 use proc_macro2::Ident;
 
+use proc_macro2::Span;
+
 use super::{Checker, Scope, Ty};
 use crate::ast;
 use crate::diag::{Code, suggestion};
+use crate::dtype::Dtype;
 use crate::ir::*;
+
+/// Every function written with an axis bracket: reductions and scans.
+pub(super) const REDUCTIONS: [&str; 7] =
+    ["sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod"];
 
 impl Checker<'_> {
     pub(super) fn reduce(
@@ -23,8 +30,12 @@ impl Checker<'_> {
             "sum" => ReduceOp::Sum,
             "max" => ReduceOp::Max,
             "min" => ReduceOp::Min,
+            "argmax" => ReduceOp::ArgMax,
+            "argmin" => ReduceOp::ArgMin,
+            "cumsum" => return self.scan(func, ScanOp::Sum, reduction, args, scope, tensors),
+            "cumprod" => return self.scan(func, ScanOp::Prod, reduction, args, scope, tensors),
             _ => {
-                let help = suggestion(&name, &["sum", "max", "min"]);
+                let help = suggestion(&name, &REDUCTIONS);
                 self.error(
                     Code::E003,
                     func.span(),
@@ -42,6 +53,34 @@ impl Checker<'_> {
             );
             return (None, Ty::Error);
         }
+        if op.is_arg() && reduction.axes.len() > 1 {
+            self.error(
+                Code::E011,
+                reduction.axes[1].span(),
+                format!(
+                    "`{name}` returns the index along one axis, but `{name}{}` names {}",
+                    reduction.text(),
+                    reduction.axes.len()
+                ),
+            )
+            .help = Some(format!(
+                "reduce over one axis, as in `{name}[{}](...)`, or first reduce the others with `max`/`min` in an intermediate",
+                reduction.axes[0]
+            ));
+            return (None, Ty::Error);
+        }
+        if scope.scanning {
+            self.error(
+                Code::E003,
+                func.span(),
+                format!("`{name}` cannot be inside a scan"),
+            )
+            .help = Some(format!(
+                "compute the reduction in an intermediate first, as in `let r[..] = {name}{}(...);`, and scan that",
+                reduction.text()
+            ));
+            return (None, Ty::Error);
+        }
         if scope.reducing {
             self.error(Code::E003, func.span(), "reductions cannot be nested")
                 .help = Some(format!(
@@ -56,6 +95,21 @@ impl Checker<'_> {
             },
             None => None,
         };
+        if let Some((dtype, ident)) = accumulator
+            && op.is_arg()
+            && dtype.is_float()
+        {
+            self.error(
+                Code::E010,
+                ident.span(),
+                format!("`{name}` returns an index, which {dtype} cannot be"),
+            )
+            .help = Some(format!(
+                "name an integer dtype for the index, as in `{name}[{}: i32]`, or leave it out",
+                reduction.axes[0]
+            ));
+            return (None, Ty::Error);
+        }
         let mut axes: Vec<usize> = Vec::with_capacity(reduction.axes.len());
         for (position, axis_ident) in reduction.axes.iter().enumerate() {
             let axis_name = axis_ident.to_string();
@@ -182,6 +236,30 @@ impl Checker<'_> {
             }
             Ty::Error => return (None, Ty::Error),
         };
+        if op.is_arg() {
+            // The index dtype: the one named, else i32 (a statement's root `argmax`
+            // takes its output's dtype instead, see `Checker::arg_output`).
+            let extent = scope.axes[axes[0]].extent;
+            let index = match accumulator {
+                Some((index, ident)) => {
+                    if !self.holds_indices(index, extent, ident.span(), &name) {
+                        return (None, Ty::Error);
+                    }
+                    index
+                }
+                None => Dtype::I32,
+            };
+            return (
+                body.map(|body| Expr::Reduce {
+                    op,
+                    axes,
+                    body: Box::new(body),
+                    dtype: index,
+                    accumulator: dtype,
+                }),
+                Ty::Value(index),
+            );
+        }
         let accumulator = match accumulator {
             None => dtype.accumulator(),
             Some((accumulator, _)) if accumulator.is_float() == dtype.is_float() => accumulator,
@@ -215,6 +293,108 @@ impl Checker<'_> {
             }),
             Ty::Value(dtype),
         )
+    }
+}
+
+impl Checker<'_> {
+    /// Reports an index dtype that cannot hold every index of an axis of `extent`.
+    pub(super) fn holds_indices(
+        &mut self,
+        index: Dtype,
+        extent: u64,
+        span: Span,
+        name: &str,
+    ) -> bool {
+        let (_, largest) = index.range();
+        // An extent of 0 is reported with its tensor; it has no index to hold.
+        let last = extent.saturating_sub(1);
+        if last as f64 <= largest {
+            return true;
+        }
+        let fits = [Dtype::I16, Dtype::I32]
+            .into_iter()
+            .find(|d| last as f64 <= d.range().1)
+            .unwrap_or(Dtype::I32);
+        self.error(
+            Code::E010,
+            span,
+            format!(
+                "{index} holds indices up to {largest}, but `{name}` over {extent} elements returns up to {last}"
+            ),
+        )
+        .help = Some(format!("use {fits} for the index"));
+        false
+    }
+
+    /// A statement whose value is an `argmax`/`argmin` with no index dtype named
+    /// returns its index in the output's dtype, which must be an integer dtype that
+    /// holds every index.
+    pub(super) fn arg_output(
+        &mut self,
+        stmt: &ast::Stmt,
+        value: Expr,
+        ty: Ty,
+        output: &Tensor,
+        scope: &Scope,
+    ) -> (Expr, Ty) {
+        let ast::Expr::Call {
+            func,
+            reduction: Some(reduction),
+            ..
+        } = &stmt.value
+        else {
+            return (value, ty);
+        };
+        let Expr::Reduce {
+            op,
+            axes,
+            body,
+            accumulator,
+            dtype,
+        } = value
+        else {
+            return (value, ty);
+        };
+        if !op.is_arg() || reduction.accumulator.is_some() {
+            let value = Expr::Reduce {
+                op,
+                axes,
+                body,
+                dtype,
+                accumulator,
+            };
+            return (value, ty);
+        }
+        let name = op.name();
+        let index = output.dtype;
+        let ty = if index.is_float() {
+            self.error(
+                Code::E010,
+                stmt.output.span(),
+                format!(
+                    "`{}` is {index} but `{name}` returns an integer index",
+                    output.name
+                ),
+            )
+            .help = Some(format!(
+                "declare `{}` as i32, or convert the index with `{name}{}(...) as {index}`",
+                output.name,
+                reduction.text()
+            ));
+            Ty::Error
+        } else if self.holds_indices(index, scope.axes[axes[0]].extent, func.span(), name) {
+            Ty::Value(index)
+        } else {
+            Ty::Error
+        };
+        let value = Expr::Reduce {
+            op,
+            axes,
+            body,
+            dtype: if index.is_float() { dtype } else { index },
+            accumulator,
+        };
+        (value, ty)
     }
 }
 

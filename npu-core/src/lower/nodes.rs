@@ -53,6 +53,13 @@ pub(super) struct Node<'e> {
     accumulator: Option<(u32, u32)>,
     /// A broadcast's last fill: the source's copy generation and the box.
     filled: Option<(u64, u32)>,
+    /// An arg reduction's value accumulator, or a scan's carry: its address, its
+    /// strides over `second_space`, and its strides over the space the fold or scan
+    /// runs over (0 along the reduced or scanned axis).
+    second: Option<(u32, u32, u32)>,
+    /// The space `second` is filled over: the statement's axes for an arg reduction,
+    /// those without the scan axis for a scan.
+    second_space: usize,
     /// Bytes per element its instruction is charged for.
     width: u8,
 }
@@ -133,10 +140,23 @@ pub(super) fn build_statements<'e>(
         for (node_index, node) in nodes.iter_mut().enumerate() {
             let expr = node.expr;
             let dims = spaces[node.space].clone();
-            let temp = temps
-                .iter()
-                .find(|t| t.statement == index && t.node == node_index)
-                .map(|t| lowering.program.buffers[first_temp + t.buffer].address as u32);
+            let specs = || {
+                temps
+                    .iter()
+                    .filter(move |t| t.statement == index && t.node == node_index)
+            };
+            let address_of =
+                |t: &plan::TempSpec| lowering.program.buffers[first_temp + t.buffer].address as u32;
+            // A scan's result is its temporary; its carry is the accumulator.
+            let temp = specs()
+                .find(|t| t.kind == BufferKind::Temp || !matches!(expr, Expr::Scan { .. }))
+                .map(address_of);
+            let second = specs().nth(1).or_else(|| {
+                specs().find(|t| {
+                    t.kind == BufferKind::Accumulator && matches!(expr, Expr::Scan { .. })
+                })
+            });
+            let second = second.map(address_of);
             let value = if let Some(value) = constant_value(expr) {
                 Value::Scalar(lowering.constant(value))
             } else if let Expr::Param { tensor, .. } = expr {
@@ -177,21 +197,50 @@ pub(super) fn build_statements<'e>(
                         }
                     }
                     Expr::Reduce {
+                        op,
                         dtype,
                         accumulator,
                         axes,
                         ..
                     } => {
-                        let acc = accumulator.size();
+                        // An arg reduction's accumulator is its index, in its dtype.
+                        let acc = if op.is_arg() {
+                            dtype.size()
+                        } else {
+                            accumulator.size()
+                        };
                         let address = temp.expect("the plan gives every reduction an accumulator");
                         let mut folded = dense(&tiles, &outer, acc);
                         node.accumulator = Some((address, lowering.strides(folded.clone())));
                         folded.extend(axes.iter().map(|_| 0));
                         node.dest = Some((address, lowering.strides(folded)));
+                        if op.is_arg() {
+                            let values = second.expect("an arg reduction has a value accumulator");
+                            let mut folded = dense(&tiles, &outer, accumulator.size());
+                            let own = lowering.strides(folded.clone());
+                            folded.extend(axes.iter().map(|_| 0));
+                            node.second = Some((values, own, lowering.strides(folded)));
+                        }
                         Value::Buffer {
                             address,
                             strides: lowering.strides(dense(&tiles, &outer, dtype.size())),
                         }
+                    }
+                    Expr::Scan {
+                        axis, accumulator, ..
+                    } => {
+                        let carry = second.expect("the plan gives every scan a carry");
+                        let carry_dims: Vec<usize> =
+                            dims.iter().copied().filter(|a| a != axis).collect();
+                        let own = dense(&tiles, &carry_dims, accumulator.size());
+                        // Over the scan's space: stride 0 along the scan axis.
+                        let mut over = own.clone();
+                        let position = dims.iter().position(|a| a == axis).unwrap_or(0);
+                        over.insert(position, 0);
+                        node.second = Some((carry, lowering.strides(own), lowering.strides(over)));
+                        node.second_space = space_index(&mut spaces, carry_dims);
+                        let strides = lowering.strides(dense(&tiles, &dims, expr.dtype().size()));
+                        node_buffer(temp, strides)
                     }
                     Expr::Compare { .. } => {
                         let strides = lowering.strides(dense(&tiles, &dims, 1));
@@ -298,11 +347,15 @@ fn build<'e>(
         gather: None,
         accumulator: None,
         filled: None,
+        second: None,
+        second_space: space,
         width: vector_width(expr).unwrap_or(expr.dtype().size()) as u8,
     });
     let (children, inner): (Vec<&Expr>, usize) = match expr {
         Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => (vec![], space),
-        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => (vec![arg], space),
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Scan { body: arg, .. } => {
+            (vec![arg], space)
+        }
         Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => (vec![lhs, rhs], space),
         Expr::Select {
             cond,
@@ -361,40 +414,65 @@ impl Planner<'_, '_> {
             let (dest, folded) = node.dest.expect("a reduction has an accumulator");
             let body_space = statement.nodes[body].space;
             let accumulator = *accumulator;
+            let second = node.second;
+            let space = statement.space;
             if first {
-                let init = self.lowering.constant(scalar::reduce_init(*op));
-                let space = statement.space;
                 let (shape, elements) =
                     self.lowering
                         .vector_box(space, &self.spaces[space], self.coords);
-                self.push(
-                    VectorInstr {
-                        kind: VectorKind::Dup,
-                        dtype: accumulator,
-                        width: accumulator.size() as u8,
-                        elements: elements as u32,
-                        shape,
-                        dst: acc_address,
-                        dst_strides: acc_strides,
-                        src: [Operand::Scalar(init), Operand::None, Operand::None],
-                    },
-                    None,
-                );
+                let fill = |dtype: Dtype, dst: u32, dst_strides: u32, value: u32| VectorInstr {
+                    kind: VectorKind::Dup,
+                    dtype,
+                    width: dtype.size() as u8,
+                    elements: elements as u32,
+                    shape,
+                    dst,
+                    dst_strides,
+                    src: [Operand::Scalar(value), Operand::None, Operand::None],
+                };
+                let init = self.lowering.constant(scalar::reduce_init(*op));
+                match second {
+                    // An arg reduction starts at index 0 and a value below (above)
+                    // every number.
+                    Some((values, own, _)) => {
+                        let zero = self.lowering.constant(0.0);
+                        self.push(fill(*dtype, acc_address, acc_strides, zero), None);
+                        self.push(fill(accumulator, values, own, init), None);
+                    }
+                    None => self.push(fill(accumulator, acc_address, acc_strides, init), None),
+                }
             }
             let (shape, elements) =
                 self.lowering
                     .vector_box(body_space, &self.spaces[body_space], self.coords);
             let (source, read) = self.operand(statement, body);
+            // An arg reduction reads and updates its values beside the index, and
+            // numbers this tile's elements from the tile's first position.
+            let (src, width) = match second {
+                Some((values, _, folded_values)) => {
+                    let axis = axes[0];
+                    let first = (self.lowering.start[axis] + self.coords[axis])
+                        * self.lowering.schedule.tiles[axis];
+                    let first = self.lowering.constant(first as f64);
+                    let values = Operand::Ub {
+                        address: values,
+                        strides: folded_values,
+                    };
+                    let width = accumulator.size().max(dtype.size());
+                    ([source, values, Operand::Scalar(first)], width)
+                }
+                None => ([source, Operand::None, Operand::None], accumulator.size()),
+            };
             self.push_reading(
                 VectorInstr {
                     kind: VectorKind::Reduce(*op, accumulator),
                     dtype: *dtype,
-                    width: accumulator.size() as u8,
+                    width: width as u8,
                     elements: elements as u32,
                     shape,
                     dst: dest,
                     dst_strides: folded,
-                    src: [source, Operand::None, Operand::None],
+                    src,
                 },
                 [read, None, None],
                 None,
@@ -511,12 +589,16 @@ impl Planner<'_, '_> {
             expr if expr.is_gather() => self.gather(statement, index, None),
             Expr::Load { tensor, dtype, .. } => self.broadcast(statement, index, *tensor, *dtype),
             Expr::Reduce {
-                dtype, accumulator, ..
+                op,
+                dtype,
+                accumulator,
+                ..
             } => {
                 // Outside the reduction loop: round the accumulator to the reduction's
-                // dtype in place, where the parent reads it.
+                // dtype in place, where the parent reads it. An arg reduction's index
+                // is its result already.
                 let accumulator = *accumulator;
-                if accumulator == *dtype {
+                if accumulator == *dtype || op.is_arg() {
                     return;
                 }
                 let (acc, acc_strides) = node.accumulator.expect("a reduction has an accumulator");
@@ -668,6 +750,9 @@ impl Planner<'_, '_> {
                 saturate: false, ..
             } => VectorKind::Cast,
             Expr::Cast { saturate: true, .. } => VectorKind::SatCast,
+            Expr::Scan {
+                op, accumulator, ..
+            } => VectorKind::from_scan(*op, *accumulator),
             Expr::Load { .. } | Expr::Const { .. } | Expr::Reduce { .. } | Expr::Param { .. } => {
                 return;
             }
@@ -686,6 +771,36 @@ impl Planner<'_, '_> {
             let (operand, read) = self.operand(statement, node.children[slot]);
             src[slot] = operand;
             reads[slot] = read;
+        }
+        // A scan reads and leaves its carry, which starts over at the axis's first
+        // tile (the scan axis is never split across cores).
+        if let (Expr::Scan { op, axis, .. }, Some((carry, own, over))) = (node.expr, node.second) {
+            if self.lowering.start[*axis] + self.coords[*axis] == 0 {
+                let accumulator = kind.scan().map_or(node.expr.dtype(), |(_, a)| a);
+                let init = self.lowering.constant(scalar::scan_init(*op));
+                let (shape, elements) = self.lowering.vector_box(
+                    node.second_space,
+                    &self.spaces[node.second_space],
+                    self.coords,
+                );
+                self.push(
+                    VectorInstr {
+                        kind: VectorKind::Dup,
+                        dtype: accumulator,
+                        width: accumulator.size() as u8,
+                        elements: elements as u32,
+                        shape,
+                        dst: carry,
+                        dst_strides: own,
+                        src: [Operand::Scalar(init), Operand::None, Operand::None],
+                    },
+                    None,
+                );
+            }
+            src[1] = Operand::Ub {
+                address: carry,
+                strides: over,
+            };
         }
         let instr = VectorInstr {
             kind,

@@ -445,20 +445,36 @@ fn visit(expr: &Expr, space: u64, tiles: &[u64], note: &mut impl FnMut(u64, u64)
             }
         }
         Expr::Reduce {
+            op,
             axes,
             body,
             dtype,
             accumulator,
-            ..
         } => {
             let inner = space * axes.iter().map(|a| tiles[*a]).product::<u64>();
             let (accumulator, bytes) = (*accumulator, accumulator.size());
-            note(space, bytes); // fill the accumulator
-            note(inner, bytes); // fold
-            if accumulator != *dtype {
-                note(space, bytes.max(dtype.size())); // round to the reduction's dtype
+            if op.is_arg() {
+                note(space, dtype.size()); // fill the index
+                note(space, bytes); // fill the value
+                note(inner, bytes.max(dtype.size())); // fold
+            } else {
+                note(space, bytes); // fill the accumulator
+                note(inner, bytes); // fold
+                if accumulator != *dtype {
+                    note(space, bytes.max(dtype.size())); // round to the reduction's dtype
+                }
             }
             visit(body, inner, tiles, note);
+        }
+        Expr::Scan {
+            axis,
+            body,
+            accumulator,
+            ..
+        } => {
+            note(space / tiles[*axis], accumulator.size()); // fill the carry
+            note(space, vector_width(expr).unwrap_or(expr.dtype().size())); // scan
+            visit(body, space, tiles, note);
         }
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => {
             note(space, vector_width(expr).unwrap_or(expr.dtype().size()));

@@ -1,7 +1,8 @@
 //! The random schedules of the differential test, written as DSL text the way an LLM
 //! or the tuner would: kernels from templates with random dtypes and extents (tails,
-//! broadcasts, reductions over one or several axes and in a named accumulator, casts,
-//! copies, constants, windows, padded views, gathers, matmuls), and schedule knobs
+//! broadcasts, reductions over one or several axes and in a named accumulator, arg
+//! reductions and scans, casts, copies, constants, windows, padded views, gathers,
+//! matmuls), and schedule knobs
 //! drawn from legal and illegal values alike (parallel cores, split tiles including
 //! non-divisors and misaligned values, stage depths 1 to 3, tail policies, cube
 //! blocks).
@@ -147,6 +148,28 @@ pub const TEMPLATES: &[(&str, &str, bool)] = &[
     ),
     (
         "kernel narrow_sum(x: [{T}; 4, {R}, {C}]) -> y: [{T}; 4] { y[b] = sum[k, l: {T}](x[b, k, l]); }",
+        "x, y",
+        false,
+    ),
+    // Arg reductions (value and index carried across tiles) and scans (a running
+    // value carried from tile to tile of an output axis).
+    (
+        "kernel arg_rows(x: [{T}; {R}, {C}]) -> (y: [i32; {R}], z: [i32; {R}]) { y[i] = argmax[k](x[i, k]); z[i] = argmin[k](x[i, k]); }",
+        "x, y, z",
+        false,
+    ),
+    (
+        "kernel running(x: [{T}; {R}, {C}]) -> y: [{T}; {R}, {C}] { y[i, k] = cumsum[k](x[i, k]) - cumprod[k: {T}](x[i, k]); }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel running_outer(x: [{T}; {C}, {R}]) -> y: [{A}; {C}, {R}] { y[k, i] = cumsum[k](x[k, i] as {A}); }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel fused_scan(x: [{T}; {R}, {C}]) -> y: [{T}; {R}, {C}] { let c[i, k] = cumsum[k: {T}](x[i, k]); let a[i] = argmax[k](c[i, k]); y[i, k] = c[i, k] - (a[i] as {T}); }",
         "x, y",
         false,
     ),

@@ -1,0 +1,161 @@
+//! Type-checking scans: `cumsum[k](x)` and `cumprod[k](x)` along an axis of the
+//! statement, with the accumulator rule of reductions (`cumsum[k: f32](x)`).
+
+use proc_macro2::Ident;
+
+use super::{Checker, Scope, Ty};
+use crate::ast;
+use crate::diag::Code;
+use crate::ir::*;
+
+impl Checker<'_> {
+    pub(super) fn scan(
+        &mut self,
+        func: &Ident,
+        op: ScanOp,
+        reduction: &ast::Reduction,
+        args: &[ast::Expr],
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
+        let name = op.name();
+        if args.len() != 1 {
+            self.error(
+                Code::E003,
+                func.span(),
+                format!("`{name}[..]` takes 1 argument but was given {}", args.len()),
+            );
+            return (None, Ty::Error);
+        }
+        if let [_, second, ..] = reduction.axes.as_slice() {
+            self.error(
+                Code::E011,
+                second.span(),
+                format!(
+                    "`{name}` runs along one axis, but `{name}{}` names {}",
+                    reduction.text(),
+                    reduction.axes.len()
+                ),
+            )
+            .help = Some(format!(
+                "scan along one axis, as in `{name}[{}](...)`",
+                reduction.axes[0]
+            ));
+            return (None, Ty::Error);
+        }
+        let axis_ident = &reduction.axes[0];
+        let axis_name = axis_ident.to_string();
+        if let Some(extent) = reduction.extents[0] {
+            self.error(
+                Code::E011,
+                extent.span,
+                format!("`{name}` runs along the whole of `{axis_name}`, so it takes no extent"),
+            )
+            .help = Some(format!("write `{name}[{axis_name}](...)`"));
+            return (None, Ty::Error);
+        }
+        if scope.reducing || scope.scanning {
+            let outer = if scope.reducing {
+                "a reduction"
+            } else {
+                "a scan"
+            };
+            self.error(
+                Code::E003,
+                func.span(),
+                format!("`{name}` cannot be inside {outer}"),
+            )
+            .help = Some(format!(
+                "compute the scan in an intermediate first: `let c[.., {axis_name}] = {name}[{axis_name}](...);`"
+            ));
+            return (None, Ty::Error);
+        }
+        // The scan keeps its axis: it is one the statement writes.
+        let Some(axis) = scope
+            .live
+            .iter()
+            .copied()
+            .find(|a| scope.axes[*a].name == axis_name)
+        else {
+            let written: Vec<&str> = scope
+                .live
+                .iter()
+                .map(|a| scope.axes[*a].name.as_str())
+                .collect();
+            self.error(
+                Code::E011,
+                axis_ident.span(),
+                format!(
+                    "`{name}[{axis_name}]` runs along `{axis_name}`, which the statement does not write (it writes over `{}`)",
+                    written.join(", ")
+                ),
+            )
+            .help = Some(format!(
+                "a scan keeps its axis: write the output over it, as in `y[.., {axis_name}] = {name}[{axis_name}](x[.., {axis_name}])`; to fold the axis away use `sum[{axis_name}]`"
+            ));
+            return (None, Ty::Error);
+        };
+        let accumulator = match &reduction.accumulator {
+            Some(ident) => match self.dtype(ident) {
+                Some(dtype) => Some((dtype, ident)),
+                None => return (None, Ty::Error),
+            },
+            None => None,
+        };
+        scope.scanning = true;
+        let (body, ty) = self.expr(&args[0], scope, tensors);
+        scope.scanning = false;
+        let dtype = match ty {
+            Ty::Value(dtype) => dtype,
+            Ty::Literal { .. } => {
+                self.error(
+                    Code::E010,
+                    func.span(),
+                    format!("`{name}` over a constant has no tensor to scan"),
+                );
+                return (None, Ty::Error);
+            }
+            Ty::Mask(_) => {
+                self.error(
+                    Code::E010,
+                    func.span(),
+                    format!("`{name}` takes numbers, not a comparison's mask"),
+                );
+                return (None, Ty::Error);
+            }
+            Ty::Error => return (None, Ty::Error),
+        };
+        let accumulator = match accumulator {
+            None => dtype.accumulator(),
+            Some((accumulator, _)) if accumulator.is_float() == dtype.is_float() => accumulator,
+            Some((accumulator, ident)) => {
+                let (kind, other) = if dtype.is_float() {
+                    ("a float", "f32")
+                } else {
+                    ("an integer", "i32")
+                };
+                self.error(
+                    Code::E010,
+                    ident.span(),
+                    format!(
+                        "`{name}` over {dtype} cannot accumulate in {accumulator}: {kind} scan accumulates in {kind} dtype"
+                    ),
+                )
+                .help = Some(format!(
+                    "accumulate in {other}, or cast the body: `{name}[{axis_name}: {accumulator}](x as {accumulator})`"
+                ));
+                return (None, Ty::Error);
+            }
+        };
+        (
+            body.map(|body| Expr::Scan {
+                op,
+                axis,
+                body: Box::new(body),
+                dtype,
+                accumulator,
+            }),
+            Ty::Value(dtype),
+        )
+    }
+}

@@ -260,27 +260,9 @@ impl Checker<'_> {
                 Ty::Value(index),
             );
         }
-        let accumulator = match accumulator {
-            None => dtype.accumulator(),
-            Some((accumulator, _)) if accumulator.is_float() == dtype.is_float() => accumulator,
-            Some((accumulator, ident)) => {
-                let (kind, other) = if dtype.is_float() {
-                    ("a float", "f32")
-                } else {
-                    ("an integer", "i32")
-                };
-                self.error(
-                    Code::E010,
-                    ident.span(),
-                    format!(
-                        "`{name}` over {dtype} cannot accumulate in {accumulator}: {kind} reduction accumulates in {kind} dtype"
-                    ),
-                )
-                .help = Some(format!(
-                    "accumulate in {other}, or cast the body: `{name}[..: {accumulator}](x as {accumulator})`"
-                ));
-                return (None, Ty::Error);
-            }
+        let Some(accumulator) = self.accumulator(&name, dtype, accumulator, "reduction", "..")
+        else {
+            return (None, Ty::Error);
         };
         let body = body.map(Box::new);
         (
@@ -297,6 +279,42 @@ impl Checker<'_> {
 }
 
 impl Checker<'_> {
+    /// The dtype a reduction or scan (`what`) of `name` over `dtype` accumulates in: the
+    /// one the source names (`sum[k: bf16]`), of the same kind as `dtype`, else
+    /// `dtype`'s default. `None` after reporting a named one of the other kind (E010);
+    /// `axes` is how the help writes the bracket.
+    pub(super) fn accumulator(
+        &mut self,
+        name: &str,
+        dtype: Dtype,
+        named: Option<(Dtype, &Ident)>,
+        what: &str,
+        axes: &str,
+    ) -> Option<Dtype> {
+        let Some((accumulator, ident)) = named else {
+            return Some(dtype.accumulator());
+        };
+        if accumulator.is_float() == dtype.is_float() {
+            return Some(accumulator);
+        }
+        let (kind, other) = if dtype.is_float() {
+            ("a float", "f32")
+        } else {
+            ("an integer", "i32")
+        };
+        self.error(
+            Code::E010,
+            ident.span(),
+            format!(
+                "`{name}` over {dtype} cannot accumulate in {accumulator}: {kind} {what} accumulates in {kind} dtype"
+            ),
+        )
+        .help = Some(format!(
+            "accumulate in {other}, or cast the body: `{name}[{axes}: {accumulator}](x as {accumulator})`"
+        ));
+        None
+    }
+
     /// Reports an index dtype that cannot hold every index of an axis of `extent`.
     pub(super) fn holds_indices(
         &mut self,

@@ -125,27 +125,9 @@ impl Checker<'_> {
             }
             Ty::Error => return (None, Ty::Error),
         };
-        let accumulator = match accumulator {
-            None => dtype.accumulator(),
-            Some((accumulator, _)) if accumulator.is_float() == dtype.is_float() => accumulator,
-            Some((accumulator, ident)) => {
-                let (kind, other) = if dtype.is_float() {
-                    ("a float", "f32")
-                } else {
-                    ("an integer", "i32")
-                };
-                self.error(
-                    Code::E010,
-                    ident.span(),
-                    format!(
-                        "`{name}` over {dtype} cannot accumulate in {accumulator}: {kind} scan accumulates in {kind} dtype"
-                    ),
-                )
-                .help = Some(format!(
-                    "accumulate in {other}, or cast the body: `{name}[{axis_name}: {accumulator}](x as {accumulator})`"
-                ));
-                return (None, Ty::Error);
-            }
+        let Some(accumulator) = self.accumulator(name, dtype, accumulator, "scan", &axis_name)
+        else {
+            return (None, Ty::Error);
         };
         (
             body.map(|body| Expr::Scan {

@@ -216,25 +216,8 @@ impl Checker<'_> {
         let (body, ty) = self.expr(&args[0], scope, tensors);
         scope.reducing = false;
         scope.live.truncate(scope.live.len() - axes.len());
-        let dtype = match ty {
-            Ty::Value(dtype) => dtype,
-            Ty::Literal { .. } => {
-                self.error(
-                    Code::E010,
-                    func.span(),
-                    format!("`{name}` over a constant has no tensor to reduce"),
-                );
-                return (None, Ty::Error);
-            }
-            Ty::Mask(_) => {
-                self.error(
-                    Code::E010,
-                    func.span(),
-                    format!("`{name}` takes numbers, not a comparison's mask"),
-                );
-                return (None, Ty::Error);
-            }
-            Ty::Error => return (None, Ty::Error),
+        let Some(dtype) = self.folded_dtype(&name, func, ty, "reduce") else {
+            return (None, Ty::Error);
         };
         if op.is_arg() {
             // The index dtype: the one named, else i32 (a statement's root `argmax`
@@ -279,6 +262,25 @@ impl Checker<'_> {
 }
 
 impl Checker<'_> {
+    /// The dtype of a reduction's or scan's body (`what` is the verb: reduce, scan);
+    /// `None` after reporting a constant or a mask (E010).
+    pub(super) fn folded_dtype(
+        &mut self,
+        name: &str,
+        func: &Ident,
+        ty: Ty,
+        what: &str,
+    ) -> Option<Dtype> {
+        let message = match ty {
+            Ty::Value(dtype) => return Some(dtype),
+            Ty::Error => return None,
+            Ty::Literal { .. } => format!("`{name}` over a constant has no tensor to {what}"),
+            Ty::Mask(_) => format!("`{name}` takes numbers, not a comparison's mask"),
+        };
+        self.error(Code::E010, func.span(), message);
+        None
+    }
+
     /// The dtype a reduction or scan (`what`) of `name` over `dtype` accumulates in: the
     /// one the source names (`sum[k: bf16]`), of the same kind as `dtype`, else
     /// `dtype`'s default. `None` after reporting a named one of the other kind (E010);

@@ -105,25 +105,8 @@ impl Checker<'_> {
         scope.scanning = true;
         let (body, ty) = self.expr(&args[0], scope, tensors);
         scope.scanning = false;
-        let dtype = match ty {
-            Ty::Value(dtype) => dtype,
-            Ty::Literal { .. } => {
-                self.error(
-                    Code::E010,
-                    func.span(),
-                    format!("`{name}` over a constant has no tensor to scan"),
-                );
-                return (None, Ty::Error);
-            }
-            Ty::Mask(_) => {
-                self.error(
-                    Code::E010,
-                    func.span(),
-                    format!("`{name}` takes numbers, not a comparison's mask"),
-                );
-                return (None, Ty::Error);
-            }
-            Ty::Error => return (None, Ty::Error),
+        let Some(dtype) = self.folded_dtype(name, func, ty, "scan") else {
+            return (None, Ty::Error);
         };
         let Some(accumulator) = self.accumulator(name, dtype, accumulator, "scan", &axis_name)
         else {

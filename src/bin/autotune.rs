@@ -158,7 +158,8 @@ struct Args {
     llm_constrain: Constrain,
     /// Share of each round's LLM candidates, from the second round on, asked under the
     /// syntax grammar only, so the search can leave the enumerated space (the first
-    /// round is all exact-set: Comp@1 and Pass@1 measure the constrained mode).
+    /// round is all exact-set: Comp@1 and Pass@1 measure the constrained mode; 1 asks
+    /// every candidate of every round under the syntax grammar).
     #[arg(long, default_value_t = 0.25)]
     llm_explore: f64,
     /// Read the knowledge base from DIR (default: the built-in `knowledge/` entries); it

@@ -10,6 +10,11 @@
 //!   written as a merged trie of their canonical lines, so capacity, alignment, tails
 //!   and cube divisibility hold by construction. Built when the space has at most
 //!   [`EXACT_SET_LIMIT`] points (every point is checked once: about a second on 2 cores).
+//! - [`legal_set`]: the exact set when there is one, else a legal subset of a space too
+//!   large to enumerate (a matmul's 600,000 points take minutes to check): every
+//!   one-knob edit of the schedules to start from (the hand schedules, then the best
+//!   so far) and an evenly spread sample of the space, [`SUBSET_CHECKS`] checks at most.
+//!   Every reply is still legal; the subset moves with the best schedule round by round.
 //! - [`json_schema`]: the same knobs as a JSON object, for servers with structured
 //!   outputs (vLLM, hosted APIs); [`schedule_from_json`] prints the object as DSL text.
 //!
@@ -24,10 +29,14 @@ use npu_core::ir::{CheckedKernel, KernelClass, Tail};
 use serde_json::{Value, json};
 
 use super::evaluate::Problem;
-use super::space::{Space, Spec, align_elements};
+use super::space::{Space, Spec, align_elements, gcd};
 
 /// The largest space whose points are all checked to build the exact-set grammar.
 pub const EXACT_SET_LIMIT: u64 = 50_000;
+
+/// The most points checked to build the legal subset of a larger space: about a
+/// second for a matmul on 2 cores.
+pub const SUBSET_CHECKS: usize = 4_000;
 
 /// The most tile values a grammar lists per axis: beyond it, powers of two times the
 /// alignment step, and the extent.
@@ -73,6 +82,8 @@ pub struct ExactSet {
     pub points: usize,
     /// Points checked to find them.
     pub checked: u64,
+    /// Whether these are all the legal points of the space, or a subset of them.
+    pub complete: bool,
 }
 
 /// The syntax-and-names grammar of a schedule block for `kernel`.
@@ -168,9 +179,53 @@ pub fn exact_set(problem: &Problem, limit: u64) -> Option<ExactSet> {
     if size > limit {
         return None;
     }
+    let specs = (0..size).map(|index| space.point(kernel, index));
+    let mut set = checked_set(problem, specs)?;
+    set.complete = true;
+    Some(set)
+}
+
+/// The legal points to decode under: the exact set when the space has at most
+/// [`EXACT_SET_LIMIT`] points, else a legal subset: `around` (the schedules to start
+/// from), every one-knob edit of each, and an evenly spread sample of the space,
+/// `checks` checks in all ([`SUBSET_CHECKS`] in the tuner). `None` when none of them
+/// is legal.
+pub fn legal_set(problem: &Problem, around: &[Spec], checks: usize) -> Option<ExactSet> {
+    let kernel = &problem.kernel;
+    let space = Space::of(kernel);
+    let size = space.size();
+    if size <= EXACT_SET_LIMIT {
+        return exact_set(problem, EXACT_SET_LIMIT);
+    }
+    let mut specs: Vec<Spec> = Vec::new();
+    for spec in around {
+        for next in std::iter::once(spec.clone()).chain(space.edits(kernel, spec)) {
+            if specs.len() < checks && !specs.contains(&next) {
+                specs.push(next);
+            }
+        }
+    }
+    // A stride coprime with the size visits every point once before repeating, and a
+    // large one spreads consecutive picks over every knob of the mixed-radix order.
+    let mut stride = 0x9E37_79B9_7F4A_7C15 % size;
+    while gcd(stride, size) != 1 {
+        stride += 1;
+    }
+    let sample = checks.saturating_sub(specs.len()) as u64;
+    for step in 0..sample.min(size) {
+        let index = ((u128::from(step) * u128::from(stride)) % u128::from(size)) as u64;
+        specs.push(space.point(kernel, index));
+    }
+    checked_set(problem, specs.into_iter())
+}
+
+/// The trie grammar of the legal ones among `specs`.
+fn checked_set(problem: &Problem, specs: impl Iterator<Item = Spec>) -> Option<ExactSet> {
+    let kernel = &problem.kernel;
     let mut bodies: Vec<String> = Vec::new();
-    for index in 0..size {
-        let spec = space.point(kernel, index);
+    let mut checked = 0;
+    for spec in specs {
+        checked += 1;
         let text = spec.to_dsl(kernel, "s");
         if problem.check(&text).is_ok() {
             bodies.push(block_body(&text));
@@ -186,7 +241,8 @@ pub fn exact_set(problem: &Problem, limit: u64) -> Option<ExactSet> {
     Some(ExactSet {
         gbnf: trie_gbnf(&bodies),
         points,
-        checked: size,
+        checked,
+        complete: false,
     })
 }
 
@@ -467,6 +523,49 @@ mod tests {
                 "illegal in the exact set:\n{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_space_too_large_to_enumerate_gets_a_legal_subset_around_its_start() {
+        let problem = kernels::Bundled::find("matmul")
+            .expect("a bundled kernel")
+            .problem(1, None)
+            .expect("a problem");
+        let kernel = &problem.kernel;
+        let space = Space::of(kernel);
+        assert!(space.size() > EXACT_SET_LIMIT, "no exact set for a matmul");
+        assert!(exact_set(&problem, EXACT_SET_LIMIT).is_none());
+        let schedules = npu_core::parse::parse_schedules_str(
+            // The kernel's hand schedule.
+            "schedule s {\n    split k by 64;\n    cube m by 32, n by 32, k by 32;\n    stage a, b in l1 depth 1;\n    stage a in l0a depth 1;\n    stage b in l0b depth 1;\n    stage c in l0c depth 1;\n}",
+        )
+        .expect("a schedule");
+        let start = Spec::from_schedule(kernel, &schedules[0]);
+        // The start, its edits (about 150) and a sample.
+        let set = legal_set(&problem, std::slice::from_ref(&start), 200).expect("legal points");
+        assert!(
+            !set.complete && set.checked == 200,
+            "{} checked",
+            set.checked
+        );
+        let bodies = trie_paths(&set.gbnf);
+        assert_eq!(bodies.len(), set.points);
+        for body in &bodies {
+            let text = format!("schedule s {{\n{body}");
+            assert!(problem.check(&text).is_ok(), "illegal:\n{text}");
+        }
+        // The start and its legal one-knob edits are in: here, more cores (32-row
+        // blocks of m's 128 rows go to up to 4 cores).
+        let with_cores = |cores: u64| {
+            let mut spec = start.clone();
+            spec.cores = cores;
+            format!("{}}}", block_body(&spec.to_dsl(kernel, "s")))
+        };
+        assert!(bodies.contains(&with_cores(1)) && bodies.contains(&with_cores(4)));
+        assert!(
+            !bodies.contains(&with_cores(8)),
+            "E023: a block past a core's share"
+        );
     }
 
     #[test]

@@ -313,6 +313,63 @@ impl Space {
         spec.fix_tail(kernel);
         spec
     }
+
+    /// Every point that differs from `spec` in one knob: another core count, another
+    /// tile of one axis, another depth, cube block, L0 depth or tail. `spec` need not
+    /// be a point of the space (a hand schedule may not be); its edits are.
+    pub fn edits(&self, kernel: &CheckedKernel, spec: &Spec) -> Vec<Spec> {
+        let mut out = Vec::new();
+        let mut push = |mut next: Spec| {
+            next.fix_tail(kernel);
+            if next != *spec && !out.contains(&next) {
+                out.push(next);
+            }
+        };
+        for &cores in &self.cores {
+            push(Spec {
+                cores,
+                ..spec.clone()
+            });
+        }
+        for (axis, options) in self.tiles.iter().enumerate() {
+            for &tile in options {
+                let mut next = spec.clone();
+                next.tiles[axis] = tile;
+                push(next);
+            }
+        }
+        for &depth in &self.depths {
+            push(Spec {
+                depth,
+                ..spec.clone()
+            });
+        }
+        if !self.cube.is_empty() {
+            for &block in &self.cube {
+                push(Spec {
+                    cube: Some(block),
+                    ..spec.clone()
+                });
+            }
+            for &l0_depth in &self.depths {
+                push(Spec {
+                    l0_depth,
+                    ..spec.clone()
+                });
+                push(Spec {
+                    l0c_depth: l0_depth,
+                    ..spec.clone()
+                });
+            }
+        }
+        for &tail in &self.tails {
+            push(Spec {
+                tail,
+                ..spec.clone()
+            });
+        }
+        out
+    }
 }
 
 /// Elements of `axis` that make an aligned UB copy for every tensor it is innermost in.
@@ -351,7 +408,7 @@ fn powers_of_two(min: u64, max: u64) -> Vec<u64> {
     list
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
+pub(crate) fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a.max(1) } else { gcd(b, a % b) }
 }
 

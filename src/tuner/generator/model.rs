@@ -39,6 +39,7 @@ pub fn proposals_from_replies(replies: &[String], count: usize) -> Vec<Proposed>
 #[derive(Debug)]
 struct Grammars {
     syntax: String,
+    /// Every legal point of the space, when it is small enough to enumerate.
     exact: Option<String>,
     schema: serde_json::Value,
 }
@@ -47,9 +48,10 @@ struct Grammars {
 ///
 /// Under a constraint, a share of each round's candidates ([`Llm::explore`]) is asked
 /// under the syntax grammar only, so that the loop can leave the enumerated space;
-/// the rest under the exact legal set when the kernel's space is small enough. The
-/// first round asks every candidate under the exact set (when there is one), so Comp@1
-/// and Pass@1 measure the constrained mode itself; exploration starts with round 2.
+/// the rest under the exact legal set (or a legal subset of a space too large to
+/// enumerate). The first round asks every candidate under it, so Comp@1 and Pass@1
+/// measure the constrained mode itself; exploration starts with round 2, unless the
+/// share is 1 (the syntax grammar alone, every round).
 #[cfg(feature = "llm")]
 #[derive(Debug)]
 pub struct Llm {
@@ -117,11 +119,12 @@ impl Llm {
         self.mode
     }
 
-    /// The constraints for this round's candidates, one per candidate.
-    fn constraints(&mut self, request: &Request) -> Vec<Option<Constraint>> {
+    /// The constraints for this round's candidates, one per candidate, each with the
+    /// name the report gives it.
+    fn constraints(&mut self, request: &Request) -> Vec<(Option<Constraint>, &'static str)> {
         let mode = self.resolve_mode();
         if mode == ConstrainMode::None {
-            return vec![None; request.count];
+            return vec![(None, "none"); request.count];
         }
         let problem = request.problem;
         let grammars = self
@@ -132,26 +135,67 @@ impl Llm {
                 exact: grammar::exact_set(problem, grammar::EXACT_SET_LIMIT).map(|set| set.gbnf),
                 schema: grammar::json_schema(&problem.kernel),
             });
+        // A space too large to enumerate gets a legal subset around the best schedules
+        // so far, built anew each round.
+        let (legal, label) = match &grammars.exact {
+            Some(exact) => (Some(exact.clone()), "exact set"),
+            None => (
+                grammar::legal_set(problem, &starting_points(request), grammar::SUBSET_CHECKS)
+                    .map(|set| set.gbnf),
+                "legal subset",
+            ),
+        };
         // The first round is held to the exact set: Comp@1 and Pass@1 measure what the
         // constrained mode delivers on the first try, and exploring pays off only once
-        // there is a best schedule to leave the space from.
-        let exploring = if request.round == 0 {
+        // there is a best schedule to leave the space from. A share of 1 asks for the
+        // syntax grammar alone, from the first round on.
+        let exploring = if request.round == 0 && self.explore < 1.0 {
             0
         } else {
             (request.count as f64 * self.explore).ceil() as usize
         };
         (0..request.count)
-            .map(|index| {
-                Some(match mode {
-                    ConstrainMode::JsonSchema => Constraint::JsonSchema(grammars.schema.clone()),
-                    _ => match &grammars.exact {
-                        Some(exact) if index >= exploring => Constraint::Gbnf(exact.clone()),
-                        _ => Constraint::Gbnf(grammars.syntax.clone()),
-                    },
-                })
+            .map(|index| match mode {
+                ConstrainMode::JsonSchema => (
+                    Some(Constraint::JsonSchema(grammars.schema.clone())),
+                    "json schema",
+                ),
+                _ => match &legal {
+                    Some(legal) if index >= exploring => {
+                        (Some(Constraint::Gbnf(legal.clone())), label)
+                    }
+                    _ => (Some(Constraint::Gbnf(grammars.syntax.clone())), "syntax"),
+                },
             })
             .collect()
     }
+}
+
+/// The schedules a legal subset is built around: the three fastest correct ones so
+/// far (the hand schedules among them), fastest first.
+#[cfg(feature = "llm")]
+fn starting_points(request: &Request) -> Vec<crate::tuner::space::Spec> {
+    let mut done: Vec<&crate::tuner::record::CandidateRecord> = request
+        .hand
+        .iter()
+        .chain(request.history)
+        .filter(|record| record.verdict == crate::tuner::record::Verdict::Correct)
+        .collect();
+    done.sort_by_key(|record| record.cycles.unwrap_or(u64::MAX));
+    let kernel = &request.problem.kernel;
+    let mut specs = Vec::new();
+    for record in done {
+        let Ok(schedules) = npu_core::parse::parse_schedules_str(&record.source) else {
+            continue;
+        };
+        for schedule in &schedules {
+            let spec = crate::tuner::space::Spec::from_schedule(kernel, schedule);
+            if specs.len() < 3 && !specs.contains(&spec) {
+                specs.push(spec);
+            }
+        }
+    }
+    specs
 }
 
 #[cfg(feature = "llm")]
@@ -179,27 +223,21 @@ impl Generator for Llm {
         self.asked = request.count;
         let constraints = self.constraints(request);
         // Candidates that share a constraint are asked together.
-        let mut groups: Vec<(Option<Constraint>, u32)> = Vec::new();
-        for constraint in constraints {
+        let mut groups: Vec<(Option<Constraint>, &str, u32)> = Vec::new();
+        for (constraint, kind) in constraints {
             match groups.last_mut() {
-                Some((last, count)) if *last == constraint => *count += 1,
-                _ => groups.push((constraint, 1)),
+                Some((last, _, count)) if *last == constraint => *count += 1,
+                _ => groups.push((constraint, kind, 1)),
             }
         }
         let mut replies = Vec::new();
         self.constrained.clear();
-        for (constraint, count) in &groups {
+        for (constraint, kind, count) in &groups {
             let asked = self
                 .client
                 .complete_constrained(&messages, *count, constraint.as_ref());
             match asked {
                 Ok(completion) => {
-                    let kind = match constraint {
-                        Some(Constraint::JsonSchema(_)) => "json schema",
-                        Some(Constraint::Gbnf(g)) if g.contains("n0 ::=") => "exact set",
-                        Some(Constraint::Gbnf(_)) => "syntax",
-                        None => "none",
-                    };
                     for reply in completion.choices {
                         self.constrained.push(kind.to_string());
                         replies.push(match constraint {
@@ -238,7 +276,7 @@ impl Generator for Llm {
         {
             let constraints = groups
                 .iter()
-                .filter_map(|(constraint, _)| match constraint {
+                .filter_map(|(constraint, _, _)| match constraint {
                     Some(Constraint::Gbnf(grammar)) => Some(grammar.clone()),
                     Some(Constraint::JsonSchema(schema)) => Some(schema.to_string()),
                     None => None,

@@ -4,21 +4,6 @@
 use crate::npu_kernel;
 
 npu_kernel! {
-    /// 8 input channels, 16 filters of width 3, valid.
-    kernel conv1d(x: [f16; 8, 1026], w: [f16; 16, 8, 3]) -> y: [f16; 16, 1024] {
-        y[o, t] = sum[c, k](x[c, t + k] * w[o, c, k]);
-    }
-    target ascend910b;
-    schedule hand {
-        parallel o over 8 cores;
-        split o by 1;
-        split c by 1;
-        stage x, w, y in ub depth 1;
-        tail pad;
-    }
-}
-
-npu_kernel! {
     /// "Same" padding, bias and relu: 8 filters of width 3 over one channel.
     kernel conv1d_bias_relu(x: [f32; 1024], w: [f32; 8, 3], bias: [f32; 8]) -> y: [f32; 8, 1024] {
         y[o, t] = relu(sum[k](pad(x, 0)[t + k - 1] * w[o, k]) + bias[o]);
@@ -87,5 +72,5 @@ npu_kernel! {
     }
 }
 
-bundled!(Convolution: conv1d, conv1d_bias_relu, conv2d, conv2d_s2_bias_relu, conv2d_i8,
+bundled!(Convolution: conv1d_bias_relu, conv2d, conv2d_s2_bias_relu, conv2d_i8,
     conv1d_aie);

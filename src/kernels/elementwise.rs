@@ -182,5 +182,19 @@ npu_kernel! {
     }
 }
 
-bundled!(Elementwise: add, sub, mul, div, minimum, maximum, add_const, mul_const, less,
+npu_kernel! {
+    /// A bias added to every row: the bias is broadcast along i.
+    kernel bias_add(x: [f16; 256, 1024], bias: [f16; 1024]) -> y: [f16; 256, 1024] {
+        y[i, j] = x[i, j] + bias[j];
+    }
+    target ascend910b;
+
+    schedule hand {
+        parallel i over 8 cores;
+        split i by 4;
+        stage x, bias, y in ub depth 1;
+    }
+}
+
+bundled!(Elementwise: bias_add, add, sub, mul, div, minimum, maximum, add_const, mul_const, less,
     where_select, axpy, add_scalar, mul_scalar, sat_add_i8, sat_add_u8);

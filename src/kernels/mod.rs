@@ -1,6 +1,7 @@
 //! The bundled kernels. [`SUITE`] is what the tuner works on by default: one of each
-//! kind an NPU kernel engineer meets (elementwise, broadcast, reduction with a tail,
-//! transcendental, matmul). [`all`] is the whole suite, by category, each kernel with the
+//! kind an NPU kernel engineer meets (elementwise, a reduction with a tail, a fused
+//! multi-statement softmax, a windowed convolution, a transcendental activation,
+//! matmul). [`all`] is the whole suite, by category, each kernel with the
 //! hand schedule a first draft would have; `autotune --all` tunes it and
 //! `autotune --all --suite-table docs/suite.md` writes its results table.
 
@@ -50,20 +51,6 @@ npu_kernel! {
 }
 
 npu_kernel! {
-    /// A bias added to every row: the bias is broadcast along i.
-    kernel bias_add(x: [f16; 256, 1024], bias: [f16; 1024]) -> y: [f16; 256, 1024] {
-        y[i, j] = x[i, j] + bias[j];
-    }
-    target ascend910b;
-
-    schedule hand {
-        parallel i over 8 cores;
-        split i by 4;
-        stage x, bias, y in ub depth 1;
-    }
-}
-
-npu_kernel! {
     /// Row sums of a matrix whose rows (217 elements) no aligned tile divides.
     kernel rowsum(x: [f32; 512, 217]) -> y: [f32; 512] {
         y[i] = sum[k](x[i, k]);
@@ -79,17 +66,32 @@ npu_kernel! {
 }
 
 npu_kernel! {
-    /// The numerator of a softmax: exp of each element less its row maximum.
-    kernel softmax_exp(x: [f32; 128, 1024], rowmax: [f32; 128]) -> y: [f32; 128, 1024] {
-        y[i, j] = exp(x[i, j] - rowmax[i]);
+    kernel softmax(x: [f32; 256, 1024]) -> y: [f32; 256, 1024] {
+        let m[i] = max[k](x[i, k]);
+        let e[i, k] = exp(x[i, k] - m[i]);
+        let s[i] = sum[k](e[i, k]);
+        y[i, k] = e[i, k] / s[i];
     }
     target ascend910b;
-
     schedule hand {
-        parallel i over 4 cores;
-        split i by 8;
-        split j by 256;
-        stage x, rowmax, y in ub depth 1;
+        parallel i over 8 cores;
+        split i by 2;
+        stage x, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// 8 input channels, 16 filters of width 3, valid.
+    kernel conv1d(x: [f16; 8, 1026], w: [f16; 16, 8, 3]) -> y: [f16; 16, 1024] {
+        y[o, t] = sum[c, k](x[c, t + k] * w[o, c, k]);
+    }
+    target ascend910b;
+    schedule hand {
+        parallel o over 8 cores;
+        split o by 1;
+        split c by 1;
+        stage x, w, y in ub depth 1;
+        tail pad;
     }
 }
 
@@ -191,22 +193,22 @@ pub const SUITE: [Bundled; 6] = [
         reference: vmla::reference_host,
     },
     Bundled {
-        name: bias_add::NAME,
-        category: Category::Elementwise,
-        kernel: bias_add::kernel,
-        reference: bias_add::reference_host,
-    },
-    Bundled {
         name: rowsum::NAME,
         category: Category::Reduction,
         kernel: rowsum::kernel,
         reference: rowsum::reference_host,
     },
     Bundled {
-        name: softmax_exp::NAME,
+        name: softmax::NAME,
         category: Category::Normalisation,
-        kernel: softmax_exp::kernel,
-        reference: softmax_exp::reference_host,
+        kernel: softmax::kernel,
+        reference: softmax::reference_host,
+    },
+    Bundled {
+        name: conv1d::NAME,
+        category: Category::Convolution,
+        kernel: conv1d::kernel,
+        reference: conv1d::reference_host,
     },
     Bundled {
         name: gelu::NAME,

@@ -1,22 +1,7 @@
-//! Normalisation: softmax and its log form, layernorm and rmsnorm, fused in one kernel
-//! each with `let` intermediates on chip.
+//! Normalisation: softmax's numerator, log-softmax, layernorm and rmsnorm, fused in one
+//! kernel each with `let` intermediates on chip (the fused softmax is in the default set).
 
 use crate::npu_kernel;
-
-npu_kernel! {
-    kernel softmax(x: [f32; 256, 1024]) -> y: [f32; 256, 1024] {
-        let m[i] = max[k](x[i, k]);
-        let e[i, k] = exp(x[i, k] - m[i]);
-        let s[i] = sum[k](e[i, k]);
-        y[i, k] = e[i, k] / s[i];
-    }
-    target ascend910b;
-    schedule hand {
-        parallel i over 8 cores;
-        split i by 2;
-        stage x, y in ub depth 1;
-    }
-}
 
 npu_kernel! {
     kernel log_softmax(x: [f32; 128, 512]) -> y: [f32; 128, 512] {
@@ -75,4 +60,19 @@ npu_kernel! {
     }
 }
 
-bundled!(Normalisation: softmax, log_softmax, layernorm, rmsnorm, softmax_aie);
+npu_kernel! {
+    /// The numerator of a softmax: exp of each element less its row maximum.
+    kernel softmax_exp(x: [f32; 128, 1024], rowmax: [f32; 128]) -> y: [f32; 128, 1024] {
+        y[i, j] = exp(x[i, j] - rowmax[i]);
+    }
+    target ascend910b;
+
+    schedule hand {
+        parallel i over 4 cores;
+        split i by 8;
+        split j by 256;
+        stage x, rowmax, y in ub depth 1;
+    }
+}
+
+bundled!(Normalisation: softmax_exp, log_softmax, layernorm, rmsnorm, softmax_aie);

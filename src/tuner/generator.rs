@@ -427,13 +427,21 @@ fn first_drafts(problem: &Problem, space: &Space) -> Vec<Spec> {
     let mut drafts = Vec::new();
     match &kernel.class {
         KernelClass::Matmul(mm) => {
-            let mut blocks = space.cube.clone();
+            // Blocks that fit the shape, the largest first, each on as many cores as
+            // get a whole block row of m (a block past a core's share is E023).
+            let extent = |axis: usize| kernel.axes[axis].extent;
+            let mut blocks: Vec<[u64; 3]> = space
+                .cube
+                .iter()
+                .copied()
+                .filter(|[m, n, k]| *m <= extent(mm.m) && *n <= extent(mm.n) && *k <= extent(mm.k))
+                .collect();
             blocks.sort_by_key(|[m, n, k]| std::cmp::Reverse((m * n * k, m * n)));
             for block in blocks.into_iter().take(24) {
                 let mut tiles = vec![None; axes];
-                tiles[mm.k] = Some(block[2].max(kernel.axes[mm.k].extent.min(block[2] * 4)));
+                tiles[mm.k] = Some(block[2].max(extent(mm.k).min(block[2] * 4)));
                 let mut spec = Spec {
-                    cores: max_cores,
+                    cores: (extent(mm.m) / block[0]).clamp(1, max_cores),
                     tiles,
                     depth: 2,
                     l0_depth: 2,

@@ -424,7 +424,8 @@ impl Target {
         }
         let l2_rate = self.dma.l2_bytes_per_cycle;
         if self.dma.l2_bytes > 0
-            && !(l2_rate.is_finite() && (self.dma.gm_bytes_per_cycle..=MAX_BANDWIDTH).contains(&l2_rate))
+            && !(l2_rate.is_finite()
+                && (self.dma.gm_bytes_per_cycle..=MAX_BANDWIDTH).contains(&l2_rate))
         {
             return fail(format!(
                 "dma.l2_bytes_per_cycle is {l2_rate:?}, must be a number between dma.gm_bytes_per_cycle ({}) and {MAX_BANDWIDTH} when dma.l2_bytes is set",

@@ -53,7 +53,9 @@ fn main() {
             match evaluate(&kernel, index, &[], None, &options) {
                 Ok(evaluation) => {
                     let report = &evaluation.report;
-                    if std::env::var_os("NPU_EXPLAIN_REPORT").is_some() { print!("{report}"); }
+                    if std::env::var_os("NPU_EXPLAIN_REPORT").is_some() {
+                        print!("{report}");
+                    }
                     let cube = npu_sim::machine_roofline(&kernel).cube_cycles;
                     println!(
                         "{}: {} cycles, cube peak {:.0} cycles ({:.1}%), {} cores, bottleneck {}",

@@ -43,7 +43,7 @@ pub(crate) struct Costs {
 
 /// Global-memory bytes a whole program moves, over every core.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Traffic {
+pub(crate) struct Demand {
     /// Bytes read by `copy_in`s (as moved, padding included).
     pub reads: u64,
     /// Bytes written by `copy_out`s and `fixpipe`s.
@@ -52,8 +52,8 @@ pub(crate) struct Traffic {
     pub inputs: u64,
 }
 
-impl Traffic {
-    pub fn of(kernel: &CheckedKernel, program: &Program) -> Traffic {
+impl Demand {
+    pub fn of(kernel: &CheckedKernel, program: &Program) -> Demand {
         let mut per_class = vec![(0u64, 0u64); program.classes.len()];
         for (class, code) in program.classes.iter().enumerate() {
             for pipe in [Pipe::Mte2, Pipe::Mte3, Pipe::Fix] {
@@ -73,7 +73,7 @@ impl Traffic {
                 }
             }
         }
-        let mut traffic = Traffic::default();
+        let mut traffic = Demand::default();
         for core in &program.cores {
             let (reads, writes) = per_class[core.class as usize];
             traffic.reads += reads;

@@ -322,7 +322,7 @@ pub fn simulate(
             needed,
         });
     }
-    let chip_rate = costs::Traffic::of(kernel, program).chip_rate(&kernel.target);
+    let chip_rate = costs::Demand::of(kernel, program).chip_rate(&kernel.target);
     let costs = Costs::new(&kernel.target, program.active_cores(), chip_rate);
     let mut machine = if options.functional {
         Some(Machine::new(

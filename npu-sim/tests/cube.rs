@@ -37,8 +37,14 @@ fn b_panel_stays_in_l1_across_the_m_loop() {
     let resident = support::check(&matmul(&items(2)));
     let inputs = support::inputs(&resident, 1);
     let expected = npu_sim::reference(&resident, &inputs);
-    let evaluation =
-        evaluate(&resident, 0, &inputs, Some(&expected), &SimOptions::default()).unwrap();
+    let evaluation = evaluate(
+        &resident,
+        0,
+        &inputs,
+        Some(&expected),
+        &SimOptions::default(),
+    )
+    .unwrap();
     assert!(matches!(evaluation.correctness, Correctness::Passed { .. }));
     // With two slots, both k tiles of b (128 x 64 f16 = 16384 B each) stay in L1 for
     // all four m tiles: b is read once (32768 B), a once (128 x 256 x 2 = 65536 B).
@@ -96,12 +102,21 @@ fn l2_serves_rereads_and_leaves_single_reads_alone() {
     assert!(fast.total_cycles >= fast.machine_roofline_cycles);
 
     // A kernel that reads every byte once runs exactly as without an L2.
-    let vmla = "kernel vmla(a: [f16; 65536], b: [f16; 65536]) -> y: [f16; 65536] { y[i] = a[i] * b[i]; }
+    let vmla =
+        "kernel vmla(a: [f16; 65536], b: [f16; 65536]) -> y: [f16; 65536] { y[i] = a[i] * b[i]; }
         target ascend910b;
         schedule s { parallel i over 32 cores; split i by 2048; stage a, b, y in ub depth 2; }";
-    let with = evaluate(&support::check(vmla), 0, &[], None, &timing()).unwrap().report;
-    let without = evaluate(&support::check_on(vmla, &without_l2()), 0, &[], None, &timing())
+    let with = evaluate(&support::check(vmla), 0, &[], None, &timing())
         .unwrap()
         .report;
+    let without = evaluate(
+        &support::check_on(vmla, &without_l2()),
+        0,
+        &[],
+        None,
+        &timing(),
+    )
+    .unwrap()
+    .report;
     assert_eq!(with.total_cycles, without.total_cycles);
 }

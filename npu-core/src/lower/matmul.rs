@@ -55,9 +55,7 @@ impl Residency {
         };
         let mut last_use: Vec<usize> = Vec::new();
         for (step, key) in keys.iter().enumerate() {
-            let hit = held
-                .iter()
-                .position(|h| h.is_some_and(|(k, _)| k == *key));
+            let hit = held.iter().position(|h| h.is_some_and(|(k, _)| k == *key));
             let slot = match hit {
                 Some(slot) => {
                     let fill = held[slot].map_or(0, |(_, fill)| fill);
@@ -197,8 +195,14 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
     let c_columns = kernel.tensors[mm.c].shape[1];
     let mut coords = vec![0u64; kernel.axes.len()];
     let l1_key = |s: &Step| ((s.m, s.k), (s.k, s.n));
-    let resident_a = Residency::plan(&steps.iter().map(|s| l1_key(s).0).collect::<Vec<_>>(), l1a.depth);
-    let resident_b = Residency::plan(&steps.iter().map(|s| l1_key(s).1).collect::<Vec<_>>(), l1b.depth);
+    let resident_a = Residency::plan(
+        &steps.iter().map(|s| l1_key(s).0).collect::<Vec<_>>(),
+        l1a.depth,
+    );
+    let resident_b = Residency::plan(
+        &steps.iter().map(|s| l1_key(s).1).collect::<Vec<_>>(),
+        l1b.depth,
+    );
     let blocks_k = |k: u64| ranges[mm.k].extent(k).div_ceil(ck);
     for (index, step) in steps.iter().enumerate() {
         let tile = index as u32;

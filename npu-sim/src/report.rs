@@ -218,9 +218,11 @@ pub(crate) fn build(
         bottleneck,
         &bound,
         ratio(bound.cycles),
-        program.active_cores(),
-        crate::costs::Demand::of(kernel, program).chip_rate(&kernel.target),
-        &copies_per_tensor(program, critical.first_core),
+        &Sharing {
+            cores: program.active_cores(),
+            chip_rate: crate::costs::Demand::of(kernel, program).chip_rate(&kernel.target),
+            copies: copies_per_tensor(program, critical.first_core),
+        },
     );
     Report {
         kernel: kernel.name.clone(),
@@ -252,6 +254,15 @@ fn percent(ratio: f64) -> String {
     format!("{:.0}%", ratio * 100.0)
 }
 
+/// How the cores with work share global memory, and how often the critical core copies
+/// each tensor: what the symptom needs beyond the critical core's run.
+struct Sharing {
+    cores: u64,
+    chip_rate: f64,
+    /// Global-memory copies of each tensor (kernel order) on the critical core.
+    copies: Vec<u64>,
+}
+
 /// Global-memory copies of each tensor (kernel order) on `core`.
 fn copies_per_tensor(program: &Program, core: u32) -> Vec<u64> {
     let mut copies = vec![0; program.tensors.len()];
@@ -275,10 +286,13 @@ fn symptom(
     bottleneck: Pipe,
     bound: &Roofline,
     efficiency: f64,
-    run_cores: u64,
-    chip_rate: f64,
-    copies: &[u64],
+    sharing: &Sharing,
 ) -> (Pipe, String) {
+    let Sharing {
+        cores: run_cores,
+        chip_rate,
+        ref copies,
+    } = *sharing;
     let target = &kernel.target;
     let total = run.total.max(f64::MIN_POSITIVE);
     let ratio = |pipe: Pipe| run.busy[pipe.index()] / total;

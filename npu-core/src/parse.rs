@@ -50,6 +50,7 @@ mod kw {
     syn::custom_keyword!(cube);
     syn::custom_keyword!(tail);
     syn::custom_keyword!(order);
+    syn::custom_keyword!(x);
     syn::custom_keyword!(variants);
     syn::custom_keyword!(from);
 }
@@ -527,28 +528,37 @@ fn schedule_body(input: ParseStream) -> syn::Result<Schedule> {
     braced!(content in input);
     let mut items = Vec::new();
     while !content.is_empty() {
-        if let Some(item) = item(&content)? {
-            items.push(item);
-        }
+        items.extend(item(&content)?);
     }
     Ok(Schedule { name, items })
 }
 
-// item := 'parallel' IDENT 'over' INT 'cores' ';'
+// item := 'parallel' IDENT (',' IDENT)* 'over' INT ('x' INT)* 'cores' ';'
 //       | 'split' IDENT 'by' INT ';'
 //       | 'stage' IDENT (',' IDENT)* 'in' IDENT ('depth' INT)? ';'
 //       | 'cube' IDENT 'by' INT (',' IDENT 'by' INT)* ';'
 //       | 'tail' IDENT ';'
 //       | 'order' IDENT (',' IDENT)* ';'
-fn item(input: ParseStream) -> syn::Result<Option<Item>> {
+//
+// A core grid, `parallel m, n over 4 x 5 cores;`, is one `parallel` item per axis
+// (`parallel m over 4 cores; parallel n over 5 cores;`), which is how it prints.
+fn item(input: ParseStream) -> syn::Result<Vec<Item>> {
     let keyword = input.span();
     let kind = if input.peek(kw::parallel) {
         input.parse::<kw::parallel>()?;
-        let axis = input.parse()?;
+        let axes = ident_list(input)?;
         input.parse::<kw::over>()?;
-        let cores = number(input)?;
+        let counts = core_grid(input, axes.len())?;
         input.parse::<kw::cores>()?;
-        ItemKind::Parallel { axis, cores }
+        input.parse::<Token![;]>()?;
+        return Ok(axes
+            .into_iter()
+            .zip(counts)
+            .map(|(axis, cores)| Item {
+                keyword,
+                kind: ItemKind::Parallel { axis, cores },
+            })
+            .collect());
     } else if input.peek(kw::split) {
         input.parse::<kw::split>()?;
         let axis = input.parse()?;
@@ -614,7 +624,7 @@ fn item(input: ParseStream) -> syn::Result<Option<Item>> {
             input.parse::<proc_macro2::TokenTree>()?;
         }
         input.parse::<Token![;]>()?;
-        return Ok(None);
+        return Ok(Vec::new());
     } else {
         return Err(input.error(format!(
             "expected a schedule item: {}",
@@ -622,7 +632,52 @@ fn item(input: ParseStream) -> syn::Result<Option<Item>> {
         )));
     };
     input.parse::<Token![;]>()?;
-    Ok(Some(Item { keyword, kind }))
+    Ok(vec![Item { keyword, kind }])
+}
+
+// core_grid := INT ('x' INT)*, one count per axis of the `parallel` item.
+fn core_grid(input: ParseStream, axes: usize) -> syn::Result<Vec<Number>> {
+    let mut counts = Vec::new();
+    loop {
+        let lit: LitInt = input.parse()?;
+        if lit.suffix().starts_with('x') {
+            return Err(syn::Error::new(
+                lit.span(),
+                format!(
+                    "write the core grid with spaces: `{} x {}`",
+                    lit.base10_digits(),
+                    &lit.suffix()[1..]
+                ),
+            ));
+        }
+        counts.push(Number {
+            value: integer(&lit)?,
+            span: lit.span(),
+        });
+        if !input.peek(kw::x) {
+            break;
+        }
+        input.parse::<kw::x>()?;
+    }
+    if counts.len() != axes {
+        let grid = counts
+            .iter()
+            .map(|c| c.value.to_string())
+            .collect::<Vec<_>>()
+            .join(" x ");
+        // The first count too many, or the last one when some are missing.
+        let span = counts[axes.min(counts.len() - 1)].span;
+        return Err(syn::Error::new(
+            span,
+            format!(
+                "`parallel` names {axes} {} but the core grid `{grid}` has {} {}; give one core count per axis",
+                if axes == 1 { "axis" } else { "axes" },
+                counts.len(),
+                if counts.len() == 1 { "count" } else { "counts" },
+            ),
+        ));
+    }
+    Ok(counts)
 }
 
 fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {

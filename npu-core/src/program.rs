@@ -12,7 +12,11 @@
 //!
 //! Costs are in cycles, every constant from the [`Target`](crate::Target). `rate` is
 //! the global-memory bandwidth one core gets: `min(dma.core_bytes_per_cycle,
-//! dma.gm_bytes_per_cycle / cores with work)`. A global-memory transfer (`copy_in`,
+//! chip rate / cores with work)`, where the chip rate is `dma.gm_bytes_per_cycle`,
+//! raised by the L2 (`dma.l2_bytes`, `dma.l2_bytes_per_cycle`) when the kernel's inputs
+//! fit in it and the program reads bytes more than once: global memory then carries
+//! only the first read of each input byte and the writes, the L2 everything (the
+//! formula is in npu-sim's `costs` module). A global-memory transfer (`copy_in`,
 //! `copy_out`, `fixpipe`) holds its pipe and the core's one port for its transfer
 //! time, first come first served, and its data lands `dma.latency_cycles` later: one
 //! copy alone takes `latency + bytes / rate`, while back-to-back copies on a pipe

@@ -528,7 +528,11 @@ impl<'a> ScheduleChecker<'a> {
         for (a, tile) in &splits {
             if let Some((_, cores, _)) = parallel.iter().find(|(p, _, _)| p == a) {
                 let share = axes[*a].extent.div_ceil(*cores);
-                if tile.value > share {
+                // A tile past the even share still gives every core work when the
+                // whole tiles come out one per core (1024 over 5 cores by 208: four
+                // tiles of 208 and a last one of 192), as lowering deals them out.
+                let whole = axes[*a].extent.div_ceil(tile.value);
+                if tile.value > share && whole != *cores {
                     let candidates = self.tile_candidates(*a, share);
                     self.error_with_fixes(
                         Code::E032,

@@ -286,6 +286,16 @@ pub struct Dma {
     pub burst_cycles: u64,
     /// Slow-down factor of a padded (unaligned tail) copy.
     pub pad_penalty: f64,
+    /// Capacity of the chip's shared L2 cache in front of global memory; 0 (the
+    /// default) when the target has none. When every input a kernel reads fits, a
+    /// second read of the same bytes (by another core, or again by the same one) is
+    /// served by the L2 and does not count against `gm_bytes_per_cycle`.
+    #[serde(default)]
+    pub l2_bytes: u64,
+    /// Total bytes per cycle the L2 serves to all cores together (reads and writes);
+    /// required when `l2_bytes` is set.
+    #[serde(default)]
+    pub l2_bytes_per_cycle: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -430,6 +440,16 @@ impl Target {
                 ));
             }
         }
+        let l2_rate = self.dma.l2_bytes_per_cycle;
+        if self.dma.l2_bytes > 0
+            && !(l2_rate.is_finite()
+                && (self.dma.gm_bytes_per_cycle..=MAX_BANDWIDTH).contains(&l2_rate))
+        {
+            return fail(format!(
+                "dma.l2_bytes_per_cycle is {l2_rate:?}, must be a number between dma.gm_bytes_per_cycle ({}) and {MAX_BANDWIDTH} when dma.l2_bytes is set",
+                self.dma.gm_bytes_per_cycle
+            ));
+        }
         for op in &VectorOp::ALL[..VectorOp::REQUIRED] {
             if !self.vector.cycles.contains_key(op) {
                 return fail(format!("vector.cycles has no cost for `{}`", op.name()));
@@ -467,6 +487,7 @@ impl Target {
             bytes("memory.l0a", self.memory.l0a),
             bytes("memory.l0b", self.memory.l0b),
             bytes("memory.l0c", self.memory.l0c),
+            bytes("dma.l2_bytes", self.dma.l2_bytes),
             align("align.ub", self.align.ub),
             align("align.l1", self.align.l1),
             align("align.l0a", self.align.l0a),

@@ -1,5 +1,7 @@
 //! Lowers and simulates every schedule of a kernel file and prints the program listing
 //! and the report: `cargo run -p npu-sim --example explain -- kernel.npu [--full] [--trace out.json]`.
+//! With `--timing`, each schedule is simulated for timing only and gets one line: its
+//! cycles and, for a matmul, the fraction of the cube peak it reaches.
 
 use npu_core::scalar::HostTensor;
 use npu_sim::{SimOptions, evaluate};
@@ -14,6 +16,7 @@ fn main() {
         std::process::exit(2);
     };
     let full = args.iter().any(|a| a == "--full");
+    let timing = args.iter().any(|a| a == "--timing");
     let trace = args
         .iter()
         .position(|a| a == "--trace")
@@ -42,6 +45,32 @@ fn main() {
         .map(|(seed, t)| HostTensor::random(t.dtype, &t.shape, seed as u64))
         .collect();
     for (index, schedule) in kernel.schedules.iter().enumerate() {
+        if timing {
+            let options = SimOptions {
+                functional: false,
+                ..SimOptions::default()
+            };
+            match evaluate(&kernel, index, &[], None, &options) {
+                Ok(evaluation) => {
+                    let report = &evaluation.report;
+                    if std::env::var_os("NPU_EXPLAIN_REPORT").is_some() {
+                        print!("{report}");
+                    }
+                    let cube = npu_sim::machine_roofline(&kernel).cube_cycles;
+                    println!(
+                        "{}: {} cycles, cube peak {:.0} cycles ({:.1}%), {} cores, bottleneck {}",
+                        schedule.name,
+                        report.total_cycles,
+                        cube,
+                        100.0 * cube / report.total_cycles as f64,
+                        report.cores,
+                        report.bottleneck
+                    );
+                }
+                Err(error) => println!("{}: {error}", schedule.name),
+            }
+            continue;
+        }
         let program = npu_core::lower(&kernel, index);
         print!("{}", program.listing(full));
         let options = SimOptions {

@@ -1,7 +1,25 @@
 //! The target's costs in the form the engine's inner loop uses: floats ready to add,
 //! the global-memory bandwidth already shared among the active cores.
+//!
+//! The chip's bandwidth is shared evenly among the cores with work, once per run:
+//! `share = chip rate / active cores`. Without an L2 (or when the inputs a kernel
+//! reads do not fit in it) the chip rate is `dma.gm_bytes_per_cycle`. With one, only
+//! the first read of each input byte and every write go to global memory; re-reads
+//! (another core reading the same `b` tile, a tile read again after eviction from L1)
+//! are served by the L2. Over the whole run, with `R` bytes read and `W` written by
+//! all cores and `F` the bytes of the inputs:
+//!
+//! ```text
+//! global-memory bytes   H = min(R, F) + W
+//! chip time             T = max(H / gm_bytes_per_cycle, (R + W) / l2_bytes_per_cycle)
+//! chip rate               = (R + W) / T
+//! ```
+//!
+//! so a kernel that reads every byte once runs exactly as without an L2, and `H` is
+//! never below the roofline's minimum bytes: no schedule beats the roofline.
 
-use npu_core::program::{Program, VectorInstr, VectorKind};
+use npu_core::ir::{CheckedKernel, Role};
+use npu_core::program::{Op, Pipe, Program, VectorInstr, VectorKind};
 use npu_core::target::{Target, VectorOp};
 
 /// Every cost constant of the target, in the form the inner loop uses.
@@ -23,9 +41,69 @@ pub(crate) struct Costs {
     pub cube_issue: f64,
 }
 
+/// Global-memory bytes a whole program moves, over every core.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Demand {
+    /// Bytes read by `copy_in`s (as moved, padding included).
+    pub reads: u64,
+    /// Bytes written by `copy_out`s and `fixpipe`s.
+    pub writes: u64,
+    /// Bytes of the input tensors: what global memory must deliver at least once.
+    pub inputs: u64,
+}
+
+impl Demand {
+    pub fn of(kernel: &CheckedKernel, program: &Program) -> Demand {
+        let mut per_class = vec![(0u64, 0u64); program.classes.len()];
+        for (class, code) in program.classes.iter().enumerate() {
+            for pipe in [Pipe::Mte2, Pipe::Mte3, Pipe::Fix] {
+                for instr in code.stream(pipe) {
+                    match instr.op {
+                        Op::CopyIn { shape, .. } => {
+                            per_class[class].0 += program.copies[shape as usize].moved;
+                        }
+                        Op::CopyOut { shape, .. } => {
+                            per_class[class].1 += program.copies[shape as usize].moved;
+                        }
+                        Op::Fixpipe {
+                            rows, cols, dtype, ..
+                        } => per_class[class].1 += u64::from(rows) * u64::from(cols) * dtype.size(),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let mut traffic = Demand::default();
+        for core in &program.cores {
+            let (reads, writes) = per_class[core.class as usize];
+            traffic.reads += reads;
+            traffic.writes += writes;
+        }
+        traffic.inputs = kernel
+            .tensors
+            .iter()
+            .filter(|t| t.role == Role::Input)
+            .map(|t| t.shape.iter().product::<u64>() * t.dtype.size())
+            .sum();
+        traffic
+    }
+
+    /// The bytes per cycle the chip delivers to all cores together (module doc).
+    pub fn chip_rate(&self, target: &Target) -> f64 {
+        let gm = target.dma.gm_bytes_per_cycle;
+        let moved = self.reads + self.writes;
+        if target.dma.l2_bytes == 0 || self.inputs > target.dma.l2_bytes || moved == 0 {
+            return gm;
+        }
+        let global = self.reads.min(self.inputs) + self.writes;
+        let time = (global as f64 / gm).max(moved as f64 / target.dma.l2_bytes_per_cycle);
+        moved as f64 / time
+    }
+}
+
 impl Costs {
-    pub fn new(target: &Target, active_cores: u64) -> Costs {
-        let share = target.dma.gm_bytes_per_cycle / active_cores.max(1) as f64;
+    pub fn new(target: &Target, active_cores: u64, chip_rate: f64) -> Costs {
+        let share = chip_rate / active_cores.max(1) as f64;
         let mut vector = [1.0; VectorOp::ALL.len()];
         for op in VectorOp::ALL {
             vector[op as usize] = target.vector_cycles(op) as f64;

@@ -19,7 +19,9 @@
 //!   element, `repeats = elements`. Cube: `issue + fractals ×
 //!   cycles_per_fractal`. MTE1: `bytes / mte1_bytes_per_cycle`.
 //! - **Bandwidth.** The cores with work share global memory evenly: each gets
-//!   `min(core_bytes_per_cycle, gm_bytes_per_cycle / cores)`. A core's MTE2, MTE3 and
+//!   `min(core_bytes_per_cycle, chip rate / cores)`; the chip rate is
+//!   `gm_bytes_per_cycle`, raised by a target's L2 for programs that read bytes more
+//!   than once (see the `costs` module). A core's MTE2, MTE3 and
 //!   FIX transfers take turns on its port, first come first served. Cores are
 //!   otherwise independent; the total is the slowest core's.
 //! - **Data.** With [`SimOptions::functional`], every instruction also runs on real
@@ -332,7 +334,8 @@ pub fn simulate(
             needed,
         });
     }
-    let costs = Costs::new(&kernel.target, program.active_cores());
+    let chip_rate = costs::Demand::of(kernel, program).chip_rate(&kernel.target);
+    let costs = Costs::new(&kernel.target, program.active_cores(), chip_rate);
     let mut machine = if options.functional {
         Some(Machine::new(
             &kernel.target,

@@ -22,7 +22,7 @@
 use std::fmt;
 
 use npu_core::ir::{CheckedKernel, CheckedSchedule, KernelClass, Role};
-use npu_core::program::{Pipe, Program};
+use npu_core::program::{Op, Pipe, Program};
 use npu_core::target::{Level, VectorOp};
 use serde::{Deserialize, Serialize};
 
@@ -218,7 +218,11 @@ pub(crate) fn build(
         bottleneck,
         &bound,
         ratio(bound.cycles),
-        program.active_cores(),
+        &Sharing {
+            cores: program.active_cores(),
+            chip_rate: crate::costs::Demand::of(kernel, program).chip_rate(&kernel.target),
+            copies: copies_per_tensor(program, critical.first_core),
+        },
     );
     Report {
         kernel: kernel.name.clone(),
@@ -250,6 +254,31 @@ fn percent(ratio: f64) -> String {
     format!("{:.0}%", ratio * 100.0)
 }
 
+/// How the cores with work share global memory, and how often the critical core copies
+/// each tensor: what the symptom needs beyond the critical core's run.
+struct Sharing {
+    cores: u64,
+    chip_rate: f64,
+    /// Global-memory copies of each tensor (kernel order) on the critical core.
+    copies: Vec<u64>,
+}
+
+/// Global-memory copies of each tensor (kernel order) on `core`.
+fn copies_per_tensor(program: &Program, core: u32) -> Vec<u64> {
+    let mut copies = vec![0; program.tensors.len()];
+    let Some(assignment) = program.cores.iter().find(|c| c.core == core) else {
+        return copies;
+    };
+    for instr in program.code(assignment).stream(Pipe::Mte2) {
+        if let Op::CopyIn { tensor, .. } = instr.op
+            && let Some(count) = copies.get_mut(usize::from(tensor))
+        {
+            *count += 1;
+        }
+    }
+    copies
+}
+
 fn symptom(
     kernel: &CheckedKernel,
     schedule: &CheckedSchedule,
@@ -257,8 +286,13 @@ fn symptom(
     bottleneck: Pipe,
     bound: &Roofline,
     efficiency: f64,
-    run_cores: u64,
+    sharing: &Sharing,
 ) -> (Pipe, String) {
+    let Sharing {
+        cores: run_cores,
+        chip_rate,
+        ref copies,
+    } = *sharing;
     let target = &kernel.target;
     let total = run.total.max(f64::MIN_POSITIVE);
     let ratio = |pipe: Pipe| run.busy[pipe.index()] / total;
@@ -268,11 +302,15 @@ fn symptom(
         Pipe::V
     };
     let top = ratio(bottleneck);
+    // Depth 2 overlaps the copy of an input's next tile with compute, so it is advised
+    // only for a depth-1 input the core copies more than once (tests/advice.rs holds the
+    // advice to making the schedule faster).
     let depth_one = schedule.stages.iter().any(|s| {
         s.depth == 1
             && kernel.tensors[s.tensor].role == Role::Input
             && s.level != Level::L0a
             && s.level != Level::L0b
+            && copies.get(s.tensor).is_some_and(|&n| n > 1)
     });
     let mte2 = run.busy[Pipe::Mte2.index()];
     let work = run.busy[compute.index()];
@@ -291,7 +329,7 @@ fn symptom(
             percent(top),
             percent(ratio(compute))
         );
-        let share = target.dma.gm_bytes_per_cycle / run_cores as f64;
+        let share = chip_rate / run_cores as f64;
         if efficiency >= 0.8 {
             text += &format!(
                 "; at {} of the {} roofline",

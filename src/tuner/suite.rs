@@ -56,6 +56,10 @@ pub struct SuiteRow {
     pub speedup: Option<f64>,
     /// Roofline cycles over the heuristic's best.
     pub efficiency: Option<f64>,
+    /// For a matmul: the cube peak (every multiply-add on every cube core, one fractal
+    /// per cycle) over the heuristic's best.
+    #[serde(default)]
+    pub cube_peak: Option<f64>,
     /// The busiest pipe of the heuristic's best schedule.
     pub bottleneck: String,
     /// The schedule blocks behind `grid`, `random` and `heuristic`.
@@ -88,11 +92,16 @@ pub fn rows(kernels: &[Bundled], results: &[KernelResult]) -> Vec<SuiteRow> {
     results
         .iter()
         .map(|result| {
-            let category = kernels
-                .iter()
-                .find(|k| k.name == result.kernel)
-                .map_or(Category::Movement, |k| k.category);
+            let bundled = kernels.iter().find(|k| k.name == result.kernel);
+            let category = bundled.map_or(Category::Movement, |k| k.category);
             let best = result.best.as_ref();
+            let cube_peak = bundled
+                .map(|k| (k.kernel)())
+                .filter(|kernel| matches!(kernel.class, npu_core::ir::KernelClass::Matmul(_)))
+                .zip(best)
+                .map(|(kernel, best)| {
+                    npu_sim::machine_roofline(kernel).cube_cycles / best.cycles.max(1) as f64
+                });
             let bottleneck = best
                 .and_then(|best| {
                     result.candidates.iter().find(|c| {
@@ -113,6 +122,7 @@ pub fn rows(kernels: &[Bundled], results: &[KernelResult]) -> Vec<SuiteRow> {
                 heuristic: best.map(|b| b.cycles),
                 speedup: best.and_then(|b| b.speedup_over_hand),
                 efficiency: best.map(|b| b.efficiency),
+                cube_peak,
                 bottleneck,
                 grid_schedule: result.baselines.grid.source.clone(),
                 random_schedule: result.baselines.random.source.clone(),
@@ -145,7 +155,10 @@ pub fn render(rows: &[SuiteRow], budget: &SuiteBudget) -> String {
         "Every bundled kernel (`src/kernels/`), its hand schedule simulated and tuned by the \
          offline heuristic against grid and random search with the same budget \
          (cycles of the best correct schedule each found). Generated; do not edit. \
-         `cargo test --test suite` fails when this page is stale. To regenerate:\n\n",
+         `cargo test --test suite` fails when this page is stale. `roofline` is the \
+         tuned schedule's efficiency against the machine's roofline; `cube peak`, for a \
+         matmul, the cube's peak (every multiply-add on every cube core at one fractal per \
+         cycle) over its cycles. To regenerate:\n\n",
     );
     let _ = writeln!(out, "```sh\n{}\n```\n", budget.command());
 
@@ -170,14 +183,14 @@ pub fn render(rows: &[SuiteRow], budget: &SuiteBudget) -> String {
     );
 
     out.push_str(
-        "| kernel | category | target | hand | grid | random | heuristic | speedup | roofline | bottleneck |\n",
+        "| kernel | category | target | hand | grid | random | heuristic | speedup | roofline | cube peak | bottleneck |\n",
     );
-    out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+    out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
     let cycles = |c: Option<u64>| c.map_or("-".to_string(), |c| c.to_string());
     for row in rows {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             row.kernel,
             row.category.name(),
             row.target,
@@ -187,6 +200,8 @@ pub fn render(rows: &[SuiteRow], budget: &SuiteBudget) -> String {
             cycles(row.heuristic),
             row.speedup.map_or("-".into(), |s| format!("{s:.2}x")),
             row.efficiency
+                .map_or("-".into(), |e| format!("{:.1}%", e * 100.0)),
+            row.cube_peak
                 .map_or("-".into(), |e| format!("{:.1}%", e * 100.0)),
             row.bottleneck,
         );

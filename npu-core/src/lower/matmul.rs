@@ -5,9 +5,17 @@
 //!
 //! L0C holds one base block per slot, so each block of an output tile runs the whole
 //! `k` loop before the next block starts. Within an output tile the blocks walk `m`
-//! and `n` in `schedule.order`. When `k` is not split, the L1 tiles of an output tile
-//! stay put for all its blocks; otherwise they are copied again for each block, which
-//! is the cost of a small L1 tile the tuner weighs.
+//! and `n` in `schedule.order`.
+//!
+//! L1 residency: each L1 buffer keeps the last `depth` tiles it was given, and a step
+//! whose tile is still there uses it again instead of copying it. So when `k` is not
+//! split, the L1 tiles of an output tile stay put for all its blocks (and an `a` tile
+//! stays across the `n` loop when `m` is outermost); when `k` is split into at most
+//! `depth` tiles, `stage b in l1 depth 4;` keeps the whole `k` panel of `b` in L1
+//! across the `m` loop (`order n, m;`), as Ascend's matmul library keeps a B panel
+//! resident while it walks `m`. Otherwise the tiles are copied again for each block,
+//! the cost of a small L1 the tuner weighs. A tile is freed for MTE2 after its last
+//! use before a copy overwrites its slot (slots are refilled in turn).
 
 use super::Lowering;
 use crate::ir::{BufferKind, KernelClass};
@@ -22,6 +30,54 @@ struct Queue {
     event: u16,
     count: u64,
     pending: bool,
+    /// The slot the current step reads (L1 queues).
+    current: u64,
+}
+
+/// Where each step finds its L1 tile of one operand (module doc: L1 residency).
+struct Residency {
+    /// The slot holding the step's tile.
+    slot: Vec<u64>,
+    /// The step copies its tile into that slot.
+    load: Vec<bool>,
+    /// The step is the tile's last use before its slot is refilled (or the program ends).
+    release: Vec<bool>,
+}
+
+impl Residency {
+    fn plan<K: PartialEq + Copy>(keys: &[K], depth: u64) -> Residency {
+        let mut held: Vec<Option<(K, usize)>> = vec![None; depth as usize];
+        let mut fills = 0u64;
+        let mut residency = Residency {
+            slot: Vec::with_capacity(keys.len()),
+            load: Vec::with_capacity(keys.len()),
+            release: vec![false; keys.len()],
+        };
+        let mut last_use: Vec<usize> = Vec::new();
+        for (step, key) in keys.iter().enumerate() {
+            let hit = held.iter().position(|h| h.is_some_and(|(k, _)| k == *key));
+            let slot = match hit {
+                Some(slot) => {
+                    let fill = held[slot].map_or(0, |(_, fill)| fill);
+                    last_use[fill] = step;
+                    slot
+                }
+                None => {
+                    let slot = (fills % depth) as usize;
+                    held[slot] = Some((*key, last_use.len()));
+                    last_use.push(step);
+                    fills += 1;
+                    slot
+                }
+            };
+            residency.slot.push(slot as u64);
+            residency.load.push(hit.is_none());
+        }
+        for step in last_use {
+            residency.release[step] = true;
+        }
+        residency
+    }
 }
 
 impl Queue {
@@ -79,6 +135,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
             event: 0,
             count: 0,
             pending: false,
+            current: 0,
         }
     };
     let mut l1a = queue(mm.a, Level::L1);
@@ -138,6 +195,14 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
     let c_columns = kernel.tensors[mm.c].shape[1];
     let mut coords = vec![0u64; kernel.axes.len()];
     let l1_key = |s: &Step| ((s.m, s.k), (s.k, s.n));
+    let resident_a = Residency::plan(
+        &steps.iter().map(|s| l1_key(s).0).collect::<Vec<_>>(),
+        l1a.depth,
+    );
+    let resident_b = Residency::plan(
+        &steps.iter().map(|s| l1_key(s).1).collect::<Vec<_>>(),
+        l1b.depth,
+    );
     let blocks_k = |k: u64| ranges[mm.k].extent(k).div_ceil(ck);
     for (index, step) in steps.iter().enumerate() {
         let tile = index as u32;
@@ -148,17 +213,18 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         coords[mm.k] = step.k;
         code.push(Pipe::S, tile, Op::Loop);
 
-        // MTE2: the L1 tiles, when they change.
-        let (key_a, key_b) = l1_key(step);
-        let new_a = previous.is_none_or(|p| l1_key(p).0 != key_a);
-        let new_b = previous.is_none_or(|p| l1_key(p).1 != key_b);
-        let release_a = next.is_none_or(|n| l1_key(n).0 != key_a);
-        let release_b = next.is_none_or(|n| l1_key(n).1 != key_b);
-        for (tensor, queue, new) in [(mm.a, &mut l1a, new_a), (mm.b, &mut l1b, new_b)] {
+        // MTE2: the L1 tiles the buffers do not hold yet.
+        l1a.current = resident_a.slot[index];
+        l1b.current = resident_b.slot[index];
+        for (tensor, queue, new) in [
+            (mm.a, &mut l1a, resident_a.load[index]),
+            (mm.b, &mut l1b, resident_b.load[index]),
+        ] {
             if !new {
                 continue;
             }
             let slot = queue.next_slot();
+            debug_assert_eq!(slot, queue.current, "slots are refilled in turn");
             if queue.count >= queue.depth {
                 code.wait_flag(tile, Pipe::Mte1, Pipe::Mte2, queue.event(slot));
             }
@@ -242,14 +308,14 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                     continue;
                 }
                 if l1.pending {
-                    code.wait_flag(tile, Pipe::Mte2, Pipe::Mte1, l1.event(l1.slot()));
+                    code.wait_flag(tile, Pipe::Mte2, Pipe::Mte1, l1.event(l1.current));
                     l1.pending = false;
                 }
                 let slot = l0.next_slot();
                 if l0.count >= l0.depth {
                     code.wait_flag(tile, Pipe::M, Pipe::Mte1, l0.event(slot));
                 }
-                let source = (lowering.program.buffers[l1.buffer].slot(l1.slot()) + offset) as u32;
+                let source = (lowering.program.buffers[l1.buffer].slot(l1.current) + offset) as u32;
                 let dest = lowering.program.buffers[l0.buffer].slot(slot) as u32;
                 code.push(
                     Pipe::Mte1,
@@ -304,16 +370,19 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                 code.set_flag(tile, Pipe::M, Pipe::Mte1, l0b.event(l0b.slot()));
             }
         }
-        // MTE1 has read the L1 tiles for the last time when they change next.
-        for (l1, release) in [(&mut l1a, release_a), (&mut l1b, release_b)] {
+        // MTE1 has read the L1 tiles for the last time before their slots are refilled.
+        for (l1, release) in [
+            (&mut l1a, resident_a.release[index]),
+            (&mut l1b, resident_b.release[index]),
+        ] {
             if !release {
                 continue;
             }
             if l1.pending {
-                code.wait_flag(tile, Pipe::Mte2, Pipe::Mte1, l1.event(l1.slot()));
+                code.wait_flag(tile, Pipe::Mte2, Pipe::Mte1, l1.event(l1.current));
                 l1.pending = false;
             }
-            code.set_flag(tile, Pipe::Mte1, Pipe::Mte2, l1.event(l1.slot()));
+            code.set_flag(tile, Pipe::Mte1, Pipe::Mte2, l1.event(l1.current));
         }
 
         // FIX: the finished block to global memory.

@@ -230,4 +230,26 @@ mod tests {
         // The unedited draft renders the hand schedule itself.
         assert_eq!(items(&draft.render(&problem.kernel, "hand")), items(&text));
     }
+
+    #[test]
+    fn a_core_grid_is_kept_through_edits() {
+        // The space runs only the first output axis across the cores, so a grid of
+        // cores (`parallel m, n over 4 x 4 cores;`, one `parallel` item per axis) is
+        // kept as written while the knobs it does model change.
+        let problem = problem("matmul_i8");
+        let text = "schedule hand { parallel m, n over 4 x 4 cores; split k by 128; cube m by 64, n by 64, k by 64; stage a, b in l1 depth 1; stage a in l0a depth 1; stage b in l0b depth 1; stage c in l0c depth 1; }";
+        let draft = Draft::parse(&problem, text).unwrap();
+        assert!(draft.base.is_some());
+        let mut spec = draft.spec.clone();
+        spec.cores = 8;
+        spec.depth = 2;
+        let edited = draft.edited(spec).render(&problem.kernel, "e");
+        assert!(edited.contains("parallel m over 4 cores;"), "{edited}");
+        assert!(edited.contains("parallel n over 4 cores;"), "{edited}");
+        assert!(edited.contains("stage a, b in l1 depth 2;"), "{edited}");
+        problem
+            .check(&edited)
+            .map_err(|(d, source)| d.render(&source))
+            .expect("the edit checks");
+    }
 }

@@ -16,6 +16,21 @@ npu_kernel! {
         stage c in l0c depth 1;
         cube m by 64, n by 64, k by 64;
     }
+
+    // A 2 x 2 core grid over m and n; the b panel (both k tiles) stays in L1 while
+    // each core walks its m tiles.
+    schedule grid {
+        parallel m, n over 2 x 2 cores;
+        split m by 32;
+        split k by 128;
+        order n, m;
+        cube m by 32, n by 32, k by 64;
+        stage a in l1 depth 2;
+        stage b in l1 depth 2;
+        stage a in l0a depth 2;
+        stage b in l0b depth 2;
+        stage c in l0c depth 2;
+    }
 }
 
 fn main() {
@@ -32,4 +47,5 @@ fn main() {
         .sum();
     assert_eq!(outputs.c[m * 64 + n], expected);
     assert_eq!(matmul::kernel().schedules[0].cube, Some([64, 64, 64]));
+    assert_eq!(matmul::kernel().schedules[1].cores(), 4);
 }

@@ -200,6 +200,7 @@ pub enum BinOp {
     BitXor,
     Shl,
     Shr,
+    Rem,
 }
 
 impl BinOp {
@@ -221,6 +222,7 @@ impl BinOp {
             BinOp::BitXor => "^",
             BinOp::Shl => "<<",
             BinOp::Shr => ">>",
+            BinOp::Rem => "%",
         }
     }
 
@@ -233,7 +235,7 @@ impl BinOp {
     }
 
     /// How tightly the operator binds, loosest first, as in Rust: comparisons, `|`,
-    /// `^`, `&`, shifts, `+ -`, `* /`. The parser and the printer share it.
+    /// `^`, `&`, shifts, `+ -`, `* / %`. The parser and the printer share it.
     pub fn binding_power(self) -> u8 {
         match self {
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => 1,
@@ -242,7 +244,7 @@ impl BinOp {
             BinOp::BitAnd => 4,
             BinOp::Shl | BinOp::Shr => 5,
             BinOp::Add | BinOp::Sub => 6,
-            BinOp::Mul | BinOp::Div => 7,
+            BinOp::Mul | BinOp::Div | BinOp::Rem => 7,
         }
     }
 }

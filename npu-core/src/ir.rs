@@ -533,6 +533,8 @@ pub enum BinaryOp {
     /// `a >> n`: arithmetic for signed dtypes, logical for unsigned; a shift by `n`
     /// outside `0..bits` gives the sign fill (0 or -1).
     Shr,
+    /// The remainder of truncating division, with the dividend's sign (Rust's `%`).
+    Rem,
 }
 
 impl BinaryOp {
@@ -551,6 +553,7 @@ impl BinaryOp {
             BinaryOp::Xor => VectorOp::Xor,
             BinaryOp::Shl => VectorOp::Shl,
             BinaryOp::Shr => VectorOp::Shr,
+            BinaryOp::Rem => VectorOp::Rem,
         }
     }
 
@@ -569,6 +572,7 @@ impl BinaryOp {
             BinaryOp::Xor => "^",
             BinaryOp::Shl => "<<",
             BinaryOp::Shr => ">>",
+            BinaryOp::Rem => "%",
         }
     }
 

@@ -490,6 +490,7 @@ impl VectorKind {
                 BinaryOp::Xor => "vxor",
                 BinaryOp::Shl => "vshl",
                 BinaryOp::Shr => "vshr",
+                BinaryOp::Rem => "vrem",
             },
             VectorKind::Compare(op) => match op {
                 CompareOp::Lt => "vcmp.lt",

@@ -89,7 +89,9 @@ fn erf(x: f64) -> f64 {
 }
 
 /// A binary operation on one element, rounded to `dtype`. Integer division truncates
-/// toward zero and division by zero gives 0, as the vector unit does.
+/// toward zero and division by zero gives 0, as the vector unit does; the remainder
+/// takes the dividend's sign (Rust's `%`), 0 for an integer zero divisor and NaN for a
+/// float one.
 pub fn binary(op: BinaryOp, dtype: Dtype, a: f64, b: f64) -> f64 {
     let value = match op {
         BinaryOp::Add => a + b,
@@ -103,6 +105,15 @@ pub fn binary(op: BinaryOp, dtype: Dtype, a: f64, b: f64) -> f64 {
             }
         }
         BinaryOp::Div => a / b,
+        // The remainder of a truncating division is exact in f64 for every dtype here.
+        BinaryOp::Rem if !dtype.is_float() => {
+            if b == 0.0 {
+                0.0
+            } else {
+                a % b
+            }
+        }
+        BinaryOp::Rem => a % b,
         BinaryOp::Min => a.min(b),
         BinaryOp::Max => a.max(b),
         BinaryOp::Pow => a.powf(b),
@@ -493,5 +504,25 @@ impl From<ShapeError> for InputError {
 impl From<IndexError> for InputError {
     fn from(error: IndexError) -> InputError {
         InputError::Index(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remainder_takes_the_dividends_sign_as_rust_does() {
+        for (a, b) in [(7, 3), (-7, 3), (7, -3), (-7, -3), (0, 5), (i32::MAX, 2)] {
+            let value = binary(BinaryOp::Rem, Dtype::I32, f64::from(a), f64::from(b));
+            assert_eq!(value, f64::from(a % b), "{a} % {b}");
+        }
+        // An integer zero divisor gives 0, as integer division by zero does.
+        assert_eq!(binary(BinaryOp::Rem, Dtype::I32, 7.0, 0.0), 0.0);
+        for (a, b) in [(5.5f32, 2.0f32), (-5.5, 2.0), (1e30, 3.0), (0.1, 0.03)] {
+            let value = binary(BinaryOp::Rem, Dtype::F32, f64::from(a), f64::from(b));
+            assert_eq!(value, f64::from(a % b), "{a} % {b}");
+        }
+        assert!(binary(BinaryOp::Rem, Dtype::F32, 1.0, 0.0).is_nan());
     }
 }

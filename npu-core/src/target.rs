@@ -136,6 +136,7 @@ pub enum VectorOp {
     Shl,
     Shr,
     Popcount,
+    Rem,
     /// Cycles per element of a gather (`vgather`), not per repeat.
     Gather,
     /// `argmax`'s fold, keeping value and index (Ascend's ReduceMax with an index).
@@ -153,7 +154,7 @@ impl VectorOp {
     /// target file written before they existed still loads.
     pub const REQUIRED: usize = 21;
 
-    pub const ALL: [VectorOp; 46] = [
+    pub const ALL: [VectorOp; 47] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -195,6 +196,7 @@ impl VectorOp {
         VectorOp::Shl,
         VectorOp::Shr,
         VectorOp::Popcount,
+        VectorOp::Rem,
         VectorOp::Gather,
         VectorOp::Argmax,
         VectorOp::Argmin,
@@ -245,6 +247,7 @@ impl VectorOp {
             VectorOp::Shl => "shl",
             VectorOp::Shr => "shr",
             VectorOp::Popcount => "popcount",
+            VectorOp::Rem => "rem",
             VectorOp::Gather => "gather",
             VectorOp::Argmax => "argmax",
             VectorOp::Argmin => "argmin",

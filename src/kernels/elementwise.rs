@@ -196,5 +196,30 @@ npu_kernel! {
     }
 }
 
+npu_kernel! {
+    /// The remainder of integer division, with the dividend's sign (Rust's `%`).
+    kernel remainder(a: [i32; 16384], b: [i32; 16384]) -> y: [i32; 16384] {
+        y[i] = a[i] % b[i];
+    }
+    target ascend910b;
+    schedule hand {
+        parallel i over 4 cores;
+        split i by 1024;
+        stage a, b, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// A phase wrapped into (-2 pi, 2 pi): a float remainder by a constant.
+    kernel wrap_phase(x: [bf16; 4096]) -> y: [bf16; 4096] {
+        y[i] = x[i] % 6.2831855;
+    }
+    target aie2_tile;
+    schedule hand {
+        split i by 512;
+        stage x, y in ub depth 1;
+    }
+}
+
 bundled!(Elementwise: bias_add, add, sub, mul, div, minimum, maximum, add_const, mul_const, less,
-    where_select, axpy, add_scalar, mul_scalar, sat_add_i8, sat_add_u8);
+    where_select, axpy, add_scalar, mul_scalar, sat_add_i8, sat_add_u8, remainder, wrap_phase);

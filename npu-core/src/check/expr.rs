@@ -256,6 +256,7 @@ impl Checker<'_> {
             BinOp::Sub => arithmetic(BinaryOp::Sub),
             BinOp::Mul => arithmetic(BinaryOp::Mul),
             BinOp::Div => arithmetic(BinaryOp::Div),
+            BinOp::Rem => arithmetic(BinaryOp::Rem),
             BinOp::Lt => compare(CompareOp::Lt),
             BinOp::Le => compare(CompareOp::Le),
             BinOp::Gt => compare(CompareOp::Gt),

@@ -120,6 +120,7 @@ fn operator(input: ParseStream, op: BinOp) -> syn::Result<()> {
         BinOp::Sub => drop(input.parse::<Token![-]>()?),
         BinOp::Mul => drop(input.parse::<Token![*]>()?),
         BinOp::Div => drop(input.parse::<Token![/]>()?),
+        BinOp::Rem => drop(input.parse::<Token![%]>()?),
         BinOp::BitAnd => drop(input.parse::<Token![&]>()?),
         BinOp::BitOr => drop(input.parse::<Token![|]>()?),
         BinOp::BitXor => drop(input.parse::<Token![^]>()?),
@@ -137,8 +138,6 @@ fn unsupported_operator(input: ParseStream) -> Option<syn::Error> {
         "`&&` (logical and) is not supported: nest `select` calls, or use `&` on integers"
     } else if input.peek(Token![||]) {
         "`||` (logical or) is not supported: nest `select` calls, or use `|` on integers"
-    } else if input.peek(Token![%]) {
-        "`%` (remainder) is not supported: write `a - a / b * b` for integers, `x - floor(x / y) * y` for floats"
     } else if input.peek(Token![.]) {
         "methods and fields (`.`) are not supported: call a function, as in `exp(x)`"
     } else if input.peek(syn::token::Bracket) {
@@ -177,6 +176,8 @@ fn peek_binop(input: ParseStream) -> Option<(BinOp, u8)> {
         BinOp::Mul
     } else if input.peek(Token![/]) {
         BinOp::Div
+    } else if input.peek(Token![%]) {
+        BinOp::Rem
     } else if input.peek(Token![&]) {
         BinOp::BitAnd
     } else if input.peek(Token![|]) {

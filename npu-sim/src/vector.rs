@@ -1,0 +1,294 @@
+//! What a vector instruction does to the unified buffer.
+//!
+//! The box is walked row by row (its innermost dimension), each row in chunks of
+//! [`CHUNK`] elements: the sources are decoded into `f64` lanes, the operation runs
+//! over the lanes, and the result is encoded into the destination. An operation whose
+//! `f64` form is exactly what [`npu_core::scalar`] computes before it rounds (`+ - * /`,
+//! min, max, compare, select, a cast between floats) runs as a plain loop over the
+//! lanes, and the encoding rounds; every other one calls `scalar` per element. Either
+//! way each element gets the value `scalar` gives it, in the same order.
+//!
+//! A source is read in the dtype last written where it starts (the memory's tags), so
+//! a cast reads what its producer wrote; a source nothing wrote yet is read in the
+//! dtype the instruction works in.
+
+use npu_core::Dtype;
+use npu_core::ir::{BinaryOp, ReduceOp};
+use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
+use npu_core::scalar;
+
+use crate::storage::{self, CHUNK, Run};
+
+/// An on-chip memory: its bytes and, per byte, the tag of the dtype last written there.
+#[derive(Debug)]
+pub(crate) struct Level {
+    pub bytes: Vec<u8>,
+    pub tags: Vec<u8>,
+}
+
+impl Level {
+    pub fn new(bytes: usize) -> Level {
+        Level {
+            bytes: vec![storage::POISON; bytes],
+            tags: vec![storage::UNWRITTEN; bytes],
+        }
+    }
+
+    /// Forgets everything written below `end`.
+    pub fn clear(&mut self, end: usize) {
+        let end = end.min(self.bytes.len());
+        self.bytes[..end].fill(storage::POISON);
+        self.tags[..end].fill(storage::UNWRITTEN);
+    }
+
+    /// The dtype last written at byte `address`, or `otherwise` if none was.
+    pub fn dtype_at(&self, address: usize, otherwise: Dtype) -> Dtype {
+        self.tags
+            .get(address)
+            .and_then(|tag| storage::tagged(*tag))
+            .unwrap_or(otherwise)
+    }
+
+    pub fn load(&self, dtype: Dtype, run: Run, lanes: &mut [f64]) -> Result<(), String> {
+        if storage::load(dtype, &self.bytes, run, lanes) {
+            Ok(())
+        } else {
+            Err(format!("reads past the end of its level at byte {}", run.offset))
+        }
+    }
+
+    pub fn store(&mut self, dtype: Dtype, lanes: &[f64], run: Run) -> Result<(), String> {
+        if storage::store(dtype, lanes, &mut self.bytes, &mut self.tags, run) {
+            Ok(())
+        } else {
+            Err(format!("writes past the end of its level at byte {}", run.offset))
+        }
+    }
+}
+
+/// A source operand, resolved.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Source<'p> {
+    None,
+    Scalar(f64),
+    Ub {
+        address: usize,
+        strides: &'p [u64],
+        dtype: Dtype,
+    },
+}
+
+/// Runs `v` on `ub`; `param` gives a scalar parameter's value by tensor.
+pub(crate) fn execute(
+    ub: &mut Level,
+    program: &Program,
+    v: &VectorInstr,
+    param: impl Fn(u16) -> Option<f64>,
+) -> Result<(), String> {
+    let extents = program.boxes.get(v.shape as usize).ok_or("names no box")?;
+    let strides = |index: u32| {
+        program
+            .strides
+            .get(index as usize)
+            .map(Vec::as_slice)
+            .ok_or("names no strides")
+    };
+    let dst_strides = strides(v.dst_strides)?;
+    let mut sources = [Source::None; 3];
+    for (slot, operand) in v.src.iter().enumerate() {
+        sources[slot] = match *operand {
+            Operand::None => Source::None,
+            Operand::Scalar(index) => Source::Scalar(
+                *program
+                    .constants
+                    .get(index as usize)
+                    .ok_or("names no constant")?,
+            ),
+            // The scalar register the core was given the parameter's value in.
+            Operand::Param(tensor) => {
+                Source::Scalar(param(tensor).ok_or("names no scalar parameter")?)
+            }
+            Operand::Ub { address, strides: s } => {
+                let strides = strides(s)?;
+                if strides.len() != extents.len() {
+                    return Err("has strides of another rank than its box".into());
+                }
+                let expected = match v.kind {
+                    VectorKind::Select if slot == 0 => Dtype::U8,
+                    _ => v.dtype,
+                };
+                Source::Ub {
+                    address: address as usize,
+                    strides,
+                    dtype: ub.dtype_at(address as usize, expected),
+                }
+            }
+        };
+    }
+    if dst_strides.len() != extents.len() {
+        return Err("has strides of another rank than its box".into());
+    }
+    if extents.contains(&0) {
+        return Ok(());
+    }
+    let dst_dtype = match v.kind {
+        VectorKind::Compare(_) => Dtype::U8,
+        VectorKind::Reduce(_, accumulator) => accumulator,
+        _ => v.dtype,
+    };
+    let rank = extents.len();
+    let row_len = extents[rank - 1] as usize;
+    let rows: u64 = extents[..rank - 1].iter().product();
+    let mut index = vec![0u64; rank];
+    let mut lanes = [[0.0f64; CHUNK]; 3];
+    let mut out = [0.0f64; CHUNK];
+    for _ in 0..rows {
+        let base = |address: usize, strides: &[u64]| -> Result<usize, String> {
+            index[..rank - 1]
+                .iter()
+                .zip(strides)
+                .try_fold(address, |at, (i, s)| {
+                    at.checked_add(usize::try_from(i * s).ok()?)
+                })
+                .ok_or_else(|| "addresses past the end of ub".to_string())
+        };
+        let dst = base(v.dst as usize, dst_strides)?;
+        let dst_stride = dst_strides[rank - 1] as usize;
+        let mut bases = [0usize; 3];
+        for (slot, source) in sources.iter().enumerate() {
+            if let Source::Ub {
+                address, strides, ..
+            } = source
+            {
+                bases[slot] = base(*address, strides)?;
+            }
+        }
+        let mut start = 0;
+        while start < row_len {
+            let len = CHUNK.min(row_len - start);
+            for (slot, source) in sources.iter().enumerate() {
+                match *source {
+                    Source::None => {}
+                    Source::Scalar(value) => lanes[slot][..len].fill(value),
+                    Source::Ub { strides, dtype, .. } => {
+                        let stride = strides[rank - 1] as usize;
+                        let run = Run {
+                            offset: bases[slot] + start * stride,
+                            stride,
+                            len,
+                        };
+                        ub.load(dtype, run, &mut lanes[slot])?;
+                    }
+                }
+            }
+            let run = Run {
+                offset: dst + start * dst_stride,
+                stride: dst_stride,
+                len,
+            };
+            if let VectorKind::Reduce(op, accumulator) = v.kind {
+                reduce(ub, op, accumulator, &lanes[0][..len], run)?;
+            } else {
+                let [a, b, c] = &lanes;
+                compute(v.kind, v.dtype, &a[..len], &b[..len], &c[..len], &mut out[..len]);
+                ub.store(dst_dtype, &out[..len], run)?;
+            }
+            start += len;
+        }
+        // Advance the odometer over the outer dimensions, innermost fastest.
+        for dim in (0..rank - 1).rev() {
+            index[dim] += 1;
+            if index[dim] < extents[dim] {
+                break;
+            }
+            index[dim] = 0;
+        }
+    }
+    Ok(())
+}
+
+/// One chunk of an elementwise operation: `out[i]` from `a[i]`, `b[i]`, `c[i]`, each
+/// the value `scalar` computes once the store has rounded it.
+fn compute(kind: VectorKind, dtype: Dtype, a: &[f64], b: &[f64], c: &[f64], out: &mut [f64]) {
+    // For a float dtype the store rounds as `Dtype::round` does, so the exact `f64`
+    // result is what `scalar::binary` rounds.
+    let float = dtype.is_float();
+    match kind {
+        VectorKind::Dup | VectorKind::Copy => out.copy_from_slice(a),
+        VectorKind::Binary(op) if float && matches!(op, BinaryOp::Add) => {
+            zip2(out, a, b, |x, y| x + y)
+        }
+        VectorKind::Binary(BinaryOp::Sub) if float => zip2(out, a, b, |x, y| x - y),
+        VectorKind::Binary(BinaryOp::Mul) if float => zip2(out, a, b, |x, y| x * y),
+        VectorKind::Binary(BinaryOp::Div) if float => zip2(out, a, b, |x, y| x / y),
+        VectorKind::Binary(BinaryOp::Min) if float => zip2(out, a, b, f64::min),
+        VectorKind::Binary(BinaryOp::Max) if float => zip2(out, a, b, f64::max),
+        VectorKind::Binary(op) => zip2(out, a, b, |x, y| scalar::binary(op, dtype, x, y)),
+        VectorKind::Unary(op) => {
+            for (out, x) in out.iter_mut().zip(a) {
+                *out = scalar::unary(op, dtype, *x);
+            }
+        }
+        VectorKind::Compare(op) => {
+            zip2(out, a, b, |x, y| f64::from(u8::from(scalar::compare(op, x, y))))
+        }
+        VectorKind::Select => {
+            for (((out, cond), x), y) in out.iter_mut().zip(a).zip(b).zip(c) {
+                *out = if *cond != 0.0 { *x } else { *y };
+            }
+        }
+        VectorKind::Cast if float => out.copy_from_slice(a),
+        VectorKind::Cast => {
+            for (out, x) in out.iter_mut().zip(a) {
+                *out = scalar::cast(dtype, *x);
+            }
+        }
+        VectorKind::SatCast => {
+            for (out, x) in out.iter_mut().zip(a) {
+                *out = scalar::cast_saturating(dtype, *x);
+            }
+        }
+        VectorKind::Reduce(..) => unreachable!("reductions fold in `reduce`"),
+    }
+}
+
+fn zip2(out: &mut [f64], a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) {
+    for ((out, x), y) in out.iter_mut().zip(a).zip(b) {
+        *out = f(*x, *y);
+    }
+}
+
+/// Folds `source` into the accumulators of `run`, element by element in order: a run
+/// of stride 0 is one accumulator folding the whole chunk.
+fn reduce(
+    ub: &mut Level,
+    op: ReduceOp,
+    accumulator: Dtype,
+    source: &[f64],
+    run: Run,
+) -> Result<(), String> {
+    let mut acc = [0.0f64; CHUNK];
+    let held = ub.dtype_at(run.offset, accumulator);
+    if run.stride == 0 {
+        ub.load(held, Run { len: 1, ..run }, &mut acc)?;
+        let mut value = acc[0];
+        for x in source {
+            value = scalar::reduce_step_in(op, accumulator, value, *x);
+        }
+        ub.store(accumulator, &[value], Run { len: 1, ..run })
+    } else {
+        let acc = &mut acc[..run.len];
+        ub.load(held, run, acc)?;
+        if accumulator.is_float() && op == ReduceOp::Sum {
+            // The store rounds the exact sum as `reduce_step_in` would.
+            for (acc, x) in acc.iter_mut().zip(source) {
+                *acc += *x;
+            }
+        } else {
+            for (acc, x) in acc.iter_mut().zip(source) {
+                *acc = scalar::reduce_step_in(op, accumulator, *acc, *x);
+            }
+        }
+        ub.store(accumulator, acc, run)
+    }
+}

@@ -11,13 +11,15 @@
 //! Which arithmetic gives exactly the rounding `scalar` would (an exact product added
 //! in `f64`, then rounded to the accumulator):
 //!
-//! - f16 and bf16 inputs: in f32. Their product (at most 22 significant bits) is exact
-//!   in f32, and the f32 sum of two f32 numbers equals the f64 sum rounded to f32,
-//!   since f64 carries more than 2 × 24 + 1 bits (double rounding of an addition is
-//!   innocuous then; Figueroa, "When is double rounding innocuous?", 1995).
+//! - f16 inputs: in f32. Their product (at most 22 significant bits, between 2^-48
+//!   and 2^32) is exact in f32, and the f32 sum of two f32 numbers equals the f64 sum
+//!   rounded to f32, since f64 carries more than 2 × 24 + 1 bits (double rounding of
+//!   an addition is innocuous then; Figueroa, "When is double rounding innocuous?",
+//!   1995). bf16 has f32's exponent range, so its product can overflow or underflow
+//!   f32 where f64 holds it: bf16 goes the f64 way below.
 //! - 8- and 16-bit integers: in wrapping i32. The f64 sum is exact (below 2^53) and
 //!   rounds by wrapping modulo 2^32, which is what wrapping i32 arithmetic computes.
-//! - f32 and 32-bit integers: in f64, as `scalar` does, rounded after each step.
+//! - bf16, f32 and 32-bit integers: in f64, as `scalar` does, rounded after each step.
 
 use npu_core::Dtype;
 
@@ -97,7 +99,7 @@ impl Gemm {
             f64s,
         } = self;
         match op.dtype {
-            Dtype::F16 | Dtype::Bf16 => run(op, l0a, l0b, l0c, lanes, f32s, |acc: f32, x, y| {
+            Dtype::F16 => run(op, l0a, l0b, l0c, lanes, f32s, |acc: f32, x, y| {
                 acc + x * y
             }),
             Dtype::I8 | Dtype::U8 | Dtype::I16 | Dtype::U16 => {
@@ -105,7 +107,7 @@ impl Gemm {
                     acc.wrapping_add(x.wrapping_mul(y))
                 })
             }
-            Dtype::F32 => run(op, l0a, l0b, l0c, lanes, f64s, |acc: f64, x, y| {
+            Dtype::Bf16 | Dtype::F32 => run(op, l0a, l0b, l0c, lanes, f64s, |acc: f64, x, y| {
                 f64::from((acc + x * y) as f32)
             }),
             Dtype::I32 | Dtype::U32 => run(op, l0a, l0b, l0c, lanes, f64s, |acc: f64, x, y| {
@@ -279,4 +281,89 @@ pub(crate) fn fixpipe(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use npu_core::scalar::HostTensor;
+
+    /// `rows × cols` values of `dtype` (edge values, then random ones) laid out with
+    /// `row` elements per row from byte 0 of a fresh level.
+    fn level(dtype: Dtype, rows: usize, cols: usize, row: usize, seed: u64) -> (Level, Vec<f64>) {
+        let count = rows * cols;
+        let mut values = HostTensor::edges(dtype, &[count as u64], seed as usize).data;
+        let random = HostTensor::random(dtype, &[count as u64], seed).data;
+        // Mostly random, with the edge values spread through.
+        for (i, value) in values.iter_mut().enumerate() {
+            if i % 5 != 0 {
+                *value = random[i];
+            }
+        }
+        let size = dtype.size() as usize;
+        let mut memory = Level::new(rows * row * size + 64);
+        for r in 0..rows {
+            let run = Run {
+                offset: r * row * size,
+                stride: size,
+                len: cols,
+            };
+            memory.store(dtype, &values[r * cols..][..cols], run).unwrap();
+        }
+        (memory, values)
+    }
+
+    /// The blocked GEMM equals the naive loop `scalar` semantics give (each product
+    /// exact, each addition rounded to the accumulator, `k` in order), for every
+    /// input dtype, shapes that fill no register tile evenly, and accumulating onto
+    /// what L0C held.
+    #[test]
+    fn blocked_gemm_equals_the_naive_loop() {
+        let (m, n, k) = (19, 21, 23);
+        let (a_row, b_row) = (32, 32);
+        for dtype in Dtype::ALL {
+            let accumulator = dtype.accumulator();
+            let (l0a, a) = level(dtype, m, k, a_row, 1);
+            let (l0b, b) = level(dtype, k, n, b_row, 2);
+            let (mut l0c, c0) = level(accumulator, m, n, b_row, 3);
+            let mut gemm = Gemm::default();
+            for init in [false, true] {
+                let op = Mmad {
+                    a: 0,
+                    b: 0,
+                    c: 0,
+                    m,
+                    n,
+                    k,
+                    a_row,
+                    b_row,
+                    c_row: b_row,
+                    init,
+                    dtype,
+                };
+                let before = l0c.bytes.clone();
+                gemm.mmad(op, &l0a, &l0b, &mut l0c).unwrap();
+                for i in 0..m {
+                    let mut got = vec![0.0; n];
+                    let run = Run {
+                        offset: i * b_row * 4,
+                        stride: 4,
+                        len: n,
+                    };
+                    assert!(storage::load(accumulator, &l0c.bytes, run, &mut got));
+                    for (j, got) in got.iter().enumerate() {
+                        let mut acc = if init { 0.0 } else { c0[i * n + j] };
+                        for kk in 0..k {
+                            acc = accumulator.round(acc + a[i * k + kk] * b[kk * n + j]);
+                        }
+                        assert!(
+                            acc.to_bits() == got.to_bits() || (acc.is_nan() && got.is_nan()),
+                            "{dtype} init {init} at ({i}, {j}): {got}, naive {acc}"
+                        );
+                    }
+                }
+                l0c.bytes = before;
+            }
+        }
+    }
 }

@@ -292,3 +292,101 @@ fn reduce(
         ub.store(accumulator, acc, run)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use npu_core::scalar::HostTensor;
+
+    /// Pairs of edge and random values of `dtype`, as two equal-length lists.
+    fn pairs(dtype: Dtype) -> (Vec<f64>, Vec<f64>) {
+        let mut a = HostTensor::edges(dtype, &[22 * 22], 0).data;
+        let mut b: Vec<f64> = (0..a.len()).map(|i| a[(i / 22) % 22]).collect();
+        a = (0..a.len()).map(|i| a[i % 22]).collect();
+        a.extend(HostTensor::random(dtype, &[512], 1).data);
+        b.extend(HostTensor::random(dtype, &[512], 2).data);
+        (a, b)
+    }
+
+    fn same(x: f64, y: f64) -> bool {
+        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+    }
+
+    /// The lane loops of `compute`, stored, give what `scalar` gives, for every op and
+    /// dtype, on every pair of edge values and on random ones.
+    #[test]
+    fn lane_arithmetic_stores_what_scalar_computes() {
+        use npu_core::ir::CompareOp;
+        let ops = [
+            BinaryOp::Add,
+            BinaryOp::Sub,
+            BinaryOp::Mul,
+            BinaryOp::Div,
+            BinaryOp::Min,
+            BinaryOp::Max,
+            BinaryOp::Pow,
+            BinaryOp::And,
+            BinaryOp::Shl,
+        ];
+        for dtype in Dtype::ALL {
+            let (a, b) = pairs(dtype);
+            let mut kinds: Vec<VectorKind> = ops.iter().map(|op| VectorKind::Binary(*op)).collect();
+            kinds.extend([
+                VectorKind::Compare(CompareOp::Lt),
+                VectorKind::Cast,
+                VectorKind::SatCast,
+            ]);
+            for kind in kinds {
+                if matches!(kind, VectorKind::Binary(BinaryOp::And | BinaryOp::Shl))
+                    && dtype.is_float()
+                {
+                    continue;
+                }
+                let stored_as = if matches!(kind, VectorKind::Compare(_)) {
+                    Dtype::U8
+                } else {
+                    dtype
+                };
+                for (a, b) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
+                    let mut out = [0.0; CHUNK];
+                    let out = &mut out[..a.len()];
+                    compute(kind, dtype, a, b, b, out);
+                    let mut bytes = vec![0u8; a.len() * 4];
+                    storage::encode(stored_as, out, &mut bytes);
+                    storage::decode(stored_as, &bytes, out);
+                    for ((x, y), got) in a.iter().zip(b).zip(out.iter()) {
+                        let want = match kind {
+                            VectorKind::Binary(op) => scalar::binary(op, dtype, *x, *y),
+                            VectorKind::Compare(op) => f64::from(u8::from(scalar::compare(op, *x, *y))),
+                            VectorKind::Cast => scalar::cast(dtype, *x),
+                            _ => scalar::cast_saturating(dtype, *x),
+                        };
+                        assert!(same(want, *got), "{kind:?} {dtype} {x} {y}: {got}, scalar {want}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A float cast reads the source in its own dtype and rounds on the store: every
+    /// pair of float dtypes gives what `scalar::cast` gives.
+    #[test]
+    fn float_casts_round_as_scalar_does() {
+        for from in [Dtype::F16, Dtype::Bf16, Dtype::F32] {
+            let (values, _) = pairs(from);
+            for to in [Dtype::F16, Dtype::Bf16, Dtype::F32] {
+                for chunk in values.chunks(CHUNK) {
+                    let mut out = [0.0; CHUNK];
+                    let out = &mut out[..chunk.len()];
+                    compute(VectorKind::Cast, to, chunk, chunk, chunk, out);
+                    let mut bytes = vec![0u8; chunk.len() * 4];
+                    storage::encode(to, out, &mut bytes);
+                    storage::decode(to, &bytes, out);
+                    for (x, got) in chunk.iter().zip(out.iter()) {
+                        assert!(same(scalar::cast(to, *x), *got), "{from} -> {to}: {x}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -90,7 +90,13 @@ impl Packed for f64 {
 }
 
 impl Gemm {
-    pub fn mmad(&mut self, op: Mmad, l0a: &Level, l0b: &Level, l0c: &mut Level) -> Result<(), String> {
+    pub fn mmad(
+        &mut self,
+        op: Mmad,
+        l0a: &Level,
+        l0b: &Level,
+        l0c: &mut Level,
+    ) -> Result<(), String> {
         let accumulator = op.dtype.accumulator();
         let Gemm {
             lanes,
@@ -99,14 +105,16 @@ impl Gemm {
             f64s,
         } = self;
         match op.dtype {
-            Dtype::F16 => run(op, l0a, l0b, l0c, lanes, f32s, |acc: f32, x, y| {
-                acc + x * y
-            }),
-            Dtype::I8 | Dtype::U8 | Dtype::I16 | Dtype::U16 => {
-                run(op, l0a, l0b, l0c, lanes, i32s, |acc: i32, x: i32, y: i32| {
-                    acc.wrapping_add(x.wrapping_mul(y))
-                })
-            }
+            Dtype::F16 => run(op, l0a, l0b, l0c, lanes, f32s, |acc: f32, x, y| acc + x * y),
+            Dtype::I8 | Dtype::U8 | Dtype::I16 | Dtype::U16 => run(
+                op,
+                l0a,
+                l0b,
+                l0c,
+                lanes,
+                i32s,
+                |acc: i32, x: i32, y: i32| acc.wrapping_add(x.wrapping_mul(y)),
+            ),
             Dtype::Bf16 | Dtype::F32 => run(op, l0a, l0b, l0c, lanes, f64s, |acc: f64, x, y| {
                 f64::from((acc + x * y) as f32)
             }),
@@ -277,7 +285,11 @@ pub(crate) fn fixpipe(
                 .and_then(|first| first.checked_mul(size))
                 .filter(|first| first + len * size <= dest.bytes.len())
                 .ok_or("writes past the end of its tensor")?;
-            storage::encode(dest.dtype, &lanes[..len], &mut dest.bytes[to..to + len * size]);
+            storage::encode(
+                dest.dtype,
+                &lanes[..len],
+                &mut dest.bytes[to..to + len * size],
+            );
         }
     }
     Ok(())
@@ -308,7 +320,9 @@ mod tests {
                 stride: size,
                 len: cols,
             };
-            memory.store(dtype, &values[r * cols..][..cols], run).unwrap();
+            memory
+                .store(dtype, &values[r * cols..][..cols], run)
+                .unwrap();
         }
         (memory, values)
     }

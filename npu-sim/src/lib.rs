@@ -20,8 +20,10 @@
 //!   FIX transfers take turns on its port, first come first served. Cores are
 //!   otherwise independent; the total is the slowest core's.
 //! - **Data.** With [`SimOptions::functional`], every instruction also runs on real
-//!   values, rounded per dtype with [`npu_core::scalar`] like the host reference; the
-//!   cube accumulates in f32 (i32 for integers) in L0C.
+//!   values, each held in its own dtype (f16 in two bytes, i8 in one) and rounded
+//!   exactly as [`npu_core::scalar`] and the host reference round it; vector
+//!   instructions run as loops over lanes a chunk at a time, and the cube's `mmad` as a
+//!   blocked matrix multiply accumulating in f32 (i32 for integers) in L0C.
 //!
 //! A timing-only run simulates each class of identical cores once, and within a core
 //! advances over iterations that repeat with the same timing by arithmetic (the

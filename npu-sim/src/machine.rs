@@ -123,9 +123,12 @@ impl Machine {
             }
             Op::Vector(ref v) => {
                 let gm = &self.gm;
-                vector::execute(&mut self.levels[level_index(LevelKind::Ub)], program, v, |t| {
-                    gm.get(usize::from(t)).and_then(Tensor::first)
-                })
+                vector::execute(
+                    &mut self.levels[level_index(LevelKind::Ub)],
+                    program,
+                    v,
+                    |t| gm.get(usize::from(t)).and_then(Tensor::first),
+                )
             }
             Op::LoadL0 {
                 level,

@@ -70,7 +70,11 @@ pub(crate) fn load(dtype: Dtype, bytes: &[u8], run: Run, lanes: &mut [f64]) -> b
         decode(dtype, &bytes[run.offset..run.offset + size], &mut one);
         lanes.fill(one[0]);
     } else if run.stride == size {
-        decode(dtype, &bytes[run.offset..run.offset + run.len * size], lanes);
+        decode(
+            dtype,
+            &bytes[run.offset..run.offset + run.len * size],
+            lanes,
+        );
     } else {
         let mut packed = [0u8; CHUNK * 4];
         for (chunk, lanes) in lanes.chunks_mut(CHUNK).enumerate() {
@@ -131,10 +135,7 @@ pub(crate) fn store(
 pub(crate) fn decode(dtype: Dtype, bytes: &[u8], lanes: &mut [f64]) {
     macro_rules! ints {
         ($ty:ty) => {
-            for (lane, element) in lanes
-                .iter_mut()
-                .zip(bytes.chunks_exact(size_of::<$ty>()))
-            {
+            for (lane, element) in lanes.iter_mut().zip(bytes.chunks_exact(size_of::<$ty>())) {
                 *lane = f64::from(<$ty>::from_le_bytes(
                     element.try_into().expect("chunk of the element size"),
                 ));

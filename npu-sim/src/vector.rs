@@ -53,7 +53,10 @@ impl Level {
         if storage::load(dtype, &self.bytes, run, lanes) {
             Ok(())
         } else {
-            Err(format!("reads past the end of its level at byte {}", run.offset))
+            Err(format!(
+                "reads past the end of its level at byte {}",
+                run.offset
+            ))
         }
     }
 
@@ -61,7 +64,10 @@ impl Level {
         if storage::store(dtype, lanes, &mut self.bytes, &mut self.tags, run) {
             Ok(())
         } else {
-            Err(format!("writes past the end of its level at byte {}", run.offset))
+            Err(format!(
+                "writes past the end of its level at byte {}",
+                run.offset
+            ))
         }
     }
 }
@@ -108,7 +114,10 @@ pub(crate) fn execute(
             Operand::Param(tensor) => {
                 Source::Scalar(param(tensor).ok_or("names no scalar parameter")?)
             }
-            Operand::Ub { address, strides: s } => {
+            Operand::Ub {
+                address,
+                strides: s,
+            } => {
                 let strides = strides(s)?;
                 if strides.len() != extents.len() {
                     return Err("has strides of another rank than its box".into());
@@ -190,7 +199,14 @@ pub(crate) fn execute(
                 reduce(ub, op, accumulator, &lanes[0][..len], run)?;
             } else {
                 let [a, b, c] = &lanes;
-                compute(v.kind, v.dtype, &a[..len], &b[..len], &c[..len], &mut out[..len]);
+                compute(
+                    v.kind,
+                    v.dtype,
+                    &a[..len],
+                    &b[..len],
+                    &c[..len],
+                    &mut out[..len],
+                );
                 ub.store(dst_dtype, &out[..len], run)?;
             }
             start += len;
@@ -229,9 +245,9 @@ fn compute(kind: VectorKind, dtype: Dtype, a: &[f64], b: &[f64], c: &[f64], out:
                 *out = scalar::unary(op, dtype, *x);
             }
         }
-        VectorKind::Compare(op) => {
-            zip2(out, a, b, |x, y| f64::from(u8::from(scalar::compare(op, x, y))))
-        }
+        VectorKind::Compare(op) => zip2(out, a, b, |x, y| {
+            f64::from(u8::from(scalar::compare(op, x, y)))
+        }),
         VectorKind::Select => {
             for (((out, cond), x), y) in out.iter_mut().zip(a).zip(b).zip(c) {
                 *out = if *cond != 0.0 { *x } else { *y };
@@ -357,11 +373,16 @@ mod tests {
                     for ((x, y), got) in a.iter().zip(b).zip(out.iter()) {
                         let want = match kind {
                             VectorKind::Binary(op) => scalar::binary(op, dtype, *x, *y),
-                            VectorKind::Compare(op) => f64::from(u8::from(scalar::compare(op, *x, *y))),
+                            VectorKind::Compare(op) => {
+                                f64::from(u8::from(scalar::compare(op, *x, *y)))
+                            }
                             VectorKind::Cast => scalar::cast(dtype, *x),
                             _ => scalar::cast_saturating(dtype, *x),
                         };
-                        assert!(same(want, *got), "{kind:?} {dtype} {x} {y}: {got}, scalar {want}");
+                        assert!(
+                            same(want, *got),
+                            "{kind:?} {dtype} {x} {y}: {got}, scalar {want}"
+                        );
                     }
                 }
             }

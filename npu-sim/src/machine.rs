@@ -110,14 +110,30 @@ impl Machine {
                     let to = element_range(base, gm, size, len, gm_stride)
                         .filter(|range| range.end <= dest.bytes.len())
                         .ok_or("writes past the end of its tensor")?;
-                    move_elements(
-                        &source.bytes[from],
-                        buf_stride,
-                        &mut dest.bytes[to],
-                        gm_stride * size,
-                        size,
-                        len,
-                    );
+                    let held = source.dtype_at(from.start, dest.dtype);
+                    if held == dest.dtype {
+                        move_elements(
+                            &source.bytes[from],
+                            buf_stride,
+                            &mut dest.bytes[to],
+                            gm_stride * size,
+                            size,
+                            len,
+                        );
+                    } else {
+                        // The tile holds another dtype (an integer literal's `select`
+                        // writing a float output): the values move, not the bytes.
+                        convert_elements(
+                            held,
+                            &source.bytes,
+                            from.start,
+                            buf_stride,
+                            dest,
+                            to.start,
+                            gm_stride * size,
+                            len,
+                        )?;
+                    }
                     Ok(())
                 })
             }
@@ -273,6 +289,43 @@ fn byte_range(
     let first = (address as usize).checked_add(usize::try_from(offset).ok()?)?;
     let last = first.checked_add(len.checked_sub(1)?.checked_mul(stride)?)?;
     Some(first..last.checked_add(size)?)
+}
+
+/// Converts `len` elements of `held` from byte `from` of `source`, `from_stride`
+/// bytes apart, to the dtype of `dest`, from its byte `to`, `to_stride` bytes apart.
+#[allow(clippy::too_many_arguments)] // Two strided runs, each with its memory.
+fn convert_elements(
+    held: Dtype,
+    source: &[u8],
+    from: usize,
+    from_stride: usize,
+    dest: &mut Tensor,
+    to: usize,
+    to_stride: usize,
+    len: usize,
+) -> Result<(), &'static str> {
+    let size = dest.dtype.size() as usize;
+    let mut lanes = [0.0f64; storage::CHUNK];
+    for start in (0..len).step_by(storage::CHUNK) {
+        let count = storage::CHUNK.min(len - start);
+        let run = storage::Run {
+            offset: from + start * from_stride,
+            stride: from_stride,
+            len: count,
+        };
+        if !storage::load(held, source, run, &mut lanes) {
+            return Err("reads past the end of ub");
+        }
+        for (i, lane) in lanes[..count].iter().enumerate() {
+            let at = to + (start + i) * to_stride;
+            let element = dest
+                .bytes
+                .get_mut(at..at + size)
+                .ok_or("writes past the end of its tensor")?;
+            storage::encode(dest.dtype, std::slice::from_ref(lane), element);
+        }
+    }
+    Ok(())
 }
 
 /// Moves `len` elements of `size` bytes between two byte ranges that start at an

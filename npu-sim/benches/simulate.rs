@@ -17,14 +17,28 @@
 //!   888 B/cycle as 55.5 B/cycle each, so its copy costs are not whole multiples of the
 //!   collapse's grain and both rows simulate every instruction: the pair shows the
 //!   collapse's bookkeeping costs nothing when it cannot apply.
+//! - `functional/vmla_16m`: functional simulation (the program lowered once, outside
+//!   the timing) of vmla over 16,777,216 f16 elements in tiles of 512; throughput in
+//!   elements per second (goal: at least 200 M elements/s).
+//! - `functional/matmul_512_blocks{128,16}`: functional simulation of a 512×512×512
+//!   f16→f32 matmul on ascend910b in 128×128×64 and 16×16×16 cube blocks; throughput
+//!   in multiply-adds per second (criterion's elements/s; goal: at least 5 G/s).
+//! - After the groups, `goals` runs each functional case a few times more, and prints
+//!   its best rate next to its goal, and the simulator's peak memory for vmla_16m
+//!   (the rise of the process's peak resident set over what it held before
+//!   [`simulate`], so the caller's f64 inputs are not counted) against the tensors'
+//!   own bytes (goal: at most 2×).
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use npu_core::ir::CheckedKernel;
+use npu_core::lower::lower;
+use npu_core::program::Program;
 use npu_core::scalar::HostTensor;
 use npu_core::{Dtype, Target, check_source};
-use npu_sim::{SimOptions, evaluate};
+use npu_sim::{SimOptions, evaluate, simulate};
 
 const VMLA: &str = "
     kernel vmla(a: [f16; 65536], b: [f16; 65536], c: [f16; 65536]) -> y: [f16; 65536] {
@@ -63,6 +77,172 @@ const MATMUL_4096: &str = "
         stage a, b in l1 depth 2; stage a in l0a depth 2; stage b in l0b depth 2; stage c in l0c depth 2;
     }
 ";
+
+fn matmul_512(block_mn: u64, block_k: u64) -> String {
+    format!(
+        "
+    kernel matmul(a: [f16; 512, 512], b: [f16; 512, 512]) -> c: [f32; 512, 512] {{
+        c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);
+    }}
+    target ascend910b;
+    schedule blocks {{
+        split m by 128; split n by 128; split k by 256;
+        cube m by {block_mn}, n by {block_mn}, k by {block_k};
+        stage a, b in l1 depth 1; stage a in l0a depth 2; stage b in l0b depth 2; stage c in l0c depth 1;
+    }}
+"
+    )
+}
+
+/// A functional case: the kernel, its lowered program, its inputs, the work one run
+/// does (elements or multiply-adds) and the goal for that rate.
+struct Functional {
+    name: &'static str,
+    kernel: CheckedKernel,
+    program: Program,
+    inputs: Vec<HostTensor>,
+    work: u64,
+    unit: &'static str,
+    goal: f64,
+}
+
+fn functional_cases() -> Vec<Functional> {
+    let case = |name, source: &str, target, work, unit, goal| {
+        let kernel =
+            check_source(source, &Target::preset(target).expect("preset")).expect("checks");
+        let program = lower(&kernel, 0);
+        let inputs = kernel
+            .tensors
+            .iter()
+            .filter(|t| t.role == npu_core::ir::Role::Input)
+            .enumerate()
+            .map(|(seed, t)| HostTensor::random(t.dtype, &t.shape, seed as u64))
+            .collect();
+        Functional {
+            name,
+            kernel,
+            program,
+            inputs,
+            work,
+            unit,
+            goal,
+        }
+    };
+    vec![
+        case(
+            "vmla_16m",
+            VMLA_16M,
+            "npueval_demo",
+            16_777_216,
+            "M elements/s",
+            200e6,
+        ),
+        case(
+            "matmul_512_blocks128",
+            &matmul_512(128, 64),
+            "ascend910b",
+            512 * 512 * 512,
+            "G multiply-adds/s",
+            5e9,
+        ),
+        case(
+            "matmul_512_blocks16",
+            &matmul_512(16, 16),
+            "ascend910b",
+            512 * 512 * 512,
+            "G multiply-adds/s",
+            5e9,
+        ),
+    ]
+}
+
+fn run_functional(case: &Functional) {
+    let options = SimOptions {
+        max_instructions: u64::MAX,
+        ..SimOptions::default()
+    };
+    let simulation =
+        simulate(&case.kernel, &case.program, &case.inputs, &options).expect("simulates");
+    black_box(simulation);
+}
+
+fn functional(c: &mut Criterion) {
+    let mut group = c.benchmark_group("functional");
+    group
+        .measurement_time(Duration::from_secs(10))
+        .warm_up_time(Duration::from_secs(1))
+        .sample_size(10);
+    for case in functional_cases() {
+        group.throughput(Throughput::Elements(case.work));
+        group.bench_function(case.name, |b| b.iter(|| run_functional(&case)));
+    }
+    group.finish();
+}
+
+/// A field of /proc/self/status in kB (Linux); `None` elsewhere.
+fn status_kb(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Nanoseconds this thread has run on a CPU (Linux's schedstat); `None` elsewhere.
+fn cpu_ns() -> Option<u64> {
+    let schedstat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    schedstat.split_whitespace().next()?.parse().ok()
+}
+
+/// Each functional figure next to its goal, as the last lines of the bench's output:
+/// the best of three runs by wall-clock time, and by the time the thread was on a
+/// CPU (the fair figure on a shared machine, where other work takes turns with it).
+fn goals(_: &mut Criterion) {
+    for case in functional_cases() {
+        let (mut wall, mut cpu) = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..3 {
+            let (start, start_cpu) = (Instant::now(), cpu_ns());
+            run_functional(&case);
+            wall = wall.min(start.elapsed().as_secs_f64());
+            if let (Some(start), Some(end)) = (start_cpu, cpu_ns()) {
+                cpu = cpu.min((end - start) as f64 / 1e9);
+            }
+        }
+        let scale = if case.unit.starts_with('G') { 1e9 } else { 1e6 };
+        let rate = |seconds: f64| case.work as f64 / seconds / scale;
+        println!(
+            "goal functional/{}: {:.2} {} by wall clock, {:.2} by CPU time (goal >= {:.0})",
+            case.name,
+            rate(wall),
+            case.unit,
+            rate(cpu),
+            case.goal / scale
+        );
+    }
+    // Peak memory of one vmla_16m run: writing 5 to clear_refs resets the peak resident
+    // set (VmHWM) to the current one (Linux 4.0 and later).
+    let case = &functional_cases()[0];
+    let own_bytes: u64 = case
+        .kernel
+        .tensors
+        .iter()
+        .map(|t| t.elements() * t.dtype.size())
+        .sum();
+    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    match (reset, status_kb("VmRSS:")) {
+        (true, Some(before)) => {
+            run_functional(case);
+            let peak = status_kb("VmHWM:").unwrap_or(before);
+            let rise = (peak.saturating_sub(before)) * 1024;
+            println!(
+                "goal functional/vmla_16m memory: simulator peak {:.0} MB = {:.2}x the tensors' own {:.0} MB (goal <= 2x); process peak {:.0} MB",
+                rise as f64 / 1e6,
+                rise as f64 / own_bytes as f64,
+                own_bytes as f64 / 1e6,
+                peak as f64 * 1024.0 / 1e6
+            );
+        }
+        _ => println!("goal functional/vmla_16m memory: not measured (no /proc/self/clear_refs)"),
+    }
+}
 
 fn collapse(c: &mut Criterion) {
     let mut group = c.benchmark_group("collapse");
@@ -139,5 +319,5 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(simulate, benches, collapse);
-criterion_main!(simulate);
+criterion_group!(simulate_benches, benches, collapse, functional, goals);
+criterion_main!(simulate_benches);

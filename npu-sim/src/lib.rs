@@ -25,10 +25,12 @@
 //!   FIX transfers take turns on its port, first come first served. Cores are
 //!   otherwise independent; the total is the slowest core's.
 //! - **Data.** With [`SimOptions::functional`], every instruction also runs on real
-//!   values, rounded per dtype with [`npu_core::scalar`] like the host reference; the
-//!   cube accumulates in f32 (i32 for integers) in L0C. A gather index outside its
-//!   table stops the run with [`SimError::Index`], naming the index tensor, the
-//!   element and the value.
+//!   values, each held in its own dtype (f16 in two bytes, i8 in one) and rounded
+//!   exactly as [`npu_core::scalar`] and the host reference round it; vector
+//!   instructions run as loops over lanes a chunk at a time, and the cube's `mmad` as a
+//!   blocked matrix multiply accumulating in f32 (i32 for integers) in L0C. A gather
+//!   index outside its table stops the run with [`SimError::Index`], naming the index
+//!   tensor, the element and the value.
 //!
 //! A timing-only run simulates each class of identical cores once, and within a core
 //! advances over iterations that repeat with the same timing by arithmetic (the
@@ -60,12 +62,15 @@
 
 mod compare;
 mod costs;
+mod cube;
 mod engine;
 mod machine;
 mod reference;
 mod report;
 pub mod roofline;
+mod storage;
 mod trace;
+mod vector;
 
 use std::fmt;
 
@@ -84,6 +89,7 @@ pub use trace::{Trace, TraceEvent};
 use crate::costs::Costs;
 use crate::machine::Machine;
 use crate::report::ClassRun;
+use crate::storage::Tensor;
 
 /// What to simulate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -386,17 +392,19 @@ pub fn simulate(
     let runs: Vec<ClassRun> = runs.into_iter().flatten().collect();
     let report = report::build(kernel, schedule, program, &runs);
     let outputs = match machine {
-        Some(machine) => kernel
-            .tensors
-            .iter()
-            .zip(machine.gm)
-            .filter(|(t, _)| t.role == Role::Output)
-            .map(|(t, data)| HostTensor {
-                dtype: t.dtype,
-                shape: t.shape.clone(),
-                data,
-            })
-            .collect(),
+        Some(machine) => {
+            let outputs = kernel.tensors.iter().filter(|t| t.role == Role::Output);
+            machine
+                .into_values(|index| kernel.tensors[index].role == Role::Output)
+                .into_iter()
+                .zip(outputs)
+                .map(|((dtype, data), t)| HostTensor {
+                    dtype,
+                    shape: t.shape.clone(),
+                    data,
+                })
+                .collect()
+        }
         None => Vec::new(),
     };
     Ok(Simulation {
@@ -476,22 +484,22 @@ pub fn evaluate(
     })
 }
 
-/// Global memory for a functional run: the inputs, rounded to their dtypes, and NaN
-/// for the outputs, so an element no instruction writes shows up as a mismatch.
-fn global_memory(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Result<Vec<Vec<f64>>, SimError> {
+/// Global memory for a functional run, each tensor in its dtype: the inputs, rounded
+/// to their dtypes, and all-ones bytes for the outputs (NaN in a float dtype), so an
+/// element no instruction writes shows up as a mismatch.
+fn global_memory(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Result<Vec<Tensor>, SimError> {
     check_inputs(kernel, inputs)?;
     let mut next = inputs.iter();
     Ok(kernel
         .tensors
         .iter()
         .map(|tensor| match tensor.role {
-            Role::Input => next
-                .next()
-                .map(|t| t.data.iter().map(|v| tensor.dtype.round(*v)).collect())
-                .unwrap_or_default(),
-            Role::Output => vec![f64::NAN; tensor.elements() as usize],
+            Role::Input => {
+                Tensor::from_values(tensor.dtype, next.next().map_or(&[], |t| t.data.as_slice()))
+            }
+            Role::Output => Tensor::poisoned(tensor.dtype, tensor.elements() as usize),
             // An intermediate lives on chip: no global memory.
-            Role::Local => Vec::new(),
+            Role::Local => Tensor::from_values(tensor.dtype, &[]),
         })
         .collect())
 }

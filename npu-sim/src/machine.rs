@@ -1,28 +1,35 @@
 //! The data a core works on and what each instruction does to it.
 //!
-//! Every memory holds values, not bits: a level is an array of `f64` indexed by byte
-//! address (an element lives at the address of its first byte), global memory an
-//! array of elements per tensor. Each result is rounded to its dtype with
-//! [`npu_core::scalar`], exactly as the host reference rounds it, so a correct program
-//! reproduces the reference bit for bit wherever it adds in the same order. The cube
-//! multiplies exactly and accumulates in f32 (i32 for integers), rounding after each
-//! addition.
+//! Every memory holds elements in their own dtype ([`crate::storage`]): a level is
+//! bytes indexed by byte address, with a tag per byte saying which dtype was last
+//! written there, and global memory one encoded array per tensor. Each result is
+//! rounded to its dtype exactly as [`npu_core::scalar`] and the host reference round
+//! it, so a correct program reproduces the reference bit for bit wherever it adds in
+//! the same order. Vector instructions run in [`crate::vector`], the cube's in
+//! [`crate::cube`]; copies move bytes.
+//!
+//! In a program that gathers, the unified buffer also remembers, for every byte a
+//! gather index was copied to, the element of its tensor it came from, so that an
+//! out-of-range index is reported at its position in the index tensor.
 
-use npu_core::ir::ScanOp;
-use npu_core::program::{CopyShape, Op, Operand, Program, VectorInstr, VectorKind};
-use npu_core::scalar::{self, IndexError};
-use npu_core::target::{Level, Target};
+use npu_core::Dtype;
+use npu_core::program::{CopyShape, Op, Program};
+use npu_core::target::{Level as LevelKind, Target};
 
+use crate::cube::{self, Gemm};
 use crate::engine::level_index;
+use crate::storage::{self, Tensor};
+use crate::vector::{self, Level};
 
 #[derive(Debug)]
 pub(crate) struct Machine {
-    levels: [Vec<f64>; 5],
+    levels: [Level; 5],
     /// Global memory: each tensor's elements, in kernel order.
-    pub gm: Vec<Vec<f64>>,
+    pub gm: Vec<Tensor>,
+    /// The cube's packed operands, kept between instructions.
+    gemm: Gemm,
     /// In a program that gathers, for each UB byte address a gather index was copied
-    /// to, the element of its tensor it came from, so that an out-of-range index is
-    /// reported at its position in the tensor. Empty otherwise.
+    /// to, the element of its tensor it came from. Empty otherwise.
     origins: Vec<u64>,
 }
 
@@ -49,37 +56,53 @@ impl From<&str> for Fault {
 impl Machine {
     /// On-chip memories as large as the program's buffers reach (an access past them
     /// is outside every buffer, so it is reported rather than silently allowed).
-    pub fn new(target: &Target, program: &Program, gm: Vec<Vec<f64>>) -> Machine {
-        let level =
-            |level: Level| vec![f64::NAN; program.peak(level).min(target.capacity(level)) as usize];
+    pub fn new(target: &Target, program: &Program, gm: Vec<Tensor>) -> Machine {
+        let bytes = |level: LevelKind| program.peak(level).min(target.capacity(level)) as usize;
+        let level = |level: LevelKind| Level::new(bytes(level));
         let origins = if program.gathers.is_empty() {
             Vec::new()
         } else {
-            vec![u64::MAX; program.peak(Level::Ub).min(target.capacity(Level::Ub)) as usize]
+            vec![u64::MAX; bytes(LevelKind::Ub)]
         };
         Machine {
-            origins,
             levels: [
-                level(Level::Ub),
-                level(Level::L1),
-                level(Level::L0a),
-                level(Level::L0b),
-                level(Level::L0c),
+                level(LevelKind::Ub),
+                level(LevelKind::L1),
+                level(LevelKind::L0a),
+                level(LevelKind::L0b),
+                level(LevelKind::L0c),
             ],
             gm,
+            gemm: Gemm::default(),
+            origins,
         }
     }
 
     /// Forgets on-chip data between cores, up to each level's peak.
     pub fn clear(&mut self, program: &Program) {
-        for level in Level::ALL {
-            let memory = &mut self.levels[level_index(level)];
-            let peak = (program.peak(level) as usize).min(memory.len());
-            memory[..peak].fill(f64::NAN);
+        for level in LevelKind::ALL {
+            self.levels[level_index(level)].clear(program.peak(level) as usize);
         }
     }
 
     pub fn execute(&mut self, program: &Program, op: &Op, gm_base: &[u64]) -> Result<(), Fault> {
+        match *op {
+            Op::Vector(ref v) => {
+                let gm = &self.gm;
+                vector::execute(
+                    &mut self.levels[level_index(LevelKind::Ub)],
+                    program,
+                    v,
+                    &self.origins,
+                    |t| gm.get(usize::from(t)).and_then(Tensor::first),
+                )
+            }
+            _ => Ok(self.transfer(program, op, gm_base)?),
+        }
+    }
+
+    /// Every instruction but a vector one: copies, the cube and its fixpipe.
+    fn transfer(&mut self, program: &Program, op: &Op, gm_base: &[u64]) -> Result<(), String> {
         match *op {
             Op::Loop | Op::SetFlag { .. } | Op::WaitFlag { .. } | Op::Barrier => Ok(()),
             Op::CopyIn {
@@ -92,27 +115,44 @@ impl Machine {
             } => {
                 let copy = shape_of(program, shape)?;
                 let base = base(gm_base, tensor, gm)?;
-                let (source, dest) = (
-                    &self.gm[usize::from(tensor)],
-                    &mut self.levels[level_index(level)],
-                );
-                let indexes =
-                    level == Level::Ub && program.gathers.iter().any(|g| g.index == tensor);
-                let origins = &mut self.origins;
-                Ok(copy_box(copy, |offset, buffer| {
-                    if indexes
-                        && let Some(origin) = origins.get_mut(address as usize + buffer as usize)
-                    {
-                        *origin = base.saturating_add(offset);
-                    }
-                    let value = *source
-                        .get(base.saturating_add(offset) as usize)
+                let source = self.gm.get(usize::from(tensor)).ok_or("names no tensor")?;
+                let dest = &mut self.levels[level_index(level)];
+                let size = source.dtype.size() as usize;
+                let tag = storage::tag(source.dtype);
+                // A gather's index tile remembers where each element came from.
+                let mut origins = if level == LevelKind::Ub
+                    && program.gathers.iter().any(|g| g.index == tensor)
+                {
+                    Some(&mut self.origins)
+                } else {
+                    None
+                };
+                copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
+                    let from = element_range(base, gm, size, len, gm_stride)
+                        .filter(|range| range.end <= source.bytes.len())
                         .ok_or("reads past the end of its tensor")?;
-                    *dest
-                        .get_mut(address as usize + buffer as usize)
-                        .ok_or("writes past the end of its level")? = value;
+                    let to = byte_range(address, buffer, size, len, buf_stride)
+                        .filter(|range| range.end <= dest.bytes.len())
+                        .ok_or("writes past the end of its level")?;
+                    move_elements(
+                        &source.bytes[from.clone()],
+                        gm_stride * size,
+                        &mut dest.bytes[to.clone()],
+                        buf_stride,
+                        size,
+                        len,
+                    );
+                    if let Some(origins) = origins.as_deref_mut() {
+                        let first = base.saturating_add(gm);
+                        for i in 0..len {
+                            if let Some(origin) = origins.get_mut(to.start + i * buf_stride) {
+                                *origin = first.saturating_add((i * gm_stride) as u64);
+                            }
+                        }
+                    }
+                    dest.tags[to].fill(tag);
                     Ok(())
-                })?)
+                })
             }
             Op::CopyOut {
                 tensor,
@@ -123,22 +163,47 @@ impl Machine {
             } => {
                 let copy = shape_of(program, shape)?;
                 let base = base(gm_base, tensor, gm)?;
-                let source = &self.levels[level_index(Level::Ub)];
+                let source = &self.levels[level_index(LevelKind::Ub)];
                 let dest = self
                     .gm
                     .get_mut(usize::from(tensor))
                     .ok_or("names no tensor")?;
-                Ok(copy_box(copy, |offset, buffer| {
-                    let value = *source
-                        .get(address as usize + buffer as usize)
+                let size = dest.dtype.size() as usize;
+                copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
+                    let from = byte_range(address, buffer, size, len, buf_stride)
+                        .filter(|range| range.end <= source.bytes.len())
                         .ok_or("reads past the end of ub")?;
-                    *dest
-                        .get_mut(base.saturating_add(offset) as usize)
-                        .ok_or("writes past the end of its tensor")? = value;
+                    let to = element_range(base, gm, size, len, gm_stride)
+                        .filter(|range| range.end <= dest.bytes.len())
+                        .ok_or("writes past the end of its tensor")?;
+                    let held = source.dtype_at(from.start, dest.dtype);
+                    if held == dest.dtype {
+                        move_elements(
+                            &source.bytes[from],
+                            buf_stride,
+                            &mut dest.bytes[to],
+                            gm_stride * size,
+                            size,
+                            len,
+                        );
+                    } else {
+                        // The tile holds another dtype (an integer literal's `select`
+                        // writing a float output): the values move, not the bytes.
+                        convert_elements(
+                            held,
+                            &source.bytes,
+                            from.start,
+                            buf_stride,
+                            dest,
+                            to.start,
+                            gm_stride * size,
+                            len,
+                        )?;
+                    }
                     Ok(())
-                })?)
+                })
             }
-            Op::Vector(ref v) => self.vector(program, v),
+            Op::Vector(_) => Err("a vector instruction is not a transfer".into()),
             Op::LoadL0 {
                 level,
                 source,
@@ -150,14 +215,20 @@ impl Machine {
                 dtype,
             } => {
                 let size = dtype.size() as usize;
-                let [l1, l0] = self.levels_mut(Level::L1, level);
+                let row_bytes = cols as usize * size;
+                let [l1, l0] = self.levels_mut(LevelKind::L1, level);
                 for row in 0..rows as usize {
-                    for col in 0..cols as usize {
-                        let from = source as usize + row * source_row_bytes as usize + col * size;
-                        let to = dest as usize + row * dest_row_bytes as usize + col * size;
-                        *l0.get_mut(to).ok_or("writes past the end of l0")? =
-                            *l1.get(from).ok_or("reads past the end of l1")?;
-                    }
+                    let from = source as usize + row * source_row_bytes as usize;
+                    let to = dest as usize + row * dest_row_bytes as usize;
+                    let from = l1
+                        .bytes
+                        .get(from..from + row_bytes)
+                        .ok_or("reads past the end of l1")?;
+                    l0.bytes
+                        .get_mut(to..to + row_bytes)
+                        .ok_or("writes past the end of l0")?
+                        .copy_from_slice(from);
+                    l0.tags[to..to + row_bytes].fill(storage::tag(dtype));
                 }
                 Ok(())
             }
@@ -171,38 +242,28 @@ impl Machine {
                 init,
                 dtype,
             } => {
-                let [cm_block, cn_block, ck_block] = program
+                let [_, cn_block, ck_block] = program
                     .cube
                     .ok_or("mmad in a program without a cube block")?;
-                let (cn_block, ck_block) = (cn_block as usize, ck_block as usize);
-                let _ = cm_block;
-                let size = dtype.size() as usize;
-                let accumulator = dtype.accumulator();
-                let acc_bytes = accumulator.size() as usize;
-                let [l0a, l0b, l0c] = &mut self.levels[2..5] else {
-                    unreachable!()
-                };
-                for i in 0..m as usize {
-                    for j in 0..n as usize {
-                        let at = c as usize + (i * cn_block + j) * acc_bytes;
-                        let mut acc = if init {
-                            0.0
-                        } else {
-                            *l0c.get(at).ok_or("reads past the end of l0c")?
-                        };
-                        for kk in 0..k as usize {
-                            let x = *l0a
-                                .get(a as usize + (i * ck_block + kk) * size)
-                                .ok_or("reads past the end of l0a")?;
-                            let y = *l0b
-                                .get(b as usize + (kk * cn_block + j) * size)
-                                .ok_or("reads past the end of l0b")?;
-                            acc = accumulator.round(acc + x * y);
-                        }
-                        *l0c.get_mut(at).ok_or("writes past the end of l0c")? = acc;
-                    }
-                }
-                Ok(())
+                let [_, _, l0a, l0b, l0c] = &mut self.levels;
+                self.gemm.mmad(
+                    cube::Mmad {
+                        a: a as usize,
+                        b: b as usize,
+                        c: c as usize,
+                        m: m as usize,
+                        n: n as usize,
+                        k: k as usize,
+                        a_row: ck_block as usize,
+                        b_row: cn_block as usize,
+                        c_row: cn_block as usize,
+                        init,
+                        dtype,
+                    },
+                    l0a,
+                    l0b,
+                    l0c,
+                )
             }
             Op::Fixpipe {
                 source,
@@ -215,30 +276,27 @@ impl Machine {
                 dtype,
             } => {
                 let base = base(gm_base, tensor, gm)?;
-                let l0c = &self.levels[level_index(Level::L0c)];
+                let l0c = &self.levels[level_index(LevelKind::L0c)];
                 let dest = self
                     .gm
                     .get_mut(usize::from(tensor))
                     .ok_or("names no tensor")?;
-                for row in 0..u64::from(rows) {
-                    for col in 0..u64::from(cols) {
-                        let from = source as usize
-                            + (row * u64::from(source_row_bytes) + col * 4) as usize;
-                        let value = *l0c.get(from).ok_or("reads past the end of l0c")?;
-                        let to = base
-                            .saturating_add(row.saturating_mul(gm_row_stride))
-                            .saturating_add(col) as usize;
-                        *dest
-                            .get_mut(to)
-                            .ok_or("writes past the end of its tensor")? = dtype.round(value);
-                    }
-                }
-                Ok(())
+                cube::fixpipe(
+                    l0c,
+                    source as usize,
+                    source_row_bytes as usize,
+                    dest,
+                    base,
+                    gm_row_stride,
+                    rows as usize,
+                    cols as usize,
+                    dtype,
+                )
             }
         }
     }
 
-    fn levels_mut(&mut self, a: Level, b: Level) -> [&mut Vec<f64>; 2] {
+    fn levels_mut(&mut self, a: LevelKind, b: LevelKind) -> [&mut Level; 2] {
         let (i, j) = (level_index(a), level_index(b));
         let [ub, l1, l0a, l0b, l0c] = &mut self.levels;
         let mut all = [Some(ub), Some(l1), Some(l0a), Some(l0b), Some(l0c)];
@@ -247,183 +305,105 @@ impl Machine {
         [first, second]
     }
 
-    fn vector(&mut self, program: &Program, v: &VectorInstr) -> Result<(), Fault> {
-        let extents = program.boxes.get(v.shape as usize).ok_or("names no box")?;
-        let strides = |index: u32| {
-            program
-                .strides
-                .get(index as usize)
-                .map(Vec::as_slice)
-                .ok_or("names no strides")
-        };
-        let mut views: [(usize, &[u64]); 4] = [
-            (v.dst as usize, strides(v.dst_strides)?),
-            (0, &[]),
-            (0, &[]),
-            (0, &[]),
-        ];
-        let mut scalars = [f64::NAN; 3];
-        let mut is_scalar = [true; 3];
-        for (slot, operand) in v.src.iter().enumerate() {
-            match *operand {
-                Operand::None => {}
-                Operand::Ub {
-                    address,
-                    strides: s,
-                } => {
-                    views[slot + 1] = (address as usize, strides(s)?);
-                    is_scalar[slot] = false;
-                }
-                Operand::Scalar(index) => {
-                    scalars[slot] = *program
-                        .constants
-                        .get(index as usize)
-                        .ok_or("names no constant")?;
-                }
-                Operand::Param(tensor) => {
-                    // The scalar register the core was given the parameter's value in.
-                    scalars[slot] = *self
-                        .gm
-                        .get(usize::from(tensor))
-                        .and_then(|values| values.first())
-                        .ok_or("names no scalar parameter")?;
-                }
-            }
-        }
-        if views
-            .iter()
+    /// The outputs' values, each as `f64`s, and the memory of the rest given back
+    /// first, so the conversion never holds more than one output twice.
+    pub fn into_values(self, keep: impl Fn(usize) -> bool) -> Vec<(Dtype, Vec<f64>)> {
+        let kept: Vec<Tensor> = self
+            .gm
+            .into_iter()
             .enumerate()
-            .any(|(slot, (_, s))| (slot == 0 || !is_scalar[slot - 1]) && s.len() != extents.len())
-        {
-            return Err("has strides of another rank than its box".into());
-        }
-        let gather = match v.kind {
-            VectorKind::Gather(g) => {
-                Some(program.gathers.get(g as usize).ok_or("names no gather")?)
-            }
-            _ => None,
-        };
-        let ub = &mut self.levels[level_index(Level::Ub)];
-        let rank = extents.len();
-        if extents.contains(&0) {
-            return Ok(());
-        }
-        let mut index = vec![0u64; rank];
-        let mut offsets = [views[0].0, views[1].0, views[2].0, views[3].0];
-        let dtype = v.dtype;
-        loop {
-            let mut read = [0.0f64; 3];
-            for slot in 0..3 {
-                read[slot] = if is_scalar[slot] {
-                    scalars[slot]
-                } else {
-                    *ub.get(offsets[slot + 1])
-                        .ok_or("reads past the end of ub")?
-                };
-            }
-            if let Some(gather) = gather {
-                // The index, checked before the row it names is read.
-                let row = IndexError::check(read[1], gather.extent, || {
-                    let flat = self.origins.get(offsets[2]).copied().unwrap_or(u64::MAX);
-                    IndexError {
-                        index: tensor_name(program, gather.index),
-                        position: IndexError::position_of(flat, &gather.index_shape),
-                        value: read[1] as i64,
-                        table: tensor_name(program, gather.table),
-                        dim: gather.dim as usize,
-                        extent: gather.extent,
-                    }
-                })
-                .map_err(Fault::Index)?;
-                let at = offsets[1] + (row * gather.row_bytes) as usize;
-                read[0] = *ub.get(at).ok_or("reads past the end of ub")?;
-            }
-            match v.kind {
-                // The index of this element along the reduced last dimension, and
-                // the running value beside the index (see `VectorKind::Reduce`).
-                VectorKind::Reduce(op, _) if op.is_arg() => {
-                    if scalar::arg_takes(op, read[1], read[0]) {
-                        let position = read[2] + index[rank - 1] as f64;
-                        *ub.get_mut(offsets[2]).ok_or("writes past the end of ub")? = read[0];
-                        *ub.get_mut(offsets[0]).ok_or("writes past the end of ub")? = position;
-                    }
-                }
-                // The carry takes the step; the element gets it rounded.
-                VectorKind::Cumsum(accumulator) | VectorKind::Cumprod(accumulator) => {
-                    let op = v.kind.scan().map_or(ScanOp::Sum, |(op, _)| op);
-                    let carry = scalar::scan_step(op, accumulator, read[1], read[0]);
-                    *ub.get_mut(offsets[2]).ok_or("writes past the end of ub")? = carry;
-                    *ub.get_mut(offsets[0]).ok_or("writes past the end of ub")? =
-                        dtype.round(carry);
-                }
-                _ => self::elementwise(v.kind, dtype, ub, offsets[0], read)?,
-            }
-            // Advance the odometer, innermost dimension fastest.
-            let mut dim = rank;
-            loop {
-                if dim == 0 {
-                    return Ok(());
-                }
-                dim -= 1;
-                index[dim] += 1;
-                for (slot, offset) in offsets.iter_mut().enumerate() {
-                    if let Some(stride) = views[slot].1.get(dim) {
-                        *offset += *stride as usize;
-                    }
-                }
-                if index[dim] < extents[dim] {
-                    break;
-                }
-                for (slot, offset) in offsets.iter_mut().enumerate() {
-                    if let Some(stride) = views[slot].1.get(dim) {
-                        *offset -= (*stride * extents[dim]) as usize;
-                    }
-                }
-                index[dim] = 0;
-            }
-        }
+            .filter(|(index, _)| keep(*index))
+            .map(|(_, tensor)| tensor)
+            .collect();
+        kept.into_iter()
+            .map(|tensor| (tensor.dtype, tensor.to_values()))
+            .collect()
     }
 }
 
-fn tensor_name(program: &Program, tensor: u16) -> String {
-    program
-        .tensors
-        .get(usize::from(tensor))
-        .cloned()
-        .unwrap_or_else(|| format!("t{tensor}"))
+/// The bytes of `len` elements of `size` bytes, `stride` elements apart, from element
+/// `base + offset` of a tensor.
+fn element_range(
+    base: u64,
+    offset: u64,
+    size: usize,
+    len: usize,
+    stride: usize,
+) -> Option<std::ops::Range<usize>> {
+    let first = usize::try_from(base.checked_add(offset)?).ok()?;
+    let last = first.checked_add(len.checked_sub(1)?.checked_mul(stride)?)?;
+    Some(first.checked_mul(size)?..last.checked_add(1)?.checked_mul(size)?)
 }
 
-/// One element of an elementwise vector instruction (or a plain fold) into `dst`.
-fn elementwise(
-    kind: VectorKind,
-    dtype: npu_core::Dtype,
-    ub: &mut [f64],
-    dst: usize,
-    read: [f64; 3],
-) -> Result<(), String> {
-    let dst = ub.get_mut(dst).ok_or("writes past the end of ub")?;
-    *dst = match kind {
-        VectorKind::Dup | VectorKind::Copy | VectorKind::Gather(_) => read[0],
-        VectorKind::Unary(op) => scalar::unary(op, dtype, read[0]),
-        VectorKind::Binary(op) => scalar::binary(op, dtype, read[0], read[1]),
-        VectorKind::Compare(op) => f64::from(u8::from(scalar::compare(op, read[0], read[1]))),
-        VectorKind::Select => {
-            if read[0] != 0.0 {
-                read[1]
-            } else {
-                read[2]
-            }
+/// The bytes of `len` elements of `size` bytes, `stride` bytes apart, from byte
+/// `address + offset` of a level.
+fn byte_range(
+    address: u32,
+    offset: u64,
+    size: usize,
+    len: usize,
+    stride: usize,
+) -> Option<std::ops::Range<usize>> {
+    let first = (address as usize).checked_add(usize::try_from(offset).ok()?)?;
+    let last = first.checked_add(len.checked_sub(1)?.checked_mul(stride)?)?;
+    Some(first..last.checked_add(size)?)
+}
+
+/// Converts `len` elements of `held` from byte `from` of `source`, `from_stride`
+/// bytes apart, to the dtype of `dest`, from its byte `to`, `to_stride` bytes apart.
+#[allow(clippy::too_many_arguments)] // Two strided runs, each with its memory.
+fn convert_elements(
+    held: Dtype,
+    source: &[u8],
+    from: usize,
+    from_stride: usize,
+    dest: &mut Tensor,
+    to: usize,
+    to_stride: usize,
+    len: usize,
+) -> Result<(), &'static str> {
+    let size = dest.dtype.size() as usize;
+    let mut lanes = [0.0f64; storage::CHUNK];
+    for start in (0..len).step_by(storage::CHUNK) {
+        let count = storage::CHUNK.min(len - start);
+        let run = storage::Run {
+            offset: from + start * from_stride,
+            stride: from_stride,
+            len: count,
+        };
+        if !storage::load(held, source, run, &mut lanes) {
+            return Err("reads past the end of ub");
         }
-        VectorKind::Cast => scalar::cast(dtype, read[0]),
-        VectorKind::SatCast => scalar::cast_saturating(dtype, read[0]),
-        VectorKind::Reduce(op, accumulator) => {
-            scalar::reduce_step_in(op, accumulator, *dst, read[0])
+        for (i, lane) in lanes[..count].iter().enumerate() {
+            let at = to + (start + i) * to_stride;
+            let element = dest
+                .bytes
+                .get_mut(at..at + size)
+                .ok_or("writes past the end of its tensor")?;
+            storage::encode(dest.dtype, std::slice::from_ref(lane), element);
         }
-        VectorKind::Cumsum(_) | VectorKind::Cumprod(_) => {
-            return Err("a scan is not elementwise".into());
-        }
-    };
+    }
     Ok(())
+}
+
+/// Moves `len` elements of `size` bytes between two byte ranges that start at an
+/// element, `from_stride` and `to_stride` bytes apart.
+fn move_elements(
+    from: &[u8],
+    from_stride: usize,
+    to: &mut [u8],
+    to_stride: usize,
+    size: usize,
+    len: usize,
+) {
+    if from_stride == size && to_stride == size {
+        to[..len * size].copy_from_slice(&from[..len * size]);
+    } else {
+        for i in 0..len {
+            let (f, t) = (i * from_stride, i * to_stride);
+            to[t..t + size].copy_from_slice(&from[f..f + size]);
+        }
+    }
 }
 
 fn shape_of(program: &Program, shape: u32) -> Result<&CopyShape, String> {
@@ -443,34 +423,46 @@ fn base(gm_base: &[u64], tensor: u16, gm: u64) -> Result<u64, String> {
         .ok_or_else(|| "addresses past the end of global memory".to_string())
 }
 
-/// Calls `f(gm element offset, buffer byte offset)` for every element of a copy.
-fn copy_box(
+/// Calls `f(gm element offset, buffer byte offset, len, gm stride in elements, buffer
+/// stride in bytes)` for every row (innermost dimension) of a copy.
+fn copy_rows(
     copy: &CopyShape,
-    mut f: impl FnMut(u64, u64) -> Result<(), &'static str>,
+    size: usize,
+    mut f: impl FnMut(u64, u64, usize, usize, usize) -> Result<(), &'static str>,
 ) -> Result<(), String> {
     let dims = &copy.dims;
+    if dims.is_empty() {
+        // A copy of one element.
+        return f(0, 0, 1, 1, size).map_err(String::from);
+    }
     if dims.iter().any(|d| d.len == 0) {
         return Ok(());
     }
     let rank = dims.len();
-    let mut index = vec![0u64; rank];
-    let (mut gm, mut buffer) = (0u64, 0u64);
+    let row = dims[rank - 1];
+    let (len, gm_stride, buf_stride) = (
+        usize::try_from(row.len).map_err(|_| "copies a row too long for this host")?,
+        usize::try_from(row.gm_stride).map_err(|_| "strides past the end of its tensor")?,
+        usize::try_from(row.buf_stride).map_err(|_| "strides past the end of its level")?,
+    );
+    let mut index = vec![0u64; rank - 1];
     loop {
-        f(gm, buffer)?;
-        let mut dim = rank;
+        let (mut gm, mut buffer) = (0u64, 0u64);
+        for (i, dim) in index.iter().zip(dims) {
+            gm = gm.saturating_add(i.saturating_mul(dim.gm_stride));
+            buffer = buffer.saturating_add(i.saturating_mul(dim.buf_stride));
+        }
+        f(gm, buffer, len, gm_stride, buf_stride)?;
+        let mut dim = rank - 1;
         loop {
             if dim == 0 {
                 return Ok(());
             }
             dim -= 1;
             index[dim] += 1;
-            gm += dims[dim].gm_stride;
-            buffer += dims[dim].buf_stride;
             if index[dim] < dims[dim].len {
                 break;
             }
-            gm -= dims[dim].gm_stride * dims[dim].len;
-            buffer -= dims[dim].buf_stride * dims[dim].len;
             index[dim] = 0;
         }
     }

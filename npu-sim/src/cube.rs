@@ -1,0 +1,383 @@
+//! The cube's data path: `mmad` as a blocked matrix multiply, and `fixpipe`'s copy of
+//! L0C to global memory.
+//!
+//! `mmad` computes `C[i][j] = round(C[i][j] + A[i][kk] × B[kk][j])` for `kk` in order,
+//! accumulating in f32 for float inputs and i32 for integer ones, rounding after each
+//! addition, as L0C does. The operands are packed into panels (A by `MR` rows, B by
+//! `NR` columns) and a register tile of `MR × NR` accumulators runs over `k`, so the
+//! inner loop is a fixed-size multiply-add the compiler vectorises; every element still
+//! sees its `k` terms one at a time in order, so the result is the naive loop's.
+//!
+//! Which arithmetic gives exactly the rounding `scalar` would (an exact product added
+//! in `f64`, then rounded to the accumulator):
+//!
+//! - f16 inputs: in f32. Their product (at most 22 significant bits, between 2^-48
+//!   and 2^32) is exact in f32, and the f32 sum of two f32 numbers equals the f64 sum
+//!   rounded to f32, since f64 carries more than 2 × 24 + 1 bits (double rounding of
+//!   an addition is innocuous then; Figueroa, "When is double rounding innocuous?",
+//!   1995). bf16 has f32's exponent range, so its product can overflow or underflow
+//!   f32 where f64 holds it: bf16 goes the f64 way below.
+//! - 8- and 16-bit integers: in wrapping i32. The f64 sum is exact (below 2^53) and
+//!   rounds by wrapping modulo 2^32, which is what wrapping i32 arithmetic computes.
+//! - bf16, f32 and 32-bit integers: in f64, as `scalar` does, rounded after each step.
+
+use npu_core::Dtype;
+
+use crate::storage::{self, Run, Tensor};
+use crate::vector::Level;
+
+/// Rows of A and columns of B in one register tile.
+const MR: usize = 4;
+const NR: usize = 8;
+
+/// One `mmad`: byte addresses in L0A, L0B, L0C, the shape, and each operand's row
+/// length in elements.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mmad {
+    pub a: usize,
+    pub b: usize,
+    pub c: usize,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub a_row: usize,
+    pub b_row: usize,
+    pub c_row: usize,
+    pub init: bool,
+    pub dtype: Dtype,
+}
+
+/// Packed operands, kept between instructions so a run allocates them once.
+#[derive(Debug, Default)]
+pub(crate) struct Gemm {
+    lanes: Vec<f64>,
+    f32s: [Vec<f32>; 3],
+    i32s: [Vec<i32>; 3],
+    f64s: [Vec<f64>; 3],
+}
+
+/// An element type the packed operands and accumulators are held in.
+trait Packed: Copy + Default {
+    fn from_lane(lane: f64) -> Self;
+    fn to_lane(self) -> f64;
+}
+
+impl Packed for f32 {
+    fn from_lane(lane: f64) -> f32 {
+        lane as f32
+    }
+    fn to_lane(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Packed for i32 {
+    fn from_lane(lane: f64) -> i32 {
+        lane as i32
+    }
+    fn to_lane(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Packed for f64 {
+    fn from_lane(lane: f64) -> f64 {
+        lane
+    }
+    fn to_lane(self) -> f64 {
+        self
+    }
+}
+
+impl Gemm {
+    pub fn mmad(
+        &mut self,
+        op: Mmad,
+        l0a: &Level,
+        l0b: &Level,
+        l0c: &mut Level,
+    ) -> Result<(), String> {
+        let accumulator = op.dtype.accumulator();
+        let Gemm {
+            lanes,
+            f32s,
+            i32s,
+            f64s,
+        } = self;
+        match op.dtype {
+            Dtype::F16 => run(op, l0a, l0b, l0c, lanes, f32s, |acc: f32, x, y| acc + x * y),
+            Dtype::I8 | Dtype::U8 | Dtype::I16 | Dtype::U16 => run(
+                op,
+                l0a,
+                l0b,
+                l0c,
+                lanes,
+                i32s,
+                |acc: i32, x: i32, y: i32| acc.wrapping_add(x.wrapping_mul(y)),
+            ),
+            Dtype::Bf16 | Dtype::F32 => run(op, l0a, l0b, l0c, lanes, f64s, |acc: f64, x, y| {
+                f64::from((acc + x * y) as f32)
+            }),
+            Dtype::I32 | Dtype::U32 => run(op, l0a, l0b, l0c, lanes, f64s, |acc: f64, x, y| {
+                accumulator.round(acc + x * y)
+            }),
+        }
+    }
+}
+
+/// Packs, multiplies and unpacks one `mmad` with `step` as the multiply-add, every
+/// operand held as `T`.
+fn run<T: Packed>(
+    op: Mmad,
+    l0a: &Level,
+    l0b: &Level,
+    l0c: &mut Level,
+    lanes: &mut Vec<f64>,
+    [a, b, c]: &mut [Vec<T>; 3],
+    step: impl Fn(T, T, T) -> T + Copy,
+) -> Result<(), String> {
+    let Mmad { m, n, k, .. } = op;
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let accumulator = op.dtype.accumulator();
+    let size = op.dtype.size() as usize;
+    let acc_size = accumulator.size() as usize;
+    let (m_pad, n_pad) = (m.div_ceil(MR) * MR, n.div_ceil(NR) * NR);
+    lanes.resize(k.max(n), 0.0);
+    // A in panels of MR rows: panel p holds, for each kk, rows p*MR..p*MR+MR.
+    a.clear();
+    a.resize(m_pad * k, T::default());
+    for i in 0..m {
+        let run = Run {
+            offset: op.a + i * op.a_row * size,
+            stride: size,
+            len: k,
+        };
+        if !storage::load(op.dtype, &l0a.bytes, run, lanes) {
+            return Err("reads past the end of l0a".into());
+        }
+        let panel = &mut a[(i / MR) * k * MR..];
+        for (kk, lane) in lanes[..k].iter().enumerate() {
+            panel[kk * MR + i % MR] = T::from_lane(*lane);
+        }
+    }
+    // B in panels of NR columns: panel q holds, for each kk, columns q*NR..q*NR+NR.
+    b.clear();
+    b.resize(k * n_pad, T::default());
+    for kk in 0..k {
+        let run = Run {
+            offset: op.b + kk * op.b_row * size,
+            stride: size,
+            len: n,
+        };
+        if !storage::load(op.dtype, &l0b.bytes, run, lanes) {
+            return Err("reads past the end of l0b".into());
+        }
+        for (j, lane) in lanes[..n].iter().enumerate() {
+            b[(j / NR) * k * NR + kk * NR + j % NR] = T::from_lane(*lane);
+        }
+    }
+    // C row-major, m_pad × n_pad.
+    c.clear();
+    c.resize(m_pad * n_pad, T::default());
+    let c_run = |i: usize| Run {
+        offset: op.c + i * op.c_row * acc_size,
+        stride: acc_size,
+        len: n,
+    };
+    if !op.init {
+        for i in 0..m {
+            let held = l0c.dtype_at(c_run(i).offset, accumulator);
+            if !storage::load(held, &l0c.bytes, c_run(i), lanes) {
+                return Err("reads past the end of l0c".into());
+            }
+            for (c, lane) in c[i * n_pad..][..n].iter_mut().zip(&lanes[..n]) {
+                *c = T::from_lane(*lane);
+            }
+        }
+    }
+    multiply(a, b, c, n_pad, k, step);
+    for i in 0..m {
+        for (lane, c) in lanes[..n].iter_mut().zip(&c[i * n_pad..][..n]) {
+            *lane = c.to_lane();
+        }
+        l0c.store(accumulator, &lanes[..n], c_run(i))
+            .map_err(|_| "writes past the end of l0c".to_string())?;
+    }
+    Ok(())
+}
+
+/// `c += a × b` over packed panels, one `MR × NR` register tile at a time.
+fn multiply<T: Copy>(
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    n_pad: usize,
+    k: usize,
+    step: impl Fn(T, T, T) -> T + Copy,
+) {
+    if k == 0 {
+        return;
+    }
+    for (p, a_panel) in a.chunks_exact(k * MR).enumerate() {
+        for (q, b_panel) in b.chunks_exact(k * NR).enumerate() {
+            let mut tile = [[c[0]; NR]; MR];
+            for (r, row) in tile.iter_mut().enumerate() {
+                row.copy_from_slice(&c[(p * MR + r) * n_pad + q * NR..][..NR]);
+            }
+            for (a_col, b_row) in a_panel.chunks_exact(MR).zip(b_panel.chunks_exact(NR)) {
+                let a_col: &[T; MR] = a_col.try_into().expect("a panel column");
+                let b_row: &[T; NR] = b_row.try_into().expect("a panel row");
+                for (row, x) in tile.iter_mut().zip(a_col) {
+                    for (acc, y) in row.iter_mut().zip(b_row) {
+                        *acc = step(*acc, *x, *y);
+                    }
+                }
+            }
+            for (r, row) in tile.iter().enumerate() {
+                c[(p * MR + r) * n_pad + q * NR..][..NR].copy_from_slice(row);
+            }
+        }
+    }
+}
+
+/// `fixpipe`: `rows × cols` accumulators from L0C (4 bytes each, rows
+/// `source_row_bytes` apart) to global memory from element `base`, rows
+/// `gm_row_stride` elements apart, each rounded to `dtype`.
+#[allow(clippy::too_many_arguments)] // The instruction's own operands, one for one.
+pub(crate) fn fixpipe(
+    l0c: &Level,
+    source: usize,
+    source_row_bytes: usize,
+    dest: &mut Tensor,
+    base: u64,
+    gm_row_stride: u64,
+    rows: usize,
+    cols: usize,
+    dtype: Dtype,
+) -> Result<(), String> {
+    let size = dest.dtype.size() as usize;
+    let mut lanes = [0.0f64; storage::CHUNK];
+    for row in 0..rows {
+        for start in (0..cols).step_by(storage::CHUNK) {
+            let len = storage::CHUNK.min(cols - start);
+            let from = source + row * source_row_bytes + start * 4;
+            let held = l0c.dtype_at(from, dtype.accumulator());
+            let run = Run {
+                offset: from,
+                stride: 4,
+                len,
+            };
+            if !storage::load(held, &l0c.bytes, run, &mut lanes) {
+                return Err("reads past the end of l0c".into());
+            }
+            if !dtype.is_float() || dtype != dest.dtype {
+                for lane in &mut lanes[..len] {
+                    *lane = dtype.round(*lane);
+                }
+            }
+            let to = (row as u64)
+                .checked_mul(gm_row_stride)
+                .and_then(|offset| offset.checked_add(base))
+                .and_then(|first| first.checked_add(start as u64))
+                .and_then(|first| usize::try_from(first).ok())
+                .and_then(|first| first.checked_mul(size))
+                .filter(|first| first + len * size <= dest.bytes.len())
+                .ok_or("writes past the end of its tensor")?;
+            storage::encode(
+                dest.dtype,
+                &lanes[..len],
+                &mut dest.bytes[to..to + len * size],
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use npu_core::scalar::HostTensor;
+
+    /// `rows × cols` values of `dtype` (edge values, then random ones) laid out with
+    /// `row` elements per row from byte 0 of a fresh level.
+    fn level(dtype: Dtype, rows: usize, cols: usize, row: usize, seed: u64) -> (Level, Vec<f64>) {
+        let count = rows * cols;
+        let mut values = HostTensor::edges(dtype, &[count as u64], seed as usize).data;
+        let random = HostTensor::random(dtype, &[count as u64], seed).data;
+        // Mostly random, with the edge values spread through.
+        for (i, value) in values.iter_mut().enumerate() {
+            if i % 5 != 0 {
+                *value = random[i];
+            }
+        }
+        let size = dtype.size() as usize;
+        let mut memory = Level::new(rows * row * size + 64);
+        for r in 0..rows {
+            let run = Run {
+                offset: r * row * size,
+                stride: size,
+                len: cols,
+            };
+            memory
+                .store(dtype, &values[r * cols..][..cols], run)
+                .unwrap();
+        }
+        (memory, values)
+    }
+
+    /// The blocked GEMM equals the naive loop `scalar` semantics give (each product
+    /// exact, each addition rounded to the accumulator, `k` in order), for every
+    /// input dtype, shapes that fill no register tile evenly, and accumulating onto
+    /// what L0C held.
+    #[test]
+    fn blocked_gemm_equals_the_naive_loop() {
+        let (m, n, k) = (19, 21, 23);
+        let (a_row, b_row) = (32, 32);
+        for dtype in Dtype::ALL {
+            let accumulator = dtype.accumulator();
+            let (l0a, a) = level(dtype, m, k, a_row, 1);
+            let (l0b, b) = level(dtype, k, n, b_row, 2);
+            let (mut l0c, c0) = level(accumulator, m, n, b_row, 3);
+            let mut gemm = Gemm::default();
+            for init in [false, true] {
+                let op = Mmad {
+                    a: 0,
+                    b: 0,
+                    c: 0,
+                    m,
+                    n,
+                    k,
+                    a_row,
+                    b_row,
+                    c_row: b_row,
+                    init,
+                    dtype,
+                };
+                let before = l0c.bytes.clone();
+                gemm.mmad(op, &l0a, &l0b, &mut l0c).unwrap();
+                for i in 0..m {
+                    let mut got = vec![0.0; n];
+                    let run = Run {
+                        offset: i * b_row * 4,
+                        stride: 4,
+                        len: n,
+                    };
+                    assert!(storage::load(accumulator, &l0c.bytes, run, &mut got));
+                    for (j, got) in got.iter().enumerate() {
+                        let mut acc = if init { 0.0 } else { c0[i * n + j] };
+                        for kk in 0..k {
+                            acc = accumulator.round(acc + a[i * k + kk] * b[kk * n + j]);
+                        }
+                        assert!(
+                            acc.to_bits() == got.to_bits() || (acc.is_nan() && got.is_nan()),
+                            "{dtype} init {init} at ({i}, {j}): {got}, naive {acc}"
+                        );
+                    }
+                }
+                l0c.bytes = before;
+            }
+        }
+    }
+}

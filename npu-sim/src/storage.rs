@@ -1,0 +1,327 @@
+//! How the functional simulator stores values: every memory is bytes, each element in
+//! its dtype's own encoding (little-endian), and this module is the one place that maps
+//! a dtype to its encoding and back.
+//!
+//! Arithmetic happens on lanes of `f64`, which hold every value of every dtype exactly:
+//! [`load`] decodes a run of elements into lanes, [`store`] encodes lanes back,
+//! rounding floats with the same conversion [`Dtype::round`] uses (so a lane holding
+//! the exact `f64` result of an operation stores as `scalar` would round it). The
+//! conversions of f16 and bf16 go through `half`'s slice functions, which use the CPU's
+//! conversion instructions where it has them.
+//!
+//! A dtype added to [`Dtype`] gets its encoding here, in [`decode`] and [`encode`].
+
+use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
+use half::{bf16, f16};
+use npu_core::Dtype;
+
+/// Elements converted at a time: lanes live on the stack, in the L1 cache.
+pub(crate) const CHUNK: usize = 256;
+
+/// A run of elements in a byte memory: the byte offset of the first, the byte stride
+/// between consecutive ones (0 repeats one element), and how many.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Run {
+    pub offset: usize,
+    pub stride: usize,
+    pub len: usize,
+}
+
+impl Run {
+    /// One past the last byte the run touches, or `None` if it overflows.
+    pub fn end(&self, size: usize) -> Option<usize> {
+        self.len
+            .checked_sub(1)
+            .map_or(Some(self.offset), |last| {
+                last.checked_mul(self.stride)?.checked_add(self.offset)
+            })?
+            .checked_add(size)
+    }
+}
+
+/// The tag of a byte never written.
+pub(crate) const UNWRITTEN: u8 = 0;
+
+/// The tag recording that an element of `dtype` was written at a byte.
+pub(crate) fn tag(dtype: Dtype) -> u8 {
+    Dtype::ALL.iter().position(|d| *d == dtype).unwrap_or(0) as u8 + 1
+}
+
+/// The dtype a tag records, if any.
+pub(crate) fn tagged(tag: u8) -> Option<Dtype> {
+    Dtype::ALL.get(usize::from(tag).checked_sub(1)?).copied()
+}
+
+/// The byte a fresh memory is filled with: all ones is a NaN in every float dtype, so
+/// a float element no instruction wrote shows up as a mismatch.
+pub(crate) const POISON: u8 = 0xff;
+
+/// Decodes `run` of `dtype` elements from `bytes` into `lanes[..run.len]`; `false`
+/// when the run reaches past the end of `bytes`.
+pub(crate) fn load(dtype: Dtype, bytes: &[u8], run: Run, lanes: &mut [f64]) -> bool {
+    let size = dtype.size() as usize;
+    let lanes = &mut lanes[..run.len];
+    match run.end(size) {
+        Some(end) if end <= bytes.len() => {}
+        _ => return false,
+    }
+    if run.stride == 0 && run.len > 0 {
+        let mut one = [0.0];
+        decode(dtype, &bytes[run.offset..run.offset + size], &mut one);
+        lanes.fill(one[0]);
+    } else if run.stride == size {
+        decode(
+            dtype,
+            &bytes[run.offset..run.offset + run.len * size],
+            lanes,
+        );
+    } else {
+        let mut packed = [0u8; CHUNK * 4];
+        for (chunk, lanes) in lanes.chunks_mut(CHUNK).enumerate() {
+            let first = run.offset + chunk * CHUNK * run.stride;
+            for (i, element) in packed.chunks_exact_mut(size).take(lanes.len()).enumerate() {
+                let at = first + i * run.stride;
+                element.copy_from_slice(&bytes[at..at + size]);
+            }
+            decode(dtype, &packed[..lanes.len() * size], lanes);
+        }
+    }
+    true
+}
+
+/// Encodes `lanes` as `run` of `dtype` elements into `bytes` and records their dtype
+/// in `tags` over the bytes the run spans; `false` when the run reaches past the end.
+/// Floats round as [`Dtype::round`] does; an integer lane must hold an integer (the
+/// conversion saturates, so ±∞ stores the dtype's extreme, as a max or min reduction
+/// needs for its start value).
+pub(crate) fn store(
+    dtype: Dtype,
+    lanes: &[f64],
+    bytes: &mut [u8],
+    tags: &mut [u8],
+    run: Run,
+) -> bool {
+    let size = dtype.size() as usize;
+    let lanes = &lanes[..run.len];
+    let end = match run.end(size) {
+        Some(end) if end <= bytes.len() && end <= tags.len() => end,
+        _ => return false,
+    };
+    if run.len == 0 {
+        return true;
+    }
+    tags[run.offset..end].fill(tag(dtype));
+    if run.stride == size {
+        encode(dtype, lanes, &mut bytes[run.offset..end]);
+    } else if run.stride == 0 {
+        // Every element lands on the same bytes: the last one stays.
+        let last = &lanes[lanes.len() - 1..];
+        encode(dtype, last, &mut bytes[run.offset..end]);
+    } else {
+        let mut packed = [0u8; CHUNK * 4];
+        for (chunk, lanes) in lanes.chunks(CHUNK).enumerate() {
+            let first = run.offset + chunk * CHUNK * run.stride;
+            encode(dtype, lanes, &mut packed[..lanes.len() * size]);
+            for (i, element) in packed.chunks_exact(size).take(lanes.len()).enumerate() {
+                let at = first + i * run.stride;
+                bytes[at..at + size].copy_from_slice(element);
+            }
+        }
+    }
+    true
+}
+
+/// Decodes consecutive elements of `dtype` into `lanes` (as many as fit both).
+pub(crate) fn decode(dtype: Dtype, bytes: &[u8], lanes: &mut [f64]) {
+    macro_rules! ints {
+        ($ty:ty) => {
+            for (lane, element) in lanes.iter_mut().zip(bytes.chunks_exact(size_of::<$ty>())) {
+                *lane = f64::from(<$ty>::from_le_bytes(
+                    element.try_into().expect("chunk of the element size"),
+                ));
+            }
+        };
+    }
+    match dtype {
+        Dtype::F16 | Dtype::Bf16 => {
+            for (lanes, bytes) in lanes.chunks_mut(CHUNK).zip(bytes.chunks(CHUNK * 2)) {
+                let mut bits = [0u16; CHUNK];
+                let bits = &mut bits[..lanes.len().min(bytes.len() / 2)];
+                let lanes = &mut lanes[..bits.len()];
+                for (bit, element) in bits.iter_mut().zip(bytes.chunks_exact(2)) {
+                    *bit = u16::from_le_bytes([element[0], element[1]]);
+                }
+                if dtype == Dtype::F16 {
+                    bits.reinterpret_cast::<f16>().convert_to_f64_slice(lanes);
+                } else {
+                    bits.reinterpret_cast::<bf16>().convert_to_f64_slice(lanes);
+                }
+            }
+        }
+        Dtype::F32 => {
+            for (lane, element) in lanes.iter_mut().zip(bytes.chunks_exact(4)) {
+                *lane = f64::from(f32::from_le_bytes(
+                    element.try_into().expect("chunk of 4 bytes"),
+                ));
+            }
+        }
+        Dtype::I8 => ints!(i8),
+        Dtype::U8 => ints!(u8),
+        Dtype::I16 => ints!(i16),
+        Dtype::U16 => ints!(u16),
+        Dtype::I32 => ints!(i32),
+        Dtype::U32 => ints!(u32),
+    }
+}
+
+/// Encodes `lanes` as consecutive elements of `dtype` (as many as fit both); floats
+/// round as [`Dtype::round`] does.
+pub(crate) fn encode(dtype: Dtype, lanes: &[f64], bytes: &mut [u8]) {
+    macro_rules! ints {
+        ($ty:ty) => {
+            for (lane, element) in lanes.iter().zip(bytes.chunks_exact_mut(size_of::<$ty>())) {
+                element.copy_from_slice(&(*lane as $ty).to_le_bytes());
+            }
+        };
+    }
+    match dtype {
+        Dtype::F16 | Dtype::Bf16 => {
+            for (lanes, bytes) in lanes.chunks(CHUNK).zip(bytes.chunks_mut(CHUNK * 2)) {
+                let mut bits = [0u16; CHUNK];
+                let bits = &mut bits[..lanes.len().min(bytes.len() / 2)];
+                let lanes = &lanes[..bits.len()];
+                // The same conversions as `Dtype::round`: `from_f64`, a slice at a time.
+                if dtype == Dtype::F16 {
+                    bits.reinterpret_cast_mut::<f16>()
+                        .convert_from_f64_slice(lanes);
+                } else {
+                    bits.reinterpret_cast_mut::<bf16>()
+                        .convert_from_f64_slice(lanes);
+                }
+                for (bit, element) in bits.iter().zip(bytes.chunks_exact_mut(2)) {
+                    element.copy_from_slice(&bit.to_le_bytes());
+                }
+            }
+        }
+        Dtype::F32 => {
+            for (lane, element) in lanes.iter().zip(bytes.chunks_exact_mut(4)) {
+                element.copy_from_slice(&(*lane as f32).to_le_bytes());
+            }
+        }
+        Dtype::I8 => ints!(i8),
+        Dtype::U8 => ints!(u8),
+        Dtype::I16 => ints!(i16),
+        Dtype::U16 => ints!(u16),
+        Dtype::I32 => ints!(i32),
+        Dtype::U32 => ints!(u32),
+    }
+}
+
+/// A tensor in global memory: its elements, encoded.
+#[derive(Debug)]
+pub(crate) struct Tensor {
+    pub dtype: Dtype,
+    pub bytes: Vec<u8>,
+}
+
+impl Tensor {
+    /// A tensor holding `values`, each rounded to `dtype` as [`Dtype::round`] does.
+    pub fn from_values(dtype: Dtype, values: &[f64]) -> Tensor {
+        let size = dtype.size() as usize;
+        let mut bytes = vec![0u8; values.len() * size];
+        if dtype.is_float() {
+            encode(dtype, values, &mut bytes);
+        } else {
+            // Integers wrap; the encoding alone would saturate.
+            let mut rounded = [0.0; CHUNK];
+            for (values, bytes) in values.chunks(CHUNK).zip(bytes.chunks_mut(CHUNK * size)) {
+                for (rounded, value) in rounded.iter_mut().zip(values) {
+                    *rounded = dtype.round(*value);
+                }
+                encode(dtype, &rounded[..values.len()], bytes);
+            }
+        }
+        Tensor { dtype, bytes }
+    }
+
+    /// `elements` elements no instruction has written yet (NaN in a float dtype).
+    pub fn poisoned(dtype: Dtype, elements: usize) -> Tensor {
+        Tensor {
+            dtype,
+            bytes: vec![POISON; elements * dtype.size() as usize],
+        }
+    }
+
+    pub fn elements(&self) -> usize {
+        self.bytes.len() / self.dtype.size() as usize
+    }
+
+    /// Every element as an `f64`.
+    pub fn to_values(&self) -> Vec<f64> {
+        let mut values = vec![0.0; self.elements()];
+        decode(self.dtype, &self.bytes, &mut values);
+        values
+    }
+
+    /// The first element (a scalar parameter's value), if any.
+    pub fn first(&self) -> Option<f64> {
+        let size = self.dtype.size() as usize;
+        let mut one = [0.0];
+        decode(self.dtype, self.bytes.get(..size)?, &mut one);
+        Some(one[0])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use npu_core::scalar::HostTensor;
+
+    /// Every value of every dtype's edge and random sets survives a store and a load,
+    /// and a float lane stores as `Dtype::round` rounds it.
+    #[test]
+    fn encoding_round_trips_and_rounds_as_dtype_round() {
+        for dtype in Dtype::ALL {
+            let mut values = HostTensor::edges(dtype, &[64], 0).data;
+            values.extend(HostTensor::random(dtype, &[600], 7).data);
+            let tensor = Tensor::from_values(dtype, &values);
+            let back = tensor.to_values();
+            for (value, back) in values.iter().zip(&back) {
+                assert!(
+                    value.to_bits() == back.to_bits() || (value.is_nan() && back.is_nan()),
+                    "{dtype}: {value} came back as {back}"
+                );
+            }
+            if dtype.is_float() {
+                let exact: Vec<f64> = (0..600).map(|i| (i as f64 - 300.0) * 0.0123457).collect();
+                let stored = Tensor::from_values(dtype, &exact).to_values();
+                for (value, stored) in exact.iter().zip(&stored) {
+                    assert_eq!(dtype.round(*value).to_bits(), stored.to_bits(), "{dtype}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn strided_and_broadcast_runs_load_and_store_each_element() {
+        let dtype = Dtype::F16;
+        let mut bytes = vec![0u8; 4000];
+        let mut tags = vec![UNWRITTEN; 4000];
+        let values: Vec<f64> = (0..300).map(f64::from).collect();
+        let run = Run {
+            offset: 6,
+            stride: 12,
+            len: 300,
+        };
+        assert!(store(dtype, &values, &mut bytes, &mut tags, run));
+        assert_eq!(tagged(tags[6]), Some(Dtype::F16));
+        let mut lanes = [0.0; 300];
+        assert!(load(dtype, &bytes, run, &mut lanes));
+        assert_eq!(lanes.to_vec(), values);
+        let broadcast = Run { stride: 0, ..run };
+        assert!(load(dtype, &bytes, broadcast, &mut lanes));
+        assert!(lanes.iter().all(|v| *v == 0.0));
+        let past = Run { len: 400, ..run };
+        assert!(!load(dtype, &bytes, past, &mut [0.0; 400]));
+    }
+}

@@ -1,0 +1,598 @@
+//! What a vector instruction does to the unified buffer.
+//!
+//! The box is walked row by row (its innermost dimension), each row in chunks of
+//! [`CHUNK`] elements: the sources are decoded into `f64` lanes, the operation runs
+//! over the lanes, and the result is encoded into the destination. An operation whose
+//! `f64` form is exactly what [`npu_core::scalar`] computes before it rounds (`+ - * /`,
+//! min, max, compare, select, a cast between floats) runs as a plain loop over the
+//! lanes, and the encoding rounds; every other one calls `scalar` per element. Either
+//! way each element gets the value `scalar` gives it, in the same order.
+//!
+//! A source is read in the dtype last written where it starts (the memory's tags), so
+//! a cast reads what its producer wrote; a source nothing wrote yet is read in the
+//! dtype the instruction works in.
+//!
+//! Gathers, arg reductions and scans step element by element through the box in
+//! index order instead ([`per_element`]): each element's result depends on a value
+//! the previous one left (the running value, the index so far), or on an address only
+//! its index gives, so there is no chunk of independent lanes to compute at once.
+
+use npu_core::Dtype;
+use npu_core::ir::{BinaryOp, ReduceOp, ScanOp};
+use npu_core::program::{Gather, Operand, Program, VectorInstr, VectorKind};
+use npu_core::scalar::{self, IndexError};
+
+use crate::machine::Fault;
+use crate::storage::{self, CHUNK, Run};
+
+/// An on-chip memory: its bytes and, per byte, the tag of the dtype last written there.
+#[derive(Debug)]
+pub(crate) struct Level {
+    pub bytes: Vec<u8>,
+    pub tags: Vec<u8>,
+}
+
+impl Level {
+    pub fn new(bytes: usize) -> Level {
+        Level {
+            bytes: vec![storage::POISON; bytes],
+            tags: vec![storage::UNWRITTEN; bytes],
+        }
+    }
+
+    /// Forgets everything written below `end`.
+    pub fn clear(&mut self, end: usize) {
+        let end = end.min(self.bytes.len());
+        self.bytes[..end].fill(storage::POISON);
+        self.tags[..end].fill(storage::UNWRITTEN);
+    }
+
+    /// The dtype last written at byte `address`, or `otherwise` if none was.
+    pub fn dtype_at(&self, address: usize, otherwise: Dtype) -> Dtype {
+        self.tags
+            .get(address)
+            .and_then(|tag| storage::tagged(*tag))
+            .unwrap_or(otherwise)
+    }
+
+    pub fn load(&self, dtype: Dtype, run: Run, lanes: &mut [f64]) -> Result<(), String> {
+        if storage::load(dtype, &self.bytes, run, lanes) {
+            Ok(())
+        } else {
+            Err(format!(
+                "reads past the end of its level at byte {}",
+                run.offset
+            ))
+        }
+    }
+
+    /// The element of `dtype` at byte `address`.
+    pub fn element(&self, dtype: Dtype, address: usize) -> Result<f64, String> {
+        let mut one = [0.0];
+        let run = Run {
+            offset: address,
+            stride: 0,
+            len: 1,
+        };
+        self.load(dtype, run, &mut one)?;
+        Ok(one[0])
+    }
+
+    /// Writes `value` as an element of `dtype` at byte `address`.
+    pub fn set_element(&mut self, dtype: Dtype, address: usize, value: f64) -> Result<(), String> {
+        let run = Run {
+            offset: address,
+            stride: 0,
+            len: 1,
+        };
+        self.store(dtype, &[value], run)
+    }
+
+    pub fn store(&mut self, dtype: Dtype, lanes: &[f64], run: Run) -> Result<(), String> {
+        if storage::store(dtype, lanes, &mut self.bytes, &mut self.tags, run) {
+            Ok(())
+        } else {
+            Err(format!(
+                "writes past the end of its level at byte {}",
+                run.offset
+            ))
+        }
+    }
+}
+
+/// A source operand, resolved.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Source<'p> {
+    None,
+    Scalar(f64),
+    Ub {
+        address: usize,
+        strides: &'p [u64],
+        dtype: Dtype,
+    },
+}
+
+/// Runs `v` on `ub`; `origins` gives, for a UB byte a gather index was copied to, the
+/// element of its tensor it came from, and `param` a scalar parameter's value by tensor.
+pub(crate) fn execute(
+    ub: &mut Level,
+    program: &Program,
+    v: &VectorInstr,
+    origins: &[u64],
+    param: impl Fn(u16) -> Option<f64>,
+) -> Result<(), Fault> {
+    let extents = program.boxes.get(v.shape as usize).ok_or("names no box")?;
+    let strides = |index: u32| {
+        program
+            .strides
+            .get(index as usize)
+            .map(Vec::as_slice)
+            .ok_or("names no strides")
+    };
+    let dst_strides = strides(v.dst_strides)?;
+    let mut sources = [Source::None; 3];
+    for (slot, operand) in v.src.iter().enumerate() {
+        sources[slot] = match *operand {
+            Operand::None => Source::None,
+            Operand::Scalar(index) => Source::Scalar(
+                *program
+                    .constants
+                    .get(index as usize)
+                    .ok_or("names no constant")?,
+            ),
+            // The scalar register the core was given the parameter's value in.
+            Operand::Param(tensor) => {
+                Source::Scalar(param(tensor).ok_or("names no scalar parameter")?)
+            }
+            Operand::Ub {
+                address,
+                strides: s,
+            } => {
+                let strides = strides(s)?;
+                if strides.len() != extents.len() {
+                    return Err("has strides of another rank than its box".into());
+                }
+                let expected = match v.kind {
+                    VectorKind::Select if slot == 0 => Dtype::U8,
+                    VectorKind::Gather(g) if slot == 1 => program
+                        .gathers
+                        .get(g as usize)
+                        .map_or(v.dtype, |g| g.index_dtype),
+                    VectorKind::Reduce(op, accumulator) if op.is_arg() => accumulator,
+                    VectorKind::Cumsum(accumulator) | VectorKind::Cumprod(accumulator)
+                        if slot == 1 =>
+                    {
+                        accumulator
+                    }
+                    _ => v.dtype,
+                };
+                Source::Ub {
+                    address: address as usize,
+                    strides,
+                    dtype: ub.dtype_at(address as usize, expected),
+                }
+            }
+        };
+    }
+    if dst_strides.len() != extents.len() {
+        return Err("has strides of another rank than its box".into());
+    }
+    if extents.contains(&0) {
+        return Ok(());
+    }
+    let arg = matches!(v.kind, VectorKind::Reduce(op, _) if op.is_arg());
+    if arg || matches!(v.kind, VectorKind::Gather(_)) || v.kind.scan().is_some() {
+        let gather = match v.kind {
+            VectorKind::Gather(g) => {
+                Some(program.gathers.get(g as usize).ok_or("names no gather")?)
+            }
+            _ => None,
+        };
+        let step = Step {
+            kind: v.kind,
+            dtype: v.dtype,
+            gather,
+            origins,
+            program,
+        };
+        return per_element(ub, &step, extents, (v.dst as usize, dst_strides), &sources);
+    }
+    let dst_dtype = match v.kind {
+        VectorKind::Compare(_) => Dtype::U8,
+        VectorKind::Reduce(_, accumulator) => accumulator,
+        _ => v.dtype,
+    };
+    let rank = extents.len();
+    let row_len = extents[rank - 1] as usize;
+    let rows: u64 = extents[..rank - 1].iter().product();
+    let mut index = vec![0u64; rank];
+    let mut lanes = [[0.0f64; CHUNK]; 3];
+    let mut out = [0.0f64; CHUNK];
+    for _ in 0..rows {
+        let base = |address: usize, strides: &[u64]| -> Result<usize, String> {
+            index[..rank - 1]
+                .iter()
+                .zip(strides)
+                .try_fold(address, |at, (i, s)| {
+                    at.checked_add(usize::try_from(i * s).ok()?)
+                })
+                .ok_or_else(|| "addresses past the end of ub".to_string())
+        };
+        let dst = base(v.dst as usize, dst_strides)?;
+        let dst_stride = dst_strides[rank - 1] as usize;
+        let mut bases = [0usize; 3];
+        for (slot, source) in sources.iter().enumerate() {
+            if let Source::Ub {
+                address, strides, ..
+            } = source
+            {
+                bases[slot] = base(*address, strides)?;
+            }
+        }
+        let mut start = 0;
+        while start < row_len {
+            let len = CHUNK.min(row_len - start);
+            for (slot, source) in sources.iter().enumerate() {
+                match *source {
+                    Source::None => {}
+                    Source::Scalar(value) => lanes[slot][..len].fill(value),
+                    Source::Ub { strides, dtype, .. } => {
+                        let stride = strides[rank - 1] as usize;
+                        let run = Run {
+                            offset: bases[slot] + start * stride,
+                            stride,
+                            len,
+                        };
+                        ub.load(dtype, run, &mut lanes[slot])?;
+                    }
+                }
+            }
+            let run = Run {
+                offset: dst + start * dst_stride,
+                stride: dst_stride,
+                len,
+            };
+            if let VectorKind::Reduce(op, accumulator) = v.kind {
+                reduce(ub, op, accumulator, &lanes[0][..len], run)?;
+            } else {
+                let [a, b, c] = &lanes;
+                compute(
+                    v.kind,
+                    v.dtype,
+                    &a[..len],
+                    &b[..len],
+                    &c[..len],
+                    &mut out[..len],
+                );
+                ub.store(dst_dtype, &out[..len], run)?;
+            }
+            start += len;
+        }
+        // Advance the odometer over the outer dimensions, innermost fastest.
+        for dim in (0..rank - 1).rev() {
+            index[dim] += 1;
+            if index[dim] < extents[dim] {
+                break;
+            }
+            index[dim] = 0;
+        }
+    }
+    Ok(())
+}
+
+/// One chunk of an elementwise operation: `out[i]` from `a[i]`, `b[i]`, `c[i]`, each
+/// the value `scalar` computes once the store has rounded it.
+fn compute(kind: VectorKind, dtype: Dtype, a: &[f64], b: &[f64], c: &[f64], out: &mut [f64]) {
+    // For a float dtype the store rounds as `Dtype::round` does, so the exact `f64`
+    // result is what `scalar::binary` rounds.
+    let float = dtype.is_float();
+    match kind {
+        VectorKind::Dup | VectorKind::Copy => out.copy_from_slice(a),
+        VectorKind::Binary(op) if float && matches!(op, BinaryOp::Add) => {
+            zip2(out, a, b, |x, y| x + y)
+        }
+        VectorKind::Binary(BinaryOp::Sub) if float => zip2(out, a, b, |x, y| x - y),
+        VectorKind::Binary(BinaryOp::Mul) if float => zip2(out, a, b, |x, y| x * y),
+        VectorKind::Binary(BinaryOp::Div) if float => zip2(out, a, b, |x, y| x / y),
+        VectorKind::Binary(BinaryOp::Min) if float => zip2(out, a, b, f64::min),
+        VectorKind::Binary(BinaryOp::Max) if float => zip2(out, a, b, f64::max),
+        VectorKind::Binary(op) => zip2(out, a, b, |x, y| scalar::binary(op, dtype, x, y)),
+        VectorKind::Unary(op) => {
+            for (out, x) in out.iter_mut().zip(a) {
+                *out = scalar::unary(op, dtype, *x);
+            }
+        }
+        VectorKind::Compare(op) => zip2(out, a, b, |x, y| {
+            f64::from(u8::from(scalar::compare(op, x, y)))
+        }),
+        VectorKind::Select => {
+            for (((out, cond), x), y) in out.iter_mut().zip(a).zip(b).zip(c) {
+                *out = if *cond != 0.0 { *x } else { *y };
+            }
+        }
+        VectorKind::Cast if float => out.copy_from_slice(a),
+        VectorKind::Cast => {
+            for (out, x) in out.iter_mut().zip(a) {
+                *out = scalar::cast(dtype, *x);
+            }
+        }
+        VectorKind::SatCast => {
+            for (out, x) in out.iter_mut().zip(a) {
+                *out = scalar::cast_saturating(dtype, *x);
+            }
+        }
+        VectorKind::Reduce(..) => unreachable!("reductions fold in `reduce`"),
+        VectorKind::Gather(_) | VectorKind::Cumsum(_) | VectorKind::Cumprod(_) => {
+            unreachable!("gathers and scans step in `per_element`")
+        }
+    }
+}
+
+/// What an instruction that steps element by element needs besides its operands.
+struct Step<'p> {
+    kind: VectorKind,
+    dtype: Dtype,
+    gather: Option<&'p Gather>,
+    origins: &'p [u64],
+    program: &'p Program,
+}
+
+/// Runs a gather, an arg reduction or a scan over the box one element at a time, in
+/// index order, innermost dimension fastest, as `scalar` defines them:
+/// - a gather checks the index (second source) against its extent before it reads the
+///   table (first source) moved by that many rows;
+/// - an arg reduction's element takes over the value so far (second source) when
+///   [`scalar::arg_takes`] says so, and its position along the last dimension, counted
+///   from the third source, becomes the index (the destination);
+/// - a scan's running value (second source) takes [`scalar::scan_step`] in the
+///   accumulator dtype, and the element gets it rounded to the instruction's dtype.
+fn per_element(
+    ub: &mut Level,
+    step: &Step,
+    extents: &[u64],
+    dst: (usize, &[u64]),
+    sources: &[Source; 3],
+) -> Result<(), Fault> {
+    let rank = extents.len();
+    let mut views: [(usize, &[u64]); 4] = [dst, (0, &[]), (0, &[]), (0, &[])];
+    let mut dtypes = [step.dtype; 3];
+    let mut scalars = [f64::NAN; 3];
+    for (slot, source) in sources.iter().enumerate() {
+        match *source {
+            Source::None => {}
+            Source::Scalar(value) => scalars[slot] = value,
+            Source::Ub {
+                address,
+                strides,
+                dtype,
+            } => {
+                views[slot + 1] = (address, strides);
+                dtypes[slot] = dtype;
+            }
+        }
+    }
+    let is_view = |slot: usize| matches!(sources[slot], Source::Ub { .. });
+    let mut index = vec![0u64; rank];
+    let mut offsets = views.map(|(address, _)| address);
+    loop {
+        let mut read = scalars;
+        for slot in 0..3 {
+            // A gather reads its table only once the index is checked.
+            if is_view(slot) && !(step.gather.is_some() && slot == 0) {
+                read[slot] = ub.element(dtypes[slot], offsets[slot + 1])?;
+            }
+        }
+        match step.kind {
+            VectorKind::Gather(_) => {
+                let gather = step.gather.ok_or("names no gather")?;
+                let row = IndexError::check(read[1], gather.extent, || {
+                    let flat = step.origins.get(offsets[2]).copied().unwrap_or(u64::MAX);
+                    IndexError {
+                        index: tensor_name(step.program, gather.index),
+                        position: IndexError::position_of(flat, &gather.index_shape),
+                        value: read[1] as i64,
+                        table: tensor_name(step.program, gather.table),
+                        dim: gather.dim as usize,
+                        extent: gather.extent,
+                    }
+                })
+                .map_err(Fault::Index)?;
+                let at = usize::try_from(row * gather.row_bytes)
+                    .ok()
+                    .and_then(|moved| offsets[1].checked_add(moved))
+                    .ok_or("reads past the end of ub")?;
+                let value = ub.element(dtypes[0], at)?;
+                ub.set_element(step.dtype, offsets[0], value)?;
+            }
+            VectorKind::Reduce(op, accumulator) => {
+                if scalar::arg_takes(op, read[1], read[0]) {
+                    let position = read[2] + index[rank - 1] as f64;
+                    ub.set_element(accumulator, offsets[2], read[0])?;
+                    ub.set_element(step.dtype, offsets[0], position)?;
+                }
+            }
+            VectorKind::Cumsum(accumulator) | VectorKind::Cumprod(accumulator) => {
+                let op = step.kind.scan().map_or(ScanOp::Sum, |(op, _)| op);
+                let carry = scalar::scan_step(op, accumulator, read[1], read[0]);
+                ub.set_element(accumulator, offsets[2], carry)?;
+                ub.set_element(step.dtype, offsets[0], step.dtype.round(carry))?;
+            }
+            _ => return Err("steps element by element only to gather, arg-reduce or scan".into()),
+        }
+        // Advance the odometer, innermost dimension fastest.
+        let mut dim = rank;
+        loop {
+            if dim == 0 {
+                return Ok(());
+            }
+            dim -= 1;
+            index[dim] += 1;
+            for (offset, (_, strides)) in offsets.iter_mut().zip(&views) {
+                if let Some(stride) = strides.get(dim) {
+                    *offset = offset.wrapping_add(*stride as usize);
+                }
+            }
+            if index[dim] < extents[dim] {
+                break;
+            }
+            for (offset, (_, strides)) in offsets.iter_mut().zip(&views) {
+                if let Some(stride) = strides.get(dim) {
+                    *offset = offset.wrapping_sub((*stride * extents[dim]) as usize);
+                }
+            }
+            index[dim] = 0;
+        }
+    }
+}
+
+fn tensor_name(program: &Program, tensor: u16) -> String {
+    program
+        .tensors
+        .get(usize::from(tensor))
+        .cloned()
+        .unwrap_or_else(|| format!("t{tensor}"))
+}
+
+fn zip2(out: &mut [f64], a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) {
+    for ((out, x), y) in out.iter_mut().zip(a).zip(b) {
+        *out = f(*x, *y);
+    }
+}
+
+/// Folds `source` into the accumulators of `run`, element by element in order: a run
+/// of stride 0 is one accumulator folding the whole chunk.
+fn reduce(
+    ub: &mut Level,
+    op: ReduceOp,
+    accumulator: Dtype,
+    source: &[f64],
+    run: Run,
+) -> Result<(), String> {
+    let mut acc = [0.0f64; CHUNK];
+    let held = ub.dtype_at(run.offset, accumulator);
+    if run.stride == 0 {
+        ub.load(held, Run { len: 1, ..run }, &mut acc)?;
+        let mut value = acc[0];
+        for x in source {
+            value = scalar::reduce_step_in(op, accumulator, value, *x);
+        }
+        ub.store(accumulator, &[value], Run { len: 1, ..run })
+    } else {
+        let acc = &mut acc[..run.len];
+        ub.load(held, run, acc)?;
+        if accumulator.is_float() && op == ReduceOp::Sum {
+            // The store rounds the exact sum as `reduce_step_in` would.
+            for (acc, x) in acc.iter_mut().zip(source) {
+                *acc += *x;
+            }
+        } else {
+            for (acc, x) in acc.iter_mut().zip(source) {
+                *acc = scalar::reduce_step_in(op, accumulator, *acc, *x);
+            }
+        }
+        ub.store(accumulator, acc, run)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use npu_core::scalar::HostTensor;
+
+    /// Pairs of edge and random values of `dtype`, as two equal-length lists.
+    fn pairs(dtype: Dtype) -> (Vec<f64>, Vec<f64>) {
+        let mut a = HostTensor::edges(dtype, &[22 * 22], 0).data;
+        let mut b: Vec<f64> = (0..a.len()).map(|i| a[(i / 22) % 22]).collect();
+        a = (0..a.len()).map(|i| a[i % 22]).collect();
+        a.extend(HostTensor::random(dtype, &[512], 1).data);
+        b.extend(HostTensor::random(dtype, &[512], 2).data);
+        (a, b)
+    }
+
+    fn same(x: f64, y: f64) -> bool {
+        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+    }
+
+    /// The lane loops of `compute`, stored, give what `scalar` gives, for every op and
+    /// dtype, on every pair of edge values and on random ones.
+    #[test]
+    fn lane_arithmetic_stores_what_scalar_computes() {
+        use npu_core::ir::CompareOp;
+        let ops = [
+            BinaryOp::Add,
+            BinaryOp::Sub,
+            BinaryOp::Mul,
+            BinaryOp::Div,
+            BinaryOp::Min,
+            BinaryOp::Max,
+            BinaryOp::Pow,
+            BinaryOp::And,
+            BinaryOp::Shl,
+        ];
+        for dtype in Dtype::ALL {
+            let (a, b) = pairs(dtype);
+            let mut kinds: Vec<VectorKind> = ops.iter().map(|op| VectorKind::Binary(*op)).collect();
+            kinds.extend([
+                VectorKind::Compare(CompareOp::Lt),
+                VectorKind::Cast,
+                VectorKind::SatCast,
+            ]);
+            for kind in kinds {
+                if matches!(kind, VectorKind::Binary(BinaryOp::And | BinaryOp::Shl))
+                    && dtype.is_float()
+                {
+                    continue;
+                }
+                let stored_as = if matches!(kind, VectorKind::Compare(_)) {
+                    Dtype::U8
+                } else {
+                    dtype
+                };
+                for (a, b) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
+                    let mut out = [0.0; CHUNK];
+                    let out = &mut out[..a.len()];
+                    compute(kind, dtype, a, b, b, out);
+                    let mut bytes = vec![0u8; a.len() * 4];
+                    storage::encode(stored_as, out, &mut bytes);
+                    storage::decode(stored_as, &bytes, out);
+                    for ((x, y), got) in a.iter().zip(b).zip(out.iter()) {
+                        let want = match kind {
+                            VectorKind::Binary(op) => scalar::binary(op, dtype, *x, *y),
+                            VectorKind::Compare(op) => {
+                                f64::from(u8::from(scalar::compare(op, *x, *y)))
+                            }
+                            VectorKind::Cast => scalar::cast(dtype, *x),
+                            _ => scalar::cast_saturating(dtype, *x),
+                        };
+                        assert!(
+                            same(want, *got),
+                            "{kind:?} {dtype} {x} {y}: {got}, scalar {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// A float cast reads the source in its own dtype and rounds on the store: every
+    /// pair of float dtypes gives what `scalar::cast` gives.
+    #[test]
+    fn float_casts_round_as_scalar_does() {
+        for from in [Dtype::F16, Dtype::Bf16, Dtype::F32] {
+            let (values, _) = pairs(from);
+            for to in [Dtype::F16, Dtype::Bf16, Dtype::F32] {
+                for chunk in values.chunks(CHUNK) {
+                    let mut out = [0.0; CHUNK];
+                    let out = &mut out[..chunk.len()];
+                    compute(VectorKind::Cast, to, chunk, chunk, chunk, out);
+                    let mut bytes = vec![0u8; chunk.len() * 4];
+                    storage::encode(to, out, &mut bytes);
+                    storage::decode(to, &bytes, out);
+                    for (x, got) in chunk.iter().zip(out.iter()) {
+                        assert!(same(scalar::cast(to, *x), *got), "{from} -> {to}: {x}");
+                    }
+                }
+            }
+        }
+    }
+}

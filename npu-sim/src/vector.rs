@@ -528,6 +528,7 @@ mod tests {
             BinaryOp::Pow,
             BinaryOp::And,
             BinaryOp::Shl,
+            BinaryOp::Rem,
         ];
         for dtype in Dtype::ALL {
             let (a, b) = pairs(dtype);

@@ -171,28 +171,24 @@ impl Llm {
     }
 }
 
-/// The schedules a legal subset is built around: the three fastest correct ones so
-/// far (the hand schedules among them), fastest first.
+/// The schedules a legal subset is built around: the three fastest results so far
+/// (the hand schedules among them), fastest first.
 #[cfg(feature = "llm")]
 fn starting_points(request: &Request) -> Vec<crate::tuner::space::Spec> {
-    let mut done: Vec<&crate::tuner::record::CandidateRecord> = request
+    let mut known: Vec<&crate::tuner::record::CandidateRecord> = request
         .hand
         .iter()
         .chain(request.history)
-        .filter(|record| record.verdict == crate::tuner::record::Verdict::Correct)
+        .filter(super::is_result)
         .collect();
-    done.sort_by_key(|record| record.cycles.unwrap_or(u64::MAX));
-    let kernel = &request.problem.kernel;
+    known.sort_by_key(|record| record.cycles);
     let mut specs = Vec::new();
-    for record in done {
-        let Ok(schedules) = npu_core::parse::parse_schedules_str(&record.source) else {
-            continue;
-        };
-        for schedule in &schedules {
-            let spec = crate::tuner::space::Spec::from_schedule(kernel, schedule);
-            if specs.len() < 3 && !specs.contains(&spec) {
-                specs.push(spec);
-            }
+    for record in known {
+        if let Some(draft) = super::draft::Draft::parse(request.problem, &record.source)
+            && specs.len() < 3
+            && !specs.contains(&draft.spec)
+        {
+            specs.push(draft.spec);
         }
     }
     specs

@@ -9,7 +9,7 @@ mod chat_server;
 
 use chat_server::{Behaviour, ChatServer};
 use npu::kernels::Bundled;
-use npu::tuner::generator::{Generator, Hybrid, Llm};
+use npu::tuner::generator::{Generator, Heuristic, Hybrid, Llm};
 use npu::tuner::grammar::ConstrainMode;
 use npu::tuner::llm::{LlmClient, LlmConfig};
 use npu::tuner::record::{KernelResult, Verdict};
@@ -186,34 +186,52 @@ fn no_constraint_when_the_server_honours_neither() {
 }
 
 #[test]
-fn hybrid_seeds_the_heuristic_with_the_models_proposals() {
-    let server = ChatServer::start((0..20).map(Behaviour::FromGrammar).collect());
+fn hybrid_consults_the_model_after_the_heuristic_stalls() {
+    let (rounds, candidates) = (6, 4);
+    let server = ChatServer::start((0..40).map(Behaviour::FromGrammar).collect());
     let llm = Llm::constrained(client(&server), None, ConstrainMode::Gbnf, 0.0);
     let mut hybrid = Hybrid::new(llm, 0.25);
-    let result = tune("rowsum", &mut hybrid, 2, 4);
+    let result = tune("rowsum", &mut hybrid, rounds, candidates);
+    let alone = tune("rowsum", &mut Heuristic::default(), rounds, candidates);
     assert_eq!(result.generator, "llm+heuristic");
-    let main: Vec<_> = result
-        .candidates
-        .iter()
-        .filter(|c| c.generator == "llm+heuristic")
-        .collect();
-    assert_eq!(main.len(), 8);
-    // One model candidate per round (the server's), three of the heuristic's.
-    for round in 0..2 {
-        let of_round: Vec<_> = main.iter().filter(|c| c.round == round).collect();
-        assert!(
-            !of_round[0].source.contains("heuristic_r"),
-            "{}",
-            of_round[0].source
-        );
-        assert!(
-            of_round[1..]
-                .iter()
-                .all(|c| c.source.contains("heuristic_r"))
-        );
+    let own = |result: &KernelResult, round: u32| -> Vec<String> {
+        result
+            .candidates
+            .iter()
+            .filter(|c| c.generator == result.generator && c.round == round)
+            .map(|c| c.source.clone())
+            .collect()
+    };
+    let fastest = |result: &KernelResult, before: u32| {
+        result
+            .candidates
+            .iter()
+            .filter(|c| c.generator != result.generator || c.round < before)
+            .filter(|c| matches!(c.verdict, Verdict::Correct | Verdict::Duplicate))
+            .filter_map(|c| c.cycles)
+            .min()
+    };
+    let mut stalls = 0;
+    for round in 0..rounds {
+        let sources = own(&result, round);
+        assert_eq!(sources.len(), candidates, "round {round}");
+        let stalled = round > 0 && fastest(&result, round) == fastest(&result, round - 1);
+        if stalls == 0 && !stalled {
+            // Until the first stall the hybrid is the heuristic, candidate for candidate.
+            assert_eq!(sources, own(&alone, round), "round {round}");
+        }
+        if stalled {
+            stalls += 1;
+            // The model's candidate comes first, the heuristic's three after it.
+            assert!(!sources[0].contains("heuristic_r"), "{}", sources[0]);
+            assert!(sources[1..].iter().all(|s| s.contains("heuristic_r")));
+        } else {
+            assert!(sources.iter().all(|s| s.contains("heuristic_r")), "round {round}");
+        }
     }
-    // Only the model's requests reached the server: one per round.
-    assert_eq!(server.requests().len(), 2);
+    assert!(stalls > 0, "the heuristic never stalled in {rounds} rounds");
+    // Only the model's requests reached the server: one per stalled round.
+    assert_eq!(server.requests().len(), stalls);
     assert!(result.best.is_some());
 }
 

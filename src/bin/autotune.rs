@@ -35,7 +35,7 @@ enum GeneratorKind {
     Heuristic,
     /// An OpenAI-compatible chat-completions endpoint (--llm-url or NPU_LLM_URL).
     Llm,
-    /// The LLM's proposals seed the heuristic's edits, in the same budget.
+    /// The heuristic; after a round with nothing faster, the LLM proposes a quarter of the next.
     #[value(name = "llm+heuristic")]
     LlmHeuristic,
     /// Replies recorded from an LLM run with --record (needs --replay FILE).

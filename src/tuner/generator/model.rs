@@ -330,23 +330,26 @@ impl Generator for Replay {
     }
 }
 
-/// A model seeding the heuristic: each round a share of the candidates ([`Hybrid::
-/// model_share`], at least one) comes from the model, the rest are the heuristic's
-/// edits of the best schedules so far, which include the model's legal proposals. The
-/// same budget as either alone.
+/// A model seeding the heuristic where the heuristic has run out of steam. The
+/// heuristic proposes every candidate of a round while its search improves; after a
+/// round that did not beat the best before it (a stall), a share of the next round
+/// ([`Hybrid::model_share`], at least one candidate) goes to the model instead, and the
+/// model also fills any slot the heuristic leaves empty. The heuristic's edits start
+/// from the best schedules so far, the model's legal proposals among them. The same
+/// budget as either alone; until the first stall, the same candidates as the heuristic.
 #[derive(Debug)]
 pub struct Hybrid<G> {
     pub model: G,
     pub model_share: f64,
     /// The heuristic that edits the best schedules, with its knowledge base.
     pub heuristic: super::Heuristic,
-    /// Candidates the model proposed in the last round.
+    /// Candidates the model proposed in the last round (they come first).
     from_model: usize,
 }
 
 impl<G> Hybrid<G> {
-    /// `model` proposes `model_share` of each round; the heuristic (with the built-in
-    /// knowledge base) the rest.
+    /// `model` proposes `model_share` of each round after a stall; the heuristic (with
+    /// the built-in knowledge base) the rest.
     pub fn new(model: G, model_share: f64) -> Hybrid<G> {
         Hybrid {
             model,
@@ -354,6 +357,29 @@ impl<G> Hybrid<G> {
             heuristic: super::Heuristic::default(),
             from_model: 0,
         }
+    }
+}
+
+/// Whether the last round brought nothing faster than what was known before it (the
+/// hand schedules and the earlier rounds). The first round never stalls.
+fn stalled(request: &Request) -> bool {
+    let Some(last) = request.round.checked_sub(1) else {
+        return false;
+    };
+    let fastest = |records: &mut dyn Iterator<Item = &crate::tuner::record::CandidateRecord>| {
+        records.filter(|r| super::is_result(r)).filter_map(|r| r.cycles).min()
+    };
+    let before = fastest(
+        &mut request
+            .history
+            .iter()
+            .filter(|r| r.round < last)
+            .chain(request.hand),
+    );
+    let latest = fastest(&mut request.history.iter().filter(|r| r.round == last));
+    match (latest, before) {
+        (Some(latest), Some(before)) => latest >= before,
+        (latest, _) => latest.is_none(),
     }
 }
 
@@ -370,25 +396,38 @@ impl<G: Generator> Generator for Hybrid<G> {
     }
 
     fn constraints_used(&self) -> Vec<String> {
-        self.model.constraints_used()
+        let mut used = self.model.constraints_used();
+        used.truncate(self.from_model);
+        used
     }
 
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
-        let from_model = ((request.count as f64 * self.model_share).ceil() as usize)
-            .clamp(1, request.count.max(1));
-        let mut out = self.model.propose(&Request {
-            count: from_model,
+        let count = request.count;
+        let share = if stalled(request) {
+            ((count as f64 * self.model_share).ceil() as usize).clamp(1, count.max(1))
+        } else {
+            0
+        };
+        let mut ours = self.heuristic.propose(&Request {
+            count: count - share,
             ..*request
         })?;
-        out.truncate(from_model);
-        self.from_model = out.len();
-        let rest = request.count.saturating_sub(out.len());
-        if rest > 0 {
-            out.extend(self.heuristic.propose(&Request {
-                count: rest,
+        // Even asked for nothing, the heuristic repeats the hand schedule in the last
+        // round when nothing beat it; that guarantee keeps its slot.
+        ours.truncate(count);
+        let wanted = count - ours.len();
+        let mut out = if wanted > 0 {
+            let mut theirs = self.model.propose(&Request {
+                count: wanted,
                 ..*request
-            })?);
-        }
+            })?;
+            theirs.truncate(wanted);
+            theirs
+        } else {
+            Vec::new()
+        };
+        self.from_model = out.len();
+        out.extend(ours);
         Ok(out)
     }
 }

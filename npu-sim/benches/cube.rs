@@ -5,12 +5,17 @@
 //! L0C allows) next to the cube peak (every multiply-add on every cube core at one
 //! fractal per cycle), the fraction reached, the goal from issue 11 and the attainable
 //! bound (what no schedule avoids: the copy latency in and out, an uneven share).
+//! Below each case, where its slowest core's cycles go (from a trace): waiting for the
+//! first tiles before the first `mmad`, the cube busy (and how much of that is the
+//! per-instruction issue cost), the cube waiting between its first and last `mmad`, and
+//! the write-back after the last one; docs/targets.md reads these numbers.
 //! Then times the timing-only evaluation of the 1024³ schedule, as the tuner calls it.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use npu_core::program::Pipe;
 use npu_core::{Target, check_source};
 use npu_sim::{SimOptions, attainable, evaluate, machine_roofline};
 
@@ -69,6 +74,43 @@ fn timing() -> SimOptions {
     }
 }
 
+/// Where the slowest core's cycles go, from a trace of `kernel`'s only schedule.
+fn breakdown(kernel: &npu_core::ir::CheckedKernel) -> String {
+    let options = SimOptions {
+        trace: true,
+        ..timing()
+    };
+    let evaluation = evaluate(kernel, 0, &[], None, &options).expect("simulates");
+    let report = &evaluation.report;
+    let trace = evaluation.trace.expect("a trace was asked for");
+    let mmads: Vec<(f64, f64)> = trace
+        .events
+        .iter()
+        .filter(|e| e.core == report.critical_core && e.pipe == Pipe::M && e.duration > 0.0)
+        .map(|e| (e.start, e.start + e.duration))
+        .collect();
+    let first = mmads.iter().map(|m| m.0).fold(f64::INFINITY, f64::min);
+    let last = mmads.iter().map(|m| m.1).fold(0.0, f64::max);
+    let busy: f64 = mmads.iter().map(|m| m.1 - m.0).sum();
+    let issue = mmads.len() as f64
+        * kernel
+            .target
+            .cube
+            .as_ref()
+            .map_or(0, |cube| cube.issue_cycles) as f64;
+    format!(
+        "{:<12} core {}: {:.0} before the first mmad, M busy {:.0} ({:.0} of it issue), \
+         M waits {:.0} between mmads, {:.0} after the last",
+        "",
+        report.critical_core,
+        first,
+        busy,
+        issue,
+        last - first - busy,
+        report.total_cycles as f64 - last
+    )
+}
+
 fn peak(c: &mut Criterion) {
     let target = Target::preset("ascend910b").expect("preset");
     println!(
@@ -97,6 +139,7 @@ fn peak(c: &mut Criterion) {
                 " (goal not reached)"
             }
         );
+        println!("{}", breakdown(&kernel));
     }
     let (_, _, source) = CASES[1];
     let kernel = check_source(source, &target).expect("checks");

@@ -44,6 +44,16 @@ npu_kernel! {
     schedule rows { parallel i over 4 cores; split i by 4; stage m, z in ub depth 2; tail pad; }
 }
 
+npu_kernel! {
+    /// A 2-d border of a value given at run time.
+    kernel pad2d_with(m: [f16; 30, 30], border: f16) -> z: [f16; 32, 32] {
+        z[i, j] = pad(m, border)[i - 1, j - 1];
+    }
+    target ascend910b;
+    schedule rows { parallel i over 4 cores; split i by 4; stage m, z in ub depth 2; tail pad; }
+    schedule whole { stage m, z in ub depth 1; tail pad; }
+}
+
 /// Values at the edges of f16 (largest, smallest normal and subnormal, signed zeros,
 /// -inf for the max) and of the window arithmetic, repeated along the input.
 fn edge_inputs(kernel: &npu::CheckedKernel) -> Vec<HostTensor> {
@@ -137,6 +147,9 @@ fn window_kernels_match_both_references_on_random_and_edge_values() {
     agree(pad2d::kernel(), |inputs| {
         pad2d::reference_host(inputs).expect("shapes fit")
     });
+    agree(pad2d_with::kernel(), |inputs| {
+        pad2d_with::reference_host(inputs).expect("shapes fit")
+    });
 }
 
 #[test]
@@ -154,4 +167,45 @@ fn padded_reads_take_the_pad_value() {
     assert_eq!(z[0].data[33], 0.0);
     assert_eq!(z[0].data[2 * 32 + 3], 32.0);
     assert_eq!(z[0].data[31 * 32 + 31], -1.5);
+}
+
+#[test]
+fn a_scalar_parameter_pads_with_its_run_time_value() {
+    let kernel = pad2d_with::kernel();
+    let m = HostTensor {
+        dtype: npu::Dtype::F16,
+        shape: vec![30, 30],
+        data: vec![1.0; 900],
+    };
+    for border in [7.0, -0.5] {
+        let scalar = HostTensor {
+            dtype: npu::Dtype::F16,
+            shape: Vec::new(),
+            data: vec![border],
+        };
+        let inputs = [m.clone(), scalar];
+        // 1 inside, the border value on the frame of the 32 x 32 output.
+        let expected = vec![HostTensor {
+            dtype: npu::Dtype::F16,
+            shape: vec![32, 32],
+            data: (0..32 * 32)
+                .map(|e| {
+                    let (i, j) = (e / 32, e % 32);
+                    let frame = i == 0 || j == 0 || i == 31 || j == 31;
+                    if frame { border } else { 1.0 }
+                })
+                .collect(),
+        }];
+        assert_eq!(pad2d_with::reference_host(&inputs).expect("shapes fit"), expected);
+        for (index, schedule) in kernel.schedules.iter().enumerate() {
+            let evaluation = evaluate(kernel, index, &inputs, Some(&expected), &SimOptions::default())
+                .expect("simulates");
+            assert!(
+                matches!(evaluation.correctness, Correctness::Passed { .. }),
+                "{}: {:?}",
+                schedule.name,
+                evaluation.correctness
+            );
+        }
+    }
 }

@@ -178,9 +178,9 @@ struct Scope {
     /// The axis list of every reduction so far: one reduction's axes are folded
     /// together, so an axis belongs to one list.
     reductions: Vec<Vec<usize>>,
-    /// The pad value (as bits) of each input's first load, `None` when it is not a
-    /// padded view: every load of an input reads the same tile, padded alike.
-    pads: HashMap<usize, Option<u64>>,
+    /// The pad value of each input's first load, `None` when it is not a padded view:
+    /// every load of an input reads the same tile, padded alike.
+    pads: HashMap<usize, Option<load::PadKey>>,
 }
 
 impl Checker<'_> {
@@ -304,8 +304,18 @@ impl Checker<'_> {
             }
         }
         if def.schedules.is_empty() {
+            let tensors: Vec<String> = def
+                .inputs
+                .iter()
+                .chain(&def.outputs)
+                .filter(|p| !p.is_scalar())
+                .map(|p| p.name.to_string())
+                .collect();
             self.error(Code::E031, def.name.span(), format!("kernel `{}` has no schedule", def.name))
-                .help = Some("add a block such as `schedule hand { split i by 2048; stage a, y in ub depth 2; }`".into());
+                .help = Some(format!(
+                    "add a block such as `schedule hand {{ stage {} in ub; }}` after the kernel",
+                    tensors.join(", ")
+                ));
         }
         self.variants(def);
         let class = self.classify(&body, &tensors, &scope.axes);

@@ -226,7 +226,7 @@ impl Subscript {
 pub enum Expr {
     /// A read of an input. With `pad` it is a padded view (`pad(x, 0)[i - 1]`): an
     /// element whose subscripts fall outside the tensor reads as the pad value, a
-    /// scalar expression of the load's dtype (a constant today). The pad is not a node
+    /// scalar of the load's dtype (a constant or a scalar parameter). The pad is not a node
     /// of the tree: [`Expr::walk`] does not visit it.
     Load {
         tensor: usize,

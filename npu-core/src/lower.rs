@@ -405,8 +405,16 @@ pub(crate) struct TensorInfo {
     /// Whether it is read through a padded view: its copies hold absolute offsets
     /// (its origin is 0 on every core) and clip at its ends.
     pub padded: bool,
-    /// The pad value of a padded view (0 otherwise).
-    pub pad_value: f64,
+    /// What a padded view reads outside the tensor (0 when it is not padded).
+    pub pad_value: PadValue,
+}
+
+/// The value a padded view reads outside its tensor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PadValue {
+    Const(f64),
+    /// A scalar parameter, by index into the kernel's tensors.
+    Param(u16),
 }
 
 impl TensorInfo {
@@ -489,7 +497,7 @@ fn tensor_infos(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> Vec<Tenso
 }
 
 /// The value a padded view of `tensor` reads outside it (0 when there is none).
-fn pad_value(kernel: &CheckedKernel, tensor: usize) -> f64 {
+fn pad_value(kernel: &CheckedKernel, tensor: usize) -> PadValue {
     let mut value = None;
     for assign in &kernel.body {
         assign.value.walk(&mut |node| {
@@ -500,11 +508,14 @@ fn pad_value(kernel: &CheckedKernel, tensor: usize) -> f64 {
             } = node
                 && *t == tensor
             {
-                value = value.or_else(|| constant_value(pad));
+                value = value.or_else(|| match pad.as_ref() {
+                    Expr::Param { tensor, .. } => Some(PadValue::Param(*tensor as u16)),
+                    pad => constant_value(pad).map(PadValue::Const),
+                });
             }
         });
     }
-    value.unwrap_or(0.0)
+    value.unwrap_or(PadValue::Const(0.0))
 }
 
 /// What lowering one class of cores needs.

@@ -333,10 +333,15 @@ fn evaluate(kernel: &CheckedKernel) -> TokenStream {
     let mut read = vec![false; kernel.tensors.len()];
     for assign in &kernel.body {
         assign.value.accesses(&mut |tensor, _| read[tensor] = true);
-        assign.value.walk(&mut |node| {
-            if let Expr::Param { tensor, .. } = node {
-                read[*tensor] = true;
+        assign.value.walk(&mut |node| match node {
+            Expr::Param { tensor, .. } => read[*tensor] = true,
+            // A scalar parameter a padded view pads with.
+            Expr::Load { pad: Some(pad), .. } => {
+                if let Expr::Param { tensor, .. } = pad.as_ref() {
+                    read[*tensor] = true;
+                }
             }
+            _ => {}
         });
     }
     let bindings = (0..input_count).map(|t| {

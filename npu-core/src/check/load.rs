@@ -59,7 +59,7 @@ impl Checker<'_> {
         }
         let padded = pad.is_some();
         let pad_value = match pad {
-            Some(value) => match self.pad_value(value, tensor) {
+            Some(value) => match self.pad_value(value, tensor, scope, tensors) {
                 Some(value) => Some(value),
                 None => return (None, Ty::Error),
             },
@@ -196,9 +196,9 @@ impl Checker<'_> {
             );
             return (None, Ty::Error);
         }
-        let pad_bits = pad_value.map(f64::to_bits);
+        let (pad_value, pad_key) = pad_value.unzip();
         if let Some(first) = scope.pads.get(&index)
-            && *first != pad_bits
+            && *first != pad_key
         {
             self.error(
                 Code::E011,
@@ -210,7 +210,7 @@ impl Checker<'_> {
             ));
             return (None, Ty::Error);
         }
-        scope.pads.entry(index).or_insert(pad_bits);
+        scope.pads.entry(index).or_insert(pad_key);
         scope
             .loads
             .entry(index)
@@ -225,12 +225,7 @@ impl Checker<'_> {
                 tensor: index,
                 subscripts,
                 dtype: tensor.dtype,
-                pad: pad_value.map(|value| {
-                    Box::new(Expr::Const {
-                        value,
-                        dtype: tensor.dtype,
-                    })
-                }),
+                pad: pad_value.map(Box::new),
             }),
             ty,
         )
@@ -487,10 +482,44 @@ impl Checker<'_> {
         false
     }
 
-    /// The pad value of `pad(x, value)`: a literal (or a negated one) of `x`'s dtype.
-    fn pad_value(&mut self, value: &ast::Expr, tensor: &Tensor) -> Option<f64> {
+    /// The pad value of `pad(x, value)`: a literal (or a negated one) of `x`'s dtype, or
+    /// a scalar parameter of that dtype.
+    fn pad_value(
+        &mut self,
+        value: &ast::Expr,
+        tensor: &Tensor,
+        scope: &Scope,
+        tensors: &[Tensor],
+    ) -> Option<(Expr, PadKey)> {
         let name = &tensor.name;
         let dtype = tensor.dtype;
+        if let ast::Expr::Load {
+            tensor: param,
+            indices,
+            pad: None,
+        } = value
+            && indices.is_empty()
+            && let Some(&index) = scope.tensors.get(&param.to_string())
+            && tensors[index].is_scalar()
+        {
+            let param_dtype = tensors[index].dtype;
+            if param_dtype != dtype {
+                self.error(
+                    Code::E010,
+                    param.span(),
+                    format!("the pad value of `{name}` is `{param}`, a {param_dtype}, but `{name}` is {dtype}"),
+                )
+                .help = Some(format!("declare `{param}: {dtype}`, or pad with a literal"));
+                return None;
+            }
+            return Some((
+                Expr::Param {
+                    tensor: index,
+                    dtype,
+                },
+                PadKey::Param(index),
+            ));
+        }
         let literal = match value {
             ast::Expr::Literal {
                 value, is_float, ..
@@ -507,9 +536,11 @@ impl Checker<'_> {
             self.error(
                 Code::E010,
                 expr_span(value),
-                format!("the pad value of `{name}` must be a literal of {dtype}"),
+                format!("the pad value of `{name}` must be a literal or a scalar parameter of {dtype}"),
             )
-            .help = Some(format!("write a literal, as in `pad({name}, 0)[i - 1]`"));
+            .help = Some(format!(
+                "write a literal, as in `pad({name}, 0)[i - 1]`, or pass the value as a parameter `v: {dtype}` and write `pad({name}, v)`"
+            ));
             return None;
         };
         if is_float && !dtype.is_float() {
@@ -523,8 +554,18 @@ impl Checker<'_> {
             .help = Some("write an integer literal, such as `0`".into());
             return None;
         }
-        Some(dtype.round(value_f64))
+        let value = dtype.round(value_f64);
+        Some((Expr::Const { value, dtype }, PadKey::Bits(value.to_bits())))
     }
+}
+
+/// What a padded view pads with, to tell two views of one tensor apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PadKey {
+    /// The bits of a constant.
+    Bits(u64),
+    /// A scalar parameter, by tensor index.
+    Param(usize),
 }
 
 /// The most tensors one kernel gathers from: a `vgather` names its table and index

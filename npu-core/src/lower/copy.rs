@@ -1,7 +1,7 @@
 //! The shapes of global-memory copies: how a tile's box splits into bursts, and when
 //! a copy must be padded (DataCopyPad) because a plain DataCopy could not move it.
 
-use super::{Lowering, Window, gm_strides};
+use super::{Lowering, PadValue, Window, gm_strides};
 use crate::dtype::Dtype;
 use crate::ir::Tail;
 use crate::plan;
@@ -115,7 +115,10 @@ pub(super) fn pad_fills(
         }
         split(&slab, 0, limit, &mut pieces);
     }
-    let constant = lowering.constant(value);
+    let fill = match value {
+        PadValue::Const(value) => Operand::Scalar(lowering.constant(value)),
+        PadValue::Param(tensor) => Operand::Param(tensor),
+    };
     let stride_index = lowering.strides(strides.clone());
     pieces
         .into_iter()
@@ -131,7 +134,7 @@ pub(super) fn pad_fills(
                 shape: lowering.raw_box(extents),
                 dst: address + first as u32,
                 dst_strides: stride_index,
-                src: [Operand::Scalar(constant), Operand::None, Operand::None],
+                src: [fill, Operand::None, Operand::None],
             }
         })
         .collect()

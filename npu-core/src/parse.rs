@@ -198,7 +198,18 @@ fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
         parenthesized!(content in input);
         params(&content)?
     } else {
-        vec![param(input)?]
+        let output = param(input)?;
+        if input.peek(Token![,]) {
+            return Err(syn::Error::new(
+                input.span(),
+                format!(
+                    "a kernel with several outputs lists them in parentheses: \
+                     `-> ({}: ..., ...)`",
+                    output.name
+                ),
+            ));
+        }
+        vec![output]
     };
     let content;
     braced!(content in input);

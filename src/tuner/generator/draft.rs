@@ -98,7 +98,10 @@ fn edit(kernel: &CheckedKernel, text: &str, from: &Spec, to: &Spec, name: &str) 
         lines.retain(|l| !on(l, first) && !on(l, second));
         for (axis, cores) in [(second, to.cores_n), (first, to.cores)] {
             if cores > 1 {
-                lines.insert(0, format!("parallel {} over {cores} cores;", axes[axis].name));
+                lines.insert(
+                    0,
+                    format!("parallel {} over {cores} cores;", axes[axis].name),
+                );
             }
         }
     } else if to.cores != from.cores {
@@ -267,7 +270,10 @@ mod tests {
         spec.cube = Some([32, 32, 64]);
         spec.depth = 2;
         let edited = draft.edited(spec).render(&problem.kernel, "e");
-        assert!(edited.contains("parallel m, n over 8 x 2 cores;"), "{edited}");
+        assert!(
+            edited.contains("parallel m, n over 8 x 2 cores;"),
+            "{edited}"
+        );
         assert!(edited.contains("stage a, b in l1 depth 2;"), "{edited}");
         problem
             .check(&edited)

@@ -17,21 +17,21 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use npu_core::ir::{KernelClass, Tail};
-
 use super::evaluate::Problem;
 use super::knowledge::KnowledgeBase;
 #[cfg(feature = "llm")]
 use super::llm::LlmError;
 use super::record::{CandidateRecord, Verdict};
-use super::space::{Space, Spec, align_elements};
+use super::space::{Space, Spec};
 
 mod draft;
+mod expert;
 mod model;
 mod repair;
 mod steer;
 
 use draft::Draft;
+use expert::{filled, first_drafts, neighbours};
 use repair::legalize;
 
 #[cfg(feature = "llm")]
@@ -416,211 +416,4 @@ fn symptom(record: &CandidateRecord) -> String {
         .as_ref()
         .map(|r| r.symptom.to_ascii_lowercase())
         .unwrap_or_default()
-}
-
-/// What an expert writes first: every core, double buffering, and the largest tiles
-/// that fit, then the same with a step down in tile or cores.
-fn first_drafts(problem: &Problem, space: &Space) -> Vec<Spec> {
-    let kernel = &problem.kernel;
-    let max_cores = *space.cores.last().unwrap_or(&1);
-    let axes = kernel.axes.len();
-    let mut drafts = Vec::new();
-    match &kernel.class {
-        KernelClass::Matmul(mm) => {
-            // Blocks that fit the shape, the largest first, each on as many cores as
-            // get a whole block row of m (a block past a core's share is E023).
-            let extent = |axis: usize| kernel.axes[axis].extent;
-            let mut blocks: Vec<[u64; 3]> = space
-                .cube
-                .iter()
-                .copied()
-                .filter(|[m, n, k]| *m <= extent(mm.m) && *n <= extent(mm.n) && *k <= extent(mm.k))
-                .collect();
-            blocks.sort_by_key(|[m, n, k]| std::cmp::Reverse((m * n * k, m * n)));
-            for block in blocks.into_iter().take(24) {
-                let mut tiles = vec![None; axes];
-                tiles[mm.k] = Some(block[2].max(extent(mm.k).min(block[2] * 4)));
-                let mut spec = Spec {
-                    cores: (extent(mm.m) / block[0]).clamp(1, max_cores),
-                    tiles,
-                    depth: 2,
-                    l0_depth: 2,
-                    l0c_depth: 1,
-                    cube: Some(block),
-                    tail: Tail::None,
-                };
-                spec.fix_tail(kernel);
-                drafts.push(spec);
-            }
-        }
-        _ => {
-            // Tiles filled from the innermost axis out to a budget of elements, so that
-            // reduced axes and whole rows stay whole while they fit (an expert sizes a
-            // vector tile by what one copy moves, not axis by axis).
-            let largest = (0..axes).fold(1u64, |product, a| {
-                product.saturating_mul(kernel.axes[a].extent)
-            });
-            for depth in [2, 1] {
-                for cores in [max_cores, (max_cores / 2).max(1)] {
-                    let mut budget = largest.next_power_of_two().min(1 << 20);
-                    while budget >= 16 {
-                        let mut spec = Spec {
-                            cores,
-                            tiles: filled(kernel, space, cores, budget),
-                            depth,
-                            l0_depth: 1,
-                            l0c_depth: 1,
-                            cube: None,
-                            tail: Tail::None,
-                        };
-                        spec.fix_tail(kernel);
-                        if !drafts.contains(&spec) {
-                            drafts.push(spec);
-                        }
-                        budget /= 2;
-                    }
-                }
-            }
-        }
-    }
-    drafts
-}
-
-/// The axes from the innermost out: the reduced axes (innermost last in the kernel's
-/// order), then the output axes from the innermost.
-fn fill_order(kernel: &npu_core::CheckedKernel) -> Vec<usize> {
-    let outputs = kernel.output_axes();
-    let mut order: Vec<usize> = (0..kernel.axes.len())
-        .rev()
-        .filter(|a| !outputs.contains(a))
-        .collect();
-    order.extend(outputs.iter().rev());
-    order
-}
-
-/// Tiles holding about `budget` elements on one core: each axis from the innermost out
-/// stays whole while the budget allows, the first that does not fit gets the largest
-/// aligned power-of-two multiple that does, and the axes outside it their minimum.
-/// Axes the space keeps whole (a fused kernel's reduced axes) stay whole regardless.
-fn filled(
-    kernel: &npu_core::CheckedKernel,
-    space: &Space,
-    cores: u64,
-    budget: u64,
-) -> Vec<Option<u64>> {
-    let first = kernel.output_axes()[0];
-    let mut tiles = vec![None; kernel.axes.len()];
-    let mut left = budget;
-    for axis in fill_order(kernel) {
-        let extent = kernel.axes[axis].extent;
-        let share = if axis == first {
-            extent.div_ceil(cores.max(1))
-        } else {
-            extent
-        };
-        let step = align_elements(kernel, axis).max(1);
-        if space.tiles[axis].len() <= 1 || left >= share {
-            left /= share.max(1);
-            continue;
-        }
-        let units = (left / step).max(1);
-        let tile = (step * (1 << units.ilog2())).min(share);
-        tiles[axis] = Some(tile);
-        left = 1;
-    }
-    tiles
-}
-
-/// One-knob edits of `spec`, the likeliest first given the simulator's symptom.
-fn neighbours(problem: &Problem, space: &Space, spec: &Spec, symptom: &str) -> Vec<Spec> {
-    let kernel = &problem.kernel;
-    let max_cores = *space.cores.last().unwrap_or(&1);
-    let memory_bound = symptom.contains("memory-bound") || symptom.contains("mte2");
-    let no_overlap = symptom.contains("depth") || symptom.contains("overlap");
-    let mut bigger = Vec::new();
-    let mut smaller = Vec::new();
-    for axis in 0..kernel.axes.len() {
-        let tile = spec.effective_tile(kernel, axis);
-        let step =
-            align_elements(kernel, axis).max(if matches!(kernel.class, KernelClass::Matmul(_)) {
-                16
-            } else {
-                1
-            });
-        // An axis shorter than one aligned step (a single row, say) keeps its extent.
-        let extent = kernel.axes[axis].extent;
-        for (numerator, denominator) in [(2, 1), (3, 2), (1, 2), (3, 4)] {
-            let value =
-                (tile * numerator / denominator / step * step).clamp(step.min(extent), extent);
-            if value != tile {
-                let mut next = spec.clone();
-                next.tiles[axis] = Some(value);
-                next.fix_tail(kernel);
-                if value > tile {
-                    bigger.push(next)
-                } else {
-                    smaller.push(next)
-                }
-            }
-        }
-    }
-    let mut cores = Vec::new();
-    for value in [spec.cores * 2, max_cores, spec.cores / 2] {
-        if value >= 1 && value <= max_cores && value != spec.cores {
-            let mut next = spec.clone();
-            next.cores = value;
-            next.fix_tail(kernel);
-            cores.push(next);
-        }
-    }
-    let mut depth = Vec::new();
-    let mut toggle = spec.clone();
-    toggle.depth = if spec.depth == 2 { 1 } else { 2 };
-    depth.push(toggle);
-    if space.tails.contains(&Tail::Pad) {
-        // Padded copies of whole unaligned rows: legal, and sometimes the faster copy.
-        let mut padded = spec.clone();
-        padded.tail = if spec.tail == Tail::Pad {
-            Tail::None
-        } else {
-            Tail::Pad
-        };
-        padded.fix_tail(kernel);
-        if padded != *spec {
-            smaller.push(padded);
-        }
-    }
-    if let Some([m, n, k]) = spec.cube {
-        for block in [
-            [m * 2, n, k],
-            [m, n * 2, k],
-            [m, n, k * 2],
-            [m / 2, n, k],
-            [m, n / 2, k],
-            [m, n, k / 2],
-        ] {
-            let mut next = spec.clone();
-            next.cube = Some(block);
-            bigger.push(next);
-        }
-        for (l0, l0c) in [(2, 1), (1, 1), (2, 2), (1, 2)] {
-            let mut next = spec.clone();
-            (next.l0_depth, next.l0c_depth) = (l0, l0c);
-            depth.push(next);
-        }
-    }
-    let mut ordered = Vec::new();
-    if no_overlap {
-        ordered.append(&mut depth);
-    }
-    if memory_bound {
-        ordered.append(&mut cores);
-        ordered.append(&mut bigger);
-    } else {
-        ordered.append(&mut bigger);
-        ordered.append(&mut cores);
-    }
-    ordered.append(&mut depth);
-    ordered.append(&mut smaller);
-    ordered
 }

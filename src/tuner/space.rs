@@ -10,6 +10,9 @@ use npu_core::ir::{CheckedKernel, KernelClass, Role, Tail};
 pub struct Spec {
     /// Cores the first output axis (m for a matmul) is split across.
     pub cores: u64,
+    /// Matmul only: cores the second output axis (n) is split across, so that the
+    /// cores form a `cores` x `cores_n` grid over the output; 1 otherwise.
+    pub cores_n: u64,
     /// Tile per axis, in kernel axis order; `None` leaves the axis unsplit.
     pub tiles: Vec<Option<u64>>,
     /// Buffer depth of the staged tensors (UB for vector kernels, L1 for matmul).
@@ -25,7 +28,9 @@ pub struct Spec {
 /// The knob values a search may pick from, derived from the kernel and its target.
 #[derive(Clone, Debug)]
 pub struct Space {
-    pub cores: Vec<u64>,
+    /// Core grids, as cores over the first output axis and over the second (always 1
+    /// for a vector kernel); see [`Space::of`].
+    pub cores: Vec<[u64; 2]>,
     /// Candidate tiles per axis (`None` = unsplit).
     pub tiles: Vec<Vec<Option<u64>>>,
     pub depths: Vec<u64>,
@@ -42,11 +47,26 @@ impl Spec {
         let axes = &kernel.axes;
         let mut out = format!("schedule {name} {{\n");
         let first = kernel.output_axes()[0];
-        if self.cores > 1 {
-            out += &format!(
-                "    parallel {} over {} cores;\n",
-                axes[first].name, self.cores
-            );
+        match (self.cores > 1, self.cores_n > 1, second_axis(kernel)) {
+            (true, true, Some(second)) => {
+                out += &format!(
+                    "    parallel {}, {} over {} x {} cores;\n",
+                    axes[first].name, axes[second].name, self.cores, self.cores_n
+                );
+            }
+            (false, true, Some(second)) => {
+                out += &format!(
+                    "    parallel {} over {} cores;\n",
+                    axes[second].name, self.cores_n
+                );
+            }
+            (true, _, _) => {
+                out += &format!(
+                    "    parallel {} over {} cores;\n",
+                    axes[first].name, self.cores
+                );
+            }
+            _ => {}
         }
         for (axis, tile) in self.tiles.iter().enumerate() {
             if let Some(tile) = tile {
@@ -100,6 +120,7 @@ impl Spec {
     pub fn from_schedule(kernel: &CheckedKernel, schedule: &Schedule) -> Spec {
         let mut spec = Spec {
             cores: 1,
+            cores_n: 1,
             tiles: vec![None; kernel.axes.len()],
             depth: 1,
             l0_depth: 1,
@@ -110,6 +131,15 @@ impl Spec {
         let axis = |name: &str| kernel.axes.iter().position(|a| a.name == name);
         for item in &schedule.items {
             match &item.kind {
+                // Cores over a matmul's n make the grid's second count; over any other
+                // axis they count as the first axis's (the draft keeps such a
+                // schedule's own text).
+                ItemKind::Parallel { axis: name, cores }
+                    if second_axis(kernel).is_some()
+                        && axis(&name.to_string()) == second_axis(kernel) =>
+                {
+                    spec.cores_n = spec.cores_n.saturating_mul(cores.value)
+                }
                 ItemKind::Parallel { cores, .. } => {
                     spec.cores = spec.cores.saturating_mul(cores.value)
                 }
@@ -157,6 +187,8 @@ impl Spec {
         let extent = kernel.axes[axis].extent;
         let share = if axis == kernel.output_axes()[0] {
             extent.div_ceil(self.cores.max(1))
+        } else if Some(axis) == second_axis(kernel) {
+            extent.div_ceil(self.cores_n.max(1))
         } else {
             extent
         };
@@ -181,28 +213,48 @@ impl Spec {
 
 impl Space {
     /// The space of a kernel on its target.
+    ///
+    /// A vector kernel spreads its first output axis over powers of two of the vector
+    /// cores and all of them. A matmul spreads m and n over a grid of cube cores, as
+    /// the libraries do (a short m alone leaves most cube cores idle): every `a x b`
+    /// with `a` and `b` powers of two or divisors of the core count, `a x b` at most
+    /// the cores, and each core at least one fractal of m and of n (a smaller share is
+    /// never legal: the cube block divides the core's tile, E023).
     pub fn of(kernel: &CheckedKernel) -> Space {
         let target = &kernel.target;
         let first = kernel.output_axes()[0];
         let extent = kernel.axes[first].extent;
         let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
-        let max_cores = u64::from(if is_matmul {
-            target.cores.cube
-        } else {
-            target.cores.vector
-        })
-        .min(extent)
-        .max(1);
-        let mut cores: Vec<u64> = powers_of_two(1, max_cores);
-        if !cores.contains(&max_cores) {
-            cores.push(max_cores);
-        }
+        let mut cores: Vec<[u64; 2]> = match (&kernel.class, &target.cube) {
+            (KernelClass::Matmul(mm), Some(unit)) => {
+                let available = u64::from(target.cores.cube).max(1);
+                core_grids(
+                    available,
+                    kernel.axes[mm.m].extent / unit.m.max(1),
+                    kernel.axes[mm.n].extent / unit.n.max(1),
+                )
+            }
+            _ => {
+                let max_cores = u64::from(if is_matmul {
+                    target.cores.cube
+                } else {
+                    target.cores.vector
+                })
+                .min(extent)
+                .max(1);
+                let mut counts: Vec<u64> = powers_of_two(1, max_cores);
+                if !counts.contains(&max_cores) {
+                    counts.push(max_cores);
+                }
+                counts.into_iter().map(|c| [c, 1]).collect()
+            }
+        };
         // A fused kernel keeps every axis a statement reduces over whole (the checker's
         // E035): no split of it, and no cores across it. A scan's running value passes
         // from tile to tile of its axis on one core.
         let whole = npu_core::plan::whole_axes(kernel);
         if whole.contains(&first) || npu_core::schedule::scan_axes(kernel).contains(&first) {
-            cores = vec![1];
+            cores = vec![[1, 1]];
         }
         let tiles = kernel
             .axes
@@ -285,7 +337,7 @@ impl Space {
             .iter()
             .map(|options| options[pick(options.len())])
             .collect();
-        let cores = self.cores[pick(self.cores.len())];
+        let [cores, cores_n] = self.cores[pick(self.cores.len())];
         let (cube, l0_depth, l0c_depth) = if self.cube.is_empty() {
             (None, 1, 1)
         } else {
@@ -303,6 +355,7 @@ impl Space {
             .unwrap_or(Tail::None);
         let mut spec = Spec {
             cores,
+            cores_n,
             tiles,
             depth,
             l0_depth,
@@ -314,7 +367,7 @@ impl Space {
         spec
     }
 
-    /// Every point that differs from `spec` in one knob: another core count, another
+    /// Every point that differs from `spec` in one knob: another core grid, another
     /// tile of one axis, another depth, cube block, L0 depth or tail. `spec` need not
     /// be a point of the space (a hand schedule may not be); its edits are.
     pub fn edits(&self, kernel: &CheckedKernel, spec: &Spec) -> Vec<Spec> {
@@ -325,9 +378,10 @@ impl Space {
                 out.push(next);
             }
         };
-        for &cores in &self.cores {
+        for &[cores, cores_n] in &self.cores {
             push(Spec {
                 cores,
+                cores_n,
                 ..spec.clone()
             });
         }
@@ -372,6 +426,39 @@ impl Space {
     }
 }
 
+/// The second output axis of a matmul (n), the one a core grid spreads beside m;
+/// `None` for other kernels, whose cores go over their first output axis only.
+pub fn second_axis(kernel: &CheckedKernel) -> Option<usize> {
+    match &kernel.class {
+        KernelClass::Matmul(mm) => Some(mm.n),
+        _ => None,
+    }
+}
+
+/// The core grids of a matmul with `available` cube cores and `rows` x `columns`
+/// fractals of output: per axis the powers of two and the divisors of `available`,
+/// up to that axis's fractals; pairs whose product fits, the single-axis (m) counts
+/// first, in a fixed order.
+fn core_grids(available: u64, rows: u64, columns: u64) -> Vec<[u64; 2]> {
+    let counts = |fractals: u64| {
+        let most = fractals.clamp(1, available);
+        let mut list = powers_of_two(1, most);
+        list.extend((1..=most).filter(|c| available.is_multiple_of(*c)));
+        list.sort_unstable();
+        list.dedup();
+        list
+    };
+    let mut grids = Vec::new();
+    for b in counts(columns) {
+        for a in counts(rows) {
+            if a * b <= available {
+                grids.push([a, b]);
+            }
+        }
+    }
+    grids
+}
+
 /// Elements of `axis` that make an aligned UB copy for every tensor it is innermost in.
 pub fn align_elements(kernel: &CheckedKernel, axis: usize) -> u64 {
     let align = kernel.target.align.ub;
@@ -414,4 +501,91 @@ pub(crate) fn gcd(a: u64, b: u64) -> u64 {
 
 fn lcm(a: u64, b: u64) -> u64 {
     a / gcd(a, b) * b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Bundled;
+
+    #[test]
+    fn a_matmuls_cores_are_every_grid_with_a_fractal_per_core() {
+        // The suite's matmul: c is 128 x 256 on ascend910b's 20 cube cores, fractals
+        // of 16, so m takes at most 128 / 16 = 8 cores and n 256 / 16 = 16. Counts are
+        // the powers of two and the divisors of 20 up to those: m 1, 2, 4, 5, 8 and
+        // n 1, 2, 4, 5, 8, 10, 16; grids are the pairs of at most 20 cores, n's count
+        // outermost.
+        let problem = Bundled::find("matmul").unwrap().problem(0, None).unwrap();
+        let space = Space::of(&problem.kernel);
+        assert_eq!(
+            space.cores,
+            [
+                [1, 1],
+                [2, 1],
+                [4, 1],
+                [5, 1],
+                [8, 1],
+                [1, 2],
+                [2, 2],
+                [4, 2],
+                [5, 2],
+                [8, 2],
+                [1, 4],
+                [2, 4],
+                [4, 4],
+                [5, 4],
+                [1, 5],
+                [2, 5],
+                [4, 5],
+                [1, 8],
+                [2, 8],
+                [1, 10],
+                [2, 10],
+                [1, 16],
+            ]
+        );
+        // Each grid is one the checker takes: with 16 x 16 x 16 blocks and m and n
+        // split by 16, every core gets whole blocks (uneven shares, such as 128 over
+        // 5 cores, deal out whole tiles).
+        for &[cores, cores_n] in &space.cores {
+            let mut tiles = vec![None; problem.kernel.axes.len()];
+            for axis in problem.kernel.output_axes() {
+                tiles[*axis] = Some(16);
+            }
+            let spec = Spec {
+                cores,
+                cores_n,
+                tiles,
+                depth: 1,
+                l0_depth: 1,
+                l0c_depth: 1,
+                cube: Some([16, 16, 16]),
+                tail: Tail::None,
+            };
+            let text = spec.to_dsl(&problem.kernel, "s");
+            let checked = problem.check(&text);
+            proc_macro2::extra::invalidate_current_thread_spans();
+            assert!(checked.is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_grid_reads_back_as_it_was_written() {
+        let problem = Bundled::find("matmul").unwrap().problem(0, None).unwrap();
+        let kernel = &problem.kernel;
+        let space = Space::of(kernel);
+        for index in [0, 1, space.size() / 3, space.size() - 1] {
+            let spec = space.point(kernel, index);
+            let text = spec.to_dsl(kernel, "s");
+            let schedules = npu_core::parse::parse_schedules_str(&text).unwrap();
+            assert_eq!(Spec::from_schedule(kernel, &schedules[0]), spec, "{text}");
+        }
+        // Cores over n alone are written as such.
+        let mut spec = space.point(kernel, 0);
+        (spec.cores, spec.cores_n) = (1, 16);
+        assert!(
+            spec.to_dsl(kernel, "s")
+                .contains("parallel n over 16 cores;")
+        );
+    }
 }

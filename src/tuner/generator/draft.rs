@@ -6,7 +6,7 @@
 use npu_core::ir::{CheckedKernel, KernelClass, Tail};
 
 use crate::tuner::evaluate::Problem;
-use crate::tuner::space::Spec;
+use crate::tuner::space::{Spec, second_axis};
 
 /// A schedule as knobs, and the text they edit when the space cannot write it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,7 +32,11 @@ impl Draft {
         let printed = npu_core::print::schedule(schedule);
         let spec = Spec::from_schedule(kernel, schedule);
         let name = schedule.name.to_string();
-        let in_space = items(&spec.to_dsl(kernel, &name)) == items(&printed);
+        // Compared as printed, where a grid of cores is one `parallel` item per axis.
+        let rendered = npu_core::parse::parse_schedules_str(&spec.to_dsl(kernel, &name))
+            .ok()
+            .and_then(|s| s.first().map(npu_core::print::schedule));
+        let in_space = rendered.is_some_and(|r| items(&r) == items(&printed));
         Some(Draft {
             base: (!in_space).then(|| (printed, spec.clone())),
             spec,
@@ -80,7 +84,27 @@ fn edit(kernel: &CheckedKernel, text: &str, from: &Spec, to: &Spec, name: &str) 
         .map(str::to_string)
         .collect();
     let axes = &kernel.axes;
-    if to.cores != from.cores {
+    if let Some(second) = second_axis(kernel)
+        && (to.cores, to.cores_n) != (from.cores, from.cores_n)
+    {
+        // A matmul's grid: the `parallel` items of m and n written anew, one per axis
+        // as a grid prints.
+        let first = kernel.output_axes()[0];
+        let on = |line: &String, axis: usize| {
+            line.strip_prefix("parallel ")
+                .and_then(|rest| rest.split_whitespace().next())
+                == Some(axes[axis].name.as_str())
+        };
+        lines.retain(|l| !on(l, first) && !on(l, second));
+        for (axis, cores) in [(second, to.cores_n), (first, to.cores)] {
+            if cores > 1 {
+                lines.insert(
+                    0,
+                    format!("parallel {} over {cores} cores;", axes[axis].name),
+                );
+            }
+        }
+    } else if to.cores != from.cores {
         let parallel: Vec<usize> = (0..lines.len())
             .filter(|i| lines[*i].starts_with("parallel "))
             .collect();
@@ -232,21 +256,45 @@ mod tests {
     }
 
     #[test]
-    fn a_core_grid_is_kept_through_edits() {
-        // The space runs only the first output axis across the cores, so a grid of
-        // cores (`parallel m, n over 4 x 4 cores;`, one `parallel` item per axis) is
-        // kept as written while the knobs it does model change.
+    fn a_core_grid_is_a_knob() {
+        // A grid of cores over m and n (`parallel m, n over 4 x 4 cores;`, one
+        // `parallel` item per axis as it prints) is a point of the space: edits change
+        // its counts and render it as one item.
         let problem = problem("matmul_i8");
         let text = "schedule hand { parallel m, n over 4 x 4 cores; split k by 128; cube m by 64, n by 64, k by 64; stage a, b in l1 depth 1; stage a in l0a depth 1; stage b in l0b depth 1; stage c in l0c depth 1; }";
         let draft = Draft::parse(&problem, text).unwrap();
-        assert!(draft.base.is_some());
+        assert_eq!(draft.base, None);
+        assert_eq!((draft.spec.cores, draft.spec.cores_n), (4, 4));
         let mut spec = draft.spec.clone();
-        spec.cores = 8;
+        (spec.cores, spec.cores_n) = (8, 2);
+        spec.cube = Some([32, 32, 64]);
         spec.depth = 2;
         let edited = draft.edited(spec).render(&problem.kernel, "e");
-        assert!(edited.contains("parallel m over 4 cores;"), "{edited}");
-        assert!(edited.contains("parallel n over 4 cores;"), "{edited}");
+        assert!(
+            edited.contains("parallel m, n over 8 x 2 cores;"),
+            "{edited}"
+        );
         assert!(edited.contains("stage a, b in l1 depth 2;"), "{edited}");
+        problem
+            .check(&edited)
+            .map_err(|(d, source)| d.render(&source))
+            .expect("the edit checks");
+    }
+
+    #[test]
+    fn a_grid_in_a_schedule_outside_the_space_is_edited_as_text() {
+        // `order` is not a knob: the schedule keeps its text, and a new grid replaces
+        // the `parallel` items of m and n.
+        let problem = problem("matmul_i8");
+        let text = "schedule hand { parallel m, n over 4 x 4 cores; split k by 128; cube m by 32, n by 32, k by 64; stage a, b in l1 depth 1; stage a in l0a depth 1; stage b in l0b depth 1; stage c in l0c depth 1; order n, m; }";
+        let draft = Draft::parse(&problem, text).unwrap();
+        assert!(draft.base.is_some());
+        let mut spec = draft.spec.clone();
+        (spec.cores, spec.cores_n) = (2, 8);
+        let edited = draft.edited(spec).render(&problem.kernel, "e");
+        assert!(edited.contains("parallel m over 2 cores;"), "{edited}");
+        assert!(edited.contains("parallel n over 8 cores;"), "{edited}");
+        assert!(edited.contains("order n, m;"), "{edited}");
         problem
             .check(&edited)
             .map_err(|(d, source)| d.render(&source))

@@ -7,7 +7,7 @@ use npu_core::ir::Tail;
 
 use super::Draft;
 use crate::tuner::evaluate::Problem;
-use crate::tuner::space::{Space, Spec, align_elements};
+use crate::tuner::space::{Space, Spec, align_elements, second_axis};
 
 /// Checks a draft and repairs it from the checker's help lines, up to a few times.
 /// Returns the legal schedule text, or `None` when it cannot be made legal.
@@ -64,6 +64,11 @@ fn apply_fix(problem: &Problem, spec: &mut Spec, fix: &npu_core::Fix) -> bool {
             Edit::Cores { axis: name, cores } if axis(name) == Some(kernel.output_axes()[0]) => {
                 spec.cores = *cores;
             }
+            Edit::Cores { axis: name, cores }
+                if axis(name).is_some() && axis(name) == second_axis(kernel) =>
+            {
+                spec.cores_n = *cores;
+            }
             Edit::Tail { .. } => spec.tail = Tail::Pad,
             Edit::Depth { level, depth, .. } => match level {
                 Level::L0a | Level::L0b => spec.l0_depth = *depth,
@@ -105,6 +110,8 @@ fn repair(problem: &Problem, spec: &mut Spec, code: Code, help: &str) -> bool {
             Code::E020 if spec.depth == 1 => shrink(problem, spec),
             Code::E022 if spec.cube.is_none() => shrink(problem, spec),
             Code::E020 | Code::E025 => spec.depth = 1,
+            // Too many cores: halve the grid's larger count.
+            Code::E024 if spec.cores_n > spec.cores => spec.cores_n /= 2,
             Code::E024 => spec.cores = (spec.cores / 2).max(1),
             Code::E033 | Code::E021 => spec.tail = Tail::Pad,
             _ => {}

@@ -7,6 +7,7 @@
 
 use npu_core::ir::{CheckedKernel, Role, Tail};
 
+use super::expert::widest;
 use super::{Draft, Idea, filled};
 use crate::kernels::Bundled;
 use crate::tuner::evaluate::Problem;
@@ -65,7 +66,7 @@ pub(super) fn edits(
 /// One knob a template sets.
 #[derive(Clone, Debug, PartialEq)]
 enum Knob {
-    Cores(u64),
+    Cores([u64; 2]),
     Depth(u64),
     Tail(Tail),
     Tiles(Vec<Option<u64>>),
@@ -75,7 +76,7 @@ enum Knob {
 impl Knob {
     fn apply(&self, spec: &mut Spec) {
         match self {
-            Knob::Cores(cores) => spec.cores = *cores,
+            Knob::Cores([cores, cores_n]) => (spec.cores, spec.cores_n) = (*cores, *cores_n),
             Knob::Depth(depth) => spec.depth = *depth,
             Knob::Tail(tail) => spec.tail = *tail,
             Knob::Tiles(tiles) => spec.tiles = tiles.clone(),
@@ -90,10 +91,13 @@ impl Knob {
 /// The template's knobs, carried over to `kernel` where they differ from `spec`.
 fn knobs(kernel: &CheckedKernel, space: &Space, spec: &Spec, template: &Template) -> Vec<Knob> {
     let mut knobs = Vec::new();
-    let max_cores = *space.cores.last().unwrap_or(&1);
-    // A template across several cores says "spread": over every core this kernel has.
-    if template.spec.cores > 1 && spec.cores < max_cores {
-        knobs.push(Knob::Cores(max_cores));
+    // A template across several cores says "spread": over every core this kernel has
+    // (for a matmul, the grid that gives every cube core whole blocks).
+    if let Some(widest) = widest(kernel, space, spec)
+        && template.spec.cores * template.spec.cores_n > 1
+        && spec.cores * spec.cores_n < widest[0] * widest[1]
+    {
+        knobs.push(Knob::Cores(widest));
     }
     if space.depths.contains(&template.spec.depth) && template.spec.depth != spec.depth {
         knobs.push(Knob::Depth(template.spec.depth));

@@ -65,6 +65,32 @@ npu_kernel! {
 }
 
 npu_kernel! {
+    /// Three fill values before and three after a vector of i8, the fill given at run
+    /// time, on one AIE tile.
+    kernel pad1d_fill(x: [i8; 250], fill: i8) -> y: [i8; 256] {
+        y[i] = pad(x, fill)[i - 3];
+    }
+    target aie2_tile;
+    schedule hand {
+        split i by 64;
+        stage x, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
+    /// A border of a run-time value around each 62 x 62 plane.
+    kernel pad2d_fill(x: [f16; 4, 62, 62], fill: f16) -> y: [f16; 4, 64, 64] {
+        y[c, i, j] = pad(x, fill)[c, i - 1, j - 1];
+    }
+    target ascend910b;
+    schedule hand {
+        parallel c over 4 cores;
+        split c by 1;
+        stage x, y in ub depth 1;
+    }
+}
+
+npu_kernel! {
     /// Every second element.
     kernel downsample(x: [f32; 8192]) -> y: [f32; 4096] {
         y[i] = x[2*i];
@@ -138,6 +164,8 @@ bundled!(
     broadcast_rows,
     pad1d,
     pad2d,
+    pad1d_fill,
+    pad2d_fill,
     downsample,
     gather,
     gather_tile,

@@ -311,11 +311,15 @@ impl Checker<'_> {
                 .filter(|p| !p.is_scalar())
                 .map(|p| p.name.to_string())
                 .collect();
-            self.error(Code::E031, def.name.span(), format!("kernel `{}` has no schedule", def.name))
-                .help = Some(format!(
-                    "add a block such as `schedule hand {{ stage {} in ub; }}` after the kernel",
-                    tensors.join(", ")
-                ));
+            self.error(
+                Code::E031,
+                def.name.span(),
+                format!("kernel `{}` has no schedule", def.name),
+            )
+            .help = Some(format!(
+                "add a block such as `schedule hand {{ stage {} in ub; }}` after the kernel",
+                tensors.join(", ")
+            ));
         }
         self.variants(def);
         let class = self.classify(&body, &tensors, &scope.axes);

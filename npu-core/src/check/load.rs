@@ -536,7 +536,9 @@ impl Checker<'_> {
             self.error(
                 Code::E010,
                 expr_span(value),
-                format!("the pad value of `{name}` must be a literal or a scalar parameter of {dtype}"),
+                format!(
+                    "the pad value of `{name}` must be a literal or a scalar parameter of {dtype}"
+                ),
             )
             .help = Some(format!(
                 "write a literal, as in `pad({name}, 0)[i - 1]`, or pass the value as a parameter `v: {dtype}` and write `pad({name}, v)`"

@@ -196,10 +196,19 @@ fn a_scalar_parameter_pads_with_its_run_time_value() {
                 })
                 .collect(),
         }];
-        assert_eq!(pad2d_with::reference_host(&inputs).expect("shapes fit"), expected);
+        assert_eq!(
+            pad2d_with::reference_host(&inputs).expect("shapes fit"),
+            expected
+        );
         for (index, schedule) in kernel.schedules.iter().enumerate() {
-            let evaluation = evaluate(kernel, index, &inputs, Some(&expected), &SimOptions::default())
-                .expect("simulates");
+            let evaluation = evaluate(
+                kernel,
+                index,
+                &inputs,
+                Some(&expected),
+                &SimOptions::default(),
+            )
+            .expect("simulates");
             assert!(
                 matches!(evaluation.correctness, Correctness::Passed { .. }),
                 "{}: {:?}",

@@ -308,7 +308,7 @@ impl Checker<'_> {
                 .help = Some("add a block such as `schedule hand { split i by 2048; stage a, y in ub depth 2; }`".into());
         }
         self.variants(def);
-        let class = self.classify(&body, &tensors, &scope.axes);
+        let class = self.classify(&body, &scope.axes);
         if !self.diagnostics.is_empty() {
             return None;
         }

@@ -426,6 +426,9 @@ impl<'a> ScheduleChecker<'a> {
                     let mut list = Vec::new();
                     for (axis, number) in tiles {
                         let Some(a) = self.axis(axis) else { continue };
+                        if self.cube_names_batch(axis, a, number) {
+                            continue;
+                        }
                         if list.iter().any(|(x, _)| *x == a) {
                             self.error(
                                 Code::E030,

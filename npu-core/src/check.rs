@@ -25,6 +25,7 @@ mod reduce;
 mod scan;
 
 pub use class::vector_op;
+pub(crate) use class::near_matmul;
 use expr::{resolve_literals, subscripts};
 use reduce::reduction_extent;
 

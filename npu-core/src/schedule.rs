@@ -419,7 +419,7 @@ impl<'a> ScheduleChecker<'a> {
                             Code::E026,
                             item.keyword,
                             format!("kernel `{}` has no matmul for the cube to run", kernel.name),
-                            "remove the `cube` item",
+                            machine::no_matmul_help(kernel),
                         );
                         continue;
                     }

@@ -440,8 +440,17 @@ fn first_drafts(problem: &Problem, space: &Space) -> Vec<Spec> {
             for block in blocks.into_iter().take(24) {
                 let mut tiles = vec![None; axes];
                 tiles[mm.k] = Some(block[2].max(extent(mm.k).min(block[2] * 4)));
+                // A batch spreads over the cores (the first output axis), one matrix per
+                // L1 tile so that depth 2 copies the next matrix during this one's product.
+                if let Some(batch) = mm.batch {
+                    tiles[batch] = Some(1);
+                }
+                let cores = match mm.batch {
+                    Some(_) => max_cores,
+                    None => (extent(mm.m) / block[0]).clamp(1, max_cores),
+                };
                 let mut spec = Spec {
-                    cores: (extent(mm.m) / block[0]).clamp(1, max_cores),
+                    cores,
                     tiles,
                     depth: 2,
                     l0_depth: 2,

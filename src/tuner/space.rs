@@ -8,7 +8,8 @@ use npu_core::ir::{CheckedKernel, KernelClass, Role, Tail};
 /// A schedule as knobs. `to_dsl` renders it; `from_schedule` reads one back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Spec {
-    /// Cores the first output axis (m for a matmul) is split across.
+    /// Cores the first output axis (m for a matmul, the batch for a batched one) is
+    /// split across.
     pub cores: u64,
     /// Tile per axis, in kernel axis order; `None` leaves the axis unsplit.
     pub tiles: Vec<Option<u64>>,
@@ -209,7 +210,11 @@ impl Space {
             .iter()
             .enumerate()
             .map(|(axis, a)| {
-                let min = if is_matmul {
+                // A batched matmul's batch tile holds whole matrices: any count of them.
+                let batch = matches!(&kernel.class, KernelClass::Matmul(mm) if mm.batch == Some(axis));
+                let min = if batch {
+                    1
+                } else if is_matmul {
                     16
                 } else {
                     align_elements(kernel, axis)

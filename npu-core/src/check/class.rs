@@ -278,6 +278,30 @@ fn matmul_shape(assign: &Assign, axes: &[Axis]) -> Option<MatmulShape> {
     })
 }
 
+/// Whether a kernel the cube cannot run was meant as a matmul: one statement that sums
+/// a product of two tensors over one axis, with operands the cube's form does not
+/// name (a batch axis not first, a transposed operand, a missing batch).
+pub(crate) fn near_matmul(kernel: &CheckedKernel) -> bool {
+    let [assign] = &kernel.body[..] else {
+        return false;
+    };
+    let mut value = &assign.value;
+    while let Expr::Cast { arg, .. } = value {
+        value = arg;
+    }
+    let Expr::Reduce {
+        op: ReduceOp::Sum,
+        axes,
+        body,
+        ..
+    } = value
+    else {
+        return false;
+    };
+    matches!(&**body, Expr::Binary { op: BinaryOp::Mul, lhs, rhs, .. }
+        if axes.len() == 1 && strip_casts_to_load(lhs).is_some() && strip_casts_to_load(rhs).is_some())
+}
+
 fn strip_casts_to_load(expr: &Expr) -> Option<(usize, &[Subscript])> {
     match expr {
         Expr::Cast {

@@ -376,6 +376,16 @@ impl ScheduleChecker<'_> {
     }
 }
 
+/// The help of E026 on a `cube` item of a kernel the cube cannot run: for a sum of
+/// products that misses the cube's form, the forms it runs.
+pub(super) fn no_matmul_help(kernel: &CheckedKernel) -> &'static str {
+    if crate::check::near_matmul(kernel) {
+        "the cube runs `c[m, n] = sum[k](a[m, k] * b[k, n])` or, batch axis first, `c[t, m, n] = sum[k](a[t, m, k] * b[t, k, n])` (`b[k, n]` when the batch shares it); write the kernel so, or remove the `cube` item"
+    } else {
+        "remove the `cube` item"
+    }
+}
+
 /// The buffers of a level as `a 2x16384 + tmp0 16384 + ...`, largest first (plan order
 /// among equals), at most [`BREAKDOWN_ITEMS`] of them and then how many more and their
 /// bytes, so that a kernel of a hundred temporaries still gets a one-line message.

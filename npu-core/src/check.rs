@@ -25,6 +25,7 @@ mod reduce;
 mod scan;
 
 pub use class::vector_op;
+pub(crate) use class::near_matmul;
 use expr::{resolve_literals, subscripts};
 use reduce::reduction_extent;
 
@@ -322,7 +323,7 @@ impl Checker<'_> {
             ));
         }
         self.variants(def);
-        let class = self.classify(&body, &tensors, &scope.axes);
+        let class = self.classify(&body, &scope.axes);
         if !self.diagnostics.is_empty() {
             return None;
         }

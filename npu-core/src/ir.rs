@@ -672,7 +672,9 @@ pub enum KernelClass {
     /// At least one reduction or scan, on the vector unit.
     Reduction,
     /// `c[m, n] = sum[k](a[m, k] * b[k, n])` on the cube unit (casts allowed around
-    /// the operands and the result).
+    /// the operands and the result), or a batched one,
+    /// `c[t, m, n] = sum[k](a[t, m, k] * b[t, k, n])`, where either operand may leave
+    /// out the batch axis (`b[k, n]`: one matrix shared by the whole batch).
     Matmul(MatmulShape),
 }
 
@@ -685,6 +687,24 @@ pub struct MatmulShape {
     pub m: usize,
     pub n: usize,
     pub k: usize,
+    /// The leading batch axis of a batched matmul: `c`'s first axis, and the first of
+    /// each operand that has one. The cube's base block never covers it; each batch
+    /// element is its own product.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<usize>,
+}
+
+impl MatmulShape {
+    /// Whether operand `tensor` (`a` or `b`) has the batch axis, rather than being one
+    /// matrix every batch element shares.
+    pub fn is_batched(&self, tensors: &[Tensor], tensor: usize) -> bool {
+        self.batch.is_some() && tensors[tensor].shape.len() == 3
+    }
+
+    /// Matrices in the batch: the batch axis's extent, 1 for a plain matmul.
+    pub fn batch_extent(&self, axes: &[Axis]) -> u64 {
+        self.batch.map_or(1, |axis| axes[axis].extent)
+    }
 }
 
 /// A legal schedule with every default filled in.

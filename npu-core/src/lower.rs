@@ -177,7 +177,10 @@ pub fn estimate_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule)
     match &kernel.class {
         KernelClass::Matmul(mm) => {
             let [cm, cn, ck] = schedule.cube.unwrap_or([16, 16, 16]);
-            let blocks = schedule.tiles[mm.m].div_ceil(cm) * schedule.tiles[mm.n].div_ceil(cn);
+            // Each matrix of a batch tile has its own blocks.
+            let matrices = mm.batch.map_or(1, |t| schedule.tiles[t]);
+            let blocks =
+                matrices * schedule.tiles[mm.m].div_ceil(cm) * schedule.tiles[mm.n].div_ceil(cn);
             let steps = output_tiles * blocks * tiles(mm.k);
             let per_step = 8 + schedule.tiles[mm.k].div_ceil(ck) * 16;
             steps * per_step + cores * 32

@@ -419,13 +419,16 @@ impl<'a> ScheduleChecker<'a> {
                             Code::E026,
                             item.keyword,
                             format!("kernel `{}` has no matmul for the cube to run", kernel.name),
-                            "remove the `cube` item",
+                            machine::no_matmul_help(kernel),
                         );
                         continue;
                     }
                     let mut list = Vec::new();
                     for (axis, number) in tiles {
                         let Some(a) = self.axis(axis) else { continue };
+                        if self.cube_names_batch(axis, a, number) {
+                            continue;
+                        }
                         if list.iter().any(|(x, _)| *x == a) {
                             self.error(
                                 Code::E030,

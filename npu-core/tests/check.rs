@@ -108,6 +108,35 @@ cases! {
     matmul_without_cube_unit: "kernel mm(a: [f16; 64, 64], b: [f16; 64, 64]) -> c: [f32; 64, 64] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }\ntarget npueval_demo;\nschedule s { stage a, b, c in ub; }\n";
 }
 
+/// A batched matmul (`b` without the batch axis when `shared`) on ascend910b with
+/// the given schedule items.
+fn bmm(shared: bool, items: &str) -> String {
+    let (b, load) = if shared {
+        ("[f16; 128, 64]", "b[k, n]")
+    } else {
+        ("[f16; 6, 128, 64]", "b[t, k, n]")
+    };
+    format!(
+        "kernel bmm(a: [f16; 6, 64, 128], b: {b}) -> c: [f32; 6, 64, 64] {{\n    c[t, m, n] = sum[k](a[t, m, k] as f32 * {load} as f32);\n}}\ntarget ascend910b;\nschedule s {{\n{items}\n}}\n"
+    )
+}
+
+const BMM_STAGES: &str = "    stage a, b in l1 depth 2;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c;";
+
+// Batched matmul: a leading batch axis the cube's block never covers; it tiles and
+// spreads over cores like any output axis, alone or in a grid with m or n.
+cases! {
+    batched_matmul_ok: bmm(false, &format!("    parallel t over 6 cores;\n    cube m by 64, n by 64, k by 64;\n{BMM_STAGES}"));
+    batched_matmul_batch_tiles: bmm(false, &format!("    split t by 2;\n    split k by 64;\n    cube m by 32, n by 64, k by 64;\n{BMM_STAGES}"));
+    batched_matmul_core_grid: bmm(false, &format!("    parallel t, m over 3 x 2 cores;\n    cube m by 32, n by 64, k by 64;\n{BMM_STAGES}"));
+    batched_matmul_shared_weight: bmm(true, &format!("    parallel t over 4 cores;\n    cube m by 64, n by 64, k by 64;\n{BMM_STAGES}\n    tail exact;"));
+    batched_matmul_cube_names_batch: bmm(false, &format!("    cube t by 2, m by 64, n by 64, k by 64;\n{BMM_STAGES}"));
+    batched_matmul_cube_names_batch_past_extent: bmm(false, &format!("    cube t by 16, m by 64, n by 64, k by 64;\n{BMM_STAGES}"));
+    batched_matmul_whole_batch_overflows_l1: "kernel bmm(a: [f16; 16, 64, 128], b: [f16; 16, 128, 64]) -> c: [f32; 16, 64, 64] {\n    c[t, m, n] = sum[k](a[t, m, k] as f32 * b[t, k, n] as f32);\n}\ntarget ascend910b;\nschedule s {\n    cube m by 64, n by 64, k by 64;\n    stage a, b in l1 depth 2;\n    stage a in l0a;\n    stage b in l0b;\n    stage c in l0c;\n}\n";
+    batch_axis_not_leading_is_not_a_matmul: "kernel k(a: [f16; 64, 4, 128], b: [f16; 4, 128, 64]) -> c: [f32; 64, 4, 64] { c[m, t, n] = sum[k](a[m, t, k] as f32 * b[t, k, n] as f32); }\ntarget ascend910b;\nschedule s { cube m by 64, n by 64, k by 64; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c; }\n";
+    batch_without_batched_operand_is_not_a_matmul: "kernel k(a: [f16; 64, 128], b: [f16; 128, 64]) -> c: [f32; 4, 64, 64] { c[t, m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }\ntarget ascend910b;\nschedule s { cube m by 64, n by 64, k by 64; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c; }\n";
+}
+
 // Reductions over several axes and with a named accumulator (issue 8).
 cases! {
     reduce_two_axes: "kernel k(x: [f32; 16, 12, 40]) -> y: [f32; 16] { y[c] = sum[h, w](x[c, h, w]); }\ntarget ascend910b;\nschedule s { split c by 8; split h by 4; stage x, y in ub depth 2; tail pad; }\n";
@@ -202,6 +231,27 @@ fn every_code_has_a_title_and_docs_list_it() {
             "docs/dsl.md does not list {code}"
         );
     }
+}
+
+/// Every kernel docs/dsl.md shows (a `text` block that starts with a doc comment or
+/// `kernel`) checks: the LLM reads these as the language's contract.
+#[test]
+fn every_kernel_in_the_docs_checks() {
+    let docs = include_str!("../../docs/dsl.md");
+    let mut checked = 0;
+    for block in docs.split("```text\n").skip(1) {
+        let source = block.split("```").next().unwrap_or_default();
+        if !(source.starts_with("///") || source.starts_with("kernel")) {
+            continue;
+        }
+        if let Err(diagnostics) =
+            check_source_with(source, |path| Err(format!("no such file: {path}")))
+        {
+            panic!("{}", diagnostics.render(source));
+        }
+        checked += 1;
+    }
+    assert!(checked >= 5, "{checked} kernels found in docs/dsl.md");
 }
 
 #[test]

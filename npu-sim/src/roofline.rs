@@ -263,8 +263,10 @@ fn compute(kernel: &CheckedKernel) -> (f64, f64) {
         let Some(cube) = &target.cube else {
             return (0.0, 0.0);
         };
-        let volume =
-            (kernel.axes[mm.m].extent * kernel.axes[mm.n].extent * kernel.axes[mm.k].extent) as f64;
+        let volume = (mm.batch_extent(&kernel.axes)
+            * kernel.axes[mm.m].extent
+            * kernel.axes[mm.n].extent
+            * kernel.axes[mm.k].extent) as f64;
         let fractal = (cube.m * cube.n * cube.k) as f64;
         return (0.0, volume / fractal * cube.cycles_per_fractal as f64);
     }

@@ -1,4 +1,5 @@
-//! Matrix products: on the cube, and matrix-vector products on the vector unit.
+//! Matrix products: on the cube (plain and batched), and matrix-vector products on the
+//! vector unit.
 
 use crate::npu_kernel;
 
@@ -75,4 +76,41 @@ npu_kernel! {
     }
 }
 
-bundled!(Matmul: matmul_i8, matmul_310p, matvec, vecmat, matvec_aie);
+npu_kernel! {
+    /// Sixteen f16 products of 128 x 256 by 256 x 128, accumulating in f32: a batch
+    /// (attention's scores, one head each) on the cube.
+    kernel batched_matmul(a: [f16; 16, 128, 256], b: [f16; 16, 256, 128]) -> c: [f32; 16, 128, 128] {
+        c[t, m, n] = sum[k](a[t, m, k] as f32 * b[t, k, n] as f32);
+    }
+    target ascend910b;
+    schedule hand {
+        parallel t over 8 cores;
+        split t by 1;
+        split k by 128;
+        cube m by 64, n by 64, k by 64;
+        stage a, b in l1 depth 1;
+        stage a in l0a depth 1;
+        stage b in l0b depth 1;
+        stage c in l0c depth 1;
+    }
+}
+
+npu_kernel! {
+    /// A batch of twelve 64 x 128 activations times one 128 x 128 weight the batch
+    /// shares, with an f16 result, on the 310P: twelve matrices over eight cores.
+    kernel shared_weight_matmul(x: [f16; 12, 64, 128], w: [f16; 128, 128]) -> y: [f16; 12, 64, 128] {
+        y[t, m, n] = sum[k](x[t, m, k] as f32 * w[k, n] as f32) as f16;
+    }
+    target ascend310p;
+    schedule hand {
+        parallel t over 8 cores;
+        split t by 1;
+        cube m by 64, n by 64, k by 64;
+        stage x, w in l1 depth 1;
+        stage x in l0a depth 1;
+        stage w in l0b depth 1;
+        stage y in l0c depth 1;
+    }
+}
+
+bundled!(Matmul: matmul_i8, matmul_310p, batched_matmul, shared_weight_matmul, matvec, vecmat, matvec_aie);

@@ -444,7 +444,11 @@ impl Knobs {
             .iter()
             .enumerate()
             .map(|(axis, a)| {
-                let step = if is_matmul {
+                // A batched matmul's batch tile is any count of whole matrices.
+                let batch = matches!(&kernel.class, KernelClass::Matmul(mm) if mm.batch == Some(axis));
+                let step = if batch {
+                    1
+                } else if is_matmul {
                     unit
                 } else {
                     align_elements(kernel, axis)

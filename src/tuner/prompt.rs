@@ -24,19 +24,21 @@ pub fn contract() -> &'static str {
 }
 
 /// Worked examples: an elementwise, a reduction, a matmul, a fused kernel (with `let`
-/// intermediates) and a windowed one (a pooling window read through an affine
-/// subscript), each with a good schedule. A test checks that each one passes the
-/// checker.
-pub const EXAMPLES: [&str; 5] = [
+/// intermediates), a windowed one (a pooling window read through an affine
+/// subscript) and a batched matmul, each with a good schedule. A test checks that each
+/// one passes the checker.
+pub const EXAMPLES: [&str; 6] = [
     "kernel scale(x: [f16; 131072]) -> y: [f16; 131072] {\n    y[i] = x[i] * 0.5;\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 4096;\n    stage x, y in ub depth 2;\n}\n",
     "kernel rowmax(x: [f32; 512, 1024]) -> y: [f32; 512] {\n    y[i] = max[k](x[i, k]);\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 16;\n    split k by 512;\n    stage x, y in ub depth 2;\n}\n",
     "kernel mm(a: [f16; 512, 512], b: [f16; 512, 512]) -> c: [f32; 512, 512] {\n    c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);\n}\ntarget ascend910b;\nschedule fast {\n    parallel m over 8 cores;\n    split n by 256;\n    split k by 256;\n    cube m by 64, n by 128, k by 64;\n    stage a, b in l1 depth 2;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c depth 1;\n}\n",
     "kernel softmax(x: [f32; 256, 1024]) -> y: [f32; 256, 1024] {\n    let m[i] = max[k](x[i, k]);\n    let e[i, k] = exp(x[i, k] - m[i]);\n    let s[i] = sum[k](e[i, k]);\n    y[i, k] = e[i, k] / s[i];\n}\ntarget ascend910b;\nschedule fast {\n    parallel i over 32 cores;\n    split i by 4;\n    stage x, y in ub depth 2;\n}\n",
     "kernel pool(x: [f16; 64, 4097]) -> y: [f16; 64, 2048] {\n    y[c, i] = max[k < 3](x[c, 2*i + k]);\n}\ntarget ascend910b;\nschedule fast {\n    parallel c over 32 cores;\n    split c by 1;\n    split i by 512;\n    stage x, y in ub depth 2;\n    tail pad;\n}\n",
+    "kernel bmm(a: [f16; 16, 256, 256], b: [f16; 16, 256, 256]) -> c: [f32; 16, 256, 256] {\n    c[t, m, n] = sum[k](a[t, m, k] as f32 * b[t, k, n] as f32);\n}\ntarget ascend910b;\nschedule fast {\n    parallel t over 16 cores;\n    split t by 1;\n    split k by 128;\n    cube m by 128, n by 128, k by 64;\n    stage a, b in l1 depth 2;\n    stage a in l0a depth 2;\n    stage b in l0b depth 2;\n    stage c in l0c depth 1;\n}\n",
 ];
 
 /// The examples that fit the kernel's class and target: the cube example only for a
-/// matmul, the vector ones otherwise (the fused one only for a kernel with `let`
+/// matmul (the batched one only for a batched matmul, the plain one otherwise), the
+/// vector ones otherwise (the fused one only for a kernel with `let`
 /// intermediates, where its whole reduced axis matters; the windowed one only for a
 /// kernel that reads windows, where halos matter), on the kernel's target, with
 /// no more cores than it has (no `parallel` line at all on a one-core target). A test
@@ -44,6 +46,8 @@ pub const EXAMPLES: [&str; 5] = [
 pub fn examples(problem: &Problem) -> Vec<String> {
     let kernel = &problem.kernel;
     let is_matmul = matches!(kernel.class, npu_core::ir::KernelClass::Matmul(_));
+    let is_batched =
+        matches!(&kernel.class, npu_core::ir::KernelClass::Matmul(mm) if mm.batch.is_some());
     let cores = if is_matmul {
         kernel.target.cores.cube
     } else {
@@ -52,6 +56,7 @@ pub fn examples(problem: &Problem) -> Vec<String> {
     EXAMPLES
         .iter()
         .filter(|example| example.contains("cube ") == is_matmul)
+        .filter(|example| !is_matmul || example.contains("c[t, m, n]") == is_batched)
         .filter(|example| !example.contains("    let ") || kernel.is_fused())
         .filter(|example| !example.contains("2*i + k") || reads_windows(kernel))
         .map(|example| {

@@ -8,7 +8,8 @@ use npu_core::ir::{CheckedKernel, KernelClass, Role, Tail};
 /// A schedule as knobs. `to_dsl` renders it; `from_schedule` reads one back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Spec {
-    /// Cores the first output axis (m for a matmul) is split across.
+    /// Cores the first output axis (m for a matmul, the batch for a batched one) is
+    /// split across.
     pub cores: u64,
     /// Matmul only: cores the second output axis (n) is split across, so that the
     /// cores form a `cores` x `cores_n` grid over the output; 1 otherwise.
@@ -228,11 +229,13 @@ impl Space {
         let mut cores: Vec<[u64; 2]> = match (&kernel.class, &target.cube) {
             (KernelClass::Matmul(mm), Some(unit)) => {
                 let available = u64::from(target.cores.cube).max(1);
-                core_grids(
-                    available,
-                    kernel.axes[mm.m].extent / unit.m.max(1),
-                    kernel.axes[mm.n].extent / unit.n.max(1),
-                )
+                // The first output axis: a batch spreads by whole matrices, m by
+                // fractals.
+                let rows = match mm.batch {
+                    Some(batch) => kernel.axes[batch].extent,
+                    None => kernel.axes[mm.m].extent / unit.m.max(1),
+                };
+                core_grids(available, rows, kernel.axes[mm.n].extent / unit.n.max(1))
             }
             _ => {
                 let max_cores = u64::from(if is_matmul {
@@ -261,7 +264,11 @@ impl Space {
             .iter()
             .enumerate()
             .map(|(axis, a)| {
-                let min = if is_matmul {
+                // A batched matmul's batch tile holds whole matrices: any count of them.
+                let batch = matches!(&kernel.class, KernelClass::Matmul(mm) if mm.batch == Some(axis));
+                let min = if batch {
+                    1
+                } else if is_matmul {
                     16
                 } else {
                     align_elements(kernel, axis)

@@ -16,7 +16,6 @@ impl Checker<'_> {
     pub(super) fn classify(
         &mut self,
         body: &[Assign],
-        tensors: &[Tensor],
         axes: &[Axis],
     ) -> Option<KernelClass> {
         let mut has_reduce = false;
@@ -29,7 +28,7 @@ impl Checker<'_> {
             return Some(KernelClass::Elementwise);
         }
         if let [assign] = body
-            && let Some(shape) = matmul_shape(assign, tensors, axes)
+            && let Some(shape) = matmul_shape(assign, axes)
         {
             return Some(KernelClass::Matmul(shape));
         }
@@ -208,8 +207,11 @@ fn node_span(stmt: &ast::Stmt, assign: &Assign, node: Option<&Expr>) -> Span {
 }
 
 /// Recognises `c[m, n] = sum[k](a[m, k] * b[k, n])`, with casts allowed around the
-/// operands and around the sum.
-fn matmul_shape(assign: &Assign, tensors: &[Tensor], axes: &[Axis]) -> Option<MatmulShape> {
+/// operands and around the sum, and its batched form `c[t, m, n] = sum[k](a[t, m, k] *
+/// b[t, k, n])`, where one operand may leave out the leading batch axis `t` (a matrix
+/// the whole batch shares). An operand with its batch axis elsewhere, or neither with
+/// one, is not a batched matmul: the kernel is a reduction on the vector unit.
+fn matmul_shape(assign: &Assign, axes: &[Axis]) -> Option<MatmulShape> {
     let mut value = &assign.value;
     // A saturating cast is not one the cube's output conversion does.
     while let Expr::Cast {
@@ -246,13 +248,23 @@ fn matmul_shape(assign: &Assign, tensors: &[Tensor], axes: &[Axis]) -> Option<Ma
     };
     let (a, a_subs) = strip_casts_to_load(lhs)?;
     let (b, b_subs) = strip_casts_to_load(rhs)?;
-    let [m, n] = assign.axes[..] else { return None };
-    let is =
-        |subs: &[Subscript], x: usize, y: usize| subs == [Subscript::Axis(x), Subscript::Axis(y)];
-    if !(is(a_subs, m, *k) && is(b_subs, *k, n))
-        || tensors[a].shape.len() != 2
-        || axes[*k].extent == 0
-    {
+    let (batch, m, n) = match assign.axes[..] {
+        [m, n] => (None, m, n),
+        [t, m, n] => (Some(t), m, n),
+        _ => return None,
+    };
+    // The operand's subscripts: `[x, y]`, or `[t, x, y]` in a batched matmul.
+    let is = |subs: &[Subscript], x: usize, y: usize| -> Option<bool> {
+        let plain = [Subscript::Axis(x), Subscript::Axis(y)];
+        if subs == plain {
+            return Some(false);
+        }
+        let t = batch?;
+        (subs.len() == 3 && subs[0] == Subscript::Axis(t) && subs[1..] == plain).then_some(true)
+    };
+    let a_batched = is(a_subs, m, *k)?;
+    let b_batched = is(b_subs, *k, n)?;
+    if (batch.is_some() && !a_batched && !b_batched) || axes[*k].extent == 0 {
         return None;
     }
     Some(MatmulShape {
@@ -262,7 +274,32 @@ fn matmul_shape(assign: &Assign, tensors: &[Tensor], axes: &[Axis]) -> Option<Ma
         m,
         n,
         k: *k,
+        batch,
     })
+}
+
+/// Whether a kernel the cube cannot run was meant as a matmul: one statement that sums
+/// a product of two tensors over one axis, with operands the cube's form does not
+/// name (a batch axis not first, a transposed operand, a missing batch).
+pub(crate) fn near_matmul(kernel: &CheckedKernel) -> bool {
+    let [assign] = &kernel.body[..] else {
+        return false;
+    };
+    let mut value = &assign.value;
+    while let Expr::Cast { arg, .. } = value {
+        value = arg;
+    }
+    let Expr::Reduce {
+        op: ReduceOp::Sum,
+        axes,
+        body,
+        ..
+    } = value
+    else {
+        return false;
+    };
+    matches!(&**body, Expr::Binary { op: BinaryOp::Mul, lhs, rhs, .. }
+        if axes.len() == 1 && strip_casts_to_load(lhs).is_some() && strip_casts_to_load(rhs).is_some())
 }
 
 fn strip_casts_to_load(expr: &Expr) -> Option<(usize, &[Subscript])> {

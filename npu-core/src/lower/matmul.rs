@@ -18,7 +18,7 @@
 //! use before a copy overwrites its slot (slots are refilled in turn).
 
 use super::Lowering;
-use crate::ir::{BufferKind, KernelClass};
+use crate::ir::{BufferKind, KernelClass, MatmulShape};
 use crate::program::{CoreCode, Op, Pipe};
 use crate::target::Level;
 
@@ -94,9 +94,12 @@ impl Queue {
     }
 }
 
-/// One innermost iteration: a k tile of one base block of one output tile.
+/// One innermost iteration: a k tile of one base block of one matrix of one output
+/// tile. `t` is the batch tile and `bt` the matrix within it (both 0 without a batch).
 #[derive(Clone, Copy)]
 struct Step {
+    t: u64,
+    bt: u64,
     m: u64,
     n: u64,
     k: u64,
@@ -153,48 +156,25 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         }
     }
 
-    // The iterations: output tiles in `order`, blocks of each tile in the same order,
-    // k tiles innermost.
-    let m_outer = schedule.order.first() != Some(&mm.n);
-    let mut steps = Vec::new();
-    let (count_m, count_n, count_k) = (ranges[mm.m].count, ranges[mm.n].count, ranges[mm.k].count);
-    for outer in 0..if m_outer { count_m } else { count_n } {
-        for inner in 0..if m_outer { count_n } else { count_m } {
-            let (m, n) = if m_outer {
-                (outer, inner)
-            } else {
-                (inner, outer)
-            };
-            let blocks_m = ranges[mm.m].extent(m).div_ceil(cm);
-            let blocks_n = ranges[mm.n].extent(n).div_ceil(cn);
-            for block_outer in 0..if m_outer { blocks_m } else { blocks_n } {
-                for block_inner in 0..if m_outer { blocks_n } else { blocks_m } {
-                    let (block_m, block_n) = if m_outer {
-                        (block_outer, block_inner)
-                    } else {
-                        (block_inner, block_outer)
-                    };
-                    for k in 0..count_k {
-                        steps.push(Step {
-                            m,
-                            n,
-                            k,
-                            block_m,
-                            block_n,
-                        });
-                    }
-                }
-            }
-        }
-    }
+    let steps = steps(lowering, mm, cm, cn);
+    let (count_k, tt) = (ranges[mm.k].count, mm.batch.map_or(1, |t| schedule.tiles[t]));
 
     let size_a = kernel.tensors[mm.a].dtype.size();
     let size_b = kernel.tensors[mm.b].dtype.size();
     let input_dtype = kernel.tensors[mm.a].dtype;
     let acc_bytes = kernel.tensors[mm.c].dtype.accumulator().size();
-    let c_columns = kernel.tensors[mm.c].shape[1];
+    let c_shape = &kernel.tensors[mm.c].shape;
+    let c_columns = c_shape[c_shape.len() - 1];
+    // Where an operand's batch index goes: the step's batch tile and matrix for an
+    // operand with the batch axis, 0 for one the whole batch shares.
+    let a_batched = mm.is_batched(&kernel.tensors, mm.a);
+    let b_batched = mm.is_batched(&kernel.tensors, mm.b);
+    let batch_of = |batched: bool, s: &Step| if batched { (s.t, s.bt) } else { (0, 0) };
     let mut coords = vec![0u64; kernel.axes.len()];
-    let l1_key = |s: &Step| ((s.m, s.k), (s.k, s.n));
+    let l1_key = |s: &Step| {
+        let (ta, tb) = (batch_of(a_batched, s).0, batch_of(b_batched, s).0);
+        ((ta, s.m, s.k), (tb, s.k, s.n))
+    };
     let resident_a = Residency::plan(
         &steps.iter().map(|s| l1_key(s).0).collect::<Vec<_>>(),
         l1a.depth,
@@ -208,6 +188,9 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         let tile = index as u32;
         let previous = index.checked_sub(1).map(|p| &steps[p]);
         let next = steps.get(index + 1);
+        if let Some(t) = mm.batch {
+            coords[t] = step.t;
+        }
         coords[mm.m] = step.m;
         coords[mm.n] = step.n;
         coords[mm.k] = step.k;
@@ -254,7 +237,10 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         let rows = (extent_m - step.block_m * cm).min(cm);
         let cols = (extent_n - step.block_n * cn).min(cn);
         let last_k = step.k + 1 == count_k;
-        let l0_key = |s: &Step, bk: u64| ((s.m, s.k, s.block_m, bk), (s.k, s.n, bk, s.block_n));
+        let l0_key = |s: &Step, bk: u64| {
+            let (a, b) = (batch_of(a_batched, s), batch_of(b_batched, s));
+            ((a, s.m, s.k, s.block_m, bk), (b, s.k, s.n, bk, s.block_n))
+        };
         for bk in 0..blocks_k(step.k) {
             let depth_k = (extent_k - bk * ck).min(ck);
             let (key_a0, key_b0) = l0_key(step, bk);
@@ -275,7 +261,8 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                     &mut l1a,
                     before.is_none_or(|b| b.0 != key_a0),
                     tk * size_a,
-                    (step.block_m * cm * tk + bk * ck) * size_a,
+                    (batch_of(a_batched, step).1 * tm * tk + step.block_m * cm * tk + bk * ck)
+                        * size_a,
                     ck * size_a,
                     rows,
                     depth_k,
@@ -286,7 +273,8 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                     &mut l1b,
                     before.is_none_or(|b| b.1 != key_b0),
                     tn * size_b,
-                    (bk * ck * tn + step.block_n * cn) * size_b,
+                    (batch_of(b_batched, step).1 * tk * tn + bk * ck * tn + step.block_n * cn)
+                        * size_b,
                     cn * size_b,
                     depth_k,
                     cols,
@@ -390,7 +378,8 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
             let slot = l0c.next_slot();
             code.set_flag(tile, Pipe::M, Pipe::Fix, l0c.event(slot));
             code.wait_flag(tile, Pipe::M, Pipe::Fix, l0c.event(slot));
-            let row = (step.m * tm + step.block_m * cm) * c_columns;
+            let matrix = (step.t * tt + step.bt) * c_shape[c_shape.len() - 2] * c_columns;
+            let row = matrix + (step.m * tm + step.block_m * cm) * c_columns;
             let column = step.n * tn + step.block_n * cn;
             code.push(
                 Pipe::Fix,
@@ -421,6 +410,59 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         code.push(pipe, end, Op::Barrier);
     }
     code.tiles = end;
+}
+
+/// The iterations of one core class: output tiles in `schedule.order` (the batch tile
+/// among them), then each matrix of the batch tile, the base blocks of the matrix with
+/// `m` and `n` in the same relative order, and the k tiles innermost.
+fn steps(lowering: &Lowering, mm: &MatmulShape, cm: u64, cn: u64) -> Vec<Step> {
+    let (ranges, order) = (lowering.ranges, &lowering.schedule.order);
+    let count = |axis: usize| ranges[axis].count;
+    let m_outer = order.iter().position(|a| *a == mm.m) < order.iter().position(|a| *a == mm.n);
+    let mut steps = Vec::new();
+    let tiles: u64 = order.iter().map(|a| count(*a)).product();
+    let mut at = vec![0u64; lowering.kernel.axes.len()];
+    for flat in 0..tiles {
+        // Mixed radix over the order, its last axis fastest.
+        let mut rest = flat;
+        for axis in order.iter().rev() {
+            at[*axis] = rest % count(*axis);
+            rest /= count(*axis);
+        }
+        let (m, n) = (at[mm.m], at[mm.n]);
+        let t = mm.batch.map_or(0, |axis| at[axis]);
+        let matrices = mm.batch.map_or(1, |axis| ranges[axis].extent(t));
+        let blocks_m = ranges[mm.m].extent(m).div_ceil(cm);
+        let blocks_n = ranges[mm.n].extent(n).div_ceil(cn);
+        let (outer, inner) = if m_outer {
+            (blocks_m, blocks_n)
+        } else {
+            (blocks_n, blocks_m)
+        };
+        for bt in 0..matrices {
+            for block_outer in 0..outer {
+                for block_inner in 0..inner {
+                    let (block_m, block_n) = if m_outer {
+                        (block_outer, block_inner)
+                    } else {
+                        (block_inner, block_outer)
+                    };
+                    for k in 0..count(mm.k) {
+                        steps.push(Step {
+                            t,
+                            bt,
+                            m,
+                            n,
+                            k,
+                            block_m,
+                            block_n,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    steps
 }
 
 /// Waits for the consumer's frees of the last `min(count, depth)` fills.

@@ -128,6 +128,43 @@ impl ScheduleChecker<'_> {
         block.iter().all(|v| *v > 0).then_some(block)
     }
 
+    /// Reports a `cube` item that gives the batch axis of a batched matmul a block: the
+    /// cube multiplies one matrix at a time, so its base block covers m, n and k only.
+    /// The batch is tiled with `split` and spread with `parallel` instead.
+    pub(super) fn cube_names_batch(
+        &mut self,
+        ident: &proc_macro2::Ident,
+        axis: usize,
+        number: &ast::Number,
+    ) -> bool {
+        let KernelClass::Matmul(mm) = &self.kernel.class else {
+            return false;
+        };
+        if mm.batch != Some(axis) {
+            return false;
+        }
+        let axes = &self.kernel.axes;
+        let extent = axes[axis].extent;
+        let (m, n, k) = (&axes[mm.m].name, &axes[mm.n].name, &axes[mm.k].name);
+        let value = number.value;
+        // `split t by N` is what a block along the batch most likely meant, when N
+        // is a tile the batch can have.
+        let split = if (1..extent).contains(&value) {
+            format!("; `split {ident} by {value};` takes {value} matrices per tile")
+        } else {
+            format!("; tile the batch with `split {ident} by ..` or spread it with `parallel {ident} over .. cores`")
+        };
+        self.error(
+            Code::E032,
+            ident.span(),
+            format!(
+                "`{ident}` is the batch axis of this matmul, but the cube's base block covers `{m}`, `{n}` and `{k}` only: each of the {extent} matrices is multiplied on its own"
+            ),
+            format!("remove `{ident} by {value}` from `cube`{split}"),
+        );
+        true
+    }
+
     /// Blocks of `axis` below `below`, multiples of the fractal `unit` that divide `tile`,
     /// largest first.
     fn cube_candidates(&self, axis: usize, unit: u64, tile: u64, below: u64) -> Vec<Vec<Edit>> {
@@ -336,6 +373,16 @@ impl ScheduleChecker<'_> {
             vec![candidates],
             fallback,
         );
+    }
+}
+
+/// The help of E026 on a `cube` item of a kernel the cube cannot run: for a sum of
+/// products that misses the cube's form, the forms it runs.
+pub(super) fn no_matmul_help(kernel: &CheckedKernel) -> &'static str {
+    if crate::check::near_matmul(kernel) {
+        "the cube runs `c[m, n] = sum[k](a[m, k] * b[k, n])` or, batch axis first, `c[t, m, n] = sum[k](a[t, m, k] * b[t, k, n])` (`b[k, n]` when the batch shares it); write the kernel so, or remove the `cube` item"
+    } else {
+        "remove the `cube` item"
     }
 }
 

@@ -2,7 +2,7 @@
 //! or the tuner would: kernels from templates with random dtypes and extents (tails,
 //! broadcasts, reductions over one or several axes and in a named accumulator, arg
 //! reductions and scans, casts, copies, constants, windows, padded views, gathers,
-//! matmuls), and schedule knobs
+//! matmuls, batched or not), and schedule knobs
 //! drawn from legal and illegal values alike (parallel cores, split tiles including
 //! non-divisors and misaligned values, stage depths 1 to 3, tail policies, cube
 //! blocks).
@@ -375,21 +375,41 @@ pub fn matmul_case(random: &mut Random, target: &str) -> String {
         random.pick(&[32u64, 64, 40, 128]),
         random.pick(&[32u64, 64, 80, 256]),
     ];
+    // Now and then a batched matmul, its `b` now and then shared by the batch.
+    let batch = random.chance(30).then(|| random.pick(&[2u64, 3, 5]));
+    let shared = batch.is_some() && random.chance(30);
+    let (t, td) = match batch {
+        Some(extent) => ("t, ", format!("{extent}, ")),
+        None => ("", String::new()),
+    };
+    let (bt, btd) = if shared { ("", "") } else { (t, td.as_str()) };
+    let product =
+        format!("sum[k](a[{t}m, k] as {accumulator} * b[{bt}k, n] as {accumulator})");
     let result = if output == accumulator {
-        format!("sum[k](a[m, k] as {accumulator} * b[k, n] as {accumulator})")
+        product
     } else {
-        format!("sum[k](a[m, k] as {accumulator} * b[k, n] as {accumulator}) as {output}")
+        format!("{product} as {output}")
     };
     let kernel = format!(
-        "kernel mm(a: [{dtype}; {m}, {k}], b: [{dtype}; {k}, {n}]) -> c: [{output}; {m}, {n}] {{ c[m, n] = {result}; }}"
+        "kernel mm(a: [{dtype}; {td}{m}, {k}], b: [{dtype}; {btd}{k}, {n}]) -> c: [{output}; {td}{m}, {n}] {{ c[{t}m, n] = {result}; }}"
     );
     let mut items = Vec::new();
     if random.chance(30) {
+        let axes: &[&str] = if batch.is_some() {
+            &["m", "n", "t"]
+        } else {
+            &["m", "n"]
+        };
         items.push(format!(
             "parallel {} over {} cores;",
-            random.pick(&["m", "n"]),
+            random.pick(axes),
             random.pick(&CORES)
         ));
+    }
+    if let Some(extent) = batch
+        && random.chance(40)
+    {
+        items.push(format!("split t by {};", 1 + random.below(extent)));
     }
     // Blocks that fit their axis, tiles of whole blocks, now and then neither.
     let mut cube = [0u64; 3];
@@ -410,8 +430,14 @@ pub fn matmul_case(random: &mut Random, target: &str) -> String {
             items.push(format!("split {axis} by {tile};"));
         }
     }
+    // Now and then a block for the batch axis, which the checker refuses (E032).
+    let batch_block = if batch.is_some() && random.chance(5) {
+        "t by 2, "
+    } else {
+        ""
+    };
     items.push(format!(
-        "cube m by {}, n by {}, k by {};",
+        "cube {batch_block}m by {}, n by {}, k by {};",
         cube[0], cube[1], cube[2]
     ));
     let depth = |random: &mut Random| 1 + random.below(2);

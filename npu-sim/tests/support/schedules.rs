@@ -64,6 +64,16 @@ pub const KERNELS: &[(&str, &str, &str)] = &[
     ),
     (
         "ascend910b",
+        "kernel batched(a: [f16; 5, 48, 64], b: [f16; 5, 64, 32]) -> c: [f32; 5, 48, 32] { c[t, m, n] = sum[k](a[t, m, k] as f32 * b[t, k, n] as f32); }",
+        "cube m by 16, n by 16, k by 16; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c;",
+    ),
+    (
+        "ascend310p",
+        "kernel shared_weight(x: [f16; 3, 40, 32], w: [f16; 32, 48]) -> y: [f16; 3, 40, 48] { y[t, m, n] = sum[k](x[t, m, k] as f32 * w[k, n] as f32) as f16; }",
+        "split m by 32; cube m by 16, n by 16, k by 16; stage x, w in l1; stage x in l0a; stage w in l0b; stage y in l0c; tail pad;",
+    ),
+    (
+        "ascend910b",
         "kernel axpb(x: [f32; 24, 200], a: f32, b: f32) -> y: [f32; 24, 200] { y[i, j] = x[i, j] * a + b; }",
         "stage x, y in ub; tail pad;",
     ),
@@ -137,6 +147,13 @@ pub fn schedule(
         _ => None,
     };
     if let (KernelClass::Matmul(mm), Some(blocks)) = (&kernel.class, blocks) {
+        // The batch axis takes any tile: its matrices are multiplied one by one.
+        if let Some(batch) = mm.batch
+            && random.chance(50)
+        {
+            let tile = 1 + random.below(kernel.axes[batch].extent);
+            items.push(format!("split {} by {tile};", kernel.axes[batch].name));
+        }
         for (axis, block) in [mm.m, mm.n, mm.k].into_iter().zip(blocks) {
             let extent = kernel.axes[axis].extent;
             // An axis the block does not divide must be split into whole blocks.

@@ -35,6 +35,11 @@ pub(super) fn first_drafts(problem: &Problem, space: &Space) -> Vec<Spec> {
                 let mut tiles = vec![None; axes];
                 let extent_k = kernel.axes[mm.k].extent;
                 tiles[mm.k] = Some(k.max(extent_k.min(k * 4)));
+                // One matrix of a batch per L1 tile, so that depth 2 copies the next
+                // matrix during this one's product.
+                if let Some(batch) = mm.batch {
+                    tiles[batch] = Some(1);
+                }
                 let mut spec = Spec {
                     cores: grid[0],
                     cores_n: grid[1],
@@ -114,7 +119,14 @@ fn spread(
         .cores
         .iter()
         .filter_map(|&[a, b]| {
-            let rows = share(mm.m, a, block[0])?;
+            // A batch spreads whole matrices: a core's rows are its matrices' m.
+            let rows = match mm.batch {
+                Some(batch) => {
+                    let m = share(mm.m, 1, block[0])?;
+                    kernel.axes[batch].extent.div_ceil(a) * m
+                }
+                None => share(mm.m, a, block[0])?,
+            };
             let columns = share(mm.n, b, block[1])?;
             Some(([a, b], rows * columns))
         })

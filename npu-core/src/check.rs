@@ -24,8 +24,8 @@ mod load;
 mod reduce;
 mod scan;
 
-pub use class::vector_op;
 pub(crate) use class::near_matmul;
+pub use class::vector_op;
 use expr::{resolve_literals, subscripts};
 use reduce::reduction_extent;
 

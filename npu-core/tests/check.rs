@@ -308,6 +308,8 @@ cases! {
     conv1d_valid: "kernel conv(x: [f32; 1028], w: [f32; 8, 5]) -> y: [f32; 8, 1024] { y[o, t] = sum[k](x[t + k] * w[o, k]); }\ntarget ascend910b;\nschedule s { split t by 256; split o by 4; stage x, w, y in ub depth 2; tail pad; }\n";
     padded_view: "kernel p(x: [f16; 1000]) -> y: [f16; 1008] { y[i] = pad(x, 0)[i - 2]; }\ntarget ascend910b;\nschedule s { split i by 256; stage x, y in ub depth 2; tail pad; }\n";
     padded_view_value_errors: "kernel p(x: [i32; 100], m: [i32; 100]) -> (y: [i32; 104], z: [i32; 104]) {\n    y[i] = pad(x, 0.5)[i - 2];\n    z[i] = pad(m, y[0])[i - 2];\n}\ntarget ascend910b;\nschedule s { stage x, m, y, z in ub; tail pad; }\n";
+    pad_value_parameter_of_another_dtype: "kernel p(x: [f16; 100], fill: f32) -> y: [f16; 104] { y[i] = pad(x, fill)[i - 2]; }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
+    padded_views_must_pad_with_one_parameter: "kernel p(x: [f16; 100], lo: f16, hi: f16) -> y: [f16; 104] { y[i] = pad(x, lo)[i - 2] + pad(x, hi)[i - 2]; }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
     padded_views_must_agree: "kernel p(x: [f32; 100]) -> y: [f32; 104] { y[i] = pad(x, 0)[i - 2] + pad(x, 1)[i - 2]; }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
     output_subscripts_stay_plain: "kernel p(x: [f32; 100]) -> y: [f32; 200] { y[2*i] = x[i]; }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";
     window_of_no_elements: "kernel p(x: [f32; 100]) -> y: [f32; 100] { y[i] = sum[k < 0](x[i + k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub; tail pad; }\n";

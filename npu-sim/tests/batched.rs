@@ -101,11 +101,16 @@ fn a_shared_weight_stays_in_l1_across_the_batch() {
     // The batch outermost but whole in one tile: the n loop runs inside the tile and
     // each n tile of `w` serves its five matrices in a row, so nothing is read twice.
     let batch_outer = support::check(&shared_weight(&items("t, n, m")));
-    let report = evaluate(&batch_outer, 0, &[], None, &timing()).unwrap().report;
+    let report = evaluate(&batch_outer, 0, &[], None, &timing())
+        .unwrap()
+        .report;
     assert_eq!(report.traffic.gm_read, 30720 + 12288);
     // One matrix per batch tile, batch outermost: the two n tiles of `w` are copied
     // for each of the five matrices (5 x 12288 B) and `x` once (30720 B).
-    let reloaded = support::check(&shared_weight(&format!("split t by 1; {}", items("t, n, m"))));
+    let reloaded = support::check(&shared_weight(&format!(
+        "split t by 1; {}",
+        items("t, n, m")
+    )));
     let report = evaluate(&reloaded, 0, &[], None, &timing()).unwrap().report;
     assert_eq!(report.traffic.gm_read, 30720 + 5 * 12288);
 }

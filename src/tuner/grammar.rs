@@ -445,7 +445,8 @@ impl Knobs {
             .enumerate()
             .map(|(axis, a)| {
                 // A batched matmul's batch tile is any count of whole matrices.
-                let batch = matches!(&kernel.class, KernelClass::Matmul(mm) if mm.batch == Some(axis));
+                let batch =
+                    matches!(&kernel.class, KernelClass::Matmul(mm) if mm.batch == Some(axis));
                 let step = if batch {
                     1
                 } else if is_matmul {

@@ -265,7 +265,8 @@ impl Space {
             .enumerate()
             .map(|(axis, a)| {
                 // A batched matmul's batch tile holds whole matrices: any count of them.
-                let batch = matches!(&kernel.class, KernelClass::Matmul(mm) if mm.batch == Some(axis));
+                let batch =
+                    matches!(&kernel.class, KernelClass::Matmul(mm) if mm.batch == Some(axis));
                 let min = if batch {
                     1
                 } else if is_matmul {

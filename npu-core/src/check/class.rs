@@ -13,11 +13,7 @@ use crate::target::{Target, VectorOp};
 
 impl Checker<'_> {
     /// Sorts the kernel into a class and reports a matmul on a target without a cube.
-    pub(super) fn classify(
-        &mut self,
-        body: &[Assign],
-        axes: &[Axis],
-    ) -> Option<KernelClass> {
+    pub(super) fn classify(&mut self, body: &[Assign], axes: &[Axis]) -> Option<KernelClass> {
         let mut has_reduce = false;
         for assign in body {
             assign.value.walk(&mut |node| {

@@ -507,7 +507,7 @@ impl Checker<'_> {
                 self.error(
                     Code::E010,
                     param.span(),
-                    format!("the pad value of `{name}` is `{param}`, a {param_dtype}, but `{name}` is {dtype}"),
+                    format!("the pad value of `{name}` is `{param}` of {param_dtype}, but `{name}` is {dtype}"),
                 )
                 .help = Some(format!("declare `{param}: {dtype}`, or pad with a literal"));
                 return None;

@@ -157,7 +157,10 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
     }
 
     let steps = steps(lowering, mm, cm, cn);
-    let (count_k, tt) = (ranges[mm.k].count, mm.batch.map_or(1, |t| schedule.tiles[t]));
+    let (count_k, tt) = (
+        ranges[mm.k].count,
+        mm.batch.map_or(1, |t| schedule.tiles[t]),
+    );
 
     let size_a = kernel.tensors[mm.a].dtype.size();
     let size_b = kernel.tensors[mm.b].dtype.size();

@@ -152,7 +152,9 @@ impl ScheduleChecker<'_> {
         let split = if (1..extent).contains(&value) {
             format!("; `split {ident} by {value};` takes {value} matrices per tile")
         } else {
-            format!("; tile the batch with `split {ident} by ..` or spread it with `parallel {ident} over .. cores`")
+            format!(
+                "; tile the batch with `split {ident} by ..` or spread it with `parallel {ident} over .. cores`"
+            )
         };
         self.error(
             Code::E032,

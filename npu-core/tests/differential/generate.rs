@@ -383,8 +383,7 @@ pub fn matmul_case(random: &mut Random, target: &str) -> String {
         None => ("", String::new()),
     };
     let (bt, btd) = if shared { ("", "") } else { (t, td.as_str()) };
-    let product =
-        format!("sum[k](a[{t}m, k] as {accumulator} * b[{bt}k, n] as {accumulator})");
+    let product = format!("sum[k](a[{t}m, k] as {accumulator} * b[{bt}k, n] as {accumulator})");
     let result = if output == accumulator {
         product
     } else {

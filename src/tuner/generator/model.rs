@@ -368,7 +368,7 @@ fn stalled(request: &Request) -> bool {
     };
     let fastest = |records: &mut dyn Iterator<Item = &crate::tuner::record::CandidateRecord>| {
         records
-            .filter(|r| super::is_result(r))
+            .filter(super::is_result)
             .filter_map(|r| r.cycles)
             .min()
     };

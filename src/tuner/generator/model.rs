@@ -407,7 +407,9 @@ impl<G: Generator> Generator for Hybrid<G> {
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
         let count = request.count;
         let share = if stalled(request) {
-            ((count as f64 * self.model_share).ceil() as usize).clamp(1, count.max(1))
+            ((count as f64 * self.model_share).ceil() as usize)
+                .max(1)
+                .min(count)
         } else {
             0
         };

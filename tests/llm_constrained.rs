@@ -226,7 +226,10 @@ fn hybrid_consults_the_model_after_the_heuristic_stalls() {
             assert!(!sources[0].contains("heuristic_r"), "{}", sources[0]);
             assert!(sources[1..].iter().all(|s| s.contains("heuristic_r")));
         } else {
-            assert!(sources.iter().all(|s| s.contains("heuristic_r")), "round {round}");
+            assert!(
+                sources.iter().all(|s| s.contains("heuristic_r")),
+                "round {round}"
+            );
         }
     }
     assert!(stalls > 0, "the heuristic never stalled in {rounds} rounds");

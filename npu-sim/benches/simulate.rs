@@ -257,8 +257,8 @@ fn timing_goals() {
         functional: false,
         ..SimOptions::default()
     };
-    let kernel = check_source(VMLA_16M, &Target::preset("npueval_demo").expect("preset"))
-        .expect("checks");
+    let kernel =
+        check_source(VMLA_16M, &Target::preset("npueval_demo").expect("preset")).expect("checks");
     let (mut wall, mut cpu) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..5 {
         let (start, start_cpu) = (Instant::now(), cpu_ns());
@@ -298,8 +298,8 @@ fn timing_goals() {
         program.instruction_count()
     );
     drop(program);
-    let kernel = check_source(MATMUL_4096, &Target::preset("ascend910b").expect("preset"))
-        .expect("checks");
+    let kernel =
+        check_source(MATMUL_4096, &Target::preset("ascend910b").expect("preset")).expect("checks");
     for (label, budget) in [
         ("the default budget", timing.max_instructions),
         ("no budget", u64::MAX),

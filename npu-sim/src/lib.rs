@@ -330,10 +330,7 @@ pub fn simulate(
             SimError::BadProgram {
                 core: 0,
                 pipe: violation.at.as_ref().map_or(Pipe::S, |(_, pipe, _)| *pipe),
-                instruction: violation
-                    .at
-                    .map(|(_, _, text)| text)
-                    .unwrap_or_default(),
+                instruction: violation.at.map(|(_, _, text)| text).unwrap_or_default(),
                 message: violation.message,
             }
         } else {

@@ -367,7 +367,10 @@ fn stalled(request: &Request) -> bool {
         return false;
     };
     let fastest = |records: &mut dyn Iterator<Item = &crate::tuner::record::CandidateRecord>| {
-        records.filter(|r| super::is_result(r)).filter_map(|r| r.cycles).min()
+        records
+            .filter(|r| super::is_result(r))
+            .filter_map(|r| r.cycles)
+            .min()
     };
     let before = fastest(
         &mut request

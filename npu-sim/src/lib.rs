@@ -78,6 +78,7 @@ use npu_core::ir::{CheckedKernel, Role};
 use npu_core::lower::{estimate_instructions, lower};
 use npu_core::program::{Pipe, Program};
 use npu_core::scalar::HostTensor;
+use npu_core::validate::Rule;
 use serde::{Deserialize, Serialize};
 
 pub use compare::{Mismatch, Tolerance, compare_outputs, compare_outputs_with, reduction_length};
@@ -318,20 +319,26 @@ pub fn simulate(
             ),
         });
     }
-    program.validate().map_err(|error| SimError::BadProgram {
-        core: 0,
-        pipe: error.at.as_ref().map_or(Pipe::S, |(_, pipe, _)| *pipe),
-        instruction: error
-            .at
-            .as_ref()
-            .map(|(_, _, text)| text.clone())
-            .unwrap_or_default(),
-        message: error.message,
-    })?;
-    // The second guard: the simulator runs only programs the target could run.
-    npu_core::validate(program, &kernel.target).map_err(|violations| SimError::Invalid {
-        violation: violations[0].to_string(),
-        violations: violations.len(),
+    // The second guard: the simulator runs only programs the target could run. The
+    // validator first checks the program's own tables (`Program::validate`), and
+    // reports a failure there as its only, `Structure`, violation: that is a bad
+    // program rather than one its target cannot run. (Calling `Program::validate`
+    // here as well would walk every instruction twice.)
+    npu_core::validate(program, &kernel.target).map_err(|mut violations| {
+        if violations[0].rule == Rule::Structure {
+            let violation = violations.swap_remove(0);
+            SimError::BadProgram {
+                core: 0,
+                pipe: violation.at.as_ref().map_or(Pipe::S, |(_, pipe, _)| *pipe),
+                instruction: violation.at.map(|(_, _, text)| text).unwrap_or_default(),
+                message: violation.message,
+            }
+        } else {
+            SimError::Invalid {
+                violation: violations[0].to_string(),
+                violations: violations.len(),
+            }
+        }
     })?;
     let needed = program.instruction_count();
     if needed > options.max_instructions {

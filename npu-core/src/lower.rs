@@ -41,7 +41,7 @@ mod vector;
 use crate::dtype::Dtype;
 use crate::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass, Subscript};
 use crate::plan;
-use crate::program::{CoreAssignment, CoreCode, Placement, Program};
+use crate::program::{CoreAssignment, CoreCode, Op, Placement, Program};
 use crate::scalar;
 use crate::target::{Level, Target};
 
@@ -51,6 +51,47 @@ use crate::target::{Level, Target};
 ///
 /// If `schedule` is out of range, like slice indexing.
 pub fn lower(kernel: &CheckedKernel, schedule: usize) -> Program {
+    lower_with(kernel, schedule, false)
+}
+
+/// Lowers as [`lower`], but holds each run of alike tiles of a vector kernel as two
+/// copies and a count ([`crate::program::Repeat`]): the program's size then grows
+/// with its distinct tile shapes, not its tiles. Its
+/// [`into_expanded`](Program::into_expanded) is exactly [`lower`]'s program.
+///
+/// ```
+/// # use npu_core::{check_source, Target};
+/// let kernel = check_source(
+///     "kernel double(x: [f32; 65536]) -> y: [f32; 65536] { y[i] = x[i] * 2.0; }
+///      target ascend910b;
+///      schedule s { split i by 256; stage x, y in ub depth 2; }",
+///     &Target::preset("ascend910b").unwrap(),
+/// )
+/// .unwrap();
+/// let compact = npu_core::lower::lower_compact(&kernel, 0);
+/// let full = npu_core::lower::lower(&kernel, 0);
+/// assert!(compact.is_compact());
+/// assert_eq!(compact.instruction_count(), full.instruction_count());
+/// assert_eq!(compact.into_expanded(), full);
+/// ```
+///
+/// # Panics
+///
+/// If `schedule` is out of range, like slice indexing.
+pub fn lower_compact(kernel: &CheckedKernel, schedule: usize) -> Program {
+    lower_with(kernel, schedule, true)
+}
+
+/// Whether [`lower_compact`] holds runs of a kernel's tiles compactly: a vector
+/// kernel without padded views (a padded view's copies clip near the tensor's ends, so
+/// its tiles are not alike). A matmul is lowered in full.
+pub fn compacts(kernel: &CheckedKernel) -> bool {
+    !matches!(kernel.class, KernelClass::Matmul(_))
+        && !(0..kernel.tensors.len()).any(|tensor| plan::is_padded(kernel, tensor))
+}
+
+fn lower_with(kernel: &CheckedKernel, schedule: usize, compact: bool) -> Program {
+    let compact = compact && compacts(kernel);
     let checked = &kernel.schedules[schedule];
     let buffers = place(checked, &kernel.target);
     let work = distribute(kernel, checked);
@@ -87,10 +128,12 @@ pub fn lower(kernel: &CheckedKernel, schedule: usize) -> Program {
         let class = match class_keys.iter().position(|k| *k == key) {
             Some(class) => class,
             None => {
-                let mut code = CoreCode {
+                let empty = CoreCode {
                     summary: summary(kernel, checked, &core.ranges),
                     ..CoreCode::default()
                 };
+                let mut code = empty.clone();
+                let tables_before = table_lengths(&program, &tables);
                 let mut lowering = Lowering {
                     kernel,
                     schedule: checked,
@@ -99,10 +142,31 @@ pub fn lower(kernel: &CheckedKernel, schedule: usize) -> Program {
                     tables: &mut tables,
                     ranges: &core.ranges,
                     start: &core.start,
+                    compact,
                 };
-                match &kernel.class {
-                    KernelClass::Matmul(_) => matmul::lower_class(&mut lowering, &mut code),
+                let held = match &kernel.class {
+                    KernelClass::Matmul(_) => {
+                        matmul::lower_class(&mut lowering, &mut code);
+                        true
+                    }
                     _ => vector::lower_class(&mut lowering, &mut code),
+                };
+                if !held || !runs_hold(&program, &kernel.target, &code) {
+                    // Back to the tables as they were, so the entries come in the
+                    // order the full lowering gives them.
+                    truncate(&mut program, &mut tables, tables_before);
+                    code = empty;
+                    let mut lowering = Lowering {
+                        kernel,
+                        schedule: checked,
+                        tensors: &tensors,
+                        program: &mut program,
+                        tables: &mut tables,
+                        ranges: &core.ranges,
+                        start: &core.start,
+                        compact: false,
+                    };
+                    vector::lower_class(&mut lowering, &mut code);
                 }
                 program.classes.push(code);
                 class_keys.push(key);
@@ -120,6 +184,66 @@ pub fn lower(kernel: &CheckedKernel, schedule: usize) -> Program {
         });
     }
     program
+}
+
+/// The lengths of the program's tables and of the lowering's caches of them.
+fn table_lengths(program: &Program, tables: &Tables) -> [usize; 7] {
+    [
+        program.constants.len(),
+        program.boxes.len(),
+        program.strides.len(),
+        program.copies.len(),
+        program.gathers.len(),
+        tables.copies.len(),
+        tables.boxes.len(),
+    ]
+}
+
+fn truncate(program: &mut Program, tables: &mut Tables, lengths: [usize; 7]) {
+    program.constants.truncate(lengths[0]);
+    program.boxes.truncate(lengths[1]);
+    program.strides.truncate(lengths[2]);
+    program.copies.truncate(lengths[3]);
+    program.gathers.truncate(lengths[4]);
+    tables.copies.truncate(lengths[5]);
+    tables.boxes.truncate(lengths[6]);
+}
+
+/// Whether every run of a compact class repeats as its compact form says
+/// ([`CoreCode::check_repeats`]), and each copy's step in global memory is a whole
+/// number of the level's alignment, so every copy starts aligned as its first two do.
+fn runs_hold(program: &Program, target: &Target, code: &CoreCode) -> bool {
+    if code.repeats.is_empty() {
+        return true;
+    }
+    if code.check_repeats().is_err() {
+        return false;
+    }
+    code.repeats.iter().all(|run| {
+        (0..7).all(|pipe| {
+            let stream = &code.streams[pipe];
+            (run.start[pipe]..run.start[pipe] + run.len[pipe]).all(|i| {
+                let (level, size, a, b) = match (stream[i].op, stream[i + run.len[pipe]].op) {
+                    (
+                        Op::CopyIn {
+                            gm: a,
+                            level,
+                            shape,
+                            ..
+                        },
+                        Op::CopyIn { gm: b, .. },
+                    ) => (level, program.copies[shape as usize].element_bytes, a, b),
+                    (Op::CopyOut { gm: a, shape, .. }, Op::CopyOut { gm: b, .. }) => {
+                        let size = program.copies[shape as usize].element_bytes;
+                        (Level::Ub, size, a, b)
+                    }
+                    _ => return true,
+                };
+                b.checked_sub(a)
+                    .is_some_and(|step| (step * size).is_multiple_of(target.alignment(level)))
+            })
+        })
+    })
 }
 
 /// Lowers the schedule called `name`.
@@ -210,6 +334,35 @@ pub fn estimate_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule)
             let tensors = kernel.tensors.len() as u64;
             steps * (1 + 3 * nodes + 8 * tensors) + cores * (4 + 4 * tensors)
         }
+    }
+}
+
+/// [`estimate_instructions`] for [`lower_compact`]'s program as held: the estimate
+/// scaled by the share of its tiles the first core's class holds (the first core has
+/// the most tiles).
+pub fn estimate_held_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
+    let estimate = estimate_instructions(kernel, schedule);
+    if !compacts(kernel) {
+        return estimate;
+    }
+    let work = distribute(kernel, schedule);
+    let Some(core) = work.cores.first() else {
+        return estimate;
+    };
+    let copy = schedule
+        .stages
+        .iter()
+        .fold(1, |copy, stage| vector::lcm(copy, stage.depth.max(1)));
+    let tiles: u64 = schedule
+        .order
+        .iter()
+        .map(|a| core.ranges[*a].count)
+        .product();
+    match vector::choose_skip(&core.ranges, &schedule.order, copy) {
+        Some((kept, _)) if tiles > 0 => {
+            (u128::from(estimate) * u128::from(kept)).div_ceil(u128::from(tiles)) as u64
+        }
+        _ => estimate,
     }
 }
 
@@ -531,6 +684,8 @@ pub(crate) struct Lowering<'a> {
     pub ranges: &'a [AxisRange],
     /// The first tile of each axis of the cores of this class.
     pub start: &'a [u64],
+    /// Whether to hold runs of alike tiles compactly ([`lower_compact`]).
+    pub compact: bool,
 }
 
 /// Caches from small keys to entries of the program's tables, so each instruction

@@ -77,6 +77,10 @@ use crate::dtype::Dtype;
 use crate::ir::{BinaryOp, BufferKind, CompareOp, ReduceOp, ScanOp, UnaryOp};
 use crate::target::{Level, VectorOp};
 
+mod repeat;
+
+pub use repeat::{Repeat, Segment, StreamView};
+
 /// A pipe of the AI core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Pipe {
@@ -187,6 +191,10 @@ pub struct CoreCode {
     pub tiles: u32,
     /// What this class covers, for listings: e.g. `8 tiles of i, the last a tail of 96`.
     pub summary: String,
+    /// Runs of alike tiles held as two copies and a count (the `repeat` module); empty
+    /// in a program written out in full.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<Repeat>,
 }
 
 impl CoreCode {
@@ -208,8 +216,9 @@ impl CoreCode {
         self.push(to, tile, Op::WaitFlag { from, to, event });
     }
 
+    /// Instructions, every copy of a run counted.
     pub fn instruction_count(&self) -> u64 {
-        self.streams.iter().map(|s| s.len() as u64).sum()
+        (0..7).map(|pipe| self.stream_len(pipe) as u64).sum()
     }
 }
 
@@ -584,6 +593,10 @@ impl Program {
             }
         }
         for (class, code) in self.classes.iter().enumerate() {
+            code.check_repeats().map_err(|message| ProgramError {
+                at: None,
+                message: format!("core class {class}: {message}"),
+            })?;
             for pipe in Pipe::ALL {
                 for instr in code.stream(pipe) {
                     if let Some(problem) = self.problem(pipe, &instr.op) {
@@ -701,6 +714,21 @@ impl Program {
 
     pub fn code(&self, core: &CoreAssignment) -> &CoreCode {
         &self.classes[core.class as usize]
+    }
+
+    /// Whether some class holds runs of tiles compactly ([`Repeat`]).
+    pub fn is_compact(&self) -> bool {
+        self.classes.iter().any(|c| !c.repeats.is_empty())
+    }
+
+    /// The same program with every run of tiles written out.
+    pub fn into_expanded(mut self) -> Program {
+        for code in &mut self.classes {
+            if !code.repeats.is_empty() {
+                *code = code.expanded();
+            }
+        }
+        self
     }
 
     /// The text of one instruction, as listings show it.

@@ -338,8 +338,12 @@ impl Validator<'_> {
         let code = &program.classes[class as usize];
         // (from, to, event) -> (sets, waits); a BTreeMap so reports come in order.
         let mut flags: BTreeMap<(Pipe, Pipe, u16), (u64, u64)> = BTreeMap::new();
+        // A run of a compact class is checked once: its copies after the first two
+        // differ from the second only in tiles and global-memory offsets, which
+        // `global_memory` checks by the first two; the second copy's flags count for
+        // every copy after the first.
         for pipe in Pipe::ALL {
-            for instr in code.stream(pipe) {
+            for (instr, weight) in code.weighted(pipe) {
                 let site = Site {
                     class,
                     pipe,
@@ -351,9 +355,9 @@ impl Validator<'_> {
                         self.flag(site, from, to, event, set);
                         let counts = flags.entry((from, to, event)).or_default();
                         if set {
-                            counts.0 += 1;
+                            counts.0 += weight;
                         } else {
-                            counts.1 += 1;
+                            counts.1 += weight;
                         }
                     }
                     Op::CopyIn {

@@ -57,17 +57,20 @@ impl Demand {
         let mut per_class = vec![(0u64, 0u64); program.classes.len()];
         for (class, code) in program.classes.iter().enumerate() {
             for pipe in [Pipe::Mte2, Pipe::Mte3, Pipe::Fix] {
-                for instr in code.stream(pipe) {
+                for (instr, weight) in code.weighted(pipe) {
                     match instr.op {
                         Op::CopyIn { shape, .. } => {
-                            per_class[class].0 += program.copies[shape as usize].moved;
+                            per_class[class].0 += program.copies[shape as usize].moved * weight;
                         }
                         Op::CopyOut { shape, .. } => {
-                            per_class[class].1 += program.copies[shape as usize].moved;
+                            per_class[class].1 += program.copies[shape as usize].moved * weight;
                         }
                         Op::Fixpipe {
                             rows, cols, dtype, ..
-                        } => per_class[class].1 += u64::from(rows) * u64::from(cols) * dtype.size(),
+                        } => {
+                            per_class[class].1 +=
+                                u64::from(rows) * u64::from(cols) * dtype.size() * weight;
+                        }
                         _ => {}
                     }
                 }

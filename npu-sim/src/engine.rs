@@ -7,7 +7,9 @@
 //! out first come, first served, and data effects happen in an order a correctly
 //! synchronised program cannot tell from the hardware's.
 
-use npu_core::program::{CoreCode, Instr, Op, Pipe, Program};
+use std::collections::VecDeque;
+
+use npu_core::program::{CoreCode, Instr, Op, Pipe, Program, StreamView};
 use npu_core::target::{Level, VectorOp};
 
 mod collapse;
@@ -84,21 +86,26 @@ pub(crate) fn run(
     let mut engine = Engine::new(code, costs);
     let mut collapse =
         (collapse && machine.is_none() && trace.is_none()).then(collapse::Collapse::default);
-    let compute_pipe = if code.stream(Pipe::M).is_empty() {
-        Pipe::V
-    } else {
-        Pipe::M
-    };
-    let mut mte2_busy: Vec<(f64, f64)> = Vec::with_capacity(code.stream(Pipe::Mte2).len());
-    let mut compute_busy: Vec<(f64, f64)> = Vec::with_capacity(code.stream(compute_pipe).len());
     let mut run = CoreRun::default();
+    if collapse.is_some() {
+        engine.issue_by_formula(&mut run);
+    }
+    // Instructions run one at a time: a compact program's budget counts only these,
+    // as the collapse advances over the rest by arithmetic.
+    let one_at_a_time = |run: &CoreRun| {
+        if code.repeats.is_empty() {
+            run.executed
+        } else {
+            run.executed - run.collapsed
+        }
+    };
     loop {
         let mut best = usize::MAX;
         let mut best_start = f64::INFINITY;
         let mut unfinished = false;
         for slot in 0..engine.active.len() {
             let pipe = engine.active[slot];
-            if engine.pc[pipe] >= code.streams[pipe].len() {
+            if engine.pc[pipe] >= engine.streams[pipe].len() {
                 continue;
             }
             unfinished = true;
@@ -122,8 +129,6 @@ pub(crate) fn run(
         {
             let outside = collapse::Outside {
                 run: &mut run,
-                mte2_busy: &mut mte2_busy,
-                compute_busy: &mut compute_busy,
                 budget,
             };
             if collapse.checkpoint(&mut engine, best_start, outside) {
@@ -131,14 +136,30 @@ pub(crate) fn run(
             }
         }
         run.executed += 1;
-        if run.executed > budget {
+        if one_at_a_time(&run) > budget {
             return Err(SimError::InstructionBudget {
                 limit: budget,
-                needed: run.executed,
+                // A compact program's refusal states its real count, as a full one's.
+                needed: if code.repeats.is_empty() {
+                    run.executed
+                } else {
+                    program.instruction_count()
+                },
             });
         }
-        let instr = &code.streams[best][engine.pc[best]];
+        let instr = &engine.streams[best]
+            .get(engine.pc[best])
+            .expect("an unfinished pipe has a next instruction");
         let start = best_start;
+        if engine.by_formula && best != Pipe::S.index() {
+            let tile = (instr.tile as usize).min(engine.loops - 1);
+            if engine
+                .issued_at(tile)
+                .is_some_and(|at| at > engine.time[best])
+            {
+                engine.issue_bound += 1;
+            }
+        }
         let duration = engine.execute(program, best, instr, start, &mut run);
         // A sum of finite costs can still leave the exact range (or reach infinity):
         // stop rather than report a rounded or saturated count.
@@ -166,11 +187,7 @@ pub(crate) fn run(
                 })?;
         }
         if duration > 0.0 {
-            if best == Pipe::Mte2.index() {
-                mte2_busy.push((start, start + duration));
-            } else if best == compute_pipe.index() {
-                compute_busy.push((start, start + duration));
-            }
+            engine.overlap(best, start, start + duration);
         }
         if let Some(events) = trace.as_deref_mut() {
             events.push(TraceEvent {
@@ -192,34 +209,16 @@ pub(crate) fn run(
     run.stall = engine.stall;
     run.stall_by = engine.stall_by;
     run.instructions = engine.count;
-    run.overlap = overlap(&mte2_busy, &compute_busy);
+    run.overlap = engine.overlap;
     Ok(run)
 }
 
-/// Total length of the intersection of two sorted lists of disjoint intervals.
-fn overlap(a: &[(f64, f64)], b: &[(f64, f64)]) -> f64 {
-    let (mut i, mut j, mut total) = (0, 0, 0.0);
-    while i < a.len() && j < b.len() {
-        let start = a[i].0.max(b[j].0);
-        let end = a[i].1.min(b[j].1);
-        if end > start {
-            total += end - start;
-        }
-        if a[i].1 < b[j].1 {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    total
-}
-
-/// The set times of one flag: `times[first + head..first + len]` are not consumed yet.
-#[derive(Clone, Copy, Debug)]
+/// One flag: how often it was set and waited for, and the set times not consumed yet.
+#[derive(Clone, Debug, Default)]
 struct FlagQueue {
-    first: usize,
-    len: usize,
-    head: usize,
+    sets: usize,
+    waits: usize,
+    pending: VecDeque<f64>,
 }
 
 /// Why a pipe cannot start its next instruction yet.
@@ -236,6 +235,8 @@ enum Blocked {
 
 struct Engine<'a> {
     code: &'a CoreCode,
+    /// Each pipe's full stream, runs of a compact class written out on the fly.
+    streams: [StreamView<'a>; 7],
     costs: &'a Costs,
     /// Pipes with instructions.
     active: Vec<usize>,
@@ -252,15 +253,24 @@ struct Engine<'a> {
     /// The flag a pipe's next start time was read from.
     reads: [Option<usize>; 7],
     dirty: [bool; 7],
-    /// Dense flag ids by `(from, to, event)`, each flag's queue of set times, and the
-    /// times of all flags.
+    /// Dense flag ids by `(from, to, event)`, and each flag's queue of set times.
     flag_ids: Vec<u32>,
     events: usize,
     flags: Vec<FlagQueue>,
-    times: Vec<f64>,
     /// When each scalar loop iteration was issued.
     issued: Vec<f64>,
     loops: usize,
+    /// Set when S runs nothing but its loops and the closing barrier, and the engine
+    /// took them as done at the start ([`Engine::issue_by_formula`]): loop `t` is then
+    /// issued at `(t + 1) × loop_cycles`, and `issued` stays empty.
+    by_formula: bool,
+    /// Instructions that started at their issue time, S issuing by formula.
+    issue_bound: u64,
+    /// The compute pipe (M for a cube program, V otherwise), the latest busy interval
+    /// of MTE2 and of the compute pipe, and how long both were busy at once so far.
+    compute: usize,
+    last_busy: [(f64, f64); 2],
+    overlap: f64,
     /// Barriers each pipe has passed, and the release time of each barrier.
     barriers: [usize; 7],
     releases: Vec<f64>,
@@ -276,6 +286,7 @@ struct Engine<'a> {
 
 impl<'a> Engine<'a> {
     fn new(code: &'a CoreCode, costs: &'a Costs) -> Engine<'a> {
+        let streams: [StreamView; 7] = std::array::from_fn(|pipe| StreamView::new(code, pipe));
         let mut events = 1;
         for stream in &code.streams {
             for instr in stream {
@@ -284,10 +295,9 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        // Dense ids for the flags the program uses, and room for every set of each in
-        // one array: flag `f` keeps its set times in `times[first..first + sets]`.
+        // Dense ids for the flags the program uses.
         let mut flag_ids = vec![u32::MAX; 49 * events];
-        let mut sets: Vec<usize> = Vec::new();
+        let mut flags: Vec<FlagQueue> = Vec::new();
         for stream in &code.streams {
             for instr in stream {
                 if let Op::SetFlag { from, to, event } | Op::WaitFlag { from, to, event } = instr.op
@@ -295,37 +305,27 @@ impl<'a> Engine<'a> {
                     let slot = &mut flag_ids
                         [(from.index() * 7 + to.index()) * events + usize::from(event)];
                     if *slot == u32::MAX {
-                        *slot = sets.len() as u32;
-                        sets.push(0);
-                    }
-                    if matches!(instr.op, Op::SetFlag { .. }) {
-                        sets[*slot as usize] += 1;
+                        *slot = flags.len() as u32;
+                        flags.push(FlagQueue::default());
                     }
                 }
             }
         }
-        let mut first = 0;
-        let flags: Vec<FlagQueue> = sets
-            .iter()
-            .map(|count| {
-                let queue = FlagQueue {
-                    first,
-                    len: 0,
-                    head: 0,
-                };
-                first += count;
-                queue
-            })
-            .collect();
         let loops = code
-            .stream(Pipe::S)
-            .iter()
-            .filter(|i| matches!(i.op, Op::Loop))
-            .count();
+            .weighted(Pipe::S)
+            .filter(|(i, _)| matches!(i.op, Op::Loop))
+            .map(|(_, weight)| weight as usize)
+            .sum();
+        let compute = if code.stream(Pipe::M).is_empty() {
+            Pipe::V.index()
+        } else {
+            Pipe::M.index()
+        };
         Engine {
             code,
             costs,
-            active: (0..7).filter(|p| !code.streams[*p].is_empty()).collect(),
+            active: (0..7).filter(|p| !streams[*p].is_empty()).collect(),
+            streams,
             pc: [0; 7],
             time: [0.0; 7],
             busy: [0.0; 7],
@@ -339,9 +339,13 @@ impl<'a> Engine<'a> {
             flag_ids,
             events,
             flags,
-            times: vec![0.0; first],
-            issued: Vec::with_capacity(loops),
+            issued: Vec::new(),
             loops,
+            by_formula: false,
+            issue_bound: 0,
+            compute,
+            last_busy: [(0.0, 0.0); 2],
+            overlap: 0.0,
             barriers: [0; 7],
             releases: Vec::new(),
             port: 0.0,
@@ -368,20 +372,21 @@ impl<'a> Engine<'a> {
     }
 
     fn start_time(&mut self, pipe: usize) -> Result<f64, Blocked> {
-        let instr = &self.code.streams[pipe][self.pc[pipe]];
+        let instr = self.streams[pipe]
+            .get(self.pc[pipe])
+            .expect("an unfinished pipe has a next instruction");
         let mut start = self.time[pipe];
         if pipe != Pipe::S.index() && self.loops > 0 {
             let tile = (instr.tile as usize).min(self.loops - 1);
-            start = start.max(*self.issued.get(tile).ok_or(Blocked::Issue)?);
+            start = start.max(self.issued_at(tile).ok_or(Blocked::Issue)?);
         }
         match instr.op {
             Op::WaitFlag { from, to, event } => {
                 let flag = self.flag(from, to, event);
-                let queue = self.flags[flag];
-                if queue.head >= queue.len {
+                let Some(&at) = self.flags[flag].pending.front() else {
                     return Err(Blocked::Flag(flag));
-                }
-                start = start.max(self.times[queue.first + queue.head]);
+                };
+                start = start.max(at);
                 self.reads[pipe] = Some(flag);
             }
             Op::Barrier => {
@@ -389,10 +394,9 @@ impl<'a> Engine<'a> {
                 if self.releases.len() <= epoch {
                     let mut release = 0.0f64;
                     for &other in &self.active {
-                        let stream = &self.code.streams[other];
-                        let done = self.pc[other] >= stream.len();
-                        let waiting = !done
-                            && matches!(stream[self.pc[other]].op, Op::Barrier)
+                        let next = self.streams[other].get(self.pc[other]);
+                        let done = next.is_none();
+                        let waiting = next.is_some_and(|i| matches!(i.op, Op::Barrier))
                             && self.barriers[other] == epoch;
                         if !(done || waiting) {
                             return Err(Blocked::Barrier);
@@ -411,7 +415,7 @@ impl<'a> Engine<'a> {
     /// Marks the pipes whose next start time `op`, just run on `pipe`, may change.
     fn wake(&mut self, pipe: usize, op: &Op) {
         self.dirty[pipe] = true;
-        let arrived = match self.code.streams[pipe].get(self.pc[pipe]) {
+        let arrived = match self.streams[pipe].get(self.pc[pipe]) {
             None => true,
             Some(next) => matches!(next.op, Op::Barrier),
         };
@@ -433,6 +437,63 @@ impl<'a> Engine<'a> {
                 self.dirty[other] = true;
             }
         }
+    }
+
+    /// When S issued loop iteration `tile`, if it has.
+    fn issued_at(&self, tile: usize) -> Option<f64> {
+        if self.by_formula {
+            (tile < self.loops).then(|| (tile + 1) as f64 * self.costs.loop_cycles)
+        } else {
+            self.issued.get(tile).copied()
+        }
+    }
+
+    /// Runs S at once when it has nothing but its loops and the closing barrier: it
+    /// never waits, so loop `t` runs from `t × loop_cycles` whatever the other pipes
+    /// do, and nothing S does reaches them but those issue times. S is left at its
+    /// barrier with the time, count and busy time the loops give it, and its loops
+    /// count as executed.
+    fn issue_by_formula(&mut self, run: &mut CoreRun) {
+        let s = Pipe::S.index();
+        let stream = &self.streams[s];
+        let loops = self.loops;
+        let only_loops = stream.len() == loops + 1
+            && stream
+                .get(loops)
+                .is_some_and(|i| matches!(i.op, Op::Barrier))
+            && self.code.streams[s][..self.code.streams[s].len() - 1]
+                .iter()
+                .all(|i| matches!(i.op, Op::Loop));
+        let cycles = loops as f64 * self.costs.loop_cycles;
+        if !only_loops || loops == 0 || !collapse::on_grain(self.costs.loop_cycles) {
+            return;
+        }
+        self.by_formula = true;
+        self.pc[s] = loops;
+        self.time[s] = cycles;
+        self.busy[s] = cycles;
+        self.count[s] = loops as u64;
+        run.executed += loops as u64;
+    }
+
+    /// Adds the part of a busy interval of `pipe` that overlaps the other pipe's
+    /// latest one (MTE2 against the compute pipe). The engine starts instructions in
+    /// time order, so an interval starting earlier that it overlaps is the other
+    /// pipe's latest: the ones before that end before it starts.
+    fn overlap(&mut self, pipe: usize, start: f64, end: f64) {
+        let (mine, other) = if pipe == Pipe::Mte2.index() {
+            (0, 1)
+        } else if pipe == self.compute {
+            (1, 0)
+        } else {
+            return;
+        };
+        let (other_start, other_end) = self.last_busy[other];
+        let both = end.min(other_end) - start.max(other_start);
+        if both > 0.0 {
+            self.overlap += both;
+        }
+        self.last_busy[mine] = (start, end);
     }
 
     /// Runs the timing of one instruction; returns its duration.
@@ -459,13 +520,15 @@ impl<'a> Engine<'a> {
                 let flag = self.flag(from, to, event);
                 let at = start.max(self.landed[pipe]);
                 let queue = &mut self.flags[flag];
-                self.times[queue.first + queue.len] = at;
-                queue.len += 1;
+                queue.pending.push_back(at);
+                queue.sets += 1;
                 0.0
             }
             Op::WaitFlag { from, to, event } => {
                 let flag = self.flag(from, to, event);
-                self.flags[flag].head += 1;
+                let queue = &mut self.flags[flag];
+                queue.pending.pop_front();
+                queue.waits += 1;
                 self.stall[pipe] += waited;
                 self.stall_by[pipe][from.index()] += waited;
                 0.0

@@ -34,12 +34,18 @@
 //!
 //! A timing-only run simulates each class of identical cores once, and within a core
 //! advances over iterations that repeat with the same timing by arithmetic (the
-//! steady-state collapse, exact by construction: see `engine/collapse.rs`), so its cost
-//! grows with the distinct tile shapes more than with the tile count.
+//! steady-state collapse, exact by construction: see `engine/collapse.rs`); S, when it
+//! runs nothing but its loops, issues them by formula. [`evaluate`] gives a
+//! timing-only run the compact program ([`npu_core::lower::lower_compact`]: each run
+//! of alike tiles held once), so lowering, validation and simulation all cost what
+//! the distinct tile shapes cost, not what the tiles do: a 16M-element vmla in 32,768
+//! tiles is a 188-instruction program whose 753,668 instructions the engine times
+//! running about 300 of them one at a time.
 //!
 //! A wait no pipe can satisfy is a [`SimError::Deadlock`], never a hang, a program
 //! longer than the budget is refused with [`SimError::InstructionBudget`] (counted on
-//! the lowered program; [`evaluate`] refuses a schedule whose estimate is far past it
+//! the lowered program, or for a compact one on the instructions run one at a time;
+//! [`evaluate`] refuses a schedule whose estimate is far past it
 //! with [`SimError::TooLargeToLower`] without building it), and a
 //! program the validator ([`npu_core::validate()`]) rejects for its target is refused
 //! with [`SimError::Invalid`] before anything runs.
@@ -75,7 +81,7 @@ mod vector;
 use std::fmt;
 
 use npu_core::ir::{CheckedKernel, Role};
-use npu_core::lower::{estimate_instructions, lower};
+use npu_core::lower::{estimate_held_instructions, estimate_instructions, lower};
 use npu_core::program::{Pipe, Program};
 use npu_core::scalar::HostTensor;
 use npu_core::validate::Rule;
@@ -168,12 +174,17 @@ pub enum SimError {
         reason: String,
     },
     /// The program has more instructions than [`SimOptions::max_instructions`]:
-    /// `needed` is the real count of the lowered program.
+    /// `needed` is the real count of the lowered program. A compact program
+    /// ([`npu_core::lower::lower_compact`]) is held to the instructions the engine runs
+    /// one at a time, the collapse advancing over the rest; its refusal too states
+    /// the program's real count.
     InstructionBudget { limit: u64, needed: u64 },
     /// [`evaluate`] did not lower the schedule: the estimate of its instructions
     /// ([`npu_core::lower::estimate_instructions`], which overshoots by up to about
-    /// 2×) is more than [`LOWERING_FACTOR`] times the budget, so the real count would
-    /// be over it too and building the program would only waste memory.
+    /// 2×; for a timing-only run, of the instructions its compact program holds,
+    /// [`npu_core::lower::estimate_held_instructions`]) is more than
+    /// [`LOWERING_FACTOR`] times the budget, so the real count would be over it too
+    /// and building the program would only waste memory.
     TooLargeToLower { limit: u64, estimate: u64 },
     /// Inputs, expected outputs or a schedule index that do not fit the kernel.
     BadInput { message: String },
@@ -340,8 +351,19 @@ pub fn simulate(
             }
         }
     })?;
+    // A compact program's runs are for the timing engine; what executes or traces
+    // every instruction gets them written out.
+    let expanded;
+    let program = if program.is_compact() && (options.functional || options.trace) {
+        expanded = program.clone().into_expanded();
+        &expanded
+    } else {
+        program
+    };
+    // The engine advances over a compact program's steady runs by arithmetic, so its
+    // budget counts the instructions it runs one at a time instead (`engine::run`).
     let needed = program.instruction_count();
-    if needed > options.max_instructions {
+    if !program.is_compact() && needed > options.max_instructions {
         return Err(SimError::InstructionBudget {
             limit: options.max_instructions,
             needed,
@@ -443,7 +465,19 @@ pub fn evaluate(
     };
     // Refuse a program far too big to build before building it; anything nearer the
     // budget is lowered, and `simulate` refuses it on its real instruction count.
-    let estimate = estimate_instructions(kernel, checked);
+    // Timing alone runs on the compact program, which holds each run of alike tiles
+    // once: the estimate is of what it holds. (Its loop iterations are numbered in 32
+    // bits, which any program the full estimate keeps below 2^32 fits.)
+    let full = estimate_instructions(kernel, checked);
+    let compact = !options.functional
+        && !options.trace
+        && npu_core::lower::compacts(kernel)
+        && full <= u64::from(u32::MAX);
+    let estimate = if compact {
+        estimate_held_instructions(kernel, checked)
+    } else {
+        full
+    };
     if estimate > options.max_instructions.saturating_mul(LOWERING_FACTOR) {
         return Err(SimError::TooLargeToLower {
             limit: options.max_instructions,
@@ -456,7 +490,11 @@ pub fn evaluate(
             check_expected(kernel, expected)?;
         }
     }
-    let program = lower(kernel, schedule);
+    let program = if compact {
+        npu_core::lower::lower_compact(kernel, schedule)
+    } else {
+        lower(kernel, schedule)
+    };
     let simulation = simulate(kernel, &program, inputs, options)?;
     let correctness = if options.functional {
         let computed;

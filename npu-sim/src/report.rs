@@ -269,11 +269,11 @@ fn copies_per_tensor(program: &Program, core: u32) -> Vec<u64> {
     let Some(assignment) = program.cores.iter().find(|c| c.core == core) else {
         return copies;
     };
-    for instr in program.code(assignment).stream(Pipe::Mte2) {
+    for (instr, weight) in program.code(assignment).weighted(Pipe::Mte2) {
         if let Op::CopyIn { tensor, .. } = instr.op
             && let Some(count) = copies.get_mut(usize::from(tensor))
         {
-            *count += 1;
+            *count += weight;
         }
     }
     copies

@@ -104,9 +104,11 @@ fn a_program_over_the_budget_stops() {
     );
     assert_snapshot!(error.to_string(), @"the program needs 740 instructions, more than the budget of 100; use larger tiles");
     // `evaluate` lowers a program near the budget and refuses it on its real count,
-    // not on the estimate (which is larger).
+    // not on the estimate (which is larger). (Traced, so the full program: timing
+    // alone runs the compact program, below.)
     let options = SimOptions {
         max_instructions: 700,
+        trace: true,
         ..timing()
     };
     let error = evaluate(&kernel, 0, &[], None, &options).expect_err("over the budget");
@@ -128,11 +130,36 @@ fn a_program_over_the_budget_stops() {
 }
 
 #[test]
+fn a_compact_program_is_held_to_the_instructions_it_runs_one_at_a_time() {
+    // Timing alone runs the compact program: the collapse advances over most of its
+    // 740 instructions, so a budget of 700 is plenty, while one of 100 stops it and
+    // the refusal states the real count.
+    let kernel = vmla();
+    let run = |budget| {
+        let options = SimOptions {
+            max_instructions: budget,
+            ..timing()
+        };
+        evaluate(&kernel, 0, &[], None, &options)
+    };
+    let full = simulate(&kernel, &lower(&kernel, 0), &[], &timing()).expect("simulates");
+    assert_eq!(run(700).expect("within the budget").report, full.report);
+    assert_eq!(
+        run(100).expect_err("over the budget"),
+        SimError::InstructionBudget {
+            limit: 100,
+            needed: 740
+        }
+    );
+}
+
+#[test]
 fn a_program_far_over_the_budget_is_refused_from_its_estimate_and_says_so() {
     let kernel = vmla();
+    // Functional: it would build the full program.
     let options = SimOptions {
         max_instructions: 100,
-        ..timing()
+        ..SimOptions::default()
     };
     let error = evaluate(&kernel, 0, &[], None, &options).expect_err("far over the budget");
     let estimate = npu_core::lower::estimate_instructions(&kernel, &kernel.schedules[0]);

@@ -18,11 +18,13 @@ use super::copy;
 use super::nodes::{Planned, Planner, build_statements};
 use super::{AxisRange, Lowering};
 use crate::ir::{BufferKind, Role};
-use crate::program::{CoreCode, Op, Pipe};
+use crate::program::{CoreCode, Op, Pipe, Repeat};
 use crate::target::Level;
 
 #[derive(Clone, Copy)]
 struct Step {
+    /// The loop iteration, counting the iterations a compact class leaves out.
+    index: u64,
     /// The reduction axis list this iteration folds (an index into the groups), if any.
     phase: Option<usize>,
     first_of_phase: bool,
@@ -59,7 +61,9 @@ impl Queue {
     }
 }
 
-pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
+/// Lowers one class into `code`; `false` when a compact lowering's runs turned out
+/// not to repeat, and the class must be lowered in full.
+pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) -> bool {
     let kernel = lowering.kernel;
     // A fused kernel runs each tile in one iteration: every axis it reduces over is
     // whole (the checker's E035), and its statements run in order.
@@ -117,11 +121,23 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         })
         .collect();
 
-    let (steps, coords) = steps(
+    // A compact class leaves out runs of alike tiles (`lower::compacts` says which
+    // kernels have them).
+    let skip = if lowering.compact {
+        let copy = queues
+            .iter()
+            .filter(|q| q.depth > 0)
+            .fold(1, |copy, q| lcm(copy, q.depth));
+        choose_skip(lowering.ranges, &lowering.schedule.order, copy).map(|(_, skip)| skip)
+    } else {
+        None
+    };
+    let (steps, coords, runs) = steps(
         lowering.ranges,
         &lowering.schedule.order,
         &groups,
         kernel.axes.len(),
+        skip,
     );
     let axes_count = kernel.axes.len();
     let at = |step: usize| &coords[step * axes_count..(step + 1) * axes_count];
@@ -169,8 +185,17 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         .reserve(n * (nodes + 2) + 3 * copies + 3 * writes + 4 * statements.len() + 1);
     code.streams[Pipe::Mte3.index()].reserve(3 * writes + 1);
     let mut planned: Vec<Planned> = Vec::new();
+    let mut marks: Vec<[usize; 7]> = Vec::with_capacity(3 * runs.len());
+    let mut next_mark = runs
+        .iter()
+        .flat_map(|r| (0..3).map(move |c| r.first + c * r.steps));
+    let mut mark_at = next_mark.next();
     for (step, info) in steps.iter().enumerate() {
-        let tile = step as u32;
+        if mark_at == Some(step) {
+            marks.push(code.streams.each_ref().map(Vec::len));
+            mark_at = next_mark.next();
+        }
+        let tile = info.index as u32;
         let coords = at(step);
         code.push(Pipe::S, tile, Op::Loop);
 
@@ -311,8 +336,26 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         }
     }
 
+    if mark_at.is_some() {
+        marks.push(code.streams.each_ref().map(Vec::len));
+    }
+    for (run, marks) in runs.iter().zip(marks.chunks_exact(3)) {
+        let len: [usize; 7] = std::array::from_fn(|pipe| marks[1][pipe] - marks[0][pipe]);
+        if (0..7).any(|pipe| marks[2][pipe] - marks[1][pipe] != len[pipe]) {
+            // Not alike after all: the caller lowers the class in full.
+            code.repeats.clear();
+            return false;
+        }
+        code.repeats.push(Repeat {
+            start: marks[0],
+            len,
+            tiles: run.steps as u32,
+            count: run.count,
+        });
+    }
+
     // Every producer waits for the frees it has not consumed, then all pipes meet.
-    let end = steps.len() as u32;
+    let end = steps.last().map_or(0, |s| s.index as u32 + 1);
     for &tensor in &inputs {
         drain(code, end, &queues[tensor], Pipe::V, Pipe::Mte2);
     }
@@ -323,6 +366,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         code.push(pipe, end, Op::Barrier);
     }
     code.tiles = end;
+    true
 }
 
 /// Waits for the consumer's frees of the last `min(count, depth)` fills.
@@ -341,38 +385,137 @@ fn consume(code: &mut CoreCode, tile: u32, queue: &mut Queue) {
     }
 }
 
+/// Which tiles of a class the compact form holds: along axis `order[level]`, in each
+/// pass over it, iterations `first..first + 2 × copy` are held as the two copies of a
+/// [`crate::program::Repeat`] of `count` copies, and the `(count - 2) × copy`
+/// iterations after them are left out.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Skip {
+    level: usize,
+    first: u64,
+    copy: u64,
+    count: u64,
+}
+
+/// The skip that leaves the fewest iterations to lower, if any leaves out some. A run
+/// starts after one copy's worth of iterations (every queue has filled each slot by
+/// then) and ends before the axis's last whole tile, so the iteration after it is
+/// the next tile of the same pass, as it is after every copy; a copy is as many
+/// iterations as every queue's depth divides, so each copy starts at the same slots.
+/// Also returns how many output tiles it leaves to lower.
+pub(super) fn choose_skip(ranges: &[AxisRange], order: &[usize], copy: u64) -> Option<(u64, Skip)> {
+    let tiles: u64 = order.iter().map(|a| ranges[*a].count).product();
+    let mut best: Option<(u64, Skip)> = None;
+    for (level, &axis) in order.iter().enumerate() {
+        let range = ranges[axis];
+        let kept_after = if range.last_extent == range.tile {
+            1
+        } else {
+            2
+        };
+        let Some(room) = range.count.checked_sub(copy + kept_after) else {
+            continue;
+        };
+        let count = room / copy;
+        if count < 3 {
+            continue;
+        }
+        let skipped = (count - 2) * copy;
+        let kept = tiles / range.count * (range.count - skipped);
+        if best.is_none_or(|(fewest, _)| kept < fewest) {
+            let skip = Skip {
+                level,
+                first: copy,
+                copy,
+                count,
+            };
+            best = Some((kept, skip));
+        }
+    }
+    best
+}
+
+/// The runs of held copies in a class's steps: where copy 0 starts in the step list,
+/// how many steps a copy is, and how many copies the run has.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    first: usize,
+    steps: usize,
+    count: u64,
+}
+
 /// The loop iterations of a core and the tile coordinates of each (flattened, one
-/// entry per kernel axis). Each axis list's tiles run as an odometer, its first axis
-/// outermost.
+/// entry per kernel axis), leaving out what `skip` says. Each axis list's tiles run as
+/// an odometer, its first axis outermost.
 fn steps(
     ranges: &[AxisRange],
     order: &[usize],
     groups: &[Vec<usize>],
     axes: usize,
-) -> (Vec<Step>, Vec<u64>) {
+    skip: Option<Skip>,
+) -> (Vec<Step>, Vec<u64>, Vec<Run>) {
     let mut steps = Vec::new();
     let mut coords = Vec::new();
+    let mut runs = Vec::new();
     let mut current = vec![0u64; axes];
+    let per_tile: u64 = if groups.is_empty() {
+        1
+    } else {
+        groups
+            .iter()
+            .map(|g| g.iter().map(|a| ranges[*a].count).product::<u64>())
+            .sum()
+    };
+    let inner = |level: usize| -> u64 {
+        order[level + 1..]
+            .iter()
+            .map(|a| ranges[*a].count)
+            .product::<u64>()
+    };
     let tiles: u64 = order.iter().map(|a| ranges[*a].count).product();
-    for _ in 0..tiles {
+    let mut index = 0u64;
+    let mut tile = 0u64;
+    while tile < tiles {
+        // At the first tile of an iteration of the skipped axis, a run may start or
+        // its left-out copies begin.
+        if let Some(skip) = skip {
+            let axis = order[skip.level];
+            let at_start = order[skip.level + 1..].iter().all(|a| current[*a] == 0);
+            if at_start && current[axis] == skip.first {
+                runs.push(Run {
+                    first: steps.len(),
+                    steps: (skip.copy * inner(skip.level) * per_tile) as usize,
+                    count: skip.count,
+                });
+            } else if at_start && current[axis] == skip.first + 2 * skip.copy {
+                let left_out = (skip.count - 2) * skip.copy;
+                current[axis] += left_out;
+                tile += left_out * inner(skip.level);
+                index += left_out * inner(skip.level) * per_tile;
+            }
+        }
         if groups.is_empty() {
             steps.push(Step {
+                index,
                 phase: None,
                 first_of_phase: true,
                 last_of_tile: true,
             });
             coords.extend_from_slice(&current);
+            index += 1;
         }
         for (g, group) in groups.iter().enumerate() {
             let count: u64 = group.iter().map(|a| ranges[*a].count).product();
             for k in 0..count {
                 let last = g + 1 == groups.len() && k + 1 == count;
                 steps.push(Step {
+                    index,
                     phase: Some(g),
                     first_of_phase: k == 0,
                     last_of_tile: last,
                 });
                 coords.extend_from_slice(&current);
+                index += 1;
                 // Advance the list's odometer, its last axis fastest.
                 for &axis in group.iter().rev() {
                     current[axis] += 1;
@@ -384,6 +527,7 @@ fn steps(
             }
         }
         // Advance the output tile: the innermost axis of `order` fastest.
+        tile += 1;
         for &axis in order.iter().rev() {
             current[axis] += 1;
             if current[axis] < ranges[axis].count {
@@ -392,5 +536,13 @@ fn steps(
             current[axis] = 0;
         }
     }
-    (steps, coords)
+    (steps, coords, runs)
+}
+
+pub(super) fn lcm(a: u64, b: u64) -> u64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a / x * b
 }

@@ -99,6 +99,9 @@ impl Validator<'_> {
     }
 
     /// Where each unpadded copy starts in global memory, on every core that runs it.
+    /// The copies of a run in a compact class step by the distance between the first
+    /// two, so when those two start aligned every copy does: the held ones stand for
+    /// all.
     pub(super) fn global_memory(&mut self) {
         let program = self.program;
         for core in &program.cores {

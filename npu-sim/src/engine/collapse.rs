@@ -71,8 +71,12 @@ struct Checkpoint {
     stall_by: [[f64; 7]; 7],
     flags: Vec<(usize, usize)>,
     run: CoreRun,
-    mte2_intervals: usize,
-    compute_intervals: usize,
+    overlap: f64,
+    /// With S issuing by formula: how far past the oldest tile the first issue time
+    /// above the floor is, and that time relative to the checkpoint (`None` when none
+    /// is above it); and how many instructions so far started at their issue time.
+    issue: Option<(usize, u64)>,
+    issue_bound: u64,
 }
 
 /// The checkpoints of the current run, newest last.
@@ -84,8 +88,6 @@ pub(super) struct Collapse {
 /// What a skip may touch besides the engine.
 pub(super) struct Outside<'a> {
     pub run: &'a mut CoreRun,
-    pub mte2_busy: &'a mut Vec<(f64, f64)>,
-    pub compute_busy: &'a mut Vec<(f64, f64)>,
     pub budget: u64,
 }
 
@@ -102,9 +104,9 @@ impl Collapse {
         if reference != Some(pipe) {
             return false;
         }
-        let stream = &engine.code.streams[pipe];
+        let stream = &engine.streams[pipe];
         let pc = engine.pc[pipe];
-        pc == 0 || stream[pc].tile != stream[pc - 1].tile
+        pc == 0 || stream.get(pc).map(|i| i.tile) != stream.get(pc - 1).map(|i| i.tile)
     }
 
     /// Called at a checkpoint, the reference pipe about to start at `start`. Records
@@ -120,13 +122,17 @@ impl Collapse {
             return false;
         };
         for earlier in self.history.iter().rev() {
-            if earlier.relative != current.relative || earlier.tile >= current.tile {
+            if earlier.relative != current.relative
+                || earlier.tile >= current.tile
+                || !same_issue(engine, earlier, &current)
+            {
                 continue;
             }
             let periods = periods(engine, earlier, &current);
             let periods = advance(engine, earlier, &current, periods, outside.budget);
             if periods > 0 {
-                replicate(earlier, &current, periods, outside);
+                replicate(earlier, &current, periods, outside.run);
+                engine.overlap += (current.overlap - earlier.overlap) * periods as f64;
                 self.history.clear();
                 return true;
             }
@@ -139,11 +145,27 @@ impl Collapse {
     }
 }
 
+/// Whether S's issue times shift with the period from `a` to `b`. They do when they
+/// are the same relative progression at both. They also do, for S issuing by formula
+/// `p × loop_cycles` further per period of `p` tiles, when S gains no ground on the
+/// period (`p × loop_cycles <= delta`) and no instruction between the checkpoints
+/// started at its issue time: each issue time read in a later period is then at most
+/// the one read a period before plus `delta`, so it stays below the time it is
+/// compared with, as it was in `a` → `b`.
+fn same_issue(engine: &Engine, a: &Checkpoint, b: &Checkpoint) -> bool {
+    if a.issue == b.issue {
+        return true;
+    }
+    let gained = (b.tile - a.tile) as f64 * engine.costs.loop_cycles;
+    engine.by_formula && a.issue_bound == b.issue_bound && gained <= b.start - a.start
+}
+
 /// Whether a pipe has nothing left but its closing barrier (or nothing at all).
 fn parked(engine: &Engine, pipe: usize) -> bool {
-    let stream = &engine.code.streams[pipe];
+    let stream = &engine.streams[pipe];
     let pc = engine.pc[pipe];
-    pc >= stream.len() || (pc + 1 == stream.len() && matches!(stream[pc].op, Op::Barrier))
+    pc >= stream.len()
+        || (pc + 1 == stream.len() && stream.get(pc).is_some_and(|i| matches!(i.op, Op::Barrier)))
 }
 
 /// The checkpoint at `start`, or `None` when no pipe is left to work.
@@ -159,7 +181,7 @@ fn snapshot(engine: &mut Engine, start: f64, outside: &Outside) -> Option<Checkp
         .iter()
         .copied()
         .find(|p| *p != Pipe::S.index())?;
-    let tile = engine.code.streams[reference][engine.pc[reference]].tile as usize;
+    let tile = engine.streams[reference].get(engine.pc[reference])?.tile as usize;
     let floor = engine
         .active
         .iter()
@@ -174,38 +196,74 @@ fn snapshot(engine: &mut Engine, start: f64, outside: &Outside) -> Option<Checkp
     for pipe in 0..7 {
         // Raising landed to the pipe's time changes none of its uses (see the module doc).
         engine.landed[pipe] = engine.landed[pipe].max(engine.time[pipe]);
-        relative.push(relative_to(engine.time[pipe]));
-        relative.push(relative_to(engine.landed[pipe]));
+        if engine.by_formula && pipe == Pipe::S.index() {
+            // S waits at its barrier from the start, at `loops × loop_cycles`: every
+            // other pipe reaches its own barrier no earlier than the last issue time,
+            // which is that, so S's time never decides the barrier's release.
+            relative.push(0);
+            relative.push(0);
+        } else {
+            relative.push(relative_to(engine.time[pipe]));
+            relative.push(relative_to(engine.landed[pipe]));
+        }
         relative.push(engine.barriers[pipe] as u64);
         relative.push(u64::from(parked(engine, pipe)));
     }
     relative.push(relative_to(engine.port));
     relative.push(engine.releases.len() as u64);
     for queue in &engine.flags {
-        relative.push((queue.len - queue.head) as u64);
-        for at in &engine.times[queue.first + queue.head..queue.first + queue.len] {
+        relative.push(queue.pending.len() as u64);
+        for at in &queue.pending {
             relative.push(relative_to(*at));
         }
+    }
+    // The latest busy intervals of MTE2 and the compute pipe, which the next ones
+    // overlap (nothing later starts below the floor).
+    for (start, end) in engine.last_busy {
+        relative.push(relative_to(start));
+        relative.push(relative_to(end));
     }
     // The oldest tile any working pipe's next instruction belongs to; the periodic
     // windows keep tiles non-decreasing, so no later instruction reads an older issue
     // time. Issue times only grow, so those at or below the floor are a prefix; when
     // S has issued every tile and none is above the floor, how long that prefix is
     // does not matter.
-    let mut oldest = engine.issued.len();
+    let issued = if engine.by_formula {
+        engine.loops
+    } else {
+        engine.issued.len()
+    };
+    let mut oldest = issued;
     for &pipe in &engine.active {
         if pipe == Pipe::S.index() || parked(engine, pipe) {
             continue;
         }
-        if let Some(next) = engine.code.streams[pipe].get(engine.pc[pipe]) {
+        if let Some(next) = engine.streams[pipe].get(engine.pc[pipe]) {
             oldest = oldest.min(next.tile as usize);
+        }
+    }
+    let mut issue = None;
+    if engine.by_formula {
+        // Loop `t` was issued at `(t + 1) × loop_cycles`: from the first above the
+        // floor on, the issue times are that progression, which its first term and
+        // where it starts describe.
+        let cycles = engine.costs.loop_cycles;
+        let mut above = ((floor / cycles).floor().max(0.0) as usize).max(oldest);
+        while above > oldest && engine.issued_at(above - 1).is_some_and(|at| at > floor) {
+            above -= 1;
+        }
+        while engine.issued_at(above).is_some_and(|at| at <= floor) {
+            above += 1;
+        }
+        if above < engine.loops {
+            issue = Some((above - oldest, relative_to((above + 1) as f64 * cycles)));
         }
     }
     let relevant = &engine.issued[oldest.min(engine.issued.len())..];
     let below = relevant.iter().take_while(|at| **at <= floor).count();
     let all_issued = engine.issued.len() == engine.loops;
     relative.push(u64::from(all_issued));
-    if !(all_issued && below == relevant.len()) {
+    if !engine.by_formula && !(all_issued && below == relevant.len()) {
         relative.push(below as u64);
         relative.push(engine.issued.len().saturating_sub(oldest) as u64);
         for at in &relevant[below..] {
@@ -222,10 +280,11 @@ fn snapshot(engine: &mut Engine, start: f64, outside: &Outside) -> Option<Checkp
         busy: engine.busy,
         stall: engine.stall,
         stall_by: engine.stall_by,
-        flags: engine.flags.iter().map(|q| (q.len, q.head)).collect(),
+        flags: engine.flags.iter().map(|q| (q.sets, q.waits)).collect(),
         run: outside.run.clone(),
-        mte2_intervals: outside.mte2_busy.len(),
-        compute_intervals: outside.compute_busy.len(),
+        overlap: engine.overlap,
+        issue,
+        issue_bound: engine.issue_bound,
     })
 }
 
@@ -238,7 +297,6 @@ fn periods(engine: &Engine, a: &Checkpoint, b: &Checkpoint) -> u64 {
     let loops = engine.loops as u64;
     let mut most = u64::MAX;
     for pipe in 0..7 {
-        let stream = &engine.code.streams[pipe];
         let advance = b.pc[pipe] - a.pc[pipe];
         if advance == 0 {
             // A pipe that does nothing per period must be parked at its closing
@@ -251,14 +309,35 @@ fn periods(engine: &Engine, a: &Checkpoint, b: &Checkpoint) -> u64 {
         }
         let mut matched = 0usize;
         let mut previous_tile = 0u32;
+        let stream = &engine.streams[pipe];
         while let (Some(earlier), Some(later)) = (
             stream.get(a.pc[pipe] + matched),
             stream.get(b.pc[pipe] + matched),
         ) {
+            // Inside a run of a compact class, copies a whole number of copies apart
+            // are alike up to the run's end: jump there.
+            if let Some(run) = stream.run_at(a.pc[pipe] + matched)
+                && advance % run.len == 0
+                && (advance / run.len) as u64 * u64::from(run.tiles) == u64::from(period)
+                && b.pc[pipe] + matched < run.end()
+                && u64::from(later.tile) < loops
+            {
+                let last = stream
+                    .get(run.end() - 1)
+                    .expect("a run lies within its stream");
+                if u64::from(last.tile) < loops {
+                    matched = run.end() - b.pc[pipe];
+                    previous_tile = last.tile;
+                    if (matched.saturating_sub(1) / advance) as u64 >= most {
+                        break;
+                    }
+                    continue;
+                }
+            }
             let repeats = later.tile.checked_sub(earlier.tile) == Some(period)
                 && u64::from(later.tile) < loops
                 && later.tile >= previous_tile
-                && same_timing(earlier, later);
+                && same_timing(&earlier, &later);
             if !repeats {
                 break;
             }
@@ -380,23 +459,6 @@ fn advance(engine: &mut Engine, a: &Checkpoint, b: &Checkpoint, periods: u64, bu
         let room = ((EXACT_LIMIT - latest) / delta).floor();
         periods = periods.min((room.max(0.0) as u64).saturating_sub(1));
     }
-    // Every set of a flag has its place in `times`; a period that sets more than the
-    // stream holds would not be periodic, but refuse rather than write past it.
-    for (index, queue) in engine.flags.iter().enumerate() {
-        let end = engine
-            .flags
-            .get(index + 1)
-            .map_or(engine.times.len(), |next| next.first);
-        let (len_a, _) = a.flags[index];
-        let (len_b, _) = b.flags[index];
-        let sets = (len_b - len_a) as u64;
-        let len = sets
-            .checked_mul(periods)
-            .and_then(|more| more.checked_add(len_b as u64));
-        if len.is_none_or(|len| queue.first as u64 + len > end as u64) {
-            return 0;
-        }
-    }
     if periods == 0 {
         return 0;
     }
@@ -421,21 +483,20 @@ fn advance(engine: &mut Engine, a: &Checkpoint, b: &Checkpoint, periods: u64, bu
     }
     engine.port += shift;
     for (index, queue) in engine.flags.iter_mut().enumerate() {
-        let (len_a, head_a) = a.flags[index];
-        let (len_b, head_b) = b.flags[index];
-        let len = len_b + (len_b - len_a) * periods as usize;
-        let head = head_b + (head_b - head_a) * periods as usize;
-        // The pending sets keep their relative times; copy from the last down, as the
-        // new places may overlap the old ones further up.
-        for offset in (0..len_b - head_b).rev() {
-            engine.times[queue.first + head + offset] =
-                engine.times[queue.first + head_b + offset] + shift;
+        let (sets_a, waits_a) = a.flags[index];
+        let (sets_b, waits_b) = b.flags[index];
+        queue.sets = sets_b + (sets_b - sets_a) * periods as usize;
+        queue.waits = waits_b + (waits_b - waits_a) * periods as usize;
+        // The pending sets keep their relative times.
+        for at in &mut queue.pending {
+            *at += shift;
         }
-        queue.len = len;
-        queue.head = head;
     }
+    engine.last_busy = engine
+        .last_busy
+        .map(|(start, end)| (start + shift, end + shift));
     // The issue times S would have pushed in the skipped periods, each a period's
-    // worth later than the one a period before.
+    // worth later than the one a period before (S issuing by formula pushes none).
     let issued = b.issued - a.issued;
     for _ in 0..issued * periods as usize {
         let at = engine.issued[engine.issued.len() - issued] + delta;
@@ -444,10 +505,8 @@ fn advance(engine: &mut Engine, a: &Checkpoint, b: &Checkpoint, periods: u64, bu
     periods
 }
 
-/// The counters outside the engine, and the busy intervals, over the skipped periods.
-fn replicate(a: &Checkpoint, b: &Checkpoint, periods: u64, outside: Outside) {
-    let delta = b.start - a.start;
-    let run = outside.run;
+/// The counters outside the engine over the skipped periods.
+fn replicate(a: &Checkpoint, b: &Checkpoint, periods: u64, run: &mut CoreRun) {
     let times = periods as f64;
     let skipped = (b.run.executed - a.run.executed) * periods;
     run.executed += skipped;
@@ -463,21 +522,5 @@ fn replicate(a: &Checkpoint, b: &Checkpoint, periods: u64, outside: Outside) {
     run.copy_in_cycles += (b.run.copy_in_cycles - a.run.copy_in_cycles) * times;
     for op in 0..run.vector_by_op.len() {
         run.vector_by_op[op] += (b.run.vector_by_op[op] - a.run.vector_by_op[op]) * times;
-    }
-    for (intervals, from, to) in [
-        (outside.mte2_busy, a.mte2_intervals, b.mte2_intervals),
-        (
-            outside.compute_busy,
-            a.compute_intervals,
-            b.compute_intervals,
-        ),
-    ] {
-        for period in 1..=periods {
-            let shift = period as f64 * delta;
-            for index in from..to {
-                let (start, end) = intervals[index];
-                intervals.push((start + shift, end + shift));
-            }
-        }
     }
 }

@@ -12,8 +12,7 @@ impl Engine<'_> {
         // Blame the pipe that has waited longest on a flag: the others block behind it.
         let mut blame: Option<(u8, f64, usize)> = None;
         for &pipe in &self.active {
-            let stream = &self.code.streams[pipe];
-            let Some(instr) = stream.get(self.pc[pipe]) else {
+            let Some(instr) = self.streams[pipe].get(self.pc[pipe]) else {
                 continue;
             };
             let rank = match instr.op {
@@ -27,15 +26,18 @@ impl Engine<'_> {
             }
         }
         let (_, _, pipe) = blame.expect("a deadlock leaves a pipe unfinished");
-        let op = self.code.streams[pipe][self.pc[pipe]].op;
+        let op = self.streams[pipe]
+            .get(self.pc[pipe])
+            .expect("the blamed pipe is unfinished")
+            .op;
         let (event, reason) = match op {
             Op::WaitFlag { from, to, event } => {
-                let source = &self.code.streams[from.index()];
-                let pending = source.get(self.pc[from.index()]..).unwrap_or(&[]);
-                let sets = pending
-                    .iter()
+                let source = &self.streams[from.index()];
+                let next = self.pc[from.index()];
+                let sets = (next..source.len())
+                    .filter_map(|index| source.get(index))
                     .any(|i| i.op == (Op::SetFlag { from, to, event }));
-                let reason = match source.get(self.pc[from.index()]) {
+                let reason = match source.get(next) {
                     Some(blocked) if sets => {
                         format!(
                             "{from}, which would set it, is itself blocked at `{}`",

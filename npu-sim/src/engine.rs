@@ -105,7 +105,7 @@ pub(crate) fn run(
         let mut unfinished = false;
         for slot in 0..engine.active.len() {
             let pipe = engine.active[slot];
-            if engine.pc[pipe] >= engine.streams[pipe].len() {
+            if engine.next[pipe].is_none() {
                 continue;
             }
             unfinished = true;
@@ -147,9 +147,7 @@ pub(crate) fn run(
                 },
             });
         }
-        let instr = &engine.streams[best]
-            .get(engine.pc[best])
-            .expect("an unfinished pipe has a next instruction");
+        let instr = &engine.next[best].expect("an unfinished pipe has a next instruction");
         let start = best_start;
         if engine.by_formula && best != Pipe::S.index() {
             let tile = (instr.tile as usize).min(engine.loops - 1);
@@ -241,6 +239,10 @@ struct Engine<'a> {
     /// Pipes with instructions.
     active: Vec<usize>,
     pc: [usize; 7],
+    /// Each pipe's instruction at `pc` (`None` when it is done) and the tile of the
+    /// one before it, kept by [`Engine::moved`].
+    next: [Option<Instr>; 7],
+    previous_tile: [Option<u32>; 7],
     time: [f64; 7],
     busy: [f64; 7],
     stall: [f64; 7],
@@ -286,6 +288,24 @@ struct Engine<'a> {
 
 impl<'a> Engine<'a> {
     fn new(code: &'a CoreCode, costs: &'a Costs) -> Engine<'a> {
+        let mut engine = Engine::empty(code, costs);
+        for pipe in 0..7 {
+            engine.moved(pipe);
+        }
+        engine
+    }
+
+    /// Reads the instruction a pipe's `pc` now points at, after `pc` changed.
+    fn moved(&mut self, pipe: usize) {
+        let pc = self.pc[pipe];
+        self.next[pipe] = self.streams[pipe].get(pc);
+        self.previous_tile[pipe] = pc
+            .checked_sub(1)
+            .and_then(|before| self.streams[pipe].get(before))
+            .map(|i| i.tile);
+    }
+
+    fn empty(code: &'a CoreCode, costs: &'a Costs) -> Engine<'a> {
         let streams: [StreamView; 7] = std::array::from_fn(|pipe| StreamView::new(code, pipe));
         let mut events = 1;
         for stream in &code.streams {
@@ -327,6 +347,8 @@ impl<'a> Engine<'a> {
             active: (0..7).filter(|p| !streams[*p].is_empty()).collect(),
             streams,
             pc: [0; 7],
+            next: [None; 7],
+            previous_tile: [None; 7],
             time: [0.0; 7],
             busy: [0.0; 7],
             stall: [0.0; 7],
@@ -372,9 +394,7 @@ impl<'a> Engine<'a> {
     }
 
     fn start_time(&mut self, pipe: usize) -> Result<f64, Blocked> {
-        let instr = self.streams[pipe]
-            .get(self.pc[pipe])
-            .expect("an unfinished pipe has a next instruction");
+        let instr = self.next[pipe].expect("an unfinished pipe has a next instruction");
         let mut start = self.time[pipe];
         if pipe != Pipe::S.index() && self.loops > 0 {
             let tile = (instr.tile as usize).min(self.loops - 1);
@@ -394,7 +414,7 @@ impl<'a> Engine<'a> {
                 if self.releases.len() <= epoch {
                     let mut release = 0.0f64;
                     for &other in &self.active {
-                        let next = self.streams[other].get(self.pc[other]);
+                        let next = self.next[other];
                         let done = next.is_none();
                         let waiting = next.is_some_and(|i| matches!(i.op, Op::Barrier))
                             && self.barriers[other] == epoch;
@@ -415,7 +435,7 @@ impl<'a> Engine<'a> {
     /// Marks the pipes whose next start time `op`, just run on `pipe`, may change.
     fn wake(&mut self, pipe: usize, op: &Op) {
         self.dirty[pipe] = true;
-        let arrived = match self.streams[pipe].get(self.pc[pipe]) {
+        let arrived = match self.next[pipe] {
             None => true,
             Some(next) => matches!(next.op, Op::Barrier),
         };
@@ -470,6 +490,7 @@ impl<'a> Engine<'a> {
         }
         self.by_formula = true;
         self.pc[s] = loops;
+        self.moved(s);
         self.time[s] = cycles;
         self.busy[s] = cycles;
         self.count[s] = loops as u64;
@@ -618,6 +639,8 @@ impl<'a> Engine<'a> {
         self.stall[pipe] += port_wait;
         self.count[pipe] += 1;
         self.pc[pipe] += 1;
+        self.next[pipe] = self.streams[pipe].get(self.pc[pipe]);
+        self.previous_tile[pipe] = Some(instr.tile);
         duration
     }
 

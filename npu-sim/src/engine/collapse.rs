@@ -104,9 +104,7 @@ impl Collapse {
         if reference != Some(pipe) {
             return false;
         }
-        let stream = &engine.streams[pipe];
-        let pc = engine.pc[pipe];
-        pc == 0 || stream.get(pc).map(|i| i.tile) != stream.get(pc - 1).map(|i| i.tile)
+        engine.next[pipe].map(|i| i.tile) != engine.previous_tile[pipe]
     }
 
     /// Called at a checkpoint, the reference pipe about to start at `start`. Records
@@ -165,7 +163,8 @@ fn parked(engine: &Engine, pipe: usize) -> bool {
     let stream = &engine.streams[pipe];
     let pc = engine.pc[pipe];
     pc >= stream.len()
-        || (pc + 1 == stream.len() && stream.get(pc).is_some_and(|i| matches!(i.op, Op::Barrier)))
+        || (pc + 1 == stream.len()
+            && engine.next[pipe].is_some_and(|i| matches!(i.op, Op::Barrier)))
 }
 
 /// The checkpoint at `start`, or `None` when no pipe is left to work.
@@ -181,7 +180,7 @@ fn snapshot(engine: &mut Engine, start: f64, outside: &Outside) -> Option<Checkp
         .iter()
         .copied()
         .find(|p| *p != Pipe::S.index())?;
-    let tile = engine.streams[reference].get(engine.pc[reference])?.tile as usize;
+    let tile = engine.next[reference]?.tile as usize;
     let floor = engine
         .active
         .iter()
@@ -238,7 +237,7 @@ fn snapshot(engine: &mut Engine, start: f64, outside: &Outside) -> Option<Checkp
         if pipe == Pipe::S.index() || parked(engine, pipe) {
             continue;
         }
-        if let Some(next) = engine.streams[pipe].get(engine.pc[pipe]) {
+        if let Some(next) = engine.next[pipe] {
             oldest = oldest.min(next.tile as usize);
         }
     }
@@ -472,6 +471,7 @@ fn advance(engine: &mut Engine, a: &Checkpoint, b: &Checkpoint, periods: u64, bu
             engine.landed[pipe] += shift;
         }
         engine.pc[pipe] += advance * periods as usize;
+        engine.moved(pipe);
         engine.count[pipe] += (b.count[pipe] - a.count[pipe]) * periods;
         engine.busy[pipe] += (b.busy[pipe] - a.busy[pipe]) * times;
         engine.stall[pipe] += (b.stall[pipe] - a.stall[pipe]) * times;

@@ -48,7 +48,6 @@
 
 mod copy;
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::dtype::Dtype;
@@ -185,8 +184,8 @@ impl Validator<'_> {
                 .iter()
                 .position(|b| b.level == level && (b.address..b.end()).contains(&address))
         };
-        // Pipe pair -> the buffers queued between them.
-        let mut queues: BTreeMap<(Pipe, Pipe), Vec<usize>> = BTreeMap::new();
+        // Pipe pair -> the buffers queued between them (a few pairs: a list beats a map).
+        let mut queues: Vec<((Pipe, Pipe), Vec<usize>)> = Vec::new();
         for code in &program.classes {
             for instr in code.streams.iter().flatten() {
                 let queued = match instr.op {
@@ -210,13 +209,14 @@ impl Validator<'_> {
                     _ => None,
                 };
                 if let Some((pair, buffer)) = queued {
-                    let list = queues.entry(pair).or_default();
+                    let list = entry(&mut queues, pair);
                     if !list.contains(&buffer) {
                         list.push(buffer);
                     }
                 }
             }
         }
+        queues.sort_unstable_by_key(|(pair, _)| *pair);
         let events = u64::from(self.target.events);
         for ((from, to), mut buffers) in queues {
             buffers.sort_unstable();
@@ -336,8 +336,9 @@ impl Validator<'_> {
     fn class(&mut self, class: u32) {
         let program = self.program;
         let code = &program.classes[class as usize];
-        // (from, to, event) -> (sets, waits); a BTreeMap so reports come in order.
-        let mut flags: BTreeMap<(Pipe, Pipe, u16), (u64, u64)> = BTreeMap::new();
+        // (from, to, event) -> (sets, waits), sorted before reporting so reports come
+        // in order (a class uses a few flags: a list beats a map).
+        let mut flags: Vec<((Pipe, Pipe, u16), (u64, u64))> = Vec::new();
         // A run of a compact class is checked once: its copies after the first two
         // differ from the second only in tiles and global-memory offsets, which
         // `global_memory` checks by the first two; the second copy's flags count for
@@ -353,7 +354,7 @@ impl Validator<'_> {
                     Op::SetFlag { from, to, event } | Op::WaitFlag { from, to, event } => {
                         let set = matches!(instr.op, Op::SetFlag { .. });
                         self.flag(site, from, to, event, set);
-                        let counts = flags.entry((from, to, event)).or_default();
+                        let counts = entry(&mut flags, (from, to, event));
                         if set {
                             counts.0 += weight;
                         } else {
@@ -424,6 +425,7 @@ impl Validator<'_> {
                 }
             }
         }
+        flags.sort_unstable_by_key(|(key, _)| *key);
         for ((from, to, event), (sets, waits)) in flags {
             if sets != waits {
                 let message = format!(
@@ -638,6 +640,18 @@ impl Validator<'_> {
 }
 
 /// One past the last byte of `rows` rows of `row` bytes, `stride` bytes apart.
+/// The value kept for `key` in a short list of pairs, a default one added if none is.
+fn entry<K: PartialEq, V: Default>(list: &mut Vec<(K, V)>, key: K) -> &mut V {
+    let index = match list.iter().position(|(k, _)| *k == key) {
+        Some(index) => index,
+        None => {
+            list.push((key, V::default()));
+            list.len() - 1
+        }
+    };
+    &mut list[index].1
+}
+
 fn rows_end(start: u32, stride: u32, rows: u64, row: u64) -> u64 {
     if rows == 0 {
         return u64::from(start);

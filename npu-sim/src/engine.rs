@@ -124,7 +124,6 @@ pub(crate) fn run(
             return Err(engine.deadlock(program, core));
         }
         if let Some(collapse) = collapse.as_mut()
-            && !engine.inexact
             && collapse::Collapse::at_checkpoint(&engine, best)
         {
             let outside = collapse::Outside {
@@ -280,10 +279,6 @@ struct Engine<'a> {
     port: f64,
     /// When the last transfer each pipe issued lands.
     landed: [f64; 7],
-    /// Whether some instruction so far cost other than a whole number of
-    /// [`collapse::GRAIN`]s of a cycle, which ends the collapse: times are then no
-    /// longer exact.
-    inexact: bool,
 }
 
 impl<'a> Engine<'a> {
@@ -372,7 +367,6 @@ impl<'a> Engine<'a> {
             releases: Vec::new(),
             port: 0.0,
             landed: [0.0; 7],
-            inexact: false,
         }
     }
 
@@ -485,7 +479,7 @@ impl<'a> Engine<'a> {
                 .iter()
                 .all(|i| matches!(i.op, Op::Loop));
         let cycles = loops as f64 * self.costs.loop_cycles;
-        if !only_loops || loops == 0 || !collapse::on_grain(self.costs.loop_cycles) {
+        if !only_loops || loops == 0 {
             return;
         }
         self.by_formula = true;
@@ -611,9 +605,7 @@ impl<'a> Engine<'a> {
                     * dtype.size();
                 run.out_of[level_index(Level::L1)] += bytes;
                 run.into[level_index(level)] += bytes;
-                let cycles = bytes as f64 / costs.mte1_rate;
-                self.inexact |= !collapse::on_grain(cycles);
-                cycles
+                collapse::to_grain(bytes as f64 / costs.mte1_rate)
             }
             Op::Mmad { m, n, k, .. } => {
                 let [fm, fn_, fk] = costs.fractal;
@@ -659,9 +651,9 @@ impl<'a> Engine<'a> {
     ) -> (f64, f64) {
         let costs = self.costs;
         let penalty = if padded { costs.pad_penalty } else { 1.0 };
-        let occupancy =
-            bytes as f64 / rate * penalty + bursts.saturating_sub(1) as f64 * costs.burst;
-        self.inexact |= !collapse::on_grain(occupancy);
+        let occupancy = collapse::to_grain(
+            bytes as f64 / rate * penalty + bursts.saturating_sub(1) as f64 * costs.burst,
+        );
         let data = start.max(self.port);
         self.port = data + occupancy;
         self.landed[pipe] = self.landed[pipe].max(self.port + costs.latency);

@@ -130,9 +130,10 @@ fn every_schedule_of_the_example_kernels_times_the_same_collapsed() {
 }
 
 #[test]
-fn costs_off_the_grain_are_simulated_in_full() {
+fn a_bandwidth_share_off_the_grain_still_collapses() {
     // Forty cores share ascend910b's 888 B/cycle as 22.2 B/cycle each: a copy of
-    // 2048 B costs 92.25... cycles, not a multiple of 2^-16, so no skip is exact.
+    // 2048 B takes 92.25... cycles, rounded up to a whole number of 2^-16 cycles, so
+    // the skip stays exact and the collapse runs here too.
     let source = "
         kernel vmla(a: [f16; 1048576], b: [f16; 1048576], c: [f16; 1048576]) -> y: [f16; 1048576] {
             y[i] = a[i] * b[i] + c[i];
@@ -144,7 +145,7 @@ fn costs_off_the_grain_are_simulated_in_full() {
     let program = lower(&kernel, 0);
     let full = simulate(&kernel, &program, &[], &options(false)).expect("simulates");
     let fast = simulate(&kernel, &program, &[], &options(true)).expect("simulates");
-    assert_eq!(fast.collapsed, 0);
+    assert!(fast.collapsed > 0);
     assert_eq!(fast.report, full.report);
 }
 

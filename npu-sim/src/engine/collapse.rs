@@ -26,16 +26,16 @@
 //!
 //! # Why it is exact
 //!
-//! Translation needs exact arithmetic, so the collapse runs only while every cost the
-//! core has met is a whole number of [`GRAIN`]s (2^-16 cycle: 0.5 and 0.25 are, 1/3
-//! is not): then every time, wait and sum is a multiple of the grain below
-//! [`EXACT_LIMIT`] (2^37 cycles), which `f64`, with 53 bits, adds, subtracts and
-//! multiplies by a count without rounding. A target or schedule with other costs (a
-//! bandwidth share such as 888/40 B/cycle) is simply simulated in full, as is a run
-//! past the limit. The skip is also shortened so that the instruction budget is hit by
-//! the ordinary loop, with the same error as a full run.
-//! The busy intervals of MTE2 and the compute pipe (for the overlap figure) and the
-//! tiles' issue times are replicated shifted, so they are the lists a full run builds.
+//! Translation needs exact arithmetic. Every cost is a whole number of [`GRAIN`]s
+//! (2^-16 cycle): the target's cycle counts are whole, and a transfer's bytes over a
+//! bandwidth share (888/40 B/cycle, say) are rounded up to the grain ([`to_grain`]).
+//! So every time, wait and sum is a multiple of the grain below [`EXACT_LIMIT`]
+//! (2^37 cycles), which `f64`, with 53 bits, adds, subtracts and multiplies by a count
+//! without rounding; a run past the limit is simulated in full. The skip is also
+//! shortened so that the instruction budget is hit by the ordinary loop, with the same
+//! error as a full run. The overlap of MTE2 and the compute pipe grows by its
+//! per-period gain, and S issuing by formula needs nothing replicated; the issue times
+//! S pushed otherwise are replicated shifted, so they are the list a full run builds.
 //!
 //! `tests/collapse.rs` compares reports with and without the collapse over random
 //! legal schedules on every preset.
@@ -50,9 +50,12 @@ pub(super) const GRAIN: f64 = 1.0 / 65536.0;
 /// 37 + 16 = 53 bits, exactly what an `f64` holds.
 const EXACT_LIMIT: f64 = (1u64 << 37) as f64;
 
-/// Whether a cost is a whole number of [`GRAIN`]s (scaling by a power of two is exact).
-pub(super) fn on_grain(cost: f64) -> bool {
-    (cost / GRAIN).fract() == 0.0
+/// A cost rounded up to a whole number of [`GRAIN`]s (scaling by a power of two is
+/// exact): what the engine charges for a transfer, whose bytes over a bandwidth share
+/// (888/40 B/cycle, say) need not be one. Up, so no run is ever shorter than its
+/// costs; by under 2^-16 cycle.
+pub(crate) fn to_grain(cost: f64) -> f64 {
+    (cost / GRAIN).ceil() * GRAIN
 }
 
 /// The longest period, in tiles, the collapse looks for.
@@ -112,9 +115,6 @@ impl Collapse {
     /// identical periods ahead; returns whether it did (the caller then chooses the
     /// next instruction anew).
     pub fn checkpoint(&mut self, engine: &mut Engine, start: f64, outside: Outside) -> bool {
-        if engine.inexact {
-            return false;
-        }
         let Some(current) = snapshot(engine, start, &outside) else {
             self.history.clear();
             return false;

@@ -31,19 +31,27 @@
 //!   accumulators never leave V, so the only barrier needed is the closing one.
 //!
 //! Vector kernels are lowered in the private `vector` module (with their expression
-//! nodes in `nodes`), matmuls in `matmul`.
+//! nodes in `nodes`), matmuls in `matmul`; what lowering knows about each tensor and
+//! its copies is in `tensors`, the estimates made without lowering in `estimate`.
 
 mod copy;
+mod estimate;
 mod matmul;
 mod nodes;
+mod tensors;
 mod vector;
 
-use crate::dtype::Dtype;
-use crate::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass, Subscript};
+pub use estimate::{
+    active_cores, constant_value, estimate_held_instructions, estimate_instructions, vector_width,
+};
+pub use tensors::PadValue;
+pub(crate) use tensors::{TensorInfo, Window, gm_strides};
+
+use crate::ir::{CheckedKernel, CheckedSchedule, KernelClass};
 use crate::plan;
 use crate::program::{CoreAssignment, CoreCode, Op, Placement, Program};
-use crate::scalar;
 use crate::target::{Level, Target};
+use tensors::tensor_infos;
 
 /// Lowers schedule `schedule` (an index into `kernel.schedules`) to a program.
 ///
@@ -278,150 +286,6 @@ pub fn place(schedule: &CheckedSchedule, target: &Target) -> Vec<Placement> {
         .collect()
 }
 
-/// Cores that get at least one tile.
-pub fn active_cores(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
-    schedule
-        .parallel
-        .iter()
-        .map(|(axis, cores)| {
-            let tiles = kernel.axes[*axis].extent.div_ceil(schedule.tiles[*axis]);
-            let per_core = tiles.div_ceil(*cores);
-            tiles.div_ceil(per_core)
-        })
-        .product()
-}
-
-/// An upper bound on the instructions [`lower`] emits over all cores, from the tile
-/// counts alone, so a caller can refuse a schedule before building a huge program.
-pub fn estimate_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
-    let tiles = |axis: usize| kernel.axes[axis].extent.div_ceil(schedule.tiles[axis]);
-    let output_axes = kernel.output_axes();
-    let output_tiles: u64 = output_axes.iter().map(|a| tiles(*a)).product();
-    let cores = schedule.cores().max(1);
-    match &kernel.class {
-        KernelClass::Matmul(mm) => {
-            let [cm, cn, ck] = schedule.cube.unwrap_or([16, 16, 16]);
-            // Each matrix of a batch tile has its own blocks.
-            let matrices = mm.batch.map_or(1, |t| schedule.tiles[t]);
-            let blocks =
-                matrices * schedule.tiles[mm.m].div_ceil(cm) * schedule.tiles[mm.n].div_ceil(cn);
-            let steps = output_tiles * blocks * tiles(mm.k);
-            let per_step = 8 + schedule.tiles[mm.k].div_ceil(ck) * 16;
-            steps * per_step + cores * 32
-        }
-        _ => {
-            // One step per tile of each reduction's axis list (their product).
-            let mut groups: Vec<&[usize]> = Vec::new();
-            for assign in &kernel.body {
-                assign.value.walk(&mut |node| {
-                    if let Expr::Reduce { axes, .. } = node
-                        && !groups.contains(&axes.as_slice())
-                    {
-                        groups.push(axes);
-                    }
-                });
-            }
-            let reductions: u64 = groups
-                .iter()
-                .map(|group| group.iter().map(|a| tiles(*a)).product::<u64>())
-                .sum();
-            let steps = output_tiles * reductions.max(1);
-            let nodes: u64 = kernel
-                .body
-                .iter()
-                .map(|a| plan::preorder(&a.value).len() as u64)
-                .sum();
-            let tensors = kernel.tensors.len() as u64;
-            steps * (1 + 3 * nodes + 8 * tensors) + cores * (4 + 4 * tensors)
-        }
-    }
-}
-
-/// [`estimate_instructions`] for [`lower_compact`]'s program as held: the estimate
-/// scaled by the share of its tiles the first core's class holds (the first core has
-/// the most tiles).
-pub fn estimate_held_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
-    let estimate = estimate_instructions(kernel, schedule);
-    if !compacts(kernel) {
-        return estimate;
-    }
-    let work = distribute(kernel, schedule);
-    let Some(core) = work.cores.first() else {
-        return estimate;
-    };
-    let copy = schedule
-        .stages
-        .iter()
-        .fold(1, |copy, stage| vector::lcm(copy, stage.depth.max(1)));
-    let tiles: u64 = schedule
-        .order
-        .iter()
-        .map(|a| core.ranges[*a].count)
-        .product();
-    match vector::choose_skip(&core.ranges, &schedule.order, copy) {
-        Some((kept, _)) if tiles > 0 => {
-            (u128::from(estimate) * u128::from(kept)).div_ceil(u128::from(tiles)) as u64
-        }
-        _ => estimate,
-    }
-}
-
-/// The value of an expression made only of constants, unary and binary arithmetic and
-/// casts, folded with the scalar semantics. Lowering gives such a node no instruction:
-/// it becomes a scalar operand.
-pub fn constant_value(expr: &Expr) -> Option<f64> {
-    match expr {
-        Expr::Const { value, dtype } => Some(dtype.round(*value)),
-        Expr::Unary { op, arg, dtype } => Some(scalar::unary(*op, *dtype, constant_value(arg)?)),
-        Expr::Binary {
-            op,
-            lhs,
-            rhs,
-            dtype,
-        } => Some(scalar::binary(
-            *op,
-            *dtype,
-            constant_value(lhs)?,
-            constant_value(rhs)?,
-        )),
-        Expr::Cast {
-            arg,
-            dtype,
-            saturate: false,
-        } => Some(scalar::cast(*dtype, constant_value(arg)?)),
-        Expr::Cast {
-            arg,
-            dtype,
-            saturate: true,
-        } => Some(scalar::cast_saturating(*dtype, constant_value(arg)?)),
-        _ => None,
-    }
-}
-
-/// Bytes per element an expression node's vector instruction is charged for (its
-/// widest element; the accumulator's for a reduction), `None` for nodes that issue no
-/// arithmetic (loads and constants). The checker's repeat limit uses the same rule.
-pub fn vector_width(expr: &Expr) -> Option<u64> {
-    let width = |e: &Expr| e.dtype().size();
-    match expr {
-        Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => None,
-        _ if constant_value(expr).is_some() => None,
-        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => Some(width(expr).max(width(arg))),
-        Expr::Binary { .. } | Expr::Compare { .. } | Expr::Select { .. } => Some(width(expr)),
-        // An arg reduction touches its values and its index.
-        Expr::Reduce {
-            op,
-            accumulator,
-            dtype,
-            ..
-        } if op.is_arg() => Some(accumulator.size().max(dtype.size())),
-        Expr::Reduce { accumulator, .. } => Some(accumulator.size()),
-        Expr::Scan {
-            accumulator, dtype, ..
-        } => Some(accumulator.size().max(dtype.size())),
-    }
-}
-
 /// The tiles one core runs along one axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct AxisRange {
@@ -531,149 +395,6 @@ fn summary(kernel: &CheckedKernel, schedule: &CheckedSchedule, ranges: &[AxisRan
     parts.join("; ")
 }
 
-/// Row-major element strides of a shape.
-pub(crate) fn gm_strides(shape: &[u64]) -> Vec<u64> {
-    let mut strides = vec![1u64; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1];
-    }
-    strides
-}
-
-/// What lowering needs to know about each tensor, computed once per program.
-pub(crate) struct TensorInfo {
-    pub dtype: Dtype,
-    pub shape: Vec<u64>,
-    /// The subscripts it is read or written with: the output's axes, or its first load.
-    pub subscripts: Vec<Subscript>,
-    /// The axis of each dimension (`None` for a constant subscript; the first axis of
-    /// an affine one).
-    pub axes: Vec<Option<usize>>,
-    /// Every axis that indexes it, once each.
-    pub indexing: Vec<usize>,
-    /// Row-major element strides in global memory.
-    pub gm_strides: Vec<u64>,
-    /// The tile's extent per dimension and its row-major element strides in a buffer.
-    pub tile_shape: Vec<u64>,
-    pub tile_strides: Vec<u64>,
-    /// Whether any expression reads it (inputs) or any statement writes it (outputs).
-    pub used: bool,
-    /// Whether it is read through a padded view: its copies hold absolute offsets
-    /// (its origin is 0 on every core) and clip at its ends.
-    pub padded: bool,
-    /// What a padded view reads outside the tensor (0 when it is not padded).
-    pub pad_value: PadValue,
-}
-
-/// The value a padded view reads outside its tensor.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PadValue {
-    Const(f64),
-    /// A scalar parameter, by index into the kernel's tensors.
-    Param(u16),
-}
-
-impl TensorInfo {
-    /// Element offset of a core whose first tile along each axis is `start`.
-    fn origin(&self, schedule: &CheckedSchedule, start: &[u64]) -> u64 {
-        if self.padded {
-            return 0;
-        }
-        self.subscripts
-            .iter()
-            .zip(&self.gm_strides)
-            .map(|(subscript, stride)| {
-                let first: u64 = subscript
-                    .terms()
-                    .iter()
-                    .map(|(a, c)| c * start[*a] * schedule.tiles[*a])
-                    .sum();
-                first * stride
-            })
-            .sum()
-    }
-
-    /// Bytes between consecutive elements along `axis` in the tile's buffer: the sum
-    /// over the dimensions it indexes of its coefficient times the dimension's stride
-    /// (0 when it indexes none), so a window `x[2*i + k]` is a strided view.
-    pub fn buffer_stride(&self, axis: usize) -> u64 {
-        let size = self.dtype.size();
-        self.subscripts
-            .iter()
-            .zip(&self.tile_strides)
-            .map(|(subscript, s)| subscript.coefficient(axis) * s * size)
-            .sum()
-    }
-}
-
-fn tensor_infos(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> Vec<TensorInfo> {
-    (0..kernel.tensors.len())
-        .map(|tensor| {
-            let mut used = false;
-            let mut subscripts = None;
-            for assign in &kernel.body {
-                if assign.output == tensor {
-                    used = true;
-                    subscripts.get_or_insert_with(|| {
-                        assign.axes.iter().map(|a| Subscript::Axis(*a)).collect()
-                    });
-                }
-                assign.value.accesses(&mut |t, s| {
-                    if t == tensor {
-                        used = true;
-                        subscripts.get_or_insert_with(|| s.to_vec());
-                    }
-                });
-            }
-            let t = &kernel.tensors[tensor];
-            let subscripts = subscripts.unwrap_or_else(|| vec![Subscript::Const(0); t.shape.len()]);
-            let axes: Vec<Option<usize>> = subscripts
-                .iter()
-                .map(|s| s.terms().first().map(|(a, _)| *a))
-                .collect();
-            let tile_shape: Vec<u64> = subscripts
-                .iter()
-                .map(|s| plan::subscript_extent(s, &schedule.tiles))
-                .collect();
-            TensorInfo {
-                padded: plan::is_padded(kernel, tensor),
-                pad_value: pad_value(kernel, tensor),
-                indexing: plan::load_axes(&subscripts),
-                dtype: t.dtype,
-                shape: t.shape.clone(),
-                gm_strides: gm_strides(&t.shape),
-                tile_strides: gm_strides(&tile_shape),
-                tile_shape,
-                subscripts,
-                axes,
-                used,
-            }
-        })
-        .collect()
-}
-
-/// The value a padded view of `tensor` reads outside it (0 when there is none).
-fn pad_value(kernel: &CheckedKernel, tensor: usize) -> PadValue {
-    let mut value = None;
-    for assign in &kernel.body {
-        assign.value.walk(&mut |node| {
-            if let Expr::Load {
-                tensor: t,
-                pad: Some(pad),
-                ..
-            } = node
-                && *t == tensor
-            {
-                value = value.or_else(|| match pad.as_ref() {
-                    Expr::Param { tensor, .. } => Some(PadValue::Param(*tensor as u16)),
-                    pad => constant_value(pad).map(PadValue::Const),
-                });
-            }
-        });
-    }
-    value.unwrap_or(PadValue::Const(0.0))
-}
-
 /// What lowering one class of cores needs.
 pub(crate) struct Lowering<'a> {
     pub kernel: &'a CheckedKernel,
@@ -758,168 +479,6 @@ impl Lowering<'_> {
         (index, elements)
     }
 
-    /// The copy of `tensor`'s tile at `coords` between global memory and a buffer of
-    /// `level`: the interned shape, the element offset relative to the core's origin,
-    /// and whether it is padded.
-    pub fn copy(&mut self, tensor: usize, level: Level, coords: &[u64]) -> (u32, u64, bool) {
-        let info = &self.tensors[tensor];
-        if info.padded {
-            let window = self.window(tensor, coords);
-            return self.clipped_copy(tensor, level, &window);
-        }
-        let mut offset = 0;
-        let mut mask = 0u64;
-        for (subscript, stride) in info.subscripts.iter().zip(&info.gm_strides) {
-            let mut first = subscript.offset();
-            for (a, c) in subscript.terms() {
-                first += (c * coords[a] * self.schedule.tiles[a]) as i64;
-                if self.ranges[a].is_tail(coords[a]) {
-                    mask |= 1 << a;
-                }
-            }
-            // The checker proved every unpadded read in range, so no start is negative.
-            offset += first.max(0) as u64 * stride;
-        }
-        let (index, padded) = match self
-            .tables
-            .copies
-            .iter()
-            .find(|(k, _)| *k == (tensor, mask))
-        {
-            Some((_, entry)) => *entry,
-            None => {
-                let extents: Vec<u64> = (0..self.ranges.len())
-                    .map(|a| self.extent(a, coords))
-                    .collect();
-                let lens: Vec<u64> = info
-                    .subscripts
-                    .iter()
-                    .map(|s| plan::subscript_extent(s, &extents))
-                    .collect();
-                let align = self.kernel.target.alignment(level);
-                // Where a copy of this tensor can start: its tiles (and so every core's
-                // origin) step by `tile × stride` along each axis it is split on.
-                let size = info.dtype.size();
-                let start_misaligned =
-                    info.subscripts
-                        .iter()
-                        .zip(&info.gm_strides)
-                        .any(|(subscript, stride)| {
-                            let offset = subscript.offset().unsigned_abs() * stride * size;
-                            let steps = subscript.terms().into_iter().filter_map(|(a, c)| {
-                                let tile = self.schedule.tiles[a];
-                                (self.kernel.axes[a].extent > tile)
-                                    .then_some(c * tile * stride * size)
-                            });
-                            std::iter::once(offset)
-                                .chain(steps)
-                                .any(|step| !step.is_multiple_of(align))
-                        });
-                let (copy, padded) = copy::copy_shape(
-                    &lens,
-                    &info.shape,
-                    &info.tile_shape,
-                    info.dtype,
-                    self.schedule.tail,
-                    align,
-                    start_misaligned,
-                );
-                self.program.copies.push(copy);
-                let index = (self.program.copies.len() - 1) as u32;
-                self.tables.copies.push(((tensor, mask), (index, padded)));
-                (index, padded)
-            }
-        };
-        (index, offset, padded)
-    }
-
-    /// The window of a padded view's tile at `coords` along each dimension: where it
-    /// starts in the tensor (possibly before 0), its length, and the part inside
-    /// the tensor.
-    pub fn window(&self, tensor: usize, coords: &[u64]) -> Vec<Window> {
-        let info = &self.tensors[tensor];
-        let extents: Vec<u64> = (0..self.ranges.len())
-            .map(|a| self.extent(a, coords))
-            .collect();
-        info.subscripts
-            .iter()
-            .zip(&info.shape)
-            .map(|(subscript, extent)| {
-                let mut start = subscript.offset();
-                for (a, c) in subscript.terms() {
-                    start += (c * (self.start[a] + coords[a]) * self.schedule.tiles[a]) as i64;
-                }
-                let len = plan::subscript_extent(subscript, &extents) as i64;
-                let low = start.clamp(0, *extent as i64);
-                let high = (start + len).clamp(low, *extent as i64);
-                Window {
-                    start,
-                    len: len as u64,
-                    low,
-                    high,
-                }
-            })
-            .collect()
-    }
-
-    /// The copy of the part of a padded view's window inside the tensor: its shape,
-    /// its absolute element offset, and that it is padded (always DataCopyPad; a
-    /// clipped copy's first element may land past the start of an alignment block on
-    /// chip, which DataCopyPad's left padding allows). The caller adds
-    /// [`Lowering::clipped_offset`] to the slot's address.
-    fn clipped_copy(&mut self, tensor: usize, level: Level, window: &[Window]) -> (u32, u64, bool) {
-        let info = &self.tensors[tensor];
-        let lens: Vec<u64> = window.iter().map(|w| (w.high - w.low) as u64).collect();
-        let offset: u64 = window
-            .iter()
-            .zip(&info.gm_strides)
-            .map(|(w, stride)| w.low as u64 * stride)
-            .sum();
-        let align = self.kernel.target.alignment(level);
-        let (mut copy, _) = copy::copy_shape(
-            &lens,
-            &info.shape,
-            &info.tile_shape,
-            info.dtype,
-            self.schedule.tail,
-            align,
-            false,
-        );
-        // Every copy of a padded view is a DataCopyPad: the clipped ones need it, and
-        // the rest then need no rule of their own, however the view's offset aligns.
-        // Each burst is padded from the alignment block it starts in to the end of the
-        // block it ends in.
-        let lead = self.clipped_offset(tensor, window) % align;
-        let burst = copy.bytes / copy.bursts.max(1);
-        copy.moved = if copy.bytes == 0 {
-            0
-        } else {
-            copy.bursts * plan::align_up(lead + burst, align)
-        };
-        let index = match self.program.copies.iter().position(|c| *c == copy) {
-            Some(index) => index as u32,
-            None => {
-                self.program.copies.push(copy);
-                (self.program.copies.len() - 1) as u32
-            }
-        };
-        (index, offset, true)
-    }
-
-    /// Bytes from the start of a padded view's tile to its first element inside the
-    /// tensor.
-    pub fn clipped_offset(&self, tensor: usize, window: &[Window]) -> u64 {
-        let info = &self.tensors[tensor];
-        if window.iter().any(|w| w.high <= w.low) {
-            return 0;
-        }
-        window
-            .iter()
-            .zip(&info.tile_strides)
-            .map(|(w, stride)| (w.low - w.start) as u64 * stride * info.dtype.size())
-            .sum()
-    }
-
     /// The index of a box of `extents` in the program's table.
     pub fn raw_box(&mut self, extents: Vec<u64>) -> u32 {
         let table = &mut self.program.boxes;
@@ -931,15 +490,4 @@ impl Lowering<'_> {
             }
         }
     }
-}
-
-/// A padded view's tile along one dimension: it starts at `start` (before 0 when it
-/// reaches past the tensor's front) and spans `len` elements; `low..high` lies inside
-/// the tensor (empty when none does).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Window {
-    pub start: i64,
-    pub len: u64,
-    pub low: i64,
-    pub high: i64,
 }

@@ -139,10 +139,10 @@ impl CoreCode {
                     repeat.count, repeat.tiles
                 ));
             }
-            for pipe in 0..7 {
+            for (pipe, end) in end.iter_mut().enumerate() {
                 let (start, len) = (repeat.start[pipe], repeat.len[pipe]);
                 let stream = &self.streams[pipe];
-                if start < end[pipe] || start + 2 * len > stream.len() {
+                if start < *end || start + 2 * len > stream.len() {
                     return Err(format!(
                         "run {index} holds {} instructions of {} from {start}, which overlaps an earlier run or the stream's end",
                         2 * len,
@@ -159,7 +159,7 @@ impl CoreCode {
                         ));
                     }
                 }
-                end[pipe] = start + 2 * len;
+                *end = start + 2 * len;
             }
         }
         Ok(())

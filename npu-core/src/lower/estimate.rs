@@ -1,0 +1,153 @@
+//! What lowering emits, known without lowering: how many cores get work, bounds on
+//! the instructions, and the rules for which expression nodes become scalar operands
+//! and how wide a vector instruction is charged (the checker shares them).
+
+use super::{compacts, distribute, vector};
+use crate::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass};
+use crate::plan;
+use crate::scalar;
+
+/// Cores that get at least one tile.
+pub fn active_cores(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
+    schedule
+        .parallel
+        .iter()
+        .map(|(axis, cores)| {
+            let tiles = kernel.axes[*axis].extent.div_ceil(schedule.tiles[*axis]);
+            let per_core = tiles.div_ceil(*cores);
+            tiles.div_ceil(per_core)
+        })
+        .product()
+}
+
+/// An upper bound on the instructions [`lower`](super::lower) emits over all cores,
+/// from the tile counts alone, so a caller can refuse a schedule before building a
+/// huge program.
+pub fn estimate_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
+    let tiles = |axis: usize| kernel.axes[axis].extent.div_ceil(schedule.tiles[axis]);
+    let output_axes = kernel.output_axes();
+    let output_tiles: u64 = output_axes.iter().map(|a| tiles(*a)).product();
+    let cores = schedule.cores().max(1);
+    match &kernel.class {
+        KernelClass::Matmul(mm) => {
+            let [cm, cn, ck] = schedule.cube.unwrap_or([16, 16, 16]);
+            // Each matrix of a batch tile has its own blocks.
+            let matrices = mm.batch.map_or(1, |t| schedule.tiles[t]);
+            let blocks =
+                matrices * schedule.tiles[mm.m].div_ceil(cm) * schedule.tiles[mm.n].div_ceil(cn);
+            let steps = output_tiles * blocks * tiles(mm.k);
+            let per_step = 8 + schedule.tiles[mm.k].div_ceil(ck) * 16;
+            steps * per_step + cores * 32
+        }
+        _ => {
+            // One step per tile of each reduction's axis list (their product).
+            let mut groups: Vec<&[usize]> = Vec::new();
+            for assign in &kernel.body {
+                assign.value.walk(&mut |node| {
+                    if let Expr::Reduce { axes, .. } = node
+                        && !groups.contains(&axes.as_slice())
+                    {
+                        groups.push(axes);
+                    }
+                });
+            }
+            let reductions: u64 = groups
+                .iter()
+                .map(|group| group.iter().map(|a| tiles(*a)).product::<u64>())
+                .sum();
+            let steps = output_tiles * reductions.max(1);
+            let nodes: u64 = kernel
+                .body
+                .iter()
+                .map(|a| plan::preorder(&a.value).len() as u64)
+                .sum();
+            let tensors = kernel.tensors.len() as u64;
+            steps * (1 + 3 * nodes + 8 * tensors) + cores * (4 + 4 * tensors)
+        }
+    }
+}
+
+/// [`estimate_instructions`] for [`lower_compact`](super::lower_compact)'s program as
+/// held: the estimate scaled by the share of its tiles the first core's class holds
+/// (the first core has the most tiles).
+pub fn estimate_held_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
+    let estimate = estimate_instructions(kernel, schedule);
+    if !compacts(kernel) {
+        return estimate;
+    }
+    let work = distribute(kernel, schedule);
+    let Some(core) = work.cores.first() else {
+        return estimate;
+    };
+    let copy = schedule
+        .stages
+        .iter()
+        .fold(1, |copy, stage| vector::lcm(copy, stage.depth.max(1)));
+    let tiles: u64 = schedule
+        .order
+        .iter()
+        .map(|a| core.ranges[*a].count)
+        .product();
+    match vector::choose_skip(&core.ranges, &schedule.order, copy) {
+        Some((kept, _)) if tiles > 0 => {
+            (u128::from(estimate) * u128::from(kept)).div_ceil(u128::from(tiles)) as u64
+        }
+        _ => estimate,
+    }
+}
+
+/// The value of an expression made only of constants, unary and binary arithmetic and
+/// casts, folded with the scalar semantics. Lowering gives such a node no instruction:
+/// it becomes a scalar operand.
+pub fn constant_value(expr: &Expr) -> Option<f64> {
+    match expr {
+        Expr::Const { value, dtype } => Some(dtype.round(*value)),
+        Expr::Unary { op, arg, dtype } => Some(scalar::unary(*op, *dtype, constant_value(arg)?)),
+        Expr::Binary {
+            op,
+            lhs,
+            rhs,
+            dtype,
+        } => Some(scalar::binary(
+            *op,
+            *dtype,
+            constant_value(lhs)?,
+            constant_value(rhs)?,
+        )),
+        Expr::Cast {
+            arg,
+            dtype,
+            saturate: false,
+        } => Some(scalar::cast(*dtype, constant_value(arg)?)),
+        Expr::Cast {
+            arg,
+            dtype,
+            saturate: true,
+        } => Some(scalar::cast_saturating(*dtype, constant_value(arg)?)),
+        _ => None,
+    }
+}
+
+/// Bytes per element an expression node's vector instruction is charged for (its
+/// widest element; the accumulator's for a reduction), `None` for nodes that issue no
+/// arithmetic (loads and constants). The checker's repeat limit uses the same rule.
+pub fn vector_width(expr: &Expr) -> Option<u64> {
+    let width = |e: &Expr| e.dtype().size();
+    match expr {
+        Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => None,
+        _ if constant_value(expr).is_some() => None,
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => Some(width(expr).max(width(arg))),
+        Expr::Binary { .. } | Expr::Compare { .. } | Expr::Select { .. } => Some(width(expr)),
+        // An arg reduction touches its values and its index.
+        Expr::Reduce {
+            op,
+            accumulator,
+            dtype,
+            ..
+        } if op.is_arg() => Some(accumulator.size().max(dtype.size())),
+        Expr::Reduce { accumulator, .. } => Some(accumulator.size()),
+        Expr::Scan {
+            accumulator, dtype, ..
+        } => Some(accumulator.size().max(dtype.size())),
+    }
+}

@@ -18,14 +18,14 @@ use npu_core::target::{Level as LevelKind, Target};
 
 use crate::cube::{self, Gemm};
 use crate::engine::level_index;
-use crate::storage::{self, Tensor};
+use crate::storage::{self, Global, Tensor, move_elements};
 use crate::vector::{self, Level};
 
 #[derive(Debug)]
-pub(crate) struct Machine {
+pub(crate) struct Machine<'h> {
     levels: [Level; 5],
     /// Global memory: each tensor's elements, in kernel order.
-    pub gm: Vec<Tensor>,
+    pub gm: Vec<Global<'h>>,
     /// The cube's packed operands, kept between instructions.
     gemm: Gemm,
     /// In a program that gathers, for each UB byte address a gather index was copied
@@ -53,10 +53,10 @@ impl From<&str> for Fault {
     }
 }
 
-impl Machine {
+impl<'h> Machine<'h> {
     /// On-chip memories as large as the program's buffers reach (an access past them
     /// is outside every buffer, so it is reported rather than silently allowed).
-    pub fn new(target: &Target, program: &Program, gm: Vec<Tensor>) -> Machine {
+    pub fn new(target: &Target, program: &Program, gm: Vec<Global<'h>>) -> Machine<'h> {
         let bytes = |level: LevelKind| program.peak(level).min(target.capacity(level)) as usize;
         let level = |level: LevelKind| Level::new(bytes(level));
         let origins = if program.gathers.is_empty() {
@@ -94,7 +94,7 @@ impl Machine {
                     program,
                     v,
                     &self.origins,
-                    |t| gm.get(usize::from(t)).and_then(Tensor::first),
+                    |t| gm.get(usize::from(t)).and_then(Global::first),
                 )
             }
             _ => Ok(self.transfer(program, op, gm_base)?),
@@ -117,8 +117,8 @@ impl Machine {
                 let base = base(gm_base, tensor, gm)?;
                 let source = self.gm.get(usize::from(tensor)).ok_or("names no tensor")?;
                 let dest = &mut self.levels[level_index(level)];
-                let size = source.dtype.size() as usize;
-                let tag = storage::tag(source.dtype);
+                let size = source.dtype().size() as usize;
+                let tag = storage::tag(source.dtype());
                 // A gather's index tile remembers where each element came from.
                 let mut origins = if level == LevelKind::Ub
                     && program.gathers.iter().any(|g| g.index == tensor)
@@ -129,17 +129,16 @@ impl Machine {
                 };
                 copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
                     let from = element_range(base, gm, size, len, gm_stride)
-                        .filter(|range| range.end <= source.bytes.len())
+                        .filter(|range| range.end <= source.byte_len())
                         .ok_or("reads past the end of its tensor")?;
                     let to = byte_range(address, buffer, size, len, buf_stride)
                         .filter(|range| range.end <= dest.bytes.len())
                         .ok_or("writes past the end of its level")?;
-                    move_elements(
-                        &source.bytes[from.clone()],
+                    source.read(
+                        from.start,
                         gm_stride * size,
                         &mut dest.bytes[to.clone()],
                         buf_stride,
-                        size,
                         len,
                     );
                     if let Some(origins) = origins.as_deref_mut() {
@@ -167,7 +166,8 @@ impl Machine {
                 let dest = self
                     .gm
                     .get_mut(usize::from(tensor))
-                    .ok_or("names no tensor")?;
+                    .ok_or("names no tensor")?
+                    .encoded();
                 let size = dest.dtype.size() as usize;
                 copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
                     let from = byte_range(address, buffer, size, len, buf_stride)
@@ -280,7 +280,8 @@ impl Machine {
                 let dest = self
                     .gm
                     .get_mut(usize::from(tensor))
-                    .ok_or("names no tensor")?;
+                    .ok_or("names no tensor")?
+                    .encoded();
                 cube::fixpipe(
                     l0c,
                     source as usize,
@@ -313,7 +314,7 @@ impl Machine {
             .into_iter()
             .enumerate()
             .filter(|(index, _)| keep(*index))
-            .map(|(_, tensor)| tensor)
+            .map(|(_, tensor)| tensor.into_tensor())
             .collect();
         kept.into_iter()
             .map(|tensor| (tensor.dtype, tensor.to_values()))
@@ -384,26 +385,6 @@ fn convert_elements(
         }
     }
     Ok(())
-}
-
-/// Moves `len` elements of `size` bytes between two byte ranges that start at an
-/// element, `from_stride` and `to_stride` bytes apart.
-fn move_elements(
-    from: &[u8],
-    from_stride: usize,
-    to: &mut [u8],
-    to_stride: usize,
-    size: usize,
-    len: usize,
-) {
-    if from_stride == size && to_stride == size {
-        to[..len * size].copy_from_slice(&from[..len * size]);
-    } else {
-        for i in 0..len {
-            let (f, t) = (i * from_stride, i * to_stride);
-            to[t..t + size].copy_from_slice(&from[f..f + size]);
-        }
-    }
 }
 
 fn shape_of(program: &Program, shape: u32) -> Result<&CopyShape, String> {

@@ -224,23 +224,28 @@ pub(crate) struct Tensor {
     pub bytes: Vec<u8>,
 }
 
+/// Encodes a caller's `values` as consecutive elements of `dtype`, each rounded as
+/// [`Dtype::round`] does (integers wrap, where [`encode`] alone would saturate).
+fn encode_values(dtype: Dtype, values: &[f64], bytes: &mut [u8]) {
+    if dtype.is_float() {
+        encode(dtype, values, bytes);
+    } else {
+        let size = dtype.size() as usize;
+        let mut rounded = [0.0; CHUNK];
+        for (values, bytes) in values.chunks(CHUNK).zip(bytes.chunks_mut(CHUNK * size)) {
+            for (rounded, value) in rounded.iter_mut().zip(values) {
+                *rounded = dtype.round(*value);
+            }
+            encode(dtype, &rounded[..values.len()], bytes);
+        }
+    }
+}
+
 impl Tensor {
     /// A tensor holding `values`, each rounded to `dtype` as [`Dtype::round`] does.
     pub fn from_values(dtype: Dtype, values: &[f64]) -> Tensor {
-        let size = dtype.size() as usize;
-        let mut bytes = vec![0u8; values.len() * size];
-        if dtype.is_float() {
-            encode(dtype, values, &mut bytes);
-        } else {
-            // Integers wrap; the encoding alone would saturate.
-            let mut rounded = [0.0; CHUNK];
-            for (values, bytes) in values.chunks(CHUNK).zip(bytes.chunks_mut(CHUNK * size)) {
-                for (rounded, value) in rounded.iter_mut().zip(values) {
-                    *rounded = dtype.round(*value);
-                }
-                encode(dtype, &rounded[..values.len()], bytes);
-            }
-        }
+        let mut bytes = vec![0u8; values.len() * dtype.size() as usize];
+        encode_values(dtype, values, &mut bytes);
         Tensor { dtype, bytes }
     }
 
@@ -269,6 +274,114 @@ impl Tensor {
         let mut one = [0.0];
         decode(self.dtype, self.bytes.get(..size)?, &mut one);
         Some(one[0])
+    }
+}
+
+/// A tensor in global memory as the machine holds it: an input stays the caller's
+/// values until an instruction writes it, and is encoded element by element as
+/// copies read it (each element encodes alone, so a run of them encodes as the whole
+/// tensor would). That spares encoding, and holding, a copy of every input before
+/// the run starts.
+#[derive(Debug)]
+pub(crate) enum Global<'h> {
+    Host { dtype: Dtype, values: &'h [f64] },
+    Encoded(Tensor),
+}
+
+impl Global<'_> {
+    pub fn dtype(&self) -> Dtype {
+        match self {
+            Global::Host { dtype, .. } => *dtype,
+            Global::Encoded(tensor) => tensor.dtype,
+        }
+    }
+
+    /// The bytes the tensor spans encoded.
+    pub fn byte_len(&self) -> usize {
+        match self {
+            Global::Host { dtype, values } => values.len() * dtype.size() as usize,
+            Global::Encoded(tensor) => tensor.bytes.len(),
+        }
+    }
+
+    /// The first element (a scalar parameter's value), if any.
+    pub fn first(&self) -> Option<f64> {
+        match self {
+            Global::Host { dtype, values } => Tensor::from_values(*dtype, values.get(..1)?).first(),
+            Global::Encoded(tensor) => tensor.first(),
+        }
+    }
+
+    /// Encodes `len` elements from byte `from` of the encoded tensor, `from_stride`
+    /// bytes apart, into `to`, `to_stride` bytes apart from its start. The caller has
+    /// checked both ranges.
+    pub fn read(
+        &self,
+        from: usize,
+        from_stride: usize,
+        to: &mut [u8],
+        to_stride: usize,
+        len: usize,
+    ) {
+        let size = self.dtype().size() as usize;
+        match self {
+            Global::Encoded(tensor) => {
+                move_elements(&tensor.bytes[from..], from_stride, to, to_stride, size, len)
+            }
+            Global::Host { dtype, values } => {
+                let (first, step) = (from / size, from_stride / size);
+                if step == 1 && to_stride == size {
+                    encode_values(*dtype, &values[first..first + len], &mut to[..len * size]);
+                } else {
+                    for i in 0..len {
+                        let at = first + i * step;
+                        encode_values(
+                            *dtype,
+                            &values[at..at + 1],
+                            &mut to[i * to_stride..i * to_stride + size],
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The tensor encoded, encoding a caller's values first (before a write).
+    pub fn encoded(&mut self) -> &mut Tensor {
+        if let Global::Host { dtype, values } = *self {
+            *self = Global::Encoded(Tensor::from_values(dtype, values));
+        }
+        match self {
+            Global::Encoded(tensor) => tensor,
+            Global::Host { .. } => unreachable!("encoded just above"),
+        }
+    }
+
+    pub fn into_tensor(self) -> Tensor {
+        match self {
+            Global::Host { dtype, values } => Tensor::from_values(dtype, values),
+            Global::Encoded(tensor) => tensor,
+        }
+    }
+}
+
+/// Moves `len` elements of `size` bytes between two byte ranges that start at an
+/// element, `from_stride` and `to_stride` bytes apart.
+pub(crate) fn move_elements(
+    from: &[u8],
+    from_stride: usize,
+    to: &mut [u8],
+    to_stride: usize,
+    size: usize,
+    len: usize,
+) {
+    if from_stride == size && to_stride == size {
+        to[..len * size].copy_from_slice(&from[..len * size]);
+    } else {
+        for i in 0..len {
+            let (f, t) = (i * from_stride, i * to_stride);
+            to[t..t + size].copy_from_slice(&from[f..f + size]);
+        }
     }
 }
 

@@ -131,6 +131,64 @@ pub(crate) fn store(
     true
 }
 
+/// [`load`] for f16 elements into f32 lanes, which hold every f16 value exactly.
+pub(crate) fn load_f16(bytes: &[u8], run: Run, lanes: &mut [f32]) -> bool {
+    let lanes = &mut lanes[..run.len];
+    match run.end(2) {
+        Some(end) if end <= bytes.len() => {}
+        _ => return false,
+    }
+    let mut bits = [0u16; CHUNK];
+    for (chunk, lanes) in lanes.chunks_mut(CHUNK).enumerate() {
+        let bits = &mut bits[..lanes.len()];
+        let first = run.offset + chunk * CHUNK * run.stride;
+        if run.stride == 2 {
+            for (bit, element) in bits.iter_mut().zip(bytes[first..].chunks_exact(2)) {
+                *bit = u16::from_le_bytes([element[0], element[1]]);
+            }
+        } else {
+            for (i, bit) in bits.iter_mut().enumerate() {
+                let at = first + i * run.stride;
+                *bit = u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+            }
+        }
+        bits.reinterpret_cast::<f16>().convert_to_f32_slice(lanes);
+    }
+    true
+}
+
+/// [`store`] of f32 lanes as f16 elements, each rounded to nearest even.
+pub(crate) fn store_f16(lanes: &[f32], bytes: &mut [u8], tags: &mut [u8], run: Run) -> bool {
+    let lanes = &lanes[..run.len];
+    let end = match run.end(2) {
+        Some(end) if end <= bytes.len() && end <= tags.len() => end,
+        _ => return false,
+    };
+    if run.len == 0 {
+        return true;
+    }
+    tags[run.offset..end].fill(tag(Dtype::F16));
+    let mut bits = [0u16; CHUNK];
+    for (chunk, lanes) in lanes.chunks(CHUNK).enumerate() {
+        let bits = &mut bits[..lanes.len()];
+        bits.reinterpret_cast_mut::<f16>()
+            .convert_from_f32_slice(lanes);
+        let first = run.offset + chunk * CHUNK * run.stride;
+        if run.stride == 2 {
+            for (bit, element) in bits.iter().zip(bytes[first..].chunks_exact_mut(2)) {
+                element.copy_from_slice(&bit.to_le_bytes());
+            }
+        } else {
+            // A stride of 0 writes every element over the last: the last one stays.
+            for (i, bit) in bits.iter().enumerate() {
+                let at = first + i * run.stride;
+                bytes[at..at + 2].copy_from_slice(&bit.to_le_bytes());
+            }
+        }
+    }
+    true
+}
+
 /// Decodes consecutive elements of `dtype` into `lanes` (as many as fit both).
 pub(crate) fn decode(dtype: Dtype, bytes: &[u8], lanes: &mut [f64]) {
     macro_rules! ints {

@@ -508,6 +508,7 @@ fn global_memory<'h>(
             Role::Input => Global::Host {
                 dtype: tensor.dtype,
                 values: next.next().map_or(&[], |t| t.data.as_slice()),
+                read: 0,
             },
             Role::Output => {
                 Global::Encoded(Tensor::poisoned(tensor.dtype, tensor.elements() as usize))

@@ -115,7 +115,13 @@ impl<'h> Machine<'h> {
             } => {
                 let copy = shape_of(program, shape)?;
                 let base = base(gm_base, tensor, gm)?;
-                let source = self.gm.get(usize::from(tensor)).ok_or("names no tensor")?;
+                let source = self
+                    .gm
+                    .get_mut(usize::from(tensor))
+                    .ok_or("names no tensor")?;
+                let elements = copy.dims.iter().map(|d| d.len).product::<u64>();
+                source.will_read(usize::try_from(elements).unwrap_or(usize::MAX));
+                let source = &*source;
                 let dest = &mut self.levels[level_index(level)];
                 let size = source.dtype().size() as usize;
                 let tag = storage::tag(source.dtype());

@@ -336,13 +336,20 @@ impl Tensor {
 }
 
 /// A tensor in global memory as the machine holds it: an input stays the caller's
-/// values until an instruction writes it, and is encoded element by element as
-/// copies read it (each element encodes alone, so a run of them encodes as the whole
-/// tensor would). That spares encoding, and holding, a copy of every input before
-/// the run starts.
+/// values, encoded element by element as copies read them (each element encodes
+/// alone, so a run of them encodes as the whole tensor would), until an instruction
+/// writes it or copies have read more elements than it holds; then it is encoded
+/// once. A program that reads each input once (an elementwise kernel) so never
+/// encodes, or holds, a copy of its inputs; one that reads them again and again (a
+/// matmul re-reading its tiles) copies encoded bytes after the first pass.
 #[derive(Debug)]
 pub(crate) enum Global<'h> {
-    Host { dtype: Dtype, values: &'h [f64] },
+    Host {
+        dtype: Dtype,
+        values: &'h [f64],
+        /// Elements copies have read so far.
+        read: usize,
+    },
     Encoded(Tensor),
 }
 
@@ -357,7 +364,7 @@ impl Global<'_> {
     /// The bytes the tensor spans encoded.
     pub fn byte_len(&self) -> usize {
         match self {
-            Global::Host { dtype, values } => values.len() * dtype.size() as usize,
+            Global::Host { dtype, values, .. } => values.len() * dtype.size() as usize,
             Global::Encoded(tensor) => tensor.bytes.len(),
         }
     }
@@ -365,7 +372,9 @@ impl Global<'_> {
     /// The first element (a scalar parameter's value), if any.
     pub fn first(&self) -> Option<f64> {
         match self {
-            Global::Host { dtype, values } => Tensor::from_values(*dtype, values.get(..1)?).first(),
+            Global::Host { dtype, values, .. } => {
+                Tensor::from_values(*dtype, values.get(..1)?).first()
+            }
             Global::Encoded(tensor) => tensor.first(),
         }
     }
@@ -386,27 +395,42 @@ impl Global<'_> {
             Global::Encoded(tensor) => {
                 move_elements(&tensor.bytes[from..], from_stride, to, to_stride, size, len)
             }
-            Global::Host { dtype, values } => {
+            Global::Host { dtype, values, .. } => {
                 let (first, step) = (from / size, from_stride / size);
                 if step == 1 && to_stride == size {
                     encode_values(*dtype, &values[first..first + len], &mut to[..len * size]);
-                } else {
-                    for i in 0..len {
-                        let at = first + i * step;
-                        encode_values(
-                            *dtype,
-                            &values[at..at + 1],
-                            &mut to[i * to_stride..i * to_stride + size],
-                        );
-                    }
+                    return;
                 }
+                // A chunk at a time: gathered, encoded together, then scattered.
+                let mut gathered = [0.0f64; CHUNK];
+                let mut packed = [0u8; CHUNK * 4];
+                for start in (0..len).step_by(CHUNK) {
+                    let count = CHUNK.min(len - start);
+                    for (i, value) in gathered[..count].iter_mut().enumerate() {
+                        *value = values[first + (start + i) * step];
+                    }
+                    encode_values(*dtype, &gathered[..count], &mut packed[..count * size]);
+                    let to = &mut to[start * to_stride..];
+                    move_elements(&packed, size, to, to_stride, size, count);
+                }
+            }
+        }
+    }
+
+    /// Notes that a copy is about to read `elements` elements, and encodes the
+    /// tensor once copies have read more than it holds.
+    pub fn will_read(&mut self, elements: usize) {
+        if let Global::Host { values, read, .. } = self {
+            *read = read.saturating_add(elements);
+            if *read > values.len() {
+                self.encoded();
             }
         }
     }
 
     /// The tensor encoded, encoding a caller's values first (before a write).
     pub fn encoded(&mut self) -> &mut Tensor {
-        if let Global::Host { dtype, values } = *self {
+        if let Global::Host { dtype, values, .. } = *self {
             *self = Global::Encoded(Tensor::from_values(dtype, values));
         }
         match self {
@@ -417,7 +441,7 @@ impl Global<'_> {
 
     pub fn into_tensor(self) -> Tensor {
         match self {
-            Global::Host { dtype, values } => Tensor::from_values(dtype, values),
+            Global::Host { dtype, values, .. } => Tensor::from_values(dtype, values),
             Global::Encoded(tensor) => tensor,
         }
     }

@@ -19,7 +19,7 @@ use npu_core::target::{Level as LevelKind, Target};
 use crate::cube::{self, Gemm};
 use crate::engine::level_index;
 use crate::storage::{self, Global, Tensor, move_elements};
-use crate::vector::{self, Level};
+use crate::vector::{self, Lanes, Level};
 
 #[derive(Debug)]
 pub(crate) struct Machine<'h> {
@@ -28,6 +28,8 @@ pub(crate) struct Machine<'h> {
     pub gm: Vec<Global<'h>>,
     /// The cube's packed operands, kept between instructions.
     gemm: Gemm,
+    /// The vector unit's lanes, kept between instructions.
+    lanes: Box<Lanes>,
     /// In a program that gathers, for each UB byte address a gather index was copied
     /// to, the element of its tensor it came from. Empty otherwise.
     origins: Vec<u64>,
@@ -74,6 +76,7 @@ impl<'h> Machine<'h> {
             ],
             gm,
             gemm: Gemm::default(),
+            lanes: Box::default(),
             origins,
         }
     }
@@ -91,6 +94,7 @@ impl<'h> Machine<'h> {
                 let gm = &self.gm;
                 vector::execute(
                     &mut self.levels[level_index(LevelKind::Ub)],
+                    &mut self.lanes,
                     program,
                     v,
                     &self.origins,

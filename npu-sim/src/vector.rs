@@ -136,10 +136,32 @@ pub(crate) enum Source<'p> {
     },
 }
 
-/// Runs `v` on `ub`; `origins` gives, for a UB byte a gather index was copied to, the
+/// The lanes chunks are computed in, kept between instructions so that an
+/// instruction does not start by clearing 11 KB of them.
+#[derive(Debug)]
+pub(crate) struct Lanes {
+    f64s: [[f64; CHUNK]; 3],
+    out: [f64; CHUNK],
+    f32s: [[f32; CHUNK]; 2],
+    out_f32: [f32; CHUNK],
+}
+
+impl Default for Lanes {
+    fn default() -> Lanes {
+        Lanes {
+            f64s: [[0.0; CHUNK]; 3],
+            out: [0.0; CHUNK],
+            f32s: [[0.0; CHUNK]; 2],
+            out_f32: [0.0; CHUNK],
+        }
+    }
+}
+
+/// Runs `v` on `ub` with `scratch` for its lanes; `origins` gives, for a UB byte a gather index was copied to, the
 /// element of its tensor it came from, and `param` a scalar parameter's value by tensor.
 pub(crate) fn execute(
     ub: &mut Level,
+    scratch: &mut Lanes,
     program: &Program,
     v: &VectorInstr,
     origins: &[u64],
@@ -231,10 +253,12 @@ pub(crate) fn execute(
     let rows: u64 = extents[..rank - 1].iter().product();
     let mut index = vec![0u64; rank];
     let f16_op = f16_arithmetic(v, &sources);
-    let mut lanes = [[0.0f64; CHUNK]; 3];
-    let mut out = [0.0f64; CHUNK];
-    let mut lanes_f32 = [[0.0f32; CHUNK]; 2];
-    let mut out_f32 = [0.0f32; CHUNK];
+    let Lanes {
+        f64s: lanes,
+        out,
+        f32s: lanes_f32,
+        out_f32,
+    } = scratch;
     for _ in 0..rows {
         let base = |address: usize, strides: &[u64]| -> Result<usize, String> {
             index[..rank - 1]
@@ -280,7 +304,7 @@ pub(crate) fn execute(
                         Source::None => unreachable!("both sources of an f16 operation"),
                     }
                 }
-                let [a, b] = &lanes_f32;
+                let [a, b] = &*lanes_f32;
                 let (a, b, out) = (&a[..len], &b[..len], &mut out_f32[..len]);
                 match op {
                     BinaryOp::Add => zip2(out, a, b, |x, y| x + y),
@@ -310,7 +334,7 @@ pub(crate) fn execute(
             if let VectorKind::Reduce(op, accumulator) = v.kind {
                 reduce(ub, op, accumulator, &lanes[0][..len], run)?;
             } else {
-                let [a, b, c] = &lanes;
+                let [a, b, c] = &*lanes;
                 compute(
                     v.kind,
                     v.dtype,

@@ -227,6 +227,10 @@ impl<'h> Machine<'h> {
                 let size = dtype.size() as usize;
                 let row_bytes = cols as usize * size;
                 let [l1, l0] = self.levels_mut(LevelKind::L1, level);
+                let tag = storage::tag(dtype);
+                // Rows that land back to back take their tags in one fill, after all
+                // of them have landed in bounds.
+                let back_to_back = dest_row_bytes as usize == row_bytes;
                 for row in 0..rows as usize {
                     let from = source as usize + row * source_row_bytes as usize;
                     let to = dest as usize + row * dest_row_bytes as usize;
@@ -238,7 +242,13 @@ impl<'h> Machine<'h> {
                         .get_mut(to..to + row_bytes)
                         .ok_or("writes past the end of l0")?
                         .copy_from_slice(from);
-                    l0.tags[to..to + row_bytes].fill(storage::tag(dtype));
+                    if !back_to_back {
+                        l0.tags[to..to + row_bytes].fill(tag);
+                    }
+                }
+                if back_to_back {
+                    let start = dest as usize;
+                    l0.tags[start..start + rows as usize * row_bytes].fill(tag);
                 }
                 Ok(())
             }

@@ -277,8 +277,15 @@ fn run_f16(
     b.clear();
     b.resize(k * n_pad, 0.0);
     for (kk, row) in unpacked.chunks_exact(n).enumerate() {
-        for (q, columns) in row.chunks(NR).enumerate() {
-            b[q * k * NR + kk * NR..][..columns.len()].copy_from_slice(columns);
+        let (whole, rest) = row.split_at(n / NR * NR);
+        for (q, columns) in whole.chunks_exact(NR).enumerate() {
+            let to: &mut [f32; NR] = (&mut b[q * k * NR + kk * NR..][..NR])
+                .try_into()
+                .expect("a panel row");
+            *to = columns.try_into().expect("NR columns");
+        }
+        if !rest.is_empty() {
+            b[(n / NR) * k * NR + kk * NR..][..rest.len()].copy_from_slice(rest);
         }
     }
     // C row-major, m_pad × n_pad.
@@ -301,7 +308,13 @@ fn run_f16(
         for (element, c) in l0c.bytes[to..to + n * 4].chunks_exact_mut(4).zip(row) {
             element.copy_from_slice(&c.to_le_bytes());
         }
-        l0c.tags[to..to + n * 4].fill(f32_tag);
+        if op.c_row != n {
+            l0c.tags[to..to + n * 4].fill(f32_tag);
+        }
+    }
+    // Rows back to back take their tags in one fill.
+    if op.c_row == n {
+        l0c.tags[op.c..op.c + m * n * 4].fill(f32_tag);
     }
     true
 }

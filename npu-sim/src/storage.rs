@@ -7,7 +7,12 @@
 //! rounding floats with the same conversion [`Dtype::round`] uses (so a lane holding
 //! the exact `f64` result of an operation stores as `scalar` would round it). The
 //! conversions of f16 and bf16 go through `half`'s slice functions, which use the CPU's
-//! conversion instructions where it has them.
+//! conversion instructions where it has them. f16 also has `f32` lanes ([`load_f16`],
+//! [`store_f16`]) for the vector unit's f16 arithmetic.
+//!
+//! Global memory ([`Global`]) holds an input as the caller's values until copies read
+//! it a second time or an instruction writes it, so an input read once is never
+//! encoded whole.
 //!
 //! A dtype added to [`Dtype`] gets its encoding here, in [`decode`] and [`encode`].
 

@@ -6,7 +6,9 @@
 //! `f64` form is exactly what [`npu_core::scalar`] computes before it rounds (`+ - * /`,
 //! min, max, compare, select, a cast between floats) runs as a plain loop over the
 //! lanes, and the encoding rounds; every other one calls `scalar` per element. Either
-//! way each element gets the value `scalar` gives it, in the same order.
+//! way each element gets the value `scalar` gives it, in the same order. `+ - * /` on
+//! f16 values runs in `f32` lanes instead, which store the same bits (see
+//! [`f16_arithmetic`] for why) at a fraction of the conversions' cost.
 //!
 //! A source is read in the dtype last written where it starts (the memory's tags), so
 //! a cast reads what its producer wrote; a source nothing wrote yet is read in the

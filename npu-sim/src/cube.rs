@@ -21,6 +21,8 @@
 //!   rounds by wrapping modulo 2^32, which is what wrapping i32 arithmetic computes.
 //! - bf16, f32 and 32-bit integers: in f64, as `scalar` does, rounded after each step.
 
+use half::f16;
+use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 use npu_core::Dtype;
 
 use crate::storage::{self, Run, Tensor};
@@ -54,6 +56,9 @@ pub(crate) struct Gemm {
     f32s: [Vec<f32>; 3],
     i32s: [Vec<i32>; 3],
     f64s: [Vec<f64>; 3],
+    /// The f16 path's operand bits and their f32 values, before packing.
+    bits: Vec<u16>,
+    unpacked: Vec<f32>,
 }
 
 /// An element type the packed operands and accumulators are held in.
@@ -103,8 +108,11 @@ impl Gemm {
             f32s,
             i32s,
             f64s,
+            bits,
+            unpacked,
         } = self;
         match op.dtype {
+            Dtype::F16 if run_f16(op, l0a, l0b, l0c, bits, unpacked, f32s) => Ok(()),
             Dtype::F16 => run(op, l0a, l0b, l0c, lanes, f32s, |acc: f32, x, y| acc + x * y),
             Dtype::I8 | Dtype::U8 | Dtype::I16 | Dtype::U16 => run(
                 op,
@@ -206,6 +214,133 @@ fn run<T: Packed>(
             .map_err(|_| "writes past the end of l0c".to_string())?;
     }
     Ok(())
+}
+
+/// The f16 `mmad` straight from and to the levels' bytes: f16 operands widen to f32
+/// (as the lanes would, exactly) and L0C's f32 accumulators are read and written as
+/// they are, which is what the general path's round trip through `f64` gives them.
+/// Returns `false`, having written nothing, when the general path must run instead:
+/// an operand reaching past its level (the general path reports it), L0C holding
+/// something other than f32 where it accumulates, or `k = 0` (where the general path
+/// passes an accumulator through `f64` without adding to it).
+fn run_f16(
+    op: Mmad,
+    l0a: &Level,
+    l0b: &Level,
+    l0c: &mut Level,
+    bits: &mut Vec<u16>,
+    unpacked: &mut Vec<f32>,
+    [a, b, c]: &mut [Vec<f32>; 3],
+) -> bool {
+    let Mmad { m, n, k, .. } = op;
+    if m == 0 || n == 0 {
+        return true;
+    }
+    let f32_tag = storage::tag(Dtype::F32);
+    let fits = |start: usize, row: usize, rows: usize, len: usize, level: &Level, size| {
+        (rows - 1)
+            .checked_mul(row * size)
+            .and_then(|last| last.checked_add(start))
+            .and_then(|last| last.checked_add(len * size))
+            .is_some_and(|end| end <= level.bytes.len())
+    };
+    if k == 0
+        || !fits(op.a, op.a_row, m, k, l0a, 2)
+        || !fits(op.b, op.b_row, k, n, l0b, 2)
+        || !fits(op.c, op.c_row, m, n, l0c, 4)
+    {
+        return false;
+    }
+    let c_row_bytes = op.c_row * 4;
+    let accumulates_f32 = op.init
+        || (0..m).all(|i| {
+            let tag = l0c.tags[op.c + i * c_row_bytes];
+            tag == f32_tag || tag == storage::UNWRITTEN
+        });
+    if !accumulates_f32 {
+        return false;
+    }
+    let (m_pad, n_pad) = (m.div_ceil(MR) * MR, n.div_ceil(NR) * NR);
+    // A in panels of MR rows: panel p holds, for each kk, rows p*MR..p*MR+MR.
+    widen(&l0a.bytes, (op.a, op.a_row), (m, k), bits, unpacked);
+    a.clear();
+    a.resize(m_pad * k, 0.0);
+    for (p, panel) in a.chunks_exact_mut(k * MR).enumerate() {
+        for (r, row) in unpacked[p * MR * k..].chunks_exact(k).take(MR).enumerate() {
+            for (column, value) in panel.chunks_exact_mut(MR).zip(row) {
+                column[r] = *value;
+            }
+        }
+    }
+    // B in panels of NR columns: panel q holds, for each kk, columns q*NR..q*NR+NR.
+    widen(&l0b.bytes, (op.b, op.b_row), (k, n), bits, unpacked);
+    b.clear();
+    b.resize(k * n_pad, 0.0);
+    for (kk, row) in unpacked.chunks_exact(n).enumerate() {
+        let (whole, rest) = row.split_at(n / NR * NR);
+        for (q, columns) in whole.chunks_exact(NR).enumerate() {
+            let to: &mut [f32; NR] = (&mut b[q * k * NR + kk * NR..][..NR])
+                .try_into()
+                .expect("a panel row");
+            *to = columns.try_into().expect("NR columns");
+        }
+        if !rest.is_empty() {
+            b[(n / NR) * k * NR + kk * NR..][..rest.len()].copy_from_slice(rest);
+        }
+    }
+    // C row-major, m_pad × n_pad.
+    c.clear();
+    c.resize(m_pad * n_pad, 0.0);
+    if !op.init {
+        for (i, row) in c.chunks_exact_mut(n_pad).take(m).enumerate() {
+            let from = op.c + i * c_row_bytes;
+            for (c, element) in row
+                .iter_mut()
+                .zip(l0c.bytes[from..from + n * 4].chunks_exact(4))
+            {
+                *c = f32::from_le_bytes([element[0], element[1], element[2], element[3]]);
+            }
+        }
+    }
+    multiply(a, b, c, n_pad, k, |acc: f32, x, y| acc + x * y);
+    for (i, row) in c.chunks_exact(n_pad).take(m).enumerate() {
+        let to = op.c + i * c_row_bytes;
+        for (element, c) in l0c.bytes[to..to + n * 4].chunks_exact_mut(4).zip(row) {
+            element.copy_from_slice(&c.to_le_bytes());
+        }
+        if op.c_row != n {
+            l0c.tags[to..to + n * 4].fill(f32_tag);
+        }
+    }
+    // Rows back to back take their tags in one fill.
+    if op.c_row == n {
+        l0c.tags[op.c..op.c + m * n * 4].fill(f32_tag);
+    }
+    true
+}
+
+/// `rows × len` f16 elements from byte `start` of `bytes`, rows `row` elements apart,
+/// as f32 in `unpacked`, row-major (`bits` holds their encodings on the way).
+fn widen(
+    bytes: &[u8],
+    (start, row): (usize, usize),
+    (rows, len): (usize, usize),
+    bits: &mut Vec<u16>,
+    unpacked: &mut Vec<f32>,
+) {
+    bits.clear();
+    for r in 0..rows {
+        let from = start + r * row * 2;
+        bits.extend(
+            bytes[from..from + len * 2]
+                .chunks_exact(2)
+                .map(|e| u16::from_le_bytes([e[0], e[1]])),
+        );
+    }
+    unpacked.clear();
+    unpacked.resize(bits.len(), 0.0);
+    bits.reinterpret_cast::<f16>()
+        .convert_to_f32_slice(unpacked);
 }
 
 /// `c += a × b` over packed panels, one `MR × NR` register tile at a time.

@@ -96,7 +96,7 @@ pub use trace::{Trace, TraceEvent};
 use crate::costs::Costs;
 use crate::machine::Machine;
 use crate::report::ClassRun;
-use crate::storage::Tensor;
+use crate::storage::{Global, Tensor};
 
 /// What to simulate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -529,22 +529,30 @@ pub fn evaluate(
     })
 }
 
-/// Global memory for a functional run, each tensor in its dtype: the inputs, rounded
-/// to their dtypes, and all-ones bytes for the outputs (NaN in a float dtype), so an
+/// Global memory for a functional run, each tensor in its dtype: the inputs, as the
+/// caller's values that copies round to their dtypes as they read them, and all-ones
+/// bytes for the outputs (NaN in a float dtype), so an
 /// element no instruction writes shows up as a mismatch.
-fn global_memory(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Result<Vec<Tensor>, SimError> {
+fn global_memory<'h>(
+    kernel: &CheckedKernel,
+    inputs: &'h [HostTensor],
+) -> Result<Vec<Global<'h>>, SimError> {
     check_inputs(kernel, inputs)?;
     let mut next = inputs.iter();
     Ok(kernel
         .tensors
         .iter()
         .map(|tensor| match tensor.role {
-            Role::Input => {
-                Tensor::from_values(tensor.dtype, next.next().map_or(&[], |t| t.data.as_slice()))
+            Role::Input => Global::Host {
+                dtype: tensor.dtype,
+                values: next.next().map_or(&[], |t| t.data.as_slice()),
+                read: 0,
+            },
+            Role::Output => {
+                Global::Encoded(Tensor::poisoned(tensor.dtype, tensor.elements() as usize))
             }
-            Role::Output => Tensor::poisoned(tensor.dtype, tensor.elements() as usize),
             // An intermediate lives on chip: no global memory.
-            Role::Local => Tensor::from_values(tensor.dtype, &[]),
+            Role::Local => Global::Encoded(Tensor::from_values(tensor.dtype, &[])),
         })
         .collect())
 }

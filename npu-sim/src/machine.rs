@@ -18,16 +18,18 @@ use npu_core::target::{Level as LevelKind, Target};
 
 use crate::cube::{self, Gemm};
 use crate::engine::level_index;
-use crate::storage::{self, Tensor};
-use crate::vector::{self, Level};
+use crate::storage::{self, Global, Tensor, move_elements};
+use crate::vector::{self, Lanes, Level};
 
 #[derive(Debug)]
-pub(crate) struct Machine {
+pub(crate) struct Machine<'h> {
     levels: [Level; 5],
     /// Global memory: each tensor's elements, in kernel order.
-    pub gm: Vec<Tensor>,
+    pub gm: Vec<Global<'h>>,
     /// The cube's packed operands, kept between instructions.
     gemm: Gemm,
+    /// The vector unit's lanes, kept between instructions.
+    lanes: Box<Lanes>,
     /// In a program that gathers, for each UB byte address a gather index was copied
     /// to, the element of its tensor it came from. Empty otherwise.
     origins: Vec<u64>,
@@ -53,10 +55,10 @@ impl From<&str> for Fault {
     }
 }
 
-impl Machine {
+impl<'h> Machine<'h> {
     /// On-chip memories as large as the program's buffers reach (an access past them
     /// is outside every buffer, so it is reported rather than silently allowed).
-    pub fn new(target: &Target, program: &Program, gm: Vec<Tensor>) -> Machine {
+    pub fn new(target: &Target, program: &Program, gm: Vec<Global<'h>>) -> Machine<'h> {
         let bytes = |level: LevelKind| program.peak(level).min(target.capacity(level)) as usize;
         let level = |level: LevelKind| Level::new(bytes(level));
         let origins = if program.gathers.is_empty() {
@@ -74,6 +76,7 @@ impl Machine {
             ],
             gm,
             gemm: Gemm::default(),
+            lanes: Box::default(),
             origins,
         }
     }
@@ -91,10 +94,11 @@ impl Machine {
                 let gm = &self.gm;
                 vector::execute(
                     &mut self.levels[level_index(LevelKind::Ub)],
+                    &mut self.lanes,
                     program,
                     v,
                     &self.origins,
-                    |t| gm.get(usize::from(t)).and_then(Tensor::first),
+                    |t| gm.get(usize::from(t)).and_then(Global::first),
                 )
             }
             _ => Ok(self.transfer(program, op, gm_base)?),
@@ -115,10 +119,16 @@ impl Machine {
             } => {
                 let copy = shape_of(program, shape)?;
                 let base = base(gm_base, tensor, gm)?;
-                let source = self.gm.get(usize::from(tensor)).ok_or("names no tensor")?;
+                let source = self
+                    .gm
+                    .get_mut(usize::from(tensor))
+                    .ok_or("names no tensor")?;
+                let elements = copy.dims.iter().map(|d| d.len).product::<u64>();
+                source.will_read(usize::try_from(elements).unwrap_or(usize::MAX));
+                let source = &*source;
                 let dest = &mut self.levels[level_index(level)];
-                let size = source.dtype.size() as usize;
-                let tag = storage::tag(source.dtype);
+                let size = source.dtype().size() as usize;
+                let tag = storage::tag(source.dtype());
                 // A gather's index tile remembers where each element came from.
                 let mut origins = if level == LevelKind::Ub
                     && program.gathers.iter().any(|g| g.index == tensor)
@@ -129,17 +139,16 @@ impl Machine {
                 };
                 copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
                     let from = element_range(base, gm, size, len, gm_stride)
-                        .filter(|range| range.end <= source.bytes.len())
+                        .filter(|range| range.end <= source.byte_len())
                         .ok_or("reads past the end of its tensor")?;
                     let to = byte_range(address, buffer, size, len, buf_stride)
                         .filter(|range| range.end <= dest.bytes.len())
                         .ok_or("writes past the end of its level")?;
-                    move_elements(
-                        &source.bytes[from.clone()],
+                    source.read(
+                        from.start,
                         gm_stride * size,
                         &mut dest.bytes[to.clone()],
                         buf_stride,
-                        size,
                         len,
                     );
                     if let Some(origins) = origins.as_deref_mut() {
@@ -167,7 +176,8 @@ impl Machine {
                 let dest = self
                     .gm
                     .get_mut(usize::from(tensor))
-                    .ok_or("names no tensor")?;
+                    .ok_or("names no tensor")?
+                    .encoded();
                 let size = dest.dtype.size() as usize;
                 copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
                     let from = byte_range(address, buffer, size, len, buf_stride)
@@ -217,6 +227,10 @@ impl Machine {
                 let size = dtype.size() as usize;
                 let row_bytes = cols as usize * size;
                 let [l1, l0] = self.levels_mut(LevelKind::L1, level);
+                let tag = storage::tag(dtype);
+                // Rows that land back to back take their tags in one fill, after all
+                // of them have landed in bounds.
+                let back_to_back = dest_row_bytes as usize == row_bytes;
                 for row in 0..rows as usize {
                     let from = source as usize + row * source_row_bytes as usize;
                     let to = dest as usize + row * dest_row_bytes as usize;
@@ -228,7 +242,13 @@ impl Machine {
                         .get_mut(to..to + row_bytes)
                         .ok_or("writes past the end of l0")?
                         .copy_from_slice(from);
-                    l0.tags[to..to + row_bytes].fill(storage::tag(dtype));
+                    if !back_to_back {
+                        l0.tags[to..to + row_bytes].fill(tag);
+                    }
+                }
+                if back_to_back {
+                    let start = dest as usize;
+                    l0.tags[start..start + rows as usize * row_bytes].fill(tag);
                 }
                 Ok(())
             }
@@ -280,7 +300,8 @@ impl Machine {
                 let dest = self
                     .gm
                     .get_mut(usize::from(tensor))
-                    .ok_or("names no tensor")?;
+                    .ok_or("names no tensor")?
+                    .encoded();
                 cube::fixpipe(
                     l0c,
                     source as usize,
@@ -313,7 +334,7 @@ impl Machine {
             .into_iter()
             .enumerate()
             .filter(|(index, _)| keep(*index))
-            .map(|(_, tensor)| tensor)
+            .map(|(_, tensor)| tensor.into_tensor())
             .collect();
         kept.into_iter()
             .map(|tensor| (tensor.dtype, tensor.to_values()))
@@ -384,26 +405,6 @@ fn convert_elements(
         }
     }
     Ok(())
-}
-
-/// Moves `len` elements of `size` bytes between two byte ranges that start at an
-/// element, `from_stride` and `to_stride` bytes apart.
-fn move_elements(
-    from: &[u8],
-    from_stride: usize,
-    to: &mut [u8],
-    to_stride: usize,
-    size: usize,
-    len: usize,
-) {
-    if from_stride == size && to_stride == size {
-        to[..len * size].copy_from_slice(&from[..len * size]);
-    } else {
-        for i in 0..len {
-            let (f, t) = (i * from_stride, i * to_stride);
-            to[t..t + size].copy_from_slice(&from[f..f + size]);
-        }
-    }
 }
 
 fn shape_of(program: &Program, shape: u32) -> Result<&CopyShape, String> {

@@ -7,7 +7,12 @@
 //! rounding floats with the same conversion [`Dtype::round`] uses (so a lane holding
 //! the exact `f64` result of an operation stores as `scalar` would round it). The
 //! conversions of f16 and bf16 go through `half`'s slice functions, which use the CPU's
-//! conversion instructions where it has them.
+//! conversion instructions where it has them. f16 also has `f32` lanes ([`load_f16`],
+//! [`store_f16`]) for the vector unit's f16 arithmetic.
+//!
+//! Global memory ([`Global`]) holds an input as the caller's values until copies read
+//! it a second time or an instruction writes it, so an input read once is never
+//! encoded whole.
 //!
 //! A dtype added to [`Dtype`] gets its encoding here, in [`decode`] and [`encode`].
 
@@ -131,6 +136,64 @@ pub(crate) fn store(
     true
 }
 
+/// [`load`] for f16 elements into f32 lanes, which hold every f16 value exactly.
+pub(crate) fn load_f16(bytes: &[u8], run: Run, lanes: &mut [f32]) -> bool {
+    let lanes = &mut lanes[..run.len];
+    match run.end(2) {
+        Some(end) if end <= bytes.len() => {}
+        _ => return false,
+    }
+    let mut bits = [0u16; CHUNK];
+    for (chunk, lanes) in lanes.chunks_mut(CHUNK).enumerate() {
+        let bits = &mut bits[..lanes.len()];
+        let first = run.offset + chunk * CHUNK * run.stride;
+        if run.stride == 2 {
+            for (bit, element) in bits.iter_mut().zip(bytes[first..].chunks_exact(2)) {
+                *bit = u16::from_le_bytes([element[0], element[1]]);
+            }
+        } else {
+            for (i, bit) in bits.iter_mut().enumerate() {
+                let at = first + i * run.stride;
+                *bit = u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+            }
+        }
+        bits.reinterpret_cast::<f16>().convert_to_f32_slice(lanes);
+    }
+    true
+}
+
+/// [`store`] of f32 lanes as f16 elements, each rounded to nearest even.
+pub(crate) fn store_f16(lanes: &[f32], bytes: &mut [u8], tags: &mut [u8], run: Run) -> bool {
+    let lanes = &lanes[..run.len];
+    let end = match run.end(2) {
+        Some(end) if end <= bytes.len() && end <= tags.len() => end,
+        _ => return false,
+    };
+    if run.len == 0 {
+        return true;
+    }
+    tags[run.offset..end].fill(tag(Dtype::F16));
+    let mut bits = [0u16; CHUNK];
+    for (chunk, lanes) in lanes.chunks(CHUNK).enumerate() {
+        let bits = &mut bits[..lanes.len()];
+        bits.reinterpret_cast_mut::<f16>()
+            .convert_from_f32_slice(lanes);
+        let first = run.offset + chunk * CHUNK * run.stride;
+        if run.stride == 2 {
+            for (bit, element) in bits.iter().zip(bytes[first..].chunks_exact_mut(2)) {
+                element.copy_from_slice(&bit.to_le_bytes());
+            }
+        } else {
+            // A stride of 0 writes every element over the last: the last one stays.
+            for (i, bit) in bits.iter().enumerate() {
+                let at = first + i * run.stride;
+                bytes[at..at + 2].copy_from_slice(&bit.to_le_bytes());
+            }
+        }
+    }
+    true
+}
+
 /// Decodes consecutive elements of `dtype` into `lanes` (as many as fit both).
 pub(crate) fn decode(dtype: Dtype, bytes: &[u8], lanes: &mut [f64]) {
     macro_rules! ints {
@@ -224,23 +287,28 @@ pub(crate) struct Tensor {
     pub bytes: Vec<u8>,
 }
 
+/// Encodes a caller's `values` as consecutive elements of `dtype`, each rounded as
+/// [`Dtype::round`] does (integers wrap, where [`encode`] alone would saturate).
+fn encode_values(dtype: Dtype, values: &[f64], bytes: &mut [u8]) {
+    if dtype.is_float() {
+        encode(dtype, values, bytes);
+    } else {
+        let size = dtype.size() as usize;
+        let mut rounded = [0.0; CHUNK];
+        for (values, bytes) in values.chunks(CHUNK).zip(bytes.chunks_mut(CHUNK * size)) {
+            for (rounded, value) in rounded.iter_mut().zip(values) {
+                *rounded = dtype.round(*value);
+            }
+            encode(dtype, &rounded[..values.len()], bytes);
+        }
+    }
+}
+
 impl Tensor {
     /// A tensor holding `values`, each rounded to `dtype` as [`Dtype::round`] does.
     pub fn from_values(dtype: Dtype, values: &[f64]) -> Tensor {
-        let size = dtype.size() as usize;
-        let mut bytes = vec![0u8; values.len() * size];
-        if dtype.is_float() {
-            encode(dtype, values, &mut bytes);
-        } else {
-            // Integers wrap; the encoding alone would saturate.
-            let mut rounded = [0.0; CHUNK];
-            for (values, bytes) in values.chunks(CHUNK).zip(bytes.chunks_mut(CHUNK * size)) {
-                for (rounded, value) in rounded.iter_mut().zip(values) {
-                    *rounded = dtype.round(*value);
-                }
-                encode(dtype, &rounded[..values.len()], bytes);
-            }
-        }
+        let mut bytes = vec![0u8; values.len() * dtype.size() as usize];
+        encode_values(dtype, values, &mut bytes);
         Tensor { dtype, bytes }
     }
 
@@ -269,6 +337,138 @@ impl Tensor {
         let mut one = [0.0];
         decode(self.dtype, self.bytes.get(..size)?, &mut one);
         Some(one[0])
+    }
+}
+
+/// A tensor in global memory as the machine holds it: an input stays the caller's
+/// values, encoded element by element as copies read them (each element encodes
+/// alone, so a run of them encodes as the whole tensor would), until an instruction
+/// writes it or copies have read more elements than it holds; then it is encoded
+/// once. A program that reads each input once (an elementwise kernel) so never
+/// encodes, or holds, a copy of its inputs; one that reads them again and again (a
+/// matmul re-reading its tiles) copies encoded bytes after the first pass.
+#[derive(Debug)]
+pub(crate) enum Global<'h> {
+    Host {
+        dtype: Dtype,
+        values: &'h [f64],
+        /// Elements copies have read so far.
+        read: usize,
+    },
+    Encoded(Tensor),
+}
+
+impl Global<'_> {
+    pub fn dtype(&self) -> Dtype {
+        match self {
+            Global::Host { dtype, .. } => *dtype,
+            Global::Encoded(tensor) => tensor.dtype,
+        }
+    }
+
+    /// The bytes the tensor spans encoded.
+    pub fn byte_len(&self) -> usize {
+        match self {
+            Global::Host { dtype, values, .. } => values.len() * dtype.size() as usize,
+            Global::Encoded(tensor) => tensor.bytes.len(),
+        }
+    }
+
+    /// The first element (a scalar parameter's value), if any.
+    pub fn first(&self) -> Option<f64> {
+        match self {
+            Global::Host { dtype, values, .. } => {
+                Tensor::from_values(*dtype, values.get(..1)?).first()
+            }
+            Global::Encoded(tensor) => tensor.first(),
+        }
+    }
+
+    /// Encodes `len` elements from byte `from` of the encoded tensor, `from_stride`
+    /// bytes apart, into `to`, `to_stride` bytes apart from its start. The caller has
+    /// checked both ranges.
+    pub fn read(
+        &self,
+        from: usize,
+        from_stride: usize,
+        to: &mut [u8],
+        to_stride: usize,
+        len: usize,
+    ) {
+        let size = self.dtype().size() as usize;
+        match self {
+            Global::Encoded(tensor) => {
+                move_elements(&tensor.bytes[from..], from_stride, to, to_stride, size, len)
+            }
+            Global::Host { dtype, values, .. } => {
+                let (first, step) = (from / size, from_stride / size);
+                if step == 1 && to_stride == size {
+                    encode_values(*dtype, &values[first..first + len], &mut to[..len * size]);
+                    return;
+                }
+                // A chunk at a time: gathered, encoded together, then scattered.
+                let mut gathered = [0.0f64; CHUNK];
+                let mut packed = [0u8; CHUNK * 4];
+                for start in (0..len).step_by(CHUNK) {
+                    let count = CHUNK.min(len - start);
+                    for (i, value) in gathered[..count].iter_mut().enumerate() {
+                        *value = values[first + (start + i) * step];
+                    }
+                    encode_values(*dtype, &gathered[..count], &mut packed[..count * size]);
+                    let to = &mut to[start * to_stride..];
+                    move_elements(&packed, size, to, to_stride, size, count);
+                }
+            }
+        }
+    }
+
+    /// Notes that a copy is about to read `elements` elements, and encodes the
+    /// tensor once copies have read more than it holds.
+    pub fn will_read(&mut self, elements: usize) {
+        if let Global::Host { values, read, .. } = self {
+            *read = read.saturating_add(elements);
+            if *read > values.len() {
+                self.encoded();
+            }
+        }
+    }
+
+    /// The tensor encoded, encoding a caller's values first (before a write).
+    pub fn encoded(&mut self) -> &mut Tensor {
+        if let Global::Host { dtype, values, .. } = *self {
+            *self = Global::Encoded(Tensor::from_values(dtype, values));
+        }
+        match self {
+            Global::Encoded(tensor) => tensor,
+            Global::Host { .. } => unreachable!("encoded just above"),
+        }
+    }
+
+    pub fn into_tensor(self) -> Tensor {
+        match self {
+            Global::Host { dtype, values, .. } => Tensor::from_values(dtype, values),
+            Global::Encoded(tensor) => tensor,
+        }
+    }
+}
+
+/// Moves `len` elements of `size` bytes between two byte ranges that start at an
+/// element, `from_stride` and `to_stride` bytes apart.
+pub(crate) fn move_elements(
+    from: &[u8],
+    from_stride: usize,
+    to: &mut [u8],
+    to_stride: usize,
+    size: usize,
+    len: usize,
+) {
+    if from_stride == size && to_stride == size {
+        to[..len * size].copy_from_slice(&from[..len * size]);
+    } else {
+        for i in 0..len {
+            let (f, t) = (i * from_stride, i * to_stride);
+            to[t..t + size].copy_from_slice(&from[f..f + size]);
+        }
     }
 }
 

@@ -6,7 +6,9 @@
 //! `f64` form is exactly what [`npu_core::scalar`] computes before it rounds (`+ - * /`,
 //! min, max, compare, select, a cast between floats) runs as a plain loop over the
 //! lanes, and the encoding rounds; every other one calls `scalar` per element. Either
-//! way each element gets the value `scalar` gives it, in the same order.
+//! way each element gets the value `scalar` gives it, in the same order. `+ - * /` on
+//! f16 values runs in `f32` lanes instead, which store the same bits (see
+//! [`f16_arithmetic`] for why) at a fraction of the conversions' cost.
 //!
 //! A source is read in the dtype last written where it starts (the memory's tags), so
 //! a cast reads what its producer wrote; a source nothing wrote yet is read in the
@@ -88,6 +90,30 @@ impl Level {
         self.store(dtype, &[value], run)
     }
 
+    /// [`Level::load`] of f16 elements into f32 lanes.
+    pub fn load_f16(&self, run: Run, lanes: &mut [f32]) -> Result<(), String> {
+        if storage::load_f16(&self.bytes, run, lanes) {
+            Ok(())
+        } else {
+            Err(format!(
+                "reads past the end of its level at byte {}",
+                run.offset
+            ))
+        }
+    }
+
+    /// [`Level::store`] of f32 lanes as f16 elements.
+    pub fn store_f16(&mut self, lanes: &[f32], run: Run) -> Result<(), String> {
+        if storage::store_f16(lanes, &mut self.bytes, &mut self.tags, run) {
+            Ok(())
+        } else {
+            Err(format!(
+                "writes past the end of its level at byte {}",
+                run.offset
+            ))
+        }
+    }
+
     pub fn store(&mut self, dtype: Dtype, lanes: &[f64], run: Run) -> Result<(), String> {
         if storage::store(dtype, lanes, &mut self.bytes, &mut self.tags, run) {
             Ok(())
@@ -112,10 +138,32 @@ pub(crate) enum Source<'p> {
     },
 }
 
-/// Runs `v` on `ub`; `origins` gives, for a UB byte a gather index was copied to, the
+/// The lanes chunks are computed in, kept between instructions so that an
+/// instruction does not start by clearing 11 KB of them.
+#[derive(Debug)]
+pub(crate) struct Lanes {
+    f64s: [[f64; CHUNK]; 3],
+    out: [f64; CHUNK],
+    f32s: [[f32; CHUNK]; 2],
+    out_f32: [f32; CHUNK],
+}
+
+impl Default for Lanes {
+    fn default() -> Lanes {
+        Lanes {
+            f64s: [[0.0; CHUNK]; 3],
+            out: [0.0; CHUNK],
+            f32s: [[0.0; CHUNK]; 2],
+            out_f32: [0.0; CHUNK],
+        }
+    }
+}
+
+/// Runs `v` on `ub` with `scratch` for its lanes; `origins` gives, for a UB byte a gather index was copied to, the
 /// element of its tensor it came from, and `param` a scalar parameter's value by tensor.
 pub(crate) fn execute(
     ub: &mut Level,
+    scratch: &mut Lanes,
     program: &Program,
     v: &VectorInstr,
     origins: &[u64],
@@ -206,8 +254,13 @@ pub(crate) fn execute(
     let row_len = extents[rank - 1] as usize;
     let rows: u64 = extents[..rank - 1].iter().product();
     let mut index = vec![0u64; rank];
-    let mut lanes = [[0.0f64; CHUNK]; 3];
-    let mut out = [0.0f64; CHUNK];
+    let f16_op = f16_arithmetic(v, &sources);
+    let Lanes {
+        f64s: lanes,
+        out,
+        f32s: lanes_f32,
+        out_f32,
+    } = scratch;
     for _ in 0..rows {
         let base = |address: usize, strides: &[u64]| -> Result<usize, String> {
             index[..rank - 1]
@@ -232,6 +285,39 @@ pub(crate) fn execute(
         let mut start = 0;
         while start < row_len {
             let len = CHUNK.min(row_len - start);
+            let run = Run {
+                offset: dst + start * dst_stride,
+                stride: dst_stride,
+                len,
+            };
+            if let Some(op) = f16_op {
+                for (slot, lanes) in lanes_f32.iter_mut().enumerate() {
+                    match sources[slot] {
+                        Source::Ub { strides, .. } => {
+                            let stride = strides[rank - 1] as usize;
+                            let run = Run {
+                                offset: bases[slot] + start * stride,
+                                stride,
+                                len,
+                            };
+                            ub.load_f16(run, lanes)?;
+                        }
+                        Source::Scalar(value) => lanes[..len].fill(value as f32),
+                        Source::None => unreachable!("both sources of an f16 operation"),
+                    }
+                }
+                let [a, b] = &*lanes_f32;
+                let (a, b, out) = (&a[..len], &b[..len], &mut out_f32[..len]);
+                match op {
+                    BinaryOp::Add => zip2(out, a, b, |x, y| x + y),
+                    BinaryOp::Sub => zip2(out, a, b, |x, y| x - y),
+                    BinaryOp::Mul => zip2(out, a, b, |x, y| x * y),
+                    _ => zip2(out, a, b, |x, y| x / y),
+                }
+                ub.store_f16(out, run)?;
+                start += len;
+                continue;
+            }
             for (slot, source) in sources.iter().enumerate() {
                 match *source {
                     Source::None => {}
@@ -247,15 +333,10 @@ pub(crate) fn execute(
                     }
                 }
             }
-            let run = Run {
-                offset: dst + start * dst_stride,
-                stride: dst_stride,
-                len,
-            };
             if let VectorKind::Reduce(op, accumulator) = v.kind {
                 reduce(ub, op, accumulator, &lanes[0][..len], run)?;
             } else {
-                let [a, b, c] = &lanes;
+                let [a, b, c] = &*lanes;
                 compute(
                     v.kind,
                     v.dtype,
@@ -278,6 +359,38 @@ pub(crate) fn execute(
         }
     }
     Ok(())
+}
+
+/// The operation, when `v` is `+ - * /` on f16 values (each source an f16 element or a
+/// constant holding an f16 value) with an f16 result: that runs in f32 lanes instead
+/// of f64 ones, with the same result. A product of two f16 values is exact in f32,
+/// as in f64; a sum, difference or quotient rounded to f32 and then to f16 is what
+/// rounding it to f64 and then to f16 gives, since each of f32 and f64 carries at
+/// least 2p + 2 bits for the p = 11 of f16 and f64 at least 2p + 2 for f32's 24
+/// (Figueroa, "When is double rounding innocuous?", 1995); and the stores round
+/// f32 and f64 lanes alike (both through `half`, which goes through f32 where the
+/// CPU converts in hardware).
+fn f16_arithmetic(v: &VectorInstr, sources: &[Source; 3]) -> Option<BinaryOp> {
+    let VectorKind::Binary(op) = v.kind else {
+        return None;
+    };
+    let holds_f16 = |source: &Source| match *source {
+        Source::Ub { dtype, .. } => dtype == Dtype::F16,
+        Source::Scalar(value) => {
+            Dtype::F16.round(value).to_bits() == value.to_bits() && !value.is_nan()
+        }
+        Source::None => false,
+    };
+    let arithmetic = matches!(
+        op,
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+    );
+    (arithmetic
+        && v.dtype == Dtype::F16
+        && holds_f16(&sources[0])
+        && holds_f16(&sources[1])
+        && matches!(sources[2], Source::None))
+    .then_some(op)
 }
 
 /// One chunk of an elementwise operation: `out[i]` from `a[i]`, `b[i]`, `c[i]`, each
@@ -453,7 +566,7 @@ fn tensor_name(program: &Program, tensor: u16) -> String {
         .unwrap_or_else(|| format!("t{tensor}"))
 }
 
-fn zip2(out: &mut [f64], a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) {
+fn zip2<T: Copy>(out: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T) -> T) {
     for ((out, x), y) in out.iter_mut().zip(a).zip(b) {
         *out = f(*x, *y);
     }
@@ -497,6 +610,7 @@ fn reduce(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use half::f16;
     use npu_core::scalar::HostTensor;
 
     /// Pairs of edge and random values of `dtype`, as two equal-length lists.
@@ -568,6 +682,89 @@ mod tests {
                         assert!(
                             same(want, *got),
                             "{kind:?} {dtype} {x} {y}: {got}, scalar {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// `+ - * /` of f16 values in f32 lanes store the bits the f64 lanes store: every
+    /// f16 value against edge values and random ones, both ways round.
+    #[test]
+    fn f16_arithmetic_in_f32_stores_what_f64_stores() {
+        let every: Vec<u16> = (0..=u16::MAX).collect();
+        let mut every_bytes = Vec::with_capacity(every.len() * 2);
+        for bits in &every {
+            every_bytes.extend_from_slice(&bits.to_le_bytes());
+        }
+        let (mut others, _) = pairs(Dtype::F16);
+        others.truncate(40);
+        let all = Run {
+            offset: 0,
+            stride: 2,
+            len: every.len(),
+        };
+        let mut wide = vec![0.0f64; every.len()];
+        let mut narrow = vec![0.0f32; every.len()];
+        assert!(storage::load(Dtype::F16, &every_bytes, all, &mut wide));
+        assert!(storage::load_f16(&every_bytes, all, &mut narrow));
+        let ops = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div];
+        for other in others {
+            for op in ops {
+                for a_first in [true, false] {
+                    let mut wide_out = vec![0.0f64; every.len()];
+                    let mut narrow_out = vec![0.0f32; every.len()];
+                    let wide_other = vec![other; every.len()];
+                    let narrow_other = vec![other as f32; every.len()];
+                    let (wa, wb, na, nb) = if a_first {
+                        (&wide, &wide_other, &narrow, &narrow_other)
+                    } else {
+                        (&wide_other, &wide, &narrow_other, &narrow)
+                    };
+                    for start in (0..every.len()).step_by(CHUNK) {
+                        let end = (start + CHUNK).min(every.len());
+                        compute(
+                            VectorKind::Binary(op),
+                            Dtype::F16,
+                            &wa[start..end],
+                            &wb[start..end],
+                            &wb[start..end],
+                            &mut wide_out[start..end],
+                        );
+                    }
+                    let arithmetic: fn(f32, f32) -> f32 = match op {
+                        BinaryOp::Add => |x, y| x + y,
+                        BinaryOp::Sub => |x, y| x - y,
+                        BinaryOp::Mul => |x, y| x * y,
+                        _ => |x, y| x / y,
+                    };
+                    zip2(&mut narrow_out, na, nb, arithmetic);
+                    let mut by_wide = vec![0u8; every.len() * 2];
+                    let mut by_narrow = vec![0u8; every.len() * 2];
+                    let mut tags = vec![storage::UNWRITTEN; every.len() * 2];
+                    assert!(storage::store(
+                        Dtype::F16,
+                        &wide_out,
+                        &mut by_wide,
+                        &mut tags,
+                        all
+                    ));
+                    assert!(storage::store_f16(
+                        &narrow_out,
+                        &mut by_narrow,
+                        &mut tags,
+                        all
+                    ));
+                    for (i, (w, n)) in by_wide.chunks(2).zip(by_narrow.chunks(2)).enumerate() {
+                        let (w, n) = (
+                            f16::from_le_bytes([w[0], w[1]]),
+                            f16::from_le_bytes([n[0], n[1]]),
+                        );
+                        assert!(
+                            w.to_bits() == n.to_bits() || (w.is_nan() && n.is_nan()),
+                            "{op:?} {} {other} (a first: {a_first}): f64 lanes {w}, f32 lanes {n}",
+                            wide[i]
                         );
                     }
                 }

@@ -338,7 +338,7 @@ impl Validator<'_> {
         let code = &program.classes[class as usize];
         // (from, to, event) -> (sets, waits), sorted before reporting so reports come
         // in order (a class uses a few flags: a list beats a map).
-        let mut flags: Vec<((Pipe, Pipe, u16), (u64, u64))> = Vec::new();
+        let mut flags: Vec<(FlagId, (u64, u64))> = Vec::new();
         // A run of a compact class is checked once: its copies after the first two
         // differ from the second only in tiles and global-memory offsets, which
         // `global_memory` checks by the first two; the second copy's flags count for
@@ -640,6 +640,9 @@ impl Validator<'_> {
 }
 
 /// One past the last byte of `rows` rows of `row` bytes, `stride` bytes apart.
+/// A flag: the pipe that sets it, the pipe that waits for it, and its event id.
+type FlagId = (Pipe, Pipe, u16);
+
 /// The value kept for `key` in a short list of pairs, a default one added if none is.
 fn entry<K: PartialEq, V: Default>(list: &mut Vec<(K, V)>, key: K) -> &mut V {
     let index = match list.iter().position(|(k, _)| *k == key) {

@@ -262,7 +262,8 @@ fn snapshot(engine: &mut Engine, start: f64, outside: &Outside) -> Option<Checkp
     let below = relevant.iter().take_while(|at| **at <= floor).count();
     let all_issued = engine.issued.len() == engine.loops;
     relative.push(u64::from(all_issued));
-    if !engine.by_formula && !(all_issued && below == relevant.len()) {
+    let settled = all_issued && below == relevant.len();
+    if !engine.by_formula && !settled {
         relative.push(below as u64);
         relative.push(engine.issued.len().saturating_sub(oldest) as u64);
         for at in &relevant[below..] {
@@ -316,7 +317,7 @@ fn periods(engine: &Engine, a: &Checkpoint, b: &Checkpoint) -> u64 {
             // Inside a run of a compact class, copies a whole number of copies apart
             // are alike up to the run's end: jump there.
             if let Some(run) = stream.run_at(a.pc[pipe] + matched)
-                && advance % run.len == 0
+                && advance.is_multiple_of(run.len)
                 && (advance / run.len) as u64 * u64::from(run.tiles) == u64::from(period)
                 && b.pc[pipe] + matched < run.end()
                 && u64::from(later.tile) < loops

@@ -35,12 +35,12 @@
 //! A timing-only run simulates each class of identical cores once, and within a core
 //! advances over iterations that repeat with the same timing by arithmetic (the
 //! steady-state collapse, exact by construction: see `engine/collapse.rs`); S, when it
-//! runs nothing but its loops, issues them by formula. [`evaluate`] gives a
-//! timing-only run the compact program ([`npu_core::lower::lower_compact`]: each run
-//! of alike tiles held once), so lowering, validation and simulation all cost what
-//! the distinct tile shapes cost, not what the tiles do: a 16M-element vmla in 32,768
-//! tiles is a 188-instruction program whose 753,668 instructions the engine times
-//! running about 300 of them one at a time.
+//! runs nothing but its loops, issues them by formula. [`evaluate`] lowers a vector
+//! kernel to the compact program ([`npu_core::lower::lower_compact`]: each run of
+//! alike tiles held once), which the engine reads copy by copy: lowering and
+//! validation cost what the distinct tile shapes cost, and so does a timing-only run:
+//! a 16M-element vmla in 32,768 tiles is a 188-instruction program whose 753,668
+//! instructions the engine times running about 300 of them one at a time.
 //!
 //! A wait no pipe can satisfy is a [`SimError::Deadlock`], never a hang, a program
 //! longer than the budget is refused with [`SimError::InstructionBudget`] (counted on
@@ -175,13 +175,13 @@ pub enum SimError {
     },
     /// The program has more instructions than [`SimOptions::max_instructions`]:
     /// `needed` is the real count of the lowered program. A compact program
-    /// ([`npu_core::lower::lower_compact`]) is held to the instructions the engine runs
-    /// one at a time, the collapse advancing over the rest; its refusal too states
-    /// the program's real count.
+    /// ([`npu_core::lower::lower_compact`]) in a timing-only run with the collapse is
+    /// held to the instructions the engine runs one at a time, the collapse advancing
+    /// over the rest; its refusal too states the program's real count.
     InstructionBudget { limit: u64, needed: u64 },
     /// [`evaluate`] did not lower the schedule: the estimate of its instructions
     /// ([`npu_core::lower::estimate_instructions`], which overshoots by up to about
-    /// 2×; for a timing-only run, of the instructions its compact program holds,
+    /// 2×; for a vector kernel, of the instructions its compact program holds,
     /// [`npu_core::lower::estimate_held_instructions`]) is more than
     /// [`LOWERING_FACTOR`] times the budget, so the real count would be over it too
     /// and building the program would only waste memory.
@@ -351,19 +351,13 @@ pub fn simulate(
             }
         }
     })?;
-    // A compact program's runs are for the timing engine; what executes or traces
-    // every instruction gets them written out.
-    let expanded;
-    let program = if program.is_compact() && (options.functional || options.trace) {
-        expanded = program.clone().into_expanded();
-        &expanded
-    } else {
-        program
-    };
-    // The engine advances over a compact program's steady runs by arithmetic, so its
-    // budget counts the instructions it runs one at a time instead (`engine::run`).
+    // The engine reads a compact program's runs copy by copy, so a functional or
+    // traced run executes every instruction as the full program's. A timing-only run
+    // advances over the steady runs by arithmetic, so its budget counts the
+    // instructions it runs one at a time instead (`engine::run`).
     let needed = program.instruction_count();
-    if !program.is_compact() && needed > options.max_instructions {
+    let collapses = options.collapse && !options.functional && !options.trace;
+    if !(program.is_compact() && collapses) && needed > options.max_instructions {
         return Err(SimError::InstructionBudget {
             limit: options.max_instructions,
             needed,
@@ -465,14 +459,12 @@ pub fn evaluate(
     };
     // Refuse a program far too big to build before building it; anything nearer the
     // budget is lowered, and `simulate` refuses it on its real instruction count.
-    // Timing alone runs on the compact program, which holds each run of alike tiles
-    // once: the estimate is of what it holds. (Its loop iterations are numbered in 32
-    // bits, which any program the full estimate keeps below 2^32 fits.)
+    // A vector kernel runs on the compact program, which holds each run of alike tiles
+    // once: the estimate is of what it holds, and `simulate` holds the run to the
+    // budget by its real count. (Its loop iterations are numbered in 32 bits, which
+    // any program the full estimate keeps below 2^32 fits.)
     let full = estimate_instructions(kernel, checked);
-    let compact = !options.functional
-        && !options.trace
-        && npu_core::lower::compacts(kernel)
-        && full <= u64::from(u32::MAX);
+    let compact = npu_core::lower::compacts(kernel) && full <= u64::from(u32::MAX);
     let estimate = if compact {
         estimate_held_instructions(kernel, checked)
     } else {

@@ -140,30 +140,13 @@ fn lower_with(kernel: &CheckedKernel, schedule: usize, compact: bool) -> Program
                     summary: summary(kernel, checked, &core.ranges),
                     ..CoreCode::default()
                 };
-                let mut code = empty.clone();
+                // A compact lowering whose runs turn out not to repeat is done again in
+                // full, from the tables as they were, so the entries come in the order
+                // the full lowering gives them.
                 let tables_before = table_lengths(&program, &tables);
-                let mut lowering = Lowering {
-                    kernel,
-                    schedule: checked,
-                    tensors: &tensors,
-                    program: &mut program,
-                    tables: &mut tables,
-                    ranges: &core.ranges,
-                    start: &core.start,
-                    compact,
-                };
-                let held = match &kernel.class {
-                    KernelClass::Matmul(_) => {
-                        matmul::lower_class(&mut lowering, &mut code);
-                        true
-                    }
-                    _ => vector::lower_class(&mut lowering, &mut code),
-                };
-                if !held || !runs_hold(&program, &kernel.target, &code) {
-                    // Back to the tables as they were, so the entries come in the
-                    // order the full lowering gives them.
-                    truncate(&mut program, &mut tables, tables_before);
-                    code = empty;
+                let mut code = empty.clone();
+                for compact in [compact, false] {
+                    code = empty.clone();
                     let mut lowering = Lowering {
                         kernel,
                         schedule: checked,
@@ -172,9 +155,19 @@ fn lower_with(kernel: &CheckedKernel, schedule: usize, compact: bool) -> Program
                         tables: &mut tables,
                         ranges: &core.ranges,
                         start: &core.start,
-                        compact: false,
+                        compact,
                     };
-                    vector::lower_class(&mut lowering, &mut code);
+                    let held = match &kernel.class {
+                        KernelClass::Matmul(_) => {
+                            matmul::lower_class(&mut lowering, &mut code);
+                            true
+                        }
+                        _ => vector::lower_class(&mut lowering, &mut code),
+                    };
+                    if held && runs_hold(&program, &kernel.target, &code) {
+                        break;
+                    }
+                    truncate(&mut program, &mut tables, tables_before);
                 }
                 program.classes.push(code);
                 class_keys.push(key);

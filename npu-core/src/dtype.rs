@@ -81,8 +81,8 @@ impl Dtype {
     /// the way the hardware stores a result. Floats round to nearest even.
     pub fn round(self, value: f64) -> f64 {
         match self {
-            Dtype::F16 => half::f16::from_f64(value).to_f64(),
-            Dtype::Bf16 => half::bf16::from_f64(value).to_f64(),
+            Dtype::F16 => f16_from_f64(value).to_f64(),
+            Dtype::Bf16 => bf16_from_f64(value).to_f64(),
             Dtype::F32 => value as f32 as f64,
             Dtype::I8 => wrap(value, 8, true),
             Dtype::U8 => wrap(value, 8, false),
@@ -152,4 +152,35 @@ impl fmt::Display for Dtype {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// `value` rounded to f16, to nearest with ties to even, in one rounding. (`half`'s
+/// `f16::from_f64` goes through f32 rounded to nearest and can end an ulp off near a
+/// tie: half-rs issue #116.) Rounding to f32 by round-to-odd first keeps the result
+/// exact, as f32 carries more than the 11 + 2 bits that needs.
+pub fn f16_from_f64(value: f64) -> half::f16 {
+    half::f16::from_f32(round_to_odd_f32(value))
+}
+
+/// `value` rounded to bf16 in one rounding, as [`f16_from_f64`] (f32 carries more than
+/// bf16's 8 + 2 bits).
+pub fn bf16_from_f64(value: f64) -> half::bf16 {
+    half::bf16::from_f32(round_to_odd_f32(value))
+}
+
+/// `value` as f32 rounded to odd: itself when f32 holds it, else whichever of its two
+/// f32 neighbours has an odd last bit (infinity past f32's range).
+fn round_to_odd_f32(value: f64) -> f32 {
+    let nearest = value as f32;
+    if !value.is_finite()
+        || nearest.is_infinite()
+        || f64::from(nearest) == value
+        || nearest.to_bits() & 1 == 1
+    {
+        return nearest;
+    }
+    // `nearest` is the even neighbour: the odd one is a step on `value`'s side.
+    let bits = nearest.to_bits();
+    let away_from_zero = f64::from(nearest).abs() < value.abs();
+    f32::from_bits(if away_from_zero { bits + 1 } else { bits - 1 })
 }

@@ -249,10 +249,18 @@ macro_rules! element {
     };
 }
 
-element!(half::f16, Dtype::F16, |v| half::f16::from_f64(v), |s| s
-    .to_f64());
-element!(half::bf16, Dtype::Bf16, |v| half::bf16::from_f64(v), |s| s
-    .to_f64());
+element!(
+    half::f16,
+    Dtype::F16,
+    |v| crate::dtype::f16_from_f64(v),
+    |s| s.to_f64()
+);
+element!(
+    half::bf16,
+    Dtype::Bf16,
+    |v| crate::dtype::bf16_from_f64(v),
+    |s| s.to_f64()
+);
 element!(f32, Dtype::F32, |v| v as f32, |s| f64::from(s));
 element!(i8, Dtype::I8, |v| v as i8, |s| f64::from(s));
 element!(u8, Dtype::U8, |v| v as u8, |s| f64::from(s));

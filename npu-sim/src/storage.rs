@@ -19,6 +19,7 @@
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 use half::{bf16, f16};
 use npu_core::Dtype;
+use npu_core::dtype::{bf16_from_f64, f16_from_f64};
 
 /// Elements converted at a time: lanes live on the stack, in the L1 cache.
 pub(crate) const CHUNK: usize = 256;
@@ -253,13 +254,13 @@ pub(crate) fn encode(dtype: Dtype, lanes: &[f64], bytes: &mut [u8]) {
                 let mut bits = [0u16; CHUNK];
                 let bits = &mut bits[..lanes.len().min(bytes.len() / 2)];
                 let lanes = &lanes[..bits.len()];
-                // The same conversions as `Dtype::round`: `from_f64`, a slice at a time.
-                if dtype == Dtype::F16 {
-                    bits.reinterpret_cast_mut::<f16>()
-                        .convert_from_f64_slice(lanes);
-                } else {
-                    bits.reinterpret_cast_mut::<bf16>()
-                        .convert_from_f64_slice(lanes);
+                // The same conversions as `Dtype::round`.
+                for (bit, lane) in bits.iter_mut().zip(lanes) {
+                    *bit = if dtype == Dtype::F16 {
+                        f16_from_f64(*lane).to_bits()
+                    } else {
+                        bf16_from_f64(*lane).to_bits()
+                    };
                 }
                 for (bit, element) in bits.iter().zip(bytes.chunks_exact_mut(2)) {
                     element.copy_from_slice(&bit.to_le_bytes());

@@ -121,6 +121,12 @@ impl fmt::Display for SimError {
                 )
             }
             SimError::Index { core, error } => write!(f, "{error} (on core {core})"),
+            // A program whose tables are wrong has no one instruction to blame.
+            SimError::BadProgram {
+                instruction,
+                message,
+                ..
+            } if instruction.is_empty() => write!(f, "bad program: {message}"),
             SimError::BadProgram {
                 core,
                 pipe,

@@ -81,12 +81,6 @@ impl CoreCode {
                 .sum::<usize>()
     }
 
-    /// Instruction `index` of `pipe`'s full stream, every copy counted (for many
-    /// reads, [`StreamView`] builds the lookup once).
-    pub fn instr(&self, pipe: usize, index: usize) -> Option<Instr> {
-        StreamView::new(self, pipe).get(index)
-    }
-
     /// The held instructions of `pipe`'s stream with how many of the full stream each
     /// stands for: copy 1 of a run stands for every copy after copy 0.
     pub fn weighted(&self, pipe: Pipe) -> impl Iterator<Item = (&Instr, u64)> {

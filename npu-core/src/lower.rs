@@ -42,7 +42,8 @@ mod tensors;
 mod vector;
 
 pub use estimate::{
-    active_cores, constant_value, estimate_held_instructions, estimate_instructions, vector_width,
+    active_cores, constant_value, estimate_held_instructions, estimate_instructions,
+    holds_compactly, vector_width,
 };
 pub use tensors::PadValue;
 pub(crate) use tensors::{TensorInfo, Window, gm_strides};
@@ -122,17 +123,9 @@ fn lower_with(kernel: &CheckedKernel, schedule: usize, compact: bool) -> Program
     let tensors = tensor_infos(kernel, checked);
     let mut tables = Tables::default();
     let mut class_keys: Vec<Vec<(u64, u64)>> = Vec::new();
+    let padded = tensors.iter().any(|info| info.padded);
     for core in &work.cores {
-        let mut key: Vec<(u64, u64)> = core
-            .ranges
-            .iter()
-            .map(|r| (r.count, r.last_extent))
-            .collect();
-        // A padded view's copies clip at the tensor's ends, which depend on where the
-        // core starts: such cores share code only with cores that start alike.
-        if tensors.iter().any(|info| info.padded) {
-            key.extend(core.start.iter().map(|s| (*s, u64::MAX)));
-        }
+        let key = core.class_key(padded);
         let class = match class_keys.iter().position(|k| *k == key) {
             Some(class) => class,
             None => {
@@ -310,6 +303,23 @@ struct CoreWork {
     /// First tile of each axis.
     start: Vec<u64>,
     ranges: Vec<AxisRange>,
+}
+
+impl CoreWork {
+    /// What cores that share one [`CoreCode`] have alike: their tile counts and tails,
+    /// and, when the kernel has a padded view, where they start (its copies clip at
+    /// the tensor's ends, which depend on the start).
+    fn class_key(&self, padded: bool) -> Vec<(u64, u64)> {
+        let mut key: Vec<(u64, u64)> = self
+            .ranges
+            .iter()
+            .map(|r| (r.count, r.last_extent))
+            .collect();
+        if padded {
+            key.extend(self.start.iter().map(|s| (*s, u64::MAX)));
+        }
+        key
+    }
 }
 
 struct Work {

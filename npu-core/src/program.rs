@@ -567,6 +567,12 @@ impl Program {
             .sum()
     }
 
+    /// Instructions of one core of each class, every copy of a run counted: what a
+    /// timing-only simulation runs (alike cores run alike).
+    pub fn class_instruction_count(&self) -> u64 {
+        self.classes.iter().map(CoreCode::instruction_count).sum()
+    }
+
     /// Cores that get work.
     pub fn active_cores(&self) -> u64 {
         self.cores.len() as u64

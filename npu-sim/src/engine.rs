@@ -144,11 +144,12 @@ pub(crate) fn run(
         if one_at_a_time(&run) > budget {
             return Err(SimError::InstructionBudget {
                 limit: budget,
-                // A compact program's refusal states its real count, as a full one's.
+                // A compact program's refusal states the real count of a timing-only
+                // run (`simulate` checks a full one's before it starts).
                 needed: if code.repeats.is_empty() {
                     run.executed
                 } else {
-                    program.instruction_count()
+                    program.class_instruction_count()
                 },
             });
         }

@@ -26,15 +26,16 @@ pub enum SimError {
         cycle: u64,
         reason: String,
     },
-    /// The program has more instructions than [`SimOptions::max_instructions`](crate::SimOptions::max_instructions):
-    /// `needed` is the real count of the lowered program. A compact program
+    /// The run would execute more instructions than [`SimOptions::max_instructions`](crate::SimOptions::max_instructions):
+    /// `needed` is the real count, of every core's instructions on data and of one
+    /// core's of each class of identical cores for timing. A compact program
     /// ([`npu_core::lower::lower_compact`]) in a timing-only run with the collapse is
     /// held to the instructions the engine runs one at a time, the collapse advancing
-    /// over the rest; its refusal too states the program's real count.
+    /// over the rest; its refusal too states the real count.
     InstructionBudget { limit: u64, needed: u64 },
-    /// [`evaluate`](crate::evaluate) did not lower the schedule: the estimate of its instructions
-    /// ([`npu_core::lower::estimate_instructions`], which overshoots by up to about
-    /// 2×; for a vector kernel, of the instructions its compact program holds,
+    /// [`evaluate`](crate::evaluate) did not lower the schedule: the estimate of what the run would
+    /// execute ([`npu_core::lower::estimate_instructions`], which overshoots by up to
+    /// about 2×, on data; for timing, of the instructions the program holds,
     /// [`npu_core::lower::estimate_held_instructions`]) is more than
     /// [`LOWERING_FACTOR`](crate::LOWERING_FACTOR) times the budget, so the real count would be over it too
     /// and building the program would only waste memory.
@@ -89,13 +90,13 @@ impl fmt::Display for SimError {
             SimError::InstructionBudget { limit, needed } => {
                 write!(
                     f,
-                    "the program needs {needed} instructions, more than the budget of {limit}; use larger tiles"
+                    "the run needs {needed} instructions, more than the budget of {limit}; use larger tiles"
                 )
             }
             SimError::TooLargeToLower { limit, estimate } => {
                 write!(
                     f,
-                    "the program would need about {estimate} instructions (an estimate; it was not built), far more than the budget of {limit}; use larger tiles"
+                    "the run would need about {estimate} instructions (an estimate; the program was not built), far more than the budget of {limit}; use larger tiles"
                 )
             }
             SimError::BadInput { message } => f.write_str(message),

@@ -44,7 +44,8 @@
 //!
 //! A wait no pipe can satisfy is a [`SimError::Deadlock`], never a hang, a program
 //! longer than the budget is refused with [`SimError::InstructionBudget`] (counted on
-//! the lowered program, or for a compact one on the instructions run one at a time;
+//! what the run executes: every core's instructions on data, one core's of each class
+//! for timing, and for a compact program only those run one at a time;
 //! [`evaluate`] refuses a schedule whose estimate is far past it
 //! with [`SimError::TooLargeToLower`] without building it), and a
 //! program the validator ([`npu_core::validate()`]) rejects for its target is refused
@@ -80,7 +81,7 @@ mod trace;
 mod vector;
 
 use npu_core::ir::{CheckedKernel, Role};
-use npu_core::lower::{estimate_held_instructions, estimate_instructions, lower};
+use npu_core::lower::{estimate_held_instructions, estimate_instructions, holds_compactly, lower};
 use npu_core::program::{Pipe, Program};
 use npu_core::scalar::HostTensor;
 use npu_core::validate::Rule;
@@ -106,7 +107,9 @@ pub struct SimOptions {
     pub functional: bool,
     /// Record every instruction for a Chrome trace.
     pub trace: bool,
-    /// The most instructions a program may have over all its cores.
+    /// The most instructions a run may execute: every core's in a functional or traced
+    /// run, one core's of each class of identical cores in a timing-only run (with the
+    /// collapse, of a compact program only those run one at a time).
     pub max_instructions: u64,
     /// Timing only: advance over iterations that repeat with the same timing by
     /// arithmetic instead of simulating each (the report is the same; see
@@ -218,12 +221,14 @@ pub fn simulate(
             }
         }
     })?;
-    // The engine reads a compact program's runs copy by copy, so a functional or
-    // traced run executes every instruction as the full program's. A timing-only run
-    // advances over the steady runs by arithmetic, so its budget counts the
-    // instructions it runs one at a time instead (`engine::run`).
-    let needed = program.instruction_count();
-    let collapses = options.collapse && !options.functional && !options.trace;
+    // The budget counts what the run executes: a functional or traced run every
+    // core's instructions (a compact program's runs read copy by copy), a timing-only
+    // run one core of each class (alike cores run alike). A timing-only run with the
+    // collapse advances over a compact program's steady runs by arithmetic, so the
+    // engine counts the instructions it runs one at a time instead (`engine::run`).
+    let every_core = options.functional || options.trace;
+    let needed = budget_count(program, every_core);
+    let collapses = options.collapse && !every_core;
     if !(program.is_compact() && collapses) && needed > options.max_instructions {
         return Err(SimError::InstructionBudget {
             limit: options.max_instructions,
@@ -242,7 +247,6 @@ pub fn simulate(
         None
     };
     let mut events = options.trace.then(Vec::new);
-    let every_core = options.functional || options.trace;
     let mut runs: Vec<Option<ClassRun>> = (0..program.classes.len()).map(|_| None).collect();
     let mut counts = vec![0u64; program.classes.len()];
     let mut collapsed = 0;
@@ -305,6 +309,15 @@ pub fn simulate(
     })
 }
 
+/// The instructions a run executes, as [`SimOptions::max_instructions`] counts them.
+fn budget_count(program: &Program, every_core: bool) -> u64 {
+    if every_core {
+        program.instruction_count()
+    } else {
+        program.class_instruction_count()
+    }
+}
+
 /// Lowers schedule `schedule` of `kernel`, simulates it and, when functional, compares
 /// the outputs with `expected`, or with [`reference()`] when `expected` is `None`, with
 /// the tolerances of [`compare_outputs_with`] for the kernel's longest reduction.
@@ -324,18 +337,16 @@ pub fn evaluate(
             ),
         });
     };
-    // Refuse a program far too big to build before building it; anything nearer the
-    // budget is lowered, and `simulate` refuses it on its real instruction count.
-    // A vector kernel runs on the compact program, which holds each run of alike tiles
-    // once: the estimate is of what it holds, and `simulate` holds the run to the
-    // budget by its real count. (Its loop iterations are numbered in 32 bits, which
-    // any program the full estimate keeps below 2^32 fits.)
-    let full = estimate_instructions(kernel, checked);
-    let compact = npu_core::lower::compacts(kernel) && full <= u64::from(u32::MAX);
-    let estimate = if compact {
-        estimate_held_instructions(kernel, checked)
+    // Refuse a run far too big before building its program; anything nearer the
+    // budget is lowered, and `simulate` refuses it on its real count. A functional or
+    // traced run executes every core's instructions; a timing-only one, what the
+    // program holds (one core of each class, a vector kernel's runs of alike tiles
+    // held once), the collapse advancing over the rest.
+    let compact = holds_compactly(kernel, checked);
+    let estimate = if options.functional || options.trace {
+        estimate_instructions(kernel, checked)
     } else {
-        full
+        estimate_held_instructions(kernel, checked)
     };
     if estimate > options.max_instructions.saturating_mul(LOWERING_FACTOR) {
         return Err(SimError::TooLargeToLower {

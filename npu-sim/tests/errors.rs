@@ -102,7 +102,7 @@ fn a_program_over_the_budget_stops() {
             needed: program.instruction_count()
         }
     );
-    assert_snapshot!(error.to_string(), @"the program needs 740 instructions, more than the budget of 100; use larger tiles");
+    assert_snapshot!(error.to_string(), @"the run needs 740 instructions, more than the budget of 100; use larger tiles");
     // `evaluate` lowers a program near the budget and refuses it on its real count,
     // not on the estimate (which is larger). (Traced, so the full program: timing
     // alone runs the compact program, below.)
@@ -156,26 +156,96 @@ fn a_compact_program_is_held_to_the_instructions_it_runs_one_at_a_time() {
 #[test]
 fn a_program_far_over_the_budget_is_refused_from_its_estimate_and_says_so() {
     // A matmul is lowered in full (a vector kernel's compact program is small, and
-    // refused by its real count instead).
+    // refused by its real count instead). Timing alone is estimated on what the
+    // program holds (one core of each class), a run on data on every core's.
     let kernel = support::check(&support::kernel_file("matmul"));
-    let options = SimOptions {
-        max_instructions: 100,
-        ..timing()
+    let cores = kernel
+        .schedules
+        .iter()
+        .position(|s| s.name == "cores")
+        .unwrap();
+    let schedule = &kernel.schedules[cores];
+    let held = npu_core::lower::estimate_held_instructions(&kernel, schedule);
+    let full = npu_core::lower::estimate_instructions(&kernel, schedule);
+    assert!(held * 3 < full, "4 alike cores: {held} held of {full}");
+    for (options, estimate) in [(timing(), held), (SimOptions::default(), full)] {
+        let options = SimOptions {
+            max_instructions: 100,
+            ..options
+        };
+        let error = evaluate(&kernel, cores, &[], None, &options).expect_err("far over the budget");
+        assert_eq!(
+            error,
+            SimError::TooLargeToLower {
+                limit: 100,
+                estimate
+            }
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("(an estimate; the program was not built)"),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn a_timing_run_is_held_to_one_core_of_each_class() {
+    // Timing alone runs one core of each class of identical cores: a matmul over 4
+    // alike cores fits a budget of a quarter of its instructions, while a run on data,
+    // which executes every core, is refused with the whole count.
+    let kernel = support::check(&support::kernel_file("matmul"));
+    let cores = kernel
+        .schedules
+        .iter()
+        .position(|s| s.name == "cores")
+        .unwrap();
+    let program = lower(&kernel, cores);
+    assert_eq!(program.classes.len(), 1);
+    let held = program.class_instruction_count();
+    assert_eq!(program.instruction_count(), 4 * held);
+    let budget = |max_instructions| SimOptions {
+        max_instructions,
+        ..SimOptions::default()
     };
-    let error = evaluate(&kernel, 0, &[], None, &options).expect_err("far over the budget");
-    let estimate = npu_core::lower::estimate_instructions(&kernel, &kernel.schedules[0]);
+    let inputs = support::inputs(&kernel, 1);
+    let timed = evaluate(
+        &kernel,
+        cores,
+        &[],
+        None,
+        &SimOptions {
+            functional: false,
+            ..budget(held)
+        },
+    )
+    .expect("one core's instructions fit");
+    let full = simulate(&kernel, &program, &[], &timing()).expect("simulates");
+    assert_eq!(timed.report, full.report);
     assert_eq!(
-        error,
-        SimError::TooLargeToLower {
-            limit: 100,
-            estimate
+        evaluate(&kernel, cores, &inputs, None, &budget(2 * held))
+            .expect_err("every core's do not"),
+        SimError::InstructionBudget {
+            limit: 2 * held,
+            needed: 4 * held
         }
     );
-    assert!(
-        error
-            .to_string()
-            .contains("(an estimate; it was not built)"),
-        "{error}"
+    assert_eq!(
+        simulate(
+            &kernel,
+            &program,
+            &[],
+            &SimOptions {
+                functional: false,
+                ..budget(held - 1)
+            }
+        )
+        .expect_err("one core's do not fit one less"),
+        SimError::InstructionBudget {
+            limit: held - 1,
+            needed: held
+        }
     );
 }
 

@@ -67,33 +67,53 @@ pub fn estimate_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule)
     }
 }
 
-/// [`estimate_instructions`] for [`lower_compact`](super::lower_compact)'s program as
-/// held: the estimate scaled by the share of its tiles the first core's class holds
-/// (the first core has the most tiles).
+/// Whether [`lower_compact`](super::lower_compact) is the lowering to use for a
+/// schedule: the kernel [`compacts`], and its full program's loop iterations, numbered
+/// in 32 bits in a compact program, fit (any program the full estimate keeps below
+/// 2^32 does).
+pub fn holds_compactly(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> bool {
+    compacts(kernel) && estimate_instructions(kernel, schedule) <= u64::from(u32::MAX)
+}
+
+/// [`estimate_instructions`] for what [`lower_compact`](super::lower_compact) holds:
+/// one code for each class of alike cores, and for a vector kernel each run of alike
+/// tiles as two copies. The estimate is scaled by the share of the cores' tiles the
+/// held code stands for. A timing-only simulation runs as many instructions (one core
+/// of each class) before the steady-state collapse.
 pub fn estimate_held_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
     let estimate = estimate_instructions(kernel, schedule);
-    if !compacts(kernel) {
-        return estimate;
-    }
     let work = distribute(kernel, schedule);
-    let Some(core) = work.cores.first() else {
-        return estimate;
-    };
+    let padded = (0..kernel.tensors.len()).any(|tensor| plan::is_padded(kernel, tensor));
+    let compact = holds_compactly(kernel, schedule);
     let copy = schedule
         .stages
         .iter()
         .fold(1, |copy, stage| vector::lcm(copy, stage.depth.max(1)));
-    let tiles: u64 = schedule
-        .order
-        .iter()
-        .map(|a| core.ranges[*a].count)
-        .product();
-    match vector::choose_skip(&core.ranges, &schedule.order, copy) {
-        Some((kept, _)) if tiles > 0 => {
-            (u128::from(estimate) * u128::from(kept)).div_ceil(u128::from(tiles)) as u64
+    let (mut held, mut all) = (0u128, 0u128);
+    let mut keys = Vec::new();
+    for core in &work.cores {
+        let tiles: u64 = schedule
+            .order
+            .iter()
+            .map(|a| core.ranges[*a].count)
+            .product();
+        all += u128::from(tiles);
+        let key = core.class_key(padded);
+        if keys.contains(&key) {
+            continue;
         }
-        _ => estimate,
+        keys.push(key);
+        held += u128::from(
+            match vector::choose_skip(&core.ranges, &schedule.order, copy) {
+                Some((kept, _)) if compact => kept,
+                _ => tiles,
+            },
+        );
     }
+    if all == 0 {
+        return estimate;
+    }
+    (u128::from(estimate) * held).div_ceil(all) as u64
 }
 
 /// The value of an expression made only of constants, unary and binary arithmetic and

@@ -309,17 +309,30 @@ fn periods(engine: &Engine, a: &Checkpoint, b: &Checkpoint) -> u64 {
         }
         let mut matched = 0usize;
         let mut previous_tile = 0u32;
+        // Where the pairs matched inside the current run began: (the run's start,
+        // `matched` then).
+        let mut inside: Option<(usize, usize)> = None;
         let stream = &engine.streams[pipe];
         while let (Some(earlier), Some(later)) = (
             stream.get(a.pc[pipe] + matched),
             stream.get(b.pc[pipe] + matched),
         ) {
-            // Inside a run of a compact class, copies a whole number of copies apart
-            // are alike up to the run's end: jump there.
-            if let Some(run) = stream.run_at(a.pc[pipe] + matched)
-                && advance.is_multiple_of(run.len)
-                && (advance / run.len) as u64 * u64::from(run.tiles) == u64::from(period)
-                && b.pc[pipe] + matched < run.end()
+            // Inside a run of a compact class, instruction `q` is copy 0's instruction
+            // `(q - start) mod len` moved on by whole copies, so whether `q` matches
+            // `q + advance` depends only on that remainder: once `len` pairs in a row
+            // inside the run match, or the advance is a whole number of copies, every
+            // pair up to the run's end does. Jump there.
+            let run = stream
+                .run_at(a.pc[pipe] + matched)
+                .filter(|run| b.pc[pipe] + matched < run.end());
+            if run.is_none_or(|run| inside.is_none_or(|(at, _)| at != run.at)) {
+                inside = run.map(|run| (run.at, matched));
+            }
+            if let Some(run) = run
+                && let Some((_, since)) = inside
+                && (matched - since >= run.len
+                    || advance.is_multiple_of(run.len)
+                        && (advance / run.len) as u64 * u64::from(run.tiles) == u64::from(period))
                 && u64::from(later.tile) < loops
             {
                 let last = stream
@@ -328,6 +341,7 @@ fn periods(engine: &Engine, a: &Checkpoint, b: &Checkpoint) -> u64 {
                 if u64::from(last.tile) < loops {
                     matched = run.end() - b.pc[pipe];
                     previous_tile = last.tile;
+                    inside = None;
                     if (matched.saturating_sub(1) / advance) as u64 >= most {
                         break;
                     }

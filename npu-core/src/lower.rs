@@ -63,8 +63,7 @@ pub fn lower(kernel: &CheckedKernel, schedule: usize) -> Program {
     lower_with(kernel, schedule, false)
 }
 
-/// Lowers as [`lower`], but holds each run of alike tiles of a vector kernel as two
-/// copies and a count ([`crate::program::Repeat`]): the program's size then grows
+/// Lowers as [`lower`], but holds each run of alike tiles as two copies and a count ([`crate::program::Repeat`]): the program's size then grows
 /// with its distinct tile shapes, not its tiles. Its
 /// [`into_expanded`](Program::into_expanded) is exactly [`lower`]'s program.
 ///
@@ -91,12 +90,11 @@ pub fn lower_compact(kernel: &CheckedKernel, schedule: usize) -> Program {
     lower_with(kernel, schedule, true)
 }
 
-/// Whether [`lower_compact`] holds runs of a kernel's tiles compactly: a vector
-/// kernel without padded views (a padded view's copies clip near the tensor's ends, so
-/// its tiles are not alike). A matmul is lowered in full.
+/// Whether [`lower_compact`] holds runs of a kernel's tiles compactly: a kernel
+/// without padded views (a padded view's copies clip near the tensor's ends, so its
+/// tiles are not alike).
 pub fn compacts(kernel: &CheckedKernel) -> bool {
-    !matches!(kernel.class, KernelClass::Matmul(_))
-        && !(0..kernel.tensors.len()).any(|tensor| plan::is_padded(kernel, tensor))
+    !(0..kernel.tensors.len()).any(|tensor| plan::is_padded(kernel, tensor))
 }
 
 fn lower_with(kernel: &CheckedKernel, schedule: usize, compact: bool) -> Program {
@@ -151,10 +149,7 @@ fn lower_with(kernel: &CheckedKernel, schedule: usize, compact: bool) -> Program
                         compact,
                     };
                     let held = match &kernel.class {
-                        KernelClass::Matmul(_) => {
-                            matmul::lower_class(&mut lowering, &mut code);
-                            true
-                        }
+                        KernelClass::Matmul(_) => matmul::lower_class(&mut lowering, &mut code),
                         _ => vector::lower_class(&mut lowering, &mut code),
                     };
                     if held && runs_hold(&program, &kernel.target, &code) {

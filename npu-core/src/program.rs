@@ -81,6 +81,7 @@ mod listing;
 mod repeat;
 mod structure;
 
+pub(crate) use repeat::moved_on;
 pub use repeat::{Repeat, Segment, StreamView};
 pub use structure::ProgramError;
 

@@ -222,3 +222,115 @@ fn a_budget_hit_inside_a_collapsed_stretch_is_the_same_error() {
         }
     }
 }
+
+#[test]
+fn compact_matmuls_expand_time_and_compute_as_the_full_program() {
+    // Matmuls long enough along one axis for runs of alike output tiles: a plain one
+    // (m), a batched one (t) and one with a shared weight, under random legal
+    // schedules. Each compact program must expand to exactly the full program, time
+    // exactly as it does (with the collapse and the jump through runs), and compute
+    // the same outputs.
+    const MATMULS: [&str; 3] = [
+        "kernel mm(a: [f16; 768, 64], b: [f16; 64, 96]) -> c: [f32; 768, 96] { c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32); }",
+        "kernel bmm(a: [f16; 24, 32, 48], b: [f16; 24, 48, 32]) -> c: [f32; 24, 32, 32] { c[t, m, n] = sum[k](a[t, m, k] as f32 * b[t, k, n] as f32); }",
+        "kernel shared(x: [f16; 16, 64, 32], w: [f16; 32, 48]) -> y: [f16; 16, 64, 48] { y[t, m, n] = sum[k](x[t, m, k] as f32 * w[k, n] as f32) as f16; }",
+    ];
+    let target = Target::preset("ascend910b").expect("preset");
+    let mut random = Random(0x3a7_c0de);
+    let (mut legal, mut compacted) = (0, 0);
+    for (index, kernel_text) in MATMULS.iter().enumerate() {
+        let batched = index > 0;
+        for attempt in 0..70 {
+            let mut items = Vec::new();
+            if random.chance(50) {
+                let axis = if batched { "t" } else { "m" };
+                items.push(format!(
+                    "parallel {axis} over {} cores;",
+                    1 + random.below(3)
+                ));
+            }
+            if batched && random.chance(50) {
+                items.push(format!("split t by {};", random.pick(&[1, 2])));
+            }
+            items.push(format!("split m by {};", random.pick(&[16, 32])));
+            if random.chance(50) {
+                items.push(format!("split n by {};", random.pick(&[16, 32])));
+            }
+            if random.chance(40) {
+                items.push("split k by 16;".to_string());
+            }
+            let order = random.pick(&["m, n", "n, m"]);
+            let order = if batched && random.chance(50) {
+                format!("t, {order}")
+            } else if batched {
+                format!("{order}, t")
+            } else {
+                order.to_string()
+            };
+            items.push(format!("order {order};"));
+            items.push(format!(
+                "cube m by 16, n by {}, k by 16;",
+                random.pick(&[16, 32])
+            ));
+            let operands = if index == 2 {
+                ["x", "w", "y"]
+            } else {
+                ["a", "b", "c"]
+            };
+            let depth = |random: &mut Random| random.pick(&[1, 2, 2, 3]);
+            items.push(format!(
+                "stage {} in l1 depth {};",
+                operands[0],
+                depth(&mut random)
+            ));
+            items.push(format!(
+                "stage {} in l1 depth {};",
+                operands[1],
+                depth(&mut random)
+            ));
+            items.push(format!(
+                "stage {} in l0a depth {};",
+                operands[0],
+                depth(&mut random)
+            ));
+            items.push(format!(
+                "stage {} in l0b depth {};",
+                operands[1],
+                depth(&mut random)
+            ));
+            items.push(format!(
+                "stage {} in l0c depth {};",
+                operands[2],
+                depth(&mut random)
+            ));
+            items.push(random.pick(&["", "tail exact;", "tail pad;"]).to_string());
+            let text = format!(
+                "{kernel_text}\ntarget ascend910b;\nschedule r{attempt} {{ {} }}",
+                items.join(" ")
+            );
+            let Ok(kernel) = check_source(&text, &target) else {
+                continue;
+            };
+            legal += 1;
+            let what = text.lines().last().unwrap_or_default().to_string();
+            let program = lower(&kernel, 0);
+            let compact = lower_compact(&kernel, 0);
+            compacted += usize::from(compact.is_compact());
+            let full = simulate(&kernel, &program, &[], &options(false)).expect("simulates");
+            let held = simulate(&kernel, &compact, &[], &options(true)).expect("simulates");
+            assert_eq!(held.report, full.report, "{what}");
+            if compact.is_compact() && program.instruction_count() < 40_000 {
+                let inputs = support::inputs(&kernel, attempt);
+                let on_data = SimOptions::default();
+                let full = simulate(&kernel, &program, &inputs, &on_data).expect("runs");
+                let held = simulate(&kernel, &compact, &inputs, &on_data).expect("runs");
+                assert_eq!(held.outputs, full.outputs, "{what}: on data");
+            }
+            assert_eq!(compact.into_expanded(), program, "{what}");
+        }
+    }
+    // Measured: NN of NN legal schedules lowered compactly.
+    eprintln!("{compacted} of {legal} compact");
+    assert!(legal >= 100, "{legal} legal schedules");
+    assert!(compacted * 4 >= legal, "{compacted} of {legal} compact");
+}

@@ -155,9 +155,8 @@ fn a_compact_program_is_held_to_the_instructions_it_runs_one_at_a_time() {
 
 #[test]
 fn a_program_far_over_the_budget_is_refused_from_its_estimate_and_says_so() {
-    // A matmul is lowered in full (a vector kernel's compact program is small, and
-    // refused by its real count instead). Timing alone is estimated on what the
-    // program holds (one core of each class), a run on data on every core's.
+    // Timing alone is estimated on what lowering builds (one core of each class, a
+    // matmul's every step), a run on data on every core's.
     let kernel = support::check(&support::kernel_file("matmul"));
     let cores = kernel
         .schedules

@@ -75,16 +75,18 @@ pub fn holds_compactly(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> bo
     compacts(kernel) && estimate_instructions(kernel, schedule) <= u64::from(u32::MAX)
 }
 
-/// [`estimate_instructions`] for what [`lower_compact`](super::lower_compact) holds:
+/// [`estimate_instructions`] for what [`lower_compact`](super::lower_compact) builds:
 /// one code for each class of alike cores, and for a vector kernel each run of alike
-/// tiles as two copies. The estimate is scaled by the share of the cores' tiles the
-/// held code stands for. A timing-only simulation runs as many instructions (one core
-/// of each class) before the steady-state collapse.
+/// tiles as two copies (a matmul's lowering walks every copy). The estimate is scaled
+/// by the share of the cores' tiles the held code stands for. A timing-only simulation
+/// runs as many instructions (one core of each class) before the steady-state
+/// collapse.
 pub fn estimate_held_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
     let estimate = estimate_instructions(kernel, schedule);
     let work = distribute(kernel, schedule);
     let padded = (0..kernel.tensors.len()).any(|tensor| plan::is_padded(kernel, tensor));
     let compact = holds_compactly(kernel, schedule);
+    let matmul = matches!(kernel.class, KernelClass::Matmul(_));
     let copy = schedule
         .stages
         .iter()
@@ -103,9 +105,11 @@ pub fn estimate_held_instructions(kernel: &CheckedKernel, schedule: &CheckedSche
             continue;
         }
         keys.push(key);
+        // A matmul's left-out copies are lowered too, into scratch (the `matmul`
+        // module), so lowering one costs its every step.
         held += u128::from(
             match vector::choose_skip(&core.ranges, &schedule.order, copy) {
-                Some((kept, _)) if compact => kept,
+                Some((kept, _)) if compact && !matmul => kept,
                 _ => tiles,
             },
         );

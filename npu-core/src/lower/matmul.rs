@@ -16,10 +16,18 @@
 //! resident while it walks `m`. Otherwise the tiles are copied again for each block,
 //! the cost of a small L1 the tuner weighs. A tile is freed for MTE2 after its last
 //! use before a copy overwrites its slot (slots are refilled in turn).
+//!
+//! Compact form ([`super::lower_compact`]): along the order axis
+//! [`vector::choose_skip`] picks, a run of alike output tiles is held as its first two
+//! copies. The copies after them are still lowered, into a scratch stream, so every
+//! queue's state is exactly the full lowering's, and each is checked to be copy 1
+//! moved on (its tiles and global-memory offsets); one that is not sends the class
+//! back to be lowered in full.
 
 use super::Lowering;
+use super::vector::{self, Skip};
 use crate::ir::{BufferKind, KernelClass, MatmulShape};
-use crate::program::{CoreCode, Op, Pipe};
+use crate::program::{CoreCode, Instr, Op, Pipe, Repeat, moved_on};
 use crate::target::Level;
 
 /// Producer/consumer state of one staged buffer (as in the vector lowering).
@@ -107,10 +115,12 @@ struct Step {
     block_n: u64,
 }
 
-pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
+/// Lowers one class into `code`; `false` when a compact lowering's runs turned out
+/// not to repeat (the caller then lowers the class in full).
+pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) -> bool {
     let kernel = lowering.kernel;
     let KernelClass::Matmul(mm) = &kernel.class else {
-        return;
+        return true;
     };
     let schedule = lowering.schedule;
     let [cm, cn, ck] = schedule
@@ -157,6 +167,28 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
     }
 
     let steps = steps(lowering, mm, cm, cn);
+    let skip = if lowering.compact {
+        let copy = [&l1a, &l1b, &l0a, &l0b, &l0c]
+            .iter()
+            .fold(1, |copy, q| vector::lcm(copy, q.depth.max(1)));
+        vector::choose_skip(ranges, &schedule.order, copy).map(|(_, skip)| skip)
+    } else {
+        None
+    };
+    let runs = skip.map_or_else(Vec::new, |skip| runs(&steps, mm, &schedule.order, skip));
+    // Per step: the run it belongs to and its copy there.
+    let mut copy_of: Vec<Option<(usize, u64)>> = vec![None; steps.len()];
+    for (r, run) in runs.iter().enumerate() {
+        for (i, slot) in copy_of[run.first..run.first + run.steps * run.count as usize]
+            .iter_mut()
+            .enumerate()
+        {
+            *slot = Some((r, (i / run.steps) as u64));
+        }
+    }
+    // Stream lengths where each run's copies 0, 1 and 2 start.
+    let mut marks: Vec<[[usize; 7]; 3]> = vec![[[0; 7]; 3]; runs.len()];
+    let mut scratch = CoreCode::default();
     let (count_k, tt) = (
         ranges[mm.k].count,
         mm.batch.map_or(1, |t| schedule.tiles[t]),
@@ -191,13 +223,25 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         let tile = index as u32;
         let previous = index.checked_sub(1).map(|p| &steps[p]);
         let next = steps.get(index + 1);
+        // A copy after a run's second is lowered into the scratch streams.
+        let copy = copy_of[index];
+        if let Some((r, c)) = copy
+            && c < 3
+            && (index - runs[r].first).is_multiple_of(runs[r].steps)
+        {
+            marks[r][c as usize] = code.streams.each_ref().map(Vec::len);
+        }
+        let out: &mut CoreCode = match copy {
+            Some((_, c)) if c >= 2 => &mut scratch,
+            _ => &mut *code,
+        };
         if let Some(t) = mm.batch {
             coords[t] = step.t;
         }
         coords[mm.m] = step.m;
         coords[mm.n] = step.n;
         coords[mm.k] = step.k;
-        code.push(Pipe::S, tile, Op::Loop);
+        out.push(Pipe::S, tile, Op::Loop);
 
         // MTE2: the L1 tiles the buffers do not hold yet.
         l1a.current = resident_a.slot[index];
@@ -212,11 +256,11 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
             let slot = queue.next_slot();
             debug_assert_eq!(slot, queue.current, "slots are refilled in turn");
             if queue.count >= queue.depth {
-                code.wait_flag(tile, Pipe::Mte1, Pipe::Mte2, queue.event(slot));
+                out.wait_flag(tile, Pipe::Mte1, Pipe::Mte2, queue.event(slot));
             }
             let address = lowering.program.buffers[queue.buffer].slot(slot) as u32;
             let (shape, gm, padded) = lowering.copy(tensor, Level::L1, &coords);
-            code.push(
+            out.push(
                 Pipe::Mte2,
                 tile,
                 Op::CopyIn {
@@ -228,7 +272,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                     padded,
                 },
             );
-            code.set_flag(tile, Pipe::Mte2, Pipe::Mte1, queue.event(slot));
+            out.set_flag(tile, Pipe::Mte2, Pipe::Mte1, queue.event(slot));
             queue.count += 1;
             queue.pending = true;
         }
@@ -299,16 +343,16 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                     continue;
                 }
                 if l1.pending {
-                    code.wait_flag(tile, Pipe::Mte2, Pipe::Mte1, l1.event(l1.current));
+                    out.wait_flag(tile, Pipe::Mte2, Pipe::Mte1, l1.event(l1.current));
                     l1.pending = false;
                 }
                 let slot = l0.next_slot();
                 if l0.count >= l0.depth {
-                    code.wait_flag(tile, Pipe::M, Pipe::Mte1, l0.event(slot));
+                    out.wait_flag(tile, Pipe::M, Pipe::Mte1, l0.event(slot));
                 }
                 let source = (lowering.program.buffers[l1.buffer].slot(l1.current) + offset) as u32;
                 let dest = lowering.program.buffers[l0.buffer].slot(slot) as u32;
-                code.push(
+                out.push(
                     Pipe::Mte1,
                     tile,
                     Op::LoadL0 {
@@ -322,25 +366,25 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                         dtype: input_dtype,
                     },
                 );
-                code.set_flag(tile, Pipe::Mte1, Pipe::M, l0.event(slot));
+                out.set_flag(tile, Pipe::Mte1, Pipe::M, l0.event(slot));
                 l0.count += 1;
                 l0.pending = true;
             }
 
             for l0 in [&mut l0a, &mut l0b] {
                 if l0.pending {
-                    code.wait_flag(tile, Pipe::Mte1, Pipe::M, l0.event(l0.slot()));
+                    out.wait_flag(tile, Pipe::Mte1, Pipe::M, l0.event(l0.slot()));
                     l0.pending = false;
                 }
             }
             let init = step.k == 0 && bk == 0;
             if init && l0c.count >= l0c.depth {
-                code.wait_flag(tile, Pipe::Fix, Pipe::M, l0c.event(l0c.next_slot()));
+                out.wait_flag(tile, Pipe::Fix, Pipe::M, l0c.event(l0c.next_slot()));
             }
             let c = lowering.program.buffers[l0c.buffer].slot(l0c.next_slot()) as u32;
             let a = lowering.program.buffers[l0a.buffer].slot(l0a.slot()) as u32;
             let b = lowering.program.buffers[l0b.buffer].slot(l0b.slot()) as u32;
-            code.push(
+            out.push(
                 Pipe::M,
                 tile,
                 Op::Mmad {
@@ -355,10 +399,10 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                 },
             );
             if after.is_none_or(|a| a.0 != key_a0) {
-                code.set_flag(tile, Pipe::M, Pipe::Mte1, l0a.event(l0a.slot()));
+                out.set_flag(tile, Pipe::M, Pipe::Mte1, l0a.event(l0a.slot()));
             }
             if after.is_none_or(|a| a.1 != key_b0) {
-                code.set_flag(tile, Pipe::M, Pipe::Mte1, l0b.event(l0b.slot()));
+                out.set_flag(tile, Pipe::M, Pipe::Mte1, l0b.event(l0b.slot()));
             }
         }
         // MTE1 has read the L1 tiles for the last time before their slots are refilled.
@@ -370,21 +414,21 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                 continue;
             }
             if l1.pending {
-                code.wait_flag(tile, Pipe::Mte2, Pipe::Mte1, l1.event(l1.current));
+                out.wait_flag(tile, Pipe::Mte2, Pipe::Mte1, l1.event(l1.current));
                 l1.pending = false;
             }
-            code.set_flag(tile, Pipe::Mte1, Pipe::Mte2, l1.event(l1.current));
+            out.set_flag(tile, Pipe::Mte1, Pipe::Mte2, l1.event(l1.current));
         }
 
         // FIX: the finished block to global memory.
         if last_k {
             let slot = l0c.next_slot();
-            code.set_flag(tile, Pipe::M, Pipe::Fix, l0c.event(slot));
-            code.wait_flag(tile, Pipe::M, Pipe::Fix, l0c.event(slot));
+            out.set_flag(tile, Pipe::M, Pipe::Fix, l0c.event(slot));
+            out.wait_flag(tile, Pipe::M, Pipe::Fix, l0c.event(slot));
             let matrix = (step.t * tt + step.bt) * c_shape[c_shape.len() - 2] * c_columns;
             let row = matrix + (step.m * tm + step.block_m * cm) * c_columns;
             let column = step.n * tn + step.block_n * cn;
-            code.push(
+            out.push(
                 Pipe::Fix,
                 tile,
                 Op::Fixpipe {
@@ -398,9 +442,29 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
                     dtype: kernel.tensors[mm.c].dtype,
                 },
             );
-            code.set_flag(tile, Pipe::Fix, Pipe::M, l0c.event(slot));
+            out.set_flag(tile, Pipe::Fix, Pipe::M, l0c.event(slot));
             l0c.count += 1;
         }
+
+        // The end of a left-out copy: it must be copy 1 moved on.
+        if let Some((r, c)) = copy
+            && c >= 2
+            && (index + 1 - runs[r].first).is_multiple_of(runs[r].steps)
+        {
+            if !repeats_copy_1(code, &scratch, &marks[r], c - 1, runs[r].steps as u32) {
+                return false;
+            }
+            scratch.streams.iter_mut().for_each(Vec::clear);
+        }
+    }
+    for (run, marks) in runs.iter().zip(&marks) {
+        let len: [usize; 7] = std::array::from_fn(|pipe| marks[1][pipe] - marks[0][pipe]);
+        code.repeats.push(Repeat {
+            start: marks[0],
+            len,
+            tiles: run.steps as u32,
+            count: run.count,
+        });
     }
 
     let end = steps.len() as u32;
@@ -413,6 +477,88 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) {
         code.push(pipe, end, Op::Barrier);
     }
     code.tiles = end;
+    true
+}
+
+/// A run of alike output tiles as steps: copy 0 starts at step `first`, each copy is
+/// `steps` steps, and there are `count` copies.
+struct Run {
+    first: usize,
+    steps: usize,
+    count: u64,
+}
+
+/// The runs `skip` marks in `steps`, one per pass over its axis (the steps of a run
+/// are contiguous); none when the copies of a run differ in their number of steps.
+fn runs(steps: &[Step], mm: &MatmulShape, order: &[usize], skip: Skip) -> Vec<Run> {
+    let at = |s: &Step, axis: usize| {
+        if axis == mm.m {
+            s.m
+        } else if axis == mm.n {
+            s.n
+        } else {
+            s.t
+        }
+    };
+    let copy_at = |s: &Step| {
+        let x = at(s, order[skip.level]);
+        (x >= skip.first && x < skip.first + skip.count * skip.copy)
+            .then(|| (x - skip.first) / skip.copy)
+    };
+    let same_pass = |a: &Step, b: &Step| order[..skip.level].iter().all(|x| at(a, *x) == at(b, *x));
+    let mut runs = Vec::new();
+    let mut index = 0;
+    while index < steps.len() {
+        if copy_at(&steps[index]).is_none() {
+            index += 1;
+            continue;
+        }
+        let first = index;
+        let mut per_copy = vec![0usize; skip.count as usize];
+        while index < steps.len() && same_pass(&steps[first], &steps[index]) {
+            let Some(copy) = copy_at(&steps[index]) else {
+                break;
+            };
+            per_copy[copy as usize] += 1;
+            index += 1;
+        }
+        if per_copy.iter().any(|n| *n == 0 || *n != per_copy[0]) {
+            return Vec::new();
+        }
+        runs.push(Run {
+            first,
+            steps: per_copy[0],
+            count: skip.count,
+        });
+    }
+    runs
+}
+
+/// Whether the scratch streams hold exactly copy `times + 1` of a run whose copies 0
+/// and 1 start at `marks[0]` and `marks[1]` of `code`'s streams.
+fn repeats_copy_1(
+    code: &CoreCode,
+    scratch: &CoreCode,
+    marks: &[[usize; 7]; 3],
+    times: u64,
+    tiles: u32,
+) -> bool {
+    (0..7).all(|pipe| {
+        let len = marks[1][pipe] - marks[0][pipe];
+        let held = &code.streams[pipe];
+        let later: &[Instr] = &scratch.streams[pipe];
+        marks[2][pipe] - marks[1][pipe] == len
+            && later.len() == len
+            && (0..len).all(|i| {
+                let expected = moved_on(
+                    &held[marks[0][pipe] + i],
+                    &held[marks[1][pipe] + i],
+                    times,
+                    tiles,
+                );
+                expected == later[i]
+            })
+    })
 }
 
 /// The iterations of one core class: output tiles in `schedule.order` (the batch tile

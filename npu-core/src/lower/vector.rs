@@ -391,10 +391,10 @@ fn consume(code: &mut CoreCode, tile: u32, queue: &mut Queue) {
 /// iterations after them are left out.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Skip {
-    level: usize,
-    first: u64,
-    copy: u64,
-    count: u64,
+    pub level: usize,
+    pub first: u64,
+    pub copy: u64,
+    pub count: u64,
 }
 
 /// The skip that leaves the fewest iterations to lower, if any leaves out some. A run

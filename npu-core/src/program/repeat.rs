@@ -43,7 +43,7 @@ impl Repeat {
 
 /// `later` moved on by `times` more steps of `later - earlier` (its tile by `tiles`
 /// per step): the instruction of copy `1 + times` from copies 0 and 1.
-fn step(earlier: &Instr, later: &Instr, times: u64, tiles: u32) -> Instr {
+pub(crate) fn moved_on(earlier: &Instr, later: &Instr, times: u64, tiles: u32) -> Instr {
     let shift = |a: u64, b: u64| b.wrapping_add(b.wrapping_sub(a).wrapping_mul(times));
     let mut op = later.op;
     match (&earlier.op, &mut op) {
@@ -238,7 +238,7 @@ impl<'a> StreamView<'a> {
             Some(run) if index < run.end() => {
                 let copy = (index - run.at) / run.len;
                 let held = run.held + run.len + (index - run.at) % run.len;
-                return Some(step(
+                return Some(moved_on(
                     &self.held[held - run.len],
                     &self.held[held],
                     copy as u64 - 1,

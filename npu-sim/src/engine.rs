@@ -132,9 +132,16 @@ pub(crate) fn run(
         if let Some(collapse) = collapse.as_mut()
             && collapse::Collapse::at_checkpoint(&engine, best)
         {
+            // A full program's budget counts the instructions skipped too, so the
+            // skip stops short of it and the ordinary loop meets it, as a full run
+            // does; a compact program's counts only those run one at a time.
             let outside = collapse::Outside {
                 run: &mut run,
-                budget,
+                budget: if code.repeats.is_empty() {
+                    budget
+                } else {
+                    u64::MAX
+                },
             };
             if collapse.checkpoint(&mut engine, best_start, outside) {
                 continue;
@@ -473,7 +480,7 @@ impl<'a> Engine<'a> {
     /// never waits, so loop `t` runs from `t × loop_cycles` whatever the other pipes
     /// do, and nothing S does reaches them but those issue times. S is left at its
     /// barrier with the time, count and busy time the loops give it, and its loops
-    /// count as executed.
+    /// count as executed, by arithmetic (collapsed).
     fn issue_by_formula(&mut self, run: &mut CoreRun) {
         let s = Pipe::S.index();
         let stream = &self.streams[s];
@@ -496,6 +503,7 @@ impl<'a> Engine<'a> {
         self.busy[s] = cycles;
         self.count[s] = loops as u64;
         run.executed += loops as u64;
+        run.collapsed += loops as u64;
     }
 
     /// Adds the part of a busy interval of `pipe` that overlaps the other pipe's

@@ -132,8 +132,9 @@ fn a_program_over_the_budget_stops() {
 #[test]
 fn a_compact_program_is_held_to_the_instructions_it_runs_one_at_a_time() {
     // Timing alone runs the compact program: the collapse advances over most of its
-    // 740 instructions, so a budget of 700 is plenty, while one of 100 stops it and
-    // the refusal states the real count.
+    // 740 instructions (S's loops, issued by formula, among them), so the smallest
+    // budget it fits is a fraction of them; one less stops it, and the refusal
+    // states the real count.
     let kernel = vmla();
     let run = |budget| {
         let options = SimOptions {
@@ -143,11 +144,15 @@ fn a_compact_program_is_held_to_the_instructions_it_runs_one_at_a_time() {
         evaluate(&kernel, 0, &[], None, &options)
     };
     let full = simulate(&kernel, &lower(&kernel, 0), &[], &timing()).expect("simulates");
-    assert_eq!(run(700).expect("within the budget").report, full.report);
+    let fits = (1..=740)
+        .find(|b| run(*b).is_ok())
+        .expect("fits its own count");
+    assert!(fits * 3 < 740, "needs a budget of {fits}");
+    assert_eq!(run(fits).expect("within the budget").report, full.report);
     assert_eq!(
-        run(100).expect_err("over the budget"),
+        run(fits - 1).expect_err("over the budget"),
         SimError::InstructionBudget {
-            limit: 100,
+            limit: fits - 1,
             needed: 740
         }
     );

@@ -250,17 +250,42 @@ pub(crate) fn encode(dtype: Dtype, lanes: &[f64], bytes: &mut [u8]) {
     }
     match dtype {
         Dtype::F16 | Dtype::Bf16 => {
+            let mut narrow = [0f32; CHUNK];
             for (lanes, bytes) in lanes.chunks(CHUNK).zip(bytes.chunks_mut(CHUNK * 2)) {
                 let mut bits = [0u16; CHUNK];
                 let bits = &mut bits[..lanes.len().min(bytes.len() / 2)];
                 let lanes = &lanes[..bits.len()];
-                // The same conversions as `Dtype::round`.
-                for (bit, lane) in bits.iter_mut().zip(lanes) {
-                    *bit = if dtype == Dtype::F16 {
-                        f16_from_f64(*lane).to_bits()
-                    } else {
-                        bf16_from_f64(*lane).to_bits()
-                    };
+                let narrow = &mut narrow[..bits.len()];
+                for (narrow, lane) in narrow.iter_mut().zip(lanes) {
+                    *narrow = *lane as f32;
+                }
+                // Values f32 holds exactly (a caller's f16 data, say) round once from
+                // f32, eight lanes at a time; the rest as `Dtype::round` does.
+                let exact = narrow
+                    .iter()
+                    .zip(lanes)
+                    .fold(true, |exact, (narrow, lane)| {
+                        exact & (f64::from(*narrow) == *lane)
+                    });
+                match (exact, dtype) {
+                    (true, Dtype::F16) => {
+                        bits.reinterpret_cast_mut::<f16>()
+                            .convert_from_f32_slice(narrow);
+                    }
+                    (true, _) => {
+                        bits.reinterpret_cast_mut::<bf16>()
+                            .convert_from_f32_slice(narrow);
+                    }
+                    (false, Dtype::F16) => {
+                        for (bit, lane) in bits.iter_mut().zip(lanes) {
+                            *bit = f16_from_f64(*lane).to_bits();
+                        }
+                    }
+                    (false, _) => {
+                        for (bit, lane) in bits.iter_mut().zip(lanes) {
+                            *bit = bf16_from_f64(*lane).to_bits();
+                        }
+                    }
                 }
                 for (bit, element) in bits.iter().zip(bytes.chunks_exact_mut(2)) {
                     element.copy_from_slice(&bit.to_le_bytes());
@@ -494,10 +519,15 @@ mod tests {
                 );
             }
             if dtype.is_float() {
-                let exact: Vec<f64> = (0..600).map(|i| (i as f64 - 300.0) * 0.0123457).collect();
-                let stored = Tensor::from_values(dtype, &exact).to_values();
-                for (value, stored) in exact.iter().zip(&stored) {
-                    assert_eq!(dtype.round(*value).to_bits(), stored.to_bits(), "{dtype}");
+                // Values of f64 precision, and values f32 holds (rounded from f32 in
+                // one step): both as `Dtype::round` rounds them.
+                let wide = (0..600).map(|i| (i as f64 - 300.0) * 0.0123457);
+                let narrow = (0..600).map(|i| f64::from((i as f32 - 300.0) * 0.012_345_7));
+                for values in [wide.collect::<Vec<f64>>(), narrow.collect()] {
+                    let stored = Tensor::from_values(dtype, &values).to_values();
+                    for (value, stored) in values.iter().zip(&stored) {
+                        assert_eq!(dtype.round(*value).to_bits(), stored.to_bits(), "{dtype}");
+                    }
                 }
             }
         }

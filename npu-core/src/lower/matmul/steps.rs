@@ -1,9 +1,9 @@
 //! The iterations of a matmul class, and the runs of alike output tiles its compact
 //! form holds as two copies.
 
-use super::super::Lowering;
-use super::super::vector::Skip;
 use crate::ir::MatmulShape;
+use crate::lower::Lowering;
+use crate::lower::vector::Skip;
 use crate::program::{CoreCode, Instr, moved_on};
 
 /// One innermost iteration: a k tile of one base block of one matrix of one output

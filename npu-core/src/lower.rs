@@ -131,12 +131,21 @@ fn lower_with(kernel: &CheckedKernel, schedule: usize, compact: bool) -> Program
                     summary: summary(kernel, checked, &core.ranges),
                     ..CoreCode::default()
                 };
-                // A compact lowering whose runs turn out not to repeat is done again in
-                // full, from the tables as they were, so the entries come in the order
-                // the full lowering gives them.
+                // A compact lowering whose runs turn out not to repeat is done again,
+                // from the tables as they were, so the entries come in the order the
+                // full lowering gives them: a matmul's with runs of single output
+                // tiles first (a tile usually refills every queue a whole number of
+                // times), then with copies every queue's depth divides, then in full.
                 let tables_before = table_lengths(&program, &tables);
                 let mut code = empty.clone();
-                for compact in [compact, false] {
+                let attempts: &[Compact] = match (compact, &kernel.class) {
+                    (false, _) => &[Compact::No],
+                    (true, KernelClass::Matmul(_)) => {
+                        &[Compact::SingleTiles, Compact::Yes, Compact::No]
+                    }
+                    (true, _) => &[Compact::Yes, Compact::No],
+                };
+                for &compact in attempts {
                     code = empty.clone();
                     let mut lowering = Lowering {
                         kernel,
@@ -404,7 +413,20 @@ pub(crate) struct Lowering<'a> {
     /// The first tile of each axis of the cores of this class.
     pub start: &'a [u64],
     /// Whether to hold runs of alike tiles compactly ([`lower_compact`]).
-    pub compact: bool,
+    pub compact: Compact,
+}
+
+/// How a class holds runs of alike tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Compact {
+    /// Written out.
+    No,
+    /// Each copy as many output tiles as every queue's depth divides, so each starts
+    /// at the same slots.
+    Yes,
+    /// Each copy one output tile: a matmul's tile refills its queues many times, most
+    /// often a whole number of times each.
+    SingleTiles,
 }
 
 /// Caches from small keys to entries of the program's tables, so each instruction

@@ -26,8 +26,8 @@
 
 mod steps;
 
-use super::Lowering;
 use super::vector;
+use super::{Compact, Lowering};
 use crate::ir::{BufferKind, KernelClass};
 use crate::program::{CoreCode, Op, Pipe, Repeat};
 use crate::target::Level;
@@ -157,14 +157,17 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) -> bool 
     }
 
     let steps = steps(lowering, mm, cm, cn);
-    let skip = if lowering.compact {
-        let copy = [&l1a, &l1b, &l0a, &l0b, &l0c]
-            .iter()
-            .fold(1, |copy, q| vector::lcm(copy, q.depth.max(1)));
-        vector::choose_skip(ranges, &schedule.order, copy).map(|(_, skip)| skip)
-    } else {
-        None
+    let copy = match lowering.compact {
+        Compact::No => None,
+        Compact::SingleTiles => Some(1),
+        Compact::Yes => Some(
+            [&l1a, &l1b, &l0a, &l0b, &l0c]
+                .iter()
+                .fold(1, |copy, q| vector::lcm(copy, q.depth.max(1))),
+        ),
     };
+    let skip = copy.and_then(|copy| vector::choose_skip(ranges, &schedule.order, copy));
+    let skip = skip.map(|(_, skip)| skip);
     let runs = skip.map_or_else(Vec::new, |skip| runs(&steps, mm, &schedule.order, skip));
     // Per step: the run it belongs to and its copy there.
     let mut copy_of: Vec<Option<(usize, u64)>> = vec![None; steps.len()];

@@ -16,7 +16,7 @@
 
 use super::copy;
 use super::nodes::{Planned, Planner, build_statements};
-use super::{AxisRange, Lowering};
+use super::{AxisRange, Compact, Lowering};
 use crate::ir::{BufferKind, Role};
 use crate::program::{CoreCode, Op, Pipe, Repeat};
 use crate::target::Level;
@@ -123,7 +123,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) -> bool 
 
     // A compact class leaves out runs of alike tiles (`lower::compacts` says which
     // kernels have them).
-    let skip = if lowering.compact {
+    let skip = if lowering.compact != Compact::No {
         let copy = queues
             .iter()
             .filter(|q| q.depth > 0)

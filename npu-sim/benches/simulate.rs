@@ -14,7 +14,7 @@
 //! - `collapse/matmul_4096/{on,off}`: lower + timing-only simulation of a
 //!   4096×4096×4096 f16→f32 matmul on ascend910b in 16×16×16 cube blocks (about 196
 //!   million instructions over 16 cores, one class of 12 million simulated; the
-//!   compact program holds 3 million, the rest being copies of alike output tiles,
+//!   compact program holds 1.5 million, the rest being copies of alike output tiles,
 //!   which lowering still walks to check them).
 //! - `functional/vmla_16m`: functional simulation (the program lowered once, outside
 //!   the timing, compact as `evaluate` lowers it) of vmla over 16,777,216 f16

@@ -158,16 +158,18 @@ fn a_compact_program_is_held_to_the_instructions_it_runs_one_at_a_time() {
     );
 }
 
+/// The example matmul and the index of its schedule over 4 alike cores.
+fn matmul_on_cores() -> (npu_core::ir::CheckedKernel, usize) {
+    let kernel = support::check(&support::kernel_file("matmul"));
+    let cores = kernel.schedules.iter().position(|s| s.name == "cores");
+    (kernel, cores.expect("the example has a schedule `cores`"))
+}
+
 #[test]
 fn a_program_far_over_the_budget_is_refused_from_its_estimate_and_says_so() {
     // Timing alone is estimated on what lowering builds (one core of each class, a
     // matmul's every step), a run on data on every core's.
-    let kernel = support::check(&support::kernel_file("matmul"));
-    let cores = kernel
-        .schedules
-        .iter()
-        .position(|s| s.name == "cores")
-        .unwrap();
+    let (kernel, cores) = matmul_on_cores();
     let schedule = &kernel.schedules[cores];
     let held = npu_core::lower::estimate_held_instructions(&kernel, schedule);
     let full = npu_core::lower::estimate_instructions(&kernel, schedule);
@@ -199,12 +201,7 @@ fn a_timing_run_is_held_to_one_core_of_each_class() {
     // Timing alone runs one core of each class of identical cores: a matmul over 4
     // alike cores fits a budget of a quarter of its instructions, while a run on data,
     // which executes every core, is refused with the whole count.
-    let kernel = support::check(&support::kernel_file("matmul"));
-    let cores = kernel
-        .schedules
-        .iter()
-        .position(|s| s.name == "cores")
-        .unwrap();
+    let (kernel, cores) = matmul_on_cores();
     let program = lower(&kernel, cores);
     assert_eq!(program.classes.len(), 1);
     let held = program.class_instruction_count();

@@ -63,9 +63,10 @@ pub fn lower(kernel: &CheckedKernel, schedule: usize) -> Program {
     lower_with(kernel, schedule, false)
 }
 
-/// Lowers as [`lower`], but holds each run of alike tiles as two copies and a count ([`crate::program::Repeat`]): the program's size then grows
-/// with its distinct tile shapes, not its tiles. Its
-/// [`into_expanded`](Program::into_expanded) is exactly [`lower`]'s program.
+/// Lowers as [`lower`], but holds each run of alike tiles as two copies and a count
+/// ([`crate::program::Repeat`]): the program's size then grows with its distinct tile
+/// shapes, not its tiles. Its [`into_expanded`](Program::into_expanded) is exactly
+/// [`lower`]'s program.
 ///
 /// ```
 /// # use npu_core::{check_source, Target};
@@ -412,7 +413,7 @@ pub(crate) struct Lowering<'a> {
     pub ranges: &'a [AxisRange],
     /// The first tile of each axis of the cores of this class.
     pub start: &'a [u64],
-    /// Whether to hold runs of alike tiles compactly ([`lower_compact`]).
+    /// How to hold runs of alike tiles ([`lower_compact`]).
     pub compact: Compact,
 }
 

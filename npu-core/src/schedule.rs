@@ -3,12 +3,13 @@
 //! For every schedule this collects its items (reporting unknown names, duplicates and
 //! bad numbers), fills in defaults, builds the buffer plan ([`crate::plan`]) and checks
 //! capacity, alignment, vector repeats, cube tiles, cores, events and tails. Every
-//! message gives the numbers. A help line that proposes a concrete edit (a [`Fix`]) is
-//! offered only after the edit was applied and the schedule checked again: it must
-//! clear the diagnostic without bringing another ([`help`]).
+//! message gives the numbers. A help line that proposes a concrete edit (a
+//! [`Fix`](crate::fix::Fix)) is offered only after the edit was applied and the
+//! schedule checked again: it must clear the diagnostic without bringing another (the
+//! `help` module).
 //!
-//! The rules live by class: [`machine`] (cube blocks, cores, events, capacity,
-//! repeats) and [`copies`] (alignment and tails of global-memory copies).
+//! The rules live by class: `machine` (cube blocks, cores, events, capacity,
+//! repeats) and `copies` (alignment and tails of global-memory copies).
 
 mod copies;
 mod help;

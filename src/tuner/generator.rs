@@ -9,7 +9,7 @@
 //! - [`Llm`]: any OpenAI-compatible chat-completions endpoint.
 //! - [`Replay`]: recorded LLM replies, for tests and demos.
 //!
-//! The model-backed generators live in [`model`].
+//! The model-backed generators live in the `model` module.
 //!
 //! Generators keep no state between rounds beyond what they are given (the history of
 //! their evaluated candidates), so a resumed run proposes exactly what it would have.

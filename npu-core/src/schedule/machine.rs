@@ -442,7 +442,7 @@ fn depth_one(kernel: &CheckedKernel, stages: &[&StageItem]) -> Vec<Edit> {
 }
 
 /// The most repeats any vector instruction of the kernel needs with these tiles. It
-/// counts the instructions lowering emits (see [`crate::lower`]): an operation per
+/// counts the instructions lowering emits (see [`crate::lower()`]): an operation per
 /// node that is not a constant, a copy for a load written straight to the output or
 /// broadcast into a temporary, a fill for a constant output, and for each reduction
 /// the accumulator's fill, the fold and the cast out of the accumulator.

@@ -72,7 +72,12 @@ pub fn estimate_instructions(kernel: &CheckedKernel, schedule: &CheckedSchedule)
 /// in 32 bits in a compact program, fit (any program the full estimate keeps below
 /// 2^32 does).
 pub fn holds_compactly(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> bool {
-    compacts(kernel) && estimate_instructions(kernel, schedule) <= u64::from(u32::MAX)
+    holds_compactly_with(kernel, estimate_instructions(kernel, schedule))
+}
+
+/// [`holds_compactly`] given the full estimate.
+fn holds_compactly_with(kernel: &CheckedKernel, estimate: u64) -> bool {
+    compacts(kernel) && estimate <= u64::from(u32::MAX)
 }
 
 /// [`estimate_instructions`] for what [`lower_compact`](super::lower_compact) builds:
@@ -85,7 +90,7 @@ pub fn estimate_held_instructions(kernel: &CheckedKernel, schedule: &CheckedSche
     let estimate = estimate_instructions(kernel, schedule);
     let work = distribute(kernel, schedule);
     let padded = (0..kernel.tensors.len()).any(|tensor| plan::is_padded(kernel, tensor));
-    let compact = holds_compactly(kernel, schedule);
+    let compact = holds_compactly_with(kernel, estimate);
     let matmul = matches!(kernel.class, KernelClass::Matmul(_));
     let copy = schedule
         .stages

@@ -412,3 +412,38 @@ fn a_time_past_the_exact_range_is_an_error_not_a_count() {
     );
     assert_snapshot!(error.to_string(), @"cycle count overflow: MTE2 on core 0 at `copy_in a[+0] -> ub@0x00000 [2048] 4096 B` ends past cycle 9007199254740992; check the target's latencies and bandwidths");
 }
+
+#[test]
+fn a_corrupted_compact_program_is_refused_not_run() {
+    // A compact program read back from a file may say anything about its runs: each
+    // corruption is a bad program, whatever its numbers (no overflow, no panic), and
+    // one more copy than lowering made is caught too (what follows the run would come
+    // before its last copy). Stream 1 is MTE2's.
+    let kernel = support::check(
+        "kernel vmla(a: [f16; 65536], b: [f16; 65536], c: [f16; 65536]) -> y: [f16; 65536] {
+            y[i] = a[i] * b[i] + c[i];
+        }
+        target npueval_demo;
+        schedule tiles { split i by 256; stage a, b, c, y in ub depth 2; }",
+    );
+    let compact = npu_core::lower::lower_compact(&kernel, 0);
+    assert!(compact.is_compact());
+    simulate(&kernel, &compact, &[], &timing()).expect("the program as lowered runs");
+    type Corrupt = fn(&mut npu_core::program::Repeat);
+    let corruptions: [(&str, Corrupt); 6] = [
+        ("one copy more", |r| r.count += 1),
+        ("a single copy", |r| r.count = 1),
+        ("copies past 2^32 loops", |r| r.count = u64::MAX),
+        ("a copy's length past any stream", |r| r.len[1] = usize::MAX),
+        ("a start past the stream", |r| r.start[1] = usize::MAX),
+        ("tiles per copy off by one", |r| r.tiles += 1),
+    ];
+    for (what, corrupt) in corruptions {
+        let mut program = compact.clone();
+        corrupt(&mut program.classes[0].repeats[0]);
+        match simulate(&kernel, &program, &[], &timing()) {
+            Err(SimError::BadProgram { .. }) => {}
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+}

@@ -133,13 +133,20 @@ impl CoreCode {
                     repeat.count, repeat.tiles
                 ));
             }
+            // Loop iterations are numbered in 32 bits.
+            if repeat.count.saturating_mul(u64::from(repeat.tiles)) > u64::from(u32::MAX) {
+                return Err(format!(
+                    "run {index} has {} copies of {} tiles, more loop iterations than a core numbers",
+                    repeat.count, repeat.tiles
+                ));
+            }
             for (pipe, end) in end.iter_mut().enumerate() {
                 let (start, len) = (repeat.start[pipe], repeat.len[pipe]);
                 let stream = &self.streams[pipe];
-                if start < *end || start + 2 * len > stream.len() {
+                let held_end = len.checked_mul(2).and_then(|held| start.checked_add(held));
+                if start < *end || held_end.is_none_or(|held_end| held_end > stream.len()) {
                     return Err(format!(
-                        "run {index} holds {} instructions of {} from {start}, which overlaps an earlier run or the stream's end",
-                        2 * len,
+                        "run {index} holds twice {len} instructions of {} from {start}, which overlaps an earlier run or the stream's end",
                         Pipe::ALL[pipe]
                     ));
                 }
@@ -150,6 +157,21 @@ impl CoreCode {
                             "run {index}: instruction {i} of {} is not repeated by instruction {}",
                             Pipe::ALL[pipe],
                             i + len
+                        ));
+                    }
+                }
+                // What follows the run keeps its own tiles: it comes after the last copy.
+                if len > 0
+                    && let Some(next) = stream.get(start + 2 * len)
+                {
+                    let last = u64::from(stream[start + 2 * len - 1].tile)
+                        + (repeat.count - 2) * u64::from(repeat.tiles);
+                    if u64::from(next.tile) < last {
+                        return Err(format!(
+                            "run {index}: instruction {} of {} (tile {}) comes before the run's last copy ends (tile {last})",
+                            start + 2 * len,
+                            Pipe::ALL[pipe],
+                            next.tile
                         ));
                     }
                 }

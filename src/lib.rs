@@ -64,7 +64,8 @@ pub mod tuner;
 use std::path::Path;
 
 pub use half::{bf16, f16};
-pub use npu_core::scalar::{Element, HostTensor, IndexError, InputError, ShapeError};
+pub use npu_core::host::{Element, HostTensor};
+pub use npu_core::scalar::{IndexError, InputError, ShapeError};
 pub use npu_core::{
     CheckedKernel, Code, Diagnostic, DiagnosticRecord, Diagnostics, Dtype, Edit, Fix, Level, Pipe,
     Program, Target, TargetError, check_source, check_source_with,
@@ -100,11 +101,13 @@ pub fn check_file_source(source: &str, dir: &Path) -> Result<CheckedKernel, Diag
 pub mod __private {
     pub use std::sync::OnceLock;
 
+    pub use npu_core::host::Element;
     pub use npu_core::ir::{BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp};
-    pub use npu_core::scalar::{self, Element};
+    pub use npu_core::scalar;
     pub use npu_core::{CheckedKernel, Dtype, Target, check, parse};
 
-    use npu_core::scalar::{HostTensor, IndexError, ShapeError};
+    use npu_core::host::HostTensor;
+    use npu_core::scalar::{IndexError, ShapeError};
 
     /// The row a gather reads: `value`, the element of `index` at `position`, when it
     /// lies in `0..extent` (dimension `dim` of `table`), else the error that names them.
@@ -174,12 +177,12 @@ pub mod __private {
         let mut values: [Vec<f64>; N] = std::array::from_fn(|_| Vec::new());
         for ((slot, input), (name, dtype, elements)) in values.iter_mut().zip(inputs).zip(declared)
         {
-            check_length(name, elements, input.data.len())?;
-            *slot = if input.dtype == dtype {
-                input.data.clone()
-            } else {
-                input.data.iter().map(|value| dtype.round(*value)).collect()
-            };
+            check_length(name, elements, input.len())?;
+            *slot = input.values();
+            if input.dtype() != dtype {
+                slot.iter_mut()
+                    .for_each(|value| *value = dtype.round(*value));
+            }
         }
         Ok(values)
     }
@@ -192,11 +195,7 @@ pub mod __private {
         values
             .into_iter()
             .zip(declared)
-            .map(|(data, (dtype, shape))| HostTensor {
-                dtype,
-                shape: shape.to_vec(),
-                data,
-            })
+            .map(|(data, (dtype, shape))| HostTensor::from_values(dtype, shape, &data))
             .collect()
     }
 }

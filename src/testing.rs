@@ -18,8 +18,8 @@
 use std::fmt;
 
 use npu_core::CheckedKernel;
+use npu_core::host::HostTensor;
 use npu_core::ir::Role;
-use npu_core::scalar::HostTensor;
 use npu_sim::{Correctness, SimOptions};
 
 /// The seed of the inputs [`bench_variants`] simulates on.
@@ -136,14 +136,15 @@ pub fn edge_inputs(kernel: &CheckedKernel, seed: u64) -> (Vec<HostTensor>, Vec<H
         .filter(|t| t.role == Role::Input)
         .enumerate()
         .map(|(i, t)| {
-            let mut tensor = HostTensor::random(t.dtype, &t.shape, seed.wrapping_add(i as u64));
+            let mut values =
+                HostTensor::random(t.dtype, &t.shape, seed.wrapping_add(i as u64)).values();
             // Each tensor starts at another edge value, so that two inputs of an
             // elementwise operation meet different pairs.
-            let edges = HostTensor::edges(t.dtype, &t.shape, i);
-            for (value, edge) in tensor.data.iter_mut().zip(&edges.data).step_by(2) {
+            let edges = HostTensor::edges(t.dtype, &t.shape, i).values();
+            for (value, edge) in values.iter_mut().zip(&edges).step_by(2) {
                 *value = *edge;
             }
-            tensor
+            HostTensor::from_values(t.dtype, &t.shape, &values)
         })
         .collect();
     // Gather indices wrap into their table, so the edges reach its first and last rows.

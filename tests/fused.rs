@@ -93,17 +93,13 @@ fn agree(kernel: &CheckedKernel, inputs: &[HostTensor], from_macro: &[HostTensor
 fn rows_of(kernel: &CheckedKernel, index: usize, rows: &[&[f64]]) -> HostTensor {
     let tensor = &kernel.tensors[index];
     let width = *tensor.shape.last().unwrap_or(&1) as usize;
-    let data = (0..tensor.elements() as usize)
+    let data: Vec<f64> = (0..tensor.elements() as usize)
         .map(|at| {
             let row = rows[(at / width) % rows.len()];
             tensor.dtype.round(row[at % width % row.len()])
         })
         .collect();
-    HostTensor {
-        dtype: tensor.dtype,
-        shape: tensor.shape.clone(),
-        data,
-    }
+    HostTensor::from_values(tensor.dtype, &tensor.shape, &data)
 }
 
 #[test]
@@ -126,7 +122,7 @@ fn softmax_on_random_and_edge_rows() {
     let x = rows_of(kernel, 0, edges);
     let from_macro = softmax::reference_host(std::slice::from_ref(&x)).unwrap();
     // A row of equal values is uniform.
-    assert_eq!(from_macro[0].data[0], f64::from(1.0_f32 / 96.0));
+    assert_eq!(from_macro[0].values()[0], f64::from(1.0_f32 / 96.0));
     agree(kernel, &[x], &from_macro);
 }
 

@@ -42,9 +42,9 @@ fn agree(kernel: &npu::CheckedKernel, generated: impl Fn(&[HostTensor]) -> Vec<H
         let host = generated(&inputs);
         for (a, b) in host.iter().zip(&interpreted) {
             let same = a
-                .data
+                .values()
                 .iter()
-                .zip(&b.data)
+                .zip(&b.values())
                 .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
             assert!(same, "{}: the two references differ", kernel.name);
         }
@@ -81,11 +81,11 @@ fn generated_indices_reach_the_first_and_last_rows_and_stay_in_range() {
     let (edges, _) = edge_inputs(kernel, 1);
     let (random, _) = seeded_inputs(kernel, 1);
     for inputs in [&edges, &random] {
-        assert!(inputs[1].data.iter().all(|v| (0.0..64.0).contains(v)));
+        assert!(inputs[1].values().iter().all(|v| (0.0..64.0).contains(v)));
     }
     // Edge data wraps 0 and -1 (for u8, 255) into the first and last rows.
-    assert!(edges[1].data.contains(&0.0));
-    assert!(edges[1].data.contains(&63.0));
+    assert!(edges[1].values().contains(&0.0));
+    assert!(edges[1].values().contains(&63.0));
 }
 
 #[test]

@@ -7,7 +7,7 @@ use npu::sim::{Correctness, SimOptions};
 use npu::testing::{edge_inputs, seeded_inputs};
 use npu::tuner::evaluate::Problem;
 use npu::tuner::suite::{self, SuiteBudget, SuiteFile};
-use npu_core::scalar::HostTensor;
+use npu_core::host::HostTensor;
 use rayon::prelude::*;
 
 /// Simulates schedule `index` of `bundled` on `inputs`; `Err` says what went wrong.
@@ -36,9 +36,9 @@ fn run(
 fn same(a: &[HostTensor], b: &[HostTensor]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(a, b)| {
-            a.dtype == b.dtype
-                && a.shape == b.shape
-                && a.data.iter().zip(&b.data).all(|(x, y)| {
+            a.dtype() == b.dtype()
+                && a.shape() == b.shape()
+                && a.values().iter().zip(&b.values()).all(|(x, y)| {
                     x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()) || x == y
                 })
         })

@@ -74,7 +74,7 @@ fn edge_inputs(kernel: &npu::CheckedKernel) -> Vec<HostTensor> {
         .filter(|t| t.role == npu::ir::Role::Input)
         .map(|t| {
             let count: u64 = t.shape.iter().product();
-            let data = (0..count)
+            let data: Vec<f64> = (0..count)
                 .map(|i| {
                     // Sums stay finite: -inf only where a max reads it.
                     let edge = EDGES[(i % EDGES.len() as u64) as usize];
@@ -85,11 +85,7 @@ fn edge_inputs(kernel: &npu::CheckedKernel) -> Vec<HostTensor> {
                     }
                 })
                 .collect();
-            HostTensor {
-                dtype: t.dtype,
-                shape: t.shape.clone(),
-                data,
-            }
+            HostTensor::from_values(t.dtype, &t.shape, &data)
         })
         .collect()
 }
@@ -110,9 +106,9 @@ fn agree(kernel: &npu::CheckedKernel, generated: impl Fn(&[HostTensor]) -> Vec<H
         let interpreted = reference(kernel, &inputs).expect("no gathers");
         for (a, b) in host.iter().zip(&interpreted) {
             let same = a
-                .data
+                .values()
                 .iter()
-                .zip(&b.data)
+                .zip(&b.values())
                 .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
             assert!(same, "{}: the two references differ", kernel.name);
         }
@@ -154,48 +150,40 @@ fn window_kernels_match_both_references_on_random_and_edge_values() {
 
 #[test]
 fn padded_reads_take_the_pad_value() {
-    let m = HostTensor {
-        dtype: npu::Dtype::F32,
-        shape: vec![30, 30],
-        data: (0..900).map(f64::from).collect(),
-    };
+    let m = HostTensor::from_values(
+        npu::Dtype::F32,
+        &[30, 30],
+        &(0..900).map(f64::from).collect::<Vec<f64>>(),
+    );
     let z = pad2d::reference_host(&[m]).expect("shapes fit");
     // Row 0 and column 0 are the border; z[1, 1] is m[0, 0] and z[2, 3] is m[1, 2].
-    assert_eq!(z[0].data[0], -1.5);
-    assert_eq!(z[0].data[5], -1.5);
-    assert_eq!(z[0].data[32], -1.5);
-    assert_eq!(z[0].data[33], 0.0);
-    assert_eq!(z[0].data[2 * 32 + 3], 32.0);
-    assert_eq!(z[0].data[31 * 32 + 31], -1.5);
+    assert_eq!(z[0].values()[0], -1.5);
+    assert_eq!(z[0].values()[5], -1.5);
+    assert_eq!(z[0].values()[32], -1.5);
+    assert_eq!(z[0].values()[33], 0.0);
+    assert_eq!(z[0].values()[2 * 32 + 3], 32.0);
+    assert_eq!(z[0].values()[31 * 32 + 31], -1.5);
 }
 
 #[test]
 fn a_scalar_parameter_pads_with_its_run_time_value() {
     let kernel = pad2d_with::kernel();
-    let m = HostTensor {
-        dtype: npu::Dtype::F16,
-        shape: vec![30, 30],
-        data: vec![1.0; 900],
-    };
+    let m = HostTensor::from_values(npu::Dtype::F16, &[30, 30], &[1.0; 900]);
     for border in [7.0, -0.5] {
-        let scalar = HostTensor {
-            dtype: npu::Dtype::F16,
-            shape: Vec::new(),
-            data: vec![border],
-        };
+        let scalar = HostTensor::from_values(npu::Dtype::F16, &[], &[border]);
         let inputs = [m.clone(), scalar];
         // 1 inside, the border value on the frame of the 32 x 32 output.
-        let expected = vec![HostTensor {
-            dtype: npu::Dtype::F16,
-            shape: vec![32, 32],
-            data: (0..32 * 32)
+        let expected = vec![HostTensor::from_values(
+            npu::Dtype::F16,
+            &[32, 32],
+            &(0..32 * 32)
                 .map(|e| {
                     let (i, j) = (e / 32, e % 32);
                     let frame = i == 0 || j == 0 || i == 31 || j == 31;
                     if frame { border } else { 1.0 }
                 })
-                .collect(),
-        }];
+                .collect::<Vec<f64>>(),
+        )];
         assert_eq!(
             pad2d_with::reference_host(&inputs).expect("shapes fit"),
             expected

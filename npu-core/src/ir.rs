@@ -103,17 +103,17 @@ impl CheckedKernel {
     /// each gather index tensor are wrapped into `0..extent` (`v mod extent`), so that
     /// random and edge data exercise the first and last rows instead of stopping at an
     /// out-of-range index. Other inputs are left alone.
-    pub fn fit_inputs(&self, inputs: &mut [crate::scalar::HostTensor]) {
+    pub fn fit_inputs(&self, inputs: &mut [crate::host::HostTensor]) {
         for (tensor, input) in inputs.iter_mut().enumerate() {
             if let Some(extent) = self.index_extent(tensor) {
                 let extent = extent.max(1) as f64;
-                for value in &mut input.data {
-                    *value = if value.is_finite() {
+                *input = input.map(|value| {
+                    if value.is_finite() {
                         value.trunc().rem_euclid(extent)
                     } else {
                         0.0
-                    };
-                }
+                    }
+                });
             }
         }
     }

@@ -38,10 +38,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use npu_core::host::HostTensor;
 use npu_core::ir::CheckedKernel;
 use npu_core::lower::lower_compact;
 use npu_core::program::Program;
-use npu_core::scalar::HostTensor;
 use npu_core::{Dtype, Target, check_source};
 use npu_sim::{SimOptions, evaluate, simulate};
 

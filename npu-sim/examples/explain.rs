@@ -3,7 +3,7 @@
 //! With `--timing`, each schedule is simulated for timing only and gets one line: its
 //! cycles and, for a matmul, the fraction of the cube peak it reaches.
 
-use npu_core::scalar::HostTensor;
+use npu_core::host::HostTensor;
 use npu_sim::{SimOptions, evaluate};
 
 fn main() {

@@ -19,8 +19,8 @@
 use std::fmt;
 
 use npu_core::Dtype;
+use npu_core::host::HostTensor;
 use npu_core::ir::{CheckedKernel, Expr};
-use npu_core::scalar::HostTensor;
 use serde::{Deserialize, Serialize};
 
 /// How far an element may be from the reference.
@@ -182,19 +182,20 @@ pub fn compare_outputs_with(
     let mut worst = 0.0f64;
     for (position, (want, got)) in expected.iter().zip(actual).enumerate() {
         let tensor = format!("output {position}");
-        if want.dtype != got.dtype || want.shape != got.shape || want.data.len() != got.data.len() {
+        if want.dtype() != got.dtype() || want.shape() != got.shape() || want.len() != got.len() {
             let describe =
-                |t: &HostTensor| format!("{} {:?} with {} values", t.dtype, t.shape, t.data.len());
+                |t: &HostTensor| format!("{} {:?} with {} values", t.dtype(), t.shape(), t.len());
             return Err(Mismatch::Shape {
                 tensor,
                 expected: describe(want),
                 actual: describe(got),
             });
         }
-        let tolerance = Tolerance::for_dtype(want.dtype, reduction_length);
+        let tolerance = Tolerance::for_dtype(want.dtype(), reduction_length);
+        let (want_values, got_values) = (want.values(), got.values());
         let mut first = None;
         let mut count = 0u64;
-        for (flat, (e, a)) in want.data.iter().zip(&got.data).enumerate() {
+        for (flat, (e, a)) in want_values.iter().zip(&got_values).enumerate() {
             if tolerance.allows(*e, *a) {
                 if e.is_finite() && a.is_finite() {
                     worst = worst.max((a - e).abs());
@@ -208,12 +209,12 @@ pub fn compare_outputs_with(
             return Err(Mismatch::Value {
                 tensor,
                 flat_index: flat as u64,
-                index: unflatten(flat as u64, &want.shape),
-                expected: want.data[flat],
-                actual: got.data[flat],
-                tolerance: tolerance.absolute + tolerance.relative * want.data[flat].abs(),
+                index: unflatten(flat as u64, want.shape()),
+                expected: want_values[flat],
+                actual: got_values[flat],
+                tolerance: tolerance.absolute + tolerance.relative * want_values[flat].abs(),
                 count,
-                elements: want.data.len() as u64,
+                elements: want.len() as u64,
             });
         }
     }

@@ -433,14 +433,14 @@ pub(crate) fn fixpipe(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use npu_core::scalar::HostTensor;
+    use npu_core::host::HostTensor;
 
     /// `rows × cols` values of `dtype` (edge values, then random ones) laid out with
     /// `row` elements per row from byte 0 of a fresh level.
     fn level(dtype: Dtype, rows: usize, cols: usize, row: usize, seed: u64) -> (Level, Vec<f64>) {
         let count = rows * cols;
-        let mut values = HostTensor::edges(dtype, &[count as u64], seed as usize).data;
-        let random = HostTensor::random(dtype, &[count as u64], seed).data;
+        let mut values = HostTensor::edges(dtype, &[count as u64], seed as usize).values();
+        let random = HostTensor::random(dtype, &[count as u64], seed).values();
         // Mostly random, with the edge values spread through.
         for (i, value) in values.iter_mut().enumerate() {
             if i % 5 != 0 {

@@ -61,7 +61,7 @@
 //! ";
 //! let target = npu_core::Target::preset("npueval_demo").unwrap();
 //! let kernel = npu_core::check_source(source, &target).unwrap();
-//! let inputs: Vec<_> = (0..3).map(|seed| npu_core::scalar::HostTensor::random(npu_core::Dtype::F16, &[4096], seed)).collect();
+//! let inputs: Vec<_> = (0..3).map(|seed| npu_core::host::HostTensor::random(npu_core::Dtype::F16, &[4096], seed)).collect();
 //! let evaluation = npu_sim::evaluate(&kernel, 0, &inputs, None, &npu_sim::SimOptions::default()).unwrap();
 //! assert!(matches!(evaluation.correctness, npu_sim::Correctness::Passed { .. }));
 //! assert!(evaluation.report.total_cycles >= evaluation.report.roofline_cycles);
@@ -80,10 +80,10 @@ mod storage;
 mod trace;
 mod vector;
 
+use npu_core::host::HostTensor;
 use npu_core::ir::{CheckedKernel, Role};
 use npu_core::lower::{estimate_held_instructions, estimate_instructions, holds_compactly, lower};
 use npu_core::program::{Pipe, Program};
-use npu_core::scalar::HostTensor;
 use npu_core::validate::Rule;
 use serde::{Deserialize, Serialize};
 
@@ -286,19 +286,10 @@ pub fn simulate(
     let runs: Vec<ClassRun> = runs.into_iter().flatten().collect();
     let report = report::build(kernel, schedule, program, &runs);
     let outputs = match machine {
-        Some(machine) => {
-            let outputs = kernel.tensors.iter().filter(|t| t.role == Role::Output);
-            machine
-                .into_values(|index| kernel.tensors[index].role == Role::Output)
-                .into_iter()
-                .zip(outputs)
-                .map(|((dtype, data), t)| HostTensor {
-                    dtype,
-                    shape: t.shape.clone(),
-                    data,
-                })
-                .collect()
-        }
+        Some(machine) => machine.into_outputs(|index| {
+            let tensor = &kernel.tensors[index];
+            (tensor.role == Role::Output).then_some(tensor.shape.as_slice())
+        }),
         None => Vec::new(),
     };
     Ok(Simulation {
@@ -400,9 +391,8 @@ pub fn evaluate(
 }
 
 /// Global memory for a functional run, each tensor in its dtype: the inputs, as the
-/// caller's values that copies round to their dtypes as they read them, and all-ones
-/// bytes for the outputs (NaN in a float dtype), so an
-/// element no instruction writes shows up as a mismatch.
+/// caller's own bytes, and all-ones bytes for the outputs (NaN in a float dtype), so
+/// an element no instruction writes shows up as a mismatch.
 fn global_memory<'h>(
     kernel: &CheckedKernel,
     inputs: &'h [HostTensor],
@@ -413,16 +403,15 @@ fn global_memory<'h>(
         .tensors
         .iter()
         .map(|tensor| match tensor.role {
-            Role::Input => Global::Host {
-                dtype: tensor.dtype,
-                values: next.next().map_or(&[], |t| t.data.as_slice()),
-                read: 0,
+            Role::Input => match next.next() {
+                Some(input) => Global::Host(input),
+                None => Global::Written(Tensor::poisoned(tensor.dtype, 0)),
             },
             Role::Output => {
-                Global::Encoded(Tensor::poisoned(tensor.dtype, tensor.elements() as usize))
+                Global::Written(Tensor::poisoned(tensor.dtype, tensor.elements() as usize))
             }
             // An intermediate lives on chip: no global memory.
-            Role::Local => Global::Encoded(Tensor::from_values(tensor.dtype, &[])),
+            Role::Local => Global::Written(Tensor::poisoned(tensor.dtype, 0)),
         })
         .collect())
 }
@@ -445,9 +434,9 @@ fn check_inputs(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Result<(), Sim
         });
     }
     for (tensor, input) in declared.iter().zip(inputs) {
-        if tensor.dtype != input.dtype
-            || tensor.shape != input.shape
-            || input.data.len() as u64 != tensor.elements()
+        if tensor.dtype != input.dtype()
+            || tensor.shape != input.shape()
+            || input.len() as u64 != tensor.elements()
         {
             return Err(SimError::BadInput {
                 message: format!(
@@ -455,9 +444,9 @@ fn check_inputs(kernel: &CheckedKernel, inputs: &[HostTensor]) -> Result<(), Sim
                     tensor.name,
                     tensor.dtype,
                     tensor.shape,
-                    input.dtype,
-                    input.shape,
-                    input.data.len()
+                    input.dtype(),
+                    input.shape(),
+                    input.len()
                 ),
             });
         }
@@ -482,14 +471,18 @@ fn check_expected(kernel: &CheckedKernel, expected: &[HostTensor]) -> Result<(),
         });
     }
     for (tensor, given) in declared.iter().zip(expected) {
-        if tensor.dtype != given.dtype
-            || tensor.shape != given.shape
-            || given.data.len() as u64 != tensor.elements()
+        if tensor.dtype != given.dtype()
+            || tensor.shape != given.shape()
+            || given.len() as u64 != tensor.elements()
         {
             return Err(SimError::BadInput {
                 message: format!(
                     "expected output `{}` is {} {:?} but the kernel declares {} {:?}",
-                    tensor.name, given.dtype, given.shape, tensor.dtype, tensor.shape
+                    tensor.name,
+                    given.dtype(),
+                    given.shape(),
+                    tensor.dtype,
+                    tensor.shape
                 ),
             });
         }

@@ -13,11 +13,13 @@
 //! out-of-range index is reported at its position in the index tensor.
 
 use npu_core::Dtype;
+use npu_core::host::HostTensor;
 use npu_core::program::{CopyShape, Op, Program};
 use npu_core::target::{Level as LevelKind, Target};
 
 use crate::cube::{self, Gemm};
 use crate::engine::level_index;
+
 use crate::storage::{self, Global, Tensor, move_elements};
 use crate::vector::{self, Lanes, Level};
 
@@ -119,13 +121,7 @@ impl<'h> Machine<'h> {
             } => {
                 let copy = shape_of(program, shape)?;
                 let base = base(gm_base, tensor, gm)?;
-                let source = self
-                    .gm
-                    .get_mut(usize::from(tensor))
-                    .ok_or("names no tensor")?;
-                let elements = copy.dims.iter().map(|d| d.len).product::<u64>();
-                source.will_read(usize::try_from(elements).unwrap_or(usize::MAX));
-                let source = &*source;
+                let source = self.gm.get(usize::from(tensor)).ok_or("names no tensor")?;
                 let dest = &mut self.levels[level_index(level)];
                 let size = source.dtype().size() as usize;
                 let tag = storage::tag(source.dtype());
@@ -139,16 +135,17 @@ impl<'h> Machine<'h> {
                 };
                 copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
                     let from = element_range(base, gm, size, len, gm_stride)
-                        .filter(|range| range.end <= source.byte_len())
+                        .filter(|range| range.end <= source.bytes().len())
                         .ok_or("reads past the end of its tensor")?;
                     let to = byte_range(address, buffer, size, len, buf_stride)
                         .filter(|range| range.end <= dest.bytes.len())
                         .ok_or("writes past the end of its level")?;
-                    source.read(
-                        from.start,
+                    move_elements(
+                        &source.bytes()[from],
                         gm_stride * size,
                         &mut dest.bytes[to.clone()],
                         buf_stride,
+                        size,
                         len,
                     );
                     if let Some(origins) = origins.as_deref_mut() {
@@ -177,7 +174,7 @@ impl<'h> Machine<'h> {
                     .gm
                     .get_mut(usize::from(tensor))
                     .ok_or("names no tensor")?
-                    .encoded();
+                    .written();
                 let size = dest.dtype.size() as usize;
                 copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
                     let from = byte_range(address, buffer, size, len, buf_stride)
@@ -301,7 +298,7 @@ impl<'h> Machine<'h> {
                     .gm
                     .get_mut(usize::from(tensor))
                     .ok_or("names no tensor")?
-                    .encoded();
+                    .written();
                 cube::fixpipe(
                     l0c,
                     source as usize,
@@ -326,18 +323,12 @@ impl<'h> Machine<'h> {
         [first, second]
     }
 
-    /// The outputs' values, each as `f64`s, and the memory of the rest given back
-    /// first, so the conversion never holds more than one output twice.
-    pub fn into_values(self, keep: impl Fn(usize) -> bool) -> Vec<(Dtype, Vec<f64>)> {
-        let kept: Vec<Tensor> = self
-            .gm
+    /// The tensors `keep` picks, as host tensors of the shape `shape` gives.
+    pub fn into_outputs<'s>(self, keep: impl Fn(usize) -> Option<&'s [u64]>) -> Vec<HostTensor> {
+        self.gm
             .into_iter()
             .enumerate()
-            .filter(|(index, _)| keep(*index))
-            .map(|(_, tensor)| tensor.into_tensor())
-            .collect();
-        kept.into_iter()
-            .map(|tensor| (tensor.dtype, tensor.to_values()))
+            .filter_map(|(index, tensor)| Some(tensor.into_host(keep(index)?)))
             .collect()
     }
 }

@@ -11,8 +11,9 @@
 //! gather's index is read and checked before the element it names: one out of range
 //! is an [`IndexError`], never a read.
 
+use npu_core::host::HostTensor;
 use npu_core::ir::{CheckedKernel, Expr, Role, Subscript};
-use npu_core::scalar::{self, HostTensor, IndexError};
+use npu_core::scalar::{self, IndexError};
 
 /// The outputs of `kernel` on `inputs` (given in signature order). Inputs are rounded
 /// to their declared dtypes first. Tensors of the wrong length are read as far as they
@@ -31,10 +32,13 @@ pub fn reference(
     for tensor in &kernel.tensors {
         data.push(match tensor.role {
             Role::Input => {
-                let values = next_input.next().map(|t| t.data.as_slice()).unwrap_or(&[]);
-                (0..tensor.elements() as usize)
-                    .map(|i| values.get(i).map_or(f64::NAN, |v| tensor.dtype.round(*v)))
-                    .collect()
+                let input = next_input.next();
+                let mut values = input.map(HostTensor::values).unwrap_or_default();
+                if input.is_some_and(|input| input.dtype() != tensor.dtype) {
+                    values.iter_mut().for_each(|v| *v = tensor.dtype.round(*v));
+                }
+                values.resize(tensor.elements() as usize, f64::NAN);
+                values
             }
             // Intermediates are computed in order like outputs, and not returned.
             Role::Output | Role::Local => vec![f64::NAN; tensor.elements() as usize],
@@ -78,11 +82,7 @@ pub fn reference(
         .iter()
         .zip(data)
         .filter(|(t, _)| t.role == Role::Output)
-        .map(|(t, data)| HostTensor {
-            dtype: t.dtype,
-            shape: t.shape.clone(),
-            data,
-        })
+        .map(|(t, data)| HostTensor::from_values(t.dtype, &t.shape, &data))
         .collect())
 }
 

@@ -611,15 +611,15 @@ fn reduce(
 mod tests {
     use super::*;
     use half::f16;
-    use npu_core::scalar::HostTensor;
+    use npu_core::host::HostTensor;
 
     /// Pairs of edge and random values of `dtype`, as two equal-length lists.
     fn pairs(dtype: Dtype) -> (Vec<f64>, Vec<f64>) {
-        let mut a = HostTensor::edges(dtype, &[22 * 22], 0).data;
+        let mut a = HostTensor::edges(dtype, &[22 * 22], 0).values();
         let mut b: Vec<f64> = (0..a.len()).map(|i| a[(i / 22) % 22]).collect();
         a = (0..a.len()).map(|i| a[i % 22]).collect();
-        a.extend(HostTensor::random(dtype, &[512], 1).data);
-        b.extend(HostTensor::random(dtype, &[512], 2).data);
+        a.extend(HostTensor::random(dtype, &[512], 1).values());
+        b.extend(HostTensor::random(dtype, &[512], 2).values());
         (a, b)
     }
 

@@ -6,8 +6,8 @@
 mod support;
 
 use insta::assert_snapshot;
+use npu_core::host::HostTensor;
 use npu_core::program::{Op, Pipe, Program};
-use npu_core::scalar::HostTensor;
 use npu_core::{Dtype, lower};
 use npu_sim::{Flag, SimError, SimOptions, evaluate, simulate};
 
@@ -365,7 +365,9 @@ fn a_wrong_answer_is_a_mismatch() {
     let kernel = vmla();
     let inputs = support::inputs(&kernel, 0);
     let mut expected = npu_sim::reference(&kernel, &inputs).unwrap();
-    expected[0].data[70000 % 65536] += 1.0;
+    let mut values = expected[0].values();
+    values[70000 % 65536] += 1.0;
+    expected[0] = HostTensor::from_values(expected[0].dtype(), expected[0].shape(), &values);
     let evaluation =
         evaluate(&kernel, 1, &inputs, Some(&expected), &SimOptions::default()).expect("simulates");
     let npu_sim::Correctness::Mismatch(mismatch) = evaluation.correctness else {

@@ -4,8 +4,8 @@
 mod support;
 
 use npu_core::Dtype;
+use npu_core::host::HostTensor;
 use npu_core::program::Pipe;
-use npu_core::scalar::HostTensor;
 use npu_sim::{
     Mismatch, Report, SimOptions, Tolerance, compare_outputs, compare_outputs_with, evaluate,
     reference,
@@ -13,16 +13,8 @@ use npu_sim::{
 
 #[test]
 fn reference_interprets_the_algorithm() {
-    let x = HostTensor {
-        dtype: Dtype::F32,
-        shape: vec![2, 3],
-        data: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
-    };
-    let w = HostTensor {
-        dtype: Dtype::F32,
-        shape: vec![3],
-        data: vec![1.0, 0.5, 0.25],
-    };
+    let x = HostTensor::from_values(Dtype::F32, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let w = HostTensor::from_values(Dtype::F32, &[3], &[1.0, 0.5, 0.25]);
     let dot = support::check(
         "kernel dot(x: [f32; 2, 3], w: [f32; 3]) -> y: [f32; 2] { y[i] = sum[k](x[i, k] * w[k]); }
         target ascend910b;
@@ -30,7 +22,7 @@ fn reference_interprets_the_algorithm() {
     );
     // y = [1 + 1 + 0.75, 4 + 2.5 + 1.5]
     assert_eq!(
-        reference(&dot, &[x.clone(), w]).unwrap()[0].data,
+        reference(&dot, &[x.clone(), w]).unwrap()[0].values(),
         [2.75, 8.0]
     );
     let shifted = support::check(
@@ -41,26 +33,18 @@ fn reference_interprets_the_algorithm() {
         schedule s { stage x, b, z in ub; tail pad; }",
     );
     // z = (x or -x) + b rounded to f16: 0.1 becomes 0.0999755859375.
-    let b = HostTensor {
-        dtype: Dtype::F32,
-        shape: vec![2],
-        data: vec![3.0, 0.1],
-    };
+    let b = HostTensor::from_values(Dtype::F32, &[2], &[3.0, 0.1]);
     let b16 = 0.0999755859375;
     assert_eq!(
-        reference(&shifted, &[x, b]).unwrap()[0].data,
+        reference(&shifted, &[x, b]).unwrap()[0].values(),
         [2.0, 5.0, 6.0, 4.0 + b16, 5.0 + b16, 6.0 + b16]
     );
 }
 
 #[test]
 fn comparison_names_the_first_difference() {
-    let expected = HostTensor {
-        dtype: Dtype::F16,
-        shape: vec![2, 3],
-        data: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
-    };
-    let mut actual = expected.clone();
+    let expected = HostTensor::from_values(Dtype::F16, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let actual = expected.clone();
     assert_eq!(
         compare_outputs(
             std::slice::from_ref(&expected),
@@ -68,7 +52,9 @@ fn comparison_names_the_first_difference() {
         ),
         Ok(0.0)
     );
-    actual.data[4] = 5.001; // within 1e-3 relative
+    // The next f16 after 5: within 1e-3 relative.
+    let actual =
+        HostTensor::from_values(Dtype::F16, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.00390625, 6.0]);
     assert!(
         compare_outputs(
             std::slice::from_ref(&expected),
@@ -76,8 +62,7 @@ fn comparison_names_the_first_difference() {
         )
         .is_ok()
     );
-    actual.data[4] = 5.5;
-    actual.data[5] = 7.0;
+    let actual = HostTensor::from_values(Dtype::F16, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.5, 7.0]);
     let mismatch = compare_outputs(
         std::slice::from_ref(&expected),
         std::slice::from_ref(&actual),
@@ -102,15 +87,8 @@ fn comparison_names_the_first_difference() {
         other => panic!("{other}"),
     }
     // Integers are exact; floats that sum many terms get √n more room.
-    let ints = HostTensor {
-        dtype: Dtype::I32,
-        shape: vec![1],
-        data: vec![3.0],
-    };
-    let off = HostTensor {
-        data: vec![4.0],
-        ..ints.clone()
-    };
+    let ints = HostTensor::from_values(Dtype::I32, &[1], &[3.0]);
+    let off = HostTensor::from_values(Dtype::I32, &[1], &[4.0]);
     assert!(compare_outputs_with(&[ints], &[off], 1 << 20).is_err());
     assert_eq!(
         Tolerance::for_dtype(Dtype::F32, 100),

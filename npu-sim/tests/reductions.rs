@@ -3,8 +3,8 @@
 
 mod support;
 
+use npu_core::host::HostTensor;
 use npu_core::lower::lower;
-use npu_core::scalar::HostTensor;
 use npu_sim::{Correctness, SimOptions, evaluate, reference, simulate};
 
 /// Every schedule's simulated outputs, each checked equal to the reference's.
@@ -19,9 +19,9 @@ fn simulated(source: &str, inputs: &[HostTensor]) -> Vec<Vec<HostTensor>> {
                 .outputs;
             for (got, want) in outputs.iter().zip(&expected) {
                 let same = got
-                    .data
+                    .values()
                     .iter()
-                    .zip(&want.data)
+                    .zip(&want.values())
                     .all(|(a, b)| a == b || (a.is_nan() && b.is_nan()));
                 assert!(
                     same,
@@ -50,19 +50,15 @@ fn f16_accumulator_stops_where_f16_does() {
     data[4097] = 65504.0;
     // Channel 2: one negative infinity, which every later step keeps.
     data[2 * 4096 + 100] = f64::NEG_INFINITY;
-    let x = HostTensor {
-        dtype: npu_core::Dtype::F16,
-        shape: vec![4, 64, 64],
-        data,
-    };
+    let x = HostTensor::from_values(npu_core::Dtype::F16, &[4, 64, 64], &data);
     for outputs in simulated(source, &[x]) {
         // 2048 + 1 rounds back to 2048 (ties to even): an f16 sum of ones stops there.
         assert_eq!(
-            outputs[0].data,
+            outputs[0].values(),
             [2048.0, f64::INFINITY, f64::NEG_INFINITY, 2048.0]
         );
         assert_eq!(
-            outputs[1].data,
+            outputs[1].values(),
             [4096.0, f64::INFINITY, f64::NEG_INFINITY, 4096.0]
         );
     }
@@ -77,15 +73,11 @@ fn i16_accumulator_wraps() {
         target ascend910b;
         schedule whole { stage x, narrow, wide in ub; tail pad; }
         schedule split { split k by 64; stage x in ub depth 2; stage narrow, wide in ub; tail pad; }";
-    let x = HostTensor {
-        dtype: npu_core::Dtype::I16,
-        shape: vec![8, 300],
-        data: vec![200.0; 2400],
-    };
+    let x = HostTensor::from_values(npu_core::Dtype::I16, &[8, 300], &[200.0; 2400]);
     for outputs in simulated(source, &[x]) {
         // 300 × 200 = 60000 wraps to 60000 − 65536 = −5536 in i16.
-        assert_eq!(outputs[0].data, [-5536.0; 8]);
-        assert_eq!(outputs[1].data, [60000.0; 8]);
+        assert_eq!(outputs[0].values(), [-5536.0; 8]);
+        assert_eq!(outputs[1].values(), [60000.0; 8]);
     }
 }
 
@@ -107,14 +99,13 @@ fn max_and_min_over_two_axes_find_the_extremes() {
     data[480 + 6] = f64::NEG_INFINITY;
     // Channel 2: a NaN is skipped, as the vector unit's max and min skip it.
     data[960 + 17] = f64::NAN;
-    let x = HostTensor {
-        dtype: npu_core::Dtype::F32,
-        shape: vec![3, 12, 40],
-        data,
-    };
+    let x = HostTensor::from_values(npu_core::Dtype::F32, &[3, 12, 40], &data);
     for outputs in simulated(source, &[x]) {
-        assert_eq!(outputs[0].data, [1e30f32 as f64, f64::INFINITY, 3.0]);
-        assert_eq!(outputs[1].data, [-1e30f32 as f64, f64::NEG_INFINITY, -3.0]);
+        assert_eq!(outputs[0].values(), [1e30f32 as f64, f64::INFINITY, 3.0]);
+        assert_eq!(
+            outputs[1].values(),
+            [-1e30f32 as f64, f64::NEG_INFINITY, -3.0]
+        );
     }
 }
 

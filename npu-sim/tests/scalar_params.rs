@@ -5,33 +5,31 @@
 mod support;
 
 use npu_core::Dtype;
-use npu_core::scalar::HostTensor;
+use npu_core::host::HostTensor;
 use npu_sim::{Correctness, SimError, SimOptions, evaluate, reference};
 
 fn scalar(dtype: Dtype, value: f64) -> HostTensor {
-    HostTensor {
-        dtype,
-        shape: vec![],
-        data: vec![value],
-    }
+    HostTensor::from_values(dtype, &[], &[value])
 }
 
 #[test]
 fn add_offset_wraps_at_the_edges_of_i8() {
     let kernel = support::check(&support::kernel_file("add_offset"));
     // Every i8 value, 16 times over.
-    let x = HostTensor {
-        dtype: Dtype::I8,
-        shape: vec![4096],
-        data: (0..4096).map(|i| f64::from(i % 256 - 128)).collect(),
-    };
+    let x = HostTensor::from_values(
+        Dtype::I8,
+        &[4096],
+        &(0..4096)
+            .map(|i| f64::from(i % 256 - 128))
+            .collect::<Vec<f64>>(),
+    );
     for offset in [-128.0, -1.0, 0.0, 1.0, 127.0] {
         let inputs = [x.clone(), scalar(Dtype::I8, offset)];
         let expected = reference(&kernel, &inputs).unwrap();
         // Integer addition wraps, as the vector unit's does: 127 + 1 is -128.
         let wrapped = |v: f64| (v + 128.0).rem_euclid(256.0) - 128.0;
-        let by_hand: Vec<f64> = x.data.iter().map(|v| wrapped(v + offset)).collect();
-        assert_eq!(expected[0].data, by_hand, "offset {offset}");
+        let by_hand: Vec<f64> = x.values().iter().map(|v| wrapped(v + offset)).collect();
+        assert_eq!(expected[0].values(), by_hand, "offset {offset}");
         for schedule in 0..kernel.schedules.len() {
             let evaluation = evaluate(
                 &kernel,
@@ -53,13 +51,13 @@ fn add_offset_wraps_at_the_edges_of_i8() {
 #[test]
 fn f16_scale_saturates_to_infinity_like_the_reference() {
     let kernel = support::check(&support::kernel_file("scale_shift"));
-    let x = HostTensor {
-        dtype: Dtype::F16,
-        shape: vec![64, 96],
-        data: (0..64 * 96)
+    let x = HostTensor::from_values(
+        Dtype::F16,
+        &[64, 96],
+        &(0..64 * 96)
             .map(|i| Dtype::F16.round(f64::from(i % 97) - 48.0))
-            .collect(),
-    };
+            .collect::<Vec<f64>>(),
+    );
     for (scale, limit) in [(65504.0, 0.0), (-0.0, -1e30), (6.0e-8, 47.5)] {
         let inputs = [
             x.clone(),
@@ -71,7 +69,7 @@ fn f16_scale_saturates_to_infinity_like_the_reference() {
         let held = Dtype::F16.round(scale);
         assert!(
             expected[1]
-                .data
+                .values()
                 .iter()
                 .all(|v| v.to_bits() == held.to_bits())
         );

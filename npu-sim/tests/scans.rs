@@ -6,8 +6,8 @@
 mod support;
 
 use npu_core::Dtype;
+use npu_core::host::HostTensor;
 use npu_core::lower::lower;
-use npu_core::scalar::HostTensor;
 use npu_sim::{SimOptions, reference, simulate};
 
 /// Every schedule's simulated outputs, each checked equal to the reference's.
@@ -22,9 +22,9 @@ fn simulated(source: &str, inputs: &[HostTensor]) -> Vec<Vec<HostTensor>> {
                 .outputs;
             for (got, want) in outputs.iter().zip(&expected) {
                 let same = got
-                    .data
+                    .values()
                     .iter()
-                    .zip(&want.data)
+                    .zip(&want.values())
                     .all(|(a, b)| a == b || (a.is_nan() && b.is_nan()));
                 assert!(
                     same,
@@ -38,11 +38,7 @@ fn simulated(source: &str, inputs: &[HostTensor]) -> Vec<Vec<HostTensor>> {
 }
 
 fn tensor(dtype: Dtype, shape: &[u64], data: Vec<f64>) -> HostTensor {
-    HostTensor {
-        dtype,
-        shape: shape.to_vec(),
-        data,
-    }
+    HostTensor::from_values(dtype, shape, &data)
 }
 
 #[test]
@@ -74,8 +70,8 @@ fn argmax_keeps_the_first_of_ties_and_nan_wins() {
     }
     let x = tensor(Dtype::F16, &[4, 40], data);
     for outputs in simulated(source, &[x]) {
-        assert_eq!(outputs[0].data, [5.0, 20.0, 0.0, 39.0]);
-        assert_eq!(outputs[1].data, [33.0, 20.0, 0.0, 0.0]);
+        assert_eq!(outputs[0].values(), [5.0, 20.0, 0.0, 39.0]);
+        assert_eq!(outputs[1].values(), [33.0, 20.0, 0.0, 0.0]);
     }
 }
 
@@ -91,7 +87,7 @@ fn cumsum_carries_from_tile_to_tile() {
     let data: Vec<f64> = (0..150).map(|n| (n % 50) as f64).collect();
     let x = tensor(Dtype::F32, &[3, 50], data);
     for outputs in simulated(source, &[x]) {
-        for row in outputs[0].data.chunks(50) {
+        for row in outputs[0].values().chunks(50) {
             // 0 + 1 + ... + k = k (k + 1) / 2.
             let want: Vec<f64> = (0..50).map(|k| (k * (k + 1) / 2) as f64).collect();
             assert_eq!(row, want.as_slice());
@@ -109,7 +105,7 @@ fn cumprod_along_the_outer_axis() {
         schedule split { split k by 4; split j by 8; stage x, y in ub depth 2; tail pad; }";
     let x = tensor(Dtype::F32, &[6, 10], vec![2.0; 60]);
     for outputs in simulated(source, &[x]) {
-        for (k, row) in outputs[0].data.chunks(10).enumerate() {
+        for (k, row) in outputs[0].values().chunks(10).enumerate() {
             assert_eq!(row, [f64::from(2u32.pow(k as u32 + 1)); 10]);
         }
     }

@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::npu_kernel;
 use crate::tuner::evaluate::Problem;
-use npu_core::scalar::HostTensor;
+use npu_core::host::HostTensor;
 
 npu_kernel! {
     /// y = a * b + c

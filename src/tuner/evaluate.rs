@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
+use npu_core::host::HostTensor;
 use npu_core::ir::CheckedKernel;
-use npu_core::scalar::HostTensor;
 use npu_core::{DiagnosticRecord, Diagnostics};
 use npu_sim::{Correctness, Report, SimOptions};
 

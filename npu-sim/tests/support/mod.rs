@@ -8,8 +8,8 @@ pub mod schedules;
 
 use std::path::Path;
 
+use npu_core::host::HostTensor;
 use npu_core::ir::{CheckedKernel, Role};
-use npu_core::scalar::HostTensor;
 use npu_core::{Target, check_source};
 
 /// The example kernels: (file stem, source), sorted by name.

@@ -133,8 +133,8 @@ fn grammars_leave_scalar_parameters_unstaged() {
     };
     // Seeded inputs draw each scalar parameter as a tensor of shape [].
     let problem = bundled.problem(1, None).expect("a problem");
-    assert_eq!(problem.inputs[1].shape, Vec::<u64>::new());
-    assert_eq!(problem.inputs[1].data.len(), 1);
+    assert_eq!(problem.inputs[1].shape(), Vec::<u64>::new());
+    assert_eq!(problem.inputs[1].len(), 1);
     // The macro's plain loops, the simulator's interpreter and the simulated hand
     // schedule agree on them.
     assert_eq!(

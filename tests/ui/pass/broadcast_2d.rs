@@ -27,7 +27,7 @@ fn main() {
         HostTensor::from_slice(&[256], &w),
     ])
     .unwrap();
-    assert_eq!(host[0].shape, [64, 256]);
+    assert_eq!(host[0].shape(), [64, 256]);
     assert_eq!(host[0].to_vec::<f16>(), Some(outputs.y));
     assert_eq!(
         scale_columns::reference_host(&[]).unwrap_err().to_string(),

@@ -56,5 +56,5 @@ fn main() {
     assert_eq!(RowDot::reference(&a, &b).unwrap().C[1], 60.0);
 
     assert_eq!(ones::reference().unwrap().y, vec![npu::f16::ONE; 64]);
-    assert_eq!(ones::reference_host(&[]).unwrap()[0].data, vec![1.0; 64]);
+    assert_eq!(ones::reference_host(&[]).unwrap()[0].values(), vec![1.0; 64]);
 }

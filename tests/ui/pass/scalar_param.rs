@@ -36,11 +36,7 @@ fn main() {
 
     let host = add_offset::reference_host(&[
         HostTensor::from_slice(&[4096], &x),
-        HostTensor {
-            dtype: Dtype::I8,
-            shape: vec![],
-            data: vec![5.0],
-        },
+        HostTensor::from_values(Dtype::I8, &[], &[5.0]),
     ])
     .unwrap();
     assert_eq!(host[0].to_vec::<i8>().unwrap(), outputs.y);

@@ -134,27 +134,42 @@ pub(crate) fn store(
 /// [`load`] for f16 elements into f32 lanes, which hold every f16 value exactly.
 pub(crate) fn load_f16(bytes: &[u8], run: Run, lanes: &mut [f32]) -> bool {
     let lanes = &mut lanes[..run.len];
-    match run.end(2) {
-        Some(end) if end <= bytes.len() => {}
+    let end = match run.end(2) {
+        Some(end) if end <= bytes.len() => end,
         _ => return false,
+    };
+    if run.stride == 2
+        && let Some(elements) = as_f16s(&bytes[run.offset..end])
+    {
+        elements.convert_to_f32_slice(lanes);
+        return true;
     }
     let mut bits = [0u16; CHUNK];
     for (chunk, lanes) in lanes.chunks_mut(CHUNK).enumerate() {
         let bits = &mut bits[..lanes.len()];
         let first = run.offset + chunk * CHUNK * run.stride;
-        if run.stride == 2 {
-            for (bit, element) in bits.iter_mut().zip(bytes[first..].chunks_exact(2)) {
-                *bit = u16::from_le_bytes([element[0], element[1]]);
-            }
-        } else {
-            for (i, bit) in bits.iter_mut().enumerate() {
-                let at = first + i * run.stride;
-                *bit = u16::from_le_bytes([bytes[at], bytes[at + 1]]);
-            }
+        for (i, bit) in bits.iter_mut().enumerate() {
+            let at = first + i * run.stride;
+            *bit = u16::from_le_bytes([bytes[at], bytes[at + 1]]);
         }
         bits.reinterpret_cast::<f16>().convert_to_f32_slice(lanes);
     }
     true
+}
+
+/// Consecutive f16 elements seen in place, when their bytes are aligned for it and
+/// the machine is little-endian like the encoding.
+fn as_f16s(bytes: &[u8]) -> Option<&[f16]> {
+    cfg!(target_endian = "little")
+        .then(|| bytemuck::try_cast_slice(bytes).ok())
+        .flatten()
+}
+
+/// [`as_f16s`], to write.
+fn as_f16s_mut(bytes: &mut [u8]) -> Option<&mut [f16]> {
+    cfg!(target_endian = "little")
+        .then(|| bytemuck::try_cast_slice_mut(bytes).ok())
+        .flatten()
 }
 
 /// [`store`] of f32 lanes as f16 elements, each rounded to nearest even.
@@ -168,22 +183,22 @@ pub(crate) fn store_f16(lanes: &[f32], bytes: &mut [u8], tags: &mut [u8], run: R
         return true;
     }
     tags[run.offset..end].fill(tag(Dtype::F16));
+    if run.stride == 2
+        && let Some(elements) = as_f16s_mut(&mut bytes[run.offset..end])
+    {
+        elements.convert_from_f32_slice(lanes);
+        return true;
+    }
     let mut bits = [0u16; CHUNK];
     for (chunk, lanes) in lanes.chunks(CHUNK).enumerate() {
         let bits = &mut bits[..lanes.len()];
         bits.reinterpret_cast_mut::<f16>()
             .convert_from_f32_slice(lanes);
         let first = run.offset + chunk * CHUNK * run.stride;
-        if run.stride == 2 {
-            for (bit, element) in bits.iter().zip(bytes[first..].chunks_exact_mut(2)) {
-                element.copy_from_slice(&bit.to_le_bytes());
-            }
-        } else {
-            // A stride of 0 writes every element over the last: the last one stays.
-            for (i, bit) in bits.iter().enumerate() {
-                let at = first + i * run.stride;
-                bytes[at..at + 2].copy_from_slice(&bit.to_le_bytes());
-            }
+        // A stride of 0 writes every element over the last: the last one stays.
+        for (i, bit) in bits.iter().enumerate() {
+            let at = first + i * run.stride;
+            bytes[at..at + 2].copy_from_slice(&bit.to_le_bytes());
         }
     }
     true
@@ -286,6 +301,34 @@ pub(crate) fn move_elements(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Contiguous f16 runs are converted in place when aligned and through a copy when
+    /// not: both load and store the same values.
+    #[test]
+    fn f16_runs_load_and_store_alike_at_any_alignment() {
+        let values: Vec<f32> = (0..300).map(|i| (i as f32 - 150.0) * 0.37).collect();
+        let mut loaded = Vec::new();
+        for offset in [0, 1, 2, 3] {
+            let mut bytes = vec![0u8; 700];
+            let mut tags = vec![UNWRITTEN; 700];
+            let run = Run {
+                offset,
+                stride: 2,
+                len: 300,
+            };
+            assert!(store_f16(&values, &mut bytes, &mut tags, run));
+            let mut lanes = [0f32; 300];
+            assert!(load_f16(&bytes, run, &mut lanes));
+            let mut wide = [0f64; 300];
+            decode(Dtype::F16, &bytes[offset..offset + 600], &mut wide);
+            for (lane, (value, wide)) in lanes.iter().zip(values.iter().zip(&wide)) {
+                assert_eq!(f64::from(*lane), Dtype::F16.round(f64::from(*value)));
+                assert_eq!(f64::from(*lane), *wide);
+            }
+            loaded.push(lanes);
+        }
+        assert!(loaded.windows(2).all(|pair| pair[0] == pair[1]));
+    }
 
     #[test]
     fn strided_and_broadcast_runs_load_and_store_each_element() {

@@ -43,6 +43,7 @@ impl Repeat {
 
 /// `later` moved on by `times` more steps of `later - earlier` (its tile by `tiles`
 /// per step): the instruction of copy `1 + times` from copies 0 and 1.
+#[inline(always)]
 pub(crate) fn moved_on(earlier: &Instr, later: &Instr, times: u64, tiles: u32) -> Instr {
     let shift = |a: u64, b: u64| b.wrapping_add(b.wrapping_sub(a).wrapping_mul(times));
     let mut op = later.op;
@@ -249,7 +250,7 @@ impl<'a> StreamView<'a> {
     }
 
     /// Instruction `index` of the full stream.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, index: usize) -> Option<Instr> {
         if self.runs.is_empty() {
             return self.held.get(index).copied();

@@ -90,12 +90,14 @@ pub(crate) fn run(
     collapse: bool,
 ) -> Result<CoreRun, SimError> {
     let mut engine = Engine::new(code, costs);
-    let mut collapse =
-        (collapse && machine.is_none() && trace.is_none()).then(collapse::Collapse::default);
     let mut run = CoreRun::default();
-    if collapse.is_some() {
+    // S's loops touch no data: a run on data issues them by formula too; a trace
+    // shows each.
+    if collapse && trace.is_none() {
         engine.issue_by_formula(&mut run);
     }
+    let mut collapse =
+        (collapse && machine.is_none() && trace.is_none()).then(collapse::Collapse::default);
     // Instructions run one at a time: a compact program's budget counts only these,
     // as the collapse advances over the rest by arithmetic.
     let one_at_a_time = |run: &CoreRun| {

@@ -35,7 +35,7 @@
 //! A timing-only run simulates each class of identical cores once, and within a core
 //! advances over iterations that repeat with the same timing by arithmetic (the
 //! steady-state collapse, exact by construction: see `engine/collapse.rs`); S, when it
-//! runs nothing but its loops, issues them by formula. [`evaluate`] lowers a kernel
+//! runs nothing but its loops, issues them by formula (in a run on data too). [`evaluate`] lowers a kernel
 //! to the compact program ([`npu_core::lower::lower_compact`]: each run of alike tiles
 //! held once), which the engine reads copy by copy: validation costs what the distinct
 //! tile shapes cost, and so does a timing-only run: a 16M-element vmla in 32,768 tiles
@@ -113,7 +113,8 @@ pub struct SimOptions {
     pub max_instructions: u64,
     /// Timing only: advance over iterations that repeat with the same timing by
     /// arithmetic instead of simulating each (the report is the same; see
-    /// `engine/collapse.rs`). Off only to compare against the full simulation.
+    /// `engine/collapse.rs`). In any untraced run, also issue S's loops by formula
+    /// when S runs nothing else. Off only to compare against the full simulation.
     #[serde(default = "collapse_by_default")]
     pub collapse: bool,
 }
@@ -140,9 +141,9 @@ pub struct Simulation {
     /// The outputs in signature order; empty unless [`SimOptions::functional`].
     pub outputs: Vec<HostTensor>,
     pub trace: Option<Trace>,
-    /// Instructions the steady-state collapse advanced over by arithmetic instead of
-    /// simulating one by one (over the simulated cores: one per class when timing
-    /// only); 0 without [`SimOptions::collapse`].
+    /// Instructions advanced over by arithmetic instead of simulated one by one (over
+    /// the simulated cores: one per class when timing only): the steady-state
+    /// collapse's and S's loops issued by formula; 0 without [`SimOptions::collapse`].
     pub collapsed: u64,
 }
 

@@ -121,9 +121,10 @@ const LONG_RUN: u64 = 2000;
 
 #[test]
 fn every_schedule_of_the_example_kernels_times_the_same_collapsed() {
-    let mut collapsed = 0;
+    let (mut collapsed, mut by_formula) = (0, 0);
     for (stem, source) in support::kernel_files() {
         let kernel = support::check(&source);
+        let inputs = support::inputs(&kernel, 1);
         for index in 0..kernel.schedules.len() {
             let what = format!("{stem}.{}", kernel.schedules[index].name);
             let program = lower(&kernel, index);
@@ -136,11 +137,30 @@ fn every_schedule_of_the_example_kernels_times_the_same_collapsed() {
                 }
                 (full, fast) => assert_eq!(fast.err(), full.err(), "{what}"),
             }
+            // On data, S's loops issued by formula: the same report and outputs.
+            let on_data = |collapse| SimOptions {
+                collapse,
+                ..SimOptions::default()
+            };
+            let full = simulate(&kernel, &program, &inputs, &on_data(false));
+            let fast = simulate(&kernel, &program, &inputs, &on_data(true));
+            match (full, fast) {
+                (Ok(full), Ok(fast)) => {
+                    assert_eq!(fast.report, full.report, "{what} on data");
+                    assert_eq!(fast.outputs, full.outputs, "{what} on data");
+                    by_formula += usize::from(fast.collapsed > 0);
+                }
+                (full, fast) => assert_eq!(fast.err(), full.err(), "{what} on data"),
+            }
         }
     }
     assert!(
         collapsed >= 3,
         "the collapse ran on {collapsed} example schedules"
+    );
+    assert!(
+        by_formula >= 3,
+        "S issued by formula on data in {by_formula} example schedules"
     );
 }
 

@@ -19,6 +19,7 @@
 use std::fmt;
 
 use npu_core::Dtype;
+use npu_core::encoding::{CHUNK, decode};
 use npu_core::host::HostTensor;
 use npu_core::ir::{CheckedKernel, Expr};
 use serde::{Deserialize, Serialize};
@@ -192,27 +193,40 @@ pub fn compare_outputs_with(
             });
         }
         let tolerance = Tolerance::for_dtype(want.dtype(), reduction_length);
-        let (want_values, got_values) = (want.values(), got.values());
+        let (size, dtype) = (want.dtype().size() as usize, want.dtype());
         let mut first = None;
         let mut count = 0u64;
-        for (flat, (e, a)) in want_values.iter().zip(&got_values).enumerate() {
-            if tolerance.allows(*e, *a) {
-                if e.is_finite() && a.is_finite() {
-                    worst = worst.max((a - e).abs());
+        // A chunk at a time, so that no tensor is ever held twice as f64s.
+        let (mut e, mut a) = ([0.0; CHUNK], [0.0; CHUNK]);
+        let chunks = want
+            .bytes()
+            .chunks(CHUNK * size)
+            .zip(got.bytes().chunks(CHUNK * size));
+        for (chunk, (want_bytes, got_bytes)) in chunks.enumerate() {
+            let len = want_bytes.len() / size;
+            decode(dtype, want_bytes, &mut e[..len]);
+            decode(dtype, got_bytes, &mut a[..len]);
+            for (i, (e, a)) in e[..len].iter().zip(&a[..len]).enumerate() {
+                if tolerance.allows(*e, *a) {
+                    if e.is_finite() && a.is_finite() {
+                        worst = worst.max((a - e).abs());
+                    }
+                } else {
+                    count += 1;
+                    first.get_or_insert(chunk * CHUNK + i);
                 }
-            } else {
-                count += 1;
-                first.get_or_insert(flat);
             }
         }
         if let Some(flat) = first {
+            let (expected, actual) = (want.value(flat), got.value(flat));
+            let (expected, actual) = (expected.unwrap_or(f64::NAN), actual.unwrap_or(f64::NAN));
             return Err(Mismatch::Value {
                 tensor,
                 flat_index: flat as u64,
                 index: unflatten(flat as u64, want.shape()),
-                expected: want_values[flat],
-                actual: got_values[flat],
-                tolerance: tolerance.absolute + tolerance.relative * want_values[flat].abs(),
+                expected,
+                actual,
+                tolerance: tolerance.absolute + tolerance.relative * expected.abs(),
                 count,
                 elements: want.len() as u64,
             });

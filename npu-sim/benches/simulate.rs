@@ -26,8 +26,9 @@
 //! - After the groups, `goals` runs each functional case a few times more, and prints
 //!   its best rate next to its goal, and the simulator's peak memory for vmla_16m
 //!   (the rise of the process's peak resident set over what it held before
-//!   [`simulate`], so the caller's f64 inputs are not counted) against the tensors'
-//!   own bytes (goal: at most 2×). It then prints the timing-only evaluation rate of
+//!   [`simulate`], so the caller's inputs are not counted) against the tensors' own
+//!   bytes (goal: at most 2×), and the whole process's peak, inputs included. It then
+//!   prints the timing-only evaluation rate of
 //!   vmla_16m (goal: at least 20,000 evaluations/s), on one thread and on one thread
 //!   per core as the tuner runs them, with where one evaluation's time
 //!   goes (lowering, validation, the rest of [`simulate`]), and whether the

@@ -239,7 +239,7 @@ pub enum ReduceOp {
     Sum,
     Max,
     Min,
-    /// The index of the first greatest value (see [`Expr::Reduce`]).
+    /// The index of the first greatest value (see [`Expr::Reduce`](super::Expr::Reduce)).
     ArgMax,
     /// The index of the first least value.
     ArgMin,

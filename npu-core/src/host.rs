@@ -169,9 +169,8 @@ impl HostTensor {
     /// Element `index` (in row-major order) as an `f64`, if the tensor has it.
     pub fn value(&self, index: usize) -> Option<f64> {
         let size = self.dtype.size() as usize;
-        let bytes = self
-            .bytes
-            .get(index.checked_mul(size)?..(index + 1) * size)?;
+        let start = index.checked_mul(size)?;
+        let bytes = self.bytes.get(start..start.checked_add(size)?)?;
         let mut one = [0.0];
         decode(self.dtype, bytes, &mut one);
         Some(one[0])
@@ -344,6 +343,7 @@ mod tests {
         assert_eq!(tensor.value(3), None);
         let wrapped = HostTensor::from_values(Dtype::I8, &[3], &[200.0, -129.5, 7.9]);
         assert_eq!(wrapped.values(), [-56.0, 127.0, 7.0]);
+        assert_eq!(wrapped.value(usize::MAX), None);
         assert_eq!(HostTensor::from_bytes(Dtype::I32, &[1], vec![0; 3]), None);
     }
 

@@ -26,7 +26,9 @@
 //!   otherwise independent; the total is the slowest core's.
 //! - **Data.** With [`SimOptions::functional`], every instruction also runs on real
 //!   values, each held in its own dtype (f16 in two bytes, i8 in one) and rounded
-//!   exactly as [`npu_core::scalar`] and the host reference round it; vector
+//!   exactly as [`npu_core::scalar`] and the host reference round it; inputs are
+//!   read where the caller's [`HostTensor`]s hold them (in the same encoding) and
+//!   outputs handed back as written, never converted; vector
 //!   instructions run as loops over lanes a chunk at a time, and the cube's `mmad` as a
 //!   blocked matrix multiply accumulating in f32 (i32 for integers) in L0C. A gather
 //!   index outside its table stops the run with [`SimError::Index`], naming the index

@@ -178,11 +178,7 @@ pub mod __private {
         for ((slot, input), (name, dtype, elements)) in values.iter_mut().zip(inputs).zip(declared)
         {
             check_length(name, elements, input.len())?;
-            *slot = input.values();
-            if input.dtype() != dtype {
-                slot.iter_mut()
-                    .for_each(|value| *value = dtype.round(*value));
-            }
+            *slot = input.values_as(dtype);
         }
         Ok(values)
     }

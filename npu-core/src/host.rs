@@ -166,6 +166,19 @@ impl HostTensor {
         values
     }
 
+    /// Every element as an `f64` of `dtype`: rounded as [`Dtype::round`] does when
+    /// `dtype` is not the tensor's own (an input given in another dtype than the
+    /// kernel declares, read by a host reference).
+    pub fn values_as(&self, dtype: Dtype) -> Vec<f64> {
+        let mut values = self.values();
+        if dtype != self.dtype {
+            values
+                .iter_mut()
+                .for_each(|value| *value = dtype.round(*value));
+        }
+        values
+    }
+
     /// Element `index` (in row-major order) as an `f64`, if the tensor has it.
     pub fn value(&self, index: usize) -> Option<f64> {
         let size = self.dtype.size() as usize;
@@ -344,6 +357,9 @@ mod tests {
         let wrapped = HostTensor::from_values(Dtype::I8, &[3], &[200.0, -129.5, 7.9]);
         assert_eq!(wrapped.values(), [-56.0, 127.0, 7.0]);
         assert_eq!(wrapped.value(usize::MAX), None);
+        let f32s = HostTensor::from_slice(&[2], &[1.0f32 / 3.0, 70000.0]);
+        assert_eq!(f32s.values_as(Dtype::F32), f32s.values());
+        assert_eq!(f32s.values_as(Dtype::F16), [0.333251953125, f64::INFINITY]);
         assert_eq!(HostTensor::from_bytes(Dtype::I32, &[1], vec![0; 3]), None);
     }
 

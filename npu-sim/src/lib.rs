@@ -37,12 +37,13 @@
 //! A timing-only run simulates each class of identical cores once, and within a core
 //! advances over iterations that repeat with the same timing by arithmetic (the
 //! steady-state collapse, exact by construction: see `engine/collapse.rs`); S, when it
-//! runs nothing but its loops, issues them by formula (in a run on data too). [`evaluate`] lowers a kernel
-//! to the compact program ([`npu_core::lower::lower_compact`]: each run of alike tiles
-//! held once), which the engine reads copy by copy: validation costs what the distinct
-//! tile shapes cost, and so does a timing-only run: a 16M-element vmla in 32,768 tiles
-//! is a 188-instruction program whose 753,668 instructions the engine times running
-//! about 280 of them one at a time.
+//! runs nothing but its loops, issues them by formula (in a run on data too).
+//! [`evaluate`] lowers a kernel to the compact program
+//! ([`npu_core::lower::lower_compact`]: each run of alike tiles held once), which the
+//! engine reads copy by copy: validation costs what the distinct tile shapes cost, and
+//! so does a timing-only run: a 16M-element vmla in 32,768 tiles is a 188-instruction
+//! program whose 753,668 instructions the engine times running about 280 of them one
+//! at a time.
 //!
 //! A wait no pipe can satisfy is a [`SimError::Deadlock`], never a hang, a program
 //! longer than the budget is refused with [`SimError::InstructionBudget`] (counted on

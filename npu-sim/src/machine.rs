@@ -19,7 +19,6 @@ use npu_core::target::{Level as LevelKind, Target};
 
 use crate::cube::{self, Gemm};
 use crate::engine::level_index;
-
 use crate::storage::{self, Global, Tensor, move_elements};
 use crate::vector::{self, Lanes, Level};
 

@@ -32,11 +32,10 @@ pub fn reference(
     for tensor in &kernel.tensors {
         data.push(match tensor.role {
             Role::Input => {
-                let input = next_input.next();
-                let mut values = input.map(HostTensor::values).unwrap_or_default();
-                if input.is_some_and(|input| input.dtype() != tensor.dtype) {
-                    values.iter_mut().for_each(|v| *v = tensor.dtype.round(*v));
-                }
+                let mut values = next_input
+                    .next()
+                    .map(|input| input.values_as(tensor.dtype))
+                    .unwrap_or_default();
                 values.resize(tensor.elements() as usize, f64::NAN);
                 values
             }

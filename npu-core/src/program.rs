@@ -82,7 +82,7 @@ mod repeat;
 mod structure;
 
 pub(crate) use repeat::moved_on;
-pub use repeat::{Repeat, Segment, StreamView};
+pub use repeat::{Cursor, Repeat, Segment, StreamView};
 pub use structure::ProgramError;
 
 /// A pipe of the AI core.

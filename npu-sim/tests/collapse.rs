@@ -10,6 +10,7 @@
 mod support;
 
 use npu_core::lower::lower_compact;
+use npu_core::program::{Cursor, StreamView};
 use npu_core::{Target, check_source, lower};
 use npu_sim::{SimError, SimOptions, simulate};
 use support::schedules::{KERNELS, Random, schedule};
@@ -72,6 +73,18 @@ fn collapsed_and_full_timing_reports_are_identical() {
                             assert_eq!(held.outputs, full.outputs, "{what}: on data");
                         }
                         (full, held) => assert_eq!(held.err(), full.err(), "{what}: on data"),
+                    }
+                }
+                // A cursor walks each stream as indexing reads it.
+                for code in &compact.classes {
+                    for pipe in 0..7 {
+                        let view = StreamView::new(code, pipe);
+                        let mut cursor = Cursor::default();
+                        for index in 0..=view.len() {
+                            assert_eq!(cursor.index, index, "{what}");
+                            assert_eq!(view.at(&cursor), view.get(index), "{what}: {index}");
+                            view.advance(&mut cursor);
+                        }
                     }
                 }
                 assert_eq!(compact.into_expanded(), program, "{what}");

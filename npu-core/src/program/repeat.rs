@@ -192,6 +192,22 @@ pub struct StreamView<'a> {
     len: usize,
 }
 
+/// A position in a [`StreamView`], read with [`StreamView::at`] and moved on by
+/// [`StreamView::advance`]; the default is the stream's start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    /// Index in the full stream.
+    pub index: usize,
+    /// The first run that has not ended at `index`, and instructions left out
+    /// before it.
+    run: usize,
+    skipped: usize,
+    /// Within that run, once past its two held copies: the copy and the
+    /// instruction in it.
+    copy: usize,
+    offset: usize,
+}
+
 /// A run as one stream sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct Segment {
@@ -271,6 +287,48 @@ impl<'a> StreamView<'a> {
             Some(run) => run.skipped + (run.count - 2) * run.len,
         };
         self.held.get(index - skipped).copied()
+    }
+
+    /// The instruction at `cursor`, which [`StreamView::advance`] moves on by one:
+    /// a walk through the stream in order without the search and division of
+    /// [`StreamView::get`].
+    #[inline(always)]
+    pub fn at(&self, cursor: &Cursor) -> Option<Instr> {
+        match self.runs.get(cursor.run) {
+            Some(run) if cursor.copy >= 2 => {
+                let held = run.held + run.len + cursor.offset;
+                Some(moved_on(
+                    &self.held[held - run.len],
+                    &self.held[held],
+                    cursor.copy as u64 - 1,
+                    run.tiles,
+                ))
+            }
+            _ => self.held.get(cursor.index - cursor.skipped).copied(),
+        }
+    }
+
+    /// Moves `cursor` to the next instruction.
+    #[inline(always)]
+    pub fn advance(&self, cursor: &mut Cursor) {
+        cursor.index += 1;
+        let Some(run) = self.runs.get(cursor.run) else {
+            return;
+        };
+        if cursor.index == run.end() {
+            cursor.skipped += (run.count - 2) * run.len;
+            cursor.run += 1;
+            cursor.copy = 0;
+            cursor.offset = 0;
+        } else if cursor.index == run.at + 2 * run.len {
+            cursor.copy = 2;
+        } else if cursor.copy >= 2 {
+            cursor.offset += 1;
+            if cursor.offset == run.len {
+                cursor.offset = 0;
+                cursor.copy += 1;
+            }
+        }
     }
 
     /// The run whose copies cover `index` of the full stream, if one does.

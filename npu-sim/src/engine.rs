@@ -1,11 +1,10 @@
 //! The core model: runs one core's streams, in order within each pipe and concurrently
-//! across pipes, with flags, barriers and the scalar unit's issue order; optionally
-//! executes every instruction on real data as it starts.
+//! across pipes, with flags, barriers and the scalar unit's issue order: timing only
+//! (a run on data executes the values apart, in `functional`).
 //!
 //! Instructions are taken in order of their start times across the pipes (the
 //! earliest startable instruction of any pipe next), so the core's DMA port is handed
-//! out first come, first served, and data effects happen in an order a correctly
-//! synchronised program cannot tell from the hardware's.
+//! out first come, first served.
 //!
 //! What one instruction costs is in the private `timing` module, the steady-state
 //! collapse in `collapse`, what a deadlock says in `deadlock`.
@@ -22,7 +21,6 @@ mod timing;
 pub(crate) use timing::level_index;
 
 use crate::costs::Costs;
-use crate::machine::{Fault, Machine};
 use crate::trace::TraceEvent;
 use crate::{MAX_CYCLES, SimError};
 
@@ -74,30 +72,27 @@ impl std::ops::DerefMut for ByOp {
     }
 }
 
-/// Runs one core. `machine` is given when executing on data; `collapse` (timing only,
-/// without a trace) advances over repeating iterations by arithmetic (see
-/// [`collapse`]).
+/// Runs one core. `collapse` (without a trace) advances over repeating iterations by
+/// arithmetic (see [`collapse`]) and issues S's loops by formula when S runs nothing
+/// else.
 #[allow(clippy::too_many_arguments)] // The engine's inputs are all distinct; a struct would only rename them.
 pub(crate) fn run(
     program: &Program,
     code: &CoreCode,
     core: u32,
-    gm_base: &[u64],
     costs: &Costs,
-    mut machine: Option<&mut Machine>,
     mut trace: Option<&mut Vec<TraceEvent>>,
     budget: u64,
     collapse: bool,
 ) -> Result<CoreRun, SimError> {
     let mut engine = Engine::new(code, costs);
     let mut run = CoreRun::default();
-    // S's loops touch no data: a run on data issues them by formula too; a trace
-    // shows each.
-    if collapse && trace.is_none() {
+    // A trace shows every instruction.
+    let collapse = collapse && trace.is_none();
+    if collapse {
         engine.issue_by_formula(&mut run);
     }
-    let mut collapse =
-        (collapse && machine.is_none() && trace.is_none()).then(collapse::Collapse::default);
+    let mut collapse = collapse.then(collapse::Collapse::default);
     // Instructions run one at a time: a compact program's budget counts only these,
     // as the collapse advances over the rest by arithmetic.
     let one_at_a_time = |run: &CoreRun| {
@@ -186,19 +181,6 @@ pub(crate) fn run(
             });
         }
         engine.wake(best, &instr.op);
-        if let Some(machine) = machine.as_deref_mut() {
-            machine
-                .execute(program, &instr.op, gm_base)
-                .map_err(|fault| match fault {
-                    Fault::Bad(message) => SimError::BadProgram {
-                        core,
-                        pipe: Pipe::ALL[best],
-                        instruction: program.instruction_text(&instr.op),
-                        message,
-                    },
-                    Fault::Index(error) => SimError::Index { core, error },
-                })?;
-        }
         if duration > 0.0 {
             engine.overlap(best, start, start + duration);
         }

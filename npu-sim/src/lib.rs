@@ -32,12 +32,15 @@
 //!   instructions run as loops over lanes a chunk at a time, and the cube's `mmad` as a
 //!   blocked matrix multiply accumulating in f32 (i32 for integers) in L0C. A gather
 //!   index outside its table stops the run with [`SimError::Index`], naming the index
-//!   tensor, the element and the value.
+//!   tensor, the element and the value. Values never change cycles, so the data runs
+//!   apart from the timing: every core's instructions once each, in an order the
+//!   program's flags and barriers allow (see `functional.rs`), with no clock.
 //!
-//! A timing-only run simulates each class of identical cores once, and within a core
+//! The timing simulates each class of identical cores once, and within a core
 //! advances over iterations that repeat with the same timing by arithmetic (the
 //! steady-state collapse, exact by construction: see `engine/collapse.rs`); S, when it
-//! runs nothing but its loops, issues them by formula (in a run on data too).
+//! runs nothing but its loops, issues them by formula. A traced run times every core's
+//! every instruction.
 //! [`evaluate`] lowers a kernel to the compact program
 //! ([`npu_core::lower::lower_compact`]: each run of alike tiles held once), which the
 //! engine reads copy by copy: validation costs what the distinct tile shapes cost, and
@@ -75,6 +78,7 @@ mod costs;
 mod cube;
 mod engine;
 mod error;
+mod functional;
 mod machine;
 mod reference;
 mod report;
@@ -114,10 +118,10 @@ pub struct SimOptions {
     /// run, one core's of each class of identical cores in a timing-only run (with the
     /// collapse, of a compact program only those run one at a time).
     pub max_instructions: u64,
-    /// Timing only: advance over iterations that repeat with the same timing by
-    /// arithmetic instead of simulating each (the report is the same; see
-    /// `engine/collapse.rs`). In any untraced run, also issue S's loops by formula
-    /// when S runs nothing else. Off only to compare against the full simulation.
+    /// Untraced runs: advance over iterations that repeat with the same timing by
+    /// arithmetic instead of timing each (the report is the same; see
+    /// `engine/collapse.rs`), and issue S's loops by formula when S runs nothing
+    /// else. Off only to compare against the full simulation.
     #[serde(default = "collapse_by_default")]
     pub collapse: bool,
 }
@@ -144,8 +148,8 @@ pub struct Simulation {
     /// The outputs in signature order; empty unless [`SimOptions::functional`].
     pub outputs: Vec<HostTensor>,
     pub trace: Option<Trace>,
-    /// Instructions advanced over by arithmetic instead of simulated one by one (over
-    /// the simulated cores: one per class when timing only): the steady-state
+    /// Instructions advanced over by arithmetic instead of timed one by one (over
+    /// the timed cores: one per class unless traced): the steady-state
     /// collapse's and S's loops issued by formula; 0 without [`SimOptions::collapse`].
     pub collapsed: u64,
 }
@@ -259,21 +263,14 @@ pub fn simulate(
     }
     for core in &program.cores {
         let class = core.class as usize;
-        if runs[class].is_some() && !every_core {
+        if runs[class].is_some() && !options.trace {
             continue;
-        }
-        if let Some(machine) = machine.as_mut()
-            && core.core != program.cores[0].core
-        {
-            machine.clear(program);
         }
         let run = engine::run(
             program,
             program.code(core),
             core.core,
-            &core.gm_base,
             &costs,
-            machine.as_mut(),
             events.as_mut(),
             options.max_instructions,
             options.collapse,
@@ -285,6 +282,21 @@ pub fn simulate(
                 cores: counts[class],
                 first_core: core.core,
             });
+        }
+    }
+    // Values do not change cycles: the data runs apart from the timing, every core.
+    if let Some(machine) = machine.as_mut() {
+        for (index, core) in program.cores.iter().enumerate() {
+            if index > 0 {
+                machine.clear(program);
+            }
+            functional::run(
+                program,
+                program.code(core),
+                core.core,
+                &core.gm_base,
+                machine,
+            )?;
         }
     }
     let runs: Vec<ClassRun> = runs.into_iter().flatten().collect();

@@ -5,7 +5,7 @@ mod support;
 
 use npu_core::Dtype;
 use npu_core::host::HostTensor;
-use npu_core::program::Pipe;
+use npu_core::program::{Op, Pipe};
 use npu_sim::{
     Mismatch, Report, SimOptions, Tolerance, compare_outputs, compare_outputs_with, evaluate,
     reference,
@@ -169,4 +169,50 @@ fn the_report_round_trips_through_json() {
         (report.total_cycles, report.roofline_cycles, &report.traffic)
     );
     assert!((back.efficiency - report.efficiency).abs() < 1e-12);
+}
+
+/// A run on data computes values in an order the flags allow, every producer as far
+/// ahead as they let it: with the first free of `a`'s slot taken out of V and MTE2
+/// (the flags still balance, so the program runs), MTE2 copies tile 2 over tile 0's
+/// `a` before V reads it, and the outputs are wrong rather than right by the timing.
+#[test]
+fn a_missing_free_shows_in_the_values() {
+    let kernel = support::check(&support::kernel_file("vmla"));
+    let schedule = kernel
+        .schedules
+        .iter()
+        .position(|s| s.name == "pipelined")
+        .expect("the pipelined schedule");
+    let inputs = support::inputs(&kernel, 3);
+    let expected = reference(&kernel, &inputs).expect("the reference runs");
+    let program = npu_core::lower(&kernel, schedule);
+    let simulate = |program: &npu_core::program::Program| {
+        npu_sim::simulate(&kernel, program, &inputs, &SimOptions::default())
+            .expect("runs")
+            .outputs
+    };
+    assert!(compare_outputs(&simulate(&program), &expected).is_ok());
+    let mut unsynchronised = program.clone();
+    let free = |op: &Op| {
+        matches!(
+            *op,
+            Op::SetFlag {
+                from: Pipe::V,
+                to: Pipe::Mte2,
+                event: 0
+            } | Op::WaitFlag {
+                from: Pipe::V,
+                to: Pipe::Mte2,
+                event: 0
+            }
+        )
+    };
+    for class in &mut unsynchronised.classes {
+        for pipe in [Pipe::V, Pipe::Mte2] {
+            let stream = &mut class.streams[pipe.index()];
+            let first = stream.iter().position(|i| free(&i.op)).expect("a free");
+            stream.remove(first);
+        }
+    }
+    assert!(compare_outputs(&simulate(&unsynchronised), &expected).is_err());
 }

@@ -38,6 +38,7 @@ mod copy;
 mod estimate;
 mod matmul;
 mod nodes;
+mod planner;
 mod tensors;
 mod vector;
 

@@ -15,7 +15,8 @@
 //! was copied again or the box grew, so a `bias[j]` row is broadcast once per `j`.
 
 use super::copy;
-use super::nodes::{Planned, Planner, build_statements};
+use super::nodes::{Planned, build_statements};
+use super::planner::Planner;
 use super::{AxisRange, Compact, Lowering};
 use crate::ir::{BufferKind, Role};
 use crate::program::{CoreCode, Op, Pipe, Repeat};

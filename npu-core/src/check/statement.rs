@@ -1,0 +1,368 @@
+//! A kernel's statements checked: each assignment's output and subscripts, each
+//! `let` intermediate's name, shape and dtype.
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+
+use super::expr::{resolve_literals, subscripts};
+use super::reduce::reduction_extent;
+use super::{Checker, MAX_ELEMENTS, Scope, Ty, too_many_elements};
+use crate::ast;
+use crate::diag::{Code, suggestion};
+use crate::ir::*;
+
+impl Checker<'_> {
+    pub(super) fn statement(
+        &mut self,
+        stmt: &ast::Stmt,
+        tensors: &[Tensor],
+        scope: &mut Scope,
+        assigned: &mut HashMap<usize, Span>,
+        body: &[Assign],
+    ) -> Option<Assign> {
+        let name = stmt.output.to_string();
+        let Some(&output) = scope.tensors.get(&name) else {
+            let outputs: Vec<&str> = tensors
+                .iter()
+                .filter(|t| t.role == Role::Output)
+                .map(|t| t.name.as_str())
+                .collect();
+            let help = suggestion(&name, &outputs);
+            self.error(
+                Code::E002,
+                stmt.output.span(),
+                format!("unknown output `{name}`"),
+            )
+            .help = Some(help);
+            return None;
+        };
+        let tensor = &tensors[output];
+        if tensor.role == Role::Input {
+            self.error(
+                Code::E010,
+                stmt.output.span(),
+                format!("`{name}` is an input and cannot be assigned"),
+            )
+            .help = Some("assign to an output declared after `->`".into());
+            return None;
+        }
+        if tensor.is_scalar() {
+            // A scalar output, reported with the signature.
+            return None;
+        }
+        if let Some(_first) = assigned.insert(output, stmt.output.span()) {
+            self.error(
+                Code::E030,
+                stmt.output.span(),
+                format!("output `{name}` is assigned twice"),
+            )
+            .help = Some("assign each output in one statement".into());
+            return None;
+        }
+        if stmt.indices.len() != tensor.shape.len() {
+            self.error(
+                Code::E011,
+                stmt.output.span(),
+                format!(
+                    "`{name}` has rank {} but is written with {}",
+                    tensor.shape.len(),
+                    subscripts(stmt.indices.len())
+                ),
+            )
+            .help = Some(format!(
+                "write `{name}` with {}, one per dimension",
+                subscripts(tensor.shape.len())
+            ));
+            return None;
+        }
+        let mut axes = Vec::new();
+        for (dim, index) in stmt.indices.iter().enumerate() {
+            let ident = match index {
+                ast::Index::Axis(ident) => ident,
+                ast::Index::Const(number) => {
+                    self.error(
+                        Code::E011,
+                        number.span,
+                        format!(
+                            "output `{name}` must be written over axes, not at a fixed position"
+                        ),
+                    )
+                    .help = Some("name an axis, such as `i`".into());
+                    return None;
+                }
+                ast::Index::Gather(gather) => {
+                    self.error(
+                        Code::E037,
+                        gather.tensor.span(),
+                        format!(
+                            "output `{name}` is written through `{}[..]`: scatter is not supported",
+                            gather.tensor
+                        ),
+                    )
+                    .help = Some(format!(
+                        "write the output over plain axes and gather on the right: `{name}[i] = x[{}[i]]`",
+                        gather.tensor
+                    ));
+                    return None;
+                }
+                ast::Index::Affine(affine) => {
+                    self.error(
+                        Code::E011,
+                        affine.span,
+                        format!("output `{name}` must be written over plain axes, not an affine form"),
+                    )
+                    .help = Some(
+                        "name one axis per output dimension and move the arithmetic into the loads, as in `y[i] = x[2*i + 1]`".into(),
+                    );
+                    return None;
+                }
+            };
+            let axis_name = ident.to_string();
+            let extent = tensor.shape[dim];
+            match scope.axes.iter().position(|a| a.name == axis_name) {
+                Some(existing) => {
+                    if axes.contains(&existing) {
+                        self.error(
+                            Code::E030,
+                            ident.span(),
+                            format!("axis `{axis_name}` indexes `{name}` twice"),
+                        );
+                        return None;
+                    }
+                    if scope.axes[existing].extent != extent {
+                        let message = format!(
+                            "axis `{axis_name}` has extent {} elsewhere but `{name}` has {extent} along dimension {dim}",
+                            scope.axes[existing].extent
+                        );
+                        self.error(Code::E011, ident.span(), message);
+                        return None;
+                    }
+                    axes.push(existing);
+                }
+                None => {
+                    scope.axes.push(Axis {
+                        name: axis_name,
+                        extent,
+                        reduction: false,
+                    });
+                    axes.push(scope.axes.len() - 1);
+                }
+            }
+        }
+        if let Some(first) = body.iter().find(|a| tensors[a.output].role == Role::Output)
+            && first.axes != axes
+        {
+            let expected: Vec<&str> = first
+                .axes
+                .iter()
+                .map(|a| scope.axes[*a].name.as_str())
+                .collect();
+            self.error(
+                Code::E011,
+                stmt.output.span(),
+                format!(
+                    "every output must be written over the same axes, `{}`",
+                    expected.join(", ")
+                ),
+            )
+            .help = Some("give all outputs the same shape and subscripts".into());
+            return None;
+        }
+        scope.live = axes.clone();
+        let (value, ty) = self.expr(&stmt.value, scope, tensors);
+        let value = value?;
+        let (value, ty) = self.arg_output(stmt, value, ty, tensor, scope);
+        let ty = if self.untyped.contains(&name) {
+            Ty::Error
+        } else {
+            ty
+        };
+        match ty {
+            Ty::Value(dtype) if dtype != tensor.dtype => {
+                let (span, what) = (stmt.output.span(), tensor.dtype);
+                self.error(
+                    Code::E010,
+                    span,
+                    format!("`{name}` is {what} but the expression is {dtype}"),
+                )
+                .help = Some(format!("cast the expression with `as {what}`"));
+                None
+            }
+            Ty::Mask(_) => {
+                self.error(
+                    Code::E010,
+                    stmt.output.span(),
+                    format!("`{name}` cannot hold a comparison's mask"),
+                )
+                .help = Some("use the comparison in `select(cond, a, b)`".into());
+                None
+            }
+            Ty::Error => None,
+            Ty::Value(_) | Ty::Literal { .. } => {
+                let value = resolve_literals(value, tensor.dtype);
+                let mut space_axes = axes.clone();
+                value.walk(&mut |node| {
+                    if let Expr::Reduce { axes, .. } = node {
+                        for axis in axes {
+                            if !space_axes.contains(axis) {
+                                space_axes.push(*axis);
+                            }
+                        }
+                    }
+                });
+                let space: Vec<u64> = space_axes.iter().map(|a| scope.axes[*a].extent).collect();
+                // A tensor too large is reported already, and makes its loops too large.
+                if too_many_elements(&space) && !tensors.iter().any(|t| too_many_elements(&t.shape))
+                {
+                    self.error(
+                        Code::E011,
+                        stmt.output.span(),
+                        format!("`{name}` is computed over more than {MAX_ELEMENTS} elements (2^48), output and reduction axes together"),
+                    )
+                    .help = Some("give the kernel a smaller part of the work".into());
+                    return None;
+                }
+                Some(Assign {
+                    output,
+                    axes,
+                    value,
+                })
+            }
+        }
+    }
+
+    /// `let m[i] = expr;`: an intermediate over named axes, its dtype the expression's
+    /// and each axis's extent the one it already has, or else that of the first tensor
+    /// the expression indexes with it.
+    pub(super) fn let_statement(
+        &mut self,
+        stmt: &ast::Stmt,
+        tensors: &mut Vec<Tensor>,
+        scope: &mut Scope,
+    ) -> Option<Assign> {
+        let name = stmt.output.to_string();
+        if scope.tensors.contains_key(&name) {
+            self.error(
+                Code::E030,
+                stmt.output.span(),
+                format!("`{name}` is already a tensor of this kernel"),
+            )
+            .help = Some("give the intermediate its own name".into());
+            return None;
+        }
+        let mut axes = Vec::new();
+        for index in &stmt.indices {
+            let ident = match index {
+                ast::Index::Axis(ident) => ident,
+                ast::Index::Const(number) => {
+                    self.error(
+                        Code::E011,
+                        number.span,
+                        format!("intermediate `{name}` must be written over axes, not at a fixed position"),
+                    )
+                    .help = Some("name an axis, such as `i`".into());
+                    return None;
+                }
+                ast::Index::Gather(gather) => {
+                    self.error(
+                        Code::E037,
+                        gather.tensor.span(),
+                        format!("intermediate `{name}` is written through `{}[..]`: scatter is not supported", gather.tensor),
+                    )
+                    .help = Some("write it over plain axes and gather on the right".into());
+                    return None;
+                }
+                ast::Index::Affine(affine) => {
+                    self.error(
+                        Code::E011,
+                        affine.span,
+                        format!("intermediate `{name}` must be written over plain axes"),
+                    )
+                    .help = Some(
+                        "name an axis, such as `i`; read shifted windows of it instead".into(),
+                    );
+                    return None;
+                }
+            };
+            let axis_name = ident.to_string();
+            let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
+                Some(existing) => existing,
+                None => {
+                    let Some(extent) =
+                        reduction_extent(&stmt.value, &axis_name, &scope.tensors, tensors)
+                    else {
+                        self.error(
+                            Code::E011,
+                            ident.span(),
+                            format!("no tensor in the expression of `{name}` is indexed by `{axis_name}`, so its extent is unknown"),
+                        )
+                        .help = Some(format!("read a tensor over `{axis_name}` in the expression, or use an axis of an earlier statement"));
+                        return None;
+                    };
+                    scope.axes.push(Axis {
+                        name: axis_name.clone(),
+                        extent,
+                        reduction: false,
+                    });
+                    scope.axes.len() - 1
+                }
+            };
+            if axes.contains(&axis) {
+                self.error(
+                    Code::E030,
+                    ident.span(),
+                    format!("axis `{axis_name}` indexes `{name}` twice"),
+                );
+                return None;
+            }
+            axes.push(axis);
+        }
+        scope.live = axes.clone();
+        let (value, ty) = self.expr(&stmt.value, scope, tensors);
+        let value = value?;
+        let dtype = match ty {
+            Ty::Value(dtype) => dtype,
+            Ty::Literal { .. } => {
+                self.error(
+                    Code::E010,
+                    stmt.output.span(),
+                    format!("`{name}` holds only literals, so it has no dtype"),
+                )
+                .help = Some(
+                    "write the constant where it is used, or cast it, as in `0.5 as f32`".into(),
+                );
+                return None;
+            }
+            Ty::Mask(_) => {
+                self.error(
+                    Code::E010,
+                    stmt.output.span(),
+                    format!("`{name}` cannot hold a comparison's mask"),
+                )
+                .help = Some("use the comparison in `select(cond, a, b)`".into());
+                return None;
+            }
+            Ty::Error => return None,
+        };
+        let value = resolve_literals(value, dtype);
+        let shape: Vec<u64> = axes.iter().map(|a| scope.axes[*a].extent).collect();
+        let index = tensors.len();
+        scope.tensors.insert(name.clone(), index);
+        // An intermediate holds one tile over its own axes: it is read as written.
+        scope
+            .loads
+            .insert(index, axes.iter().map(|a| Subscript::Axis(*a)).collect());
+        tensors.push(Tensor {
+            name,
+            dtype,
+            shape,
+            role: Role::Local,
+        });
+        Some(Assign {
+            output: index,
+            axes,
+            value,
+        })
+    }
+}

@@ -8,14 +8,19 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs::File;
-use std::io::Read as _;
-use std::ops::RangeInclusive;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::dtype::Dtype;
+
+mod file;
+mod limits;
+
+pub use file::{MAX_FILE_BYTES, read_file};
+pub use limits::{
+    MAX_ALIGN, MAX_BANDWIDTH, MAX_BYTES, MAX_CLOCK_MHZ, MAX_CORES, MAX_CYCLES, MAX_EVENTS,
+    MAX_FRACTAL, MAX_PAD_PENALTY, MAX_REPEAT,
+};
 
 /// A hardware target. Sizes are bytes, times are cycles of the core clock.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -344,31 +349,6 @@ impl fmt::Display for Level {
     }
 }
 
-// The ranges target numbers must lie in. Real chips sit orders of magnitude inside
-// them; they exist so that a typo cannot reach the checker's or the simulator's
-// arithmetic, where u64::MAX cycles would saturate into a "result".
-
-/// Most cycles of any latency or per-operation cost: a millisecond at 1 GHz.
-pub const MAX_CYCLES: u64 = 1_000_000;
-/// Largest memory capacity: 1 TiB.
-pub const MAX_BYTES: u64 = 1 << 40;
-/// Largest alignment or vector repeat: 1 MiB.
-pub const MAX_ALIGN: u64 = 1 << 20;
-/// Most bytes per cycle of any copy path.
-pub const MAX_BANDWIDTH: f64 = (1u64 << 20) as f64;
-/// Fastest clock: 100 GHz.
-pub const MAX_CLOCK_MHZ: u64 = 100_000;
-/// Most cores of either kind.
-pub const MAX_CORES: u64 = 4096;
-/// Most event ids per pair of pipes.
-pub const MAX_EVENTS: u64 = 1024;
-/// Most repeats of one vector instruction.
-pub const MAX_REPEAT: u64 = 1 << 20;
-/// Largest side of the cube's fractal.
-pub const MAX_FRACTAL: u64 = 4096;
-/// Largest slow-down of a padded copy.
-pub const MAX_PAD_PENALTY: f64 = 1000.0;
-
 /// The built-in presets: name and TOML text.
 const PRESETS: [(&str, &str); 4] = [
     ("ascend910b", include_str!("../targets/ascend910b.toml")),
@@ -410,165 +390,6 @@ impl Target {
         toml::to_string(self).unwrap_or_default()
     }
 
-    /// Every number is checked against a range real hardware stays far inside, so that
-    /// a typo (or `u64::MAX`) is an error naming the field, never a schedule that
-    /// "takes" 18446744073709551615 cycles.
-    fn validate(&self) -> Result<(), TargetError> {
-        let fail = |what: String| Err(TargetError(format!("target `{}`: {what}", self.name)));
-        if self.cores.vector == 0 && self.cores.cube == 0 {
-            return fail("needs at least one core".to_string());
-        }
-        for (field, value, range, unit) in self.integer_fields() {
-            if !range.contains(&value) {
-                return fail(out_of_range(&field, value, &range, unit));
-            }
-        }
-        let powers_of_two = [
-            ("align.ub", self.align.ub),
-            ("align.l1", self.align.l1),
-            ("align.l0a", self.align.l0a),
-            ("align.l0b", self.align.l0b),
-            ("align.l0c", self.align.l0c),
-            ("vector.repeat_bytes", self.vector.repeat_bytes),
-        ];
-        if let Some((field, value)) = powers_of_two.iter().find(|(_, v)| !v.is_power_of_two()) {
-            return fail(format!("{field} is {value}, must be a power of two"));
-        }
-        for (field, value, range) in self.float_fields() {
-            if !(value.is_finite() && range.contains(&value)) {
-                return fail(format!(
-                    "{field} is {value:?}, must be a number between {} and {}",
-                    range.start(),
-                    range.end()
-                ));
-            }
-        }
-        let l2_rate = self.dma.l2_bytes_per_cycle;
-        if self.dma.l2_bytes > 0
-            && !(l2_rate.is_finite()
-                && (self.dma.gm_bytes_per_cycle..=MAX_BANDWIDTH).contains(&l2_rate))
-        {
-            return fail(format!(
-                "dma.l2_bytes_per_cycle is {l2_rate:?}, must be a number between dma.gm_bytes_per_cycle ({}) and {MAX_BANDWIDTH} when dma.l2_bytes is set",
-                self.dma.gm_bytes_per_cycle
-            ));
-        }
-        for op in &VectorOp::ALL[..VectorOp::REQUIRED] {
-            if !self.vector.cycles.contains_key(op) {
-                return fail(format!("vector.cycles has no cost for `{}`", op.name()));
-            }
-        }
-        Ok(())
-    }
-
-    /// The integer fields with the range each must lie in and its unit.
-    fn integer_fields(&self) -> Vec<(String, u64, RangeInclusive<u64>, &'static str)> {
-        let bytes = |field: &str, value: u64| (field.to_string(), value, 0..=MAX_BYTES, "bytes");
-        let align = |field: &str, value: u64| (field.to_string(), value, 1..=MAX_ALIGN, "bytes");
-        let cycles = |field: String, value: u64| (field, value, 0..=MAX_CYCLES, "cycles");
-        let mut fields = vec![
-            (
-                "clock_mhz".to_string(),
-                u64::from(self.clock_mhz),
-                1..=MAX_CLOCK_MHZ,
-                "MHz",
-            ),
-            (
-                "cores.vector".to_string(),
-                u64::from(self.cores.vector),
-                0..=MAX_CORES,
-                "cores",
-            ),
-            (
-                "cores.cube".to_string(),
-                u64::from(self.cores.cube),
-                0..=MAX_CORES,
-                "cores",
-            ),
-            bytes("memory.ub", self.memory.ub),
-            bytes("memory.l1", self.memory.l1),
-            bytes("memory.l0a", self.memory.l0a),
-            bytes("memory.l0b", self.memory.l0b),
-            bytes("memory.l0c", self.memory.l0c),
-            bytes("dma.l2_bytes", self.dma.l2_bytes),
-            align("align.ub", self.align.ub),
-            align("align.l1", self.align.l1),
-            align("align.l0a", self.align.l0a),
-            align("align.l0b", self.align.l0b),
-            align("align.l0c", self.align.l0c),
-            (
-                "events".to_string(),
-                u64::from(self.events),
-                0..=MAX_EVENTS,
-                "events",
-            ),
-            (
-                "vector.repeat_bytes".to_string(),
-                self.vector.repeat_bytes,
-                1..=MAX_ALIGN,
-                "bytes",
-            ),
-            (
-                "vector.max_repeat".to_string(),
-                self.vector.max_repeat,
-                1..=MAX_REPEAT,
-                "repeats",
-            ),
-            cycles("vector.issue_cycles".to_string(), self.vector.issue_cycles),
-            cycles("dma.latency_cycles".to_string(), self.dma.latency_cycles),
-            cycles("dma.burst_cycles".to_string(), self.dma.burst_cycles),
-            cycles("scalar.loop_cycles".to_string(), self.scalar.loop_cycles),
-        ];
-        for (op, value) in &self.vector.cycles {
-            fields.push(cycles(format!("vector.cycles.{}", op.name()), *value));
-        }
-        if let Some(cube) = &self.cube {
-            for (field, value) in [("cube.m", cube.m), ("cube.n", cube.n), ("cube.k", cube.k)] {
-                fields.push((field.to_string(), value, 1..=MAX_FRACTAL, "elements"));
-            }
-            let fractal = cube.cycles_per_fractal;
-            fields.push((
-                "cube.cycles_per_fractal".to_string(),
-                fractal,
-                1..=MAX_CYCLES,
-                "cycles",
-            ));
-            fields.push(cycles("cube.issue_cycles".to_string(), cube.issue_cycles));
-        }
-        fields
-    }
-
-    /// The fractional fields with the range each must lie in.
-    fn float_fields(&self) -> [(&'static str, f64, RangeInclusive<f64>); 5] {
-        [
-            (
-                "dma.gm_bytes_per_cycle",
-                self.dma.gm_bytes_per_cycle,
-                1.0..=MAX_BANDWIDTH,
-            ),
-            (
-                "dma.core_bytes_per_cycle",
-                self.dma.core_bytes_per_cycle,
-                1.0..=MAX_BANDWIDTH,
-            ),
-            (
-                "dma.mte1_bytes_per_cycle",
-                self.dma.mte1_bytes_per_cycle,
-                1.0..=MAX_BANDWIDTH,
-            ),
-            (
-                "dma.fix_bytes_per_cycle",
-                self.dma.fix_bytes_per_cycle,
-                1.0..=MAX_BANDWIDTH,
-            ),
-            (
-                "dma.pad_penalty",
-                self.dma.pad_penalty,
-                1.0..=MAX_PAD_PENALTY,
-            ),
-        ]
-    }
-
     pub fn capacity(&self, level: Level) -> u64 {
         match level {
             Level::Ub => self.memory.ub,
@@ -597,89 +418,6 @@ impl Target {
     /// Cycles per repeat of a vector operation.
     pub fn vector_cycles(&self, op: VectorOp) -> u64 {
         self.vector.cycles.get(&op).copied().unwrap_or(1)
-    }
-}
-
-/// Largest target file [`read_file`] reads: the presets are about 2 KiB.
-pub const MAX_FILE_BYTES: u64 = 1 << 20;
-
-/// Reads a target file's text, or says why not in a phrase to follow the path: "No
-/// such file or directory (os error 2)", "not a regular file (a FIFO)". Only regular
-/// files of at most [`MAX_FILE_BYTES`] are read; the type is checked before opening
-/// (opening a FIFO waits for a writer) and again on what was opened.
-pub fn read_file(path: &Path) -> Result<String, String> {
-    let metadata = std::fs::metadata(path).map_err(|error| error.to_string())?;
-    regular_and_small(&metadata)?;
-    let file = File::open(path).map_err(|error| error.to_string())?;
-    regular_and_small(&file.metadata().map_err(|error| error.to_string())?)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|error| error.to_string())?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large(None));
-    }
-    String::from_utf8(bytes).map_err(|error| {
-        format!(
-            "not UTF-8 text (byte {} is not valid)",
-            error.utf8_error().valid_up_to()
-        )
-    })
-}
-
-fn regular_and_small(metadata: &std::fs::Metadata) -> Result<(), String> {
-    if !metadata.is_file() {
-        return Err(format!(
-            "not a regular file ({})",
-            file_kind(&metadata.file_type())
-        ));
-    }
-    if metadata.len() > MAX_FILE_BYTES {
-        return Err(too_large(Some(metadata.len())));
-    }
-    Ok(())
-}
-
-fn too_large(len: Option<u64>) -> String {
-    let size = len.map_or(String::new(), |len| format!(" ({len} bytes)"));
-    format!("larger than the {MAX_FILE_BYTES}-byte limit of a target file{size}")
-}
-
-/// "a directory", "a FIFO": what a path that is not a regular file names.
-fn file_kind(kind: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if kind.is_fifo() {
-            return "a FIFO";
-        }
-        if kind.is_char_device() {
-            return "a character device";
-        }
-        if kind.is_block_device() {
-            return "a block device";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-    }
-    if kind.is_dir() {
-        "a directory"
-    } else {
-        "neither a file nor a directory"
-    }
-}
-
-/// "memory.ub is 2000000000000, must be at most 1099511627776 bytes".
-fn out_of_range(field: &str, value: u64, range: &RangeInclusive<u64>, unit: &str) -> String {
-    if *range.start() == 0 {
-        format!("{field} is {value}, must be at most {} {unit}", range.end())
-    } else {
-        format!(
-            "{field} is {value}, must be between {} and {} {unit}",
-            range.start(),
-            range.end()
-        )
     }
 }
 

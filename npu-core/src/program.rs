@@ -222,6 +222,21 @@ impl CoreCode {
         self.push(to, tile, Op::WaitFlag { from, to, event });
     }
 
+    /// One more than the highest event id a flag of this code uses (at least 1): the
+    /// extent of a table indexed by event id.
+    pub fn event_ids(&self) -> usize {
+        self.streams
+            .iter()
+            .flatten()
+            .filter_map(|instr| match instr.op {
+                Op::SetFlag { event, .. } | Op::WaitFlag { event, .. } => {
+                    Some(usize::from(event) + 1)
+                }
+                _ => None,
+            })
+            .fold(1, usize::max)
+    }
+
     /// Instructions, every copy of a run counted.
     pub fn instruction_count(&self) -> u64 {
         (0..7).map(|pipe| self.stream_len(pipe) as u64).sum()

@@ -300,14 +300,7 @@ impl<'a> Engine<'a> {
 
     fn empty(code: &'a CoreCode, costs: &'a Costs) -> Engine<'a> {
         let streams: [StreamView; 7] = std::array::from_fn(|pipe| StreamView::new(code, pipe));
-        let mut events = 1;
-        for stream in &code.streams {
-            for instr in stream {
-                if let Op::SetFlag { event, .. } | Op::WaitFlag { event, .. } = instr.op {
-                    events = events.max(usize::from(event) + 1);
-                }
-            }
-        }
+        let events = code.event_ids();
         // Dense ids for the flags the program uses.
         let mut flag_ids = vec![u32::MAX; 49 * events];
         let mut flags: Vec<FlagQueue> = Vec::new();

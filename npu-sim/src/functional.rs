@@ -99,18 +99,7 @@ struct Flags {
 
 impl Flags {
     fn new(code: &CoreCode) -> Flags {
-        let events = code
-            .streams
-            .iter()
-            .flatten()
-            .filter_map(|instr| match instr.op {
-                Op::SetFlag { event, .. } | Op::WaitFlag { event, .. } => {
-                    Some(usize::from(event) + 1)
-                }
-                _ => None,
-            })
-            .max()
-            .unwrap_or(1);
+        let events = code.event_ids();
         Flags {
             events,
             pending: vec![0; 49 * events],

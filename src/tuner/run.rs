@@ -15,6 +15,10 @@ use super::generator::{GenerateError, Generator, Grid, Proposed, Random, Request
 use super::journal::{CandidateKey, Journal, JournalError, JournalHeader, completed};
 use super::record::*;
 
+mod summary;
+
+use summary::{baseline, best, constraint_shares, convergence, counts_as_result};
+
 /// How a run is set up.
 #[derive(Clone, Debug)]
 pub struct RunConfig {
@@ -574,68 +578,5 @@ fn describe(record: &CandidateRecord) -> String {
     match record.cycles {
         Some(cycles) => format!("({cycles} cycles)"),
         None => format!("({:?})", record.verdict).to_lowercase(),
-    }
-}
-
-/// Per constraint the candidates were decoded under, in name order: how many, and how
-/// many were correct.
-fn constraint_shares(records: &[CandidateRecord]) -> Vec<ConstraintShare> {
-    let mut shares: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
-    for record in records {
-        if let Some(constraint) = &record.constraint {
-            let entry = shares.entry(constraint).or_default();
-            entry.0 += 1;
-            entry.1 += u64::from(record.verdict == Verdict::Correct);
-        }
-    }
-    shares
-        .into_iter()
-        .map(|(constraint, (candidates, correct))| ConstraintShare {
-            constraint: constraint.to_string(),
-            candidates,
-            correct,
-        })
-        .collect()
-}
-
-/// Whether a record is a correct result: a correct candidate, or the repeat of a hand
-/// schedule (which carries the hand schedule's cycles).
-fn counts_as_result(record: &CandidateRecord) -> bool {
-    matches!(record.verdict, Verdict::Correct | Verdict::Duplicate) && record.cycles.is_some()
-}
-
-/// The fastest correct result.
-fn best(records: &[CandidateRecord]) -> Option<&CandidateRecord> {
-    records
-        .iter()
-        .filter(|r| counts_as_result(r))
-        .min_by_key(|r| r.cycles)
-}
-
-fn baseline(records: &[CandidateRecord]) -> BaselineResult {
-    let best = best(records);
-    BaselineResult {
-        cycles: best.and_then(|r| r.cycles),
-        evaluations: records.len() as u64,
-        source: best.map(|r| r.source.clone()),
-    }
-}
-
-fn convergence(generator: &str, records: &[CandidateRecord]) -> Convergence {
-    let mut points = Vec::new();
-    let mut best = u64::MAX;
-    for (i, record) in records.iter().enumerate() {
-        if counts_as_result(record)
-            && let Some(cycles) = record.cycles
-        {
-            best = best.min(cycles);
-        }
-        if best != u64::MAX {
-            points.push((i as u64 + 1, best));
-        }
-    }
-    Convergence {
-        generator: generator.to_string(),
-        points,
     }
 }

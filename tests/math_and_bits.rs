@@ -128,6 +128,22 @@ npu_kernel! {
     }
 }
 
+npu_kernel! {
+    /// 32-bit products that pass 2^53 before they wrap: a Knuth multiplicative hash, a
+    /// square and a running product.
+    kernel wide_products(x: [u32; 64, 32], y: [i32; 64, 32]) -> (h: [u32; 64, 32], g: [i32; 64, 32], p: [i32; 64, 32]) {
+        h[r, c] = x[r, c] * 2654435761;
+        g[r, c] = y[r, c] * y[r, c];
+        p[r, c] = cumprod[c](y[r, c]);
+    }
+    target ascend910b;
+    schedule hand {
+        parallel r over 4 cores;
+        split r by 8;
+        stage x, y, h, g, p in ub depth 2;
+    }
+}
+
 type Reference = fn(&[HostTensor]) -> Result<Vec<HostTensor>, npu::InputError>;
 
 fn kernels() -> Vec<(&'static CheckedKernel, Reference)> {
@@ -142,6 +158,7 @@ fn kernels() -> Vec<(&'static CheckedKernel, Reference)> {
         (quantize::kernel(), quantize::reference_host),
         (clamp_negate::kernel(), clamp_negate::reference_host),
         (nan_to_num::kernel(), nan_to_num::reference_host),
+        (wide_products::kernel(), wide_products::reference_host),
     ]
 }
 
@@ -268,4 +285,57 @@ fn the_semantics_at_their_edges() {
     // a & b ^ a >> 3 | !b << 2, as ((a & b) ^ (a >> 3)) | (!b << 2):
     // [0 ^ 8191 | 65535 << 2 = 8191 | 65532 = 65535, 0 ^ 0 | 0 << 2 = 0]
     assert_eq!(&y.values()[..2], &[65535.0, 0.0]);
+}
+
+/// 32-bit integer products wrap as Rust's `wrapping_mul` does, in the reference and
+/// on the simulator, though the exact product needs up to 64 bits.
+#[test]
+fn wide_integer_products_wrap_exactly() {
+    let kernel = wide_products::kernel();
+    // Full-range words from a fixed linear congruential sequence.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut words = std::iter::repeat_with(|| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 32) as u32
+    });
+    let x: Vec<u32> = words.by_ref().take(2048).collect();
+    let y: Vec<i32> = words.take(2048).map(|w| w as i32).collect();
+    let inputs = &[
+        HostTensor::from_slice(&[64, 32], &x),
+        HostTensor::from_slice(&[64, 32], &y),
+    ];
+    let hash: Vec<u32> = x.iter().map(|x| x.wrapping_mul(2654435761)).collect();
+    let square: Vec<i32> = y.iter().map(|y| y.wrapping_mul(*y)).collect();
+    let running: Vec<i32> = y
+        .chunks(32)
+        .flat_map(|row| {
+            row.iter().scan(1i32, |product, y| {
+                *product = product.wrapping_mul(*y);
+                Some(*product)
+            })
+        })
+        .collect();
+    let expected = [
+        HostTensor::from_slice(&[64, 32], &hash),
+        HostTensor::from_slice(&[64, 32], &square),
+        HostTensor::from_slice(&[64, 32], &running),
+    ];
+    assert!(
+        x.iter().any(|x| u64::from(*x) * 2654435761 > 1 << 53),
+        "the data reaches products past 2^53"
+    );
+    let reference = wide_products::reference_host(inputs).expect("inputs of the right shape");
+    assert!(
+        same(&reference, &expected),
+        "the reference wraps as Rust does"
+    );
+    let evaluation = npu::sim::evaluate(kernel, 0, inputs, Some(&expected), &SimOptions::default())
+        .expect("simulates");
+    assert!(
+        evaluation.correctness == Correctness::Passed { max_abs_error: 0.0 },
+        "{:?}",
+        evaluation.correctness
+    );
 }

@@ -79,17 +79,23 @@ impl Dtype {
 
     /// Rounds an exact value to the nearest value of this dtype (wrapping for integers),
     /// the way the hardware stores a result. Floats round to nearest even.
+    #[inline]
     pub fn round(self, value: f64) -> f64 {
+        // f32, the accumulator of most folds, inline in the caller's loop.
+        if self == Dtype::F32 {
+            return value as f32 as f64;
+        }
+        self.round_other(value)
+    }
+
+    fn round_other(self, value: f64) -> f64 {
         match self {
             Dtype::F16 => f16_from_f64(value).to_f64(),
             Dtype::Bf16 => bf16_from_f64(value).to_f64(),
             Dtype::F32 => value as f32 as f64,
-            Dtype::I8 => wrap(value, 8, true),
-            Dtype::U8 => wrap(value, 8, false),
-            Dtype::I16 => wrap(value, 16, true),
-            Dtype::I32 => wrap(value, 32, true),
-            Dtype::U16 => wrap(value, 16, false),
-            Dtype::U32 => wrap(value, 32, false),
+            // An integer dtype truncates and wraps; ±∞ and NaN become 0.
+            _ if !value.is_finite() => 0.0,
+            _ => self.wrap_integer(value.trunc() as i128),
         }
     }
 
@@ -133,19 +139,18 @@ impl Dtype {
         };
         self.round(value.clamp(low, high))
     }
-}
 
-fn wrap(value: f64, bits: u32, signed: bool) -> f64 {
-    if !value.is_finite() {
-        return 0.0;
+    /// An integer wrapped into this integer dtype's range, as the hardware's integer
+    /// arithmetic wraps (for a value an `f64` cannot hold exactly, such as the product
+    /// of two 32-bit values).
+    pub fn wrap_integer(self, value: i128) -> f64 {
+        let modulus = 1i128 << self.bits();
+        let mut wrapped = value.rem_euclid(modulus);
+        if self.is_signed() && wrapped >= modulus / 2 {
+            wrapped -= modulus;
+        }
+        wrapped as f64
     }
-    let truncated = value.trunc() as i128;
-    let modulus = 1i128 << bits;
-    let mut wrapped = truncated.rem_euclid(modulus);
-    if signed && wrapped >= modulus / 2 {
-        wrapped -= modulus;
-    }
-    wrapped as f64
 }
 
 impl fmt::Display for Dtype {

@@ -90,10 +90,12 @@ fn erf(x: f64) -> f64 {
 /// toward zero and division by zero gives 0, as the vector unit does; the remainder
 /// takes the dividend's sign (Rust's `%`), 0 for an integer zero divisor and NaN for a
 /// float one.
+#[inline]
 pub fn binary(op: BinaryOp, dtype: Dtype, a: f64, b: f64) -> f64 {
     let value = match op {
         BinaryOp::Add => a + b,
         BinaryOp::Sub => a - b,
+        BinaryOp::Mul if !dtype.is_float() => return integer_product(dtype, a, b),
         BinaryOp::Mul => a * b,
         BinaryOp::Div if !dtype.is_float() => {
             if b == 0.0 {
@@ -121,6 +123,13 @@ pub fn binary(op: BinaryOp, dtype: Dtype, a: f64, b: f64) -> f64 {
         BinaryOp::Shl | BinaryOp::Shr => shift(op, dtype, a, b),
     };
     dtype.round(value)
+}
+
+/// `a * b` on integer values of `dtype`, wrapped: computed in integers, since the
+/// product of two 32-bit values can need more bits than an `f64` holds exactly.
+#[inline]
+pub fn integer_product(dtype: Dtype, a: f64, b: f64) -> f64 {
+    dtype.wrap_integer(a as i128 * b as i128)
 }
 
 /// `a << n` or `a >> n` on integer values of `dtype`. A shift by `n` outside
@@ -152,6 +161,7 @@ pub fn compare(op: CompareOp, a: f64, b: f64) -> bool {
 
 /// A cast to `dtype`: floats round to nearest even, float to integer truncates toward
 /// zero and wraps, like Ascend's `CAST_TRUNC`.
+#[inline]
 pub fn cast(dtype: Dtype, x: f64) -> f64 {
     dtype.round(x)
 }
@@ -197,11 +207,11 @@ pub fn scan_init(op: ScanOp) -> f64 {
 
 /// One step of a scan in its accumulator dtype: the running value after `x`.
 pub fn scan_step(op: ScanOp, accumulator: Dtype, acc: f64, x: f64) -> f64 {
-    let value = match op {
-        ScanOp::Sum => acc + x,
-        ScanOp::Prod => acc * x,
-    };
-    accumulator.round(value)
+    match op {
+        ScanOp::Sum => accumulator.round(acc + x),
+        ScanOp::Prod if !accumulator.is_float() => integer_product(accumulator, acc, x),
+        ScanOp::Prod => accumulator.round(acc * x),
+    }
 }
 
 /// One step of a reduction, in the accumulator dtype of `dtype`.
@@ -211,6 +221,7 @@ pub fn reduce_step(op: ReduceOp, dtype: Dtype, acc: f64, x: f64) -> f64 {
 
 /// One step of a reduction that accumulates in `accumulator` (as `sum[k: bf16]`
 /// does): the step is rounded to it.
+#[inline]
 pub fn reduce_step_in(op: ReduceOp, accumulator: Dtype, acc: f64, x: f64) -> f64 {
     let value = match op {
         ReduceOp::Sum => acc + x,

@@ -19,7 +19,8 @@
 //!   f32 where f64 holds it: bf16 goes the f64 way below.
 //! - 8- and 16-bit integers: in wrapping i32. The f64 sum is exact (below 2^53) and
 //!   rounds by wrapping modulo 2^32, which is what wrapping i32 arithmetic computes.
-//! - bf16, f32 and 32-bit integers: in f64, as `scalar` does, rounded after each step.
+//! - bf16, f32 and 32-bit integers: in f64, as `scalar` does, rounded after each step
+//!   (a 32-bit product in integers: `scalar::integer_product`).
 
 use half::f16;
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
@@ -127,7 +128,7 @@ impl Gemm {
                 f64::from((acc + x * y) as f32)
             }),
             Dtype::I32 | Dtype::U32 => run(op, l0a, l0b, l0c, lanes, f64s, |acc: f64, x, y| {
-                accumulator.round(acc + x * y)
+                accumulator.round(acc + npu_core::scalar::integer_product(accumulator, x, y))
             }),
         }
     }
@@ -463,7 +464,8 @@ mod tests {
     }
 
     /// The blocked GEMM equals the naive loop `scalar` semantics give (each product
-    /// exact, each addition rounded to the accumulator, `k` in order), for every
+    /// exact, or wrapped for integers, each addition rounded to the accumulator, `k` in
+    /// order; the edge values make 32-bit products pass 2^53), for every
     /// input dtype, shapes that fill no register tile evenly, and accumulating onto
     /// what L0C held.
     #[test]
@@ -503,7 +505,13 @@ mod tests {
                     for (j, got) in got.iter().enumerate() {
                         let mut acc = if init { 0.0 } else { c0[i * n + j] };
                         for kk in 0..k {
-                            acc = accumulator.round(acc + a[i * k + kk] * b[kk * n + j]);
+                            let (x, y) = (a[i * k + kk], b[kk * n + j]);
+                            let product = if accumulator.is_float() {
+                                x * y
+                            } else {
+                                npu_core::scalar::integer_product(accumulator, x, y)
+                            };
+                            acc = accumulator.round(acc + product);
                         }
                         assert!(
                             acc.to_bits() == got.to_bits() || (acc.is_nan() && got.is_nan()),

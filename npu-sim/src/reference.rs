@@ -15,6 +15,8 @@ use npu_core::host::HostTensor;
 use npu_core::ir::{CheckedKernel, Expr, Role, Subscript};
 use npu_core::scalar::{self, IndexError};
 
+mod dot;
+
 /// The outputs of `kernel` on `inputs` (given in signature order). Inputs are rounded
 /// to their declared dtypes first. Tensors of the wrong length are read as far as they
 /// go and as NaN beyond; [`crate::evaluate`] checks inputs before it gets here.
@@ -26,6 +28,16 @@ use npu_core::scalar::{self, IndexError};
 pub fn reference(
     kernel: &CheckedKernel,
     inputs: &[HostTensor],
+) -> Result<Vec<HostTensor>, IndexError> {
+    interpret(kernel, inputs, true)
+}
+
+/// [`reference`], folding sums of products row by row ([`dot`]) when `rows`, else
+/// every reduction one element at a time (the two agree exactly; a test compares).
+fn interpret(
+    kernel: &CheckedKernel,
+    inputs: &[HostTensor],
+    rows: bool,
 ) -> Result<Vec<HostTensor>, IndexError> {
     let mut data: Vec<Vec<f64>> = Vec::with_capacity(kernel.tensors.len());
     let mut next_input = inputs.iter();
@@ -48,20 +60,33 @@ pub fn reference(
     for assign in &kernel.body {
         let extents: Vec<u64> = assign.axes.iter().map(|a| kernel.axes[*a].extent).collect();
         let total: u64 = extents.iter().product();
-        let mut scans = Scans {
+        let mut scans = Whole {
             axes: &assign.axes,
             extents: extents.clone(),
             values: Vec::new(),
         };
-        let mut found = Vec::new();
-        assign.value.walk(&mut |node| {
-            if let Expr::Scan { .. } = node {
-                found.push(node);
-            }
+        let (mut found, mut sums) = (Vec::new(), Vec::new());
+        assign.value.walk(&mut |node| match node {
+            Expr::Scan { .. } => found.push(node),
+            Expr::Reduce { .. } => sums.push(node),
+            _ => {}
         });
         for node in found {
             let values = scan(kernel, node, &scans, &data, &strides, &mut env)?;
             scans.values.push((node, values));
+        }
+        for node in sums.into_iter().filter(|_| rows) {
+            if let Some(values) = dot::whole(
+                kernel,
+                node,
+                &assign.axes,
+                &extents,
+                &data,
+                &strides,
+                &mut env,
+            ) {
+                scans.values.push((node, values));
+            }
         }
         let output_strides = &strides[assign.output];
         for flat in 0..total {
@@ -85,14 +110,15 @@ pub fn reference(
         .collect())
 }
 
-/// The scans of one statement, computed over its space (row-major over its axes).
-struct Scans<'a> {
+/// The values of a statement's scans, and of its sums of products (see [`dot`]),
+/// computed over its whole space before it runs (row-major over its axes).
+struct Whole<'a> {
     axes: &'a [usize],
     extents: Vec<u64>,
     values: Vec<(&'a Expr, Vec<f64>)>,
 }
 
-impl Scans<'_> {
+impl Whole<'_> {
     /// The row-major position of the element at `env` in the statement's space,
     /// leaving out dimension `skip` if given.
     fn flat(&self, env: &[u64], skip: Option<usize>) -> usize {
@@ -104,6 +130,14 @@ impl Scans<'_> {
         }
         flat as usize
     }
+
+    /// The value of `node`, computed whole, at the statement's point `env`.
+    fn at(&self, node: &Expr, env: &[u64]) -> Option<f64> {
+        self.values
+            .iter()
+            .find(|(computed, _)| std::ptr::eq(*computed, node))
+            .and_then(|(_, values)| values.get(self.flat(env, None)).copied())
+    }
 }
 
 /// Every element of a scan over the statement's space: the points in row-major
@@ -112,7 +146,7 @@ impl Scans<'_> {
 fn scan(
     kernel: &CheckedKernel,
     node: &Expr,
-    scans: &Scans,
+    scans: &Whole,
     data: &[Vec<f64>],
     strides: &[Vec<u64>],
     env: &mut [u64],
@@ -151,7 +185,7 @@ fn eval(
     expr: &Expr,
     data: &[Vec<f64>],
     strides: &[Vec<u64>],
-    scans: &Scans,
+    scans: &Whole,
     env: &mut [u64],
 ) -> Result<f64, IndexError> {
     Ok(match expr {
@@ -244,12 +278,8 @@ fn eval(
             }
             at as f64
         }
-        Expr::Scan { .. } => scans
-            .values
-            .iter()
-            .find(|(node, _)| std::ptr::eq(*node, expr))
-            .and_then(|(_, values)| values.get(scans.flat(env, None)).copied())
-            .unwrap_or(f64::NAN),
+        Expr::Scan { .. } => scans.at(expr, env).unwrap_or(f64::NAN),
+        Expr::Reduce { .. } if let Some(value) = scans.at(expr, env) => value,
         Expr::Reduce {
             op,
             axes,

@@ -13,15 +13,18 @@
 //!
 //! A reduction or matmul may add its terms in another order than the reference (the
 //! cube does; a two-level reduction would), and the rounding error of a sum of `n`
-//! terms grows like `√n`, so [`Tolerance::for_dtype`] scales both figures of a float
-//! dtype by `√n` for the kernel's longest reduction. Integers stay exact.
+//! terms grows like `√n` units of the dtype it accumulates in, so an output that a
+//! fold feeds ([`folds`]: its own statement's, or a `let` intermediate's it reads)
+//! gets that dtype's figures times `√n` on top of its own. An f16 result of a sum
+//! accumulated in f32 keeps about f16's tolerance; one accumulated in f16 (`sum[k:
+//! f16]`) gets room for the f16 rounding of every step. Integers stay exact.
 
 use std::fmt;
 
 use npu_core::Dtype;
 use npu_core::encoding::{CHUNK, decode};
 use npu_core::host::HostTensor;
-use npu_core::ir::{CheckedKernel, Expr};
+use npu_core::ir::{CheckedKernel, Expr, Role};
 use serde::{Deserialize, Serialize};
 
 /// How far an element may be from the reference.
@@ -32,24 +35,23 @@ pub struct Tolerance {
 }
 
 impl Tolerance {
-    /// The tolerance of `dtype` for results that sum `reduction_length` terms (1 for
-    /// elementwise results).
-    pub fn for_dtype(dtype: Dtype, reduction_length: u64) -> Tolerance {
-        let (relative, absolute) = match dtype {
-            Dtype::F16 => (1e-3, 1e-5),
-            Dtype::Bf16 => (8e-3, 1e-4),
-            Dtype::F32 => (1e-5, 1e-7),
-            Dtype::I8 | Dtype::U8 | Dtype::I16 | Dtype::I32 | Dtype::U16 | Dtype::U32 => {
-                return Tolerance {
-                    relative: 0.0,
-                    absolute: 0.0,
-                };
-            }
+    /// The tolerance of a `dtype` result that `fold` feeds (`None` for an elementwise
+    /// one). Integer results are exact.
+    pub fn for_dtype(dtype: Dtype, fold: Option<Fold>) -> Tolerance {
+        let Some((relative, absolute)) = figures(dtype) else {
+            return Tolerance {
+                relative: 0.0,
+                absolute: 0.0,
+            };
         };
-        let scale = (reduction_length.max(1) as f64).sqrt();
+        let Some(fold) = fold else {
+            return Tolerance { relative, absolute };
+        };
+        let (fold_relative, fold_absolute) = figures(fold.accumulator).unwrap_or((0.0, 0.0));
+        let scale = (fold.terms.max(1) as f64).sqrt();
         Tolerance {
-            relative: relative * scale,
-            absolute: absolute * scale,
+            relative: relative + fold_relative * scale,
+            absolute: absolute + fold_absolute * scale,
         }
     }
 
@@ -64,21 +66,72 @@ impl Tolerance {
     }
 }
 
-/// The longest reduction of a kernel: the most terms one reduction or scan folds, the
-/// product of the extents of its axes.
-pub fn reduction_length(kernel: &CheckedKernel) -> u64 {
-    let mut longest = 1;
-    for assign in &kernel.body {
-        assign.value.walk(&mut |node| {
-            let terms = match node {
-                Expr::Reduce { axes, .. } => axes.iter().map(|a| kernel.axes[*a].extent).product(),
-                Expr::Scan { axis, .. } => kernel.axes[*axis].extent,
-                _ => 1,
-            };
-            longest = longest.max(terms);
-        });
+/// A float dtype's relative and absolute figures (see the table above); `None` for an
+/// integer dtype.
+fn figures(dtype: Dtype) -> Option<(f64, f64)> {
+    match dtype {
+        Dtype::F16 => Some((1e-3, 1e-5)),
+        Dtype::Bf16 => Some((8e-3, 1e-4)),
+        Dtype::F32 => Some((1e-5, 1e-7)),
+        Dtype::I8 | Dtype::U8 | Dtype::I16 | Dtype::I32 | Dtype::U16 | Dtype::U32 => None,
     }
-    longest
+}
+
+/// A fold (a reduction or a scan) an output goes through: how many terms it folds and
+/// the dtype it accumulates in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fold {
+    pub terms: u64,
+    pub accumulator: Dtype,
+}
+
+impl Fold {
+    /// How much room the fold adds to a result's relative tolerance.
+    fn room(self) -> f64 {
+        figures(self.accumulator).map_or(0.0, |(relative, _)| relative)
+            * (self.terms.max(1) as f64).sqrt()
+    }
+}
+
+/// For each output of `kernel`, in signature order, the fold that needs the most room
+/// among those its statement computes and those of the `let` intermediates it reads
+/// (and they read); `None` for an elementwise output.
+pub fn folds(kernel: &CheckedKernel) -> Vec<Option<Fold>> {
+    let mut by_tensor: Vec<Option<Fold>> = vec![None; kernel.tensors.len()];
+    for assign in &kernel.body {
+        let mut widest: Option<Fold> = None;
+        assign.value.walk(&mut |node| {
+            let fold = match node {
+                Expr::Reduce {
+                    axes, accumulator, ..
+                } => Some(Fold {
+                    terms: axes.iter().map(|a| kernel.axes[*a].extent).product(),
+                    accumulator: *accumulator,
+                }),
+                Expr::Scan {
+                    axis, accumulator, ..
+                } => Some(Fold {
+                    terms: kernel.axes[*axis].extent,
+                    accumulator: *accumulator,
+                }),
+                Expr::Load { tensor, .. } => by_tensor[*tensor],
+                _ => None,
+            };
+            if let Some(fold) = fold
+                && widest.is_none_or(|widest| fold.room() > widest.room())
+            {
+                widest = Some(fold);
+            }
+        });
+        by_tensor[assign.output] = widest;
+    }
+    kernel
+        .tensors
+        .iter()
+        .zip(by_tensor)
+        .filter(|(tensor, _)| tensor.role == Role::Output)
+        .map(|(_, fold)| fold)
+        .collect()
 }
 
 /// How simulated outputs differ from the expected ones.
@@ -164,15 +217,15 @@ impl fmt::Display for Mismatch {
 /// Compares outputs with elementwise tolerances (no reduction scaling); returns the
 /// largest absolute error. Tensors are named `output 0`, `output 1`, ...
 pub fn compare_outputs(expected: &[HostTensor], actual: &[HostTensor]) -> Result<f64, Mismatch> {
-    compare_outputs_with(expected, actual, 1)
+    compare_outputs_with(expected, actual, &[])
 }
 
-/// [`compare_outputs`] with float tolerances scaled for sums of `reduction_length`
-/// terms (see [`reduction_length`]).
+/// [`compare_outputs`] with each output's float tolerance widened for the fold that
+/// feeds it (see [`folds`]; an output past the end of `folds` is elementwise).
 pub fn compare_outputs_with(
     expected: &[HostTensor],
     actual: &[HostTensor],
-    reduction_length: u64,
+    folds: &[Option<Fold>],
 ) -> Result<f64, Mismatch> {
     if expected.len() != actual.len() {
         return Err(Mismatch::Count {
@@ -192,7 +245,8 @@ pub fn compare_outputs_with(
                 actual: describe(got),
             });
         }
-        let tolerance = Tolerance::for_dtype(want.dtype(), reduction_length);
+        let fold = folds.get(position).copied().flatten();
+        let tolerance = Tolerance::for_dtype(want.dtype(), fold);
         let (size, dtype) = (want.dtype().size() as usize, want.dtype());
         let mut first = None;
         let mut count = 0u64;

@@ -94,7 +94,7 @@ use npu_core::program::{Pipe, Program};
 use npu_core::validate::Rule;
 use serde::{Deserialize, Serialize};
 
-pub use compare::{Mismatch, Tolerance, compare_outputs, compare_outputs_with, reduction_length};
+pub use compare::{Fold, Mismatch, Tolerance, compare_outputs, compare_outputs_with, folds};
 pub use error::{Flag, SimError};
 pub use reference::reference;
 pub use report::{LevelUse, PipeReport, Report, Traffic};
@@ -327,7 +327,7 @@ fn budget_count(program: &Program, every_core: bool) -> u64 {
 
 /// Lowers schedule `schedule` of `kernel`, simulates it and, when functional, compares
 /// the outputs with `expected`, or with [`reference()`] when `expected` is `None`, with
-/// the tolerances of [`compare_outputs_with`] for the kernel's longest reduction.
+/// the tolerances of [`compare_outputs_with`] for the folds that feed each output.
 pub fn evaluate(
     kernel: &CheckedKernel,
     schedule: usize,
@@ -384,7 +384,7 @@ pub fn evaluate(
                 &computed
             }
         };
-        match compare_outputs_with(expected, &simulation.outputs, reduction_length(kernel)) {
+        match compare_outputs_with(expected, &simulation.outputs, &folds(kernel)) {
             Ok(max_abs_error) => Correctness::Passed { max_abs_error },
             Err(mismatch) => {
                 let names: Vec<String> = kernel

@@ -5,10 +5,11 @@ mod support;
 
 use npu_core::Dtype;
 use npu_core::host::HostTensor;
+use npu_core::ir::Role;
 use npu_core::program::{Op, Pipe};
 use npu_sim::{
-    Mismatch, Report, SimOptions, Tolerance, compare_outputs, compare_outputs_with, evaluate,
-    reference,
+    Correctness, Fold, Mismatch, Report, SimOptions, Tolerance, compare_outputs,
+    compare_outputs_with, evaluate, reference,
 };
 
 #[test]
@@ -86,15 +87,33 @@ fn comparison_names_the_first_difference() {
         }
         other => panic!("{other}"),
     }
-    // Integers are exact; floats that sum many terms get √n more room.
+    // Integers are exact; floats that a fold of n terms feeds get √n units of the
+    // accumulator's figures more room.
     let ints = HostTensor::from_values(Dtype::I32, &[1], &[3.0]);
     let off = HostTensor::from_values(Dtype::I32, &[1], &[4.0]);
-    assert!(compare_outputs_with(&[ints], &[off], 1 << 20).is_err());
+    let long_sum = Some(Fold {
+        terms: 1 << 20,
+        accumulator: Dtype::I32,
+    });
+    assert!(compare_outputs_with(&[ints], &[off], &[long_sum]).is_err());
+    let hundred = |accumulator| {
+        Some(Fold {
+            terms: 100,
+            accumulator,
+        })
+    };
     assert_eq!(
-        Tolerance::for_dtype(Dtype::F32, 100),
+        Tolerance::for_dtype(Dtype::F32, hundred(Dtype::F32)),
         Tolerance {
-            relative: 1e-4,
-            absolute: 1e-6
+            relative: 1e-5 + 1e-4,
+            absolute: 1e-7 + 1e-6
+        }
+    );
+    assert_eq!(
+        Tolerance::for_dtype(Dtype::F16, hundred(Dtype::F16)),
+        Tolerance {
+            relative: 1e-3 + 1e-2,
+            absolute: 1e-5 + 1e-4
         }
     );
     let count = compare_outputs(&[], &[expected]).expect_err("count");
@@ -215,4 +234,57 @@ fn a_missing_free_shows_in_the_values() {
         }
     }
     assert!(compare_outputs(&simulate(&unsynchronised), &expected).is_err());
+}
+
+/// Each output is compared with the room its own folds need: an elementwise output
+/// beside a long sum keeps its elementwise tolerance, and a long sum accumulated in f32
+/// and stored as f16 (through a `let`) gets f16's room plus f32's for the sum, not
+/// f16's times √n.
+#[test]
+fn each_output_gets_the_tolerance_of_its_own_folds() {
+    let source = "
+        kernel k(x: [f32; 4, 8192], w: [f16; 4]) -> (y: [f16; 4], z: [f16; 4]) {
+            let s[i] = sum[k](x[i, k]);
+            y[i] = s[i] as f16;
+            z[i] = w[i] * 2.0;
+        }
+        target ascend910b;
+        schedule s { split i by 1; stage x, w, y, z in ub; tail pad; }
+    ";
+    let kernel = support::check(source);
+    let long = Fold {
+        terms: 8192,
+        accumulator: Dtype::F32,
+    };
+    assert_eq!(npu_sim::folds(&kernel), [Some(long), None]);
+    let y = Tolerance::for_dtype(Dtype::F16, Some(long));
+    assert!((y.relative - (1e-3 + 1e-5 * 8192f64.sqrt())).abs() < 1e-12, "{y:?}");
+    let inputs: Vec<HostTensor> = kernel
+        .tensors
+        .iter()
+        .filter(|t| t.role == Role::Input)
+        .enumerate()
+        .map(|(seed, t)| HostTensor::random(t.dtype, &t.shape, seed as u64))
+        .collect();
+    let reference = npu_sim::reference(&kernel, &inputs).expect("no gathers");
+    let scaled = |tensor: &HostTensor, factor: f64| {
+        let values: Vec<f64> = tensor.values().iter().map(|v| v * factor).collect();
+        HostTensor::from_values(tensor.dtype(), tensor.shape(), &values)
+    };
+    let options = SimOptions::default();
+    // z 1% off: an elementwise f16 result allows 0.1%.
+    let off = [reference[0].clone(), scaled(&reference[1], 1.01)];
+    let evaluation = evaluate(&kernel, 0, &inputs, Some(&off), &options).expect("simulates");
+    match evaluation.correctness {
+        Correctness::Mismatch(Mismatch::Value { tensor, .. }) => assert_eq!(tensor, "z"),
+        other => panic!("{other:?}"),
+    }
+    // y 1% off: the f32 sum of 8192 terms adds 0.09% to f16's 0.1%, where f16's
+    // figure times √8192 would allow 9%.
+    let off = [scaled(&reference[0], 1.01), reference[1].clone()];
+    let evaluation = evaluate(&kernel, 0, &inputs, Some(&off), &options).expect("simulates");
+    match evaluation.correctness {
+        Correctness::Mismatch(Mismatch::Value { tensor, .. }) => assert_eq!(tensor, "y"),
+        other => panic!("{other:?}"),
+    }
 }

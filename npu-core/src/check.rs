@@ -181,6 +181,10 @@ struct Scope {
     /// The pad value of each input's first load, `None` when it is not a padded view:
     /// every load of an input reads the same tile, padded alike.
     pads: HashMap<usize, Option<load::PadKey>>,
+    /// Axes whose extent was found from a tensor's shape (a reduction's without a
+    /// stated `k < n`, an intermediate's new axis) rather than declared by the output
+    /// or stated: a tensor that disagrees with one is likely a mistake.
+    found: Vec<usize>,
 }
 
 impl Checker<'_> {
@@ -261,6 +265,7 @@ impl Checker<'_> {
             scanning: false,
             reductions: Vec::new(),
             pads: HashMap::new(),
+            found: Vec::new(),
         };
         let mut body = Vec::new();
         let mut assigned: HashMap<usize, Span> = HashMap::new();

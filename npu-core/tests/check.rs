@@ -353,3 +353,26 @@ cases! {
     scan_axis_innermost_by_default: "kernel k(x: [f32; 1024, 64]) -> y: [f32; 1024, 64] { y[k, i] = cumsum[k](x[k, i]); }\ntarget ascend910b;\nschedule s { split i by 8; split k by 256; stage x, y in ub; }\n";
     two_split_scan_axes: "kernel k(x: [f32; 64, 64]) -> y: [f32; 64, 64] { y[i, k] = cumsum[k](x[i, k]) + cumsum[i](x[i, k]); }\ntarget ascend910b;\nschedule s { split i by 8; split k by 16; stage x, y in ub; }\n";
 }
+
+/// An axis whose extent the output declares, or a reduction states (`k < n`), reads
+/// the first elements of a longer input dimension, as `d + 0` always could: the same
+/// checked kernel. An axis whose extent was found from another tensor still refuses
+/// a tensor that disagrees (tests/ui/fail/e011_shape_mismatch.rs).
+#[test]
+fn a_declared_axis_reads_the_first_elements_of_a_longer_dimension() {
+    let kernel = |read: &str| {
+        let source = format!(
+            "kernel k(x: [f32; 64, 128], u: [f32; 64, 128], w: [f32; 256]) -> y: [f32; 64, 64] {{
+                y[t, d] = {read} * sum[k < 128](u[t, k] * w[k]);
+            }}
+            target ascend910b;
+            schedule s {{ split t by 8; split k by 16; stage x, u, w, y in ub depth 2; }}"
+        );
+        npu_core::check_source(&source, &Target::preset("ascend910b").expect("preset"))
+            .unwrap_or_else(|d| panic!("{}", d.render(&source)))
+    };
+    let plain = kernel("x[t, d]");
+    let offset = kernel("x[t, d + 0]");
+    assert_eq!(plain.body, offset.body);
+    assert_eq!(plain.schedules, offset.schedules);
+}

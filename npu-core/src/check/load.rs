@@ -95,13 +95,29 @@ impl Checker<'_> {
                         )
                         .help = Some(format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`"));
                         ok = false;
-                    } else if axis_extent < extent {
-                        self.error(
-                            Code::E011,
-                            axis_ident.span(),
-                            format!("`{name}` has {extent} elements along dimension {dim} but axis `{axis_name}` covers {axis_extent}"),
-                        )
-                        .help = Some(format!("give `{name}` extent {axis_extent} along dimension {dim}"));
+                    } else if axis_extent < extent
+                        && (scope.found.contains(&axis) || tensor.role == Role::Local)
+                    {
+                        // An axis whose extent came from another tensor's shape: the
+                        // shapes disagree. An axis the output declares (or a stated
+                        // `k < n`) reads the first elements of an input's longer
+                        // dimension; an intermediate is read as it is written.
+                        let message = format!(
+                            "`{name}` has {extent} elements along dimension {dim} but axis `{axis_name}` covers {axis_extent}"
+                        );
+                        let help =
+                            format!("give `{name}` extent {axis_extent} along dimension {dim}");
+                        let (message, help) = if tensor.role == Role::Local {
+                            (message, help)
+                        } else {
+                            (
+                                format!("{message}, the extent another tensor gives it"),
+                                format!(
+                                    "{help}, or state the extent where `{axis_name}` is introduced, as in `sum[{axis_name} < {axis_extent}](...)`, to read the first {axis_extent}"
+                                ),
+                            )
+                        };
+                        self.error(Code::E011, axis_ident.span(), message).help = Some(help);
                         ok = false;
                     }
                     subscripts.push(Subscript::Axis(axis));

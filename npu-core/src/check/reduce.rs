@@ -176,6 +176,9 @@ impl Checker<'_> {
                         extent,
                         reduction: true,
                     });
+                    if stated_extent.is_none() {
+                        scope.found.push(scope.axes.len() - 1);
+                    }
                     scope.axes.len() - 1
                 }
             };

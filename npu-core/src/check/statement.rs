@@ -138,6 +138,8 @@ impl Checker<'_> {
                         self.error(Code::E011, ident.span(), message);
                         return None;
                     }
+                    // The output declares the extent an intermediate found first.
+                    scope.found.retain(|found| *found != existing);
                     axes.push(existing);
                 }
                 None => {
@@ -305,6 +307,7 @@ impl Checker<'_> {
                         extent,
                         reduction: false,
                     });
+                    scope.found.push(scope.axes.len() - 1);
                     scope.axes.len() - 1
                 }
             };

@@ -25,8 +25,8 @@ mod reduce;
 mod scan;
 mod statement;
 
-pub(crate) use class::near_matmul;
 pub use class::vector_op;
+pub(crate) use class::{near_matmul, vector_matmul};
 
 /// The functions of the algorithm language, for "did you mean" suggestions.
 pub const FUNCTIONS: &[&str] = &[

@@ -376,3 +376,37 @@ fn a_declared_axis_reads_the_first_elements_of_a_longer_dimension() {
     assert_eq!(plain.body, offset.body);
     assert_eq!(plain.schedules, offset.schedules);
 }
+
+/// A product with an axis shorter than the cube's fractal (a matrix-vector product,
+/// m = 1) fits no cube block: it is a reduction the vector unit runs, and a `cube`
+/// item says why instead of asking for a block no tile allows.
+#[test]
+fn a_product_shorter_than_the_fractal_runs_on_the_vector_unit() {
+    let kernel = |schedule: &str| {
+        format!(
+            "kernel gemv(a: [f16; 1, 256], b: [f16; 256, 512]) -> c: [f32; 1, 512] {{
+                c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);
+            }}
+            target ascend910b;
+            schedule s {{ {schedule} }}"
+        )
+    };
+    let vector = check(&kernel(
+        "parallel n over 8 cores; split k by 32; stage a, b, c in ub depth 2;",
+    ));
+    assert!(vector.starts_with("ok: Reduction"), "{vector}");
+    let cube = check(&kernel(
+        "cube m by 16, n by 64, k by 64; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c;",
+    ));
+    assert!(
+        cube.contains("error[E026]: kernel `gemv` runs on the vector unit: `m` has 1 element, fewer than the 16-element cube fractal of `ascend910b`"),
+        "{cube}"
+    );
+    // At the fractal, the same product is a matmul.
+    let at_fractal = check(
+        &kernel("cube m by 16, n by 64, k by 64; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c;")
+            .replace("[f16; 1, 256]", "[f16; 16, 256]")
+            .replace("[f32; 1, 512]", "[f32; 16, 512]"),
+    );
+    assert!(at_fractal.starts_with("ok: Matmul"), "{at_fractal}");
+}

@@ -25,6 +25,7 @@ impl Checker<'_> {
         }
         if let [assign] = body
             && let Some(shape) = matmul_shape(assign, axes)
+            && short_of_the_fractal(&shape, axes, self.target).is_none()
         {
             return Some(KernelClass::Matmul(shape));
         }
@@ -272,6 +273,29 @@ fn matmul_shape(assign: &Assign, axes: &[Axis]) -> Option<MatmulShape> {
         k: *k,
         batch,
     })
+}
+
+/// The axis of a matmul that is shorter than the target's cube fractal along it, and
+/// that fractal: no cube block fits such a product, so it is a reduction on the vector
+/// unit, the only unit that can run it.
+fn short_of_the_fractal(
+    shape: &MatmulShape,
+    axes: &[Axis],
+    target: &Target,
+) -> Option<(usize, u64)> {
+    let cube = target.cube.as_ref()?;
+    [(shape.m, cube.m), (shape.n, cube.n), (shape.k, cube.k)]
+        .into_iter()
+        .find(|(axis, unit)| axes[*axis].extent < *unit)
+}
+
+/// Why a kernel of the matmul form runs on the vector unit: its axis shorter than the
+/// target's cube fractal, and that fractal (see [`short_of_the_fractal`]).
+pub(crate) fn vector_matmul(kernel: &CheckedKernel, target: &Target) -> Option<(usize, u64)> {
+    let [assign] = &kernel.body[..] else {
+        return None;
+    };
+    short_of_the_fractal(&matmul_shape(assign, &kernel.axes)?, &kernel.axes, target)
 }
 
 /// Whether a kernel the cube cannot run was meant as a matmul: one statement that sums

@@ -224,12 +224,30 @@ impl ScheduleChecker<'_> {
                         continue;
                     }
                     if !is_matmul {
-                        self.error(
-                            Code::E026,
-                            item.keyword,
-                            format!("kernel `{}` has no matmul for the cube to run", kernel.name),
-                            machine::no_matmul_help(kernel),
-                        );
+                        let (message, help) = match crate::check::vector_matmul(kernel, self.target)
+                        {
+                            Some((axis, unit)) => {
+                                let (name, extent) =
+                                    (&kernel.axes[axis].name, kernel.axes[axis].extent);
+                                (
+                                    format!(
+                                        "kernel `{}` runs on the vector unit: `{name}` has {extent} element{}, fewer than the {unit}-element cube fractal of `{}`, so no cube block fits it",
+                                        kernel.name,
+                                        if extent == 1 { "" } else { "s" },
+                                        self.target.name
+                                    ),
+                                    "remove the `cube` item and stage every tensor in `ub`",
+                                )
+                            }
+                            None => (
+                                format!(
+                                    "kernel `{}` has no matmul for the cube to run",
+                                    kernel.name
+                                ),
+                                machine::no_matmul_help(kernel),
+                            ),
+                        };
+                        self.error(Code::E026, item.keyword, message, help);
                         continue;
                     }
                     let mut list = Vec::new();

@@ -258,7 +258,10 @@ fn each_output_gets_the_tolerance_of_its_own_folds() {
     };
     assert_eq!(npu_sim::folds(&kernel), [Some(long), None]);
     let y = Tolerance::for_dtype(Dtype::F16, Some(long));
-    assert!((y.relative - (1e-3 + 1e-5 * 8192f64.sqrt())).abs() < 1e-12, "{y:?}");
+    assert!(
+        (y.relative - (1e-3 + 1e-5 * 8192f64.sqrt())).abs() < 1e-12,
+        "{y:?}"
+    );
     let inputs: Vec<HostTensor> = kernel
         .tensors
         .iter()

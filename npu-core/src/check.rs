@@ -20,6 +20,7 @@ use crate::target::Target;
 
 mod class;
 mod expr;
+mod gather;
 mod load;
 mod reduce;
 mod scan;

@@ -247,106 +247,6 @@ impl Checker<'_> {
         )
     }
 
-    /// The subscript `idx[i]` of dimension `dim` of `table`: a load of an integer input
-    /// whose value is the position, or E037 (a gather the DSL cannot run), E010 (an
-    /// index that is not an integer) and the errors of the index's own load.
-    #[allow(clippy::too_many_arguments)] // The load's state, passed through.
-    fn gather(
-        &mut self,
-        gather: &ast::Gather,
-        table: &Tensor,
-        dim: usize,
-        padded: bool,
-        earlier: &[Subscript],
-        scope: &mut Scope,
-        tensors: &[Tensor],
-    ) -> Option<Subscript> {
-        let name = &table.name;
-        let index_name = gather.tensor.to_string();
-        let span = gather.tensor.span();
-        let refuse = |checker: &mut Self, message: String, help: String| {
-            checker.error(Code::E037, span, message).help = Some(help);
-            None
-        };
-        if padded {
-            return refuse(
-                self,
-                format!("`pad({name}, ..)` is read through the gather `{index_name}[..]`"),
-                "an index is checked at run time, not padded: read `{name}` without `pad`"
-                    .replace("{name}", name),
-            );
-        }
-        if earlier.iter().any(|s| s.gather().is_some()) {
-            return refuse(
-                self,
-                format!("`{name}` is gathered along two dimensions"),
-                "gather along one dimension and index the others by axes, as in `table[idx[i], d]`"
-                    .into(),
-            );
-        }
-        if table.role == Role::Local {
-            return refuse(
-                self,
-                format!("intermediate `{name}` is gathered from"),
-                format!(
-                    "gather from an input; an intermediate holds one tile, not every row of `{name}`"
-                ),
-            );
-        }
-        let gathered_tables = scope
-            .loads
-            .iter()
-            .filter(|(t, subscripts)| {
-                **t != table_index(tensors, table)
-                    && subscripts.iter().any(|s| s.gather().is_some())
-            })
-            .count();
-        if gathered_tables >= MAX_GATHERED_TABLES {
-            return refuse(
-                self,
-                format!(
-                    "`{name}` is one gathered tensor too many: a kernel gathers from at most {MAX_GATHERED_TABLES}"
-                ),
-                "split the kernel, or stack the tables into one tensor".into(),
-            );
-        }
-        let (load, _) = self.load(&gather.tensor, &gather.indices, None, scope, tensors);
-        let Some(Expr::Load {
-            tensor: index,
-            subscripts,
-            dtype,
-            ..
-        }) = load
-        else {
-            // The index's own load reported what is wrong with it.
-            return None;
-        };
-        if tensors[index].role == Role::Local {
-            return refuse(
-                self,
-                format!("intermediate `{index_name}` indexes `{name}`"),
-                "gather with an input tensor of indices".into(),
-            );
-        }
-        if dtype.is_float() {
-            self.error(
-                Code::E010,
-                span,
-                format!("`{index_name}` indexes `{name}` but holds {dtype}; a gather's index is an integer"),
-            )
-            .help = Some(format!(
-                "declare `{index_name}` as i32, u32, i16, u16, u8 or i8"
-            ));
-            return None;
-        }
-        Some(Subscript::Gather {
-            tensor: index,
-            subscripts,
-            dtype,
-            extent: table.shape[dim],
-        })
-    }
-
     /// A scalar parameter by its bare name, or the error for a scalar with subscripts
     /// or a tensor without them.
     fn scalar_param(
@@ -584,18 +484,6 @@ pub(super) enum PadKey {
     Bits(u64),
     /// A scalar parameter, by tensor index.
     Param(usize),
-}
-
-/// The most tensors one kernel gathers from: a `vgather` names its table and index
-/// in a byte (see [`crate::program::VectorKind::Gather`]).
-pub(super) const MAX_GATHERED_TABLES: usize = 255;
-
-/// The position of `tensor` in `tensors`.
-fn table_index(tensors: &[Tensor], tensor: &Tensor) -> usize {
-    tensors
-        .iter()
-        .position(|t| t.name == tensor.name)
-        .unwrap_or(usize::MAX)
 }
 
 /// A subscript as DSL text with the kernel's axis names: `2*i + k - 1`.

@@ -210,7 +210,8 @@ fn stmt(stmt: &Stmt) -> String {
     )
 }
 
-fn index(index: &Index) -> String {
+/// A subscript as written: `i`, `3`, `2*i + k - 1`, `idx[i]`.
+pub(crate) fn index(index: &Index) -> String {
     match index {
         Index::Axis(axis) => axis.to_string(),
         Index::Const(position) => position.value.to_string(),

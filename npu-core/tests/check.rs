@@ -410,3 +410,17 @@ fn a_product_shorter_than_the_fractal_runs_on_the_vector_unit() {
     );
     assert!(at_fractal.starts_with("ok: Matmul"), "{at_fractal}");
 }
+
+/// An out-of-range window names the whole read, so the dimension is plain.
+#[test]
+fn an_out_of_range_read_names_every_subscript() {
+    let out = check(
+        "kernel k(x: [f32; 16, 64]) -> y: [f32; 16, 64] { y[i, j] = x[i, j + 1]; }
+        target ascend910b;
+        schedule s { stage x, y in ub; }",
+    );
+    assert!(
+        out.contains("error[E012]: `x[i, j + 1]` reads index 64 when j = 63; `x` has 64 elements along dimension 1"),
+        "{out}"
+    );
+}

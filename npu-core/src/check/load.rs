@@ -155,7 +155,7 @@ impl Checker<'_> {
                         && !self.affine_in_bounds(
                             &subscript,
                             affine,
-                            name.as_str(),
+                            (name.as_str(), indices),
                             extent,
                             dim,
                             scope,
@@ -347,7 +347,7 @@ impl Checker<'_> {
         &mut self,
         subscript: &Subscript,
         affine: &ast::Affine,
-        name: &str,
+        (name, indices): (&str, &[ast::Index]),
         extent: u64,
         dim: usize,
         scope: &Scope,
@@ -381,7 +381,15 @@ impl Checker<'_> {
         } else {
             format!(" when {}", values.join(", "))
         };
-        let text = affine_text(subscript, &scope.axes);
+        // The whole read as written, so that the dimension is plain: `x[i, j + 1]`.
+        let read = format!(
+            "{name}[{}]",
+            indices
+                .iter()
+                .map(crate::print::index)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         let fix = if at_end {
             "or shrink the output so that the window stays inside it"
         } else {
@@ -390,7 +398,7 @@ impl Checker<'_> {
         self.error(
             Code::E012,
             affine.span,
-            format!("`{name}[{text}]` reads index {index}{when}; `{name}` has {extent} elements along dimension {dim}"),
+            format!("`{read}` reads index {index}{when}; `{name}` has {extent} elements along dimension {dim}"),
         )
         .help = Some(format!(
             "read through `pad({name}, 0)[...]` to give out-of-range elements a value, {fix}"

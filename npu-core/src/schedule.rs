@@ -298,17 +298,18 @@ impl<'a> ScheduleChecker<'a> {
             cube_tiles,
             &collected.stage_list,
         );
+        // Tails, alignment, capacity, repeats and the scan order are independent
+        // rules: each runs whatever the others found, so that fixing one never
+        // reveals another (docs/dsl.md has the few cascades). Capacity and repeats
+        // wait for every tensor to be staged: a schedule missing a `stage` item (an
+        // unknown item, often a misspelt `split`) is not yet the one the user means.
         self.tails(&collected);
         self.alignment(&collected);
-        // Capacity and repeats count every buffer, so they wait for a complete plan.
-        if staged_all && self.diagnostics.len() == before {
+        if staged_all {
             self.capacity(&buffers, &collected);
             if !is_matmul {
                 self.repeats(&collected);
             }
-        }
-        if self.diagnostics.len() != before {
-            return None;
         }
         let order = match order {
             Some((order, span)) => {

@@ -18,6 +18,11 @@ use crate::ir::*;
 use crate::plan;
 use crate::target::Level;
 
+/// The help of an E021 none of whose candidate fixes checks: a help line names an
+/// edit only when the edit was applied and cleared the error (`help`).
+const NO_ALIGNING_FIX: &str =
+    "neither an aligned tile nor `tail pad;` clears this without bringing another error";
+
 /// How one staged tensor's tiles are copied.
 struct CopyModel {
     /// The dimension the contiguous run starts at: inner dimensions are whole.
@@ -78,7 +83,7 @@ impl ScheduleChecker<'_> {
                     axis.name, axis.extent
                 ),
                 vec![pad, divisors],
-                "add `tail pad;`",
+                "neither `tail pad;` nor a tile that divides the extent clears this without bringing another error",
             );
         }
     }
@@ -163,7 +168,7 @@ impl ScheduleChecker<'_> {
                         stage.level
                     ),
                     vec![tiles, pad],
-                    "add `tail pad;` to pad each copy to the alignment (DataCopyPad)",
+                    NO_ALIGNING_FIX,
                 );
                 continue;
             }
@@ -177,7 +182,7 @@ impl ScheduleChecker<'_> {
                         step * size
                     ),
                     vec![pad],
-                    "add `tail pad;` to pad each copy to the alignment (DataCopyPad)",
+                    NO_ALIGNING_FIX,
                 );
                 continue;
             }
@@ -197,7 +202,7 @@ impl ScheduleChecker<'_> {
                         tail_run * size
                     ),
                     vec![pad],
-                    "use `tail pad;` to pad the tail's copies",
+                    "`tail pad;` does not clear this without bringing another error",
                 );
             }
         }

@@ -222,12 +222,7 @@ pub fn buffers(
                     _ => cm * cn,
                 }
             }
-            _ => tile_span(
-                kernel,
-                stage.tensor,
-                tiles,
-                target.alignment(stage.level),
-            ),
+            _ => tile_span(kernel, stage.tensor, tiles, target.alignment(stage.level)),
         };
         // L0C accumulates in the accumulator dtype whatever the output's dtype is.
         let element_bytes = if stage.level == Level::L0c {

@@ -6,8 +6,8 @@ use super::nodes::{Planned, Statement, Value};
 use super::vector::Queue;
 use crate::dtype::Dtype;
 use crate::ir::{BufferKind, Expr, Role};
-use crate::program::{Operand, VectorInstr, VectorKind};
 use crate::lower::vector_width;
+use crate::program::{Operand, VectorInstr, VectorKind};
 use crate::scalar;
 use crate::target::Level;
 

@@ -151,6 +151,11 @@ impl Edit {
                         out.push(item);
                         continue;
                     }
+                    // A split-off item is an item of its own in the edited text, so
+                    // it gets a span of its own: a rule that reports once per item
+                    // (E021 of the tensors of one `stage`) then counts it as the
+                    // text checked again would.
+                    let mut keyword = item.keyword;
                     if !others.is_empty() {
                         out.push(Item {
                             keyword: item.keyword,
@@ -160,9 +165,10 @@ impl Edit {
                                 depth: *item_depth,
                             },
                         });
+                        keyword = Span::call_site();
                     }
                     out.push(Item {
-                        keyword: item.keyword,
+                        keyword,
                         kind: ItemKind::Stage {
                             tensors: named,
                             level: item_level.clone(),

@@ -6,7 +6,8 @@
 //!
 //! - A staged tensor gets one buffer per `depth` slot at its level, holding one tile:
 //!   the product of the tiles of the axes that index it, times its dtype size, rounded
-//!   up to the level's alignment.
+//!   up to the level's alignment. A padded view's tile keeps each innermost row at an
+//!   aligned pitch ([`tile_strides`]), so its buffer holds rows × pitch.
 //! - Vector kernels need a temporary in UB for each expression node that is neither the
 //!   statement's result nor a leaf: leaves are loads that cover the whole iteration
 //!   space (they are read from their staged buffer), constants (scalar operands,
@@ -167,6 +168,39 @@ pub fn tile_elements(kernel: &CheckedKernel, tensor: usize, tiles: &[u64]) -> u6
     tile_shape(kernel, tensor, tiles).iter().product()
 }
 
+/// The row-major element strides of a tensor's tile in its buffer at a level of
+/// alignment `align`. A tile is dense, except that a padded view's rows start at an
+/// aligned pitch: its copies are DataCopyPad bursts of one row each, which start on
+/// chip at the alignment, so each row takes its length rounded up to `align` bytes
+/// (a 100-element f16 row takes 224 B on a 32-byte level, not 200 B).
+pub fn tile_strides(kernel: &CheckedKernel, tensor: usize, tiles: &[u64], align: u64) -> Vec<u64> {
+    let shape = tile_shape(kernel, tensor, tiles);
+    let size = kernel.tensors[tensor].dtype.size();
+    let mut strides = vec![1u64; shape.len()];
+    let pitched = is_padded(kernel, tensor)
+        && kernel.tensors[tensor].role != Role::Local
+        && size > 0
+        && align.is_multiple_of(size);
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+        if pitched && d + 2 == shape.len() {
+            strides[d] = align_up(strides[d] * size, align) / size;
+        }
+    }
+    strides
+}
+
+/// Elements a tensor's tile spans in its buffer: the outermost extent times its
+/// stride (see [`tile_strides`]).
+pub fn tile_span(kernel: &CheckedKernel, tensor: usize, tiles: &[u64], align: u64) -> u64 {
+    let shape = tile_shape(kernel, tensor, tiles);
+    let strides = tile_strides(kernel, tensor, tiles, align);
+    match (shape.first(), strides.first()) {
+        (Some(extent), Some(stride)) => extent * stride,
+        _ => 1,
+    }
+}
+
 /// Every buffer of a schedule: staged tiles first (in stage order), then the tiles of
 /// `let` intermediates (in tensor order), then temporaries.
 pub fn buffers(
@@ -188,7 +222,7 @@ pub fn buffers(
                     _ => cm * cn,
                 }
             }
-            _ => tile_elements(kernel, stage.tensor, tiles),
+            _ => tile_span(kernel, stage.tensor, tiles, target.alignment(stage.level)),
         };
         // L0C accumulates in the accumulator dtype whatever the output's dtype is.
         let element_bytes = if stage.level == Level::L0c {

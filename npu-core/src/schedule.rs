@@ -222,7 +222,6 @@ impl<'a> ScheduleChecker<'a> {
         let kernel = self.kernel;
         let schedule = self.schedule;
         let before = self.diagnostics.len();
-        let axes = &kernel.axes;
         let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
 
         let Items {
@@ -238,32 +237,7 @@ impl<'a> ScheduleChecker<'a> {
         }
         self.tail = tail.map_or(Tail::None, |(t, _)| t);
 
-        // Tiles: the split if given; a parallel axis defaults to its share per core.
-        let mut tiles: Vec<u64> = axes.iter().map(|a| a.extent).collect();
-        for (a, cores, _) in &parallel {
-            tiles[*a] = axes[*a].extent.div_ceil(*cores);
-        }
-        for (a, tile) in &splits {
-            if let Some((_, cores, _)) = parallel.iter().find(|(p, _, _)| p == a) {
-                let share = axes[*a].extent.div_ceil(*cores);
-                // A tile past the even share still gives every core work when the
-                // whole tiles come out one per core (1024 over 5 cores by 208: four
-                // tiles of 208 and a last one of 192), as lowering deals them out.
-                let whole = axes[*a].extent.div_ceil(tile.value);
-                if tile.value > share && whole != *cores {
-                    let candidates = self.tile_candidates(*a, share);
-                    self.error_with_fixes(
-                        Code::E032,
-                        tile.span,
-                        format!("split `{}` by {} leaves some of the {cores} cores no work: each gets {share} elements", axes[*a].name, tile.value),
-                        vec![candidates],
-                        format!("split {} by {share} or less", axes[*a].name),
-                    );
-                    continue;
-                }
-            }
-            tiles[*a] = tile.value;
-        }
+        let tiles = self.tiles(&parallel, &splits);
         self.whole_axes(&splits, &parallel);
         // A rejected split leaves a default tile the user never wrote: the rules that
         // read tiles say nothing about it.
@@ -298,17 +272,18 @@ impl<'a> ScheduleChecker<'a> {
             cube_tiles,
             &collected.stage_list,
         );
+        // Tails, alignment, capacity, repeats and the scan order are independent
+        // rules: each runs whatever the others found, so that fixing one never
+        // reveals another (docs/dsl.md has the few cascades). Capacity and repeats
+        // wait for every tensor to be staged: a schedule missing a `stage` item (an
+        // unknown item, often a misspelt `split`) is not yet the one the user means.
         self.tails(&collected);
         self.alignment(&collected);
-        // Capacity and repeats count every buffer, so they wait for a complete plan.
-        if staged_all && self.diagnostics.len() == before {
+        if staged_all {
             self.capacity(&buffers, &collected);
             if !is_matmul {
                 self.repeats(&collected);
             }
-        }
-        if self.diagnostics.len() != before {
-            return None;
         }
         let order = match order {
             Some((order, span)) => {
@@ -341,6 +316,43 @@ impl<'a> ScheduleChecker<'a> {
             order,
             buffers,
         })
+    }
+
+    /// The tile of every axis: the split if given; a parallel axis defaults to its
+    /// share per core. A split past the share that leaves a core no work is refused
+    /// (E032) and leaves the default.
+    fn tiles(
+        &mut self,
+        parallel: &[(usize, u64, Span)],
+        splits: &BTreeMap<usize, ast::Number>,
+    ) -> Vec<u64> {
+        let axes = &self.kernel.axes;
+        let mut tiles: Vec<u64> = axes.iter().map(|a| a.extent).collect();
+        for (a, cores, _) in parallel {
+            tiles[*a] = axes[*a].extent.div_ceil(*cores);
+        }
+        for (a, tile) in splits {
+            if let Some((_, cores, _)) = parallel.iter().find(|(p, _, _)| p == a) {
+                let share = axes[*a].extent.div_ceil(*cores);
+                // A tile past the even share still gives every core work when the
+                // whole tiles come out one per core (1024 over 5 cores by 208: four
+                // tiles of 208 and a last one of 192), as lowering deals them out.
+                let whole = axes[*a].extent.div_ceil(tile.value);
+                if tile.value > share && whole != *cores {
+                    let candidates = self.tile_candidates(*a, share);
+                    self.error_with_fixes(
+                        Code::E032,
+                        tile.span,
+                        format!("split `{}` by {} leaves some of the {cores} cores no work: each gets {share} elements", axes[*a].name, tile.value),
+                        vec![candidates],
+                        format!("split {} by {share} or less", axes[*a].name),
+                    );
+                    continue;
+                }
+            }
+            tiles[*a] = tile.value;
+        }
+        tiles
     }
 
     /// A fused kernel runs its statements in order once per tile, so an axis any

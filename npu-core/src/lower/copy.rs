@@ -7,8 +7,9 @@ use crate::ir::Tail;
 use crate::plan;
 use crate::program::{CopyDim, CopyShape, Operand, VectorInstr, VectorKind};
 
-/// The copy of a box of `lens` out of a tensor of `shape` into a row-major buffer of
-/// `tile` elements per dimension, and whether it is padded. Under `tail pad` a copy
+/// The copy of a box of `lens` out of a tensor of `shape` into a buffer whose tile
+/// has the element strides `tile` (row-major, a padded view's rows at an aligned
+/// pitch: [`plan::tile_strides`]), and whether it is padded. Under `tail pad` a copy
 /// is padded (DataCopyPad) when a plain DataCopy could not do it: its bursts are not a
 /// multiple of the alignment, the bursts start a misaligned stride apart on chip or
 /// in global memory, or (`start_misaligned`) some copy of the tensor starts at a
@@ -25,10 +26,10 @@ pub(super) fn copy_shape(
 ) -> (CopyShape, bool) {
     let size = dtype.size();
     let gm = gm_strides(shape);
-    let buf = gm_strides(tile);
+    let buf = tile;
     let dims: Vec<CopyDim> = lens
         .iter()
-        .zip(gm.iter().zip(&buf))
+        .zip(gm.iter().zip(buf))
         .map(|(&len, (&gm_stride, &buf_stride))| CopyDim {
             len,
             gm_stride,
@@ -36,10 +37,10 @@ pub(super) fn copy_shape(
         })
         .collect();
     let rank = lens.len();
-    // Merge inner dimensions that are whole in both global memory and the buffer.
+    // Merge inner dimensions that are whole in global memory and dense in the buffer.
     let mut inner = rank - 1;
     let mut run = lens[inner];
-    while inner > 0 && lens[inner] == shape[inner] && lens[inner] == tile[inner] {
+    while inner > 0 && lens[inner] == shape[inner] && buf[inner - 1] == lens[inner] * buf[inner] {
         inner -= 1;
         run *= lens[inner];
     }

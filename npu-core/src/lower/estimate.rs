@@ -167,14 +167,11 @@ pub fn vector_width(expr: &Expr) -> Option<u64> {
         _ if constant_value(expr).is_some() => None,
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => Some(width(expr).max(width(arg))),
         Expr::Binary { .. } | Expr::Compare { .. } | Expr::Select { .. } => Some(width(expr)),
-        // An arg reduction touches its values and its index.
+        // A fold reads its operands in the reduction's dtype and writes the
+        // accumulator; an arg reduction touches its values and its index alike.
         Expr::Reduce {
-            op,
-            accumulator,
-            dtype,
-            ..
-        } if op.is_arg() => Some(accumulator.size().max(dtype.size())),
-        Expr::Reduce { accumulator, .. } => Some(accumulator.size()),
+            accumulator, dtype, ..
+        } => Some(accumulator.size().max(dtype.size())),
         Expr::Scan {
             accumulator, dtype, ..
         } => Some(accumulator.size().max(dtype.size())),

@@ -6,6 +6,7 @@ use super::nodes::{Planned, Statement, Value};
 use super::vector::Queue;
 use crate::dtype::Dtype;
 use crate::ir::{BufferKind, Expr, Role};
+use crate::lower::vector_width;
 use crate::program::{Operand, VectorInstr, VectorKind};
 use crate::scalar;
 use crate::target::Level;
@@ -81,7 +82,10 @@ impl Planner<'_, '_> {
             let (source, read) = self.operand(statement, body);
             // An arg reduction reads and updates its values beside the index, and
             // numbers this tile's elements from the tile's first position.
-            let (src, width) = match second {
+            // Charged at the widest element it touches (see `vector_width`), the
+            // width the checker's E022 counts and the validator finds.
+            let width = vector_width(statement.nodes[index].expr).unwrap_or(accumulator.size());
+            let src = match second {
                 Some((values, _, folded_values)) => {
                     let axis = axes[0];
                     let first = (self.lowering.start[axis] + self.coords[axis])
@@ -91,10 +95,9 @@ impl Planner<'_, '_> {
                         address: values,
                         strides: folded_values,
                     };
-                    let width = accumulator.size().max(dtype.size());
-                    ([source, values, Operand::Scalar(first)], width)
+                    [source, values, Operand::Scalar(first)]
                 }
-                None => ([source, Operand::None, Operand::None], accumulator.size()),
+                None => [source, Operand::None, Operand::None],
             };
             self.push_reading(
                 VectorInstr {

@@ -30,8 +30,8 @@ pub(crate) struct TensorInfo {
     pub indexing: Vec<usize>,
     /// Row-major element strides in global memory.
     pub gm_strides: Vec<u64>,
-    /// The tile's extent per dimension and its row-major element strides in a buffer.
-    pub tile_shape: Vec<u64>,
+    /// The tile's element strides in its buffer: row-major, a padded view's rows at
+    /// an aligned pitch ([`plan::tile_strides`]).
     pub tile_strides: Vec<u64>,
     /// Whether any expression reads it (inputs) or any statement writes it (outputs).
     pub used: bool,
@@ -108,10 +108,6 @@ pub(super) fn tensor_infos(kernel: &CheckedKernel, schedule: &CheckedSchedule) -
                 .iter()
                 .map(|s| s.terms().first().map(|(a, _)| *a))
                 .collect();
-            let tile_shape: Vec<u64> = subscripts
-                .iter()
-                .map(|s| plan::subscript_extent(s, &schedule.tiles))
-                .collect();
             TensorInfo {
                 padded: plan::is_padded(kernel, tensor),
                 pad_value: pad_value(kernel, tensor),
@@ -119,14 +115,29 @@ pub(super) fn tensor_infos(kernel: &CheckedKernel, schedule: &CheckedSchedule) -
                 dtype: t.dtype,
                 shape: t.shape.clone(),
                 gm_strides: gm_strides(&t.shape),
-                tile_strides: gm_strides(&tile_shape),
-                tile_shape,
+                tile_strides: plan::tile_strides(
+                    kernel,
+                    tensor,
+                    &schedule.tiles,
+                    staged_alignment(kernel, schedule, tensor),
+                ),
                 subscripts,
                 axes,
                 used,
             }
         })
         .collect()
+}
+
+/// The alignment of the level a tensor's tiles are copied to (ub when it is not
+/// staged), which a padded view's rows are pitched at (see [`plan::tile_strides`]).
+fn staged_alignment(kernel: &CheckedKernel, schedule: &CheckedSchedule, tensor: usize) -> u64 {
+    let level = schedule
+        .stages
+        .iter()
+        .find(|s| s.tensor == tensor)
+        .map_or(Level::Ub, |s| s.level);
+    kernel.target.alignment(level)
 }
 
 /// The value a padded view of `tensor` reads outside it (0 when there is none).
@@ -212,7 +223,7 @@ impl Lowering<'_> {
                 let (copy, padded) = copy::copy_shape(
                     &lens,
                     &info.shape,
-                    &info.tile_shape,
+                    &info.tile_strides,
                     info.dtype,
                     self.schedule.tail,
                     align,
@@ -273,7 +284,7 @@ impl Lowering<'_> {
         let (mut copy, _) = copy::copy_shape(
             &lens,
             &info.shape,
-            &info.tile_shape,
+            &info.tile_strides,
             info.dtype,
             self.schedule.tail,
             align,

@@ -7,7 +7,9 @@
 //! burst's length and both its starts, in global memory and on chip, to be multiples
 //! of the level's alignment. A padded copy (DataCopyPad, under `tail pad;`) takes any
 //! length and global-memory start, pads each burst on chip to the alignment, and so
-//! needs only the bursts' on-chip starts aligned.
+//! needs only the bursts' on-chip starts aligned. A padded view's tile is always
+//! copied so, one row per burst, each row at an aligned pitch on chip, so any of its
+//! tiles is legal (its buffer is the larger for it, see `plan::tile_strides`).
 
 use super::{Collected, ScheduleChecker};
 use crate::diag::Code;
@@ -15,6 +17,11 @@ use crate::fix::Edit;
 use crate::ir::*;
 use crate::plan;
 use crate::target::Level;
+
+/// The help of an E021 none of whose candidate fixes checks: a help line names an
+/// edit only when the edit was applied and cleared the error (`help`).
+const NO_ALIGNING_FIX: &str =
+    "neither an aligned tile nor `tail pad;` clears this without bringing another error";
 
 /// How one staged tensor's tiles are copied.
 struct CopyModel {
@@ -76,7 +83,7 @@ impl ScheduleChecker<'_> {
                     axis.name, axis.extent
                 ),
                 vec![pad, divisors],
-                "add `tail pad;`",
+                "neither `tail pad;` nor a tile that divides the extent clears this without bringing another error",
             );
         }
     }
@@ -106,9 +113,14 @@ impl ScheduleChecker<'_> {
             }]];
             let aligned = |elements: u64| (elements * size).is_multiple_of(align);
 
-            // A padded view is always copied with DataCopyPad (see `lower`), so only
-            // where its rows start on chip matters.
-            if self.tail == Tail::Pad || plan::is_padded(kernel, stage.tensor) {
+            // A padded view is always copied with DataCopyPad (see `lower`), each row
+            // landing at an aligned pitch (`plan::tile_strides`, which E020 counts):
+            // any tile of it is copied legally.
+            if plan::is_padded(kernel, stage.tensor) {
+                continue;
+            }
+            // Under `tail pad;` only where the rows start on chip matters.
+            if self.tail == Tail::Pad {
                 // Each burst starts on chip one run after the last.
                 if model.bursts > 1 && !aligned(model.run) {
                     let fixes = run_axis.map_or_else(Vec::new, |a| {
@@ -156,7 +168,7 @@ impl ScheduleChecker<'_> {
                         stage.level
                     ),
                     vec![tiles, pad],
-                    "add `tail pad;` to pad each copy to the alignment (DataCopyPad)",
+                    NO_ALIGNING_FIX,
                 );
                 continue;
             }
@@ -170,7 +182,7 @@ impl ScheduleChecker<'_> {
                         step * size
                     ),
                     vec![pad],
-                    "add `tail pad;` to pad each copy to the alignment (DataCopyPad)",
+                    NO_ALIGNING_FIX,
                 );
                 continue;
             }
@@ -190,7 +202,7 @@ impl ScheduleChecker<'_> {
                         tail_run * size
                     ),
                     vec![pad],
-                    "use `tail pad;` to pad the tail's copies",
+                    "`tail pad;` does not clear this without bringing another error",
                 );
             }
         }

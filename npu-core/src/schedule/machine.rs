@@ -502,13 +502,16 @@ fn visit(expr: &Expr, space: u64, tiles: &[u64], note: &mut impl FnMut(u64, u64)
         } => {
             let inner = space * axes.iter().map(|a| tiles[*a]).product::<u64>();
             let (accumulator, bytes) = (*accumulator, accumulator.size());
+            // The fold is charged as lowering charges it, at the widest element it
+            // touches: `sum[k: bf16]` over f32 reads 4-byte operands.
+            let fold = vector_width(expr).unwrap_or(bytes);
             if op.is_arg() {
                 note(space, dtype.size()); // fill the index
                 note(space, bytes); // fill the value
-                note(inner, bytes.max(dtype.size())); // fold
+                note(inner, fold);
             } else {
                 note(space, bytes); // fill the accumulator
-                note(inner, bytes); // fold
+                note(inner, fold);
                 if accumulator != *dtype {
                     note(space, bytes.max(dtype.size())); // round to the reduction's dtype
                 }

@@ -1,8 +1,10 @@
 //! The random schedules of the differential test, written as DSL text the way an LLM
 //! or the tuner would: kernels from templates with random dtypes and extents (tails,
 //! broadcasts, reductions over one or several axes and in a named accumulator, arg
-//! reductions and scans, casts, copies, constants, windows, padded views, gathers,
-//! matmuls, batched or not), and schedule knobs
+//! reductions and scans, casts, copies, constants, windows, padded views (of one,
+//! two and three dimensions, filled with a literal or a scalar parameter, read into
+//! intermediates), gathers (into scans and intermediates), matmuls, batched or not),
+//! and schedule knobs
 //! drawn from legal and illegal values alike (parallel cores, split tiles including
 //! non-divisors and misaligned values, stage depths 1 to 3, tail policies, cube
 //! blocks).
@@ -194,6 +196,46 @@ pub const TEMPLATES: &[(&str, &str, bool)] = &[
         "x, y",
         false,
     ),
+    // Padded views whose rows are not a multiple of the alignment, split along an
+    // outer axis: each row of a tile lands at an aligned pitch on chip.
+    (
+        "kernel pad_cols(x: [{T}; {R}, {C}]) -> y: [{T}; {R}, {C}] { y[i, j] = pad(x, 0)[i, j - 1] * 2; }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel pad3(x: [{T}; 4, {R}, {C}]) -> y: [{T}; 4, {R}, {C}] { y[b, i, j] = pad(x, 0)[b, i - 1, j + 1]; }",
+        "x, y",
+        false,
+    ),
+    (
+        "kernel pad_param(x: [{T}; {N}], fill: {T}) -> y: [{T}; {N}] { y[i] = pad(x, fill)[i + 2] * 2; }",
+        "x, y",
+        false,
+    ),
+    // A padded view into an intermediate, reduced by the next statement.
+    (
+        "kernel pad_let(x: [{T}; {R}, {C}], w: [{T}; {R}, {C}]) -> y: [{T}; {R}] { let d[i, k] = pad(x, 0)[i, k + 1] * w[i, k]; y[i] = max[k](d[i, k]); }",
+        "x, w, y",
+        false,
+    ),
+    // A gather whose rows feed a scan, and a gather into an intermediate.
+    (
+        "kernel gather_scan(table: [{T}; 40, {C}], idx: [i32; {R}]) -> y: [{T}; {R}, {C}] { y[i, k] = cumsum[k: {T}](table[idx[i], k]); }",
+        "table, idx, y",
+        false,
+    ),
+    (
+        "kernel gather_let(table: [{T}; 40, {C}], idx: [u8; {R}], w: [{T}; {R}, {C}]) -> y: [{T}; {R}] { let g[i, k] = table[idx[i], k] * w[i, k]; y[i] = sum[k](g[i, k]); }",
+        "table, idx, w, y",
+        false,
+    ),
+    // A named accumulator narrower than the body: the fold reads the body's width.
+    (
+        "kernel narrow_acc(x: [f32; {R}, {C}]) -> y: [f32; {R}] { y[i] = sum[k: {T}](x[i, k]); }",
+        "x, y",
+        true,
+    ),
 ];
 
 /// Kernels of integer bit operations: `{T}` is an integer dtype.
@@ -287,7 +329,13 @@ pub fn vector_case(random: &mut Random, target: &str) -> String {
         .replace("{N}", &extent.to_string())
         .replace("{R}", &rows.to_string())
         .replace("{C}", &columns.to_string());
-    let axes: Vec<(&str, u64)> = if kernel.contains("[b, k, l]") {
+    let axes: Vec<(&str, u64)> = if kernel.contains("pad(x, 0)[b, i - 1") {
+        vec![("b", 4), ("i", rows), ("j", columns)]
+    } else if kernel.contains("pad(x, 0)[i, j - 1]") {
+        vec![("i", rows), ("j", columns)]
+    } else if kernel.contains("pad(x, 0)[i, k + 1]") || kernel.contains("idx[i], k]") {
+        vec![("i", rows), ("k", columns)]
+    } else if kernel.contains("[b, k, l]") {
         vec![("b", 4), ("k", rows), ("l", columns)]
     } else if kernel.contains("x[2*i + k]") {
         vec![("i", extent), ("k", 3)]

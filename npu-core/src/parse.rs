@@ -334,7 +334,7 @@ fn params(input: ParseStream) -> syn::Result<Vec<Param>> {
 // param := IDENT ':' '[' IDENT ';' INT (',' INT)* ']' | IDENT ':' IDENT
 // The second form is a scalar parameter: no brackets, an empty shape.
 fn param(input: ParseStream) -> syn::Result<Param> {
-    let name: Ident = input.parse()?;
+    let name = tensor_name(input)?;
     input.parse::<Token![:]>()?;
     if input.peek(Ident) {
         return Ok(Param {
@@ -361,6 +361,34 @@ fn param(input: ParseStream) -> syn::Result<Param> {
         shape.push(number(&content)?);
     }
     Ok(Param { name, dtype, shape })
+}
+
+/// A tensor's name: an identifier, or a raw one (`r#in`) for a Rust keyword, which
+/// a plain name cannot be.
+fn tensor_name(input: ParseStream) -> syn::Result<Ident> {
+    if let Some(error) = keyword_as_name(input) {
+        return Err(error);
+    }
+    input.parse()
+}
+
+/// The E001 for a Rust keyword where a name should be (`in`, `type`): it says so and
+/// names the raw identifier that works.
+pub(super) fn keyword_as_name(input: ParseStream) -> Option<syn::Error> {
+    use syn::ext::IdentExt;
+    if input.peek(Ident) || !input.peek(Ident::peek_any) {
+        return None;
+    }
+    let keyword = input.fork().call(Ident::parse_any).ok()?;
+    if keyword == "_" {
+        return None;
+    }
+    Some(syn::Error::new(
+        keyword.span(),
+        format!(
+            "`{keyword}` is a Rust keyword, which cannot name a tensor: write `r#{keyword}` or use another name"
+        ),
+    ))
 }
 
 fn number(input: ParseStream) -> syn::Result<Number> {
@@ -391,7 +419,7 @@ fn stmt(input: ParseStream) -> syn::Result<Stmt> {
     } else {
         None
     };
-    let output: Ident = input.parse()?;
+    let output = tensor_name(input)?;
     let indices = subscripts(input)?;
     input.parse::<Token![=]>()?;
     let value = expr::expr(input)?;
@@ -435,14 +463,9 @@ fn index_list(content: ParseStream) -> syn::Result<Vec<Index>> {
 fn index(input: ParseStream) -> syn::Result<Index> {
     let span = input.span();
     if input.peek(Ident) && input.peek2(syn::token::Bracket) {
+        // A nested gather `x[a[b[i]]]` parses; the checker refuses it (E037).
         let tensor: Ident = input.parse()?;
         let indices = subscripts(input)?;
-        if let Some(nested) = indices.iter().find(|i| matches!(i, Index::Gather(_))) {
-            return Err(syn::Error::new(
-                nested.span(),
-                "a gather's index is read with plain subscripts: nested gathers `x[a[b[i]]]` are not supported",
-            ));
-        }
         return Ok(Index::Gather(Gather { tensor, indices }));
     }
     let mut terms = Vec::new();

@@ -200,6 +200,11 @@ fn param(param: &Param) -> String {
     format!("{}: [{}; {shape}]", param.name, param.dtype)
 }
 
+/// One statement as the printer writes it in a kernel body: `y[i] = x[i] * 2.0;`.
+pub fn statement(statement: &Stmt) -> String {
+    stmt(statement)
+}
+
 fn stmt(stmt: &Stmt) -> String {
     format!(
         "{}{}[{}] = {};",

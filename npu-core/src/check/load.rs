@@ -27,6 +27,10 @@ impl Checker<'_> {
                 .help = Some(help);
             return (None, Ty::Error);
         };
+        if scope.failed.contains(&index) {
+            // Its `let` failed, and said why.
+            return (None, Ty::Error);
+        }
         let tensor = &tensors[index];
         if tensor.role == Role::Output {
             self.error(
@@ -72,8 +76,13 @@ impl Checker<'_> {
             match index {
                 ast::Index::Const(number) => {
                     if number.value >= extent && !padded {
+                        let pad = if scope.gather_index {
+                            String::new()
+                        } else {
+                            format!(", or read through `pad({name}, 0)[...]`")
+                        };
                         self.error(Code::E012, number.span, format!("index {} is out of range for `{name}`, which has {extent} elements along dimension {dim}", number.value))
-                            .help = Some(format!("use an index below {extent}, or read through `pad({name}, 0)[...]`"));
+                            .help = Some(format!("use an index below {extent}{pad}"));
                         ok = false;
                     }
                     subscripts.push(Subscript::Const(number.value));
@@ -93,7 +102,11 @@ impl Checker<'_> {
                             axis_ident.span(),
                             format!("axis `{axis_name}` runs to {axis_extent} but `{name}` has {extent} elements along dimension {dim}"),
                         )
-                        .help = Some(format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`"));
+                        .help = Some(if scope.gather_index {
+                            format!("give `{name}` extent {axis_extent} along dimension {dim}")
+                        } else {
+                            format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`")
+                        });
                         ok = false;
                     } else if axis_extent < extent
                         && (scope.found.contains(&axis) || tensor.role == Role::Local)
@@ -390,19 +403,34 @@ impl Checker<'_> {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        let fix = if at_end {
-            "or shrink the output so that the window stays inside it"
+        let help = if !scope.gather_index {
+            let fix = if at_end {
+                "or shrink the output so that the window stays inside it"
+            } else {
+                "or raise the subscript's offset"
+            };
+            format!(
+                "read through `pad({name}, 0)[...]` to give out-of-range elements a value, {fix}"
+            )
+        } else if at_end {
+            // A gather's index cannot be padded: its tensor must hold every read.
+            format!("give `{name}` extent {} along dimension {dim}", index + 1)
         } else {
-            "or raise the subscript's offset"
+            let raised = ast::Index::Affine(ast::Affine {
+                offset: 0,
+                ..affine.clone()
+            });
+            format!(
+                "read `{name}` from 0 on along dimension {dim}: write `{}` there",
+                crate::print::index(&raised)
+            )
         };
         self.error(
             Code::E012,
             affine.span,
             format!("`{read}` reads index {index}{when}; `{name}` has {extent} elements along dimension {dim}"),
         )
-        .help = Some(format!(
-            "read through `pad({name}, 0)[...]` to give out-of-range elements a value, {fix}"
-        ));
+        .help = Some(help);
         false
     }
 

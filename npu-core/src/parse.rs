@@ -412,7 +412,9 @@ fn integer(lit: &LitInt) -> syn::Result<u64> {
     })
 }
 
-// stmt := 'let'? IDENT '[' indices ']' '=' expr ';'
+// stmt := 'let'? IDENT ('[' indices ']')? '=' expr ';'
+// Without subscripts it writes a 0-d value (`y = sum[k](x[k]);`), which the checker
+// refuses with a help (E011) rather than the parser with a bare syntax error.
 fn stmt(input: ParseStream) -> syn::Result<Stmt> {
     let let_token = if input.peek(Token![let]) {
         Some(input.parse::<Token![let]>()?.span)
@@ -420,7 +422,11 @@ fn stmt(input: ParseStream) -> syn::Result<Stmt> {
         None
     };
     let output = tensor_name(input)?;
-    let indices = subscripts(input)?;
+    let indices = if input.peek(Token![=]) && !input.peek(Token![==]) {
+        Vec::new()
+    } else {
+        subscripts(input)?
+    };
     input.parse::<Token![=]>()?;
     let value = expr::expr(input)?;
     input.parse::<Token![;]>()?;

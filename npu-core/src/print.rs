@@ -206,11 +206,15 @@ pub fn statement(statement: &Stmt) -> String {
 }
 
 fn stmt(stmt: &Stmt) -> String {
+    let subscripts = if stmt.indices.is_empty() {
+        String::new()
+    } else {
+        format!("[{}]", comma_separated(&stmt.indices, index))
+    };
     format!(
-        "{}{}[{}] = {};",
+        "{}{}{subscripts} = {};",
         if stmt.let_token.is_some() { "let " } else { "" },
         stmt.output,
-        comma_separated(&stmt.indices, index),
         expr(&stmt.value)
     )
 }

@@ -303,3 +303,49 @@ fn item8f_keywords_as_tensor_names() {
     );
     accepted(&kernel.source);
 }
+
+// Item 7 (first part): a 0-d output or `let` is an E011 with a help, not a syntax
+// error; the help's form checks, and the statement prints back as written.
+#[test]
+fn item7_zero_d_values_are_e011_with_a_help_that_checks() {
+    let output = "kernel s0(x: [f32; 64]) -> y: f32 { y = sum[k](x[k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n";
+    let diagnostics = refused(output);
+    assert_eq!(
+        diagnostics.codes(),
+        [Code::E011],
+        "{}",
+        diagnostics.render(output)
+    );
+    let help = diagnostics.list[0].help.as_deref().unwrap();
+    assert!(
+        help.contains("`y: [f32; 1]`") && help.contains("`y[i]`"),
+        "{help}"
+    );
+    accepted(
+        &output
+            .replace("y: f32", "y: [f32; 1]")
+            .replace("y = ", "y[i] = ")
+            .replace("depth 1;", "depth 1; tail pad;"),
+    );
+
+    let local = "kernel sm(x: [f32; 64]) -> y: [f32; 64] { let m = max[k](x[k]); y[i] = x[i] - m; }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n";
+    let diagnostics = refused(local);
+    assert_eq!(
+        diagnostics.codes(),
+        [Code::E011],
+        "{}",
+        diagnostics.render(local)
+    );
+    let help = diagnostics.list[0].help.as_deref().unwrap();
+    assert!(help.contains("`let m[r] = ...;`"), "{help}");
+    accepted(
+        "kernel sm(x: [f32; 1, 64]) -> y: [f32; 1, 64] { let m[r] = max[k](x[r, k]); y[r, k] = x[r, k] - m[r]; }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n",
+    );
+
+    let def = npu_core::parse::parse_str(local).unwrap();
+    assert!(
+        npu_core::print::kernel(&def).contains("let m = max[k](x[k]);"),
+        "{}",
+        npu_core::print::kernel(&def)
+    );
+}

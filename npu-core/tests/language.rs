@@ -304,10 +304,40 @@ fn item8f_keywords_as_tensor_names() {
     accepted(&kernel.source);
 }
 
-// Item 7 (first part): a 0-d output or `let` is an E011 with a help, not a syntax
-// error; the help's form checks, and the statement prints back as written.
+// Item 7: a 0-d `let` (a whole-vector max or sum) is declared without subscripts
+// and read by its bare name at every element; it prints back as written.
 #[test]
-fn item7_zero_d_values_are_e011_with_a_help_that_checks() {
+fn item7_zero_d_let_checks_and_prints_back() {
+    let source = "kernel sm(x: [f32; 64]) -> y: [f32; 64] { let m = max[i](x[i]); let e[i] = exp(x[i] - m); let s = sum[i](e[i]); y[i] = e[i] / s; }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n";
+    let kernel = accepted(source);
+    let m = kernel.tensors.iter().find(|t| t.name == "m").unwrap();
+    assert_eq!(
+        (m.role, m.shape.len(), m.is_scalar()),
+        (Role::Local, 0, false)
+    );
+    assert!(
+        kernel.source.contains("let m = max[i](x[i]);"),
+        "{}",
+        kernel.source
+    );
+    assert!(
+        kernel.source.contains("y[i] = e[i] / s;"),
+        "{}",
+        kernel.source
+    );
+    accepted(&kernel.source);
+}
+
+// Item 7: a 0-d `let` read with subscripts, and a 0-d output, are E011 with helps;
+// the output's help checks.
+#[test]
+fn item7_zero_d_misuse_and_outputs_are_e011() {
+    let local = "kernel sm(x: [f32; 64]) -> y: [f32; 64] { let m = max[i](x[i]); y[i] = x[i] - m[i]; }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n";
+    let diagnostics = refused(local);
+    let help = only(&diagnostics, Code::E011).help.clone().unwrap();
+    assert!(help.contains("bare name"), "{help}");
+    accepted(&local.replace("m[i]", "m"));
+
     let output = "kernel s0(x: [f32; 64]) -> y: f32 { y = sum[k](x[k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n";
     let diagnostics = refused(output);
     assert_eq!(
@@ -326,26 +356,5 @@ fn item7_zero_d_values_are_e011_with_a_help_that_checks() {
             .replace("y: f32", "y: [f32; 1]")
             .replace("y = ", "y[i] = ")
             .replace("depth 1;", "depth 1; tail pad;"),
-    );
-
-    let local = "kernel sm(x: [f32; 64]) -> y: [f32; 64] { let m = max[k](x[k]); y[i] = x[i] - m; }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n";
-    let diagnostics = refused(local);
-    assert_eq!(
-        diagnostics.codes(),
-        [Code::E011],
-        "{}",
-        diagnostics.render(local)
-    );
-    let help = diagnostics.list[0].help.as_deref().unwrap();
-    assert!(help.contains("`let m[r] = ...;`"), "{help}");
-    accepted(
-        "kernel sm(x: [f32; 1, 64]) -> y: [f32; 1, 64] { let m[r] = max[k](x[r, k]); y[r, k] = x[r, k] - m[r]; }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n",
-    );
-
-    let def = npu_core::parse::parse_str(local).unwrap();
-    assert!(
-        npu_core::print::kernel(&def).contains("let m = max[k](x[k]);"),
-        "{}",
-        npu_core::print::kernel(&def)
     );
 }

@@ -66,3 +66,41 @@ fn item8b_select_of_float_literals_in_bf16_on_data() {
     let by_hand: Vec<f64> = (0..64).map(|i| [2.0, 0.0, 1.0][i % 3]).collect();
     assert_eq!(values, by_hand);
 }
+
+// Item 7: 0-d `let`s, a softmax over a whole vector and a max scaled by a scalar
+// parameter, computed on chip as one-element intermediates and broadcast where read.
+#[test]
+fn item7_zero_d_lets_on_data() {
+    let target = Target::preset("ascend910b").unwrap();
+    let softmax = npu_core::check_source(
+        "kernel sm(x: [f32; 64]) -> y: [f32; 64] { let m = max[i](x[i]); let e[i] = exp(x[i] - m); let s = sum[i](e[i]); y[i] = e[i] / s; }\n\
+         target ascend910b;\nschedule s { stage x, y in ub depth 1; }\nschedule t { stage x, y in ub depth 2; }\n",
+        &target,
+    )
+    .unwrap();
+    let x: Vec<f64> = (0..64).map(|i| f64::from((i * 13) % 64) / 8.0).collect();
+    let values = run(&softmax, &[HostTensor::from_values(Dtype::F32, &[64], &x)]);
+    // The greatest input (63 / 8, at i = 59 since 59 * 13 = 767 = 11 * 64 + 63) has
+    // the greatest output, and the outputs sum to 1.
+    let largest = (0..64)
+        .max_by(|a, b| values[*a].total_cmp(&values[*b]))
+        .unwrap();
+    assert_eq!(largest, 59);
+    assert!((values.iter().sum::<f64>() - 1.0).abs() < 1e-5);
+
+    let scaled = npu_core::check_source(
+        "kernel z(x: [f32; 16, 64], o: f32) -> y: [f32; 16, 64] { let a = max[i, j](x[i, j]); let b = a * o + 1.0; y[i, j] = x[i, j] - b; }\n\
+         target ascend910b;\nschedule s { stage x, y in ub depth 2; }\n",
+        &target,
+    )
+    .unwrap();
+    let x: Vec<f64> = (0..1024).map(|i| f64::from(i % 100)).collect();
+    let inputs = [
+        HostTensor::from_values(Dtype::F32, &[16, 64], &x),
+        HostTensor::from_values(Dtype::F32, &[], &[0.5]),
+    ];
+    let values = run(&scaled, &inputs);
+    // max is 99, so b = 99 * 0.5 + 1 = 50.5.
+    let by_hand: Vec<f64> = x.iter().map(|v| v - 50.5).collect();
+    assert_eq!(values, by_hand);
+}

@@ -41,6 +41,9 @@ impl Checker<'_> {
             .help = Some("read inputs only; compute the value again or make it an input".into());
             return (None, Ty::Error);
         }
+        if tensor.role == Role::Local && tensor.shape.is_empty() {
+            return self.zero_d_local(ident, indices, pad, index, tensor);
+        }
         if tensor.is_scalar() || indices.is_empty() {
             return self.scalar_param(ident, indices, index, tensors);
         }
@@ -257,6 +260,37 @@ impl Checker<'_> {
                 pad: pad_value.map(Box::new),
             }),
             ty,
+        )
+    }
+
+    /// A 0-d intermediate (`let m = max[k](x[k]);`) by its bare name: one value, read
+    /// at every element; or the error for one read with subscripts or padded.
+    fn zero_d_local(
+        &mut self,
+        ident: &Ident,
+        indices: &[ast::Index],
+        pad: Option<&ast::Expr>,
+        index: usize,
+        tensor: &Tensor,
+    ) -> (Option<Expr>, Ty) {
+        let name = &tensor.name;
+        if !indices.is_empty() || pad.is_some() {
+            self.error(
+                Code::E011,
+                ident.span(),
+                format!("`{name}` is a 0-d intermediate but is read with subscripts"),
+            )
+            .help = Some(format!("write `{name}` by its bare name"));
+            return (None, Ty::Error);
+        }
+        (
+            Some(Expr::Load {
+                tensor: index,
+                subscripts: Vec::new(),
+                dtype: tensor.dtype,
+                pad: None,
+            }),
+            Ty::Value(tensor.dtype),
         )
     }
 

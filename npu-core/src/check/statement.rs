@@ -281,17 +281,6 @@ impl Checker<'_> {
         scope: &mut Scope,
     ) -> Option<Assign> {
         let name = stmt.output.to_string();
-        if stmt.indices.is_empty() {
-            self.error(
-                Code::E011,
-                stmt.output.span(),
-                format!("intermediate `{name}` has no subscripts: 0-d intermediates are not supported yet"),
-            )
-            .help = Some(format!(
-                "give the tensors it reduces a leading dimension of 1 (`x: [f32; 1, 64]`) and write `{name}` over it: `let {name}[r] = ...;`, read as `{name}[r]`"
-            ));
-            return None;
-        }
         let mut axes = Vec::new();
         for index in &stmt.indices {
             let ident = match index {

@@ -422,6 +422,18 @@ fn stmt(input: ParseStream) -> syn::Result<Stmt> {
         None
     };
     let output = tensor_name(input)?;
+    let empty_brackets = input
+        .cursor()
+        .group(proc_macro2::Delimiter::Bracket)
+        .is_some_and(|(inside, _, _)| inside.eof());
+    if empty_brackets {
+        let fix = if let_token.is_some() {
+            format!("a 0-d value is written without brackets, `let {output} = ...;`")
+        } else {
+            format!("write one per dimension, as in `{output}[i]`")
+        };
+        return Err(input.error(format!("`{output}[]` has no subscripts: {fix}")));
+    }
     let indices = if input.peek(Token![=]) && !input.peek(Token![==]) {
         Vec::new()
     } else {

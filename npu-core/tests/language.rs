@@ -337,6 +337,10 @@ fn item7_zero_d_misuse_and_outputs_are_e011() {
     let help = only(&diagnostics, Code::E011).help.clone().unwrap();
     assert!(help.contains("bare name"), "{help}");
     accepted(&local.replace("m[i]", "m"));
+    let brackets = local.replace("let m = ", "let m[] = ").replace("m[i]", "m");
+    let diagnostics = refused(&brackets);
+    let e001 = only(&diagnostics, Code::E001);
+    assert!(e001.message.contains("`let m = ...;`"), "{}", e001.message);
 
     let output = "kernel s0(x: [f32; 64]) -> y: f32 { y = sum[k](x[k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n";
     let diagnostics = refused(output);

@@ -23,6 +23,7 @@ mod expr;
 mod gather;
 mod load;
 mod reduce;
+mod retype;
 mod scan;
 mod statement;
 
@@ -57,6 +58,7 @@ pub fn check(def: &KernelDef, target: &Target) -> Result<CheckedKernel, Diagnost
         target,
         diagnostics: Diagnostics::default(),
         untyped: Vec::new(),
+        helps: true,
     };
     let kernel = cx.kernel(def);
     let mut diagnostics = cx.diagnostics;
@@ -161,6 +163,9 @@ struct Checker<'a> {
     /// Tensors whose dtype is unknown (already reported): their loads and stores are
     /// not type-checked, so that one unknown dtype is one error.
     untyped: Vec<String>,
+    /// Whether diagnostics get helps that are rechecked rewrites of the kernel (off
+    /// while such a rewrite is being rechecked).
+    helps: bool,
 }
 
 /// Names in scope while checking the body.
@@ -186,6 +191,12 @@ struct Scope {
     /// stated `k < n`, an intermediate's new axis) rather than declared by the output
     /// or stated: a tensor that disagrees with one is likely a mistake.
     found: Vec<usize>,
+    /// Intermediates whose `let` failed (already reported): they are declared, so
+    /// that a read of one is silent rather than an unknown tensor.
+    failed: Vec<usize>,
+    /// Whether the load being checked is a gather's index (`idx[i]` in `x[idx[i]]`),
+    /// which cannot be read through `pad(..)`.
+    gather_index: bool,
 }
 
 impl Checker<'_> {
@@ -267,12 +278,14 @@ impl Checker<'_> {
             reductions: Vec::new(),
             pads: HashMap::new(),
             found: Vec::new(),
+            failed: Vec::new(),
+            gather_index: false,
         };
         let mut body = Vec::new();
         let mut assigned: HashMap<usize, Span> = HashMap::new();
         for stmt in &def.body {
             let assign = if stmt.let_token.is_some() {
-                self.let_statement(stmt, &mut tensors, &mut scope)
+                self.let_statement(stmt, def, &mut tensors, &mut scope)
             } else {
                 self.statement(stmt, &tensors, &mut scope, &mut assigned, &body)
             };
@@ -333,7 +346,7 @@ impl Checker<'_> {
             return None;
         }
         let class = class?;
-        self.units(def, &body, &class);
+        self.units(def, &body, &tensors, &class);
         if !self.diagnostics.is_empty() {
             return None;
         }

@@ -50,7 +50,7 @@ impl Tensor {
     /// Whether it is a scalar parameter (`offset: i8`): an input of rank 0, passed at
     /// run time and held in a scalar register, never staged or copied.
     pub fn is_scalar(&self) -> bool {
-        self.shape.is_empty()
+        self.shape.is_empty() && self.role != Role::Local
     }
 }
 

@@ -334,7 +334,7 @@ fn params(input: ParseStream) -> syn::Result<Vec<Param>> {
 // param := IDENT ':' '[' IDENT ';' INT (',' INT)* ']' | IDENT ':' IDENT
 // The second form is a scalar parameter: no brackets, an empty shape.
 fn param(input: ParseStream) -> syn::Result<Param> {
-    let name: Ident = input.parse()?;
+    let name = tensor_name(input)?;
     input.parse::<Token![:]>()?;
     if input.peek(Ident) {
         return Ok(Param {
@@ -363,6 +363,34 @@ fn param(input: ParseStream) -> syn::Result<Param> {
     Ok(Param { name, dtype, shape })
 }
 
+/// A tensor's name: an identifier, or a raw one (`r#in`) for a Rust keyword, which
+/// a plain name cannot be.
+fn tensor_name(input: ParseStream) -> syn::Result<Ident> {
+    if let Some(error) = keyword_as_name(input) {
+        return Err(error);
+    }
+    input.parse()
+}
+
+/// The E001 for a Rust keyword where a name should be (`in`, `type`): it says so and
+/// names the raw identifier that works.
+pub(super) fn keyword_as_name(input: ParseStream) -> Option<syn::Error> {
+    use syn::ext::IdentExt;
+    if input.peek(Ident) || !input.peek(Ident::peek_any) {
+        return None;
+    }
+    let keyword = input.fork().call(Ident::parse_any).ok()?;
+    if keyword == "_" {
+        return None;
+    }
+    Some(syn::Error::new(
+        keyword.span(),
+        format!(
+            "`{keyword}` is a Rust keyword, which cannot name a tensor: write `r#{keyword}` or use another name"
+        ),
+    ))
+}
+
 fn number(input: ParseStream) -> syn::Result<Number> {
     let lit: LitInt = input.parse()?;
     Ok(Number {
@@ -384,15 +412,33 @@ fn integer(lit: &LitInt) -> syn::Result<u64> {
     })
 }
 
-// stmt := 'let'? IDENT '[' indices ']' '=' expr ';'
+// stmt := 'let'? IDENT ('[' indices ']')? '=' expr ';'
+// Without subscripts it writes a 0-d value (`y = sum[k](x[k]);`), which the checker
+// refuses with a help (E011) rather than the parser with a bare syntax error.
 fn stmt(input: ParseStream) -> syn::Result<Stmt> {
     let let_token = if input.peek(Token![let]) {
         Some(input.parse::<Token![let]>()?.span)
     } else {
         None
     };
-    let output: Ident = input.parse()?;
-    let indices = subscripts(input)?;
+    let output = tensor_name(input)?;
+    let empty_brackets = input
+        .cursor()
+        .group(proc_macro2::Delimiter::Bracket)
+        .is_some_and(|(inside, _, _)| inside.eof());
+    if empty_brackets {
+        let fix = if let_token.is_some() {
+            format!("a 0-d value is written without brackets, `let {output} = ...;`")
+        } else {
+            format!("write one per dimension, as in `{output}[i]`")
+        };
+        return Err(input.error(format!("`{output}[]` has no subscripts: {fix}")));
+    }
+    let indices = if input.peek(Token![=]) && !input.peek(Token![==]) {
+        Vec::new()
+    } else {
+        subscripts(input)?
+    };
     input.parse::<Token![=]>()?;
     let value = expr::expr(input)?;
     input.parse::<Token![;]>()?;
@@ -435,14 +481,9 @@ fn index_list(content: ParseStream) -> syn::Result<Vec<Index>> {
 fn index(input: ParseStream) -> syn::Result<Index> {
     let span = input.span();
     if input.peek(Ident) && input.peek2(syn::token::Bracket) {
+        // A nested gather `x[a[b[i]]]` parses; the checker refuses it (E037).
         let tensor: Ident = input.parse()?;
         let indices = subscripts(input)?;
-        if let Some(nested) = indices.iter().find(|i| matches!(i, Index::Gather(_))) {
-            return Err(syn::Error::new(
-                nested.span(),
-                "a gather's index is read with plain subscripts: nested gathers `x[a[b[i]]]` are not supported",
-            ));
-        }
         return Ok(Index::Gather(Gather { tensor, indices }));
     }
     let mut terms = Vec::new();

@@ -200,12 +200,21 @@ fn param(param: &Param) -> String {
     format!("{}: [{}; {shape}]", param.name, param.dtype)
 }
 
+/// One statement as the printer writes it in a kernel body: `y[i] = x[i] * 2.0;`.
+pub fn statement(statement: &Stmt) -> String {
+    stmt(statement)
+}
+
 fn stmt(stmt: &Stmt) -> String {
+    let subscripts = if stmt.indices.is_empty() {
+        String::new()
+    } else {
+        format!("[{}]", comma_separated(&stmt.indices, index))
+    };
     format!(
-        "{}{}[{}] = {};",
+        "{}{}{subscripts} = {};",
         if stmt.let_token.is_some() { "let " } else { "" },
         stmt.output,
-        comma_separated(&stmt.indices, index),
         expr(&stmt.value)
     )
 }

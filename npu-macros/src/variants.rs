@@ -109,7 +109,13 @@ fn missing_warning(def: &KernelDef, variants: &VariantsRef) -> TokenStream {
         crate::expand::unraw(&def.name),
         variants.path
     );
-    let constant = format_ident!("VARIANTS_FILE_MISSING_{}", crate::expand::unraw(&def.name));
+    // The constant's use carries the path's span: rustc puts the warning where the
+    // deprecated item is used, so without it the warning would point at the macro call.
+    let constant = format_ident!(
+        "VARIANTS_FILE_MISSING_{}",
+        crate::expand::unraw(&def.name),
+        span = variants.path_span
+    );
     quote_spanned!(variants.path_span=>
         const _: () = {
             #[deprecated(note = #note)]
@@ -239,6 +245,36 @@ mod tests {
             output.contains("[E034] kernels/scale.variants.npu:1:1: variants file has no"),
             "{output}"
         );
+    }
+
+    /// Item 8e of issue 23: the warning of a missing file is at the path of the
+    /// `variants` line (rustc reports a deprecation at the use of the constant).
+    #[test]
+    fn item8e_the_missing_file_warning_points_at_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let output = crate::expand_kernel(KERNEL.parse().unwrap(), dir.path());
+        let mut spans = Vec::new();
+        let mut stack = vec![output];
+        while let Some(tokens) = stack.pop() {
+            for token in tokens {
+                match token {
+                    proc_macro2::TokenTree::Group(group) => stack.push(group.stream()),
+                    proc_macro2::TokenTree::Ident(ident)
+                        if ident.to_string().starts_with("VARIANTS_FILE_MISSING_") =>
+                    {
+                        spans.push(ident.span().start());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // `variants 2 from "kernels/...";` is line 4; the path starts at column 25.
+        let line = KERNEL.lines().nth(3).unwrap();
+        let column = line.find('"').unwrap();
+        assert_eq!(spans.len(), 2, "the constant and its use");
+        for start in spans {
+            assert_eq!((start.line, start.column), (4, column));
+        }
     }
 
     #[test]

@@ -173,12 +173,16 @@ pub(crate) fn execute(
     origins: &[u64],
     param: impl Fn(u16) -> Option<f64>,
 ) -> Result<(), Fault> {
+    // A box of rank 0 (a 0-d `let`, a value per tile) is one element: rank 1, extent 1.
+    const ONE: &[u64] = &[1];
     let extents = program.boxes.get(v.shape as usize).ok_or("names no box")?;
+    let rank_zero = extents.is_empty();
+    let extents: &[u64] = if rank_zero { ONE } else { extents };
     let strides = |index: u32| {
         program
             .strides
             .get(index as usize)
-            .map(Vec::as_slice)
+            .map(|s| if rank_zero && s.is_empty() { ONE } else { s })
             .ok_or("names no strides")
     };
     let dst_strides = strides(v.dst_strides)?;

@@ -5,6 +5,7 @@ use proc_macro2::Span;
 
 use super::Checker;
 use super::expr::{ast_preorder, expr_span};
+use super::retype::Unsupported;
 use crate::ast::{self, KernelDef};
 use crate::diag::{Code, list};
 use crate::dtype::Dtype;
@@ -33,7 +34,13 @@ impl Checker<'_> {
     }
 
     /// Reports dtypes or units the target cannot compute.
-    pub(super) fn units(&mut self, def: &KernelDef, body: &[Assign], class: &KernelClass) {
+    pub(super) fn units(
+        &mut self,
+        def: &KernelDef,
+        body: &[Assign],
+        tensors: &[Tensor],
+        class: &KernelClass,
+    ) {
         let target = self.target;
         if let KernelClass::Matmul(mm) = class {
             let (stmt, assign) = (&def.body[0], &body[0]);
@@ -80,8 +87,8 @@ impl Checker<'_> {
             }
             return;
         }
-        let names: Vec<&str> = target.vector.dtypes.iter().map(|d| d.name()).collect();
-        for (assign, stmt) in body.iter().zip(&def.body) {
+        let mut unsupported = Vec::new();
+        for (statement, (assign, stmt)) in body.iter().zip(&def.body).enumerate() {
             let mut bad = None;
             assign.value.walk(&mut |node| {
                 let dtype = match node {
@@ -118,11 +125,12 @@ impl Checker<'_> {
                         "the vector unit of `{}` cannot compute `{op}` in {dtype}",
                         target.name
                     ),
-                )
-                .help = Some(format!(
-                    "it computes {}; cast the operands with `as`",
-                    list(&names)
-                ));
+                );
+                unsupported.push(Unsupported {
+                    diagnostic: self.diagnostics.len() - 1,
+                    statement,
+                    dtype,
+                });
                 continue;
             }
             // An operation the target's cost table leaves out is one its unit lacks.
@@ -156,6 +164,9 @@ impl Checker<'_> {
                     op.name()
                 ));
             }
+        }
+        if self.helps {
+            self.retype_helps(def, tensors, &unsupported);
         }
     }
 }

@@ -397,13 +397,11 @@ impl Checker<'_> {
             let (Some(c), Some(t), Some(o)) = (cond.0, then.0, otherwise.0) else {
                 return (None, Ty::Error);
             };
-            let ty = if matches!(
-                (then.1, otherwise.1),
-                (Ty::Literal { .. }, Ty::Literal { .. })
-            ) {
-                then.1
-            } else {
-                Ty::Value(dtype)
+            let ty = match (then.1, otherwise.1) {
+                (Ty::Literal { is_float: a }, Ty::Literal { is_float: b }) => {
+                    Ty::Literal { is_float: a || b }
+                }
+                _ => Ty::Value(dtype),
             };
             let expr = Expr::Select {
                 cond: Box::new(c),
@@ -529,11 +527,17 @@ pub(super) fn resolve_literals(expr: Expr, dtype: Dtype) -> Expr {
     }
 }
 
+/// Whether the value of `expr` is built from literals only, so that its dtype is the
+/// context's: arithmetic on literals, and a `select` between such values (its
+/// condition compares in the dtype of its own operands and does not count).
 fn is_literal_tree(expr: &Expr) -> bool {
     match expr {
         Expr::Const { .. } => true,
         Expr::Binary { lhs, rhs, .. } => is_literal_tree(lhs) && is_literal_tree(rhs),
         Expr::Unary { arg, .. } => is_literal_tree(arg),
+        Expr::Select {
+            then, otherwise, ..
+        } => is_literal_tree(then) && is_literal_tree(otherwise),
         _ => false,
     }
 }

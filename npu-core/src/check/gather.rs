@@ -28,6 +28,22 @@ impl Checker<'_> {
             checker.error(Code::E037, span, message).help = Some(help);
             None
         };
+        if let Some(ast::Index::Gather(inner)) = gather
+            .indices
+            .iter()
+            .find(|i| matches!(i, ast::Index::Gather(_)))
+        {
+            let inner_text = crate::print::index(&ast::Index::Gather(inner.clone()));
+            return refuse(
+                self,
+                format!(
+                    "`{index_name}[{inner_text}]` is a nested gather: the index of a gather is read with affine subscripts"
+                ),
+                format!(
+                    "gather `{index_name}[{inner_text}]` in a kernel of its own and pass the result as an index input of `{name}`"
+                ),
+            );
+        }
         if padded {
             return refuse(
                 self,
@@ -70,7 +86,9 @@ impl Checker<'_> {
                 "split the kernel, or stack the tables into one tensor".into(),
             );
         }
+        scope.gather_index = true;
         let (load, _) = self.load(&gather.tensor, &gather.indices, None, scope, tensors);
+        scope.gather_index = false;
         let Some(Expr::Load {
             tensor: index,
             subscripts,

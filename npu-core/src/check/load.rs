@@ -27,6 +27,10 @@ impl Checker<'_> {
                 .help = Some(help);
             return (None, Ty::Error);
         };
+        if scope.failed.contains(&index) {
+            // Its `let` failed, and said why.
+            return (None, Ty::Error);
+        }
         let tensor = &tensors[index];
         if tensor.role == Role::Output {
             self.error(
@@ -36,6 +40,9 @@ impl Checker<'_> {
             )
             .help = Some("read inputs only; compute the value again or make it an input".into());
             return (None, Ty::Error);
+        }
+        if tensor.role == Role::Local && tensor.shape.is_empty() {
+            return self.zero_d_local(ident, indices, pad, index, tensor);
         }
         if tensor.is_scalar() || indices.is_empty() {
             return self.scalar_param(ident, indices, index, tensors);
@@ -72,8 +79,13 @@ impl Checker<'_> {
             match index {
                 ast::Index::Const(number) => {
                     if number.value >= extent && !padded {
+                        let pad = if scope.gather_index {
+                            String::new()
+                        } else {
+                            format!(", or read through `pad({name}, 0)[...]`")
+                        };
                         self.error(Code::E012, number.span, format!("index {} is out of range for `{name}`, which has {extent} elements along dimension {dim}", number.value))
-                            .help = Some(format!("use an index below {extent}, or read through `pad({name}, 0)[...]`"));
+                            .help = Some(format!("use an index below {extent}{pad}"));
                         ok = false;
                     }
                     subscripts.push(Subscript::Const(number.value));
@@ -93,7 +105,11 @@ impl Checker<'_> {
                             axis_ident.span(),
                             format!("axis `{axis_name}` runs to {axis_extent} but `{name}` has {extent} elements along dimension {dim}"),
                         )
-                        .help = Some(format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`"));
+                        .help = Some(if scope.gather_index {
+                            format!("give `{name}` extent {axis_extent} along dimension {dim}")
+                        } else {
+                            format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`")
+                        });
                         ok = false;
                     } else if axis_extent < extent
                         && (scope.found.contains(&axis) || tensor.role == Role::Local)
@@ -247,6 +263,37 @@ impl Checker<'_> {
         )
     }
 
+    /// A 0-d intermediate (`let m = max[k](x[k]);`) by its bare name: one value, read
+    /// at every element; or the error for one read with subscripts or padded.
+    fn zero_d_local(
+        &mut self,
+        ident: &Ident,
+        indices: &[ast::Index],
+        pad: Option<&ast::Expr>,
+        index: usize,
+        tensor: &Tensor,
+    ) -> (Option<Expr>, Ty) {
+        let name = &tensor.name;
+        if !indices.is_empty() || pad.is_some() {
+            self.error(
+                Code::E011,
+                ident.span(),
+                format!("`{name}` is a 0-d intermediate but is read with subscripts"),
+            )
+            .help = Some(format!("write `{name}` by its bare name"));
+            return (None, Ty::Error);
+        }
+        (
+            Some(Expr::Load {
+                tensor: index,
+                subscripts: Vec::new(),
+                dtype: tensor.dtype,
+                pad: None,
+            }),
+            Ty::Value(tensor.dtype),
+        )
+    }
+
     /// A scalar parameter by its bare name, or the error for a scalar with subscripts
     /// or a tensor without them.
     fn scalar_param(
@@ -390,19 +437,34 @@ impl Checker<'_> {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        let fix = if at_end {
-            "or shrink the output so that the window stays inside it"
+        let help = if !scope.gather_index {
+            let fix = if at_end {
+                "or shrink the output so that the window stays inside it"
+            } else {
+                "or raise the subscript's offset"
+            };
+            format!(
+                "read through `pad({name}, 0)[...]` to give out-of-range elements a value, {fix}"
+            )
+        } else if at_end {
+            // A gather's index cannot be padded: its tensor must hold every read.
+            format!("give `{name}` extent {} along dimension {dim}", index + 1)
         } else {
-            "or raise the subscript's offset"
+            let raised = ast::Index::Affine(ast::Affine {
+                offset: 0,
+                ..affine.clone()
+            });
+            format!(
+                "read `{name}` from 0 on along dimension {dim}: write `{}` there",
+                crate::print::index(&raised)
+            )
         };
         self.error(
             Code::E012,
             affine.span,
             format!("`{read}` reads index {index}{when}; `{name}` has {extent} elements along dimension {dim}"),
         )
-        .help = Some(format!(
-            "read through `pad({name}, 0)[...]` to give out-of-range elements a value, {fix}"
-        ));
+        .help = Some(help);
         false
     }
 

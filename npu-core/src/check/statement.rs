@@ -235,11 +235,16 @@ impl Checker<'_> {
     }
 
     /// `let m[i] = expr;`: an intermediate over named axes, its dtype the expression's
-    /// and each axis's extent the one it already has, or else that of the first tensor
-    /// the expression indexes with it.
+    /// and each axis's extent the one it already has, or else the one an output
+    /// statement gives it, or else that of the first tensor the expression (or a later
+    /// statement) indexes with it.
+    ///
+    /// A `let` that fails still declares its name, so that its readers are not
+    /// reported as unknown tensors: one mistake, one error.
     pub(super) fn let_statement(
         &mut self,
         stmt: &ast::Stmt,
+        def: &ast::KernelDef,
         tensors: &mut Vec<Tensor>,
         scope: &mut Scope,
     ) -> Option<Assign> {
@@ -253,6 +258,29 @@ impl Checker<'_> {
             .help = Some("give the intermediate its own name".into());
             return None;
         }
+        let assign = self.let_body(stmt, def, tensors, scope);
+        if assign.is_none() {
+            let index = tensors.len();
+            scope.tensors.insert(name.clone(), index);
+            scope.failed.push(index);
+            tensors.push(Tensor {
+                name,
+                dtype: crate::dtype::Dtype::F32,
+                shape: Vec::new(),
+                role: Role::Local,
+            });
+        }
+        assign
+    }
+
+    fn let_body(
+        &mut self,
+        stmt: &ast::Stmt,
+        def: &ast::KernelDef,
+        tensors: &mut Vec<Tensor>,
+        scope: &mut Scope,
+    ) -> Option<Assign> {
+        let name = stmt.output.to_string();
         let mut axes = Vec::new();
         for index in &stmt.indices {
             let ident = match index {
@@ -291,15 +319,15 @@ impl Checker<'_> {
             let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
                 Some(existing) => existing,
                 None => {
-                    let Some(extent) =
-                        reduction_extent(&stmt.value, &axis_name, &scope.tensors, tensors)
+                    let Some((extent, found)) =
+                        let_axis_extent(stmt, def, &axis_name, &scope.tensors, tensors)
                     else {
                         self.error(
                             Code::E011,
                             ident.span(),
-                            format!("no tensor in the expression of `{name}` is indexed by `{axis_name}`, so its extent is unknown"),
+                            format!("no output and no tensor in the kernel is indexed by `{axis_name}`, so the extent of `{name}` along it is unknown"),
                         )
-                        .help = Some(format!("read a tensor over `{axis_name}` in the expression, or use an axis of an earlier statement"));
+                        .help = Some(format!("read a tensor over `{axis_name}` in the expression, or use an axis of an output"));
                         return None;
                     };
                     scope.axes.push(Axis {
@@ -307,7 +335,9 @@ impl Checker<'_> {
                         extent,
                         reduction: false,
                     });
-                    scope.found.push(scope.axes.len() - 1);
+                    if found {
+                        scope.found.push(scope.axes.len() - 1);
+                    }
                     scope.axes.len() - 1
                 }
             };
@@ -368,4 +398,36 @@ impl Checker<'_> {
             value,
         })
     }
+}
+
+/// The extent of a `let`'s new axis `axis`, and whether it was found from a tensor
+/// read rather than declared: the extent an output statement's output gives it
+/// (declared), else that of the first tensor the `let`'s own expression indexes with
+/// it, else that of the first tensor any statement of the kernel reads with it.
+fn let_axis_extent(
+    stmt: &ast::Stmt,
+    def: &ast::KernelDef,
+    axis: &str,
+    names: &HashMap<String, usize>,
+    tensors: &[Tensor],
+) -> Option<(u64, bool)> {
+    let declared = def
+        .body
+        .iter()
+        .filter(|s| s.let_token.is_none())
+        .find_map(|s| {
+            let output = def.outputs.iter().find(|p| p.name == s.output)?;
+            let dim = s
+                .indices
+                .iter()
+                .position(|i| matches!(i, ast::Index::Axis(a) if a == axis))?;
+            output.shape.get(dim).map(|n| n.value)
+        });
+    if let Some(extent) = declared {
+        return Some((extent, false));
+    }
+    std::iter::once(stmt)
+        .chain(&def.body)
+        .find_map(|s| reduction_extent(&s.value, axis, names, tensors))
+        .map(|extent| (extent, true))
 }

@@ -248,6 +248,8 @@ fn primary(input: ParseStream, level: usize) -> syn::Result<Parsed> {
         group(input, level)
     } else if input.peek(Ident) {
         named(input, level)
+    } else if let Some(error) = super::keyword_as_name(input) {
+        Err(error)
     } else {
         literal(input)
     }

@@ -1,0 +1,364 @@
+//! The language front end on the forms of issue 23's items 6 to 8: `let` extents,
+//! literal dtypes, typing helps that rewrite a statement, gathers and keywords. Each
+//! test names its item; a help that names an edit is applied and checked again.
+
+use npu_core::ir::{Expr, Role};
+use npu_core::{CheckedKernel, Code, Diagnostics, Target, check_source_with};
+
+fn check(source: &str) -> Result<CheckedKernel, Diagnostics> {
+    check_source_with(source, |path| Err(format!("no such file: {path}")))
+}
+
+/// The diagnostics of a kernel the checker must refuse.
+fn refused(source: &str) -> Diagnostics {
+    match check(source) {
+        Ok(_) => panic!("accepted:\n{source}"),
+        Err(diagnostics) => diagnostics,
+    }
+}
+
+fn accepted(source: &str) -> CheckedKernel {
+    check(source).unwrap_or_else(|d| panic!("refused:\n{source}\n{}", d.render(source)))
+}
+
+/// The one diagnostic of `code` in `diagnostics`.
+fn only(diagnostics: &Diagnostics, code: Code) -> &npu_core::Diagnostic {
+    let found: Vec<_> = diagnostics.iter().filter(|d| d.code == code).collect();
+    assert_eq!(found.len(), 1, "{:?}", diagnostics.list);
+    found[0]
+}
+
+/// The statement a help rewrites a kernel's statement to: the help's last quoted text.
+fn rewritten_statement(help: &str) -> &str {
+    let end = help.rfind('`').expect("a quoted statement");
+    let start = help[..end].rfind('`').expect("a quoted statement") + 1;
+    &help[start..end]
+}
+
+/// `source` with the statement writing `output` (a `let` or an output statement)
+/// replaced by `statement`.
+fn replace_statement(source: &str, output: &str, statement: &str) -> String {
+    let body_start = source.find('{').unwrap() + 1;
+    let body_end = source.find("}\n").unwrap();
+    let statements: Vec<String> = source[body_start..body_end]
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let name = s
+                .trim_start_matches("let ")
+                .split(['[', ' '])
+                .next()
+                .unwrap();
+            if name == output {
+                statement.trim_end_matches(';').to_string()
+            } else {
+                s.to_string()
+            }
+        })
+        .collect();
+    format!(
+        "{} {}; {}",
+        &source[..body_start],
+        statements.join("; "),
+        &source[body_end..]
+    )
+}
+
+/// Applies the help of each E026 of `source` (each rewrites one statement, of the
+/// output `outputs[n]`) and checks that the kernel is then accepted.
+fn helps_clear(source: &str, outputs: &[&str]) {
+    let diagnostics = refused(source);
+    let e026: Vec<_> = diagnostics
+        .iter()
+        .filter(|d| d.code == Code::E026)
+        .collect();
+    assert_eq!(e026.len(), outputs.len(), "{}", diagnostics.render(source));
+    let mut fixed = source.to_string();
+    for (diagnostic, output) in e026.iter().zip(outputs) {
+        let help = diagnostic.help.as_deref().expect("a help");
+        fixed = replace_statement(&fixed, output, rewritten_statement(help));
+    }
+    accepted(&fixed);
+}
+
+// Item 6: a `let` axis takes the extent an output statement gives it.
+#[test]
+fn item6_let_axis_takes_its_extent_from_the_output() {
+    let kernel = accepted(
+        "kernel l(x: [bf16; 64], z: [bf16; 64]) -> y: [bf16; 64] { let m[i] = max[k](x[k]); y[i] = z[i] - m[i]; }\n\
+         target aie2_tile;\nschedule s { stage x, z, y in ub depth 1; }\n",
+    );
+    let m = kernel.tensors.iter().find(|t| t.name == "m").unwrap();
+    assert_eq!((m.role, m.shape.as_slice()), (Role::Local, &[64][..]));
+}
+
+// Item 6: an axis no statement and no output fixes is one E011, and the readers of the
+// failed `let` are not reported as unknown tensors (E002).
+#[test]
+fn item6_a_failed_let_still_declares_its_name() {
+    let source = "kernel l(x: [f32; 64], z: [f32; 64]) -> y: [f32; 64] { let m[j] = max[k](x[k]); y[i] = z[i] - m[i] + m[j]; }\n\
+                  target ascend910b;\nschedule s { stage x, z, y in ub depth 1; }\n";
+    let diagnostics = refused(source);
+    let e011 = only(&diagnostics, Code::E011);
+    assert!(e011.message.contains("`j`"), "{}", e011.message);
+    assert!(
+        !diagnostics.codes().contains(&Code::E002),
+        "{}",
+        diagnostics.render(source)
+    );
+}
+
+// Item 6: the extent comes from a later statement's read when no output has the axis.
+#[test]
+fn item6_let_axis_extent_from_a_later_read() {
+    let kernel = accepted(
+        "kernel l(x: [f32; 16], w: [f32; 32, 64]) -> y: [f32; 32] { let m[d] = max[k](x[k]); y[i] = sum[d](w[i, d] * m[d]); }\n\
+         target ascend910b;\nschedule s { stage x, w, y in ub depth 1; }\n",
+    );
+    let m = kernel.tensors.iter().find(|t| t.name == "m").unwrap();
+    assert_eq!(m.shape, [64]);
+}
+
+/// Every node's dtype in the body of `kernel`.
+fn dtypes(kernel: &CheckedKernel) -> Vec<npu_core::Dtype> {
+    let mut out = Vec::new();
+    for assign in &kernel.body {
+        assign.value.walk(&mut |node| {
+            if !matches!(node, Expr::Compare { .. }) {
+                out.push(node.dtype())
+            }
+        });
+    }
+    out
+}
+
+// Item 8b: a select of float literals, nested, takes the output's dtype (bf16 on
+// aie2_tile, whose unit has no f32), as integer literals do.
+#[test]
+fn item8b_select_of_float_literals_takes_the_context_dtype() {
+    let kernel = accepted(
+        "kernel sg(x: [bf16; 64]) -> y: [bf16; 64] { y[i] = select(x[i] > 0.0, 1.0, select(x[i] < 0.0, 2.0, 0.0)); }\n\
+         target aie2_tile;\nschedule s { stage x, y in ub depth 1; }\n",
+    );
+    assert!(dtypes(&kernel).iter().all(|d| *d == npu_core::Dtype::Bf16));
+}
+
+// Item 8b: a sum of selects of integer literals is computed in the output's dtype.
+#[test]
+fn item8b_selects_of_integer_literals_in_a_sum_take_the_output_dtype() {
+    let kernel = accepted(
+        "kernel sel(x: [i8; 64]) -> y: [i8; 64] { y[i] = select(x[i] > 0, 1, 0) + select(x[i] < 0, 2, 0); }\n\
+         target aie2_tile;\nschedule s { stage x, y in ub depth 1; }\n",
+    );
+    assert!(dtypes(&kernel).iter().all(|d| *d == npu_core::Dtype::I8));
+}
+
+// Item 8b: a select of an integer and a float literal is a float literal.
+#[test]
+fn item8b_select_of_mixed_literals_is_a_float() {
+    let source = "kernel sg(x: [i16; 64]) -> y: [i16; 64] { y[i] = x[i] + select(x[i] > 0, 1, 0.5); }\n\
+                  target ascend910b;\nschedule s { stage x, y in ub depth 1; }\n";
+    let diagnostics = refused(source);
+    assert!(
+        only(&diagnostics, Code::E010)
+            .message
+            .contains("floating-point literal")
+    );
+}
+
+// Item 8a: an argmax whose index dtype the unit lacks: the help casts the index.
+#[test]
+fn item8a_argmax_into_an_index_dtype_the_unit_lacks() {
+    for (dtype, target, input) in [
+        ("u8", "ascend910b", "f32"),
+        ("i8", "ascend310p", "f16"),
+        ("u32", "aie2_tile", "bf16"),
+        ("u16", "aie2_tile", "bf16"),
+    ] {
+        let source = format!(
+            "kernel am(x: [{input}; 32, 64]) -> result: [{dtype}; 32] {{ result[r] = argmax[k](x[r, k]); }}\n\
+             target {target};\nschedule s {{ stage x, result in ub depth 1; }}\n"
+        );
+        let diagnostics = refused(&source);
+        let help = only(&diagnostics, Code::E026).help.clone().unwrap();
+        assert!(
+            help.contains(&format!("argmax[k](x[r, k]) as {dtype}")),
+            "{help}"
+        );
+        helps_clear(&source, &["result"]);
+    }
+}
+
+// Item 8a: E026 helps for a dtype the unit lacks rewrite the statement, and the
+// rewrite checks: bf16 on ascend910b, in a `let`, a comparison and a select.
+#[test]
+fn item8a_e026_helps_are_statements_that_check() {
+    helps_clear(
+        "kernel l(x: [bf16; 64], z: [bf16; 64]) -> y: [bf16; 64] { let m[i] = max[k](x[k]); y[i] = z[i] - m[i]; }\n\
+         target ascend910b;\nschedule s { stage x, z, y in ub depth 1; }\n",
+        &["m", "y"],
+    );
+    helps_clear(
+        "kernel sg(x: [bf16; 64]) -> y: [bf16; 64] { y[i] = select(x[i] > 0.0, 1.0, select(x[i] < 0.0, 2.0, 0.0)); }\n\
+         target ascend910b;\nschedule s { stage x, y in ub depth 1; }\n",
+        &["y"],
+    );
+    helps_clear(
+        "kernel a(x: [u8; 64], b: [u8; 64]) -> y: [u8; 64] { y[i] = max(x[i], b[i]) / 2; }\n\
+         target ascend910b;\nschedule s { stage x, b, y in ub depth 1; }\n",
+        &["y"],
+    );
+}
+
+#[allow(dead_code)]
+fn preset(name: &str) -> Target {
+    Target::preset(name).unwrap()
+}
+
+// Item 8c: a nested gather is E037, the code docs/dsl.md gives it, with a help.
+#[test]
+fn item8c_nested_gather_is_e037() {
+    let source = "kernel ng(table: [f32; 64, 16], a: [i32; 64], b: [i32; 32]) -> y: [f32; 32, 16] { y[i, d] = table[a[b[i]], d]; }\n\
+                  target ascend910b;\nschedule s { stage table, a, b, y in ub depth 1; }\n";
+    let diagnostics = refused(source);
+    assert_eq!(
+        diagnostics.codes(),
+        [Code::E037],
+        "{}",
+        diagnostics.render(source)
+    );
+    let help = diagnostics.list[0].help.as_deref().unwrap();
+    assert!(help.contains("`a[b[i]]`"), "{help}");
+}
+
+// Item 8d: an out-of-range read of a gather's index suggests no `pad(idx, 0)[..]`,
+// which a subscript cannot hold; the help it gives checks.
+#[test]
+fn item8d_gather_index_help_parses_and_checks() {
+    // (output extent, the read, what the help says, the source edit it names)
+    let cases = [
+        (
+            32,
+            "idx[i + 1]",
+            "give `idx` extent 33",
+            ("idx: [i32; 32]", "idx: [i32; 33]"),
+        ),
+        (
+            48,
+            "idx[i]",
+            "give `idx` extent 48",
+            ("idx: [i32; 32]", "idx: [i32; 48]"),
+        ),
+        (
+            32,
+            "idx[40]",
+            "use an index below 32",
+            ("idx[40]", "idx[31]"),
+        ),
+        (
+            32,
+            "idx[i - 1]",
+            "write `i + 0` there",
+            ("idx[i - 1]", "idx[i + 0]"),
+        ),
+    ];
+    for (output, read, says, (from, to)) in cases {
+        let source = format!(
+            "kernel g(x: [f32; 64], idx: [i32; 32]) -> y: [f32; {output}] {{ y[i] = x[{read}]; }}\n\
+             target ascend910b;\nschedule s {{ stage x, idx, y in ub depth 1; tail pad; }}\n"
+        );
+        let diagnostics = refused(&source);
+        let help = only(&diagnostics, Code::E012).help.clone().unwrap();
+        assert!(!help.contains("pad("), "{help}");
+        assert!(help.contains(says), "{help}");
+        accepted(&source.replace(from, to));
+    }
+}
+
+// Item 8f: a Rust keyword as a tensor name says so and names the raw identifier,
+// which works and prints back as written.
+#[test]
+fn item8f_keywords_as_tensor_names() {
+    for source in [
+        "kernel k(in: [f32; 64]) -> y: [f32; 64] { y[i] = in[i]; }",
+        "kernel k(x: [f32; 64]) -> y: [f32; 64] { y[i] = in[i]; }",
+        "kernel k(x: [f32; 64]) -> y: [f32; 64] { let in[i] = x[i]; y[i] = x[i]; }",
+    ] {
+        let source = format!("{source}\ntarget ascend910b;\nschedule s {{ stage x, y in ub; }}\n");
+        let diagnostics = refused(&source);
+        let e001 = only(&diagnostics, Code::E001);
+        assert!(
+            e001.message.contains("`in` is a Rust keyword") && e001.message.contains("`r#in`"),
+            "{}",
+            e001.message
+        );
+    }
+    let source = "kernel k(r#in: [f32; 64]) -> y: [f32; 64] { y[i] = r#in[i] * 2.0; }\ntarget ascend910b;\nschedule s { stage r#in, y in ub depth 1; }\n";
+    let kernel = accepted(source);
+    assert!(
+        kernel.source.contains("y[i] = r#in[i] * 2.0;"),
+        "{}",
+        kernel.source
+    );
+    accepted(&kernel.source);
+}
+
+// Item 7: a 0-d `let` (a whole-vector max or sum) is declared without subscripts
+// and read by its bare name at every element; it prints back as written.
+#[test]
+fn item7_zero_d_let_checks_and_prints_back() {
+    let source = "kernel sm(x: [f32; 64]) -> y: [f32; 64] { let m = max[i](x[i]); let e[i] = exp(x[i] - m); let s = sum[i](e[i]); y[i] = e[i] / s; }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n";
+    let kernel = accepted(source);
+    let m = kernel.tensors.iter().find(|t| t.name == "m").unwrap();
+    assert_eq!(
+        (m.role, m.shape.len(), m.is_scalar()),
+        (Role::Local, 0, false)
+    );
+    assert!(
+        kernel.source.contains("let m = max[i](x[i]);"),
+        "{}",
+        kernel.source
+    );
+    assert!(
+        kernel.source.contains("y[i] = e[i] / s;"),
+        "{}",
+        kernel.source
+    );
+    accepted(&kernel.source);
+}
+
+// Item 7: a 0-d `let` read with subscripts, and a 0-d output, are E011 with helps;
+// the output's help checks.
+#[test]
+fn item7_zero_d_misuse_and_outputs_are_e011() {
+    let local = "kernel sm(x: [f32; 64]) -> y: [f32; 64] { let m = max[i](x[i]); y[i] = x[i] - m[i]; }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n";
+    let diagnostics = refused(local);
+    let help = only(&diagnostics, Code::E011).help.clone().unwrap();
+    assert!(help.contains("bare name"), "{help}");
+    accepted(&local.replace("m[i]", "m"));
+    let brackets = local.replace("let m = ", "let m[] = ").replace("m[i]", "m");
+    let diagnostics = refused(&brackets);
+    let e001 = only(&diagnostics, Code::E001);
+    assert!(e001.message.contains("`let m = ...;`"), "{}", e001.message);
+
+    let output = "kernel s0(x: [f32; 64]) -> y: f32 { y = sum[k](x[k]); }\ntarget ascend910b;\nschedule s { stage x, y in ub depth 1; }\n";
+    let diagnostics = refused(output);
+    assert_eq!(
+        diagnostics.codes(),
+        [Code::E011],
+        "{}",
+        diagnostics.render(output)
+    );
+    let help = diagnostics.list[0].help.as_deref().unwrap();
+    assert!(
+        help.contains("`y: [f32; 1]`") && help.contains("`y[i]`"),
+        "{help}"
+    );
+    accepted(
+        &output
+            .replace("y: f32", "y: [f32; 1]")
+            .replace("y = ", "y[i] = ")
+            .replace("depth 1;", "depth 1; tail pad;"),
+    );
+}

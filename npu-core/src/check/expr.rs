@@ -397,13 +397,13 @@ impl Checker<'_> {
             let (Some(c), Some(t), Some(o)) = (cond.0, then.0, otherwise.0) else {
                 return (None, Ty::Error);
             };
-            let ty = if matches!(
-                (then.1, otherwise.1),
-                (Ty::Literal { .. }, Ty::Literal { .. })
-            ) {
-                then.1
-            } else {
-                Ty::Value(dtype)
+            // A select of literals is a literal tree: it takes its context's dtype, as
+            // `select(x[i] > 0, 1, 0) + select(x[i] < 0, 2, 0)` does from an i8 output.
+            let ty = match (then.1, otherwise.1) {
+                (Ty::Literal { is_float: a }, Ty::Literal { is_float: b }) => {
+                    Ty::Literal { is_float: a || b }
+                }
+                _ => Ty::Value(dtype),
             };
             let expr = Expr::Select {
                 cond: Box::new(c),
@@ -529,11 +529,16 @@ pub(super) fn resolve_literals(expr: Expr, dtype: Dtype) -> Expr {
     }
 }
 
+/// Whether `expr`'s value is typed by literals alone (constants, operations on them, a
+/// select between two of them whatever its condition), so its dtype is still open.
 fn is_literal_tree(expr: &Expr) -> bool {
     match expr {
         Expr::Const { .. } => true,
         Expr::Binary { lhs, rhs, .. } => is_literal_tree(lhs) && is_literal_tree(rhs),
         Expr::Unary { arg, .. } => is_literal_tree(arg),
+        Expr::Select {
+            then, otherwise, ..
+        } => is_literal_tree(then) && is_literal_tree(otherwise),
         _ => false,
     }
 }

@@ -1,0 +1,149 @@
+//! Kernels whose lowered programs computed other values than the reference, or made
+//! the simulator panic (issue 23): each test names the issue's item, builds its inputs
+//! by hand where the data matters, and checks that every schedule's simulated outputs
+//! equal the reference interpreter's bit for bit and the values worked out here.
+
+mod support;
+
+use npu_core::Dtype;
+use npu_core::host::HostTensor;
+use npu_core::lower::lower;
+use npu_sim::{Correctness, SimOptions, evaluate, reference, simulate};
+
+/// The reference's outputs of `source` on `inputs`, after checking that every
+/// schedule's simulated outputs are the same bits (any NaN equals any NaN) and that
+/// `evaluate` finds them correct.
+fn agreed(source: &str, inputs: &[HostTensor]) -> Vec<HostTensor> {
+    let kernel = support::check(source);
+    let expected = reference(&kernel, inputs).expect("indices in range");
+    for (index, schedule) in kernel.schedules.iter().enumerate() {
+        let program = lower(&kernel, index);
+        let outputs = simulate(&kernel, &program, inputs, &SimOptions::default())
+            .unwrap_or_else(|error| panic!("{}: {error}", schedule.name))
+            .outputs;
+        for (got, want) in outputs.iter().zip(&expected) {
+            let same = got.values().iter().zip(&want.values()).all(|(a, b)| {
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            });
+            assert!(same, "{}: {got:?}\n!= {want:?}", schedule.name);
+        }
+        let evaluation = evaluate(&kernel, index, inputs, None, &SimOptions::default())
+            .unwrap_or_else(|error| panic!("{}: {error}", schedule.name));
+        assert!(
+            matches!(evaluation.correctness, Correctness::Passed { .. }),
+            "{}: {:?}",
+            schedule.name,
+            evaluation.correctness
+        );
+    }
+    expected
+}
+
+fn tensor(dtype: Dtype, shape: &[u64], data: &[f64]) -> HostTensor {
+    HostTensor::from_values(dtype, shape, data)
+}
+
+/// `n` values of `dtype` from its least to its greatest, through -1, 0 and 1.
+fn spread(dtype: Dtype, n: usize) -> Vec<f64> {
+    let (low, high) = dtype.range();
+    let mut values: Vec<f64> = (0..n)
+        .map(|i| dtype.round(low + (high - low) * i as f64 / (n - 1) as f64))
+        .collect();
+    values[1] = -1.0_f64.max(low);
+    values[2] = 0.0;
+    values[3] = 1.0;
+    values
+}
+
+/// `select(x > 0, 1, 0) + select(x < 0, 2, 0)`: each select of literals takes the
+/// output's dtype, so 1, 2 or 0 come out, never the i32 sum's bytes.
+#[test]
+fn select_of_literals_narrows_back_item_1() {
+    for (dtype, target, zero, one, two) in [
+        (Dtype::I8, "aie2_tile", "0", "1", "2"),
+        (Dtype::I16, "aie2_tile", "0", "1", "2"),
+        (Dtype::I16, "ascend910b", "0", "1", "2"),
+        (Dtype::F16, "ascend910b", "0.0", "1.0", "2.0"),
+        (Dtype::Bf16, "aie2_tile", "0.0", "1.0", "2.0"),
+    ] {
+        let source = format!(
+            "kernel sel(x: [{dtype}; 256]) -> y: [{dtype}; 256] {{
+                y[i] = select(x[i] > {zero}, {one}, {zero}) + select(x[i] < {zero}, {two}, {zero});
+            }}
+            target {target};
+            schedule s {{ stage x, y in ub depth 1; }}
+            schedule tiles {{ split i by 64; stage x, y in ub depth 2; }}"
+        );
+        let x = spread(dtype, 256);
+        let want: Vec<f64> = x
+            .iter()
+            .map(|v| match v {
+                v if *v > 0.0 => 1.0,
+                v if *v < 0.0 => 2.0,
+                _ => 0.0,
+            })
+            .collect();
+        let y = agreed(&source, &[tensor(dtype, &[256], &x)]);
+        assert_eq!(y[0].values(), want, "{dtype} on {target}");
+    }
+}
+
+/// Nested selects of literals and literal arithmetic around them take the output's
+/// dtype as well: on bf16 none of it is computed in f32 (which aie2_tile lacks).
+#[test]
+fn nested_select_of_literals_takes_the_outputs_dtype_item_1() {
+    let source = "kernel sel(x: [bf16; 64]) -> y: [bf16; 64] {
+            y[i] = select(x[i] > 0.0, 1.0, select(x[i] < 0.0, 2.0 * 3.0, 0.5)) - 0.25;
+        }
+        target aie2_tile;
+        schedule s { stage x, y in ub depth 1; }";
+    let kernel = support::check(source);
+    assert_eq!(kernel.body[0].value.dtype(), Dtype::Bf16);
+    let x: Vec<f64> = (0..64).map(|i| f64::from(i - 32) / 4.0).collect();
+    let want: Vec<f64> = x
+        .iter()
+        .map(|v| match v {
+            v if *v > 0.0 => 0.75,
+            v if *v < 0.0 => 5.75,
+            _ => 0.25,
+        })
+        .collect();
+    let y = agreed(source, &[tensor(Dtype::Bf16, &[64], &x)]);
+    assert_eq!(y[0].values(), want);
+}
+
+/// A scan along a tensor's only axis: its carry is a value over no axes, one element.
+#[test]
+fn scan_along_the_only_axis_runs_item_2() {
+    let source = "kernel cs(x: [f32; 1024]) -> y: [f32; 1024] { y[k] = cumsum[k](x[k]); }
+        target ascend910b;
+        schedule whole { stage x, y in ub depth 1; }
+        schedule tiles { split k by 256; stage x, y in ub depth 2; }";
+    // Small integers: every partial sum is exact in f32.
+    let x: Vec<f64> = (0..1024).map(|i| f64::from(i % 7) - 3.0).collect();
+    let mut running = 0.0;
+    let want: Vec<f64> = x
+        .iter()
+        .map(|v| {
+            running += v;
+            running
+        })
+        .collect();
+    let y = agreed(source, &[tensor(Dtype::F32, &[1024], &x)]);
+    assert_eq!(y[0].values(), want);
+
+    let source = "kernel cp(x: [i32; 64]) -> y: [i32; 64] { y[k] = cumprod[k](x[k]); }
+        target ascend910b;
+        schedule whole { stage x, y in ub depth 1; }";
+    let x: Vec<f64> = (0..64).map(|i| [1.0, -1.0, 2.0, 1.0][i % 4]).collect();
+    let mut running = 1.0;
+    let want: Vec<f64> = x
+        .iter()
+        .map(|v| {
+            running *= v;
+            running
+        })
+        .collect();
+    let y = agreed(source, &[tensor(Dtype::I32, &[64], &x)]);
+    assert_eq!(y[0].values(), want);
+}

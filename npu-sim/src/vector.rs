@@ -232,6 +232,18 @@ pub(crate) fn execute(
     if extents.contains(&0) {
         return Ok(());
     }
+    // A box of rank 0 (a value over no axes, such as the carry of a scan along a
+    // tensor's only axis) is one element: a row of one, every stride 0.
+    let (extents, dst_strides) = if extents.is_empty() {
+        for source in &mut sources {
+            if let Source::Ub { strides, .. } = source {
+                *strides = &[0];
+            }
+        }
+        (&[1][..], &[0][..])
+    } else {
+        (extents.as_slice(), dst_strides)
+    };
     let arg = matches!(v.kind, VectorKind::Reduce(op, _) if op.is_arg());
     if arg || matches!(v.kind, VectorKind::Gather(_)) || v.kind.scan().is_some() {
         let gather = match v.kind {

@@ -68,12 +68,14 @@ impl Dtype {
         matches!(self, Dtype::F16 | Dtype::Bf16 | Dtype::F32)
     }
 
-    /// The type reductions accumulate in: f32 for floats, i32 for integers.
+    /// The type reductions accumulate in: f32 for floats, i32 for integers, u32 for
+    /// u32 (whose values past 2^31 an i32 would wrap to negatives, so a `max` or `min`
+    /// would compare them wrongly; u8 and u16 fit in i32).
     pub fn accumulator(self) -> Dtype {
-        if self.is_float() {
-            Dtype::F32
-        } else {
-            Dtype::I32
+        match self {
+            _ if self.is_float() => Dtype::F32,
+            Dtype::U32 => Dtype::U32,
+            _ => Dtype::I32,
         }
     }
 

@@ -26,8 +26,8 @@
 //!   written and read within one tile and never copied. A broadcast of it is filled
 //!   each time, so that temporary shares by liveness like any other.
 //! - Each reduction needs an accumulator in UB of the output tile in its accumulator
-//!   dtype (f32 for floats, i32 for integers, or the one `sum[k: bf16]` names); it
-//!   lives across the reduction's tiles, so it has a buffer of its own too.
+//!   dtype (f32 for floats, i32 for integers, u32 for u32, or the one `sum[k: bf16]`
+//!   names); it lives across the reduction's tiles, so it has a buffer of its own too.
 //! - An arg reduction (`argmax[k]`) needs two accumulators of its own: the index so
 //!   far (in the index dtype) and the value it points at (in the argument's dtype).
 //! - A scan (`cumsum[k]`) needs a carry of its own in UB: the running value over the

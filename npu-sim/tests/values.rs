@@ -22,9 +22,11 @@ fn agreed(source: &str, inputs: &[HostTensor]) -> Vec<HostTensor> {
             .unwrap_or_else(|error| panic!("{}: {error}", schedule.name))
             .outputs;
         for (got, want) in outputs.iter().zip(&expected) {
-            let same = got.values().iter().zip(&want.values()).all(|(a, b)| {
-                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-            });
+            let same = got
+                .values()
+                .iter()
+                .zip(&want.values())
+                .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
             assert!(same, "{}: {got:?}\n!= {want:?}", schedule.name);
         }
         let evaluation = evaluate(&kernel, index, inputs, None, &SimOptions::default())
@@ -146,4 +148,87 @@ fn scan_along_the_only_axis_runs_item_2() {
         .collect();
     let y = agreed(source, &[tensor(Dtype::I32, &[64], &x)]);
     assert_eq!(y[0].values(), want);
+}
+
+/// Rows of unsigned values over the dtype's whole range: every row holds 0, its
+/// greatest value, 2^(bits - 1) and its neighbours (past i32's range for u32) at
+/// places that move from row to row, and small values elsewhere.
+fn unsigned_rows(dtype: Dtype, rows: usize, cols: usize) -> Vec<f64> {
+    let (_, high) = dtype.range();
+    let half = (high + 1.0) / 2.0;
+    let special = [high, half, half - 1.0, half + 1.0, 0.0, high - 1.0];
+    let mut data = vec![0.0; rows * cols];
+    for row in 0..rows {
+        for col in 0..cols {
+            data[row * cols + col] = ((row * 7 + col * 3) % 11 + 1) as f64;
+        }
+        // Row r leaves out special value r % 6 (so some rows have no 0, some no
+        // maximum), and puts the rest at shifting columns.
+        for (n, value) in special.iter().enumerate() {
+            if n != row % special.len() {
+                data[row * cols + (row + 3 * n) % cols] = *value;
+            }
+        }
+    }
+    data
+}
+
+/// `min`, `max`, `sum`, `argmax` and `argmin` along rows of an unsigned tensor, and
+/// `cumsum` along them, worked out here in u64/u128: a u32 past 2^31 is no negative
+/// i32 in any of them.
+fn check_unsigned_folds(dtype: Dtype, target: &str) {
+    let (rows, cols) = (16usize, 70usize);
+    // Column tiles of 64 B, so that the folds carry from tile to tile.
+    let split = 64 / dtype.size();
+    let source = format!(
+        "kernel mn(x: [{dtype}; 16, 70]) -> (lo: [{dtype}; 16], hi: [{dtype}; 16], total: [{dtype}; 16], first_hi: [i32; 16], first_lo: [i32; 16]) {{
+            lo[h] = min[w](x[h, w]);
+            hi[h] = max[w](x[h, w]);
+            total[h] = sum[w](x[h, w]);
+            first_hi[h] = argmax[w](x[h, w]);
+            first_lo[h] = argmin[w](x[h, w]);
+        }}
+        target {target};
+        schedule whole {{ stage x, lo, hi, total, first_hi, first_lo in ub depth 1; tail pad; }}
+        schedule cols {{ split w by {split}; stage x in ub depth 2; stage lo, hi, total, first_hi, first_lo in ub; tail pad; }}"
+    );
+    let data = unsigned_rows(dtype, rows, cols);
+    let x = tensor(dtype, &[rows as u64, cols as u64], &data);
+    let out = agreed(&source, &[x.clone()]);
+    let modulus = 2f64.powi(dtype.bits() as i32);
+    for row in 0..rows {
+        let values = &data[row * cols..(row + 1) * cols];
+        let least = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let greatest = values.iter().copied().fold(0.0, f64::max);
+        let total = values.iter().map(|v| *v as u128).sum::<u128>() as f64 % modulus;
+        let first = |want: f64| values.iter().position(|v| *v == want).unwrap() as f64;
+        let got: Vec<f64> = out.iter().map(|t| t.values()[row]).collect();
+        assert_eq!(
+            got,
+            [least, greatest, total, first(greatest), first(least)],
+            "{dtype} row {row}"
+        );
+    }
+    // A running sum wraps as the dtype does.
+    let source = format!(
+        "kernel cs(x: [{dtype}; 16, 70]) -> y: [{dtype}; 16, 70] {{ y[h, w] = cumsum[w](x[h, w]); }}
+        target {target};
+        schedule whole {{ stage x, y in ub depth 1; tail pad; }}"
+    );
+    let y = agreed(&source, &[x]);
+    let mut want = data.clone();
+    for row in want.chunks_mut(cols) {
+        for col in 1..cols {
+            row[col] = (row[col - 1] + row[col]) % modulus;
+        }
+    }
+    assert_eq!(y[0].values(), want, "{dtype} cumsum");
+}
+
+#[test]
+fn unsigned_reductions_keep_values_past_i32_item_10b() {
+    check_unsigned_folds(Dtype::U32, "ascend910b");
+    check_unsigned_folds(Dtype::U16, "ascend910b");
+    check_unsigned_folds(Dtype::U32, "npueval_demo");
+    check_unsigned_folds(Dtype::U8, "npueval_demo");
 }

@@ -232,3 +232,117 @@ fn unsigned_reductions_keep_values_past_i32_item_10b() {
     check_unsigned_folds(Dtype::U32, "npueval_demo");
     check_unsigned_folds(Dtype::U8, "npueval_demo");
 }
+
+/// The diagnostics of `source`, which must not check.
+fn refused(source: &str) -> npu_core::Diagnostics {
+    match npu_core::check_source_with(source, |path| Err(format!("no files: {path}"))) {
+        Ok(_) => panic!("accepted:\n{source}"),
+        Err(diagnostics) => diagnostics,
+    }
+}
+
+/// Deterministic values of `dtype` in -4..4 (0..8 unsigned), fractions for floats.
+fn small(dtype: Dtype, n: usize, seed: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            let step = ((i * 37 + seed * 11) % 64) as f64;
+            let value = if dtype.is_float() {
+                step / 8.0 - 4.0
+            } else {
+                (step % 8.0) - 4.0
+            };
+            dtype.round(value)
+        })
+        .collect()
+}
+
+/// A product of two operand dtypes is no cube matmul (the cube multiplies one
+/// dtype): a `cube` schedule is refused naming both, and on the vector unit every
+/// element is the f32 sum of the exact products in index order.
+#[test]
+fn mixed_dtype_matmul_runs_on_the_vector_unit_item_10a() {
+    let cube = "cube m by 16, n by 16, k by 16; stage a, b in l1 depth 1; \
+                stage a in l0a depth 1; stage b in l0b depth 1; stage c in l0c depth 1;";
+    for (a_dtype, b_dtype) in [
+        (Dtype::I8, Dtype::F16),
+        (Dtype::Bf16, Dtype::F16),
+        (Dtype::F16, Dtype::I8),
+    ] {
+        let kernel = format!(
+            "kernel mm(a: [{a_dtype}; 16, 16], b: [{b_dtype}; 16, 16]) -> c: [f32; 16, 16] {{
+                c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);
+            }}
+            target ascend910b;"
+        );
+        let diagnostics = refused(&format!("{kernel}\nschedule s {{ {cube} }}"));
+        let first = diagnostics.iter().next().expect("a diagnostic");
+        assert_eq!(first.code, npu_core::diag::Code::E026);
+        assert!(
+            first
+                .message
+                .contains(&format!("`a` is {a_dtype} and `b` is {b_dtype}")),
+            "{}",
+            first.message
+        );
+        assert_eq!(
+            first.help.as_deref(),
+            Some("remove the `cube` item and stage every tensor in `ub`")
+        );
+        // The help's schedule checks and computes the sums of exact products.
+        let source = format!("{kernel}\nschedule s {{ stage a, b, c in ub depth 1; }}");
+        let (a, b) = (small(a_dtype, 256, 1), small(b_dtype, 256, 2));
+        let inputs = [
+            tensor(a_dtype, &[16, 16], &a),
+            tensor(b_dtype, &[16, 16], &b),
+        ];
+        let c = agreed(&source, &inputs);
+        for (index, got) in c[0].values().iter().enumerate() {
+            let (m, n) = (index / 16, index % 16);
+            let want = (0..16).fold(0.0f32, |acc, k| {
+                acc + (a[m * 16 + k] * b[k * 16 + n]) as f32
+            });
+            assert_eq!(*got, f64::from(want), "{a_dtype} x {b_dtype} at {m}, {n}");
+        }
+    }
+}
+
+/// An operand cast that changes values before the product (f16 through bf16) is no
+/// cube matmul either: the cube reads the values the tensor holds.
+#[test]
+fn rounding_cast_of_a_matmul_operand_is_no_cube_matmul_item_10a() {
+    let kernel = "kernel mm(a: [f16; 16, 16], b: [f16; 16, 16]) -> c: [f32; 16, 16] {
+            c[m, n] = sum[k](a[m, k] as bf16 as f32 * b[k, n] as f32);
+        }
+        target ascend910b;";
+    let diagnostics = refused(&format!(
+        "{kernel}\nschedule s {{ cube m by 16, n by 16, k by 16; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c; }}"
+    ));
+    let first = diagnostics.iter().next().expect("a diagnostic");
+    assert!(
+        first.message.contains("a cast of `a` changes its values"),
+        "{}",
+        first.message
+    );
+    // Values with bits below bf16's: the cast rounds them.
+    let a: Vec<f64> = (0..256).map(|i| 1.0 + f64::from(i % 4) / 1024.0).collect();
+    let b = vec![1.0; 256];
+    let source = format!("{kernel}\nschedule s {{ stage a, b, c in ub depth 1; }}");
+    let c = agreed(
+        &source,
+        &[
+            tensor(Dtype::F16, &[16, 16], &a),
+            tensor(Dtype::F16, &[16, 16], &b),
+        ],
+    );
+    // Every element of a rounds to 1.0 in bf16 (steps of 1/128 there), so 16 ones.
+    assert!(c[0].values().iter().all(|v| *v == 16.0));
+    // The same product without the rounding cast stays a matmul.
+    let same = support::check(&format!(
+        "kernel mm(a: [f16; 16, 16], b: [f16; 16, 16]) -> c: [f32; 16, 16] {{
+            c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);
+        }}
+        target ascend910b;
+        schedule s {{ cube m by 16, n by 16, k by 16; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c; }}"
+    ));
+    assert!(matches!(same.class, npu_core::ir::KernelClass::Matmul(_)));
+}

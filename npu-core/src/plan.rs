@@ -33,6 +33,11 @@
 //! - A scan (`cumsum[k]`) needs a carry of its own in UB: the running value over the
 //!   output tile without its axis, in the accumulator dtype; it lives from one tile
 //!   of the scan axis to the next. The scan's result is a temporary like any node's.
+//! - A sum of exact products, `sum[k]((x as f32) * (w as f32))` of bf16 (the checker
+//!   writes a product summed in a wider accumulator so), is one multiply-accumulate
+//!   ([`mac_operands`]): it reads `x` and `w` and folds their products, so the product
+//!   and its two casts take no temporary, and the temporaries of its operands live
+//!   until the fold.
 //! - A comparison's mask takes one byte per element.
 //! - A gathered tensor (`table[idx[i], d]`) is staged whole along its gathered
 //!   dimension, which no axis splits: its tile is every row times the tiles of its
@@ -44,7 +49,7 @@ use crate::target::{Level, Target};
 
 mod temps;
 
-pub use temps::{TempSpec, temps};
+pub use temps::{TempSpec, mac_operands, temps};
 
 /// The nodes of an expression in pre-order (parents first), the numbering temporaries use.
 pub fn preorder(expr: &Expr) -> Vec<&Expr> {

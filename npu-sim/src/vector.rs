@@ -350,7 +350,19 @@ pub(crate) fn execute(
                 }
             }
             if let VectorKind::Reduce(op, accumulator) = v.kind {
-                reduce(ub, op, accumulator, &lanes[0][..len], run)?;
+                // A sum with a second source folds the products of the two (a
+                // multiply-accumulate), each rounded to the accumulator as a product
+                // computed in it is: of at most 16-bit values, exact here and changed
+                // by that rounding only where it overflows or underflows.
+                let terms = if matches!(sources[1], Source::None) {
+                    &lanes[0][..len]
+                } else {
+                    let [a, b, _] = &*lanes;
+                    let product = |x: f64, y: f64| accumulator.round(x * y);
+                    zip2(&mut out[..len], &a[..len], &b[..len], product);
+                    &out[..len]
+                };
+                reduce(ub, op, accumulator, terms, run)?;
             } else {
                 let [a, b, c] = &*lanes;
                 compute(

@@ -194,7 +194,7 @@ fn check_unsigned_folds(dtype: Dtype, target: &str) {
     );
     let data = unsigned_rows(dtype, rows, cols);
     let x = tensor(dtype, &[rows as u64, cols as u64], &data);
-    let out = agreed(&source, &[x.clone()]);
+    let out = agreed(&source, std::slice::from_ref(&x));
     let modulus = 2f64.powi(dtype.bits() as i32);
     for row in 0..rows {
         let values = &data[row * cols..(row + 1) * cols];
@@ -337,12 +337,177 @@ fn rounding_cast_of_a_matmul_operand_is_no_cube_matmul_item_10a() {
     // Every element of a rounds to 1.0 in bf16 (steps of 1/128 there), so 16 ones.
     assert!(c[0].values().iter().all(|v| *v == 16.0));
     // The same product without the rounding cast stays a matmul.
-    let same = support::check(&format!(
-        "kernel mm(a: [f16; 16, 16], b: [f16; 16, 16]) -> c: [f32; 16, 16] {{
+    let same = support::check(
+        "kernel mm(a: [f16; 16, 16], b: [f16; 16, 16]) -> c: [f32; 16, 16] {
             c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);
-        }}
+        }
         target ascend910b;
-        schedule s {{ cube m by 16, n by 16, k by 16; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c; }}"
-    ));
+        schedule s { cube m by 16, n by 16, k by 16; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c; }"
+    );
     assert!(matches!(same.class, npu_core::ir::KernelClass::Matmul(_)));
+}
+
+/// `n` values of a float dtype with at most 8 significant bits, `±k / 64` for k in
+/// 64..256: products of two need 16 bits (more than bf16 or f16 keep, exact in f32),
+/// and sums of a few hundred of those products stay exact in f32.
+fn eight_bit_values(n: usize, seed: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            let k = 64 + (i * 73 + seed * 29) % 192;
+            let sign = if (i + seed).is_multiple_of(3) {
+                -1.0
+            } else {
+                1.0
+            };
+            sign * k as f64 / 64.0
+        })
+        .collect()
+}
+
+/// A 3 x 3 "same" convolution of a 16 x 30 plane (padded rows of 32 x 2 B) through a padded view, each output the exact sum of
+/// exact products (f64) rounded once to the output's dtype: the products are not
+/// rounded to bf16 (or f16) before the f32 accumulation, as the AIE2 MAC and the
+/// cube do not round them.
+fn check_convolution(dtype: Dtype, target: &str, split: &str) {
+    let source = format!(
+        "kernel conv(x: [{dtype}; 16, 30], w: [{dtype}; 3, 3]) -> y: [{dtype}; 16, 30] {{
+            y[h, v] = sum[kh, kw](pad(x, 0)[h + kh - 1, v + kw - 1] * w[kh, kw]);
+        }}
+        target {target};
+        schedule whole {{ stage x, w, y in ub depth 1; tail pad; }}
+        schedule rows {{ {split} stage x, w, y in ub depth 2; tail pad; }}"
+    );
+    let (x, w) = (eight_bit_values(480, 1), eight_bit_values(9, 2));
+    let inputs = [tensor(dtype, &[16, 30], &x), tensor(dtype, &[3, 3], &w)];
+    let y = agreed(&source, &inputs);
+    let mut rounded_differently = 0;
+    for (index, got) in y[0].values().iter().enumerate() {
+        let (h, v) = ((index / 30) as i64, (index % 30) as i64);
+        let mut exact = 0.0;
+        let mut rounded = 0.0f32;
+        for kh in 0..3 {
+            for kw in 0..3 {
+                let (r, c) = (h + kh - 1, v + kw - 1);
+                if (0..16).contains(&r) && (0..30).contains(&c) {
+                    let product = x[(r * 30 + c) as usize] * w[(kh * 3 + kw) as usize];
+                    exact += product;
+                    rounded += dtype.round(product) as f32;
+                }
+            }
+        }
+        assert_eq!(*got, dtype.round(exact), "{dtype} on {target} at {h}, {v}");
+        rounded_differently += usize::from(dtype.round(f64::from(rounded)) != *got);
+    }
+    // The data tells the rules apart: rounding each product first gives other values.
+    assert!(rounded_differently > 16, "{rounded_differently}");
+}
+
+#[test]
+fn products_in_a_wider_sum_are_exact_item_9() {
+    check_convolution(Dtype::Bf16, "aie2_tile", "split h by 4;");
+    check_convolution(Dtype::F16, "ascend910b", "split h by 4;");
+    check_convolution(Dtype::F16, "npueval_demo", "split h by 8;");
+    // Edge values: bf16 products past f32's range are infinite in f32 (and two of
+    // opposite signs a NaN), products below its subnormals zeros of their sign, on
+    // the vector unit's multiply-accumulate as in the reference.
+    let source = "kernel mv(a: [bf16; 64, 128], x: [bf16; 128]) -> y: [bf16; 64] {
+            y[i] = sum[k](a[i, k] * x[k]);
+        }
+        target aie2_tile;
+        schedule hand { split i by 16; stage a, x, y in ub depth 1; tail pad; }
+        schedule tiles { split i by 16; split k by 32; stage a, x in ub depth 2; stage y in ub; tail pad; }";
+    for offset in 0..4 {
+        let inputs = [
+            HostTensor::edges(Dtype::Bf16, &[64, 128], offset),
+            HostTensor::edges(Dtype::Bf16, &[128], offset + 1),
+        ];
+        agreed(source, &inputs);
+    }
+    let (_, max) = Dtype::Bf16.range();
+    let tiny = 2f64.powi(-133);
+    let mut a = vec![0.0; 64 * 128];
+    let mut x = vec![1.0; 128];
+    (x[0], x[1], x[2]) = (max, max, tiny);
+    // Row 0: max² - max² is ∞ - ∞; row 1: max² alone; row 2: -tiny², a -0 term.
+    (a[0], a[1]) = (max, -max);
+    a[128] = max;
+    a[256 + 2] = -tiny;
+    let inputs = [
+        tensor(Dtype::Bf16, &[64, 128], &a),
+        tensor(Dtype::Bf16, &[128], &x),
+    ];
+    let y = agreed(source, &inputs)[0].values();
+    assert!(y[0].is_nan() && y[1] == f64::INFINITY, "{:?}", &y[..3]);
+    assert!(y[2] == 0.0 && y[2].is_sign_positive(), "{}", y[2]);
+}
+
+/// A cube matmul of f16 written without casts, `sum[k](a[m, k] * b[k, n])` into f16,
+/// sums exact products in f32 on the cube and in the reference alike, rounded once.
+#[test]
+fn matmul_without_casts_sums_exact_products_item_9() {
+    let source = "kernel mm(a: [f16; 16, 32], b: [f16; 32, 16]) -> c: [f16; 16, 16] {
+            c[m, n] = sum[k](a[m, k] * b[k, n]);
+        }
+        target ascend910b;
+        schedule s { cube m by 16, n by 16, k by 16; stage a, b in l1; stage a in l0a; stage b in l0b; stage c in l0c; }";
+    let kernel = support::check(source);
+    assert!(matches!(kernel.class, npu_core::ir::KernelClass::Matmul(_)));
+    let (a, b) = (eight_bit_values(512, 3), eight_bit_values(512, 4));
+    let inputs = [
+        tensor(Dtype::F16, &[16, 32], &a),
+        tensor(Dtype::F16, &[32, 16], &b),
+    ];
+    let c = agreed(source, &inputs);
+    for (index, got) in c[0].values().iter().enumerate() {
+        let (m, n) = (index / 16, index % 16);
+        let exact: f64 = (0..32).map(|k| a[m * 32 + k] * b[k * 16 + n]).sum();
+        assert_eq!(*got, Dtype::F16.round(exact), "at {m}, {n}");
+    }
+}
+
+/// i8 products summed in i32 are formed in i32 (as the MAC forms them), and the sum
+/// wraps into i8 once, at the end; a sum in i8 itself keeps its i8 products.
+#[test]
+fn integer_products_widen_to_the_accumulator_item_9() {
+    let source = "kernel dot(x: [i8; 64, 64], w: [i8; 64]) -> (y: [i8; 64], z: [i8; 64]) {
+            y[i] = sum[k](x[i, k] * w[k]);
+            z[i] = sum[k: i8](x[i, k] * w[k]);
+        }
+        target aie2_tile;
+        schedule s { stage x, w, y, z in ub depth 1; }
+        schedule rows { split i by 32; split k by 32; stage x, w in ub depth 2; stage y, z in ub; }";
+    let kernel = support::check(source);
+    let product = |statement: usize| match &kernel.body[statement].value {
+        npu_core::ir::Expr::Reduce { body, .. } => (**body).clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(
+        matches!(product(0), npu_core::ir::Expr::Binary { dtype: Dtype::I32, ref lhs, .. }
+            if matches!(**lhs, npu_core::ir::Expr::Cast { dtype: Dtype::I32, .. })),
+        "{:?}",
+        product(0)
+    );
+    assert_eq!(product(1).dtype(), Dtype::I8);
+    let x = spread(Dtype::I8, 64 * 64);
+    let w: Vec<f64> = (0..64).map(|i| f64::from(i % 9) - 4.0).collect();
+    let out = agreed(
+        source,
+        &[
+            tensor(Dtype::I8, &[64, 64], &x),
+            tensor(Dtype::I8, &[64], &w),
+        ],
+    );
+    for i in 0..64 {
+        let exact: i64 = (0..64).map(|k| x[i * 64 + k] as i64 * w[k] as i64).sum();
+        assert_eq!(
+            out[0].values()[i],
+            Dtype::I8.wrap_integer(exact.into()),
+            "row {i}"
+        );
+        assert_eq!(
+            out[1].values()[i],
+            Dtype::I8.wrap_integer(exact.into()),
+            "row {i}"
+        );
+    }
 }

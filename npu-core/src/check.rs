@@ -22,6 +22,7 @@ mod class;
 mod expr;
 mod gather;
 mod load;
+mod products;
 mod reduce;
 mod retype;
 mod scan;
@@ -341,7 +342,10 @@ impl Checker<'_> {
             ));
         }
         self.variants(def);
-        let class = self.classify(&body, &scope.axes);
+        // Classified with exact products (which the cube computes), checked for units
+        // as written (the diagnostics point at the nodes the user wrote).
+        let exact = products::exact_products(body.clone());
+        let class = self.classify(&exact, &scope.axes);
         if !self.diagnostics.is_empty() {
             return None;
         }
@@ -356,7 +360,7 @@ impl Checker<'_> {
             target: self.target.clone(),
             tensors,
             axes: scope.axes,
-            body,
+            body: exact,
             class,
             schedules: Vec::new(),
             source: crate::print::kernel(def),

@@ -68,12 +68,14 @@ impl Dtype {
         matches!(self, Dtype::F16 | Dtype::Bf16 | Dtype::F32)
     }
 
-    /// The type reductions accumulate in: f32 for floats, i32 for integers.
+    /// The type reductions accumulate in: f32 for floats, i32 for integers, u32 for
+    /// u32 (whose values past 2^31 an i32 would wrap to negatives, so a `max` or `min`
+    /// would compare them wrongly; u8 and u16 fit in i32).
     pub fn accumulator(self) -> Dtype {
-        if self.is_float() {
-            Dtype::F32
-        } else {
-            Dtype::I32
+        match self {
+            _ if self.is_float() => Dtype::F32,
+            Dtype::U32 => Dtype::U32,
+            _ => Dtype::I32,
         }
     }
 
@@ -96,6 +98,54 @@ impl Dtype {
             // An integer dtype truncates and wraps; ±∞ and NaN become 0.
             _ if !value.is_finite() => 0.0,
             _ => self.wrap_integer(value.trunc() as i128),
+        }
+    }
+
+    /// Whether every value of `other` is a value of this dtype, so that a cast from
+    /// `other` keeps it: f32 holds f16, bf16 and the 8- and 16-bit integers, f16 and
+    /// bf16 hold the 8-bit ones, and an integer dtype holds those whose range it spans.
+    pub fn holds(self, other: Dtype) -> bool {
+        match (self.is_float(), other.is_float()) {
+            _ if self == other => true,
+            (true, true) => self == Dtype::F32,
+            (true, false) => other.precision() <= self.precision(),
+            (false, true) => false,
+            (false, false) => {
+                let ((low, high), (least, greatest)) = (other.range(), self.range());
+                least <= low && high <= greatest
+            }
+        }
+    }
+
+    /// Whether the product of any two values of `operand` is a value of this dtype:
+    /// f32 holds the products of f16, bf16 and 8-bit integers, i32 those of every
+    /// dtype of 16 bits or fewer, i16 those of i8.
+    pub fn holds_products(self, operand: Dtype) -> bool {
+        match (self.is_float(), operand.is_float()) {
+            // f32's exponent range holds f16 and bf16 products, and its subnormals
+            // end below their least bits.
+            (true, true) => {
+                self == Dtype::F32 && operand != Dtype::F32 && 2 * operand.precision() <= 24
+            }
+            (true, false) => 2 * operand.precision() <= self.precision(),
+            (false, true) => false,
+            (false, false) => {
+                let ((low, high), (least, greatest)) = (operand.range(), self.range());
+                [low * low, low * high, high * high]
+                    .iter()
+                    .all(|p| (least..=greatest).contains(p))
+            }
+        }
+    }
+
+    /// Bits of a float's significand (its hidden bit included), or of an integer's
+    /// magnitude: 11 for f16, 7 for i8.
+    fn precision(self) -> u32 {
+        match self {
+            Dtype::F16 => 11,
+            Dtype::Bf16 => 8,
+            Dtype::F32 => 24,
+            integer => integer.bits() - u32::from(integer.is_signed()),
         }
     }
 

@@ -27,13 +27,18 @@
 //!   written and read within one tile and never copied. A broadcast of it is filled
 //!   each time, so that temporary shares by liveness like any other.
 //! - Each reduction needs an accumulator in UB of the output tile in its accumulator
-//!   dtype (f32 for floats, i32 for integers, or the one `sum[k: bf16]` names); it
-//!   lives across the reduction's tiles, so it has a buffer of its own too.
+//!   dtype (f32 for floats, i32 for integers, u32 for u32, or the one `sum[k: bf16]`
+//!   names); it lives across the reduction's tiles, so it has a buffer of its own too.
 //! - An arg reduction (`argmax[k]`) needs two accumulators of its own: the index so
 //!   far (in the index dtype) and the value it points at (in the argument's dtype).
 //! - A scan (`cumsum[k]`) needs a carry of its own in UB: the running value over the
 //!   output tile without its axis, in the accumulator dtype; it lives from one tile
 //!   of the scan axis to the next. The scan's result is a temporary like any node's.
+//! - A sum of exact products, `sum[k]((x as f32) * (w as f32))` of bf16 (the checker
+//!   writes a product summed in a wider accumulator so), is one multiply-accumulate
+//!   ([`mac_operands`]): it reads `x` and `w` and folds their products, so the product
+//!   and its two casts take no temporary, and the temporaries of its operands live
+//!   until the fold.
 //! - A comparison's mask takes one byte per element.
 //! - A gathered tensor (`table[idx[i], d]`) is staged whole along its gathered
 //!   dimension, which no axis splits: its tile is every row times the tiles of its
@@ -45,7 +50,7 @@ use crate::target::{Level, Target};
 
 mod temps;
 
-pub use temps::{TempSpec, temps};
+pub use temps::{TempSpec, mac_operands, temps};
 
 /// The nodes of an expression in pre-order (parents first), the numbering temporaries use.
 pub fn preorder(expr: &Expr) -> Vec<&Expr> {

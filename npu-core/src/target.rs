@@ -86,8 +86,8 @@ pub struct Vector {
     pub dtypes: Vec<Dtype>,
     /// Dtypes the vector unit accumulates reductions in, beside `dtypes`: AIE2 sums
     /// bf16 in fp32 accumulator registers although it has no fp32 arithmetic. A
-    /// reduction whose accumulator (f32 for floats, i32 for integers) is in neither
-    /// list cannot run on the target.
+    /// reduction whose accumulator (f32 for floats, i32 for integers, u32 for u32) is
+    /// in neither list cannot run on the target.
     #[serde(default)]
     pub accumulators: Vec<Dtype>,
     /// Fixed cost of issuing one vector instruction.

@@ -41,7 +41,9 @@
 //!   a dtype of `vector.dtypes`; moves (`vdup`, `vcopy`) and conversions (`vconv`)
 //!   and `vgather` only move bits, and a reduction's accumulator is the unit's own wider format, so
 //!   those are not held to the list; a reduction's accumulator dtype must be in
-//!   `vector.dtypes` or `vector.accumulators`, and so must a scan's. Cube instructions need `target.cube`, one of its
+//!   `vector.dtypes` or `vector.accumulators`, and so must a scan's; a sum that
+//!   multiplies two sources before folding them (a multiply-accumulate) accumulates in
+//!   a dtype that holds every product of its own. Cube instructions need `target.cube`, one of its
 //!   dtypes and a block that is a multiple of its fractal.
 //!
 //! The copy rules live in the private `copy` module, the vector rules in `vector`, the

@@ -47,6 +47,7 @@ use npu_core::check::vector_op;
 use npu_core::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass, Role, Subscript};
 use npu_core::lower::{active_cores, vector_width};
 use npu_core::plan;
+use npu_core::plan::mac_operands;
 use npu_core::target::VectorOp;
 use serde::{Deserialize, Serialize};
 
@@ -315,6 +316,13 @@ fn node_cycles(kernel: &CheckedKernel, expr: &Expr, elements: u64, total: &mut f
             node_cycles(kernel, cond, inner, total);
             node_cycles(kernel, then, inner, total);
             node_cycles(kernel, otherwise, inner, total);
+        }
+        // A multiply-accumulate folds the product of its operands: no instruction
+        // computes the product or the casts under it.
+        Expr::Reduce { .. } if let Some(operands) = mac_operands(expr) => {
+            for operand in operands {
+                node_cycles(kernel, operand, inner, total);
+            }
         }
         Expr::Reduce { body, .. } | Expr::Scan { body, .. } => {
             node_cycles(kernel, body, inner, total)

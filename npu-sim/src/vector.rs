@@ -173,7 +173,8 @@ pub(crate) fn execute(
     origins: &[u64],
     param: impl Fn(u16) -> Option<f64>,
 ) -> Result<(), Fault> {
-    // A box of rank 0 (a 0-d `let`, a value per tile) is one element: rank 1, extent 1.
+    // A box of rank 0 (a 0-d `let`, the carry of a scan along a tensor's only axis) is
+    // one element: rank 1, extent 1.
     const ONE: &[u64] = &[1];
     let extents = program.boxes.get(v.shape as usize).ok_or("names no box")?;
     let rank_zero = extents.is_empty();
@@ -342,7 +343,19 @@ pub(crate) fn execute(
                 }
             }
             if let VectorKind::Reduce(op, accumulator) = v.kind {
-                reduce(ub, op, accumulator, &lanes[0][..len], run)?;
+                // A sum with a second source folds the products of the two (a
+                // multiply-accumulate), each rounded to the accumulator as a product
+                // computed in it is: of at most 16-bit values, exact here and changed
+                // by that rounding only where it overflows or underflows.
+                let terms = if matches!(sources[1], Source::None) {
+                    &lanes[0][..len]
+                } else {
+                    let [a, b, _] = &*lanes;
+                    let product = |x: f64, y: f64| accumulator.round(x * y);
+                    zip2(&mut out[..len], &a[..len], &b[..len], product);
+                    &out[..len]
+                };
+                reduce(ub, op, accumulator, terms, run)?;
             } else {
                 let [a, b, c] = &*lanes;
                 compute(

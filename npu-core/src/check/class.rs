@@ -220,6 +220,12 @@ fn node_span(stmt: &ast::Stmt, assign: &Assign, node: Option<&Expr>) -> Span {
 /// the whole batch shares). An operand with its batch axis elsewhere, or neither with
 /// one, is not a batched matmul: the kernel is a reduction on the vector unit.
 fn matmul_shape(assign: &Assign, axes: &[Axis]) -> Option<MatmulShape> {
+    let shape = matmul_form(assign, axes)?;
+    cube_mismatch(assign, &[]).is_none().then_some(shape)
+}
+
+/// The reduction of a statement of the matmul form, under its casts.
+fn matmul_sum(assign: &Assign) -> &Expr {
     let mut value = &assign.value;
     // A saturating cast is not one the cube's output conversion does.
     while let Expr::Cast {
@@ -230,6 +236,66 @@ fn matmul_shape(assign: &Assign, axes: &[Axis]) -> Option<MatmulShape> {
     {
         value = arg;
     }
+    value
+}
+
+/// Why the cube cannot compute a statement of the matmul form as the algorithm says,
+/// in words for a diagnostic (`tensors` names the operands; without them, `a` and
+/// `b`), or `None` when it can. The cube multiplies two operands of one dtype read as
+/// they are, exactly, and accumulates in that dtype's accumulator (f32 for floats, i32
+/// for integers): a product of two dtypes, an operand rounded or wrapped by a cast,
+/// or a sum in another accumulator is the vector unit's work.
+fn cube_mismatch(assign: &Assign, tensors: &[Tensor]) -> Option<String> {
+    let Expr::Reduce {
+        body, accumulator, ..
+    } = matmul_sum(assign)
+    else {
+        return None;
+    };
+    let Expr::Binary {
+        lhs,
+        rhs,
+        dtype: product,
+        ..
+    } = &**body
+    else {
+        return None;
+    };
+    let name = |expr: &Expr, fallback: &str| match strip_casts_to_load(expr) {
+        Some((tensor, _)) if tensor < tensors.len() => tensors[tensor].name.clone(),
+        _ => fallback.to_string(),
+    };
+    let (a_name, b_name) = (name(lhs, "a"), name(rhs, "b"));
+    let (Some(a), Some(b)) = (cube_operand(lhs), cube_operand(rhs)) else {
+        let rounded = if cube_operand(lhs).is_none() {
+            a_name
+        } else {
+            b_name
+        };
+        return Some(format!(
+            "a cast of `{rounded}` changes its values before the product, and the cube multiplies the values a tensor holds"
+        ));
+    };
+    if a != b {
+        return Some(format!(
+            "the cube multiplies two operands of one dtype, but `{a_name}` is {a} and `{b_name}` is {b}"
+        ));
+    }
+    if a.accumulator() != *accumulator {
+        return Some(format!(
+            "the cube accumulates products of {a} in {}, but this sum accumulates in {accumulator}",
+            a.accumulator()
+        ));
+    }
+    (!product.holds_products(a)).then(|| {
+        format!("the cube's products of {a} are exact, but this one is rounded to {product}")
+    })
+}
+
+/// The shape of `c[m, n] = sum[k](a[m, k] * b[k, n])` and its batched form, whatever
+/// the dtypes (see [`matmul_shape`]).
+fn matmul_form(assign: &Assign, axes: &[Axis]) -> Option<MatmulShape> {
+    let value = matmul_sum(assign);
     // A sum over several axes, or in an accumulator the cube does not have, is a
     // reduction on the vector unit.
     let Expr::Reduce {
@@ -300,13 +366,25 @@ fn short_of_the_fractal(
         .find(|(axis, unit)| axes[*axis].extent < *unit)
 }
 
-/// Why a kernel of the matmul form runs on the vector unit: its axis shorter than the
-/// target's cube fractal, and that fractal (see [`short_of_the_fractal`]).
-pub(crate) fn vector_matmul(kernel: &CheckedKernel, target: &Target) -> Option<(usize, u64)> {
+/// Why a kernel of the matmul form runs on the vector unit, in words for a
+/// diagnostic: an axis shorter than the target's cube fractal (see
+/// [`short_of_the_fractal`]), or operands and a sum the cube does not compute as the
+/// algorithm says (see [`cube_mismatch`]).
+pub(crate) fn vector_matmul(kernel: &CheckedKernel, target: &Target) -> Option<String> {
     let [assign] = &kernel.body[..] else {
         return None;
     };
-    short_of_the_fractal(&matmul_shape(assign, &kernel.axes)?, &kernel.axes, target)
+    let shape = matmul_form(assign, &kernel.axes)?;
+    if let Some(reason) = cube_mismatch(assign, &kernel.tensors) {
+        return Some(reason);
+    }
+    let (axis, unit) = short_of_the_fractal(&shape, &kernel.axes, target)?;
+    let (name, extent) = (&kernel.axes[axis].name, kernel.axes[axis].extent);
+    Some(format!(
+        "`{name}` has {extent} element{}, fewer than the {unit}-element cube fractal of `{}`, so no cube block fits it",
+        if extent == 1 { "" } else { "s" },
+        target.name
+    ))
 }
 
 /// Whether a kernel the cube cannot run was meant as a matmul: one statement that sums
@@ -343,6 +421,21 @@ fn strip_casts_to_load(expr: &Expr) -> Option<(usize, &[Subscript])> {
         Expr::Load {
             tensor, subscripts, ..
         } => Some((*tensor, subscripts)),
+        _ => None,
+    }
+}
+
+/// The dtype a matmul operand reaches the cube in, when the operand is a load under
+/// casts that each keep every value (`a[m, k] as f32` of f16): the cube reads the
+/// tensor's own values and converts nothing.
+fn cube_operand(expr: &Expr) -> Option<Dtype> {
+    match expr {
+        Expr::Cast {
+            arg,
+            dtype,
+            saturate: false,
+        } if dtype.holds(arg.dtype()) => cube_operand(arg),
+        Expr::Load { dtype, .. } => Some(*dtype),
         _ => None,
     }
 }

@@ -397,6 +397,8 @@ impl Checker<'_> {
             let (Some(c), Some(t), Some(o)) = (cond.0, then.0, otherwise.0) else {
                 return (None, Ty::Error);
             };
+            // A select of literals is a literal tree: it takes its context's dtype, as
+            // `select(x[i] > 0, 1, 0) + select(x[i] < 0, 2, 0)` does from an i8 output.
             let ty = match (then.1, otherwise.1) {
                 (Ty::Literal { is_float: a }, Ty::Literal { is_float: b }) => {
                     Ty::Literal { is_float: a || b }

@@ -41,7 +41,7 @@ impl Planner<'_, '_> {
                 continue;
             }
             let body = node.children[0];
-            self.subtree(statement, body);
+            let [(source, read), (factor, factor_read)] = self.fold_sources(statement, index);
             let node = &statement.nodes[index];
             let (acc_address, acc_strides) =
                 node.accumulator.expect("a reduction has an accumulator");
@@ -79,7 +79,6 @@ impl Planner<'_, '_> {
             let (shape, elements) =
                 self.lowering
                     .vector_box(body_space, &self.spaces[body_space], self.coords);
-            let (source, read) = self.operand(statement, body);
             // An arg reduction reads and updates its values beside the index, and
             // numbers this tile's elements from the tile's first position.
             // Charged at the widest element it touches (see `vector_width`), the
@@ -97,7 +96,7 @@ impl Planner<'_, '_> {
                     };
                     [source, values, Operand::Scalar(first)]
                 }
-                None => [source, Operand::None, Operand::None],
+                None => [source, factor, Operand::None],
             };
             self.push_reading(
                 VectorInstr {
@@ -110,7 +109,7 @@ impl Planner<'_, '_> {
                     dst_strides: folded,
                     src,
                 },
-                [read, None, None],
+                [read, factor_read, None],
                 None,
             );
         }
@@ -213,6 +212,34 @@ impl Planner<'_, '_> {
     }
 
     /// Plans a non-root node and what it needs, children first.
+    /// What the fold of reduction `index` reads, each planned first: its body's value,
+    /// or for a multiply-accumulate ([`crate::plan::mac_operands`]) the product's two
+    /// operands under their casts. Each with the staged input it reads, if any.
+    fn fold_sources(
+        &mut self,
+        statement: &mut Statement,
+        index: usize,
+    ) -> [(Operand, Option<usize>); 2] {
+        let node = &statement.nodes[index];
+        let body = node.children[0];
+        let operands = match crate::plan::mac_operands(node.expr) {
+            Some(_) => {
+                let product = &statement.nodes[body];
+                let operand = |slot: usize| statement.nodes[product.children[slot]].children[0];
+                vec![operand(0), operand(1)]
+            }
+            None => vec![body],
+        };
+        for &operand in &operands {
+            self.subtree(statement, operand);
+        }
+        let second = match operands.get(1) {
+            Some(&operand) => self.operand(statement, operand),
+            None => (Operand::None, None),
+        };
+        [self.operand(statement, operands[0]), second]
+    }
+
     fn subtree(&mut self, statement: &mut Statement, index: usize) {
         let node = &statement.nodes[index];
         if matches!(

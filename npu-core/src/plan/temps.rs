@@ -3,7 +3,7 @@
 
 use super::{align_up, evaluation_order, load_axes, preorder};
 use crate::dtype::Dtype;
-use crate::ir::{BufferKind, CheckedKernel, Expr, KernelClass, Role};
+use crate::ir::{BinaryOp, BufferKind, CheckedKernel, Expr, KernelClass, ReduceOp, Role};
 
 /// A temporary the plan gives to one expression node.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +29,72 @@ pub fn temps(kernel: &CheckedKernel, tiles: &[u64], align: u64) -> Vec<TempSpec>
     specs
 }
 
+/// The two operands of a multiply-accumulate: for a sum whose body is the exact
+/// product of two values of the reduction's dtype cast up to its accumulator
+/// (`(x as f32) * (w as f32)` of bf16), `x` and `w`. Such a fold reads them as they
+/// are and sums their products, exact in the accumulator, as the AIE2 MAC does.
+pub fn mac_operands(reduction: &Expr) -> Option<[&Expr; 2]> {
+    let Expr::Reduce {
+        op: ReduceOp::Sum,
+        body,
+        dtype,
+        accumulator,
+        ..
+    } = reduction
+    else {
+        return None;
+    };
+    let Expr::Binary {
+        op: BinaryOp::Mul,
+        lhs,
+        rhs,
+        dtype: product,
+    } = &**body
+    else {
+        return None;
+    };
+    let exact =
+        product == accumulator && dtype != accumulator && accumulator.holds_products(*dtype);
+    let operands = [
+        mac_operand(lhs, *dtype, *accumulator)?,
+        mac_operand(rhs, *dtype, *accumulator)?,
+    ];
+    exact.then_some(operands)
+}
+
+/// `x` of `x as accumulator`, when `x` is of `dtype`.
+fn mac_operand(expr: &Expr, dtype: Dtype, accumulator: Dtype) -> Option<&Expr> {
+    match expr {
+        Expr::Cast {
+            arg,
+            dtype: to,
+            saturate: false,
+        } if *to == accumulator && arg.dtype() == dtype => Some(arg),
+        _ => None,
+    }
+}
+
+/// Per pre-order node of `expr`, whether a multiply-accumulate folds it in (the product
+/// and the casts of [`mac_operands`]), so that no instruction computes it.
+pub(crate) fn folded_into_macs(expr: &Expr) -> Vec<bool> {
+    let nodes = preorder(expr);
+    let mut folded = vec![false; nodes.len()];
+    for node in &nodes {
+        let (Some(_), Expr::Reduce { body, .. }) = (mac_operands(node), node) else {
+            continue;
+        };
+        let Expr::Binary { lhs, rhs, .. } = &**body else {
+            continue;
+        };
+        for part in [&**body, &**lhs, &**rhs] {
+            if let Some(index) = nodes.iter().position(|n| std::ptr::eq(*n, part)) {
+                folded[index] = true;
+            }
+        }
+    }
+    folded
+}
+
 fn temp_specs(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
     let mut specs = Vec::new();
     if matches!(kernel.class, KernelClass::Matmul(_)) {
@@ -41,7 +107,11 @@ fn temp_specs(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
         // tile times the reduction axis tile.
         let mut space = Vec::with_capacity(nodes.len());
         fill_spaces(&assign.value, outer, tiles, &mut space);
+        let folded = folded_into_macs(&assign.value);
         for (node_index, node) in nodes.iter().enumerate() {
+            if folded[node_index] {
+                continue;
+            }
             let is_root = node_index == 0;
             let elements = space[node_index];
             let accumulator = |element_bytes: u64, elements: u64| TempSpec {
@@ -179,6 +249,13 @@ fn allocate(kernel: &CheckedKernel, specs: &mut [TempSpec], align: u64) {
         let mut parents = vec![usize::MAX; nodes.len()];
         let mut next = 0;
         fill_parents(&assign.value, usize::MAX, &mut next, &mut parents);
+        // A multiply-accumulate's operands are read by the fold itself.
+        let folded = folded_into_macs(&assign.value);
+        for node in 0..parents.len() {
+            while parents[node] != usize::MAX && folded[parents[node]] {
+                parents[node] = parents[parents[node]];
+            }
+        }
         parent.push(parents);
     }
     for (at, (statement, node)) in evaluation_order(kernel).into_iter().enumerate() {

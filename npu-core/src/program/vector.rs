@@ -35,7 +35,10 @@ pub enum VectorKind {
     Compare(CompareOp),
     Select,
     Cast,
-    /// Folds in the accumulator dtype given (each step rounded to it). An arg
+    /// Folds in the accumulator dtype given (each step rounded to it). A sum with a
+    /// second source folds the products of its two sources, each exact in the
+    /// accumulator (a multiply-accumulate, as AIE2's MAC forms bf16 products in fp32).
+    /// An arg
     /// reduction (`vreduce.argmax`) names the dtype it compares values in instead:
     /// its destination is the index accumulator, its second source the value
     /// accumulator (both stride 0 along the reduced last dimension of the box), its

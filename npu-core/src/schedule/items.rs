@@ -226,19 +226,13 @@ impl ScheduleChecker<'_> {
                     if !is_matmul {
                         let (message, help) = match crate::check::vector_matmul(kernel, self.target)
                         {
-                            Some((axis, unit)) => {
-                                let (name, extent) =
-                                    (&kernel.axes[axis].name, kernel.axes[axis].extent);
-                                (
-                                    format!(
-                                        "kernel `{}` runs on the vector unit: `{name}` has {extent} element{}, fewer than the {unit}-element cube fractal of `{}`, so no cube block fits it",
-                                        kernel.name,
-                                        if extent == 1 { "" } else { "s" },
-                                        self.target.name
-                                    ),
-                                    "remove the `cube` item and stage every tensor in `ub`",
-                                )
-                            }
+                            Some(reason) => (
+                                format!(
+                                    "kernel `{}` runs on the vector unit: {reason}",
+                                    kernel.name
+                                ),
+                                "remove the `cube` item and stage every tensor in `ub`",
+                            ),
                             None => (
                                 format!(
                                     "kernel `{}` has no matmul for the cube to run",

@@ -2,6 +2,7 @@
 //! gather's views (see the parent module for the rules).
 
 use super::{Rule, Site, Validator};
+use crate::ir::ReduceOp;
 use crate::program::{Operand, VectorInstr, VectorKind};
 use crate::target::Level;
 
@@ -54,6 +55,19 @@ impl Validator<'_> {
             let message = format!(
                 "accumulates in {accumulator}, which the vector unit of `{}` neither computes nor accumulates in",
                 self.target.name
+            );
+            self.report(Rule::Unit, Some(site), message);
+        }
+        // A fold with a second source multiplies the two first (a multiply-accumulate),
+        // which only a sum whose accumulator holds every product does exactly.
+        if let VectorKind::Reduce(op, accumulator) = v.kind
+            && !op.is_arg()
+            && v.src[1] != Operand::None
+            && (op != ReduceOp::Sum || !accumulator.holds_products(v.dtype))
+        {
+            let message = format!(
+                "multiplies {} values before folding them in {accumulator}, which holds not every product",
+                v.dtype
             );
             self.report(Rule::Unit, Some(site), message);
         }

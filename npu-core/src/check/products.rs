@@ -1,0 +1,94 @@
+//! The product rule: a product summed in an accumulator that holds every product of
+//! its operands exactly (`sum[k](x[k] * w[k])` of bf16 in f32, of i8 in i32) is exact,
+//! as the AIE2 MAC (bf16 × bf16 into fp32) and the Ascend cube (f16 × f16 into f32)
+//! compute it. The checked kernel says so in its own terms: the product's operands are
+//! cast up to the accumulator first, `(x[k] as f32) * (w[k] as f32)`, which is exact,
+//! so the interpreter, the generated host reference and lowering compute the same
+//! thing by construction. The syntax tree (and so the printed source) keeps what the
+//! user wrote.
+
+use crate::dtype::Dtype;
+use crate::ir::{Assign, BinaryOp, Expr, ReduceOp, ScanOp};
+
+/// `body` with every product a `sum` or `cumsum` folds directly made exact.
+pub(super) fn exact_products(mut body: Vec<Assign>) -> Vec<Assign> {
+    for assign in &mut body {
+        rewrite(&mut assign.value);
+    }
+    body
+}
+
+fn rewrite(expr: &mut Expr) {
+    match expr {
+        Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => rewrite(arg),
+        Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
+            rewrite(lhs);
+            rewrite(rhs);
+        }
+        Expr::Select {
+            cond,
+            then,
+            otherwise,
+            ..
+        } => {
+            rewrite(cond);
+            rewrite(then);
+            rewrite(otherwise);
+        }
+        Expr::Reduce {
+            op,
+            body,
+            accumulator,
+            ..
+        } => {
+            rewrite(body);
+            if *op == ReduceOp::Sum {
+                widen_product(body, *accumulator);
+            }
+        }
+        Expr::Scan {
+            op,
+            body,
+            accumulator,
+            ..
+        } => {
+            rewrite(body);
+            if *op == ScanOp::Sum {
+                widen_product(body, *accumulator);
+            }
+        }
+    }
+}
+
+/// Makes `body`, when it is a product whose every value `accumulator` holds but its
+/// own dtype does not, a product of its operands cast to `accumulator`.
+fn widen_product(body: &mut Expr, accumulator: Dtype) {
+    let Expr::Binary {
+        op: BinaryOp::Mul,
+        lhs,
+        rhs,
+        dtype,
+    } = body
+    else {
+        return;
+    };
+    if *dtype == accumulator || !accumulator.holds_products(*dtype) {
+        return;
+    }
+    for operand in [lhs, rhs] {
+        let inner = std::mem::replace(
+            operand.as_mut(),
+            Expr::Const {
+                value: 0.0,
+                dtype: accumulator,
+            },
+        );
+        **operand = Expr::Cast {
+            arg: Box::new(inner),
+            dtype: accumulator,
+            saturate: false,
+        };
+    }
+    *dtype = accumulator;
+}

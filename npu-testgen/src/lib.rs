@@ -13,11 +13,13 @@
 
 mod expr;
 mod kernel;
+mod random;
 mod render;
 mod schedule;
 
 pub use expr::{Expr, Scope, is_float, literal};
 pub use kernel::{Form, Kernel, Preset, Rendered};
+pub use random::Random;
 
 use fastrand::Rng;
 

@@ -19,7 +19,6 @@ use std::fmt;
 
 use npu_core::CheckedKernel;
 use npu_core::host::HostTensor;
-use npu_core::ir::Role;
 use npu_sim::{Correctness, SimOptions};
 
 /// The seed of the inputs [`bench_variants`] simulates on.

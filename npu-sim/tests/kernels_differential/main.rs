@@ -138,12 +138,7 @@ fn random_kernels_agree_between_checker_validator_interpreter_and_simulator() {
             .find(|(_, p)| p.name == case.target)
             .expect("preset")
             .0;
-        let preset = &presets
-            .iter()
-            .find(|(_, p)| p.name == case.target)
-            .expect("preset")
-            .1;
-        let small = shrink::shrink(case, *index, class, target, preset);
+        let small = shrink::shrink(case, *index, class, target);
         let detail = match run(&small, 0, target) {
             Outcome::Failed(f) => f.detail,
             _ => failure.detail.clone(),

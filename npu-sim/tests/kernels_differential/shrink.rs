@@ -2,21 +2,21 @@
 //! ([`npu_testgen::Case::smaller`]) that still fails in the same class.
 
 use npu_core::Target;
-use npu_testgen::{Case, Preset};
+use npu_testgen::Case;
 
 use crate::{Outcome, run};
 
 /// At most this many cases are tried in all.
 const BUDGET: usize = 400;
 
-pub fn shrink(case: &Case, index: usize, class: &str, target: &Target, preset: &Preset) -> Case {
+pub fn shrink(case: &Case, index: usize, class: &str, target: &Target) -> Case {
     let mut current = Case {
         schedules: vec![case.schedules[index].clone()],
         ..case.clone()
     };
     let mut tried = 0;
     'outer: while tried < BUDGET {
-        for candidate in current.smaller(0, preset) {
+        for candidate in current.smaller(0) {
             tried += 1;
             if tried >= BUDGET {
                 break 'outer;

@@ -38,7 +38,8 @@ pub fn known(case: &Case, class: &str, detail: &str) -> Option<&'static str> {
         } if kernel.dtype == "u32" && mismatch && matches!(*op, "min" | "max") => {
             Some("item 10: min/max folds over u32")
         }
-        // Item 1: a select of literals is computed in i32 and never narrowed.
+        // Item 1: a select of literals (or of literal trees) is computed in i32 and
+        // never narrowed.
         _ if mismatch && kernel.exprs.iter().any(literal_select) => {
             Some("item 1: a select with a literal arm is not narrowed back")
         }
@@ -50,13 +51,21 @@ fn literal_select(expr: &Expr) -> bool {
     match expr {
         Expr::Leaf(_) => false,
         Expr::Select(_, parts) => {
-            parts[2..]
-                .iter()
-                .any(|p| matches!(p, Expr::Leaf(t) if is_literal(t)))
-                || parts.iter().any(literal_select)
+            parts[2..].iter().any(constant) || parts.iter().any(literal_select)
         }
         Expr::Unary(_, v) | Expr::Cast { value: v, .. } => literal_select(v),
         Expr::Binary(_, a, b) => literal_select(a) || literal_select(b),
+    }
+}
+
+/// A literal or a tree of literals (`(1 << 1)`, `(-1)`), which takes its context's
+/// dtype.
+fn constant(expr: &Expr) -> bool {
+    match expr {
+        Expr::Leaf(text) => is_literal(text),
+        Expr::Unary(_, v) | Expr::Cast { value: v, .. } => constant(v),
+        Expr::Binary(_, a, b) => constant(a) && constant(b),
+        Expr::Select(_, parts) => parts.iter().all(constant),
     }
 }
 

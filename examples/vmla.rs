@@ -28,14 +28,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let kernel = vmla::kernel();
     println!("kernel `{}` on `{}`", vmla::NAME, kernel.target.name);
 
-    // Deterministic random inputs, one seed per input tensor.
-    let inputs: Vec<HostTensor> = kernel
-        .tensors
-        .iter()
-        .filter(|tensor| tensor.role == npu::ir::Role::Input)
-        .zip(1..)
-        .map(|(tensor, seed)| HostTensor::random(tensor.dtype, &tensor.shape, seed))
-        .collect();
+    // Deterministic random inputs, one seed per input tensor (input `i` from `1 + i`).
+    let inputs: Vec<HostTensor> = kernel.random_inputs(1);
     let expected = vmla::reference_host(&inputs)?;
     println!("reference: y checksum {:.4}", expected[0].checksum());
 

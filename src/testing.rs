@@ -19,7 +19,6 @@ use std::fmt;
 
 use npu_core::CheckedKernel;
 use npu_core::host::HostTensor;
-use npu_core::ir::Role;
 use npu_sim::{Correctness, SimOptions};
 
 /// The seed of the inputs [`bench_variants`] simulates on.
@@ -113,42 +112,17 @@ pub fn bench_variants(kernel: &CheckedKernel) -> BenchTable {
 /// the simulator's host reference on them: the data the tuner and [`bench_variants`]
 /// check every schedule on.
 pub fn seeded_inputs(kernel: &CheckedKernel, seed: u64) -> (Vec<HostTensor>, Vec<HostTensor>) {
-    let mut inputs: Vec<HostTensor> = kernel
-        .tensors
-        .iter()
-        .filter(|t| t.role == Role::Input)
-        .enumerate()
-        .map(|(i, t)| HostTensor::random(t.dtype, &t.shape, seed.wrapping_add(i as u64)))
-        .collect();
-    kernel.fit_inputs(&mut inputs);
+    let inputs = kernel.random_inputs(seed);
     let expected = reference(kernel, &inputs);
     (inputs, expected)
 }
 
-/// Inputs of `kernel` made of edge values: every other element comes from
-/// [`HostTensor::edges`] (zeros, ±1, halves, the dtype's extremes and, for floats,
-/// ±infinity and NaN, in turn), the rest are drawn from `seed` as in [`seeded_inputs`].
-/// Returns the inputs and the host reference's outputs on them.
+/// Inputs of `kernel` made of edge values ([`CheckedKernel::edge_inputs`]: every other
+/// element from [`HostTensor::edges`], zeros, ±1, halves, the dtype's extremes and, for
+/// floats, ±infinity and NaN, in turn; the rest drawn from `seed` as in
+/// [`seeded_inputs`]). Returns the inputs and the host reference's outputs on them.
 pub fn edge_inputs(kernel: &CheckedKernel, seed: u64) -> (Vec<HostTensor>, Vec<HostTensor>) {
-    let mut inputs: Vec<HostTensor> = kernel
-        .tensors
-        .iter()
-        .filter(|t| t.role == Role::Input)
-        .enumerate()
-        .map(|(i, t)| {
-            let mut values =
-                HostTensor::random(t.dtype, &t.shape, seed.wrapping_add(i as u64)).values();
-            // Each tensor starts at another edge value, so that two inputs of an
-            // elementwise operation meet different pairs.
-            let edges = HostTensor::edges(t.dtype, &t.shape, i).values();
-            for (value, edge) in values.iter_mut().zip(&edges).step_by(2) {
-                *value = *edge;
-            }
-            HostTensor::from_values(t.dtype, &t.shape, &values)
-        })
-        .collect();
-    // Gather indices wrap into their table, so the edges reach its first and last rows.
-    kernel.fit_inputs(&mut inputs);
+    let inputs = kernel.edge_inputs(seed);
     let expected = reference(kernel, &inputs);
     (inputs, expected)
 }

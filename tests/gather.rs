@@ -150,3 +150,42 @@ fn the_listing_gathers_from_the_whole_table_per_tile() {
     let copies = listing.matches("copy_in table").count();
     assert_eq!(copies, 1, "{listing}");
 }
+
+/// The inputs the tools make (the tuner's problem, the build helper's, `npu::testing`'s
+/// and the `explain` example's, all `CheckedKernel::random_inputs` / `edge_inputs`) are
+/// valid for a gather whose index dtype holds fewer values than the table has rows:
+/// an `i8` index into 1,024 rows stays in `0..128` instead of storing 253 as −3
+/// (issue 23, item 10e), on every index dtype.
+#[test]
+fn generated_indices_fit_every_index_dtype_even_below_the_table_extent() {
+    for (dtype, usable) in [
+        ("i8", 128.0),
+        ("u8", 256.0),
+        ("i16", 1024.0),
+        ("u16", 1024.0),
+        ("i32", 1024.0),
+        ("u32", 1024.0),
+    ] {
+        let source = format!(
+            "kernel g(x: [f32; 1024], idx: [{dtype}; 64]) -> y: [f32; 64] {{ y[i] = x[idx[i]]; }}
+             target ascend910b;
+             schedule s {{ stage x, idx, y in ub depth 1; }}"
+        );
+        let target = npu::Target::preset("ascend910b").expect("preset");
+        let kernel = npu::check_source(&source, &target).expect("a legal gather");
+        for (inputs, expected) in [seeded_inputs(&kernel, 9), edge_inputs(&kernel, 9)] {
+            let indices = inputs[1].values();
+            assert!(
+                indices.iter().all(|v| (0.0..usable).contains(v)),
+                "{dtype}: an index outside 0..{usable}: {indices:?}"
+            );
+            let evaluation = evaluate(&kernel, 0, &inputs, Some(&expected), &SimOptions::default())
+                .unwrap_or_else(|error| panic!("{dtype}: {error}"));
+            assert!(
+                matches!(evaluation.correctness, Correctness::Passed { max_abs_error } if max_abs_error == 0.0),
+                "{dtype}: {:?}",
+                evaluation.correctness
+            );
+        }
+    }
+}

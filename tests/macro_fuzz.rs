@@ -33,7 +33,7 @@ fn mutated_kernels_never_panic_and_every_rejection_has_a_diagnostic() {
         "expected the UI cases and examples, found {} bodies",
         bodies.len()
     );
-    let mut random = Random(0x5eed_1234_abcd_ef01);
+    let mut random = Random::new(0x5eed_1234_abcd_ef01);
     let mut failures = Vec::new();
     let mut checked = 0;
     for body in &bodies {
@@ -148,7 +148,7 @@ fn pathologically_grown_kernels_are_rejected_or_run_without_aborting() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1);
-    let mut random = Random(0x0dee_9000_5eed_0001);
+    let mut random = Random::new(0x0dee_9000_5eed_0001);
     let mut failures = Vec::new();
     let mut checked = 0;
     for body in corpus(root).iter().cycle().take(rounds * 40) {
@@ -395,19 +395,16 @@ fn mutants(tokens: &[Token], random: &mut Random) -> Vec<String> {
     out
 }
 
-/// xorshift64*: deterministic, and enough to pick mutations.
-struct Random(u64);
+/// Seeded picks for the mutations (the workspace's `fastrand`).
+struct Random(fastrand::Rng);
 
 impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    fn new(seed: u64) -> Random {
+        Random(fastrand::Rng::with_seed(seed))
     }
 
     fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound.max(1) as u64) as usize
+        self.0.usize(0..bound.max(1))
     }
 
     fn word(&mut self) -> String {

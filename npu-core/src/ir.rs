@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::dtype::Dtype;
 use crate::target::{Level, Target};
 
+mod inputs;
 mod ops;
 
 pub use ops::{BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp};
@@ -101,25 +102,6 @@ impl CheckedKernel {
             });
         }
         smallest
-    }
-
-    /// Makes generated inputs (in signature order) valid for the kernel: the values of
-    /// each gather index tensor are wrapped into `0..extent` (`v mod extent`), so that
-    /// random and edge data exercise the first and last rows instead of stopping at an
-    /// out-of-range index. Other inputs are left alone.
-    pub fn fit_inputs(&self, inputs: &mut [crate::host::HostTensor]) {
-        for (tensor, input) in inputs.iter_mut().enumerate() {
-            if let Some(extent) = self.index_extent(tensor) {
-                let extent = extent.max(1) as f64;
-                *input = input.map(|value| {
-                    if value.is_finite() {
-                        value.trunc().rem_euclid(extent)
-                    } else {
-                        0.0
-                    }
-                });
-            }
-        }
     }
 
     /// Whether the body has `let` intermediates: its statements then run in order

@@ -37,13 +37,7 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let inputs: Vec<HostTensor> = kernel
-        .tensors
-        .iter()
-        .filter(|t| t.role == npu_core::ir::Role::Input)
-        .enumerate()
-        .map(|(seed, t)| HostTensor::random(t.dtype, &t.shape, seed as u64))
-        .collect();
+    let inputs: Vec<HostTensor> = kernel.random_inputs(0);
     for (index, schedule) in kernel.schedules.iter().enumerate() {
         if timing {
             let options = SimOptions {

@@ -27,7 +27,7 @@ fn options(collapse: bool) -> SimOptions {
 
 #[test]
 fn collapsed_and_full_timing_reports_are_identical() {
-    let mut random = Random(0xc011_a95e);
+    let mut random = Random::new(0xc011_a95e);
     let (mut compared, mut instructions, mut advanced) = (0, 0, 0);
     let (mut long_runs, mut long_collapsed) = (0, 0);
     let mut compacted = 0;
@@ -269,7 +269,7 @@ fn compact_matmuls_expand_time_and_compute_as_the_full_program() {
         "kernel shared(x: [f16; 16, 64, 32], w: [f16; 32, 48]) -> y: [f16; 16, 64, 48] { y[t, m, n] = sum[k](x[t, m, k] as f32 * w[k, n] as f32) as f16; }",
     ];
     let target = Target::preset("ascend910b").expect("preset");
-    let mut random = Random(0x3a7_c0de);
+    let mut random = Random::new(0x3a7_c0de);
     let (mut legal, mut compacted) = (0, 0);
     for (index, kernel_text) in MATMULS.iter().enumerate() {
         let batched = index > 0;

@@ -11,7 +11,7 @@ use support::schedules::{KERNELS, Random, schedule};
 
 #[test]
 fn random_legal_schedules_are_correct_and_above_the_roofline() {
-    let mut random = Random(0x5eed);
+    let mut random = Random::new(0x5eed);
     let mut total = 0;
     for (target_name, kernel_text, probe_items) in KERNELS {
         let target = Target::preset(target_name).expect("preset");

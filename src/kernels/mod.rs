@@ -266,14 +266,7 @@ impl Bundled {
                 )
             })?;
         }
-        let mut inputs: Vec<HostTensor> = kernel
-            .tensors
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.role == npu_core::ir::Role::Input)
-            .map(|(i, t)| HostTensor::random(t.dtype, &t.shape, seed.wrapping_add(i as u64)))
-            .collect();
-        kernel.fit_inputs(&mut inputs);
+        let inputs = kernel.random_inputs(seed);
         let expected = (self.reference)(&inputs).map_err(|e| e.to_string())?;
         Ok(Problem::new(kernel, inputs, expected))
     }

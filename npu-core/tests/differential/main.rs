@@ -332,7 +332,7 @@ fn checker_and_validator_agree_on_random_schedules() {
         .into_iter()
         .map(|name| Target::preset(name).expect("a preset"))
         .collect();
-    let mut random = Random(seed);
+    let mut random = Random::new(seed);
     let mut tally = Tally::default();
     for index in 0..count {
         let target = &targets[index as usize % targets.len()];

@@ -87,30 +87,8 @@ pub const KERNELS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// SplitMix64: a tiny seeded generator, enough for test inputs.
-pub struct Random(pub u64);
-
-impl Random {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-
-    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len() as u64) as usize]
-    }
-}
+/// The shared seeded generator (`fastrand`, in npu-testgen).
+pub use npu_testgen::Random;
 
 /// A random schedule block for `kernel`, as an LLM might write it.
 pub fn schedule(

@@ -220,13 +220,16 @@ pub fn reduce_step(op: ReduceOp, dtype: Dtype, acc: f64, x: f64) -> f64 {
 }
 
 /// One step of a reduction that accumulates in `accumulator` (as `sum[k: bf16]`
-/// does): the step is rounded to it.
+/// does): the step is rounded to it. A `max` or `min` compares the term as the
+/// accumulator holds it: for floats that is the same as rounding the step (rounding
+/// keeps order), and an integer term the accumulator cannot hold wraps first, as a
+/// cast would (`min[k: i32]` of a u32 4294967295 is -1), whatever the starting value.
 #[inline]
 pub fn reduce_step_in(op: ReduceOp, accumulator: Dtype, acc: f64, x: f64) -> f64 {
     let value = match op {
         ReduceOp::Sum => acc + x,
-        ReduceOp::Max => acc.max(x),
-        ReduceOp::Min => acc.min(x),
+        ReduceOp::Max => acc.max(accumulator.round(x)),
+        ReduceOp::Min => acc.min(accumulator.round(x)),
         // Arg reductions fold value and index together (see [`arg_takes`]); as a
         // plain fold they keep the extreme value.
         ReduceOp::ArgMax => acc.max(x),

@@ -1,12 +1,14 @@
 //! The cube's data path: `mmad` as a blocked matrix multiply, and `fixpipe`'s copy of
 //! L0C to global memory.
 //!
-//! `mmad` computes `C[i][j] = round(C[i][j] + A[i][kk] × B[kk][j])` for `kk` in order,
-//! accumulating in f32 for float inputs and i32 for integer ones, rounding after each
-//! addition, as L0C does. The operands are packed into panels (A by `MR` rows, B by
-//! `NR` columns) and a register tile of `MR × NR` accumulators runs over `k`, so the
-//! inner loop is a fixed-size multiply-add the compiler vectorises; every element still
-//! sees its `k` terms one at a time in order, so the result is the naive loop's.
+//! `mmad` computes `C[i][j] = round(C[i][j] + round(A[i][kk] × B[kk][j]))` for `kk` in
+//! order, accumulating in f32 for float inputs and i32 for integer ones, rounding after
+//! each addition, as L0C does; rounding the product to the accumulator changes it
+//! only where a bf16 product leaves f32's range. The operands are packed into panels
+//! (A by `MR` rows, B by `NR` columns) and a register tile of `MR × NR` accumulators
+//! runs over `k`, so the inner loop is a fixed-size multiply-add the compiler
+//! vectorises; every element still sees its `k` terms one at a time in order, so the
+//! result is the naive loop's.
 //!
 //! Which arithmetic gives exactly the rounding `scalar` would (an exact product added
 //! in `f64`, then rounded to the accumulator):
@@ -124,8 +126,10 @@ impl Gemm {
                 i32s,
                 |acc: i32, x: i32, y: i32| acc.wrapping_add(x.wrapping_mul(y)),
             ),
+            // The product is rounded to f32 before it is added: exact unless it
+            // overflows or underflows f32, where it is what `a as f32 * b as f32` is.
             Dtype::Bf16 | Dtype::F32 => run(op, l0a, l0b, l0c, lanes, f64s, |acc: f64, x, y| {
-                f64::from((acc + x * y) as f32)
+                f64::from((acc + f64::from((x * y) as f32)) as f32)
             }),
             Dtype::I32 | Dtype::U32 => run(op, l0a, l0b, l0c, lanes, f64s, |acc: f64, x, y| {
                 accumulator.round(acc + npu_core::scalar::integer_product(accumulator, x, y))

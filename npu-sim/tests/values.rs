@@ -511,3 +511,60 @@ fn integer_products_widen_to_the_accumulator_item_9() {
         );
     }
 }
+
+/// A bf16 product past f32's range is what `a as f32 * b as f32` gives, ±inf, on the
+/// cube as in the reference: 2^100 × 2^100 overflows f32, so row 0 is inf + (-inf) =
+/// NaN, not the -inf an unrounded product added in f64 gave (found by the kernel-level
+/// differential test on edge data).
+#[test]
+fn a_cube_product_past_f32_overflows_as_the_reference_does() {
+    let source = "
+        kernel mm(a: [bf16; 16, 16], b: [bf16; 16, 16]) -> c: [f32; 16, 16] {
+            c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);
+        }
+        target ascend910b;
+        schedule s {
+            cube m by 16, n by 16, k by 16;
+            stage a, b in l1 depth 1;
+            stage a in l0a depth 1;
+            stage b in l0b depth 1;
+            stage c in l0c depth 1;
+        }
+    ";
+    let big = 2f64.powi(100);
+    let mut a = vec![0.0; 256];
+    let mut b = vec![0.0; 256];
+    (a[0], a[1]) = (big, -big);
+    (b[0], b[16]) = (big, big);
+    let outputs = agreed(
+        source,
+        &[
+            tensor(Dtype::Bf16, &[16, 16], &a),
+            tensor(Dtype::Bf16, &[16, 16], &b),
+        ],
+    );
+    let c = outputs[0].values();
+    assert!(c[0].is_nan(), "{}", c[0]);
+    assert_eq!(c[1], 0.0);
+}
+
+/// `min[k: i32]` of u32 terms compares each term as i32 holds it, as a cast would:
+/// 4294967295 is -1 there, so the minimum is -1, stored back as u32 4294967295 (the
+/// simulator compared the u32 value with i32's largest and kept 2147483647).
+#[test]
+fn a_narrower_integer_accumulator_compares_wrapped_terms() {
+    let source = "
+        kernel lo(x: [u32; 4, 8]) -> y: [u32; 4] { y[i] = min[k: i32](x[i, k]); }
+        target npueval_demo;
+        schedule s { stage x, y in ub depth 1; tail pad; }
+    ";
+    let mut x = vec![7.0; 32];
+    x[0] = 4294967295.0; // -1 in i32: the least
+    x[8 + 3] = 2147483648.0; // -2^31 in i32
+    x[16 + 5] = 3.0;
+    let outputs = agreed(source, &[tensor(Dtype::U32, &[4, 8], &x)]);
+    assert_eq!(
+        outputs[0].values(),
+        [4294967295.0, 2147483648.0, 3.0, 7.0]
+    );
+}

@@ -23,7 +23,6 @@ pub fn shrink(case: &Case, index: usize, class: &str, target: &Target) -> Case {
             }
             if let Outcome::Failed(failure) = run(&candidate, 0, target)
                 && failure.class == class
-                && crate::known::known(&candidate, &failure.class, &failure.detail).is_none()
             {
                 current = candidate;
                 continue 'outer;

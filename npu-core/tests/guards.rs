@@ -281,7 +281,7 @@ fn random_cases(wanted: usize) -> Vec<(String, Target, Diagnostics)> {
             break;
         }
         let target = &targets[rng.usize(..targets.len())];
-        let mut random = generate::Random(rng.u64(..));
+        let mut random = generate::Random::new(rng.u64(..));
         let source = if rng.u8(..100) < 15 {
             generate::matmul_case(&mut random, &target.name)
         } else {

@@ -563,8 +563,5 @@ fn a_narrower_integer_accumulator_compares_wrapped_terms() {
     x[8 + 3] = 2147483648.0; // -2^31 in i32
     x[16 + 5] = 3.0;
     let outputs = agreed(source, &[tensor(Dtype::U32, &[4, 8], &x)]);
-    assert_eq!(
-        outputs[0].values(),
-        [4294967295.0, 2147483648.0, 3.0, 7.0]
-    );
+    assert_eq!(outputs[0].values(), [4294967295.0, 2147483648.0, 3.0, 7.0]);
 }

@@ -468,8 +468,8 @@ mod tests {
     }
 
     /// The blocked GEMM equals the naive loop `scalar` semantics give (each product
-    /// exact, or wrapped for integers, each addition rounded to the accumulator, `k` in
-    /// order; the edge values make 32-bit products pass 2^53), for every
+    /// rounded to the accumulator, exact but where a bf16 product leaves f32's range, or
+    /// wrapped for integers, each addition rounded to the accumulator, `k` in order; the edge values make 32-bit products pass 2^53), for every
     /// input dtype, shapes that fill no register tile evenly, and accumulating onto
     /// what L0C held.
     #[test]
@@ -511,7 +511,7 @@ mod tests {
                         for kk in 0..k {
                             let (x, y) = (a[i * k + kk], b[kk * n + j]);
                             let product = if accumulator.is_float() {
-                                x * y
+                                accumulator.round(x * y)
                             } else {
                                 npu_core::scalar::integer_product(accumulator, x, y)
                             };

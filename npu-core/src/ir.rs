@@ -292,6 +292,19 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// The operands and dtype of a multiplication, `None` for any other node.
+    pub fn product(&self) -> Option<(&Expr, &Expr, Dtype)> {
+        match self {
+            Expr::Binary {
+                op: BinaryOp::Mul,
+                lhs,
+                rhs,
+                dtype,
+            } => Some((lhs, rhs, *dtype)),
+            _ => None,
+        }
+    }
+
     /// The dtype of the value (for a comparison, of its operands).
     pub fn dtype(&self) -> Dtype {
         match self {

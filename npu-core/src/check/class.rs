@@ -252,15 +252,7 @@ fn cube_mismatch(assign: &Assign, tensors: &[Tensor]) -> Option<String> {
     else {
         return None;
     };
-    let Expr::Binary {
-        lhs,
-        rhs,
-        dtype: product,
-        ..
-    } = &**body
-    else {
-        return None;
-    };
+    let (lhs, rhs, product) = body.product()?;
     let name = |expr: &Expr, fallback: &str| match strip_casts_to_load(expr) {
         Some((tensor, _)) if tensor < tensors.len() => tensors[tensor].name.clone(),
         _ => fallback.to_string(),

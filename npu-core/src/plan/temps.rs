@@ -3,7 +3,7 @@
 
 use super::{align_up, evaluation_order, load_axes, preorder};
 use crate::dtype::Dtype;
-use crate::ir::{BinaryOp, BufferKind, CheckedKernel, Expr, KernelClass, ReduceOp, Role};
+use crate::ir::{BufferKind, CheckedKernel, Expr, KernelClass, ReduceOp, Role};
 
 /// A temporary the plan gives to one expression node.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,17 +44,9 @@ pub fn mac_operands(reduction: &Expr) -> Option<[&Expr; 2]> {
     else {
         return None;
     };
-    let Expr::Binary {
-        op: BinaryOp::Mul,
-        lhs,
-        rhs,
-        dtype: product,
-    } = &**body
-    else {
-        return None;
-    };
+    let (lhs, rhs, product) = body.product()?;
     let exact =
-        product == accumulator && dtype != accumulator && accumulator.holds_products(*dtype);
+        product == *accumulator && dtype != accumulator && accumulator.holds_products(*dtype);
     let operands = [
         mac_operand(lhs, *dtype, *accumulator)?,
         mac_operand(rhs, *dtype, *accumulator)?,

@@ -34,15 +34,7 @@ pub(super) fn whole(
     else {
         return None;
     };
-    let Expr::Binary {
-        op: BinaryOp::Mul,
-        lhs,
-        rhs,
-        dtype: product,
-    } = &**body
-    else {
-        return None;
-    };
+    let (lhs, rhs, product) = body.product()?;
     // Every axis the reads move along: the statement's, then the folded ones.
     let all: Vec<usize> = axes.iter().chain(folded).copied().collect();
     let all_extents: Vec<u64> = extents
@@ -74,7 +66,7 @@ pub(super) fn whole(
             for acc in accs.iter_mut() {
                 let x = operands[0].read(data, x_at);
                 let y = operands[1].read(data, y_at);
-                let value = scalar::binary(BinaryOp::Mul, *product, x, y);
+                let value = scalar::binary(BinaryOp::Mul, product, x, y);
                 *acc = scalar::reduce_step_in(ReduceOp::Sum, *accumulator, *acc, value);
                 x_at += row_steps[0];
                 y_at += row_steps[1];

@@ -565,3 +565,19 @@ fn a_narrower_integer_accumulator_compares_wrapped_terms() {
     let outputs = agreed(source, &[tensor(Dtype::U32, &[4, 8], &x)]);
     assert_eq!(outputs[0].values(), [4294967295.0, 2147483648.0, 3.0, 7.0]);
 }
+
+/// A product inside a `cumsum` stays in its own dtype (the exact-product rule is the
+/// sum's, whose lowering is a multiply-accumulate): on aie2_tile, which computes f32
+/// only in accumulators, widening it lowered a `vmul f32` the validator refused (found
+/// by a 100,000-kernel run of the kernel-level differential test).
+#[test]
+fn a_product_in_a_scan_is_computed_in_its_own_dtype() {
+    let source = "
+        kernel scan(x: [bf16; 4, 16]) -> y: [bf16; 4, 16] { y[j, l] = cumsum[j](2 * x[j, l]); }
+        target aie2_tile;
+        schedule s { stage x, y in ub depth 1; }
+    ";
+    let x: Vec<f64> = (0..64).map(|i| f64::from(i % 7) - 3.0).collect();
+    let outputs = agreed(source, &[tensor(Dtype::Bf16, &[4, 16], &x)]);
+    assert_eq!(outputs[0].values()[16], 2.0 * (x[0] + x[16]));
+}

@@ -8,9 +8,9 @@
 //! user wrote.
 
 use crate::dtype::Dtype;
-use crate::ir::{Assign, BinaryOp, Expr, ReduceOp, ScanOp};
+use crate::ir::{Assign, BinaryOp, Expr, ReduceOp};
 
-/// `body` with every product a `sum` or `cumsum` folds directly made exact.
+/// `body` with every product a `sum` folds directly made exact.
 pub(super) fn exact_products(mut body: Vec<Assign>) -> Vec<Assign> {
     for assign in &mut body {
         rewrite(&mut assign.value);
@@ -47,17 +47,9 @@ fn rewrite(expr: &mut Expr) {
                 widen_product(body, *accumulator);
             }
         }
-        Expr::Scan {
-            op,
-            body,
-            accumulator,
-            ..
-        } => {
-            rewrite(body);
-            if *op == ScanOp::Sum {
-                widen_product(body, *accumulator);
-            }
-        }
+        // A scan's product stays in its own dtype: lowering has no multiply-accumulate
+        // for scans, and a unit such as AIE2's computes in its accumulator only there.
+        Expr::Scan { body, .. } => rewrite(body),
     }
 }
 

@@ -167,6 +167,11 @@ pub mod __private {
         values.iter().map(|value| T::from_f64(*value)).collect()
     }
 
+    /// The value of a 0-d output, which `evaluate` computes as one element.
+    pub fn from_f64<T: Element>(values: &[f64]) -> T {
+        T::from_f64(values[0])
+    }
+
     /// The values of `inputs` after checking them against the declared `(name, dtype,
     /// elements)` of each input, rounded to the declared dtype.
     pub fn host_inputs<const N: usize>(

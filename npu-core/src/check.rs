@@ -229,17 +229,6 @@ impl Checker<'_> {
                 self.untyped.push(name.clone());
                 Dtype::F32
             });
-            if role == Role::Output && param.is_scalar() {
-                self.error(
-                    Code::E011,
-                    param.name.span(),
-                    format!("output `{name}` is a scalar, and kernels write only tensors"),
-                )
-                .help = Some(format!(
-                    "scalar outputs are not supported; declare `{name}: [{}; 1]` and write `{name}[i]`",
-                    param.dtype
-                ));
-            }
             for dim in &param.shape {
                 if dim.value == 0 {
                     self.error(
@@ -297,12 +286,12 @@ impl Checker<'_> {
         // An axis is a reduction axis when the outputs do not run over it: in a fused
         // kernel `k` may be an axis of an intermediate (`let e[i, k]`) and be reduced
         // over by another (`let s[i] = sum[k](e[i, k])`).
-        let output_axes: Vec<usize> = body
+        // A 0-d output runs over no axis: every axis is then reduced.
+        let output_axes = body
             .iter()
             .find(|a| tensors[a.output].role == Role::Output)
-            .map(|a| a.axes.clone())
-            .unwrap_or_default();
-        if !output_axes.is_empty() {
+            .map(|a| a.axes.clone());
+        if let Some(output_axes) = output_axes {
             for (index, axis) in scope.axes.iter_mut().enumerate() {
                 axis.reduction = !output_axes.contains(&index);
             }
@@ -311,7 +300,6 @@ impl Checker<'_> {
             let name = param.name.to_string();
             if let Some(&index) = scope.tensors.get(&name)
                 && !assigned.contains_key(&index)
-                && !param.is_scalar()
             {
                 self.error(
                     Code::E031,

@@ -49,9 +49,10 @@ impl Tensor {
     }
 
     /// Whether it is a scalar parameter (`offset: i8`): an input of rank 0, passed at
-    /// run time and held in a scalar register, never staged or copied.
+    /// run time and held in a scalar register, never staged or copied. A 0-d output
+    /// (`-> y: f32`) is not one: it is computed on chip and copied out as one element.
     pub fn is_scalar(&self) -> bool {
-        self.shape.is_empty() && self.role != Role::Local
+        self.shape.is_empty() && self.role == Role::Input
     }
 }
 

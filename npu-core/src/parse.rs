@@ -413,8 +413,8 @@ fn integer(lit: &LitInt) -> syn::Result<u64> {
 }
 
 // stmt := 'let'? IDENT ('[' indices ']')? '=' expr ';'
-// Without subscripts it writes a 0-d value (`y = sum[k](x[k]);`), which the checker
-// refuses with a help (E011) rather than the parser with a bare syntax error.
+// Without subscripts it writes a 0-d output or `let` (`y = sum[k](x[k]);`); the
+// checker, not the parser, says when the tensor has a rank (E011).
 fn stmt(input: ParseStream) -> syn::Result<Stmt> {
     let let_token = if input.peek(Token![let]) {
         Some(input.parse::<Token![let]>()?.span)

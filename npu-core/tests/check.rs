@@ -187,7 +187,7 @@ cases! {
     tensor_without_subscripts: "kernel k(x: [f16; 1024]) -> y: [f16; 1024] { y[i] = x + 1.0; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
     scalar_param_unknown_dtype: "kernel k(x: [f16; 1024], s: half) -> y: [f16; 1024] { y[i] = x[i] * s; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
     scalar_param_dtype_mismatch: "kernel k(x: [f16; 1024], s: f32) -> y: [f16; 1024] { y[i] = x[i] * s; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
-    scalar_output: "kernel k(x: [f32; 1024]) -> y: f32 { y[i] = x[i]; }\ntarget ascend910b;\nschedule s { stage x in ub; }\n";
+    zero_d_output_subscripted: "kernel k(x: [f32; 1024]) -> y: f32 { y[i] = x[i]; }\ntarget ascend910b;\nschedule s { stage x in ub; }\n";
     scalar_param_unknown_name: "kernel k(x: [f16; 1024], scale: f16) -> y: [f16; 1024] { y[i] = x[i] * scal; }\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
 }
 

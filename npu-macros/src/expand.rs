@@ -45,7 +45,8 @@ pub(crate) struct Port {
     pub element: TokenStream,
     /// The declaration as written in the DSL, such as `[f16; 65536]`, for docs.
     pub declared: String,
-    /// A scalar parameter (`offset: i8`): `reference` takes it by value, not as a slice.
+    /// Of rank 0: a scalar parameter (`offset: i8`), which `reference` takes by value,
+    /// or a 0-d output (`-> y: f32`), whose field in `Outputs` is one value.
     pub scalar: bool,
 }
 
@@ -103,12 +104,12 @@ pub(crate) fn kernel(
         Port {
             name: param.name.clone(),
             element: rust_type(tensor.dtype),
-            declared: if tensor.is_scalar() {
+            declared: if tensor.shape.is_empty() {
                 tensor.dtype.to_string()
             } else {
                 format!("[{}; {}]", tensor.dtype, shape.join(", "))
             },
-            scalar: tensor.is_scalar(),
+            scalar: tensor.shape.is_empty(),
         }
     };
     let interface = Interface {
@@ -168,6 +169,10 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
             declared,
             ..
         } = port;
+        if port.scalar {
+            let doc = format!("Output `{}`, declared `{declared}`: one value.", unraw(name));
+            return quote_spanned!(name.span()=> #[doc = #doc] pub #name: #element);
+        }
         let doc = format!(
             "Output `{}`, declared `{declared}`, in row-major order.",
             unraw(name)
@@ -281,7 +286,11 @@ fn reference_body(kernel: &CheckedKernel, interface: &Interface) -> TokenStream 
         .zip(&results)
         .map(|(port, result)| {
             let name = &port.name;
-            quote!(#name: #private::from_f64s(&#result))
+            if port.scalar {
+                quote!(#name: #private::from_f64(&#result))
+            } else {
+                quote!(#name: #private::from_f64s(&#result))
+            }
         });
     quote! {
         #(#checks)*

@@ -152,7 +152,7 @@ fn port(name: Ident, dtype: Option<Ident>, scalar: bool, is_input: bool) -> Port
         } else {
             format!("[{declared}; ..]")
         },
-        scalar: scalar && is_input,
+        scalar,
     }
 }
 

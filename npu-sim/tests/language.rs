@@ -104,3 +104,41 @@ fn item7_zero_d_lets_on_data() {
     let by_hand: Vec<f64> = x.iter().map(|v| v - 50.5).collect();
     assert_eq!(values, by_hand);
 }
+
+// Item 7: 0-d outputs, a whole-tensor sum split into tiles and a kernel of three 0-d
+// outputs (a max over two axes, an argmax and a constant), on every schedule.
+#[test]
+fn item7_zero_d_outputs_on_data() {
+    let target = Target::preset("ascend910b").unwrap();
+    let total = npu_core::check_source(
+        "kernel total(x: [f32; 4096]) -> y: f32 { y = sum[k](x[k]); }\n\
+         target ascend910b;\nschedule whole { stage x, y in ub; tail pad; }\n\
+         schedule tiles { split k by 1000; stage x, y in ub depth 2; tail pad; }\n",
+        &target,
+    )
+    .unwrap();
+    let x: Vec<f64> = (0..4096).map(|i| f64::from(i % 7)).collect();
+    let values = run(&total, &[HostTensor::from_values(Dtype::F32, &[4096], &x)]);
+    // 4096 = 585 * 7 + 1: 585 whole cycles summing to 21, then one 0.
+    assert_eq!(values, [585.0 * 21.0]);
+
+    let stats = npu_core::check_source(
+        "kernel stats(x: [f32; 8, 64], w: [f16; 100]) -> (m: f32, a: i32, c: f16) {\n\
+         m = max[i, k](x[i, k]);\n a = argmax[j](w[j]);\n c = 1.5;\n}\n\
+         target ascend910b;\nschedule s { stage x, w, m, a, c in ub; tail pad; }\n",
+        &target,
+    )
+    .unwrap();
+    let x: Vec<f64> = (0..512).map(|i| f64::from((i * 5) % 512)).collect();
+    let w: Vec<f64> = (0..100).map(|j| f64::from((j * 3) % 100)).collect();
+    let inputs = [
+        HostTensor::from_values(Dtype::F32, &[8, 64], &x),
+        HostTensor::from_values(Dtype::F16, &[100], &w),
+    ];
+    let outputs = reference(&stats, &inputs).unwrap();
+    run(&stats, &inputs);
+    assert!(outputs.iter().all(|output| output.shape().is_empty()));
+    let values: Vec<f64> = outputs.iter().map(|o| o.values()[0]).collect();
+    // max is 511; w's 99 is at j = 33 (33 * 3 = 99).
+    assert_eq!(values, [511.0, 33.0, 1.5]);
+}

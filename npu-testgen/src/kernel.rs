@@ -119,9 +119,9 @@ impl Kernel {
             return matmul(rng, preset);
         }
         let mut rank = 1 + rng.usize(0..3);
-        // Reductions over the last axes and `let` reductions need an outer axis (a
-        // 0-d output is not in the language yet); padded views are 1- or 2-d.
-        if rank == 1 && ((16..42).contains(&roll) || (66..74).contains(&roll)) {
+        // A `let` reduction needs an outer axis (a reduction over every axis writes a
+        // 0-d output); padded views are 1- or 2-d.
+        if rank == 1 && (66..74).contains(&roll) {
             rank = 2;
         }
         if rank == 3 && (74..100).contains(&roll) {
@@ -137,7 +137,7 @@ impl Kernel {
             0..16 => Form::Elementwise,
             16..30 => Form::Reduce {
                 op: pick(rng, &["sum", "max", "min"]),
-                reduced: 1 + rng.usize(0..(rank - 1).min(2)),
+                reduced: 1 + rng.usize(0..rank.min(2)),
                 accumulator: accumulator(rng, &dtype),
             },
             30..42 => Form::Arg {
@@ -252,9 +252,14 @@ impl Kernel {
     }
 
     /// Whether the kernel has a construct beyond its form: `select`, `cast`, `bits`,
-    /// `math`, `literal`, `scalar`, `accumulator`.
+    /// `math`, `literal`, `scalar`, `accumulator`, `0-d` (a 0-d output).
     pub fn has(&self, what: &str) -> bool {
         match what {
+            "0-d" => match &self.form {
+                Form::Reduce { reduced, .. } => *reduced == self.dims.len(),
+                Form::Arg { .. } => self.dims.len() == 1,
+                _ => false,
+            },
             "scalar" => self.exprs.iter().any(|e| e.has("param:s")),
             "accumulator" => matches!(
                 &self.form,

@@ -33,7 +33,7 @@ pub struct Case {
 }
 
 /// Constructs besides the statement form that [`Case::constructs`] reports.
-pub const FEATURES: [&str; 7] = [
+pub const FEATURES: [&str; 8] = [
     "select",
     "cast",
     "bits",
@@ -41,6 +41,7 @@ pub const FEATURES: [&str; 7] = [
     "literal",
     "scalar",
     "accumulator",
+    "0-d",
 ];
 
 impl Case {

@@ -26,10 +26,14 @@ pub fn render(kernel: &Kernel) -> Rendered {
         names,
         reduced,
     } = statement;
+    let output = if out_dims.is_empty() {
+        dtype.clone()
+    } else {
+        format!("[{dtype}; {}]", list(&out_dims))
+    };
     let text = format!(
-        "kernel fuzz({}) -> y: [{dtype}; {}] {{ {body} }}",
-        inputs.join(", "),
-        list(&out_dims)
+        "kernel fuzz({}) -> y: {output} {{ {body} }}",
+        inputs.join(", ")
     );
     let mut axes: Vec<(String, u64)> = names
         .iter()
@@ -93,7 +97,14 @@ fn statement(kernel: &Kernel) -> Statement {
             .zip(kernel.dims[rank - count..].iter().copied())
             .collect(),
     };
-    let outer = |count: usize| names[..rank - count].join(", ");
+    // The output written over all but the last `count` axes: `y` alone when 0-d.
+    let outer = |count: usize| {
+        if count == rank {
+            "y".to_string()
+        } else {
+            format!("y[{}]", names[..rank - count].join(", "))
+        }
+    };
     match &kernel.form {
         Form::Reduce {
             op,
@@ -102,11 +113,11 @@ fn statement(kernel: &Kernel) -> Statement {
         } => {
             let axes = names[rank - reduced..].join(", ");
             let acc = accumulator(acc);
-            let body = format!("y[{}] = {op}[{axes}{acc}]({});", outer(*reduced), exprs[0]);
+            let body = format!("{} = {op}[{axes}{acc}]({});", outer(*reduced), exprs[0]);
             folded(*reduced, body, kernel.dtype.clone())
         }
         Form::Arg { op } => {
-            let body = format!("y[{}] = {op}[k]({});", outer(1), exprs[0]);
+            let body = format!("{} = {op}[k]({});", outer(1), exprs[0]);
             folded(1, body, "i32".into())
         }
         Form::Scan {
@@ -126,7 +137,7 @@ fn statement(kernel: &Kernel) -> Statement {
         )),
         Form::LetReduce { op } => whole(format!(
             "let m[{}] = {op}[k]({}); y[{all}] = {};",
-            outer(1),
+            names[..rank - 1].join(", "),
             exprs[0],
             exprs[1]
         )),

@@ -70,8 +70,8 @@ npu_kernel! {
 }
 
 npu_kernel! {
-    kernel dot(a: [f32; 1, 65536], b: [f32; 1, 65536]) -> y: [f32; 1] {
-        y[i] = sum[k](a[i, k] * b[i, k]);
+    kernel dot(a: [f32; 65536], b: [f32; 65536]) -> y: f32 {
+        y = sum[k](a[k] * b[k]);
     }
     target ascend910b;
     schedule hand {

@@ -92,22 +92,21 @@ pub fn syntax_gbnf(kernel: &CheckedKernel) -> String {
     let knobs = Knobs::of(kernel);
     let mut rules: BTreeMap<String, String> = BTreeMap::new();
     let mut body = Vec::new();
-    body.push("parallel?".to_string());
-    let parallel = match &knobs.second_axis {
-        // A matmul spreads m, n or both (a grid, `parallel m, n over 4 x 5 cores;`).
-        Some((second, _)) => format!(
-            "\"    parallel \" ( \"{first} over \" cores | \"{second} over \" cores-n | \"{first}, {second} over \" cores \" x \" cores-n ) \" cores;\\n\"",
-            first = knobs.first_axis
-        ),
-        None => format!(
-            "\"    parallel {} over \" cores \" cores;\\n\"",
-            knobs.first_axis
-        ),
-    };
-    rules.insert("parallel".into(), parallel);
-    rules.insert("cores".into(), alternatives(&knobs.cores));
-    if let Some((_, cores_n)) = &knobs.second_axis {
-        rules.insert("cores-n".into(), alternatives(cores_n));
+    // A kernel of 0-d outputs has no output axis to spread: no `parallel` item.
+    if let Some(first) = &knobs.first_axis {
+        body.push("parallel?".to_string());
+        let parallel = match &knobs.second_axis {
+            // A matmul spreads m, n or both (a grid, `parallel m, n over 4 x 5 cores;`).
+            Some((second, _)) => format!(
+                "\"    parallel \" ( \"{first} over \" cores | \"{second} over \" cores-n | \"{first}, {second} over \" cores \" x \" cores-n ) \" cores;\\n\""
+            ),
+            None => format!("\"    parallel {first} over \" cores \" cores;\\n\""),
+        };
+        rules.insert("parallel".into(), parallel);
+        rules.insert("cores".into(), alternatives(&knobs.cores));
+        if let Some((_, cores_n)) = &knobs.second_axis {
+            rules.insert("cores-n".into(), alternatives(cores_n));
+        }
     }
     for (axis, tiles) in &knobs.tiles {
         let rule = format!("split-{}", rule_name(axis));
@@ -413,7 +412,8 @@ pub fn schedule_from_json(
 
 /// The values a grammar lists for each knob.
 struct Knobs {
-    first_axis: String,
+    /// The first output axis; none for a kernel of 0-d outputs.
+    first_axis: Option<String>,
     cores: Vec<u64>,
     /// A matmul's n and its core counts, for a grid of cores over m and n.
     second_axis: Option<(String, Vec<u64>)>,
@@ -425,14 +425,15 @@ struct Knobs {
 impl Knobs {
     fn of(kernel: &CheckedKernel) -> Knobs {
         let target = &kernel.target;
-        let first = kernel.output_axes()[0];
+        let first = kernel.output_axes().first().copied();
         let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
         let available = u64::from(if is_matmul {
             target.cores.cube
         } else {
             target.cores.vector
         });
-        let cores: Vec<u64> = (2..=available.min(kernel.axes[first].extent)).collect();
+        let extent = first.map_or(1, |first| kernel.axes[first].extent);
+        let cores: Vec<u64> = (2..=available.min(extent)).collect();
         let second_axis = super::space::second_axis(kernel).map(|second| {
             let axis = &kernel.axes[second];
             let counts = (2..=available.min(axis.extent)).collect();
@@ -473,7 +474,7 @@ impl Knobs {
             .collect();
         let blocks = (1..=16).map(|k| k * unit).collect();
         Knobs {
-            first_axis: kernel.axes[first].name.clone(),
+            first_axis: first.map(|first| kernel.axes[first].name.clone()),
             cores,
             second_axis,
             tiles,

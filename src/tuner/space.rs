@@ -47,7 +47,8 @@ impl Spec {
     pub fn to_dsl(&self, kernel: &CheckedKernel, name: &str) -> String {
         let axes = &kernel.axes;
         let mut out = format!("schedule {name} {{\n");
-        let first = kernel.output_axes()[0];
+        // A 0-d output runs over no axis: its kernel has no cores to spread.
+        let first = kernel.output_axes().first().copied().unwrap_or_default();
         match (self.cores > 1, self.cores_n > 1, second_axis(kernel)) {
             (true, true, Some(second)) => {
                 out += &format!(
@@ -186,7 +187,7 @@ impl Spec {
     /// The tile an axis effectively gets (its split, or the axis or core share).
     pub fn effective_tile(&self, kernel: &CheckedKernel, axis: usize) -> u64 {
         let extent = kernel.axes[axis].extent;
-        let share = if axis == kernel.output_axes()[0] {
+        let share = if kernel.output_axes().first() == Some(&axis) {
             extent.div_ceil(self.cores.max(1))
         } else if Some(axis) == second_axis(kernel) {
             extent.div_ceil(self.cores_n.max(1))
@@ -223,8 +224,9 @@ impl Space {
     /// never legal: the cube block divides the core's tile, E023).
     pub fn of(kernel: &CheckedKernel) -> Space {
         let target = &kernel.target;
-        let first = kernel.output_axes()[0];
-        let extent = kernel.axes[first].extent;
+        // A 0-d output has no axis to spread over cores.
+        let first = kernel.output_axes().first().copied();
+        let extent = first.map_or(1, |first| kernel.axes[first].extent);
         let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
         let mut cores: Vec<[u64; 2]> = match (&kernel.class, &target.cube) {
             (KernelClass::Matmul(mm), Some(unit)) => {
@@ -256,7 +258,9 @@ impl Space {
         // E035): no split of it, and no cores across it. A scan's running value passes
         // from tile to tile of its axis on one core.
         let whole = npu_core::plan::whole_axes(kernel);
-        if whole.contains(&first) || npu_core::schedule::scan_axes(kernel).contains(&first) {
+        if first.is_none_or(|first| {
+            whole.contains(&first) || npu_core::schedule::scan_axes(kernel).contains(&first)
+        }) {
             cores = vec![[1, 1]];
         }
         let tiles = kernel
@@ -304,7 +308,9 @@ impl Space {
         } else {
             Vec::new()
         };
-        let tails = if unaligned_rows(kernel) {
+        let tails = if short_output(kernel) {
+            vec![Tail::Pad]
+        } else if unaligned_rows(kernel) {
             vec![Tail::None, Tail::Pad]
         } else {
             vec![Tail::None]
@@ -483,13 +489,24 @@ pub fn align_elements(kernel: &CheckedKernel, axis: usize) -> u64 {
     step
 }
 
-/// Whether some axis's extent is not a whole number of aligned elements: a row of it
-/// is copied unaligned unless padded.
+/// Whether some axis's extent is not a whole number of aligned elements, or some 0-d
+/// output's one element is less than an aligned copy: a row of it is copied unaligned
+/// unless padded.
 pub fn unaligned_rows(kernel: &CheckedKernel) -> bool {
-    (0..kernel.axes.len()).any(|axis| {
-        !kernel.axes[axis]
-            .extent
-            .is_multiple_of(align_elements(kernel, axis))
+    short_output(kernel)
+        || (0..kernel.axes.len()).any(|axis| {
+            !kernel.axes[axis]
+                .extent
+                .is_multiple_of(align_elements(kernel, axis))
+        })
+}
+
+/// Whether some 0-d output's one element is less than an aligned copy: every
+/// schedule of the kernel needs `tail pad`.
+fn short_output(kernel: &CheckedKernel) -> bool {
+    let align = kernel.target.align.ub;
+    kernel.tensors.iter().any(|t| {
+        t.role == Role::Output && t.shape.is_empty() && !t.dtype.size().is_multiple_of(align)
     })
 }
 

@@ -47,10 +47,6 @@ impl Checker<'_> {
             .help = Some("assign to an output declared after `->`".into());
             return None;
         }
-        if tensor.is_scalar() {
-            // A scalar output, reported with the signature.
-            return None;
-        }
         if let Some(_first) = assigned.insert(output, stmt.output.span()) {
             self.error(
                 Code::E030,
@@ -70,10 +66,16 @@ impl Checker<'_> {
                     subscripts(stmt.indices.len())
                 ),
             )
-            .help = Some(format!(
-                "write `{name}` with {}, one per dimension",
-                subscripts(tensor.shape.len())
-            ));
+            .help = Some(if tensor.shape.is_empty() {
+                format!(
+                    "`{name}` is 0-d: write it without subscripts, `{name} = ...;`, or declare it with a shape"
+                )
+            } else {
+                format!(
+                    "write `{name}` with {}, one per dimension",
+                    subscripts(tensor.shape.len())
+                )
+            });
             return None;
         }
         let mut axes = Vec::new();

@@ -24,6 +24,10 @@ pub(super) fn copy_shape(
     align: u64,
     start_misaligned: bool,
 ) -> (CopyShape, bool) {
+    if lens.is_empty() {
+        // A 0-d tensor (`-> y: f32`) is copied as the one element of a [1] tensor.
+        return copy_shape(&[1], &[1], &[1], dtype, tail, align, start_misaligned);
+    }
     let size = dtype.size();
     let gm = gm_strides(shape);
     let buf = tile;

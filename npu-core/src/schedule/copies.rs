@@ -104,7 +104,7 @@ impl ScheduleChecker<'_> {
             let align = self.target.alignment(stage.level);
             let model = self.copy_model(stage.tensor, &collected.tiles);
             let axes_of = plan::tensor_axes(kernel, stage.tensor);
-            let run_axis = axes_of[model.inner];
+            let run_axis = axes_of.get(model.inner).copied().flatten();
             let run_span = run_axis
                 .and_then(|a| collected.splits.get(&a).map(|n| n.span))
                 .unwrap_or(item.keyword);
@@ -214,6 +214,16 @@ impl ScheduleChecker<'_> {
         let shape = &kernel.tensors[tensor].shape;
         let subscripts = plan::tensor_subscripts(kernel, tensor);
         let lens = plan::tile_shape(kernel, tensor, tiles);
+        if lens.is_empty() {
+            // A 0-d output (`-> y: f32`): one copy of one element.
+            return CopyModel {
+                inner: 0,
+                run: 1,
+                tail_run: None,
+                bursts: 1,
+                steps: Vec::new(),
+            };
+        }
         let rank = lens.len();
         let mut inner = rank - 1;
         while inner > 0 && lens[inner] == shape[inner] {

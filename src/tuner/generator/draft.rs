@@ -109,14 +109,12 @@ fn edit(kernel: &CheckedKernel, text: &str, from: &Spec, to: &Spec, name: &str) 
             .filter(|i| lines[*i].starts_with("parallel "))
             .collect();
         match parallel.as_slice() {
-            [] => lines.insert(
-                0,
-                format!(
-                    "parallel {} over {} cores;",
-                    axes[kernel.output_axes()[0]].name,
-                    to.cores
-                ),
-            ),
+            [] => {
+                if let Some(&first) = kernel.output_axes().first() {
+                    let line = format!("parallel {} over {} cores;", axes[first].name, to.cores);
+                    lines.insert(0, line);
+                }
+            }
             // One axis across the cores: the same axis, another count.
             [index] if to.cores > 1 => {
                 let line = &lines[*index];

@@ -171,12 +171,12 @@ pub(super) fn filled(
     cores: u64,
     budget: u64,
 ) -> Vec<Option<u64>> {
-    let first = kernel.output_axes()[0];
+    let first = kernel.output_axes().first().copied();
     let mut tiles = vec![None; kernel.axes.len()];
     let mut left = budget;
     for axis in fill_order(kernel) {
         let extent = kernel.axes[axis].extent;
-        let share = if axis == first {
+        let share = if Some(axis) == first {
             extent.div_ceil(cores.max(1))
         } else {
             extent

@@ -61,7 +61,9 @@ fn apply_fix(problem: &Problem, spec: &mut Spec, fix: &npu_core::Fix) -> bool {
                     spec.tiles[a] = Some(*tile);
                 }
             }
-            Edit::Cores { axis: name, cores } if axis(name) == Some(kernel.output_axes()[0]) => {
+            Edit::Cores { axis: name, cores }
+                if axis(name).is_some() && axis(name) == kernel.output_axes().first().copied() =>
+            {
                 spec.cores = *cores;
             }
             Edit::Cores { axis: name, cores }

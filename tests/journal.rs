@@ -281,12 +281,9 @@ fn awkward_floats() -> Vec<f64> {
         1.0391779999412903e114,
         -3.646365386218247e-90,
     ];
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rng = fastrand::Rng::with_seed(0x2545_f491_4f6c_dd1d);
     while floats.len() < 200 {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        let float = f64::from_bits(state.wrapping_mul(0x2545_f491_4f6c_dd1d));
+        let float = f64::from_bits(rng.u64(..));
         if float.is_finite() {
             floats.push(float);
         }

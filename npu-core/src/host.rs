@@ -196,18 +196,13 @@ impl HostTensor {
     }
 
     /// Deterministic pseudo-random test data in a range suited to `dtype`, from `seed`
-    /// (a SplitMix64 stream; no dependency needed for test inputs).
+    /// (the workspace's one generator, `fastrand`).
     pub fn random(dtype: Dtype, shape: &[u64], seed: u64) -> HostTensor {
         let count: u64 = shape.iter().product();
-        let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
+        let mut rng = fastrand::Rng::with_seed(seed);
         let values: Vec<f64> = (0..count)
             .map(|_| {
-                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                z ^= z >> 31;
-                let unit = (z >> 11) as f64 / (1u64 << 53) as f64;
+                let unit = rng.f64();
                 let value = if dtype.is_float() {
                     unit * 2.0 - 1.0
                 } else {

@@ -288,12 +288,12 @@ mod tests {
 
     #[test]
     fn mutated_token_streams_expand_without_panicking() {
-        let mut random = Random(0x00c0_ffee_1234_5678);
+        let mut random = fastrand::Rng::with_seed(0x00c0_ffee_1234_5678);
         let mut expanded = 0;
         for (file, body) in corpus() {
             let leaves = count_leaves(&body);
             for _ in 0..150 {
-                let mutant = mutate(&body, random.below(leaves), random.next(), &mut random);
+                let mutant = mutate(&body, random.usize(..leaves.max(1)), random.u64(..), &mut random);
                 expanded += 1;
                 if let Err(problem) = expand(mutant.clone()) {
                     panic!("{file}: {problem}\n--- input ---\n{mutant}");
@@ -348,7 +348,7 @@ mod tests {
         stream: &TokenStream,
         target: usize,
         choice: u64,
-        random: &mut Random,
+        random: &mut fastrand::Rng,
     ) -> TokenStream {
         let mut index = 0;
         mutate_in(stream, target, choice, random, &mut index)
@@ -358,7 +358,7 @@ mod tests {
         stream: &TokenStream,
         target: usize,
         choice: u64,
-        random: &mut Random,
+        random: &mut fastrand::Rng,
         index: &mut usize,
     ) -> TokenStream {
         let mut trees: Vec<TokenTree> = stream.clone().into_iter().collect();
@@ -386,7 +386,7 @@ mod tests {
         trees.into_iter().collect()
     }
 
-    fn replacement(tree: &TokenTree, random: &mut Random) -> TokenTree {
+    fn replacement(tree: &TokenTree, random: &mut fastrand::Rng) -> TokenTree {
         const TOKENS: [&str; 14] = [
             "0",
             "18446744073709551615",
@@ -404,30 +404,14 @@ mod tests {
             ";",
         ];
         match tree {
-            TokenTree::Group(group) if random.below(2) == 0 => {
+            TokenTree::Group(group) if random.bool() => {
                 TokenTree::Group(Group::new(Delimiter::Parenthesis, group.stream()))
             }
-            _ => TOKENS[random.below(TOKENS.len())]
+            _ => TOKENS[random.usize(..TOKENS.len())]
                 .parse::<TokenStream>()
                 .ok()
                 .and_then(|s| s.into_iter().next())
                 .unwrap_or_else(|| tree.clone()),
-        }
-    }
-
-    /// xorshift64*: deterministic, and enough to pick mutations.
-    struct Random(u64);
-
-    impl Random {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-
-        fn below(&mut self, bound: usize) -> usize {
-            (self.next() % bound.max(1) as u64) as usize
         }
     }
 }

@@ -504,18 +504,12 @@ mod tests {
             "~~~",
             "*",
         ];
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rng = fastrand::Rng::with_seed(0x2545_f491_4f6c_dd1d);
         for _ in 0..3000 {
             let mut reply = String::new();
-            for _ in 0..(state % 24) {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                reply.push_str(FRAGMENTS[(state >> 33) as usize % FRAGMENTS.len()]);
+            for _ in 0..rng.usize(..24) {
+                reply.push_str(FRAGMENTS[rng.usize(..FRAGMENTS.len())]);
             }
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
             assert!(!extract_schedules(&reply).is_empty(), "{reply:?}");
         }
     }

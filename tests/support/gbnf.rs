@@ -16,15 +16,8 @@ enum Element {
 /// A string the grammar admits, its choices drawn from `seed`.
 pub fn sample(grammar: &str, seed: u64) -> Result<String, String> {
     let rules = parse(grammar)?;
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let mut next = move |bound: usize| {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((state >> 33) as usize) % bound.max(1)
-    };
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut next = move |bound: usize| rng.usize(..bound.max(1));
     let mut out = String::new();
     expand(&rules, "root", &mut next, &mut out, 0)?;
     Ok(out)

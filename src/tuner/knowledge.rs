@@ -130,6 +130,8 @@ pub struct Query {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
+    // A file of comments only is empty, as `--learn` writes when nothing is learned.
+    #[serde(default)]
     entry: Vec<toml::Spanned<RawEntry>>,
 }
 
@@ -163,19 +165,8 @@ impl KnowledgeBase {
 
     /// Reads every `*.toml` file of `dir`, in name order.
     pub fn load(dir: &Path) -> Result<KnowledgeBase, KnowledgeError> {
-        let fail = |message: String| KnowledgeError {
-            at: dir.display().to_string(),
-            message,
-        };
-        let mut paths: Vec<_> = std::fs::read_dir(dir)
-            .map_err(|e| fail(format!("cannot read the knowledge directory: {e}")))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|path| path.extension().is_some_and(|e| e == "toml"))
-            .filter(|path| !path.ends_with(PRUNED_FILE))
-            .collect();
-        paths.sort();
         let mut files = Vec::new();
-        for path in paths {
+        for path in entry_files(dir)? {
             let text = std::fs::read_to_string(&path).map_err(|e| KnowledgeError {
                 at: path.display().to_string(),
                 message: format!("cannot read: {e}"),
@@ -191,13 +182,18 @@ impl KnowledgeBase {
     /// Writes what `distilled` learned into `dir`: its learned entries to
     /// [`LEARNED_FILE`], the ids it pruned to [`PRUNED_FILE`] (both atomically), and
     /// its audit lines appended to [`AUDIT_FILE`]. Hand-written files are not touched.
+    ///
+    /// The directory is read again first: a learned entry whose id another file defines
+    /// (a user moved or renamed `learned.toml` to review it, say) is left where it is,
+    /// never written a second time.
     pub fn write_learned(dir: &Path, distilled: &distill::Distilled) -> std::io::Result<()> {
+        let elsewhere = ids_outside_learned(dir).map_err(|e| std::io::Error::other(e.to_string()))?;
         let learned = KnowledgeBase {
             entries: distilled
                 .base
                 .entries
                 .iter()
-                .filter(|e| e.id.starts_with("learned-"))
+                .filter(|e| e.id.starts_with("learned-") && !elsewhere.contains(&e.id))
                 .cloned()
                 .collect(),
         };
@@ -435,6 +431,38 @@ impl Query {
             cores: available,
         }
     }
+}
+
+
+/// The entry files of a knowledge directory: its `*.toml` files but [`PRUNED_FILE`], in
+/// name order.
+fn entry_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, KnowledgeError> {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| KnowledgeError {
+            at: dir.display().to_string(),
+            message: format!("cannot read the knowledge directory: {e}"),
+        })?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+        .filter(|path| !path.ends_with(PRUNED_FILE))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+/// The ids the entry files of `dir` other than [`LEARNED_FILE`] define, as they are on
+/// disk now (pruned ones included: an id is taken while a file holds it).
+fn ids_outside_learned(dir: &Path) -> Result<BTreeSet<String>, KnowledgeError> {
+    let mut files = Vec::new();
+    for path in entry_files(dir)?.into_iter().filter(|p| !p.ends_with(LEARNED_FILE)) {
+        let text = std::fs::read_to_string(&path).map_err(|e| KnowledgeError {
+            at: path.display().to_string(),
+            message: format!("cannot read: {e}"),
+        })?;
+        files.push((path.display().to_string(), text));
+    }
+    let base = KnowledgeBase::parse(&files)?;
+    Ok(base.entries.into_iter().map(|entry| entry.id).collect())
 }
 
 /// The ids [`PRUNED_FILE`] of `dir` lists; none when there is no such file.

@@ -345,6 +345,21 @@ impl Journal {
             column: bad.column,
             message: bad.message,
         })?;
+        // Only a journal's own cut header is repaired: a file whose one, unterminated
+        // line is anything else (a source, a binary) is not a journal to cut back.
+        let start = bytes.trim_ascii_start();
+        let header_start = br#"{"header":"#;
+        if parsed.header.is_none()
+            && parsed.dropped_lines > 0
+            && !(start.starts_with(header_start) || header_start.starts_with(start))
+        {
+            return Err(JournalError::Corrupt {
+                path: path.clone(),
+                line: 1,
+                column: 0,
+                message: "the first line is not a run header; this is not a journal".into(),
+            });
+        }
         if let Some(journal_header) = &parsed.header {
             journal_header
                 .matches(header)

@@ -28,6 +28,9 @@ pub mod distill;
 
 /// The file of a knowledge directory that `--learn` writes learned entries to.
 pub const LEARNED_FILE: &str = "learned.toml";
+/// How every file `--learn` writes begins: a [`LEARNED_FILE`] without it is not its own,
+/// and is never overwritten.
+pub const LEARNED_HEADER: &str = "# Knowledge entries, written by `autotune --learn`. Each entry: a trigger, a\n# rationale and a template the checker accepts for the named bundled kernel.\n";
 /// The file that lists pruned entry ids, which loading skips.
 pub const PRUNED_FILE: &str = "pruned.toml";
 /// The audit log `--learn` appends to.
@@ -187,13 +190,17 @@ impl KnowledgeBase {
     /// (a user moved or renamed `learned.toml` to review it, say) is left where it is,
     /// never written a second time.
     pub fn write_learned(dir: &Path, distilled: &distill::Distilled) -> std::io::Result<()> {
-        let elsewhere = ids_outside_learned(dir).map_err(|e| std::io::Error::other(e.to_string()))?;
+        Self::check_learn_into(dir).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let elsewhere =
+            ids_outside_learned(dir).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let learned_path = dir.join(LEARNED_FILE).display().to_string();
         let learned = KnowledgeBase {
             entries: distilled
                 .base
                 .entries
                 .iter()
-                .filter(|e| e.id.starts_with("learned-") && !elsewhere.contains(&e.id))
+                .filter(|e| e.id.starts_with("learned-") || e.origin.starts_with(&learned_path))
+                .filter(|e| !elsewhere.contains(&e.id))
                 .cloned()
                 .collect(),
         };
@@ -226,6 +233,39 @@ impl KnowledgeBase {
             }
         }
         Ok(())
+    }
+
+    /// Whether `--learn` may write into `dir`: an error when its [`LEARNED_FILE`] is not
+    /// one `--learn` wrote (by its first lines) or is read-only, or when [`PRUNED_FILE`]
+    /// is read-only. Called before a run, so a refusal costs nothing, and again before
+    /// writing.
+    pub fn check_learn_into(dir: &Path) -> Result<(), KnowledgeError> {
+        let learned = dir.join(LEARNED_FILE);
+        let refuse = |message: String| KnowledgeError {
+            at: learned.display().to_string(),
+            message,
+        };
+        for path in [&learned, &dir.join(PRUNED_FILE)] {
+            if super::atomic::refuse_read_only(path).is_err() {
+                return Err(KnowledgeError {
+                    at: path.display().to_string(),
+                    message: "is read-only; --learn does not replace a read-only file (make it writable to let it)".into(),
+                });
+            }
+        }
+        let text = match std::fs::metadata(&learned) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Ok(metadata) if metadata.is_file() => std::fs::read(&learned)
+                .map_err(|e| refuse(format!("cannot read: {e}")))?,
+            _ => return Err(refuse("is not a regular file; --learn writes only its own learned.toml".into())),
+        };
+        if text.starts_with(LEARNED_HEADER.as_bytes()) {
+            Ok(())
+        } else {
+            Err(refuse(
+                "was not written by `autotune --learn` (it does not begin with its header), and --learn never overwrites it; move it away or rename it (any other *.toml of the directory is read as entries)".into(),
+            ))
+        }
     }
 
     /// Parses and schema-checks `(file name, text)` pairs.

@@ -234,6 +234,9 @@ fn main_with(args: Args) -> Result<(), String> {
         ));
     }
     // Refused before the run, so that a wrong path costs nothing and touches nothing.
+    if let (true, Some(dir)) = (args.learn, &args.knowledge) {
+        KnowledgeBase::check_learn_into(dir).map_err(|e| format!("--learn: {e}"))?;
+    }
     if let (Some(path), [problem]) = (&args.write_variants, problems.as_slice()) {
         variants_destination(path, problem)?;
     }

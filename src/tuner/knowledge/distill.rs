@@ -208,9 +208,7 @@ impl KnowledgeBase {
             let quoted: Vec<String> = items.iter().map(|i| quote(i)).collect();
             format!("[{}]", quoted.join(", "))
         };
-        let mut out = String::from(
-            "# Knowledge entries, written by `autotune --learn`. Each entry: a trigger, a\n# rationale and a template the checker accepts for the named bundled kernel.\n",
-        );
+        let mut out = String::from(super::LEARNED_HEADER);
         for entry in &self.entries {
             out += "\n[[entry]]\n";
             out += &format!("id = {}\n", quote(&entry.id));

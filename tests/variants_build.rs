@@ -216,9 +216,8 @@ fn another_kernels_corrupt_or_hand_edited_file_is_never_overwritten() {
     assert_eq!(actions, vec![("vmla".into(), Action::LeftAlone)]);
     assert_eq!(krate.variants().unwrap(), other);
     assert!(
-        warnings(&lines)[0].contains(
-            "is not a variants file of kernel `vmla` (its header names kernel `gelu`)"
-        ),
+        warnings(&lines)[0]
+            .contains("is not a variants file of kernel `vmla` (its header names kernel `gelu`)"),
         "{lines:?}"
     );
     assert!(krate.check_variants().unwrap_err().starts_with(&format!(
@@ -497,4 +496,120 @@ fn autotune_reads_a_kernel_file_whose_target_file_is_relative_to_the_crate_root(
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(stderr.contains("broken.npu:2:8: error[E005]"), "{stderr}");
+}
+
+/// The files under `dir`, each with its bytes (or, for a link, where it points).
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(directory) = pending.pop() {
+        for entry in std::fs::read_dir(&directory).unwrap() {
+            let path = entry.unwrap().path();
+            let metadata = std::fs::symlink_metadata(&path).unwrap();
+            if metadata.is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                files.insert(path, format!("-> {}", target.display()).into_bytes());
+            } else if metadata.is_dir() {
+                pending.push(path);
+            } else {
+                files.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_an_error_naming_the_byte_until_regeneration_is_asked() {
+    let krate = Crate::new(KERNELS);
+    krate.build(&[]);
+    // One Latin-1 byte in a comment after the header.
+    let mut bytes = krate.variants().unwrap().into_bytes();
+    let at = bytes.len();
+    bytes.extend_from_slice(b"// caf\xe9\n");
+    std::fs::write(krate.path(VARIANTS), &bytes).unwrap();
+    let (actions, lines) = krate.build(&[]);
+    assert_eq!(actions, vec![("vmla".into(), Action::LeftAlone)]);
+    assert_eq!(std::fs::read(krate.path(VARIANTS)).unwrap(), bytes);
+    let expected = format!(
+        "cargo:warning={} is the variants file of kernel `vmla`, but not as npu wrote it (it is not UTF-8: byte 0xe9 at offset {}); npu does not overwrite it unasked: NPU_REGEN_VARIANTS=vmla regenerates it and keeps the old text as {}.orig",
+        krate.path(VARIANTS).display(),
+        at + 6,
+        krate.path(VARIANTS).display()
+    );
+    assert_eq!(warnings(&lines), [&expected]);
+
+    let (actions, _) = krate.build(&[("NPU_REGEN_VARIANTS", "vmla")]);
+    assert_eq!(actions, written("heuristic", 2));
+    let original = krate.path(&format!("{VARIANTS}.orig"));
+    assert_eq!(std::fs::read(original).unwrap(), bytes);
+    assert!(krate.check_variants().is_ok());
+}
+
+#[test]
+fn a_hand_edited_stale_file_is_kept_until_regeneration_is_asked_and_its_text_kept() {
+    let krate = Crate::new(KERNELS);
+    krate.build(&[]);
+    std::fs::write(
+        krate.path("src/kernels.rs"),
+        KERNELS.replace("+ c[i]", "- c[i]"),
+    )
+    .unwrap();
+    // The user edits a schedule, and their editor's search-and-replace breaks the hash
+    // line: the file is stale by its hash, but its text is theirs.
+    let edited = krate
+        .variants()
+        .unwrap()
+        .replace("fnv1a64:", "fnv1a64:0")
+        .replacen("depth 2;", "depth 2; // tried by hand", 1);
+    krate.write_variants(&edited);
+    let (actions, lines) = krate.build(&[]);
+    assert_eq!(actions, vec![("vmla".into(), Action::LeftAlone)]);
+    assert_eq!(krate.variants().unwrap(), edited);
+    assert!(
+        warnings(&lines)[0].contains(
+            "is the variants file of kernel `vmla`, but not as npu wrote it (its text does not match its `text-hash` line); npu does not overwrite it unasked: NPU_REGEN_VARIANTS=vmla regenerates it"
+        ),
+        "{lines:?}"
+    );
+    // The macro refuses the stale file, so the build fails rather than using it.
+    assert!(krate.check_variants().is_err());
+
+    let (actions, lines) = krate.build(&[("NPU_REGEN_VARIANTS", "1")]);
+    assert_eq!(actions, written("heuristic", 2));
+    let original = krate.path(&format!("{VARIANTS}.orig"));
+    assert_eq!(std::fs::read_to_string(&original).unwrap(), edited);
+    assert!(
+        warnings(&lines)
+            .iter()
+            .any(|l| l.ends_with(&format!("its old text is kept as {}", original.display()))),
+        "{lines:?}"
+    );
+    assert!(krate.check_variants().is_ok());
+
+    // A second regeneration keeps the first .orig and writes nothing over it.
+    krate.write_variants(&edited);
+    krate.build(&[("NPU_REGEN_VARIANTS", "vmla")]);
+    assert_eq!(std::fs::read_to_string(&original).unwrap(), edited);
+    let second = krate.path(&format!("{VARIANTS}.orig.2"));
+    assert_eq!(std::fs::read_to_string(second).unwrap(), edited);
+}
+
+#[test]
+fn a_killed_builds_temporary_file_is_swept_by_the_next_build() {
+    let krate = Crate::new(KERNELS);
+    krate.build(&[]);
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let left = krate.path(&format!("kernels/.vmla.variants.npu.npu-tmp.{dead}.0"));
+    std::fs::write(&left, "half a file").unwrap();
+    // The next build keeps the file (its hash matches) and still sweeps.
+    let (actions, _) = krate.build(&[]);
+    assert_eq!(actions, vec![("vmla".into(), Action::Kept)]);
+    if Path::new("/proc/self").exists() {
+        assert!(!left.exists());
+    }
+    let names: Vec<PathBuf> = snapshot(&krate.path("kernels")).into_keys().collect();
+    assert!(names.len() <= 2, "{names:?}");
 }

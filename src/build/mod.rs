@@ -45,8 +45,8 @@ use crate::tuner::generator::{Generator, Heuristic};
 use crate::tuner::record::{KernelResult, Verdict};
 use crate::tuner::run::{RunConfig, Silent, Verify, run};
 use crate::tuner::variants::{
-    Existing, Provenance, best_distinct, first_hand, inspect, may_replace,
-    regeneration_requested, render, today, write,
+    Existing, Provenance, best_distinct, first_hand, inspect, may_replace, regeneration_requested,
+    render, today, write,
 };
 
 pub use discover::{Found, discover};
@@ -259,7 +259,14 @@ impl Variants {
         let problem = found.problem(crate_dir, self.seed)?;
         let mut heuristic = Heuristic::default();
         if existing != Existing::Missing && !requested {
-            return self.generate(&problem, &mut heuristic, "none", out_dir, &destination, emit);
+            return self.generate(
+                &problem,
+                &mut heuristic,
+                "none",
+                out_dir,
+                &destination,
+                emit,
+            );
         }
         if requested && !cfg!(feature = "llm") && self.var("NPU_LLM_URL").is_some() {
             emit(format!(
@@ -282,7 +289,14 @@ impl Variants {
                 )),
             }
         }
-        self.generate(&problem, &mut heuristic, "none", out_dir, &destination, emit)
+        self.generate(
+            &problem,
+            &mut heuristic,
+            "none",
+            out_dir,
+            &destination,
+            emit,
+        )
     }
 
     /// Applies the writers' one rule ([`crate::tuner::variants::destination`]) to the
@@ -309,9 +323,10 @@ impl Variants {
         };
         match (&existing, requested) {
             // A current file, hand-edited or not, is the user's: the macro checks it.
-            (Existing::Generated { current: true } | Existing::Edited { current: true, .. }, false) => {
-                Some((Existing::Generated { current: true }, false))
-            }
+            (
+                Existing::Generated { current: true } | Existing::Edited { current: true, .. },
+                false,
+            ) => Some((Existing::Generated { current: true }, false)),
             (Existing::Generated { current: false }, false) => {
                 emit(format!(
                     "cargo:warning=kernel `{name}` changed since {} was written; regenerating its variants with the offline heuristic",

@@ -97,7 +97,11 @@ pub fn sweep(path: &Path) -> usize {
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(prefix)).and_then(pid_of) else {
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(pid_of)
+        else {
             continue;
         };
         let is_file = entry.file_type().is_ok_and(|t| t.is_file());

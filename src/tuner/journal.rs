@@ -669,6 +669,9 @@ mod tests {
             model_version: Some(0),
             ..journal.clone()
         };
-        assert_eq!(older.matches(&journal).unwrap_err().setting, "simulator model version");
+        assert_eq!(
+            older.matches(&journal).unwrap_err().setting,
+            "simulator model version"
+        );
     }
 }

@@ -255,9 +255,14 @@ impl KnowledgeBase {
         }
         let text = match std::fs::metadata(&learned) {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Ok(metadata) if metadata.is_file() => std::fs::read(&learned)
-                .map_err(|e| refuse(format!("cannot read: {e}")))?,
-            _ => return Err(refuse("is not a regular file; --learn writes only its own learned.toml".into())),
+            Ok(metadata) if metadata.is_file() => {
+                std::fs::read(&learned).map_err(|e| refuse(format!("cannot read: {e}")))?
+            }
+            _ => {
+                return Err(refuse(
+                    "is not a regular file; --learn writes only its own learned.toml".into(),
+                ));
+            }
         };
         if text.starts_with(LEARNED_HEADER.as_bytes()) {
             Ok(())
@@ -473,7 +478,6 @@ impl Query {
     }
 }
 
-
 /// The entry files of a knowledge directory: its `*.toml` files but [`PRUNED_FILE`], in
 /// name order.
 fn entry_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, KnowledgeError> {
@@ -494,7 +498,10 @@ fn entry_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, KnowledgeError> {
 /// disk now (pruned ones included: an id is taken while a file holds it).
 fn ids_outside_learned(dir: &Path) -> Result<BTreeSet<String>, KnowledgeError> {
     let mut files = Vec::new();
-    for path in entry_files(dir)?.into_iter().filter(|p| !p.ends_with(LEARNED_FILE)) {
+    for path in entry_files(dir)?
+        .into_iter()
+        .filter(|p| !p.ends_with(LEARNED_FILE))
+    {
         let text = std::fs::read_to_string(&path).map_err(|e| KnowledgeError {
             at: path.display().to_string(),
             message: format!("cannot read: {e}"),

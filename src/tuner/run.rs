@@ -12,9 +12,7 @@ use rayon::prelude::*;
 
 use super::evaluate::{Outcome, Problem};
 use super::generator::{GenerateError, Generator, Grid, Proposed, Random, Request};
-use super::journal::{
-    CandidateKey, Journal, JournalError, JournalHeader, completed, content_hash,
-};
+use super::journal::{CandidateKey, Journal, JournalError, JournalHeader, completed, content_hash};
 use super::record::*;
 
 mod summary;

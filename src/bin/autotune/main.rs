@@ -441,7 +441,11 @@ fn write_variants(
         path.display()
     );
     if let Some(original) = original {
-        eprintln!("kept the old text of {} as {}", path.display(), original.display());
+        eprintln!(
+            "kept the old text of {} as {}",
+            path.display(),
+            original.display()
+        );
     }
     Ok(())
 }

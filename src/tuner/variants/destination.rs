@@ -119,8 +119,9 @@ fn classify(bytes: &[u8], kernel: &str, kernel_hash: &str) -> Result<Existing, S
             (valid, Some((offset, bytes[offset])))
         }
     };
-    let not_utf8 =
-        |(offset, byte): (usize, u8)| format!("it is not UTF-8: byte {offset} is 0x{byte:02x}");
+    let not_utf8 = |(offset, byte): (usize, u8)| {
+        format!("it is not UTF-8: byte 0x{byte:02x} at offset {offset}")
+    };
     let lines = header_lines(text);
     let is_variants = lines.first().is_some_and(|line| line.key == "npu variants");
     match (is_variants, header_value(&lines, "kernel")) {

@@ -974,3 +974,18 @@ fn autotune_never_writes_variants_over_the_kernels_own_source() {
     // Refused before the run: nothing was tuned.
     assert!(!dir.path().join("report").exists());
 }
+
+/// The example crate's committed files are signed, so a build may regenerate them when
+/// their kernel changes; an edit to one would stop that, and must be deliberate.
+#[test]
+fn the_committed_variants_files_are_as_npu_wrote_them() {
+    let kernels = Path::new("examples/variants-demo/kernels");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(kernels).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(npu::variants::as_written(&text), Some(true), "{}", path.display());
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
+}

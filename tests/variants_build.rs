@@ -984,7 +984,12 @@ fn the_committed_variants_files_are_as_npu_wrote_them() {
     for entry in std::fs::read_dir(kernels).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(npu::variants::as_written(&text), Some(true), "{}", path.display());
+        assert_eq!(
+            npu::variants::as_written(&text),
+            Some(true),
+            "{}",
+            path.display()
+        );
         checked += 1;
     }
     assert_eq!(checked, 3);

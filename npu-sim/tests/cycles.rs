@@ -305,11 +305,18 @@ fn model_version_is_bumped_when_cycles_change() {
     let history = npu_sim::MODEL_FINGERPRINTS;
     let versions: Vec<u32> = history.iter().map(|(version, _)| *version).collect();
     let expected: Vec<u32> = (1..=npu_sim::MODEL_VERSION).collect();
-    assert_eq!(versions, expected, "one line of history per version, in order");
+    assert_eq!(
+        versions, expected,
+        "one line of history per version, in order"
+    );
     let mut fingerprints: Vec<&str> = history.iter().map(|(_, f)| *f).collect();
     fingerprints.sort();
     fingerprints.dedup();
-    assert_eq!(fingerprints.len(), history.len(), "a new version needs new cycles");
+    assert_eq!(
+        fingerprints.len(),
+        history.len(),
+        "a new version needs new cycles"
+    );
     let next = npu_sim::MODEL_VERSION + 1;
     assert_eq!(
         history.last().map(|(_, f)| *f),

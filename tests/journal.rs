@@ -479,3 +479,23 @@ fn record_line_len(index: u32) -> usize {
     write_journal(dir.path(), &[record(0, index)]);
     (fs::metadata(dir.path().join(FILE_NAME)).unwrap().len() - empty) as usize
 }
+
+#[test]
+fn a_one_line_file_that_is_not_a_journal_is_never_cut_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(FILE_NAME);
+    for bytes in [&b"fn main() {}"[..], b"\x7fELF\x00\xff", b"{\"kernels\": 1"] {
+        fs::write(&path, bytes).unwrap();
+        let error = Journal::open(dir.path(), &header(), true).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .ends_with(":1:0 is not a journal line: the first line is not a run header; this is not a journal; move the file away to start afresh"),
+            "{error}"
+        );
+        assert_eq!(fs::read(&path).unwrap(), bytes);
+    }
+    // A header cut by a crash is still repaired.
+    fs::write(&path, br#"{"header":{"kern"#).unwrap();
+    assert!(Journal::open(dir.path(), &header(), true).is_ok());
+}

@@ -345,14 +345,7 @@ impl Journal {
             column: bad.column,
             message: bad.message,
         })?;
-        // Only a journal's own cut header is repaired: a file whose one, unterminated
-        // line is anything else (a source, a binary) is not a journal to cut back.
-        let start = bytes.trim_ascii_start();
-        let header_start = br#"{"header":"#;
-        if parsed.header.is_none()
-            && parsed.dropped_lines > 0
-            && !(start.starts_with(header_start) || header_start.starts_with(start))
-        {
+        if parsed.header.is_none() && parsed.dropped_lines > 0 && !is_cut_header(&bytes) {
             return Err(JournalError::Corrupt {
                 path: path.clone(),
                 line: 1,
@@ -553,6 +546,15 @@ fn repair_notes(path: &Path, parsed: &lines::Parsed, len: u64) -> Vec<String> {
         return Vec::new();
     };
     vec![format!("journal {}: {what}", path.display())]
+}
+
+/// Whether `bytes`, one unterminated line, can be the start of a run header cut by a
+/// crash. Only that is repaired: a file whose one line is anything else (a source, a
+/// binary) is not a journal to cut back.
+fn is_cut_header(bytes: &[u8]) -> bool {
+    let start = bytes.trim_ascii_start();
+    let header_start = br#"{"header":"#;
+    start.starts_with(header_start) || header_start.starts_with(start)
 }
 
 /// Takes the advisory lock on an open journal. File systems without locks are let

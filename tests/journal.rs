@@ -182,11 +182,16 @@ fn a_journal_of_an_older_npu_or_another_kernel_text_is_refused_untouched() {
     let old = r#"{"header":{"kernels":["vmla","softmax"],"target":"ascend910b","generator":"heuristic","seed":7,"rounds":3,"candidates":4}}"#;
     fs::write(&path, format!("{old}\n")).unwrap();
     let error = Journal::open(dir.path(), &header(), true).unwrap_err();
-    assert!(
-        error
-            .to_string()
-            .contains("the journal was written with simulator model version `none"),
-        "{error}"
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot resume {}: the journal was written with simulator model version `none (a \
+             journal of an npu that did not record it)`, this run has simulator model version \
+             `{}`; its records are not this run's numbers; rerun without --resume to start \
+             afresh (the old journal is kept as a backup), or with another --report-dir",
+            path.display(),
+            npu::sim::MODEL_VERSION
+        )
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), format!("{old}\n"));
 

@@ -507,13 +507,21 @@ impl fmt::Display for JournalError {
                  away to start afresh",
                 path.display()
             ),
-            JournalError::HeaderMismatch { path, mismatch } => write!(
-                f,
-                "cannot resume {}: {mismatch}; rerun with the journal's settings, or without \
-                 --resume to start afresh (the old journal is kept as a backup), or with \
-                 another --report-dir",
-                path.display()
-            ),
+            JournalError::HeaderMismatch { path, mismatch } => {
+                // A hash or the model version is no setting a rerun can choose.
+                let choosable = !mismatch.setting.contains("hash")
+                    && mismatch.setting != "simulator model version";
+                let settings = match choosable {
+                    true => "rerun with the journal's settings, or ",
+                    false => "its records are not this run's numbers; rerun ",
+                };
+                write!(
+                    f,
+                    "cannot resume {}: {mismatch}; {settings}without --resume to start afresh \
+                     (the old journal is kept as a backup), or with another --report-dir",
+                    path.display()
+                )
+            }
         }
     }
 }

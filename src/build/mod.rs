@@ -95,7 +95,9 @@ pub enum Action {
     Kept,
     /// The file was written by this generator.
     Written { generator: String, variants: usize },
-    /// The file could not be used and was left alone; the macro will say why.
+    /// The file may not be written (see [`crate::tuner::variants::destination`]) and
+    /// was left alone, with a warning naming it and why; the macro reports a file it
+    /// cannot use when the crate compiles.
     LeftAlone,
 }
 

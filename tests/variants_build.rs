@@ -628,18 +628,21 @@ enum Kind {
     Binary,
     /// A link to a Rust source beside it.
     Symlink,
+    /// A directory holding a user's file.
+    Directory,
     Missing,
     /// The tool's own file, made read-only: root may write it, the tool must not.
     ReadOnly,
 }
 
-const KINDS: [Kind; 8] = [
+const KINDS: [Kind; 9] = [
     Kind::Own,
     Kind::Edited,
     Kind::Other,
     Kind::Source,
     Kind::Binary,
     Kind::Symlink,
+    Kind::Directory,
     Kind::Missing,
     Kind::ReadOnly,
 ];
@@ -671,6 +674,10 @@ fn place(kind: Kind, path: &Path, contents: &Contents) {
             let linked = path.with_file_name("linked.rs");
             std::fs::write(&linked, SOURCE).unwrap();
             std::os::unix::fs::symlink(&linked, path).unwrap();
+        }
+        Kind::Directory => {
+            std::fs::create_dir(path).unwrap();
+            std::fs::write(path.join("keep.rs"), SOURCE).unwrap();
         }
         Kind::Missing => {}
         Kind::ReadOnly => {

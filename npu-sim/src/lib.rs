@@ -162,7 +162,7 @@ pub const LOWERING_FACTOR: u64 = 4;
 /// The version of the cycle model: lowering, the engine and the presets together. A
 /// run journal records it, and `--resume` refuses a journal of another version, whose
 /// cycles this simulator would not reproduce. Bump it whenever simulated cycles change,
-/// and record the new [`MODEL_FINGERPRINT`] beside it: the test
+/// and add its line to [`MODEL_FINGERPRINTS`]: the test
 /// `model_version_is_bumped_when_cycles_change` (tests/cycles.rs) fails until both are
 /// done.
 pub const MODEL_VERSION: u32 = 1;

@@ -17,6 +17,9 @@ fn header() -> JournalHeader {
         seed: 7,
         rounds: 3,
         candidates: 4,
+        kernel_hashes: vec!["fnv1a64:01".into(), "fnv1a64:02".into()],
+        target_hashes: vec!["fnv1a64:03".into(), "fnv1a64:03".into()],
+        model_version: Some(npu::sim::MODEL_VERSION),
     }
 }
 
@@ -165,10 +168,45 @@ fn a_journal_made_with_other_settings_is_refused() {
     let expected = format!(
         "cannot resume {}: the journal was written with generator `heuristic`, this run has \
          generator `llm`; rerun with the journal's settings, or without --resume to start \
-         afresh (the old journal is kept as a backup)",
+         afresh (the old journal is kept as a backup), or with another --report-dir",
         dir.path().join(FILE_NAME).display()
     );
     assert_eq!(error.to_string(), expected);
+}
+
+#[test]
+fn a_journal_of_an_older_npu_or_another_kernel_text_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(FILE_NAME);
+    // A header as npu wrote it before it recorded hashes and the model version.
+    let old = r#"{"header":{"kernels":["vmla","softmax"],"target":"ascend910b","generator":"heuristic","seed":7,"rounds":3,"candidates":4}}"#;
+    fs::write(&path, format!("{old}\n")).unwrap();
+    let error = Journal::open(dir.path(), &header(), true).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot resume {}: the journal was written with simulator model version `none (a \
+             journal of an npu that did not record it)`, this run has simulator model version \
+             `{}`; its records are not this run's numbers; rerun without --resume to start \
+             afresh (the old journal is kept as a backup), or with another --report-dir",
+            path.display(),
+            npu::sim::MODEL_VERSION
+        )
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), format!("{old}\n"));
+
+    write_journal(dir.path(), &[record(0, 0)]);
+    let before = fs::read(&path).unwrap();
+    let mut edited = header();
+    edited.kernel_hashes[0] = "fnv1a64:09".into();
+    let error = Journal::open(dir.path(), &edited, true).unwrap_err();
+    assert!(
+        error.to_string().contains(
+            "the journal was written with kernel `vmla`'s text hash `fnv1a64:01`, this run has kernel `vmla`'s text hash `fnv1a64:09`"
+        ),
+        "{error}"
+    );
+    assert_eq!(fs::read(&path).unwrap(), before);
 }
 
 #[test]
@@ -442,4 +480,24 @@ fn record_line_len(index: u32) -> usize {
     let empty = fs::metadata(dir.path().join(FILE_NAME)).unwrap().len();
     write_journal(dir.path(), &[record(0, index)]);
     (fs::metadata(dir.path().join(FILE_NAME)).unwrap().len() - empty) as usize
+}
+
+#[test]
+fn a_one_line_file_that_is_not_a_journal_is_never_cut_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(FILE_NAME);
+    for bytes in [&b"fn main() {}"[..], b"\x7fELF\x00\xff", b"{\"kernels\": 1"] {
+        fs::write(&path, bytes).unwrap();
+        let error = Journal::open(dir.path(), &header(), true).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .ends_with(":1:0 is not a journal line: the first line is not a run header; this is not a journal; move the file away to start afresh"),
+            "{error}"
+        );
+        assert_eq!(fs::read(&path).unwrap(), bytes);
+    }
+    // A header cut by a crash is still repaired.
+    fs::write(&path, br#"{"header":{"kern"#).unwrap();
+    assert!(Journal::open(dir.path(), &header(), true).is_ok());
 }

@@ -208,6 +208,49 @@ fn resume_after_an_interruption_loses_and_repeats_nothing() {
     );
 }
 
+#[test]
+fn resume_refuses_a_journal_whose_kernel_or_target_changed() {
+    let dir = tempdir("resume_changed");
+    let _ = tune(
+        &[problem("vmla")],
+        &mut Heuristic::default(),
+        &config(&dir, 1, 2),
+    );
+    let before = std::fs::read(dir.join("journal.jsonl")).unwrap();
+    let resume = |problem: Problem| {
+        let config = RunConfig {
+            resume: true,
+            ..config(&dir, 1, 2)
+        };
+        run(&[problem], &mut Heuristic::default(), &config, &Silent)
+            .map(|_| ())
+            .map_err(|error| error.to_string())
+    };
+    // A target file of the same name with one figure edited.
+    let mut retargeted = problem("vmla");
+    retargeted.kernel.target.clock_mhz += 1;
+    let error = resume(retargeted).unwrap_err();
+    assert!(
+        error.contains(
+            "the journal was written with kernel `vmla`'s target's content hash `fnv1a64:"
+        ),
+        "{error}"
+    );
+    // The kernel's text edited under the same name.
+    let mut edited = problem("vmla");
+    let text = edited.kernel.source.replacen("+ c[i]", "- c[i]", 1);
+    assert_ne!(text, edited.kernel.source);
+    edited.kernel.source = text;
+    let error = resume(edited).unwrap_err();
+    assert!(error.contains("kernel `vmla`'s text hash"), "{error}");
+    assert!(
+        error.contains("without --resume to start afresh"),
+        "{error}"
+    );
+    assert_eq!(std::fs::read(dir.join("journal.jsonl")).unwrap(), before);
+    assert_eq!(resume(problem("vmla")), Ok(()));
+}
+
 fn tempdir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("npu-tuner-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -193,7 +193,7 @@ fn a_changed_kernel_is_regenerated_with_a_warning_naming_it() {
     let warnings = warnings(&lines);
     assert!(
         warnings[0].starts_with(&format!(
-            "cargo:warning=kernel `vmla` changed since {}:3 was written",
+            "cargo:warning=kernel `vmla` changed since {} was written",
             krate.path(VARIANTS).display()
         )),
         "{warnings:?}"
@@ -216,7 +216,8 @@ fn another_kernels_corrupt_or_hand_edited_file_is_never_overwritten() {
     assert_eq!(actions, vec![("vmla".into(), Action::LeftAlone)]);
     assert_eq!(krate.variants().unwrap(), other);
     assert!(
-        warnings(&lines)[0].contains("was not written for kernel `vmla`"),
+        warnings(&lines)[0]
+            .contains("is not a variants file of kernel `vmla` (its header names kernel `gelu`)"),
         "{lines:?}"
     );
     assert!(krate.check_variants().unwrap_err().starts_with(&format!(
@@ -495,4 +496,508 @@ fn autotune_reads_a_kernel_file_whose_target_file_is_relative_to_the_crate_root(
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(stderr.contains("broken.npu:2:8: error[E005]"), "{stderr}");
+}
+
+/// The files under `dir`, each with its bytes (or, for a link, where it points).
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(directory) = pending.pop() {
+        for entry in std::fs::read_dir(&directory).unwrap() {
+            let path = entry.unwrap().path();
+            let metadata = std::fs::symlink_metadata(&path).unwrap();
+            if metadata.is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                files.insert(path, format!("-> {}", target.display()).into_bytes());
+            } else if metadata.is_dir() {
+                pending.push(path);
+            } else {
+                files.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_an_error_naming_the_byte_until_regeneration_is_asked() {
+    let krate = Crate::new(KERNELS);
+    krate.build(&[]);
+    // One Latin-1 byte in a comment after the header.
+    let mut bytes = krate.variants().unwrap().into_bytes();
+    let at = bytes.len();
+    bytes.extend_from_slice(b"// caf\xe9\n");
+    std::fs::write(krate.path(VARIANTS), &bytes).unwrap();
+    let (actions, lines) = krate.build(&[]);
+    assert_eq!(actions, vec![("vmla".into(), Action::LeftAlone)]);
+    assert_eq!(std::fs::read(krate.path(VARIANTS)).unwrap(), bytes);
+    let expected = format!(
+        "cargo:warning={} is the variants file of kernel `vmla`, but not as npu wrote it (it is not UTF-8: byte 0xe9 at offset {}); npu does not overwrite it unasked: NPU_REGEN_VARIANTS=vmla regenerates it and keeps the old text as {}.orig",
+        krate.path(VARIANTS).display(),
+        at + 6,
+        krate.path(VARIANTS).display()
+    );
+    assert_eq!(warnings(&lines), [&expected]);
+
+    let (actions, _) = krate.build(&[("NPU_REGEN_VARIANTS", "vmla")]);
+    assert_eq!(actions, written("heuristic", 2));
+    let original = krate.path(&format!("{VARIANTS}.orig"));
+    assert_eq!(std::fs::read(original).unwrap(), bytes);
+    assert!(krate.check_variants().is_ok());
+}
+
+#[test]
+fn a_hand_edited_stale_file_is_kept_until_regeneration_is_asked_and_its_text_kept() {
+    let krate = Crate::new(KERNELS);
+    krate.build(&[]);
+    std::fs::write(
+        krate.path("src/kernels.rs"),
+        KERNELS.replace("+ c[i]", "- c[i]"),
+    )
+    .unwrap();
+    // The user edits a schedule, and their editor's search-and-replace breaks the hash
+    // line: the file is stale by its hash, but its text is theirs.
+    let edited = krate
+        .variants()
+        .unwrap()
+        .replace("fnv1a64:", "fnv1a64:0")
+        .replacen("depth 2;", "depth 2; // tried by hand", 1);
+    krate.write_variants(&edited);
+    let (actions, lines) = krate.build(&[]);
+    assert_eq!(actions, vec![("vmla".into(), Action::LeftAlone)]);
+    assert_eq!(krate.variants().unwrap(), edited);
+    assert!(
+        warnings(&lines)[0].contains(
+            "is the variants file of kernel `vmla`, but not as npu wrote it (its text does not match its `text-hash` line); npu does not overwrite it unasked: NPU_REGEN_VARIANTS=vmla regenerates it"
+        ),
+        "{lines:?}"
+    );
+    // The macro refuses the stale file, so the build fails rather than using it.
+    assert!(krate.check_variants().is_err());
+
+    let (actions, lines) = krate.build(&[("NPU_REGEN_VARIANTS", "1")]);
+    assert_eq!(actions, written("heuristic", 2));
+    let original = krate.path(&format!("{VARIANTS}.orig"));
+    assert_eq!(std::fs::read_to_string(&original).unwrap(), edited);
+    assert!(
+        warnings(&lines)
+            .iter()
+            .any(|l| l.ends_with(&format!("its old text is kept as {}", original.display()))),
+        "{lines:?}"
+    );
+    assert!(krate.check_variants().is_ok());
+
+    // A second regeneration keeps the first .orig and writes nothing over it.
+    krate.write_variants(&edited);
+    krate.build(&[("NPU_REGEN_VARIANTS", "vmla")]);
+    assert_eq!(std::fs::read_to_string(&original).unwrap(), edited);
+    let second = krate.path(&format!("{VARIANTS}.orig.2"));
+    assert_eq!(std::fs::read_to_string(second).unwrap(), edited);
+}
+
+#[test]
+fn a_killed_builds_temporary_file_is_swept_by_the_next_build() {
+    let krate = Crate::new(KERNELS);
+    krate.build(&[]);
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let left = krate.path(&format!("kernels/.vmla.variants.npu.npu-tmp.{dead}.0"));
+    std::fs::write(&left, "half a file").unwrap();
+    // The next build keeps the file (its hash matches) and still sweeps.
+    let (actions, _) = krate.build(&[]);
+    assert_eq!(actions, vec![("vmla".into(), Action::Kept)]);
+    if Path::new("/proc/self").exists() {
+        assert!(!left.exists());
+    }
+    let names: Vec<PathBuf> = snapshot(&krate.path("kernels")).into_keys().collect();
+    assert!(names.len() <= 2, "{names:?}");
+}
+
+/// What is at a path before a tool runs. Adding a kind is one line here and one arm in
+/// [`place`]. (A FIFO joins once every read is bounded: opening one blocks.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The tool's own file, which it may update.
+    Own,
+    /// The tool's own kind of file, but not as it wrote it (see [`Contents::edited`]).
+    Edited,
+    /// The same kind of file for another kernel (or a knowledge file a user wrote).
+    Other,
+    Source,
+    Binary,
+    /// A link to a Rust source beside it.
+    Symlink,
+    /// A directory holding a user's file.
+    Directory,
+    Missing,
+    /// The tool's own file, made read-only: root may write it, the tool must not.
+    ReadOnly,
+}
+
+const KINDS: [Kind; 9] = [
+    Kind::Own,
+    Kind::Edited,
+    Kind::Other,
+    Kind::Source,
+    Kind::Binary,
+    Kind::Symlink,
+    Kind::Directory,
+    Kind::Missing,
+    Kind::ReadOnly,
+];
+
+const SOURCE: &str = "fn main() {\n    println!(\"a user's file\");\n}\n";
+const BINARY: &[u8] = b"\x7fELF\x02\x01\x01\x00\xff\xfe\x00garbage";
+
+/// The bytes of each kind at one tool's path.
+struct Contents {
+    own: Vec<u8>,
+    /// Written as [`Kind::Edited`], at `edited_name` beside the path when it is set.
+    edited: Vec<u8>,
+    edited_name: Option<&'static str>,
+    other: Vec<u8>,
+}
+
+fn place(kind: Kind, path: &Path, contents: &Contents) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    match kind {
+        Kind::Own => std::fs::write(path, &contents.own).unwrap(),
+        Kind::Edited => match contents.edited_name {
+            Some(name) => std::fs::write(path.with_file_name(name), &contents.edited).unwrap(),
+            None => std::fs::write(path, &contents.edited).unwrap(),
+        },
+        Kind::Other => std::fs::write(path, &contents.other).unwrap(),
+        Kind::Source => std::fs::write(path, SOURCE).unwrap(),
+        Kind::Binary => std::fs::write(path, BINARY).unwrap(),
+        Kind::Symlink => {
+            let linked = path.with_file_name("linked.rs");
+            std::fs::write(&linked, SOURCE).unwrap();
+            std::os::unix::fs::symlink(&linked, path).unwrap();
+        }
+        Kind::Directory => {
+            std::fs::create_dir(path).unwrap();
+            std::fs::write(path.join("keep.rs"), SOURCE).unwrap();
+        }
+        Kind::Missing => {}
+        Kind::ReadOnly => {
+            std::fs::write(path, &contents.own).unwrap();
+            let mut permissions = std::fs::metadata(path).unwrap().permissions();
+            permissions.set_readonly(true);
+            std::fs::set_permissions(path, permissions).unwrap();
+        }
+    }
+}
+
+/// One tool's run over the matrix: where it writes, what it may change, how to run it.
+struct Case<'a> {
+    name: &'a str,
+    /// The file the tool writes, relative to the case's directory.
+    path: &'a str,
+    contents: &'a Contents,
+    /// Whether the file at `path` may change for `kind` (the tool must then succeed and
+    /// leave its own kind of file there); otherwise the tool must refuse.
+    may_change: &'a dyn Fn(Kind) -> bool,
+    /// Runs the tool in the case's directory; whether it succeeded.
+    run: &'a dyn Fn(&Path) -> bool,
+    /// Whether the bytes at `path` after a run that changed it are the tool's own.
+    is_own: &'a dyn Fn(&Path, &[u8]) -> bool,
+}
+
+/// Runs `case` over every kind; returns a line per violation.
+fn check_case(case: &Case<'_>, setup: &dyn Fn(&Path)) -> Vec<String> {
+    let mut violations = Vec::new();
+    for kind in KINDS {
+        let dir = tempfile::tempdir().unwrap();
+        setup(dir.path());
+        let path = dir.path().join(case.path);
+        place(kind, &path, case.contents);
+        let before = snapshot(dir.path());
+        let succeeded = (case.run)(dir.path());
+        let after = snapshot(dir.path());
+        let may_change = (case.may_change)(kind);
+        let what = format!("{} over {kind:?}", case.name);
+        if succeeded != may_change {
+            violations.push(format!(
+                "{what}: succeeded {succeeded}, expected {may_change}"
+            ));
+        }
+        for (file, bytes) in &before {
+            let changed = after.get(file) != Some(bytes);
+            if changed && !(may_change && *file == path) {
+                violations.push(format!("{what}: changed {}", file.display()));
+            }
+        }
+        if may_change
+            && !after
+                .get(&path)
+                .is_some_and(|bytes| (case.is_own)(dir.path(), bytes))
+        {
+            violations.push(format!("{what}: left no file of its own at {}", case.path));
+        }
+        // Make the read-only file removable with its directory on every system.
+        if kind == Kind::ReadOnly && path.exists() {
+            let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)] // Only to clean up.
+            permissions.set_readonly(false);
+            let _ = std::fs::set_permissions(&path, permissions);
+        }
+    }
+    violations
+}
+
+/// Writes the crate of [`KERNELS`] (as `kernels`) into `dir`.
+fn write_crate(dir: &Path, kernels: &str) {
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/kernels.rs"), kernels).unwrap();
+    std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"k\"\n").unwrap();
+}
+
+/// The build helper on the crate in `dir`; whether it wrote or kept every file.
+fn build_in(dir: &Path, env: &[(&str, &str)]) -> bool {
+    let mut vars = vec![("SOURCE_DATE_EPOCH", "1796083200")];
+    vars.extend_from_slice(env);
+    let actions = Variants::new()
+        .kernel_files(["src/kernels.rs"])
+        .rounds(1)
+        .candidates(2)
+        .crate_dir(dir)
+        .out_dir(dir.join("out"))
+        .env(vars.iter().copied())
+        .run_to(&mut Vec::new())
+        .unwrap();
+    actions
+        .iter()
+        .all(|(_, action)| *action != Action::LeftAlone)
+}
+
+/// `autotune` on the crate in `dir`, for kernel vmla, with `args`; whether it succeeded.
+fn autotune_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> bool {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"));
+    command
+        .arg(dir)
+        .args(["--kernel", "vmla", "--rounds", "1", "--candidates", "2"])
+        .args(["--no-baselines", "--report-dir"])
+        .arg(dir.join("report"))
+        .args(
+            args.iter()
+                .map(|arg| arg.replace("DIR", &dir.display().to_string())),
+        )
+        .env("SOURCE_DATE_EPOCH", "1796083200")
+        .env_remove("NPU_REGEN_VARIANTS");
+    command.envs(env.iter().copied());
+    command.output().unwrap().status.success()
+}
+
+/// The journal of one tuning run of vmla as `kernels` defines it, resumed or fresh.
+fn tune_vmla(dir: &Path, report_dir: &Path, resume: bool) -> bool {
+    let found = discover(&dir.join("src/kernels.rs")).unwrap();
+    let vmla = found.iter().find(|f| f.name == "vmla").unwrap();
+    let problem = vmla.problem(dir, 0).unwrap();
+    let config = npu::tuner::run::RunConfig {
+        rounds: 1,
+        candidates: 2,
+        seed: 0,
+        jobs: 1,
+        report_dir: report_dir.to_path_buf(),
+        resume,
+        baselines: false,
+        verify: npu::tuner::run::Verify::All,
+    };
+    let mut generator = npu::tuner::generator::Heuristic::default();
+    npu::tuner::run::run(
+        &[problem],
+        &mut generator,
+        &config,
+        &npu::tuner::run::Silent,
+    )
+    .is_ok()
+}
+
+/// A file, as the tools leave it, that is a variants file of vmla as npu writes it.
+fn is_vmla_variants(_: &Path, bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    text.starts_with("// npu variants:")
+        && text.contains("// kernel: vmla\n")
+        && npu::variants::as_written(&text) == Some(true)
+}
+
+/// The variants files of the matrix: vmla's as generated before its kernel changed
+/// (stale, so the build helper updates it), that file edited by hand, and another
+/// kernel's.
+fn variants_contents() -> Contents {
+    let scratch = tempfile::tempdir().unwrap();
+    write_crate(scratch.path(), &KERNELS.replace("+ c[i]", "- c[i]"));
+    assert!(build_in(scratch.path(), &[]));
+    let own = std::fs::read_to_string(scratch.path().join(VARIANTS)).unwrap();
+    Contents {
+        edited: own.replacen("depth 2;", "depth 2; // mine", 1).into_bytes(),
+        edited_name: None,
+        other: own
+            .replace("// kernel: vmla", "// kernel: gelu")
+            .into_bytes(),
+        own: own.into_bytes(),
+    }
+}
+
+/// Journals of vmla, of vmla edited, and of plain, with the matrix's settings.
+fn journal_contents() -> Contents {
+    let journal = |kernels: &str| {
+        let scratch = tempfile::tempdir().unwrap();
+        write_crate(scratch.path(), kernels);
+        assert!(tune_vmla(
+            scratch.path(),
+            &scratch.path().join("report"),
+            false
+        ));
+        std::fs::read(scratch.path().join("report/journal.jsonl")).unwrap()
+    };
+    Contents {
+        own: journal(KERNELS),
+        edited: journal(&KERNELS.replace("+ c[i]", "- c[i]")),
+        edited_name: None,
+        other: journal(&KERNELS.replace("y[i] = a[i] * b[i] + c[i]", "y[i] = a[i] + c[i]")),
+    }
+}
+
+fn learned_contents() -> Contents {
+    let entry = "\n[[entry]]\nid = \"learned-vmla-heuristic-r0-1\"\nclasses = [\"elementwise\"]\nrationale = \"bigger tiles hide the copy latency\"\nkernel = \"vmla\"\ntemplate = \"schedule t {\\n    split i by 2048;\\n    stage a, b, c, y in ub depth 2;\\n}\"\n";
+    let own = format!("{}{entry}", npu::tuner::knowledge::LEARNED_HEADER);
+    Contents {
+        // Renamed by a user reviewing it: the directory's learned.toml is gone.
+        edited: own.clone().into_bytes(),
+        edited_name: Some("reviewed.toml"),
+        other: format!("# My own entries.\n{}", entry.replace("learned-", "mine-")).into_bytes(),
+        own: own.into_bytes(),
+    }
+}
+
+/// Every tool that writes on a user's behalf, over every kind of file at its path: no
+/// byte of a file it did not create changes unless the user asked, and what it may
+/// write (its own file, a new path, a regeneration asked for) it does write.
+#[cfg(unix)]
+#[test]
+fn no_tool_changes_a_byte_it_was_not_asked_to() {
+    use Kind::*;
+    let setup = |dir: &Path| write_crate(dir, KERNELS);
+    let variants = variants_contents();
+    let journals = journal_contents();
+    let learned = learned_contents();
+    let own_or_new = |kind: Kind| matches!(kind, Own | Missing);
+    let asked = |kind: Kind| matches!(kind, Own | Edited | Missing);
+    let write = |env: &'static [(&'static str, &'static str)]| {
+        move |dir: &Path| autotune_in(dir, &["--write-variants", &format!("DIR/{VARIANTS}")], env)
+    };
+    let regenerate: &[(&str, &str)] = &[("NPU_REGEN_VARIANTS", "vmla")];
+    let cases = [
+        Case {
+            name: "autotune --write-variants",
+            path: VARIANTS,
+            contents: &variants,
+            may_change: &own_or_new,
+            run: &write(&[]),
+            is_own: &is_vmla_variants,
+        },
+        Case {
+            name: "autotune --write-variants, NPU_REGEN_VARIANTS=vmla",
+            path: VARIANTS,
+            contents: &variants,
+            may_change: &asked,
+            run: &write(regenerate),
+            is_own: &is_vmla_variants,
+        },
+        Case {
+            name: "the build helper",
+            path: VARIANTS,
+            contents: &variants,
+            may_change: &own_or_new,
+            run: &|dir| build_in(dir, &[]),
+            is_own: &is_vmla_variants,
+        },
+        Case {
+            name: "the build helper, NPU_REGEN_VARIANTS=1",
+            path: VARIANTS,
+            contents: &variants,
+            may_change: &asked,
+            run: &|dir| build_in(dir, &[("NPU_REGEN_VARIANTS", "1")]),
+            is_own: &is_vmla_variants,
+        },
+        Case {
+            name: "autotune --resume",
+            path: "report/journal.jsonl",
+            contents: &journals,
+            may_change: &own_or_new,
+            run: &|dir| tune_vmla(dir, &dir.join("report"), true),
+            is_own: &|_, bytes| bytes.starts_with(br#"{"header":"#),
+        },
+        Case {
+            name: "autotune --learn",
+            path: "knowledge/learned.toml",
+            contents: &learned,
+            may_change: &asked,
+            run: &|dir| {
+                std::fs::create_dir_all(dir.join("knowledge")).unwrap();
+                autotune_in(dir, &["--knowledge", "DIR/knowledge", "--learn"], &[])
+            },
+            is_own: &|dir, bytes| {
+                let header = npu::tuner::knowledge::LEARNED_HEADER.as_bytes();
+                let base = npu::tuner::knowledge::KnowledgeBase::load(&dir.join("knowledge"));
+                bytes.starts_with(header) && base.is_ok()
+            },
+        },
+    ];
+    let mut violations = Vec::new();
+    for case in &cases {
+        violations.extend(check_case(case, &setup));
+    }
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[test]
+fn autotune_never_writes_variants_over_the_kernels_own_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = dir.path().join("scale.npu");
+    let source = "kernel scale(x: [f16; 4096]) -> y: [f16; 4096] { y[i] = x[i] * 2.0; }\ntarget npueval_demo;\nschedule hand { split i by 1024; stage x, y in ub depth 1; }\n";
+    std::fs::write(&kernel, source).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+        .arg(&kernel)
+        .args(["--rounds", "1", "--candidates", "2", "--no-baselines"])
+        .arg("--report-dir")
+        .arg(dir.path().join("report"))
+        .arg("--write-variants")
+        .arg(&kernel)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "error: --write-variants: {} is not a variants file of kernel `scale` (it has no `// npu variants` header naming a kernel); npu writes only a variants file of this kernel or a path that does not exist: move the file away or choose another path",
+            kernel.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), source);
+    // Refused before the run: nothing was tuned.
+    assert!(!dir.path().join("report").exists());
+}
+
+/// The example crate's committed files are signed, so a build may regenerate them when
+/// their kernel changes; an edit to one would stop that, and must be deliberate.
+#[test]
+fn the_committed_variants_files_are_as_npu_wrote_them() {
+    let kernels = Path::new("examples/variants-demo/kernels");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(kernels).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            npu::variants::as_written(&text),
+            Some(true),
+            "{}",
+            path.display()
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
 }

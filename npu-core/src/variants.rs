@@ -7,6 +7,7 @@
 //! // npu variants: generated schedules; regenerate with NPU_REGEN_VARIANTS=vmla
 //! // kernel: vmla
 //! // kernel-hash: fnv1a64:5d2c0c1b8f0e3a41
+//! // text-hash: fnv1a64:93e1a0b7c44d2f10
 //! // target: npueval_demo
 //! // generator: heuristic
 //! // model: none
@@ -25,7 +26,10 @@
 //! The kernel hash ([`kernel_hash`]) covers the kernel's canonical text without its
 //! schedules and the target's name, so a file written for another kernel, or for this
 //! kernel before its algorithm changed, is recognised as stale and never used silently.
-//! Only the hash decides; the other header lines are for the reviewer.
+//! Only the hash decides whether the macro uses the file; the other header lines are for
+//! the reviewer, except the text hash ([`sign`], [`as_written`]): it covers the file's
+//! own text, so that a writer can tell a file it may replace (exactly as generated)
+//! from one a person edited (which it never replaces unasked).
 //!
 //! [`check`] checks the schedules of a file as if they were written after the kernel's
 //! hand schedules, with the same parser and checker, and reports every problem at its
@@ -38,17 +42,63 @@ use crate::target::Target;
 
 /// The header key of the kernel hash line.
 pub const HASH_KEY: &str = "kernel-hash";
+/// The header key of the line that hashes the file's own text (see [`sign`]).
+pub const TEXT_HASH_KEY: &str = "text-hash";
 
 /// The stable hash of a kernel as a variants file records it: FNV-1a (64 bits) of the
 /// kernel's canonical text without schedules or `variants` line
 /// ([`crate::print::kernel_without_schedules`]), a NUL, and the target's name.
 pub fn kernel_hash(def: &KernelDef, target: &str) -> String {
     let text = crate::print::kernel_without_schedules(def);
+    fnv1a64(text.bytes().chain([0]).chain(target.bytes()))
+}
+
+/// FNV-1a (64 bits) of `bytes`, as `fnv1a64:` and 16 hex digits: the stable hash every
+/// file npu writes records (never std's hasher, which is seeded per process).
+pub fn fnv1a64(bytes: impl IntoIterator<Item = u8>) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes().chain([0]).chain(target.bytes()) {
+    for byte in bytes {
         hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
     }
     format!("fnv1a64:{hash:016x}")
+}
+
+/// The hash of a variants file's text as [`sign`] records it: FNV-1a of every line but
+/// the `text-hash` header line, each ended by `\n` (so `\r\n` endings hash alike).
+pub fn text_hash(text: &str) -> String {
+    let skipped = header_value(&header_lines(text), TEXT_HASH_KEY).map(|line| line.line);
+    let kept = text
+        .lines()
+        .enumerate()
+        .filter(move |(index, _)| Some(index + 1) != skipped)
+        .flat_map(|(_, line)| line.bytes().chain([b'\n']));
+    fnv1a64(kept)
+}
+
+/// `text` with a `// text-hash: ...` line after its kernel-hash line (or its first
+/// line): what the generator wrote, so a later writer can tell an untouched file, which
+/// it may replace, from one edited by hand, which it must not.
+pub fn sign(text: &str) -> String {
+    let hash = text_hash(text);
+    let lines = header_lines(text);
+    let after = header_value(&lines, HASH_KEY).map_or(1, |line| line.line);
+    let mut out = String::with_capacity(text.len() + 40);
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        out.push_str(line);
+        if index + 1 == after {
+            out.push_str(&format!("// {TEXT_HASH_KEY}: {hash}\n"));
+        }
+    }
+    out
+}
+
+/// Whether `text` is exactly what the generator wrote: `Some(true)` when its
+/// `text-hash` line matches its text, `Some(false)` when it does not (the file was
+/// edited), `None` when it has none (written by hand, or by an npu before 0.1.1).
+pub fn as_written(text: &str) -> Option<bool> {
+    let lines = header_lines(text);
+    let recorded = header_value(&lines, TEXT_HASH_KEY)?;
+    Some(recorded.value == text_hash(text))
 }
 
 /// What a variants file's header says, as the writers fill it in.
@@ -403,5 +453,21 @@ mod tests {
             [(Code::E012, 4, 18)]
         );
         assert_eq!(codes(&KERNEL.replace("variants 2", "variants 64")), []);
+    }
+
+    #[test]
+    fn a_signed_file_is_as_written_until_a_byte_changes() {
+        let text = file("schedule v1 { split i by 1024; stage x, y in ub depth 2; }\n");
+        assert_eq!(as_written(&text), None);
+        let signed = sign(&text);
+        let lines = header_lines(&signed);
+        assert_eq!(header_value(&lines, TEXT_HASH_KEY).map(|l| l.line), Some(3));
+        assert_eq!(as_written(&signed), Some(true));
+        assert_eq!(as_written(&signed.replace("\n", "\r\n")), Some(true));
+        assert_eq!(as_written(&signed.replace("1024", "2048")), Some(false));
+        let corrupted_hash = signed.replace("fnv1a64:be", "fnv1a64:bf");
+        assert_eq!(as_written(&corrupted_hash), Some(false));
+        // Pinned: committed files carry it.
+        assert_eq!(fnv1a64(*b"npu"), "fnv1a64:20f8c719253bbb72");
     }
 }

@@ -159,6 +159,19 @@ pub struct Simulation {
 /// count, so a program within the budget is always lowered and counted for real.
 pub const LOWERING_FACTOR: u64 = 4;
 
+/// The version of the cycle model: lowering, the engine and the presets together. A
+/// run journal records it, and `--resume` refuses a journal of another version, whose
+/// cycles this simulator would not reproduce. Bump it whenever simulated cycles change,
+/// and add its line to [`MODEL_FINGERPRINTS`]: the test
+/// `model_version_is_bumped_when_cycles_change` (tests/cycles.rs) fails until both are
+/// done.
+pub const MODEL_VERSION: u32 = 1;
+
+/// FNV-1a over the cycles of a fixed set of kernels (listed in the test named above)
+/// under [`MODEL_VERSION`], each version's value kept as a line of history so a change
+/// of cycles cannot be recorded without a new version. The last pair is the current one.
+pub const MODEL_FINGERPRINTS: &[(u32, &str)] = &[(1, "fnv1a64:68ad779d53941f49")];
+
 /// Most cycles a simulation may take: every whole number up to 2^53 is exact in the
 /// `f64` times the engine keeps, so a count past it is an error, never a result.
 pub const MAX_CYCLES: u64 = 1 << 53;

@@ -267,3 +267,61 @@ fn scan_takes_the_cheaper_of_sequential_and_log_steps() {
     // 2 × (10 + ceil(1024 × 4 / 256) = 16 × 3) = 116. The steps along the axis win.
     assert_eq!(time(256, 4), [(1.0, 88.0)]);
 }
+
+/// The kernels whose cycles fingerprint the model: vector, reduction, fused, cube,
+/// window and movement kernels on every preset they name. Editing one of these files
+/// changes the fingerprint as a change of the model would.
+const FINGERPRINT_KERNELS: [&str; 8] = [
+    "vmla",
+    "softmax",
+    "fused_layernorm",
+    "bf16_tanh",
+    "row_sum",
+    "matmul",
+    "conv1d",
+    "transpose",
+];
+
+/// A journal records `npu_sim::MODEL_VERSION` so that `--resume` never mixes two
+/// models' cycles: a change of simulated cycles must come with a new version. The
+/// fingerprint hashes every schedule's cycles of [`FINGERPRINT_KERNELS`], timed only.
+#[test]
+fn model_version_is_bumped_when_cycles_change() {
+    let mut text = String::new();
+    for stem in FINGERPRINT_KERNELS {
+        let kernel = support::check(&support::kernel_file(stem));
+        for (index, schedule) in kernel.schedules.iter().enumerate() {
+            let options = SimOptions {
+                functional: false,
+                ..SimOptions::default()
+            };
+            let evaluation = npu_sim::evaluate(&kernel, index, &[], None, &options)
+                .unwrap_or_else(|error| panic!("{stem}.{}: {error}", schedule.name));
+            let cycles = evaluation.report.total_cycles;
+            text.push_str(&format!("{stem}.{} {cycles}\n", schedule.name));
+        }
+    }
+    let fingerprint = npu_core::variants::fnv1a64(text.bytes());
+    let history = npu_sim::MODEL_FINGERPRINTS;
+    let versions: Vec<u32> = history.iter().map(|(version, _)| *version).collect();
+    let expected: Vec<u32> = (1..=npu_sim::MODEL_VERSION).collect();
+    assert_eq!(
+        versions, expected,
+        "one line of history per version, in order"
+    );
+    let mut fingerprints: Vec<&str> = history.iter().map(|(_, f)| *f).collect();
+    fingerprints.sort();
+    fingerprints.dedup();
+    assert_eq!(
+        fingerprints.len(),
+        history.len(),
+        "a new version needs new cycles"
+    );
+    let next = npu_sim::MODEL_VERSION + 1;
+    assert_eq!(
+        history.last().map(|(_, f)| *f),
+        Some(fingerprint.as_str()),
+        "simulated cycles changed: set MODEL_VERSION to {next} and add ({next}, \"{fingerprint}\") \
+         to MODEL_FINGERPRINTS in npu-sim/src/lib.rs (never edit an existing line)\ncycles:\n{text}"
+    );
+}

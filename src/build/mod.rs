@@ -8,32 +8,46 @@
 //! ```
 //!
 //! Hermetic by default: a build never touches the network and never rewrites a file
-//! whose kernel hash matches. A file is (re)generated, with the offline heuristic, only
-//! when it is missing or was written for an older version of its kernel (with a
-//! warning naming the kernel), or when `NPU_REGEN_VARIANTS` asks for it: `1` (every
-//! kernel) or `vmla,rowsum` (those). With `NPU_LLM_URL` set (and the `llm` feature),
-//! a requested regeneration asks that chat-completions server; if it is down or gives
-//! no correct schedule, the existing file is kept (or, without one, the heuristic
-//! writes it) and a warning says why.
+//! whose kernel hash matches (even one edited by hand: the macro checks its schedules).
+//! Without `NPU_REGEN_VARIANTS`, a file is (re)generated with the offline heuristic
+//! only when it is missing, or when it is *stale*: a variants file of this kernel,
+//! exactly as npu wrote it (its `text-hash` line matches its text), whose kernel hash is
+//! an older version of the kernel's; a warning names the kernel. A file that is not as
+//! npu wrote it (edited by hand, a corrupted hash line, a byte that is not UTF-8, or
+//! written by an npu that did not sign its text) is never regenerated unasked: the
+//! build warns, naming the file (and the byte), and the macro reports it when the crate
+//! compiles. `NPU_REGEN_VARIANTS` asks for regeneration: `1` (every kernel) or
+//! `vmla,rowsum` (those); it regenerates such a file too, keeping its old text as
+//! `FILE.orig`. With `NPU_LLM_URL` set (and the `llm` feature), a requested regeneration
+//! asks that chat-completions server; if it is down or gives no correct schedule, the
+//! existing file is kept (or, without one, the heuristic writes it) and a warning says
+//! why.
+//!
+//! What may be overwritten at all is one rule shared with `autotune --write-variants`
+//! ([`crate::tuner::variants::destination`]): only a variants file of this kernel
+//! (by its header) or a path that does not exist. Another kernel's file, a source file,
+//! a binary, a directory or a read-only file is never written, asked or not.
 //!
 //! Every candidate goes through the tuner: the real checker, then the simulator on
 //! seeded data against the host reference. Rejected candidates become
-//! `cargo:warning=` lines with their code and message. A file that cannot be used and
-//! is not simply out of date (another kernel's, unsigned, or hand-edited) is never
-//! overwritten: the macro reports it, at its line, when the crate compiles.
+//! `cargo:warning=` lines with their code and message. Files are written atomically,
+//! through a temporary `.NAME.npu-tmp.PID.N` beside them; one left by a killed build is
+//! removed by the next.
 
 pub mod discover;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use npu_core::variants::{HASH_KEY, header_lines, header_value};
-
+use crate::tuner::atomic::sweep;
 use crate::tuner::evaluate::Problem;
 use crate::tuner::generator::{Generator, Heuristic};
 use crate::tuner::record::{KernelResult, Verdict};
 use crate::tuner::run::{RunConfig, Silent, Verify, run};
-use crate::tuner::variants::{Provenance, best_distinct, first_hand, render, today, write};
+use crate::tuner::variants::{
+    Existing, Provenance, best_distinct, first_hand, inspect, may_replace, regeneration_requested,
+    render, today, write,
+};
 
 pub use discover::{Found, discover};
 
@@ -57,6 +71,15 @@ pub struct Variants {
     env: Env,
 }
 
+/// Where a kernel's variants go: the file, how many, and whether its old text is kept
+/// as `FILE.orig` (a file not as npu wrote it, regenerated on request).
+#[derive(Clone, Copy, Debug)]
+struct Destination<'a> {
+    path: &'a Path,
+    count: usize,
+    keep_original: bool,
+}
+
 /// Environment variables, from the process or given (for tests).
 #[derive(Clone, Debug, Default)]
 enum Env {
@@ -72,7 +95,9 @@ pub enum Action {
     Kept,
     /// The file was written by this generator.
     Written { generator: String, variants: usize },
-    /// The file could not be used and was left alone; the macro will say why.
+    /// The file may not be written (see [`crate::tuner::variants::destination`]) and
+    /// was left alone, with a warning naming it and why; the macro reports a file it
+    /// cannot use when the crate compiles.
     LeftAlone,
 }
 
@@ -217,40 +242,31 @@ impl Variants {
         let name = &found.name;
         let target = found.target(crate_dir)?;
         let requested = self.regeneration_requested(name);
-        let existing = std::fs::read_to_string(path).ok();
-        if let Some(text) = &existing
-            && !requested
-        {
-            let lines = header_lines(text);
-            let hash = npu_core::variants::kernel_hash(&found.def, &target.name);
-            let recorded_kernel = header_value(&lines, "kernel").map(|l| l.value.as_str());
-            match header_value(&lines, HASH_KEY) {
-                Some(line) if line.value == hash => return Ok(Action::Kept),
-                Some(line) if recorded_kernel == Some(name.as_str()) => emit(format!(
-                    "cargo:warning=kernel `{name}` changed since {}:{} was written; regenerating its variants with the offline heuristic",
-                    path.display(),
-                    line.line
-                )),
-                _ => {
-                    emit(format!(
-                        "cargo:warning={} was not written for kernel `{name}`; left as it is, so the build will report it",
-                        path.display()
-                    ));
-                    return Ok(Action::LeftAlone);
-                }
-            }
+        sweep(path);
+        let hash = npu_core::variants::kernel_hash(&found.def, &target.name);
+        let Some((existing, keep_original)) = self.decide(path, name, &hash, requested, emit)
+        else {
+            return Ok(Action::LeftAlone);
+        };
+        if !requested && matches!(existing, Existing::Generated { current: true }) {
+            return Ok(Action::Kept);
         }
+        let destination = Destination {
+            path,
+            count,
+            keep_original,
+        };
         // Only now is the kernel checked and its reference computed: a kept file costs
         // a build no simulation.
         let problem = found.problem(crate_dir, self.seed)?;
-        if existing.is_some() && !requested {
+        let mut heuristic = Heuristic::default();
+        if existing != Existing::Missing && !requested {
             return self.generate(
                 &problem,
-                &mut Heuristic::default(),
+                &mut heuristic,
                 "none",
                 out_dir,
-                path,
-                count,
+                &destination,
                 emit,
             );
         }
@@ -260,17 +276,10 @@ impl Variants {
             ));
         }
         if requested && let Some((mut generator, model)) = self.llm() {
-            match self.generate(
-                &problem,
-                generator.as_mut(),
-                &model,
-                out_dir,
-                path,
-                count,
-                emit,
-            ) {
+            let llm = generator.as_mut();
+            match self.generate(&problem, llm, &model, out_dir, &destination, emit) {
                 Ok(action) => return Ok(action),
-                Err(why) if existing.is_some() => {
+                Err(why) if existing != Existing::Missing => {
                     emit(format!(
                         "cargo:warning=kernel `{name}`: {why}; kept {} as it was",
                         path.display()
@@ -284,28 +293,72 @@ impl Variants {
         }
         self.generate(
             &problem,
-            &mut Heuristic::default(),
+            &mut heuristic,
             "none",
             out_dir,
-            path,
-            count,
+            &destination,
             emit,
         )
     }
 
+    /// Applies the writers' one rule ([`crate::tuner::variants::destination`]) to the
+    /// file at `path`: what is there and whether its old text is to be kept, or `None`
+    /// (with the warning emitted) when it must be left alone. A file that is current
+    /// for the kernel is reported as `Generated { current: true }`, to be kept.
+    fn decide(
+        &self,
+        path: &Path,
+        name: &str,
+        hash: &str,
+        requested: bool,
+        emit: &mut dyn FnMut(String),
+    ) -> Option<(Existing, bool)> {
+        let refused = |why: String, emit: &mut dyn FnMut(String)| {
+            for line in why.lines() {
+                emit(format!("cargo:warning={line}"));
+            }
+            None
+        };
+        let existing = match inspect(path, name, hash) {
+            Ok(existing) => existing,
+            Err(why) => return refused(why, emit),
+        };
+        match (&existing, requested) {
+            // A current file, hand-edited or not, is the user's: the macro checks it.
+            (
+                Existing::Generated { current: true } | Existing::Edited { current: true, .. },
+                false,
+            ) => Some((Existing::Generated { current: true }, false)),
+            (Existing::Generated { current: false }, false) => {
+                emit(format!(
+                    "cargo:warning=kernel `{name}` changed since {} was written; regenerating its variants with the offline heuristic",
+                    path.display()
+                ));
+                Some((existing, false))
+            }
+            _ => match may_replace(&existing, path, name, requested) {
+                Ok(keep_original) => Some((existing, keep_original)),
+                Err(why) => refused(why, emit),
+            },
+        }
+    }
+
     /// Tunes one kernel with `generator` and writes its best `count` variants. An error
     /// (the generator failed, or found nothing correct) leaves the file untouched.
-    #[allow(clippy::too_many_arguments)] // Private, three callers; a struct would only rename these.
     fn generate(
         &self,
         problem: &Problem,
         generator: &mut dyn Generator,
         model: &str,
         out_dir: &Path,
-        path: &Path,
-        count: usize,
+        destination: &Destination<'_>,
         emit: &mut dyn FnMut(String),
     ) -> Result<Action, String> {
+        let Destination {
+            path,
+            count,
+            keep_original,
+        } = *destination;
         let config = RunConfig {
             rounds: self.rounds,
             candidates: self.candidates,
@@ -343,7 +396,16 @@ impl Variants {
             date: today(self.var("SOURCE_DATE_EPOCH").as_deref()),
         };
         let text = render(problem, &provenance, first_hand(problem, result), &chosen);
-        write(path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let original = write(path, &text, keep_original)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        if let Some(original) = original {
+            emit(format!(
+                "cargo:warning=kernel `{}`: regenerated {} as NPU_REGEN_VARIANTS asked; its old text is kept as {}",
+                problem.name,
+                path.display(),
+                original.display()
+            ));
+        }
         Ok(Action::Written {
             generator: generator.name().to_string(),
             variants: chosen.len(),
@@ -352,11 +414,7 @@ impl Variants {
 
     /// Whether `NPU_REGEN_VARIANTS` names this kernel (or is `1`/`all`).
     fn regeneration_requested(&self, kernel: &str) -> bool {
-        let Some(value) = self.var("NPU_REGEN_VARIANTS") else {
-            return false;
-        };
-        let value = value.trim();
-        value == "1" || value == "all" || value.split(',').any(|name| name.trim() == kernel)
+        regeneration_requested(self.var("NPU_REGEN_VARIANTS").as_deref(), kernel)
     }
 
     #[cfg(feature = "llm")]

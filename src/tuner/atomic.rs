@@ -3,13 +3,27 @@
 //!
 //! The bytes go to a temporary file in the target's own directory (a rename is atomic
 //! only within one file system), which is synced and then renamed over the target; the
-//! directory is synced afterwards so that the rename itself survives a power cut. The
-//! temporary file comes from the `tempfile` crate: its names cannot collide between
-//! processes, and it is removed on every failure path, panics included.
+//! directory is synced afterwards so that the rename itself survives a power cut.
+//!
+//! The temporary file is named `.NAME.npu-tmp.PID.N` (NAME the target's file name, PID
+//! the writing process, N a counter within it), so that it is recognisable in a user's
+//! source tree and cannot collide between writers. It is removed on every failure path,
+//! panics included; only a killed process leaves one behind, and the next write to the
+//! same target, or [`sweep`], removes it once its process is gone. A temporary file of
+//! a live process, or of a process whose liveness cannot be told (on systems without
+//! `/proc`), is never touched.
+//!
+//! A read-only file is never replaced, even by a user (root) whose rename would
+//! succeed: its mode is how the user said not to change it.
 
-use std::fs;
+use std::ffi::OsString;
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What every temporary file's name holds between the target's name and the pid.
+const MARKER: &str = ".npu-tmp.";
 
 /// Replaces `path` with `bytes` atomically (see the module docs). The directory must
 /// exist. A new file gets the permissions `fs::write` would give it, not the owner-only
@@ -25,22 +39,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    refuse_read_only(path)?;
+    sweep(path);
 
-    let mut prefix = std::ffi::OsString::from(".");
-    prefix.push(file_name);
-    prefix.push(".");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    #[cfg(unix)]
-    {
-        // The umask still applies, so this gives what `fs::write` gives (usually 0o644).
-        use std::os::unix::fs::PermissionsExt as _;
-        builder.permissions(fs::Permissions::from_mode(0o666));
-    }
-    let mut temp = builder.tempfile_in(directory)?;
-    temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|error| error.error)?;
+    let mut temp = Temporary::create(directory, file_name)?;
+    temp.file.write_all(bytes)?;
+    temp.file.sync_all()?;
+    temp.persist(path)?;
 
     // Directories cannot be opened for syncing on every platform, so a failure here is
     // not an error: the data is written and renamed, only its durability is weaker.
@@ -48,6 +53,136 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = directory.sync_all();
     }
     Ok(())
+}
+
+/// An error when `path` exists and is read-only (no write permission for anyone).
+/// Writers check this themselves rather than rely on the operating system, which lets
+/// root write anything and lets anyone rename over a file in a directory they own.
+pub fn refuse_read_only(path: &Path) -> io::Result<()> {
+    match fs::metadata(path) {
+        Ok(metadata) if metadata.is_file() && metadata.permissions().readonly() => {
+            Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "{} is read-only; npu does not replace a read-only file (make it writable to let it)",
+                    path.display()
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Removes the temporary files a killed writer of `path` left beside it: those named
+/// `.NAME.npu-tmp.PID...` whose process is no longer running. Returns how many it
+/// removed; failures are ignored (the next run tries again).
+pub fn sweep(path: &Path) -> usize {
+    let (Some(file_name), Some(directory)) = (path.file_name(), path.parent()) else {
+        return 0;
+    };
+    let directory = if directory.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        directory
+    };
+    let mut prefix = OsString::from(".");
+    prefix.push(file_name);
+    prefix.push(MARKER);
+    let Some(prefix) = prefix.to_str() else {
+        return 0;
+    };
+    let Ok(entries) = fs::read_dir(directory) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(pid_of)
+        else {
+            continue;
+        };
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if is_file && !may_be_running(pid) && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The pid of a temporary file's name after its marker: `PID.N`.
+fn pid_of(rest: &str) -> Option<u32> {
+    let (pid, counter) = rest.split_once('.')?;
+    counter.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+/// Whether process `pid` may be running: this process, one `/proc` lists, or any pid
+/// where there is no `/proc` to ask.
+fn may_be_running(pid: u32) -> bool {
+    pid == std::process::id()
+        || !Path::new("/proc/self").exists()
+        || Path::new("/proc").join(pid.to_string()).exists()
+}
+
+/// A temporary file beside its target, removed when dropped unless persisted.
+struct Temporary {
+    path: PathBuf,
+    file: File,
+    persisted: bool,
+}
+
+impl Temporary {
+    fn create(directory: &Path, file_name: &std::ffi::OsStr) -> io::Result<Temporary> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        loop {
+            let mut name = OsString::from(".");
+            name.push(file_name);
+            name.push(format!(
+                "{MARKER}{}.{}",
+                std::process::id(),
+                COUNTER.fetch_add(1, Ordering::Relaxed)
+            ));
+            let path = directory.join(name);
+            let mut options = OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            {
+                // The umask still applies, so this gives what `fs::write` gives (usually
+                // 0o644).
+                use std::os::unix::fs::OpenOptionsExt as _;
+                options.mode(0o666);
+            }
+            match options.open(&path) {
+                Ok(file) => {
+                    return Ok(Temporary {
+                        path,
+                        file,
+                        persisted: false,
+                    });
+                }
+                // Left by an earlier process with this pid: take the next number.
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    fn persist(&mut self, target: &Path) -> io::Result<()> {
+        fs::rename(&self.path, target)?;
+        self.persisted = true;
+        Ok(())
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        if !self.persisted {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -111,5 +246,54 @@ mod tests {
         fs::write(&plain, b"x").unwrap();
         let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode();
         assert_eq!(mode(&atomic), mode(&plain));
+    }
+
+    /// A pid no process has: a child's, after it exited and was reaped.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn temporary_files_of_dead_writers_are_swept_and_no_others() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("vmla.variants.npu");
+        let dead = format!(".vmla.variants.npu.npu-tmp.{}.0", dead_pid());
+        let live = format!(".vmla.variants.npu.npu-tmp.{}.0", std::process::id());
+        let other_target = format!(".rowsum.variants.npu.npu-tmp.{}.0", dead_pid());
+        let not_ours = ".vmla.variants.npu.npu-tmp.notapid".to_string();
+        for name in [&dead, &live, &other_target, &not_ours] {
+            fs::write(directory.path().join(name), b"half").unwrap();
+        }
+        write_atomic(&path, b"whole").unwrap();
+        let mut expected = vec![
+            other_target.clone(),
+            live.clone(),
+            not_ours.clone(),
+            "vmla.variants.npu".to_string(),
+        ];
+        expected.sort();
+        if Path::new("/proc/self").exists() {
+            assert_eq!(names(directory.path()), expected);
+        }
+        assert_eq!(fs::read(&path).unwrap(), b"whole");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_read_only_file_is_never_replaced() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("kept.toml");
+        fs::write(&path, b"mine").unwrap();
+        let mut permissions = fs::metadata(&path).unwrap().permissions();
+        permissions.set_readonly(true);
+        fs::set_permissions(&path, permissions).unwrap();
+        let error = write_atomic(&path, b"theirs").unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::PermissionDenied);
+        assert!(error.to_string().ends_with("kept.toml is read-only; npu does not replace a read-only file (make it writable to let it)"), "{error}");
+        assert_eq!(fs::read(&path).unwrap(), b"mine");
+        assert_eq!(names(directory.path()), ["kept.toml"]);
     }
 }

@@ -54,13 +54,31 @@ pub struct JournalHeader {
     pub rounds: u32,
     /// Candidates per round.
     pub candidates: u32,
+    /// Per kernel, in `kernels`' order: [`content_hash`] of its canonical text, hand
+    /// schedules included, so an edited kernel of the same name is told apart.
+    #[serde(default)]
+    pub kernel_hashes: Vec<String>,
+    /// Per kernel: [`content_hash`] of its target's every figure (canonical JSON), so
+    /// an edited target file of the same name is told apart.
+    #[serde(default)]
+    pub target_hashes: Vec<String>,
+    /// `npu_sim::MODEL_VERSION` of the npu that wrote the journal: another version's
+    /// cycles are not this one's. `None` in journals of an npu that did not record it.
+    #[serde(default)]
+    pub model_version: Option<u32>,
+}
+
+/// The stable hash a journal header records of a kernel's text or a target's figures:
+/// FNV-1a, the same on every run and machine.
+pub fn content_hash(bytes: &[u8]) -> String {
+    npu_core::variants::fnv1a64(bytes.iter().copied())
 }
 
 /// The first setting in which a journal's header and a run's settings differ.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HeaderMismatch {
-    /// The setting's name, as the header spells it.
-    pub setting: &'static str,
+    /// The setting's name: as the header spells it, or `kernel `vmla`'s text hash`.
+    pub setting: String,
     /// Its value in the journal.
     pub journal: String,
     /// Its value in the run that wants to resume.
@@ -135,8 +153,26 @@ pub fn completed(
 
 impl JournalHeader {
     /// `Ok` when a journal with this header can be resumed by a run with `requested`
-    /// settings; otherwise the first setting that differs.
+    /// settings; otherwise the first setting that differs. The simulator's model
+    /// version comes first: a journal of an older npu lacks the hashes too.
     pub fn matches(&self, requested: &JournalHeader) -> Result<(), HeaderMismatch> {
+        self.settings()
+            .into_iter()
+            .zip(requested.settings())
+            .find(|((_, journal), (_, run))| journal != run)
+            .map_or(Ok(()), |((setting, journal), (_, requested))| {
+                Err(HeaderMismatch {
+                    setting,
+                    journal,
+                    requested,
+                })
+            })
+    }
+
+    /// Every setting as (name, value), in the order [`matches`](Self::matches) compares
+    /// them; the hashes come one per kernel of `self`, so two headers with the same
+    /// kernels list the same names.
+    fn settings(&self) -> Vec<(String, String)> {
         // Destructured so that a new setting cannot be forgotten here.
         let JournalHeader {
             kernels,
@@ -145,53 +181,30 @@ impl JournalHeader {
             seed,
             rounds,
             candidates,
+            kernel_hashes,
+            target_hashes,
+            model_version,
         } = self;
-        let settings = [
-            (
-                "kernels",
-                *kernels == requested.kernels,
-                kernels.join(", "),
-                requested.kernels.join(", "),
-            ),
-            (
-                "target",
-                *target == requested.target,
-                target.clone(),
-                requested.target.clone(),
-            ),
-            (
-                "generator",
-                *generator == requested.generator,
-                generator.clone(),
-                requested.generator.clone(),
-            ),
-            (
-                "seed",
-                *seed == requested.seed,
-                seed.to_string(),
-                requested.seed.to_string(),
-            ),
-            (
-                "rounds",
-                *rounds == requested.rounds,
-                rounds.to_string(),
-                requested.rounds.to_string(),
-            ),
-            (
-                "candidates",
-                *candidates == requested.candidates,
-                candidates.to_string(),
-                requested.candidates.to_string(),
-            ),
+        let version = model_version.map_or_else(
+            || "none (a journal of an npu that did not record it)".to_string(),
+            |version| version.to_string(),
+        );
+        let mut settings = vec![
+            ("simulator model version".to_string(), version),
+            ("kernels".to_string(), kernels.join(", ")),
+            ("target".to_string(), target.clone()),
+            ("generator".to_string(), generator.clone()),
+            ("seed".to_string(), seed.to_string()),
+            ("rounds".to_string(), rounds.to_string()),
+            ("candidates".to_string(), candidates.to_string()),
         ];
-        match settings.into_iter().find(|&(_, same, _, _)| !same) {
-            Some((setting, _, journal, requested)) => Err(HeaderMismatch {
-                setting,
-                journal,
-                requested,
-            }),
-            None => Ok(()),
+        for (what, hashes) in [("text", kernel_hashes), ("target's content", target_hashes)] {
+            for (index, kernel) in kernels.iter().enumerate() {
+                let hash = hashes.get(index).map_or("none", String::as_str);
+                settings.push((format!("kernel `{kernel}`'s {what} hash"), hash.to_string()));
+            }
         }
+        settings
     }
 }
 
@@ -215,6 +228,10 @@ impl Journal {
             source,
         };
         fs::create_dir_all(dir).map_err(io_error)?;
+        if resume {
+            // Appending needs no write permission for root: the mode is the user's word.
+            crate::tuner::atomic::refuse_read_only(&path).map_err(io_error)?;
+        }
         let existing = match OpenOptions::new().read(true).append(true).open(&path) {
             Ok(file) => Some(file),
             Err(error) if error.kind() == io::ErrorKind::NotFound => None,
@@ -328,6 +345,14 @@ impl Journal {
             column: bad.column,
             message: bad.message,
         })?;
+        if parsed.header.is_none() && parsed.dropped_lines > 0 && !is_cut_header(&bytes) {
+            return Err(JournalError::Corrupt {
+                path: path.clone(),
+                line: 1,
+                column: 0,
+                message: "the first line is not a run header; this is not a journal".into(),
+            });
+        }
         if let Some(journal_header) = &parsed.header {
             journal_header
                 .matches(header)
@@ -482,12 +507,21 @@ impl fmt::Display for JournalError {
                  away to start afresh",
                 path.display()
             ),
-            JournalError::HeaderMismatch { path, mismatch } => write!(
-                f,
-                "cannot resume {}: {mismatch}; rerun with the journal's settings, or without \
-                 --resume to start afresh (the old journal is kept as a backup)",
-                path.display()
-            ),
+            JournalError::HeaderMismatch { path, mismatch } => {
+                // A hash or the model version is no setting a rerun can choose.
+                let choosable = !mismatch.setting.contains("hash")
+                    && mismatch.setting != "simulator model version";
+                let settings = match choosable {
+                    true => "rerun with the journal's settings, or ",
+                    false => "its records are not this run's numbers; rerun ",
+                };
+                write!(
+                    f,
+                    "cannot resume {}: {mismatch}; {settings}without --resume to start afresh \
+                     (the old journal is kept as a backup), or with another --report-dir",
+                    path.display()
+                )
+            }
         }
     }
 }
@@ -520,6 +554,15 @@ fn repair_notes(path: &Path, parsed: &lines::Parsed, len: u64) -> Vec<String> {
         return Vec::new();
     };
     vec![format!("journal {}: {what}", path.display())]
+}
+
+/// Whether `bytes`, one unterminated line, can be the start of a run header cut by a
+/// crash. Only that is repaired: a file whose one line is anything else (a source, a
+/// binary) is not a journal to cut back.
+fn is_cut_header(bytes: &[u8]) -> bool {
+    let start = bytes.trim_ascii_start();
+    let header_start = br#"{"header":"#;
+    start.starts_with(header_start) || header_start.starts_with(start)
 }
 
 /// Takes the advisory lock on an open journal. File systems without locks are let
@@ -579,6 +622,9 @@ mod tests {
             seed: 7,
             rounds: 3,
             candidates: 4,
+            kernel_hashes: vec!["fnv1a64:01".into(), "fnv1a64:02".into()],
+            target_hashes: vec!["fnv1a64:03".into(), "fnv1a64:03".into()],
+            model_version: Some(npu_sim::MODEL_VERSION),
         };
         assert_eq!(journal.matches(&journal.clone()), Ok(()));
         let requested = JournalHeader {
@@ -598,6 +644,44 @@ mod tests {
         assert_eq!(
             journal.matches(&requested).unwrap_err().to_string(),
             "the journal was written with kernels `vmla, softmax`, this run has kernels `vmla`"
+        );
+        let edited = JournalHeader {
+            kernel_hashes: vec!["fnv1a64:01".into(), "fnv1a64:09".into()],
+            ..journal.clone()
+        };
+        assert_eq!(
+            journal.matches(&edited).unwrap_err().to_string(),
+            "the journal was written with kernel `softmax`'s text hash `fnv1a64:02`, this run has kernel `softmax`'s text hash `fnv1a64:09`"
+        );
+        let retargeted = JournalHeader {
+            target_hashes: vec!["fnv1a64:04".into(), "fnv1a64:03".into()],
+            ..journal.clone()
+        };
+        assert_eq!(
+            journal.matches(&retargeted).unwrap_err().setting,
+            "kernel `vmla`'s target's content hash"
+        );
+        // A journal of an older npu: no version, no hashes; the version is named first.
+        let old = JournalHeader {
+            kernel_hashes: Vec::new(),
+            target_hashes: Vec::new(),
+            model_version: None,
+            ..journal.clone()
+        };
+        assert_eq!(
+            old.matches(&journal).unwrap_err().to_string(),
+            format!(
+                "the journal was written with simulator model version `none (a journal of an npu that did not record it)`, this run has simulator model version `{}`",
+                npu_sim::MODEL_VERSION
+            )
+        );
+        let older = JournalHeader {
+            model_version: Some(0),
+            ..journal.clone()
+        };
+        assert_eq!(
+            older.matches(&journal).unwrap_err().setting,
+            "simulator model version"
         );
     }
 }

@@ -28,6 +28,9 @@ pub mod distill;
 
 /// The file of a knowledge directory that `--learn` writes learned entries to.
 pub const LEARNED_FILE: &str = "learned.toml";
+/// How every file `--learn` writes begins: a [`LEARNED_FILE`] without it is not its own,
+/// and is never overwritten.
+pub const LEARNED_HEADER: &str = "# Knowledge entries, written by `autotune --learn`. Each entry: a trigger, a\n# rationale and a template the checker accepts for the named bundled kernel.\n";
 /// The file that lists pruned entry ids, which loading skips.
 pub const PRUNED_FILE: &str = "pruned.toml";
 /// The audit log `--learn` appends to.
@@ -130,6 +133,8 @@ pub struct Query {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
+    // A file of comments only is empty, as `--learn` writes when nothing is learned.
+    #[serde(default)]
     entry: Vec<toml::Spanned<RawEntry>>,
 }
 
@@ -163,19 +168,8 @@ impl KnowledgeBase {
 
     /// Reads every `*.toml` file of `dir`, in name order.
     pub fn load(dir: &Path) -> Result<KnowledgeBase, KnowledgeError> {
-        let fail = |message: String| KnowledgeError {
-            at: dir.display().to_string(),
-            message,
-        };
-        let mut paths: Vec<_> = std::fs::read_dir(dir)
-            .map_err(|e| fail(format!("cannot read the knowledge directory: {e}")))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|path| path.extension().is_some_and(|e| e == "toml"))
-            .filter(|path| !path.ends_with(PRUNED_FILE))
-            .collect();
-        paths.sort();
         let mut files = Vec::new();
-        for path in paths {
+        for path in entry_files(dir)? {
             let text = std::fs::read_to_string(&path).map_err(|e| KnowledgeError {
                 at: path.display().to_string(),
                 message: format!("cannot read: {e}"),
@@ -191,13 +185,22 @@ impl KnowledgeBase {
     /// Writes what `distilled` learned into `dir`: its learned entries to
     /// [`LEARNED_FILE`], the ids it pruned to [`PRUNED_FILE`] (both atomically), and
     /// its audit lines appended to [`AUDIT_FILE`]. Hand-written files are not touched.
+    ///
+    /// The directory is read again first: a learned entry whose id another file defines
+    /// (a user moved or renamed `learned.toml` to review it, say) is left where it is,
+    /// never written a second time.
     pub fn write_learned(dir: &Path, distilled: &distill::Distilled) -> std::io::Result<()> {
+        Self::check_learn_into(dir).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let elsewhere =
+            ids_outside_learned(dir).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let learned_path = dir.join(LEARNED_FILE).display().to_string();
         let learned = KnowledgeBase {
             entries: distilled
                 .base
                 .entries
                 .iter()
-                .filter(|e| e.id.starts_with("learned-"))
+                .filter(|e| e.id.starts_with("learned-") || e.origin.starts_with(&learned_path))
+                .filter(|e| !elsewhere.contains(&e.id))
                 .cloned()
                 .collect(),
         };
@@ -230,6 +233,44 @@ impl KnowledgeBase {
             }
         }
         Ok(())
+    }
+
+    /// Whether `--learn` may write into `dir`: an error when its [`LEARNED_FILE`] is not
+    /// one `--learn` wrote (by its first lines) or is read-only, or when [`PRUNED_FILE`]
+    /// is read-only. Called before a run, so a refusal costs nothing, and again before
+    /// writing.
+    pub fn check_learn_into(dir: &Path) -> Result<(), KnowledgeError> {
+        let learned = dir.join(LEARNED_FILE);
+        let refuse = |message: String| KnowledgeError {
+            at: learned.display().to_string(),
+            message,
+        };
+        for path in [&learned, &dir.join(PRUNED_FILE)] {
+            if super::atomic::refuse_read_only(path).is_err() {
+                return Err(KnowledgeError {
+                    at: path.display().to_string(),
+                    message: "is read-only; --learn does not replace a read-only file (make it writable to let it)".into(),
+                });
+            }
+        }
+        let text = match std::fs::metadata(&learned) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Ok(metadata) if metadata.is_file() => {
+                std::fs::read(&learned).map_err(|e| refuse(format!("cannot read: {e}")))?
+            }
+            _ => {
+                return Err(refuse(
+                    "is not a regular file; --learn writes only its own learned.toml".into(),
+                ));
+            }
+        };
+        if text.starts_with(LEARNED_HEADER.as_bytes()) {
+            Ok(())
+        } else {
+            Err(refuse(
+                "was not written by `autotune --learn` (it does not begin with its header), and --learn never overwrites it; move it away or rename it (any other *.toml of the directory is read as entries)".into(),
+            ))
+        }
     }
 
     /// Parses and schema-checks `(file name, text)` pairs.
@@ -435,6 +476,40 @@ impl Query {
             cores: available,
         }
     }
+}
+
+/// The entry files of a knowledge directory: its `*.toml` files but [`PRUNED_FILE`], in
+/// name order.
+fn entry_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, KnowledgeError> {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| KnowledgeError {
+            at: dir.display().to_string(),
+            message: format!("cannot read the knowledge directory: {e}"),
+        })?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+        .filter(|path| !path.ends_with(PRUNED_FILE))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+/// The ids the entry files of `dir` other than [`LEARNED_FILE`] define, as they are on
+/// disk now (pruned ones included: an id is taken while a file holds it).
+fn ids_outside_learned(dir: &Path) -> Result<BTreeSet<String>, KnowledgeError> {
+    let mut files = Vec::new();
+    for path in entry_files(dir)?
+        .into_iter()
+        .filter(|p| !p.ends_with(LEARNED_FILE))
+    {
+        let text = std::fs::read_to_string(&path).map_err(|e| KnowledgeError {
+            at: path.display().to_string(),
+            message: format!("cannot read: {e}"),
+        })?;
+        files.push((path.display().to_string(), text));
+    }
+    let base = KnowledgeBase::parse(&files)?;
+    Ok(base.entries.into_iter().map(|entry| entry.id).collect())
 }
 
 /// The ids [`PRUNED_FILE`] of `dir` lists; none when there is no such file.

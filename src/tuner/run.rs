@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::evaluate::{Outcome, Problem};
 use super::generator::{GenerateError, Generator, Grid, Proposed, Random, Request};
-use super::journal::{CandidateKey, Journal, JournalError, JournalHeader, completed};
+use super::journal::{CandidateKey, Journal, JournalError, JournalHeader, completed, content_hash};
 use super::record::*;
 
 mod summary;
@@ -131,6 +131,15 @@ pub fn run(
         seed: config.seed,
         rounds: config.rounds,
         candidates: config.candidates as u32,
+        kernel_hashes: problems
+            .iter()
+            .map(|p| content_hash(p.kernel.source.as_bytes()))
+            .collect(),
+        target_hashes: problems
+            .iter()
+            .map(|p| target_hash(&p.kernel.target))
+            .collect(),
+        model_version: Some(npu_sim::MODEL_VERSION),
     };
     let (journal, done) =
         Journal::open(&config.report_dir, &header, config.resume).map_err(RunError::Journal)?;
@@ -153,6 +162,13 @@ pub fn run(
     }
     progress.finish();
     Ok(results)
+}
+
+/// [`content_hash`] of a target's every figure, as canonical JSON (field order fixed by
+/// the type, floats printed exactly).
+fn target_hash(target: &npu_core::target::Target) -> String {
+    // A target always serialises: it has no maps with non-string keys.
+    content_hash(&serde_json::to_vec(target).unwrap_or_default())
 }
 
 struct Loop<'a> {

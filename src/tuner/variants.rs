@@ -1,16 +1,21 @@
 //! Variants files from a tuning run: the best distinct schedules of a [`KernelResult`],
 //! renamed `v1`, `v2`, ... and written with the header `npu_core::variants` reads.
 //! The build helper ([`crate::build`]) and `autotune --write-variants` both write
-//! through here, so the two produce the same format.
+//! through here, so the two produce the same format, and both follow one rule about
+//! what they may overwrite ([`destination`], in `destination.rs`).
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use npu_core::variants::{Entry, Header};
 
 use super::evaluate::Problem;
 use super::generator::canonical;
 use super::record::{KernelResult, Verdict};
+
+mod destination;
+
+pub use destination::{Existing, destination, inspect, may_replace, regeneration_requested};
 
 /// How a run was made, for the header.
 #[derive(Clone, Debug)]
@@ -91,21 +96,27 @@ pub fn first_hand(problem: &Problem, result: &KernelResult) -> Option<(String, u
     Some((name, record.cycles?))
 }
 
-/// The whole variants file: header, then each variant after a blank line.
+/// The kernel hash a variants file of `problem` records (see
+/// [`npu_core::variants::kernel_hash`]).
+pub fn kernel_hash(problem: &Problem) -> String {
+    match npu_core::parse::parse_str(&problem.kernel.source) {
+        Ok(def) => npu_core::variants::kernel_hash(&def, &problem.kernel.target.name),
+        // The source is canonical text printed from a parsed kernel; it re-parses.
+        Err(_) => String::new(),
+    }
+}
+
+/// The whole variants file: header, then each variant after a blank line, signed with
+/// its text hash ([`npu_core::variants::sign`]).
 pub fn render(
     problem: &Problem,
     provenance: &Provenance,
     hand: Option<(String, u64)>,
     chosen: &[Chosen],
 ) -> String {
-    let kernel_hash = match npu_core::parse::parse_str(&problem.kernel.source) {
-        Ok(def) => npu_core::variants::kernel_hash(&def, &problem.kernel.target.name),
-        // The source is canonical text printed from a parsed kernel; it re-parses.
-        Err(_) => String::new(),
-    };
     let header = Header {
         kernel: problem.name.clone(),
-        kernel_hash,
+        kernel_hash: kernel_hash(problem),
         target: problem.kernel.target.name.clone(),
         generator: provenance.generator.clone(),
         model: provenance.model.clone(),
@@ -127,15 +138,51 @@ pub fn render(
         out.push('\n');
         out.push_str(&variant.text);
     }
-    out
+    npu_core::variants::sign(&out)
 }
 
-/// Writes a variants file atomically, creating its directory.
-pub fn write(path: &Path, text: &str) -> std::io::Result<()> {
+/// Writes a variants file atomically, creating its directory. With `keep_original`,
+/// the file's old bytes are first copied to a new `FILE.orig` (`FILE.orig.2`, ... when
+/// that name is taken), whose path is returned. Call [`destination`] (or [`inspect`]
+/// and [`may_replace`]) first: this writes whatever it is given.
+pub fn write(path: &Path, text: &str, keep_original: bool) -> std::io::Result<Option<PathBuf>> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }
-    super::atomic::write_atomic(path, text.as_bytes())
+    let original = match keep_original {
+        true => Some(save_original(path)?),
+        false => None,
+    };
+    super::atomic::write_atomic(path, text.as_bytes())?;
+    Ok(original)
+}
+
+/// Copies `path`'s bytes to a name no file has yet: `FILE.orig`, then `FILE.orig.2`, ...
+fn save_original(path: &Path) -> std::io::Result<PathBuf> {
+    use std::io::Write as _;
+    let bytes = std::fs::read(path)?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    for counter in 1.. {
+        let suffix = match counter {
+            1 => String::new(),
+            n => format!(".{n}"),
+        };
+        let original = path.with_file_name(format!("{name}.orig{suffix}"));
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&original);
+        match created {
+            Ok(mut file) => {
+                file.write_all(&bytes)?;
+                file.sync_all()?;
+                return Ok(original);
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(error) => return Err(error),
+        }
+    }
+    unreachable!("an unbounded range ends only by returning")
 }
 
 /// Today as `YYYY-MM-DD` (UTC), or the day of `SOURCE_DATE_EPOCH` when it is set, so

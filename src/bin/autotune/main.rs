@@ -179,7 +179,9 @@ struct Args {
     #[arg(long, value_enum, default_value = "best")]
     verify: VerifyArg,
     /// Write the best distinct schedules of the run to FILE as a variants file (one
-    /// kernel only), as `npu::build::Variants` writes it.
+    /// kernel only), as `npu::build::Variants` writes it. FILE must not exist or be a
+    /// variants file of this kernel as npu wrote it; one edited by hand is replaced
+    /// only with NPU_REGEN_VARIANTS=KERNEL (its old text kept as FILE.orig).
     #[arg(long, value_name = "FILE")]
     write_variants: Option<PathBuf>,
     /// How many variants --write-variants keeps (default: the kernel's `variants N`,
@@ -230,6 +232,13 @@ fn main_with(args: Args) -> Result<(), String> {
             "--write-variants writes one kernel's file, but {} kernels are selected; choose one with --kernel NAME",
             problems.len()
         ));
+    }
+    // Refused before the run, so that a wrong path costs nothing and touches nothing.
+    if let (true, Some(dir)) = (args.learn, &args.knowledge) {
+        KnowledgeBase::check_learn_into(dir).map_err(|e| format!("--learn: {e}"))?;
+    }
+    if let (Some(path), [problem]) = (&args.write_variants, problems.as_slice()) {
+        variants_destination(path, problem)?;
     }
 
     let recording = args.record.as_ref().map(|_| {
@@ -421,14 +430,36 @@ fn write_variants(
         date: today(std::env::var("SOURCE_DATE_EPOCH").ok().as_deref()),
     };
     let text = render(problem, &provenance, first_hand(problem, result), &chosen);
-    variants::write(path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    // Asked again: the file may have changed during the run.
+    let keep_original = variants_destination(path, problem)?;
+    let original = variants::write(path, &text, keep_original)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     eprintln!(
         "wrote {} variants of `{}` to {}",
         chosen.len(),
         problem.name,
         path.display()
     );
+    if let Some(original) = original {
+        eprintln!(
+            "kept the old text of {} as {}",
+            path.display(),
+            original.display()
+        );
+    }
     Ok(())
+}
+
+/// The variants writers' one rule ([`variants::destination`]) for `path`: whether it
+/// may be written and its old text is to be kept, or the error.
+fn variants_destination(path: &Path, problem: &Problem) -> Result<bool, String> {
+    let regenerate = variants::regeneration_requested(
+        std::env::var("NPU_REGEN_VARIANTS").ok().as_deref(),
+        &problem.name,
+    );
+    let hash = variants::kernel_hash(problem);
+    variants::destination(path, &problem.name, &hash, regenerate)
+        .map_err(|why| format!("--write-variants: {why}"))
 }
 
 /// Simulates the best schedule again with tracing on and writes `KERNEL.trace.json`.

@@ -208,9 +208,7 @@ impl KnowledgeBase {
             let quoted: Vec<String> = items.iter().map(|i| quote(i)).collect();
             format!("[{}]", quoted.join(", "))
         };
-        let mut out = String::from(
-            "# Knowledge entries, written by `autotune --learn`. Each entry: a trigger, a\n# rationale and a template the checker accepts for the named bundled kernel.\n",
-        );
+        let mut out = String::from(super::LEARNED_HEADER);
         for entry in &self.entries {
             out += "\n[[entry]]\n";
             out += &format!("id = {}\n", quote(&entry.id));
@@ -392,5 +390,34 @@ mod tests {
             audit,
             "added learned-vmla-llm-r0-1 from candidates r0_0 -> r0_1\n"
         );
+    }
+
+    #[test]
+    fn learning_into_a_directory_whose_learned_file_was_renamed_writes_no_id_twice() {
+        let kernel = (Bundled::find("vmla").unwrap().kernel)();
+        let candidates = vec![
+            record(0, 0, Verdict::Rejected, None, &[]),
+            record(0, 1, Verdict::Correct, Some(20_000), &[]),
+        ];
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let first = distill(&KnowledgeBase::builtin(), kernel, &candidates);
+        KnowledgeBase::write_learned(dir.path(), &first).expect("written");
+        // A user reviewing the entries renames the file.
+        let reviewed = dir.path().join("reviewed.toml");
+        std::fs::rename(dir.path().join(super::super::LEARNED_FILE), &reviewed).unwrap();
+        let before = std::fs::read(&reviewed).unwrap();
+
+        let base = KnowledgeBase::load(dir.path()).expect("loads");
+        let again = distill(&base, kernel, &candidates);
+        KnowledgeBase::write_learned(dir.path(), &again).expect("written");
+        let loaded = KnowledgeBase::load(dir.path()).expect("loads: no id twice");
+        let learned: Vec<&str> = loaded
+            .entries
+            .iter()
+            .map(|e| e.id.as_str())
+            .filter(|id| id.starts_with("learned-"))
+            .collect();
+        assert_eq!(learned, ["learned-vmla-llm-r0-1"]);
+        assert_eq!(std::fs::read(&reviewed).unwrap(), before);
     }
 }

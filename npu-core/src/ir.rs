@@ -345,6 +345,7 @@ impl Expr {
 
     /// Calls `f` on this node and every node below it, parents first.
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        WALKED.with(|walked| walked.set(walked.get() + 1));
         f(self);
         match self {
             Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
@@ -366,6 +367,17 @@ impl Expr {
             Expr::Reduce { body, .. } | Expr::Scan { body, .. } => body.walk(f),
         }
     }
+}
+
+thread_local! {
+    static WALKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many nodes [`Expr::walk`] has visited on this thread so far: a unit of work
+/// that tests count to show a pass is linear in its input (a count is the same on
+/// every machine; a time is not). Most passes over a checked kernel walk it.
+pub fn walked_nodes() -> u64 {
+    WALKED.with(|walked| walked.get())
 }
 
 /// What the kernel's body needs from the machine.

@@ -243,20 +243,8 @@ pub fn buffers(
             depth: stage.depth,
         });
     }
-    // A `let` intermediate holds one tile over its axes in UB, for the whole tile.
-    for (index, tensor) in kernel.tensors.iter().enumerate() {
-        if tensor.role == Role::Local && !matches!(kernel.class, KernelClass::Matmul(_)) {
-            list.push(Buffer {
-                name: tensor.name.clone(),
-                level: Level::Ub,
-                kind: BufferKind::Tensor(index),
-                bytes: align_up(
-                    tile_elements(kernel, index, tiles) * tensor.dtype.size(),
-                    target.align.ub,
-                ),
-                depth: 1,
-            });
-        }
+    if !matches!(kernel.class, KernelClass::Matmul(_)) {
+        list.extend(local_buffers(kernel, target, tiles));
     }
     let specs = temps(kernel, tiles, target.align.ub);
     let count = specs.iter().map(|t| t.buffer + 1).max().unwrap_or(0);
@@ -288,6 +276,42 @@ pub fn buffers(
         });
     }
     list
+}
+
+/// The buffers of the `let` intermediates, in tensor order: each holds one tile over
+/// its axes in UB, for the whole tile.
+///
+/// An intermediate's first access is its own `let`, which writes it over plain axes,
+/// so its tile is read off that statement: one pass over the body, where
+/// [`tile_elements`] per intermediate would walk the body once for each (24,000
+/// chained `let`s took seconds to check).
+fn local_buffers<'a>(
+    kernel: &'a CheckedKernel,
+    target: &'a Target,
+    tiles: &'a [u64],
+) -> impl Iterator<Item = Buffer> + 'a {
+    let mut defined: Vec<Option<&[usize]>> = vec![None; kernel.tensors.len()];
+    for assign in &kernel.body {
+        defined[assign.output].get_or_insert(&assign.axes);
+    }
+    kernel
+        .tensors
+        .iter()
+        .enumerate()
+        .filter(|(_, tensor)| tensor.role == Role::Local)
+        .map(move |(index, tensor)| {
+            let elements: u64 = match defined[index] {
+                Some(axes) => axes.iter().map(|a| tiles[*a]).product(),
+                None => tile_elements(kernel, index, tiles),
+            };
+            Buffer {
+                name: tensor.name.clone(),
+                level: Level::Ub,
+                kind: BufferKind::Tensor(index),
+                bytes: align_up(elements * tensor.dtype.size(), target.align.ub),
+                depth: 1,
+            }
+        })
 }
 
 /// The order lowering evaluates the nodes of a vector kernel, as (statement, pre-order

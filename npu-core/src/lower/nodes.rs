@@ -59,6 +59,9 @@ pub(super) struct Node<'e> {
     pub(super) second_space: usize,
     /// Bytes per element its instruction is charged for.
     pub(super) width: u8,
+    /// Which step of a chain the node is (1 for the first), 0 for other nodes: a chain
+    /// is one node per step (see [`plan::preorder`]).
+    pub(super) step: usize,
 }
 
 pub(super) struct Statement<'e> {
@@ -323,17 +326,8 @@ fn node_buffer(temp: Option<u32>, strides: u32) -> Value {
     }
 }
 
-/// Appends `expr` and its subtree in pre-order (the plan's numbering); returns its index.
-/// `outer` are the statement's axes.
-fn build<'e>(
-    expr: &'e Expr,
-    space: usize,
-    outer: &[usize],
-    spaces: &mut Vec<Vec<usize>>,
-    nodes: &mut Vec<Node<'e>>,
-) -> usize {
-    let index = nodes.len();
-    nodes.push(Node {
+fn node(expr: &Expr, space: usize, step: usize) -> Node<'_> {
+    Node {
         expr,
         children: [0; 3],
         arity: 0,
@@ -347,8 +341,56 @@ fn build<'e>(
         second: None,
         second_space: space,
         width: vector_width(expr).unwrap_or(expr.dtype().size()) as u8,
-    });
+        step,
+    }
+}
+
+/// Appends the steps of a chain after its last (already at the end of `nodes`), then
+/// its operands, each step reading the step before it (or the first operand) and its
+/// own operand: the numbering of [`plan::preorder`], in a loop over the operands.
+fn build_chain<'e>(
+    expr: &'e Expr,
+    space: usize,
+    outer: &[usize],
+    spaces: &mut Vec<Vec<usize>>,
+    nodes: &mut Vec<Node<'e>>,
+) {
+    let last = nodes.len() - 1;
+    let operands = expr.children();
+    let steps = operands.len() - 1;
+    for offset in 1..steps {
+        nodes.push(node(expr, space, plan::chain_step(expr, offset)));
+    }
+    let mut value_so_far = 0;
+    for (position, operand) in operands.into_iter().enumerate() {
+        let operand_index = build(operand, space, outer, spaces, nodes);
+        if position == 0 {
+            value_so_far = operand_index;
+            continue;
+        }
+        let step = last + steps - position;
+        nodes[step].children = [value_so_far, operand_index, 0];
+        nodes[step].arity = 2;
+        value_so_far = step;
+    }
+}
+
+/// Appends `expr` and its subtree in pre-order (the plan's numbering); returns its index.
+/// `outer` are the statement's axes.
+fn build<'e>(
+    expr: &'e Expr,
+    space: usize,
+    outer: &[usize],
+    spaces: &mut Vec<Vec<usize>>,
+    nodes: &mut Vec<Node<'e>>,
+) -> usize {
+    let index = nodes.len();
+    nodes.push(node(expr, space, plan::chain_step(expr, 0)));
     let (children, inner): (Vec<&Expr>, usize) = match expr {
+        Expr::Chain { .. } => {
+            build_chain(expr, space, outer, spaces, nodes);
+            return index;
+        }
         Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => (vec![], space),
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Scan { body: arg, .. } => {
             (vec![arg], space)

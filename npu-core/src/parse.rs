@@ -14,7 +14,8 @@
 //! refused before syn (which recurses on them) sees the tokens, and expressions deeper
 //! than [`MAX_EXPR_DEPTH`] while they are parsed (see `expr`), both as E007 at the token
 //! where the limit is passed. Every later pass recurses over expressions and relies on
-//! this bound.
+//! this bound; a chain of operators (`a + b - c + ...`, up to [`MAX_CHAIN_TERMS`]
+//! operands) is one node, whose operands the passes walk in a loop.
 
 use std::cell::RefCell;
 

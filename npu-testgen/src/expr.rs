@@ -66,7 +66,7 @@ impl Expr {
         let sub = |rng: &mut Rng| Box::new(Expr::random(rng, scope, depth - 1));
         match rng.u32(0..100) {
             0..5 => Expr::chain(rng, scope, depth),
-            0..30 => {
+            5..30 => {
                 let op = pick(rng, ANY_BINARY);
                 let (a, b) = (sub(rng), sub(rng));
                 Expr::Binary(op, a, b)

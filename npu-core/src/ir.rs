@@ -241,8 +241,9 @@ pub enum Expr {
     /// [`Expr::Binary`] nodes computes, step for step. One node however long the chain
     /// (up to [`crate::parse::MAX_CHAIN_TERMS`] operands), so that passes loop over its
     /// operands rather than recurse once per step. `rest` has two entries or more
-    /// (see [`Expr::chain`]), and no step but the last's whole chain is constant: a
-    /// leading run of constants is a node of its own, `first`.
+    /// (see [`Expr::chain`]). A step is constant only when the whole chain is: the
+    /// checker nests a leading run of constant operands as a node of its own, `first`,
+    /// so that lowering folds it into one scalar operand, as it folded the tree's.
     Chain {
         first: Box<Expr>,
         rest: Vec<(BinaryOp, Expr)>,

@@ -6,6 +6,8 @@
 //! load that covers the node's space, or a buffer (its temporary; a reduction's
 //! accumulator). Operations write their temporary, or the output tile at the root.
 
+use std::collections::HashMap;
+
 use super::Lowering;
 use crate::ir::{BufferKind, Expr, Role, Subscript};
 use crate::lower::{constant_value, vector_width};
@@ -113,6 +115,7 @@ pub(super) fn build_statements<'e>(
     let kernel = lowering.kernel;
     let tiles = lowering.schedule.tiles.clone();
     let temps = plan::temps(kernel, &tiles, kernel.target.align.ub);
+    let temps = temps_by_node(&temps);
     let locals = kernel
         .tensors
         .iter()
@@ -142,8 +145,10 @@ pub(super) fn build_statements<'e>(
             let dims = spaces[node.space].clone();
             let specs = || {
                 temps
-                    .iter()
-                    .filter(move |t| t.statement == index && t.node == node_index)
+                    .get(&(index, node_index))
+                    .into_iter()
+                    .flatten()
+                    .copied()
             };
             let address_of =
                 |t: &plan::TempSpec| lowering.program.buffers[first_temp + t.buffer].address as u32;
@@ -276,6 +281,19 @@ pub(super) fn build_statements<'e>(
         });
     }
     (statements, spaces)
+}
+
+/// The temporaries of each (statement, node), in plan order: one pass over the plan,
+/// where a search of it per node took time quadratic in a long chain's steps.
+fn temps_by_node(temps: &[plan::TempSpec]) -> HashMap<(usize, usize), Vec<&plan::TempSpec>> {
+    let mut by_node: HashMap<(usize, usize), Vec<&plan::TempSpec>> = HashMap::new();
+    for spec in temps {
+        by_node
+            .entry((spec.statement, spec.node))
+            .or_default()
+            .push(spec);
+    }
+    by_node
 }
 
 /// The program's entry for a gathering load of `table` (added if new) and the view of

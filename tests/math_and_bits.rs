@@ -144,6 +144,8 @@ npu_kernel! {
     }
 }
 
+include!("support/long_chain_kernel.rs");
+
 type Reference = fn(&[HostTensor]) -> Result<Vec<HostTensor>, npu::InputError>;
 
 fn kernels() -> Vec<(&'static CheckedKernel, Reference)> {
@@ -159,6 +161,7 @@ fn kernels() -> Vec<(&'static CheckedKernel, Reference)> {
         (clamp_negate::kernel(), clamp_negate::reference_host),
         (nan_to_num::kernel(), nan_to_num::reference_host),
         (wide_products::kernel(), wide_products::reference_host),
+        (long_chain::kernel(), long_chain::reference_host),
     ]
 }
 
@@ -193,6 +196,15 @@ fn same(a: &[HostTensor], b: &[HostTensor]) -> bool {
                     .zip(&b.values())
                     .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
         })
+}
+
+#[test]
+fn a_chain_at_the_limit_is_one_node_of_the_checked_kernel() {
+    let value = &long_chain::kernel().body[0].value;
+    let npu::ir::Expr::Chain { rest, .. } = value else {
+        panic!("not one chain: {value:?}");
+    };
+    assert_eq!(rest.len() + 1, npu::parse::MAX_CHAIN_TERMS);
 }
 
 #[test]

@@ -6,8 +6,11 @@
 //! - `inputs/6000`: a kernel with 6,000 inputs, one of them read.
 //! - `unknown_items_one_line/8000`: `frobnicate i;` 8,000 times on one line of a
 //!   schedule block, parsed and rendered as the reply extractor does.
-//! - `nesting/parens_40000`, `/abs_6000`, `/minus_20000`, `/chain_100000`: refused by
-//!   the depth limit.
+//! - `lets/500`, `/2000`, `/8000`: that many chained intermediates, `let t0[i] = x[i];
+//!   let t1[i] = t0[i] + 1.0; ...`, too many for UB (so the fix search runs too):
+//!   checking is linear in them (four times the lets, about four times the time).
+//! - `nesting/parens_40000`, `/abs_6000`, `/minus_20000`: refused by the depth limit;
+//!   `/chain_100000`: refused by the chain limit (4,096 operands).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -41,6 +44,18 @@ fn nested(open: &str, close: &str, count: usize) -> String {
     )
 }
 
+fn chained_lets(count: usize) -> String {
+    let mut body = String::from("let t0[i] = x[i];\n");
+    for k in 1..count {
+        body.push_str(&format!("let t{k}[i] = t{}[i] + 1.0;\n", k - 1));
+    }
+    format!(
+        "kernel lets(x: [f32; 1024]) -> y: [f32; 1024] {{\n{body}y[i] = t{}[i];\n}}\n\
+         target npueval_demo;\nschedule s {{ stage x, y in ub; }}\n",
+        count - 1
+    )
+}
+
 /// Checks `source` and renders what it is told, as the tuner does for a candidate.
 fn check_and_render(source: &str, target: &Target) -> usize {
     match check_source(source, target) {
@@ -57,6 +72,12 @@ fn benches(c: &mut Criterion) {
     for count in [8_000, 15_000] {
         let source = duplicate_items(count);
         group.bench_function(format!("duplicate_items/{count}"), |b| {
+            b.iter(|| check_and_render(black_box(&source), &target))
+        });
+    }
+    for count in [500, 2_000, 8_000] {
+        let source = chained_lets(count);
+        group.bench_function(format!("lets/{count}"), |b| {
             b.iter(|| check_and_render(black_box(&source), &target))
         });
     }

@@ -134,6 +134,11 @@ pub enum Expr {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// `a + b - c + d`: three operands or more joined by operators of one binding power
+    /// (comparisons never chain), folded left to right in source order, as
+    /// `((a + b) - c) + d` is. Two operands are a `Binary`. A chain is one node however
+    /// long it is, so that no pass recurses once per operator.
+    Chain { first: Box<Expr>, rest: Vec<Link> },
     /// `exp(x)`, `max(x, y)`, `select(c, x, y)`, or a reduction `sum[k](x)`,
     /// `sum[kh, kw](x)`, `sum[k: bf16](x)`; a window reduction states its axis's
     /// extent: `max[k < 3](x[2*i + k])`.
@@ -150,6 +155,15 @@ pub enum Expr {
     },
     /// `!x`, bitwise not
     Not { arg: Box<Expr>, span: Span },
+}
+
+/// One operator of a chain and the operand after it: `- c` in `a + b - c`.
+#[derive(Clone, Debug)]
+pub struct Link {
+    pub op: BinOp,
+    /// The operator, where diagnostics about this step point.
+    pub span: Span,
+    pub operand: Expr,
 }
 
 /// The bracket of a reduction: `[kh, kw]`, `[k: bf16]` or a window's `[kh < 3, kw < 3]`.
@@ -224,6 +238,13 @@ impl BinOp {
             BinOp::Shr => ">>",
             BinOp::Rem => "%",
         }
+    }
+
+    /// Whether a run of this operator (and others of its binding power) is kept as one
+    /// [`Expr::Chain`]: every operator but the comparisons, which yield a mask that no
+    /// operator takes.
+    pub fn chains(self) -> bool {
+        !self.is_comparison()
     }
 
     /// Whether the operator compares and yields a mask rather than a number.

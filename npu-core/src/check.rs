@@ -18,6 +18,7 @@ use crate::dtype::Dtype;
 use crate::ir::*;
 use crate::target::Target;
 
+mod chain;
 mod class;
 mod expr;
 mod gather;

@@ -236,6 +236,20 @@ pub enum Expr {
         rhs: Box<Expr>,
         dtype: Dtype,
     },
+    /// `a + b - c + ...`: three operands or more folded left to right in source
+    /// order, each step the binary operation of the value so far and the next operand
+    /// in `dtype`, rounded to it: what the left-deep tree `((a + b) - c) + ...` of
+    /// [`Expr::Binary`] nodes computes, step for step. One node however long the chain
+    /// (up to [`crate::parse::MAX_CHAIN_TERMS`] operands), so that passes loop over its
+    /// operands rather than recurse once per step. `rest` has two entries or more
+    /// (see [`Expr::chain`]). A step is constant only when the whole chain is: the
+    /// checker nests a leading run of constant operands as a node of its own, `first`,
+    /// so that lowering folds it into one scalar operand, as it folded the tree's.
+    Chain {
+        first: Box<Expr>,
+        rest: Vec<(BinaryOp, Expr)>,
+        dtype: Dtype,
+    },
     /// Yields a mask; `dtype` is the operands' dtype.
     Compare {
         op: CompareOp,
@@ -293,6 +307,61 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// `first` followed by `rest` as one expression: `first` alone, a
+    /// [`Expr::Binary`] of two operands, or an [`Expr::Chain`] of more.
+    pub fn chain(first: Expr, mut rest: Vec<(BinaryOp, Expr)>, dtype: Dtype) -> Expr {
+        match rest.len() {
+            0 => first,
+            1 => {
+                let (op, rhs) = rest.pop().expect("one step");
+                Expr::Binary {
+                    op,
+                    lhs: Box::new(first),
+                    rhs: Box::new(rhs),
+                    dtype,
+                }
+            }
+            _ => Expr::Chain {
+                first: Box::new(first),
+                rest,
+                dtype,
+            },
+        }
+    }
+
+    /// Whether the value is made of constants only, through unary and binary
+    /// arithmetic, chains and casts: what lowering folds into a scalar operand.
+    pub fn is_constant(&self) -> bool {
+        match self {
+            Expr::Const { .. } => true,
+            Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => arg.is_constant(),
+            Expr::Binary { lhs, rhs, .. } => lhs.is_constant() && rhs.is_constant(),
+            Expr::Chain { first, rest, .. } => {
+                first.is_constant() && rest.iter().all(|(_, term)| term.is_constant())
+            }
+            _ => false,
+        }
+    }
+
+    /// The operands of a node, in order (for a chain, its first and then each step's).
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => Vec::new(),
+            Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => vec![arg],
+            Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => vec![lhs, rhs],
+            Expr::Chain { first, rest, .. } => std::iter::once(&**first)
+                .chain(rest.iter().map(|(_, term)| term))
+                .collect(),
+            Expr::Select {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => vec![cond, then, otherwise],
+            Expr::Reduce { body, .. } | Expr::Scan { body, .. } => vec![body],
+        }
+    }
+
     /// The operands and dtype of a multiplication, `None` for any other node.
     pub fn product(&self) -> Option<(&Expr, &Expr, Dtype)> {
         match self {
@@ -313,6 +382,7 @@ impl Expr {
             | Expr::Const { dtype, .. }
             | Expr::Unary { dtype, .. }
             | Expr::Binary { dtype, .. }
+            | Expr::Chain { dtype, .. }
             | Expr::Compare { dtype, .. }
             | Expr::Select { dtype, .. }
             | Expr::Cast { dtype, .. }
@@ -346,6 +416,7 @@ impl Expr {
 
     /// Calls `f` on this node and every node below it, parents first.
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        WALKED.with(|walked| walked.set(walked.get() + 1));
         f(self);
         match self {
             Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
@@ -353,6 +424,13 @@ impl Expr {
             Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
                 lhs.walk(f);
                 rhs.walk(f);
+            }
+            // A loop over the operands: a chain is as deep as its deepest operand.
+            Expr::Chain { first, rest, .. } => {
+                first.walk(f);
+                for (_, term) in rest {
+                    term.walk(f);
+                }
             }
             Expr::Select {
                 cond,
@@ -367,6 +445,17 @@ impl Expr {
             Expr::Reduce { body, .. } | Expr::Scan { body, .. } => body.walk(f),
         }
     }
+}
+
+thread_local! {
+    static WALKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many nodes [`Expr::walk`] has visited on this thread so far: a unit of work
+/// that tests count to show a pass is linear in its input (a count is the same on
+/// every machine; a time is not). Most passes over a checked kernel walk it.
+pub fn walked_nodes() -> u64 {
+    WALKED.with(|walked| walked.get())
 }
 
 /// What the kernel's body needs from the machine.

@@ -14,7 +14,8 @@
 //! refused before syn (which recurses on them) sees the tokens, and expressions deeper
 //! than [`MAX_EXPR_DEPTH`] while they are parsed (see `expr`), both as E007 at the token
 //! where the limit is passed. Every later pass recurses over expressions and relies on
-//! this bound.
+//! this bound; a chain of operators (`a + b - c + ...`, up to [`MAX_CHAIN_TERMS`]
+//! operands) is one node, whose operands the passes walk in a loop.
 
 use std::cell::RefCell;
 
@@ -29,7 +30,7 @@ mod expr;
 mod schedule;
 mod tokens;
 
-pub use expr::MAX_EXPR_DEPTH;
+pub use expr::{MAX_CHAIN_TERMS, MAX_EXPR_DEPTH};
 use schedule::schedule_body;
 use tokens::{point_missing_semicolons, too_deeply_nested};
 
@@ -110,11 +111,13 @@ fn run<T>(parse: impl FnOnce() -> syn::Result<T>) -> (Option<T>, Diagnostics) {
     match result {
         Ok(value) => (Some(value), diagnostics),
         Err(error) => {
-            let too_deep = expr::too_deep_message();
+            let (too_deep, too_long) = (expr::too_deep_message(), expr::too_long_message());
             for error in error {
                 let message = error.to_string();
                 diagnostics.push(if message == too_deep {
                     Diagnostic::new(Code::E007, error.span(), message).help(expr::TOO_DEEP_HELP)
+                } else if message == too_long {
+                    Diagnostic::new(Code::E007, error.span(), message).help(expr::TOO_LONG_HELP)
                 } else {
                     Diagnostic::new(Code::E001, error.span(), message)
                 });

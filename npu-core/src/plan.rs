@@ -52,11 +52,35 @@ mod temps;
 
 pub use temps::{TempSpec, mac_operands, temps};
 
-/// The nodes of an expression in pre-order (parents first), the numbering temporaries use.
+/// The nodes of an expression in pre-order (parents first), the numbering temporaries
+/// use. A chain of n steps is n nodes, one per step, numbered as the left-deep tree of
+/// its steps would be: the last step (the chain's value) first, then the one before
+/// it, down to the first step, then the operands in order. Each of them is the chain
+/// here; [`chain_step`] says which step a position is.
 pub fn preorder(expr: &Expr) -> Vec<&Expr> {
     let mut nodes = Vec::new();
-    expr.walk(&mut |node| nodes.push(node));
+    push_preorder(expr, &mut nodes);
     nodes
+}
+
+fn push_preorder<'e>(expr: &'e Expr, nodes: &mut Vec<&'e Expr>) {
+    let steps = match expr {
+        Expr::Chain { rest, .. } => rest.len(),
+        _ => 1,
+    };
+    nodes.extend(std::iter::repeat_n(expr, steps));
+    for child in expr.children() {
+        push_preorder(child, nodes);
+    }
+}
+
+/// The step (1 for the first) that the `offset`-th of a chain's nodes in
+/// [`preorder`] stands for, counted from the chain's first node; 0 for other nodes.
+pub fn chain_step(expr: &Expr, offset: usize) -> usize {
+    match expr {
+        Expr::Chain { rest, .. } => rest.len() - offset,
+        _ => 0,
+    }
 }
 
 /// The axes a statement iterates over: its output axes, then the reduction axes in
@@ -243,20 +267,8 @@ pub fn buffers(
             depth: stage.depth,
         });
     }
-    // A `let` intermediate holds one tile over its axes in UB, for the whole tile.
-    for (index, tensor) in kernel.tensors.iter().enumerate() {
-        if tensor.role == Role::Local && !matches!(kernel.class, KernelClass::Matmul(_)) {
-            list.push(Buffer {
-                name: tensor.name.clone(),
-                level: Level::Ub,
-                kind: BufferKind::Tensor(index),
-                bytes: align_up(
-                    tile_elements(kernel, index, tiles) * tensor.dtype.size(),
-                    target.align.ub,
-                ),
-                depth: 1,
-            });
-        }
+    if !matches!(kernel.class, KernelClass::Matmul(_)) {
+        list.extend(local_buffers(kernel, target, tiles));
     }
     let specs = temps(kernel, tiles, target.align.ub);
     let count = specs.iter().map(|t| t.buffer + 1).max().unwrap_or(0);
@@ -288,6 +300,42 @@ pub fn buffers(
         });
     }
     list
+}
+
+/// The buffers of the `let` intermediates, in tensor order: each holds one tile over
+/// its axes in UB, for the whole tile.
+///
+/// An intermediate's first access is its own `let`, which writes it over plain axes,
+/// so its tile is read off that statement: one pass over the body, where
+/// [`tile_elements`] per intermediate would walk the body once for each (24,000
+/// chained `let`s took seconds to check).
+fn local_buffers<'a>(
+    kernel: &'a CheckedKernel,
+    target: &'a Target,
+    tiles: &'a [u64],
+) -> impl Iterator<Item = Buffer> + 'a {
+    let mut defined: Vec<Option<&[usize]>> = vec![None; kernel.tensors.len()];
+    for assign in &kernel.body {
+        defined[assign.output].get_or_insert(&assign.axes);
+    }
+    kernel
+        .tensors
+        .iter()
+        .enumerate()
+        .filter(|(_, tensor)| tensor.role == Role::Local)
+        .map(move |(index, tensor)| {
+            let elements: u64 = match defined[index] {
+                Some(axes) => axes.iter().map(|a| tiles[*a]).product(),
+                None => tile_elements(kernel, index, tiles),
+            };
+            Buffer {
+                name: tensor.name.clone(),
+                level: Level::Ub,
+                kind: BufferKind::Tensor(index),
+                bytes: align_up(elements * tensor.dtype.size(), target.align.ub),
+                depth: 1,
+            }
+        })
 }
 
 /// The order lowering evaluates the nodes of a vector kernel, as (statement, pre-order
@@ -396,6 +444,7 @@ fn post_order(
             order.push((statement, index));
             return preorder(expr).len();
         }
+        Expr::Chain { .. } => return chain_post_order(expr, statement, index, order),
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Scan { body: arg, .. } => {
             vec![arg]
         }
@@ -412,6 +461,27 @@ fn post_order(
         size += post_order(child, statement, index + size, order);
     }
     order.push((statement, index));
+    size
+}
+
+/// A chain's steps and operands children first, as the tree of its steps runs: the
+/// first operand, then each operand followed by its step (see [`preorder`] for the
+/// numbering); returns the number of nodes.
+fn chain_post_order(
+    expr: &Expr,
+    statement: usize,
+    index: usize,
+    order: &mut Vec<(usize, usize)>,
+) -> usize {
+    let operands = expr.children();
+    let steps = operands.len() - 1;
+    let mut size = steps;
+    for (step, operand) in operands.into_iter().enumerate() {
+        size += post_order(operand, statement, index + size, order);
+        if step > 0 {
+            order.push((statement, index + steps - step));
+        }
+    }
     size
 }
 

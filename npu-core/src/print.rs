@@ -16,7 +16,8 @@ use std::fmt::Write;
 use proc_macro2::Literal;
 
 use crate::ast::{
-    Affine, Expr, Index, ItemKind, KernelDef, Param, Reduction, Schedule, Stmt, TargetRef,
+    Affine, BinOp, Expr, Index, ItemKind, KernelDef, Link, Param, Reduction, Schedule, Stmt,
+    TargetRef,
 };
 
 /// The whole kernel: doc, signature, body, targets, the `variants` line, then each
@@ -119,11 +120,12 @@ pub fn expr(expr: &Expr) -> String {
             // as tightly as the operator keeps its parentheses: `a - (b - c)`.
             format!(
                 "{} {} {}",
-                operand(lhs, power),
+                operand(lhs, left_power(*op)),
                 op.symbol(),
                 operand(rhs, power + 1)
             )
         }
+        Expr::Chain { first, rest } => chain(first, rest),
         Expr::Call {
             func,
             reduction,
@@ -144,6 +146,29 @@ pub fn expr(expr: &Expr) -> String {
     }
 }
 
+/// `a + b - c`: the operands in a loop, each after its operator.
+fn chain(first: &Expr, rest: &[Link]) -> String {
+    let mut text = match rest.first() {
+        Some(link) => operand(first, left_power(link.op)),
+        None => expr(first),
+    };
+    for link in rest {
+        let power = link.op.binding_power();
+        let operand = operand(&link.operand, power + 1);
+        let _ = write!(text, " {} {operand}", link.op.symbol());
+    }
+    text
+}
+
+/// How tightly the left operand of `op` must bind to print without parentheses. A
+/// run of chaining operators reads back as one chain, so a left operand that is itself
+/// such a run keeps its parentheses: `(a + b) + c` is a `Binary` of a `Binary`, and
+/// `a + b + c` a `Chain`.
+fn left_power(op: BinOp) -> u8 {
+    let power = op.binding_power();
+    if op.chains() { power + 1 } else { power }
+}
+
 // How tightly each form binds, loosest first. The binary powers are the parser's own
 // (`BinOp::binding_power`, 1 to 7); a unary minus or `!` takes a unary operand, and
 // `as` takes a primary or another cast.
@@ -154,6 +179,7 @@ const PRIMARY: u8 = 10;
 fn precedence(expr: &Expr) -> u8 {
     match expr {
         Expr::Binary { op, .. } => op.binding_power(),
+        Expr::Chain { rest, .. } => rest.first().map_or(PRIMARY, |link| link.op.binding_power()),
         Expr::Neg { .. } | Expr::Not { .. } => UNARY,
         // The parser never makes a negative literal, but a tree built by hand can hold
         // one, and it prints with a leading `-`.

@@ -5,7 +5,7 @@
 //! `cargo bench -p npu-core --bench pathological`, never asserted here.
 
 use npu_core::diag::{EXCERPT_CHARS, MAX_SHOWN_PER_CODE};
-use npu_core::parse::{MAX_EXPR_DEPTH, MAX_GROUP_DEPTH, parse_schedules_str};
+use npu_core::parse::{MAX_CHAIN_TERMS, MAX_EXPR_DEPTH, MAX_GROUP_DEPTH, parse_schedules_str};
 use npu_core::{Code, DiagnosticRecord, Diagnostics, Target, check_source};
 
 /// Runs `f` on a thread with a 2 MiB stack, the size of a test thread: deep input
@@ -109,11 +109,41 @@ fn unary_minus_past_the_limit_is_one_e007() {
 
 #[test]
 fn operator_and_cast_chains_past_the_limit_are_one_e007() {
-    // `a + a + ...` parses in a loop but builds a tree one level deeper per operator:
-    // the operator that makes it MAX_EXPR_DEPTH + 1 levels deep (a leaf is level 1)
-    // is the MAX_EXPR_DEPTH-th.
+    // `a + a + ...` is one chain node of any length up to MAX_CHAIN_TERMS operands:
+    // the operator that brings in operand MAX_CHAIN_TERMS + 1 is refused.
     let expr = vec!["a[i]"; 100_000].join(" + ");
-    let column = column_of(&expr, "+", MAX_EXPR_DEPTH);
+    let column = column_of(&expr, "+", MAX_CHAIN_TERMS);
+    assert_eq!(
+        positions(&check_expr(expr)),
+        [(
+            Code::E007,
+            1,
+            column,
+            format!("operator chain has more than {MAX_CHAIN_TERMS} operands")
+        )]
+    );
+    // Mixed `+` and `-` are one chain too, refused at the operator that brings in
+    // operand MAX_CHAIN_TERMS + 1; a comparison chains nothing, so `<` after `<` nests
+    // as before and is refused at the depth limit.
+    let mut expr = String::from("a[i]");
+    let mut column = 0;
+    for n in 1..=MAX_CHAIN_TERMS {
+        if n == MAX_CHAIN_TERMS {
+            column = PREFIX.len() + expr.len() + 2;
+        }
+        expr.push_str(if n % 2 == 0 { " + 1.0" } else { " - a[i]" });
+    }
+    assert_eq!(
+        positions(&check_expr(expr)),
+        [(
+            Code::E007,
+            1,
+            column,
+            format!("operator chain has more than {MAX_CHAIN_TERMS} operands")
+        )]
+    );
+    let expr = vec!["a[i]"; 1_000].join(" < ");
+    let column = column_of(&expr, "<", MAX_EXPR_DEPTH);
     assert_eq!(
         positions(&check_expr(expr)),
         [(
@@ -135,6 +165,25 @@ fn operator_and_cast_chains_past_the_limit_are_one_e007() {
             format!("expression nests deeper than {MAX_EXPR_DEPTH} levels")
         )]
     );
+}
+
+#[test]
+fn a_flat_chain_at_the_limit_checks_on_a_small_stack() {
+    // Every operator of both binding powers' chains, MAX_CHAIN_TERMS operands each.
+    for op in [" + ", " - ", " * ", " / "] {
+        let expr = vec!["a[i]"; MAX_CHAIN_TERMS].join(op);
+        assert_eq!(positions(&check_expr(expr)), [], "a chain of `{op}`");
+    }
+    let expr = (0..MAX_CHAIN_TERMS)
+        .map(|n| ["a[i]", "0.5", "exp(a[i])", "a[i] * 2.0"][n % 4])
+        .enumerate()
+        .map(|(n, term)| match n {
+            0 => term.to_string(),
+            _ if n % 3 == 0 => format!(" - {term}"),
+            _ => format!(" + {term}"),
+        })
+        .collect::<String>();
+    assert_eq!(positions(&check_expr(expr)), []);
 }
 
 #[test]

@@ -124,6 +124,13 @@ fn tree(expr: &Expr) -> String {
         Expr::Binary { op, lhs, rhs, .. } => {
             format!("({} {} {})", op.symbol(), tree(lhs), tree(rhs))
         }
+        Expr::Chain { first, rest } => {
+            let steps: String = rest
+                .iter()
+                .map(|link| format!(" {} {}", link.op.symbol(), tree(&link.operand)))
+                .collect();
+            format!("(chain {}{steps})", tree(first))
+        }
         Expr::Call {
             func,
             reduction,

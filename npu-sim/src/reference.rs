@@ -238,6 +238,15 @@ fn eval(
             let b = eval(kernel, rhs, data, strides, scans, env)?;
             scalar::binary(*op, *dtype, a, b)
         }
+        // Step by step in source order, each rounded to the chain's dtype.
+        Expr::Chain { first, rest, dtype } => {
+            let mut value = eval(kernel, first, data, strides, scans, env)?;
+            for (op, term) in rest {
+                let b = eval(kernel, term, data, strides, scans, env)?;
+                value = scalar::binary(*op, *dtype, value, b);
+            }
+            value
+        }
         Expr::Compare { op, lhs, rhs, .. } => {
             let a = eval(kernel, lhs, data, strides, scans, env)?;
             let b = eval(kernel, rhs, data, strides, scans, env)?;

@@ -287,7 +287,13 @@ fn node_cycles(kernel: &CheckedKernel, expr: &Expr, elements: u64, total: &mut f
         }
         _ => elements,
     };
-    if let (Some(width), Some(op)) = (vector_width(expr), vector_op(expr)) {
+    if let (Some(width), Expr::Chain { rest, .. }) = (vector_width(expr), expr) {
+        // One instruction per step, each at its own operation's cost.
+        for (op, _) in rest {
+            *total += (elements * width) as f64 / target.vector.repeat_bytes as f64
+                * target.vector_cycles(op.vector_op()) as f64;
+        }
+    } else if let (Some(width), Some(op)) = (vector_width(expr), vector_op(expr)) {
         let counted = if matches!(expr, Expr::Reduce { .. }) {
             inner
         } else {
@@ -306,6 +312,11 @@ fn node_cycles(kernel: &CheckedKernel, expr: &Expr, elements: u64, total: &mut f
         Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
             node_cycles(kernel, lhs, inner, total);
             node_cycles(kernel, rhs, inner, total);
+        }
+        Expr::Chain { .. } => {
+            for operand in expr.children() {
+                node_cycles(kernel, operand, inner, total);
+            }
         }
         Expr::Select {
             cond,

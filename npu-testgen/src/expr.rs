@@ -14,6 +14,10 @@ pub enum Expr {
     Unary(&'static str, Box<Expr>),
     /// `(a OP b)` for an operator, `name(a, b)` for `min` and `max`.
     Binary(&'static str, Box<Expr>, Box<Expr>),
+    /// `(a OP b OP c ...)`: three operands or more joined by operators of one binding
+    /// power, which the parser keeps as one chain node; now and then longer than a
+    /// tree may nest (past 128 operands).
+    Chain(Box<Expr>, Vec<(&'static str, Expr)>),
     /// `select(a CMP b, then, else)`.
     Select(&'static str, Box<[Expr; 4]>),
     /// `((e as [sat] via) as back)`: through another dtype and back.
@@ -48,6 +52,9 @@ const INTEGER_UNARY: &[&str] = &["!", "popcount"];
 const ANY_BINARY: &[&str] = &["+", "-", "*", "min", "max", "+", "*", "/", "%"];
 const INTEGER_BINARY: &[&str] = &["&", "|", "^", "<<", ">>"];
 const COMPARES: &[&str] = &["<", "<=", ">", ">=", "==", "!="];
+/// The operators a chain mixes: each list is of one binding power.
+const FLOAT_CHAINS: &[&[&str]] = &[&["+", "-"], &["*"], &["*", "/"]];
+const INTEGER_CHAINS: &[&[&str]] = &[&["+", "-"], &["*"], &["&"], &["|"], &["^"]];
 
 impl Expr {
     /// A random tree at most `depth` operations deep.
@@ -58,7 +65,8 @@ impl Expr {
         let float = is_float(&scope.dtype);
         let sub = |rng: &mut Rng| Box::new(Expr::random(rng, scope, depth - 1));
         match rng.u32(0..100) {
-            0..30 => {
+            0..5 => Expr::chain(rng, scope, depth),
+            5..30 => {
                 let op = pick(rng, ANY_BINARY);
                 let (a, b) = (sub(rng), sub(rng));
                 Expr::Binary(op, a, b)
@@ -96,6 +104,33 @@ impl Expr {
         }
     }
 
+    /// A chain of 3 to 8 operands at most `depth - 1` deep, or one time in twenty of
+    /// 129 to 160 leaves (longer than the 128 levels a tree of them could nest).
+    fn chain(rng: &mut Rng, scope: &Scope, depth: u32) -> Expr {
+        let groups = if is_float(&scope.dtype) {
+            FLOAT_CHAINS
+        } else {
+            INTEGER_CHAINS
+        };
+        let ops = pick(rng, groups);
+        let long = rng.u32(0..20) == 0;
+        let count = if long {
+            rng.usize(129..=160)
+        } else {
+            rng.usize(3..=8)
+        };
+        let operand = |rng: &mut Rng| {
+            if long {
+                Expr::leaf(rng, scope)
+            } else {
+                Expr::random(rng, scope, depth - 1)
+            }
+        };
+        let first = Box::new(operand(rng));
+        let rest = (1..count).map(|_| (pick(rng, ops), operand(rng))).collect();
+        Expr::Chain(first, rest)
+    }
+
     fn leaf(rng: &mut Rng, scope: &Scope) -> Expr {
         let roll = rng.u32(0..100);
         if roll < 65 && !scope.loads.is_empty() {
@@ -131,6 +166,26 @@ impl Expr {
                 }
                 for v in b.smaller() {
                     out.push(Expr::Binary(op, a.clone(), Box::new(v)));
+                }
+            }
+            Expr::Chain(first, rest) => {
+                out.push((**first).clone());
+                out.extend(rest.iter().map(|(_, operand)| operand.clone()));
+                // Without its last step: a chain of fewer operands, or a binary.
+                let shorter = &rest[..rest.len() - 1];
+                out.push(match shorter {
+                    [(op, b)] => Expr::Binary(op, first.clone(), Box::new(b.clone())),
+                    _ => Expr::Chain(first.clone(), shorter.to_vec()),
+                });
+                for v in first.smaller() {
+                    out.push(Expr::Chain(Box::new(v), rest.clone()));
+                }
+                for (slot, (_, operand)) in rest.iter().enumerate() {
+                    for v in operand.smaller() {
+                        let mut next = rest.clone();
+                        next[slot].1 = v;
+                        out.push(Expr::Chain(first.clone(), next));
+                    }
                 }
             }
             Expr::Select(op, parts) => {
@@ -178,6 +233,12 @@ impl Expr {
             Expr::Binary(op, a, b) => {
                 (what == "bits" && INTEGER_BINARY.contains(op)) || a.has(what) || b.has(what)
             }
+            Expr::Chain(first, rest) => {
+                first.has(what)
+                    || rest.iter().any(|(op, operand)| {
+                        (what == "bits" && INTEGER_BINARY.contains(op)) || operand.has(what)
+                    })
+            }
             Expr::Select(_, parts) => what == "select" || parts.iter().any(|p| p.has(what)),
             Expr::Cast { value, .. } => what == "cast" || value.has(what),
         }
@@ -193,6 +254,13 @@ impl fmt::Display for Expr {
             Expr::Unary(op, value) => write!(f, "{op}({value})"),
             Expr::Binary(op @ ("min" | "max"), a, b) => write!(f, "{op}({a}, {b})"),
             Expr::Binary(op, a, b) => write!(f, "({a} {op} {b})"),
+            Expr::Chain(first, rest) => {
+                write!(f, "({first}")?;
+                for (op, operand) in rest {
+                    write!(f, " {op} {operand}")?;
+                }
+                write!(f, ")")
+            }
             Expr::Select(op, parts) => {
                 let [a, b, then, otherwise] = &**parts;
                 write!(f, "select({a} {op} {b}, {then}, {otherwise})")
@@ -233,4 +301,45 @@ pub fn literal(rng: &mut Rng, dtype: &str) -> String {
 
 pub fn pick<T: Copy>(rng: &mut Rng, items: &[T]) -> T {
     items[rng.usize(0..items.len())]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chain of more than 128 operands in `expr`, if it has one.
+    fn long_chain(expr: &Expr) -> Option<&Expr> {
+        match expr {
+            Expr::Leaf(_) => None,
+            Expr::Unary(_, value) | Expr::Cast { value, .. } => long_chain(value),
+            Expr::Binary(_, a, b) => long_chain(a).or_else(|| long_chain(b)),
+            Expr::Select(_, parts) => parts.iter().find_map(long_chain),
+            Expr::Chain(_, rest) if rest.len() >= 128 => Some(expr),
+            Expr::Chain(first, rest) => {
+                long_chain(first).or_else(|| rest.iter().find_map(|(_, e)| long_chain(e)))
+            }
+        }
+    }
+
+    #[test]
+    fn some_chains_are_longer_than_a_tree_may_nest_and_print_flat() {
+        let scope = Scope {
+            dtype: "f32".into(),
+            loads: vec!["x[i]".into()],
+            params: Vec::new(),
+            cast_dtypes: vec!["f16".into()],
+        };
+        let mut rng = Rng::with_seed(7);
+        let exprs: Vec<Expr> = (0..2000)
+            .map(|_| Expr::random(&mut rng, &scope, 3))
+            .collect();
+        let long = exprs
+            .iter()
+            .find_map(long_chain)
+            .expect("a chain past 128 operands in 2000 expressions");
+        // Its operands are leaves: one pair of parentheses around the whole chain,
+        // none per step, so the parser reads one chain node.
+        let text = long.to_string();
+        assert_eq!(text.matches('(').count(), 1, "{text:.200}");
+    }
 }

@@ -136,15 +136,14 @@ impl Checker<'_> {
             // An operation the target's cost table leaves out is one its unit lacks.
             let mut missing = None;
             assign.value.walk(&mut |node| {
-                if missing.is_none()
-                    && crate::lower::constant_value(node).is_none()
-                    && let Some(op) = vector_op(node)
-                    && !target.computes(op)
-                {
-                    missing = Some((op, node));
+                if missing.is_none() && crate::lower::constant_value(node).is_none() {
+                    missing = node_ops(node)
+                        .into_iter()
+                        .find(|(op, _)| !target.computes(*op))
+                        .map(|(op, name)| (op, name, node));
                 }
             });
-            if let Some((op, node)) = missing {
+            if let Some((op, name, node)) = missing {
                 let presets: Vec<&str> = Target::preset_names()
                     .into_iter()
                     .filter(|name| Target::preset(name).is_some_and(|t| t.computes(op)))
@@ -154,8 +153,7 @@ impl Checker<'_> {
                     node_span(stmt, assign, Some(node)),
                     format!(
                         "the vector unit of `{}` has no `{}` operation (its `vector.cycles` gives it no cost)",
-                        target.name,
-                        op_name(node)
+                        target.name, name
                     ),
                 )
                 .help = Some(format!(
@@ -171,10 +169,26 @@ impl Checker<'_> {
     }
 }
 
+/// The vector operations a node issues, each with its name in diagnostics: one, or
+/// one per step of a chain.
+fn node_ops(node: &Expr) -> Vec<(VectorOp, &'static str)> {
+    match node {
+        Expr::Chain { rest, .. } => rest
+            .iter()
+            .map(|(op, _)| (op.vector_op(), op.symbol()))
+            .collect(),
+        _ => vector_op(node)
+            .map(|op| (op, op_name(node)))
+            .into_iter()
+            .collect(),
+    }
+}
+
 fn op_name(node: &Expr) -> &'static str {
     match node {
         Expr::Unary { op, .. } => op.name(),
         Expr::Binary { op, .. } => op.symbol(),
+        Expr::Chain { rest, .. } => rest.first().map_or("+", |(op, _)| op.symbol()),
         Expr::Compare { .. } => "comparison",
         Expr::Select { .. } => "select",
         Expr::Reduce { op, .. } => op.name(),
@@ -188,6 +202,8 @@ pub fn vector_op(node: &Expr) -> Option<VectorOp> {
     Some(match node {
         Expr::Unary { op, .. } => op.vector_op(),
         Expr::Binary { op, .. } => op.vector_op(),
+        // The first step's; each step issues its own (see `node_ops`).
+        Expr::Chain { rest, .. } => rest.first()?.0.vector_op(),
         Expr::Compare { .. } => VectorOp::Cmp,
         Expr::Select { .. } => VectorOp::Select,
         Expr::Cast { .. } => VectorOp::Cast,

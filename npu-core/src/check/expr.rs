@@ -74,6 +74,7 @@ impl Checker<'_> {
                 let (r, rt) = self.expr(rhs, scope, tensors);
                 self.binary(*op, *span, (l, lt), (r, rt))
             }
+            ast::Expr::Chain { first, rest } => self.chain(first, rest, scope, tensors),
             ast::Expr::Call {
                 func,
                 reduction,
@@ -175,16 +176,15 @@ impl Checker<'_> {
         )
     }
 
-    fn binary(
+    pub(super) fn binary(
         &mut self,
         op: BinOp,
         span: Span,
         l: (Option<Expr>, Ty),
         r: (Option<Expr>, Ty),
     ) -> (Option<Expr>, Ty) {
-        let dtype = match self.unify(span, op.symbol(), l.1, r.1) {
-            Some(dtype) => dtype,
-            None => return (None, Ty::Error),
+        let Some((dtype, ty)) = self.binary_type(op, span, l.1, r.1) else {
+            return (None, Ty::Error);
         };
         let (Some(lhs), Some(rhs)) = (l.0, r.0) else {
             return (None, Ty::Error);
@@ -193,7 +193,34 @@ impl Checker<'_> {
             Box::new(resolve_literals(lhs, dtype)),
             Box::new(resolve_literals(rhs, dtype)),
         );
-        let both_literals = matches!((l.1, r.1), (Ty::Literal { .. }, Ty::Literal { .. }));
+        let expr = match arithmetic_op(op) {
+            Some(op) => Expr::Binary {
+                op,
+                lhs,
+                rhs,
+                dtype,
+            },
+            None => Expr::Compare {
+                op: compare_op(op),
+                lhs,
+                rhs,
+                dtype,
+            },
+        };
+        (Some(expr), ty)
+    }
+
+    /// The dtype `op` computes in and the type of its result, for operands of types
+    /// `l` and `r`; `None` after reporting a mismatch (or when an operand was wrong).
+    pub(super) fn binary_type(
+        &mut self,
+        op: BinOp,
+        span: Span,
+        l: Ty,
+        r: Ty,
+    ) -> Option<(Dtype, Ty)> {
+        let dtype = self.unify(span, op.symbol(), l, r)?;
+        let both_literals = matches!((l, r), (Ty::Literal { .. }, Ty::Literal { .. }));
         let bitwise = matches!(
             op,
             BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr
@@ -220,55 +247,16 @@ impl Checker<'_> {
                 format!("`{symbol}` works on the bits of integers but got {what}"),
             )
             .help = Some(help);
-            return (None, Ty::Error);
+            return None;
         }
-        let literal = match (l.1, r.1) {
+        let ty = match (l, r) {
+            _ if op.is_comparison() => Ty::Mask(dtype),
             (Ty::Literal { is_float: a }, Ty::Literal { is_float: b }) => {
                 Ty::Literal { is_float: a || b }
             }
             _ => Ty::Value(dtype),
         };
-        let arithmetic = |op| {
-            let ty = literal;
-            (
-                Some(Expr::Binary {
-                    op,
-                    lhs: lhs.clone(),
-                    rhs: rhs.clone(),
-                    dtype,
-                }),
-                ty,
-            )
-        };
-        let compare = |op| {
-            (
-                Some(Expr::Compare {
-                    op,
-                    lhs: lhs.clone(),
-                    rhs: rhs.clone(),
-                    dtype,
-                }),
-                Ty::Mask(dtype),
-            )
-        };
-        match op {
-            BinOp::Add => arithmetic(BinaryOp::Add),
-            BinOp::Sub => arithmetic(BinaryOp::Sub),
-            BinOp::Mul => arithmetic(BinaryOp::Mul),
-            BinOp::Div => arithmetic(BinaryOp::Div),
-            BinOp::Rem => arithmetic(BinaryOp::Rem),
-            BinOp::Lt => compare(CompareOp::Lt),
-            BinOp::Le => compare(CompareOp::Le),
-            BinOp::Gt => compare(CompareOp::Gt),
-            BinOp::Ge => compare(CompareOp::Ge),
-            BinOp::Eq => compare(CompareOp::Eq),
-            BinOp::Ne => compare(CompareOp::Ne),
-            BinOp::BitAnd => arithmetic(BinaryOp::And),
-            BinOp::BitOr => arithmetic(BinaryOp::Or),
-            BinOp::BitXor => arithmetic(BinaryOp::Xor),
-            BinOp::Shl => arithmetic(BinaryOp::Shl),
-            BinOp::Shr => arithmetic(BinaryOp::Shr),
-        }
+        Some((dtype, ty))
     }
 
     /// The common dtype of two operands, or a type-mismatch error at `span`.
@@ -463,6 +451,34 @@ impl Checker<'_> {
     }
 }
 
+/// The checked operation of an arithmetic or bitwise operator; `None` for a comparison.
+pub(super) fn arithmetic_op(op: BinOp) -> Option<BinaryOp> {
+    Some(match op {
+        BinOp::Add => BinaryOp::Add,
+        BinOp::Sub => BinaryOp::Sub,
+        BinOp::Mul => BinaryOp::Mul,
+        BinOp::Div => BinaryOp::Div,
+        BinOp::Rem => BinaryOp::Rem,
+        BinOp::BitAnd => BinaryOp::And,
+        BinOp::BitOr => BinaryOp::Or,
+        BinOp::BitXor => BinaryOp::Xor,
+        BinOp::Shl => BinaryOp::Shl,
+        BinOp::Shr => BinaryOp::Shr,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => return None,
+    })
+}
+
+fn compare_op(op: BinOp) -> CompareOp {
+    match op {
+        BinOp::Lt => CompareOp::Lt,
+        BinOp::Le => CompareOp::Le,
+        BinOp::Gt => CompareOp::Gt,
+        BinOp::Ge => CompareOp::Ge,
+        BinOp::Eq => CompareOp::Eq,
+        _ => CompareOp::Ne,
+    }
+}
+
 /// The span a diagnostic about a whole expression points at.
 pub(super) fn expr_span(expr: &ast::Expr) -> Span {
     match expr {
@@ -470,6 +486,9 @@ pub(super) fn expr_span(expr: &ast::Expr) -> Span {
         ast::Expr::Literal { span, .. }
         | ast::Expr::Neg { span, .. }
         | ast::Expr::Binary { span, .. } => *span,
+        ast::Expr::Chain { rest, first } => {
+            rest.first().map_or_else(|| expr_span(first), |l| l.span)
+        }
         ast::Expr::Call { func, .. } => func.span(),
         ast::Expr::Cast { dtype, .. } => dtype.span(),
         ast::Expr::Not { span, .. } => *span,
@@ -486,6 +505,12 @@ pub(super) fn ast_preorder<'a>(expr: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>
         ast::Expr::Binary { lhs, rhs, .. } => {
             ast_preorder(lhs, out);
             ast_preorder(rhs, out);
+        }
+        ast::Expr::Chain { first, rest } => {
+            ast_preorder(first, out);
+            for link in rest {
+                ast_preorder(&link.operand, out);
+            }
         }
         ast::Expr::Call { args, .. } => args.iter().for_each(|arg| ast_preorder(arg, out)),
     }
@@ -509,6 +534,23 @@ pub(super) fn resolve_literals(expr: Expr, dtype: Dtype) -> Expr {
             rhs: Box::new(resolve_literals(*rhs, dtype)),
             dtype,
         },
+        Expr::Chain {
+            first,
+            rest,
+            dtype: d,
+        } if is_literal_tree(&first)
+            && rest.iter().all(|(_, t)| is_literal_tree(t))
+            && d != dtype =>
+        {
+            Expr::Chain {
+                first: Box::new(resolve_literals(*first, dtype)),
+                rest: rest
+                    .into_iter()
+                    .map(|(op, term)| (op, resolve_literals(term, dtype)))
+                    .collect(),
+                dtype,
+            }
+        }
         Expr::Unary { op, arg, dtype: d } if is_literal_tree(&arg) && d != dtype => Expr::Unary {
             op,
             arg: Box::new(resolve_literals(*arg, dtype)),
@@ -536,6 +578,9 @@ fn is_literal_tree(expr: &Expr) -> bool {
     match expr {
         Expr::Const { .. } => true,
         Expr::Binary { lhs, rhs, .. } => is_literal_tree(lhs) && is_literal_tree(rhs),
+        Expr::Chain { first, rest, .. } => {
+            is_literal_tree(first) && rest.iter().all(|(_, term)| is_literal_tree(term))
+        }
         Expr::Unary { arg, .. } => is_literal_tree(arg),
         Expr::Select {
             then, otherwise, ..

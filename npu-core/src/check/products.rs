@@ -26,6 +26,10 @@ fn rewrite(expr: &mut Expr) {
             rewrite(lhs);
             rewrite(rhs);
         }
+        Expr::Chain { first, rest, .. } => {
+            rewrite(first);
+            rest.iter_mut().for_each(|(_, term)| rewrite(term));
+        }
         Expr::Select {
             cond,
             then,
@@ -56,6 +60,7 @@ fn rewrite(expr: &mut Expr) {
 /// Makes `body`, when it is a product whose every value `accumulator` holds but its
 /// own dtype does not, a product of its operands cast to `accumulator`.
 fn widen_product(body: &mut Expr, accumulator: Dtype) {
+    split_last_product(body);
     let Expr::Binary {
         op: BinaryOp::Mul,
         lhs,
@@ -83,4 +88,31 @@ fn widen_product(body: &mut Expr, accumulator: Dtype) {
         };
     }
     *dtype = accumulator;
+}
+
+/// A chain whose last step multiplies, `a * b * c`, as the product of the chain
+/// before that step and its last operand, `(a * b) * c`: the tree the sum's product
+/// rule reads, with the same steps.
+fn split_last_product(body: &mut Expr) {
+    let Expr::Chain { rest, dtype, .. } = body else {
+        return;
+    };
+    if rest.last().map(|(op, _)| *op) != Some(BinaryOp::Mul) {
+        return;
+    }
+    let dtype = *dtype;
+    let placeholder = Expr::Const { value: 0.0, dtype };
+    let Expr::Chain {
+        first, mut rest, ..
+    } = std::mem::replace(body, placeholder)
+    else {
+        return;
+    };
+    let (op, last) = rest.pop().expect("a chain has steps");
+    *body = Expr::Binary {
+        op,
+        lhs: Box::new(Expr::chain(*first, rest, dtype)),
+        rhs: Box::new(last),
+        dtype,
+    };
 }

@@ -447,6 +447,12 @@ pub(super) fn reduction_extent(
         }
         ast::Expr::Binary { lhs, rhs, .. } => reduction_extent(lhs, axis, names, tensors)
             .or_else(|| reduction_extent(rhs, axis, names, tensors)),
+        ast::Expr::Chain { first, rest } => {
+            reduction_extent(first, axis, names, tensors).or_else(|| {
+                rest.iter()
+                    .find_map(|link| reduction_extent(&link.operand, axis, names, tensors))
+            })
+        }
         ast::Expr::Call { args, .. } => args
             .iter()
             .find_map(|a| reduction_extent(a, axis, names, tensors)),

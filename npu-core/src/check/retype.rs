@@ -206,6 +206,16 @@ fn widen(expr: &ast::Expr, from: Dtype, to: Dtype, tensors: &[Tensor]) -> ast::E
             lhs: again(lhs),
             rhs: again(rhs),
         },
+        ast::Expr::Chain { first, rest } => ast::Expr::Chain {
+            first: again(first),
+            rest: rest
+                .iter()
+                .map(|link| ast::Link {
+                    operand: widen(&link.operand, from, to, tensors),
+                    ..link.clone()
+                })
+                .collect(),
+        },
         ast::Expr::Call {
             func,
             reduction,

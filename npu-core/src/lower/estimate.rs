@@ -143,6 +143,13 @@ pub fn constant_value(expr: &Expr) -> Option<f64> {
             constant_value(lhs)?,
             constant_value(rhs)?,
         )),
+        Expr::Chain { first, rest, dtype } => {
+            let mut value = constant_value(first)?;
+            for (op, term) in rest {
+                value = scalar::binary(*op, *dtype, value, constant_value(term)?);
+            }
+            Some(value)
+        }
         Expr::Cast {
             arg,
             dtype,
@@ -166,7 +173,9 @@ pub fn vector_width(expr: &Expr) -> Option<u64> {
         Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => None,
         _ if constant_value(expr).is_some() => None,
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => Some(width(expr).max(width(arg))),
-        Expr::Binary { .. } | Expr::Compare { .. } | Expr::Select { .. } => Some(width(expr)),
+        Expr::Binary { .. } | Expr::Chain { .. } | Expr::Compare { .. } | Expr::Select { .. } => {
+            Some(width(expr))
+        }
         // A fold reads its operands in the reduction's dtype and writes the
         // accumulator; an arg reduction touches its values and its index alike.
         Expr::Reduce {

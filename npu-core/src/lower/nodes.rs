@@ -6,6 +6,8 @@
 //! load that covers the node's space, or a buffer (its temporary; a reduction's
 //! accumulator). Operations write their temporary, or the output tile at the root.
 
+use std::collections::HashMap;
+
 use super::Lowering;
 use crate::ir::{BufferKind, Expr, Role, Subscript};
 use crate::lower::{constant_value, vector_width};
@@ -59,6 +61,9 @@ pub(super) struct Node<'e> {
     pub(super) second_space: usize,
     /// Bytes per element its instruction is charged for.
     pub(super) width: u8,
+    /// Which step of a chain the node is (1 for the first), 0 for other nodes: a chain
+    /// is one node per step (see [`plan::preorder`]).
+    pub(super) step: usize,
 }
 
 pub(super) struct Statement<'e> {
@@ -110,6 +115,7 @@ pub(super) fn build_statements<'e>(
     let kernel = lowering.kernel;
     let tiles = lowering.schedule.tiles.clone();
     let temps = plan::temps(kernel, &tiles, kernel.target.align.ub);
+    let temps = temps_by_node(&temps);
     let locals = kernel
         .tensors
         .iter()
@@ -139,8 +145,10 @@ pub(super) fn build_statements<'e>(
             let dims = spaces[node.space].clone();
             let specs = || {
                 temps
-                    .iter()
-                    .filter(move |t| t.statement == index && t.node == node_index)
+                    .get(&(index, node_index))
+                    .into_iter()
+                    .flatten()
+                    .copied()
             };
             let address_of =
                 |t: &plan::TempSpec| lowering.program.buffers[first_temp + t.buffer].address as u32;
@@ -275,6 +283,19 @@ pub(super) fn build_statements<'e>(
     (statements, spaces)
 }
 
+/// The temporaries of each (statement, node), in plan order: one pass over the plan,
+/// where a search of it per node took time quadratic in a long chain's steps.
+fn temps_by_node(temps: &[plan::TempSpec]) -> HashMap<(usize, usize), Vec<&plan::TempSpec>> {
+    let mut by_node: HashMap<(usize, usize), Vec<&plan::TempSpec>> = HashMap::new();
+    for spec in temps {
+        by_node
+            .entry((spec.statement, spec.node))
+            .or_default()
+            .push(spec);
+    }
+    by_node
+}
+
 /// The program's entry for a gathering load of `table` (added if new) and the view of
 /// its index tile over `dims`; `None` for other loads.
 fn gather_entry(
@@ -323,17 +344,8 @@ fn node_buffer(temp: Option<u32>, strides: u32) -> Value {
     }
 }
 
-/// Appends `expr` and its subtree in pre-order (the plan's numbering); returns its index.
-/// `outer` are the statement's axes.
-fn build<'e>(
-    expr: &'e Expr,
-    space: usize,
-    outer: &[usize],
-    spaces: &mut Vec<Vec<usize>>,
-    nodes: &mut Vec<Node<'e>>,
-) -> usize {
-    let index = nodes.len();
-    nodes.push(Node {
+fn node(expr: &Expr, space: usize, step: usize) -> Node<'_> {
+    Node {
         expr,
         children: [0; 3],
         arity: 0,
@@ -347,8 +359,56 @@ fn build<'e>(
         second: None,
         second_space: space,
         width: vector_width(expr).unwrap_or(expr.dtype().size()) as u8,
-    });
+        step,
+    }
+}
+
+/// Appends the steps of a chain after its last (already at the end of `nodes`), then
+/// its operands, each step reading the step before it (or the first operand) and its
+/// own operand: the numbering of [`plan::preorder`], in a loop over the operands.
+fn build_chain<'e>(
+    expr: &'e Expr,
+    space: usize,
+    outer: &[usize],
+    spaces: &mut Vec<Vec<usize>>,
+    nodes: &mut Vec<Node<'e>>,
+) {
+    let last = nodes.len() - 1;
+    let operands = expr.children();
+    let steps = operands.len() - 1;
+    for offset in 1..steps {
+        nodes.push(node(expr, space, plan::chain_step(expr, offset)));
+    }
+    let mut value_so_far = 0;
+    for (position, operand) in operands.into_iter().enumerate() {
+        let operand_index = build(operand, space, outer, spaces, nodes);
+        if position == 0 {
+            value_so_far = operand_index;
+            continue;
+        }
+        let step = last + steps - position;
+        nodes[step].children = [value_so_far, operand_index, 0];
+        nodes[step].arity = 2;
+        value_so_far = step;
+    }
+}
+
+/// Appends `expr` and its subtree in pre-order (the plan's numbering); returns its index.
+/// `outer` are the statement's axes.
+fn build<'e>(
+    expr: &'e Expr,
+    space: usize,
+    outer: &[usize],
+    spaces: &mut Vec<Vec<usize>>,
+    nodes: &mut Vec<Node<'e>>,
+) -> usize {
+    let index = nodes.len();
+    nodes.push(node(expr, space, plan::chain_step(expr, 0)));
     let (children, inner): (Vec<&Expr>, usize) = match expr {
+        Expr::Chain { .. } => {
+            build_chain(expr, space, outer, spaces, nodes);
+            return index;
+        }
         Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => (vec![], space),
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Scan { body: arg, .. } => {
             (vec![arg], space)

@@ -202,10 +202,7 @@ impl Planner<'_, '_> {
                 self.push(instr, index);
             }
             _ => {
-                for slot in 0..root.arity {
-                    let child = statement.nodes[0].children[slot];
-                    self.subtree(statement, child);
-                }
+                self.operands(statement, 0);
                 self.operation(statement, 0, Some((address, strides, index)));
             }
         }
@@ -294,11 +291,39 @@ impl Planner<'_, '_> {
                 );
             }
             _ => {
-                for slot in 0..node.arity {
-                    let child = statement.nodes[index].children[slot];
-                    self.subtree(statement, child);
-                }
+                self.operands(statement, index);
                 self.operation(statement, index, None);
+            }
+        }
+    }
+
+    /// Plans what operation `index` reads, each operand's subtree first.
+    fn operands(&mut self, statement: &mut Statement, index: usize) {
+        if statement.nodes[index].step > 0 {
+            return self.chain_below(statement, index);
+        }
+        for slot in 0..statement.nodes[index].arity {
+            let child = statement.nodes[index].children[slot];
+            self.subtree(statement, child);
+        }
+    }
+
+    /// Plans what step `index` of a chain reads, in a loop rather than once per step
+    /// on the stack: the first operand, then each earlier step after its operand, and
+    /// last the operand of `index` itself (whose operation the caller plans).
+    fn chain_below(&mut self, statement: &mut Statement, index: usize) {
+        let mut steps = vec![index];
+        while let Some(&step) = steps.last()
+            && statement.nodes[step].step > 1
+        {
+            steps.push(statement.nodes[step].children[0]);
+        }
+        let first = *steps.last().expect("at least the step itself");
+        self.subtree(statement, statement.nodes[first].children[0]);
+        for (position, &step) in steps.iter().enumerate().rev() {
+            self.subtree(statement, statement.nodes[step].children[1]);
+            if position > 0 {
+                self.operation(statement, step, None);
             }
         }
     }
@@ -407,6 +432,7 @@ impl Planner<'_, '_> {
         let kind = match node.expr {
             Expr::Unary { op, .. } => VectorKind::Unary(*op),
             Expr::Binary { op, .. } => VectorKind::Binary(*op),
+            Expr::Chain { rest, .. } => VectorKind::Binary(rest[node.step - 1].0),
             Expr::Compare { op, .. } => VectorKind::Compare(*op),
             Expr::Select { .. } => VectorKind::Select,
             Expr::Cast {

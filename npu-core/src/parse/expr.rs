@@ -5,9 +5,11 @@
 //! interpreters) recurses once per level of an expression, and dropping the tree does
 //! too. So the parser refuses, with [`Code::E007`](crate::Code::E007) at the token
 //! where the limit is passed, any expression deeper than [`MAX_EXPR_DEPTH`]: nested
-//! parentheses, calls and unary `-` (which the parser recurses on), and chains of
-//! operators or casts (which it builds in a loop into a tree as deep as the chain is
-//! long).
+//! parentheses, calls, unary `-` and `!` (which the parser recurses on), and chains of
+//! casts or comparisons (which it builds in a loop into a tree as deep as the chain
+//! is long). A run of other operators of one binding power, `a + b - c + ...`, is one
+//! [`Expr::Chain`] node of any length up to [`MAX_CHAIN_TERMS`] operands, one level
+//! above its tallest operand: the passes walk its operands in a loop.
 
 use proc_macro2::Span;
 use syn::parse::ParseStream;
@@ -25,6 +27,12 @@ mod kw {
 /// calls (a 2 MiB thread overflowed past 300 levels when this was measured), so 128
 /// leaves more than half of such a thread to the caller. No kernel needs 20.
 pub const MAX_EXPR_DEPTH: usize = 128;
+
+/// The most operands one chain of operators may have (`a + b - c + ...` counts 3 and
+/// up): a chain is one node that every pass walks in a loop, and it lowers to one
+/// vector instruction per operator, so the limit bounds work, not stack. Longer sums
+/// are split with `let` intermediates.
+pub const MAX_CHAIN_TERMS: usize = 4096;
 
 /// One expression, up to the next token that cannot continue it.
 pub(super) fn expr(input: ParseStream) -> syn::Result<Expr> {
@@ -68,7 +76,15 @@ pub(super) fn too_deep_message() -> String {
 }
 
 pub(super) const TOO_DEEP_HELP: &str =
-    "write it flatter: fewer nested parentheses, calls, `-` and chained operators";
+    "write it flatter: fewer nested parentheses, calls, `-`, `!` and casts";
+
+/// The message of the E007 error for a chain of more than [`MAX_CHAIN_TERMS`] operands.
+pub(super) fn too_long_message() -> String {
+    format!("operator chain has more than {MAX_CHAIN_TERMS} operands")
+}
+
+pub(super) const TOO_LONG_HELP: &str =
+    "compute parts of it in `let` intermediates and add those: `let s0[i] = a[i] + ...;`";
 
 // Precedence climbing. Binding powers, loosest first, as in Rust (`BinOp::binding_power`):
 // comparisons, |, ^, &, << >>, + -, * /, then `as`.
@@ -80,7 +96,7 @@ pub(super) const TOO_DEEP_HELP: &str =
 //          | IDENT                      (a scalar parameter, by bare name)
 // `level` is how many parentheses, calls, `-` and `!` enclose the input.
 fn binary(input: ParseStream, min_power: u8, level: usize) -> syn::Result<Parsed> {
-    let mut lhs = unary(input, level)?;
+    let mut chain = Chain::start(unary(input, level)?);
     loop {
         if let Some(error) = unsupported_operator(input) {
             return Err(error);
@@ -95,16 +111,78 @@ fn binary(input: ParseStream, min_power: u8, level: usize) -> syn::Result<Parsed
         operator(input, op)?;
         // Recursion here is bounded by the seven binding powers, not by the input.
         let rhs = binary(input, power + 1, level)?;
-        let height = lhs.height.max(rhs.height);
-        let expr = Expr::Binary {
-            op,
-            span,
-            lhs: Box::new(lhs.expr),
-            rhs: Box::new(rhs.expr),
-        };
-        lhs = above(expr, height, span)?;
+        if !op.chains() || chain.power != Some(power) {
+            chain = Chain::start(chain.close()?);
+        }
+        chain.push(
+            Link {
+                op,
+                span,
+                operand: rhs.expr,
+            },
+            power,
+            rhs.height,
+        )?;
     }
-    Ok(lhs)
+    chain.close()
+}
+
+/// A run of operators of one binding power while it is parsed: the operands so far
+/// and the height of the tallest.
+struct Chain {
+    first: Parsed,
+    rest: Vec<Link>,
+    power: Option<u8>,
+    height: usize,
+}
+
+impl Chain {
+    fn start(first: Parsed) -> Chain {
+        let height = first.height;
+        Chain {
+            first,
+            rest: Vec::new(),
+            power: None,
+            height,
+        }
+    }
+
+    /// Adds `link`, or the E007 error at its operator when the chain would pass
+    /// [`MAX_CHAIN_TERMS`]. A comparison is never followed by another link.
+    fn push(&mut self, link: Link, power: u8, height: usize) -> syn::Result<()> {
+        if self.rest.len() + 1 >= MAX_CHAIN_TERMS {
+            return Err(syn::Error::new(link.span, too_long_message()));
+        }
+        self.power = link.op.chains().then_some(power);
+        self.height = self.height.max(height);
+        self.rest.push(link);
+        Ok(())
+    }
+
+    /// The chain as one expression: its first operand alone, a `Binary` of two, or a
+    /// `Chain` of more, one level above its tallest operand.
+    fn close(mut self) -> syn::Result<Parsed> {
+        let span = match self.rest.first() {
+            None => return Ok(self.first),
+            Some(link) => link.span,
+        };
+        let first = Box::new(self.first.expr);
+        let expr = if self.rest.len() == 1 {
+            let link = self.rest.pop().expect("one link");
+            Expr::Binary {
+                op: link.op,
+                span: link.span,
+                lhs: first,
+                rhs: Box::new(link.operand),
+            }
+        } else {
+            Expr::Chain {
+                first,
+                rest: self.rest,
+            }
+        };
+        above(expr, self.height, span)
+    }
 }
 
 /// Takes the operator `peek_binop` saw.

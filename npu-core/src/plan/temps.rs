@@ -198,6 +198,13 @@ fn fill_spaces(expr: &Expr, space: u64, tiles: &[u64], out: &mut Vec<u64>) {
             fill_spaces(lhs, space, tiles, out);
             fill_spaces(rhs, space, tiles, out);
         }
+        // Its steps after the first (pushed above), then its operands.
+        Expr::Chain { rest, .. } => {
+            out.extend(std::iter::repeat_n(space, rest.len() - 1));
+            for operand in expr.children() {
+                fill_spaces(operand, space, tiles, out);
+            }
+        }
         Expr::Select {
             cond,
             then,
@@ -327,6 +334,19 @@ fn fill_parents(expr: &Expr, parent: usize, next: &mut usize, out: &mut [usize])
         Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
             fill_parents(lhs, index, next, out);
             fill_parents(rhs, index, next, out);
+        }
+        // Step s (of n) is node index + n - s; each reads the step before it and its
+        // own operand, the first step the first two operands.
+        Expr::Chain { rest, .. } => {
+            let steps = rest.len();
+            for below in 1..steps {
+                out[index + below] = index + below - 1;
+                *next += 1;
+            }
+            for (step, operand) in expr.children().into_iter().enumerate() {
+                let reader = index + steps - step.max(1);
+                fill_parents(operand, reader, next, out);
+            }
         }
         Expr::Select {
             cond,

@@ -532,6 +532,14 @@ fn visit(expr: &Expr, space: u64, tiles: &[u64], note: &mut impl FnMut(u64, u64)
             note(space, vector_width(expr).unwrap_or(expr.dtype().size()));
             visit(arg, space, tiles, note);
         }
+        // One instruction per step, each over the chain's space in its dtype.
+        Expr::Chain { first, rest, .. } => {
+            for (_, term) in rest {
+                note(space, vector_width(expr).unwrap_or(expr.dtype().size()));
+                visit(term, space, tiles, note);
+            }
+            visit(first, space, tiles, note);
+        }
         Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
             note(space, vector_width(expr).unwrap_or(expr.dtype().size()));
             visit(lhs, space, tiles, note);

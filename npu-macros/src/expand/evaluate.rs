@@ -195,6 +195,21 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
             let (lhs, rhs) = (value(kernel, ctx, lhs), value(kernel, ctx, rhs));
             quote!(#scalar::binary(#private::BinaryOp::#op, #dtype, #lhs, #rhs))
         }
+        // One statement per step, so that rustc sees a flat block however long the
+        // chain, never an expression nested once per step.
+        Expr::Chain { first, rest, dtype } => {
+            let dtype = dtype_path(*dtype);
+            let first = value(kernel, ctx, first);
+            let steps = rest.iter().map(|(op, term)| {
+                let (op, term) = (variant(op), value(kernel, ctx, term));
+                quote!(chain = #scalar::binary(#private::BinaryOp::#op, #dtype, chain, #term);)
+            });
+            quote!({
+                let mut chain: ::core::primitive::f64 = #first;
+                #(#steps)*
+                chain
+            })
+        }
         Expr::Compare { op, lhs, rhs, .. } => {
             let op = variant(op);
             let (lhs, rhs) = (value(kernel, ctx, lhs), value(kernel, ctx, rhs));

@@ -217,7 +217,11 @@ impl Variants {
         let name = &found.name;
         let target = found.target(crate_dir)?;
         let requested = self.regeneration_requested(name);
-        let existing = std::fs::read_to_string(path).ok();
+        let existing = match npu_core::file::read(npu_core::file::Kind::Variants, path) {
+            Ok(text) => Some(text),
+            Err(error) if error.is_not_found() => None,
+            Err(error) => return Err(error.to_string()),
+        };
         if let Some(text) = &existing
             && !requested
         {

@@ -1,5 +1,10 @@
 //! The run journal through its public API: what `--resume` relies on.
 
+#[cfg(unix)]
+#[path = "support/hang.rs"]
+#[allow(dead_code)] // Shared with other test files.
+mod hang;
+
 use std::fs;
 use std::path::Path;
 
@@ -500,4 +505,60 @@ fn a_one_line_file_that_is_not_a_journal_is_never_cut_back() {
     // A header cut by a crash is still repaired.
     fs::write(&path, br#"{"header":{"kern"#).unwrap();
     assert!(Journal::open(dir.path(), &header(), true).is_ok());
+}
+
+/// Issue 24: a journal that is a FIFO hung `--resume` (the journal is opened for
+/// reading and appending, which does not wait, and the read then waits forever), and
+/// a link to `/dev/zero` was read until memory ran out. Both are refused before the
+/// file is opened. A journal that is a link to a regular file is written through: a
+/// fresh start keeps the old journal beside the file linked to, and the link stays.
+#[cfg(unix)]
+#[test]
+fn a_journal_that_is_a_fifo_or_endless_is_refused_and_a_link_is_kept() {
+    for resume in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        hang::mkfifo(&path);
+        let at = dir.path().to_path_buf();
+        let error = hang::within_20_s("Journal::open", move || {
+            Journal::open(&at, &header(), resume)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        });
+        assert!(error.contains("not a regular file (a FIFO)"), "{error}");
+        assert!(hang::is_fifo(&path));
+        fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        let at = dir.path().to_path_buf();
+        let error = hang::within_20_s("Journal::open", move || {
+            Journal::open(&at, &header(), resume)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        });
+        assert!(error.contains("/dev/zero (a character device)"), "{error}");
+        assert_eq!(fs::read_link(&path).unwrap(), Path::new("/dev/zero"));
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    write_journal(elsewhere.path(), &[record(0, 0)]);
+    let real = elsewhere.path().join(FILE_NAME);
+    let old = fs::read(&real).unwrap();
+    let link = dir.path().join(FILE_NAME);
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let (_, resumed) = Journal::open(dir.path(), &header(), true).unwrap();
+    assert_eq!(json(&resumed), json(&[record(0, 0)]));
+    let (journal, resumed) = Journal::open(dir.path(), &header(), false).unwrap();
+    assert!(resumed.is_empty());
+    let backup = journal.backup().unwrap().to_path_buf();
+    drop(journal);
+    assert_eq!(fs::read_link(&link).unwrap(), real);
+    assert_eq!(fs::read(&backup).unwrap(), old);
+    assert_eq!(
+        fs::canonicalize(backup.parent().unwrap()).unwrap(),
+        fs::canonicalize(elsewhere.path()).unwrap()
+    );
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 }

@@ -1,5 +1,10 @@
 //! The tuning loop end to end: prompts, determinism, resume, reports.
 
+#[cfg(unix)]
+#[path = "support/hang.rs"]
+#[allow(dead_code)] // Shared with other test files.
+mod hang;
+
 use std::path::Path;
 
 use npu::kernels::{Bundled, SUITE};
@@ -414,4 +419,46 @@ fn the_space_keeps_a_fused_kernels_reduced_axes_whole() {
             "{name}: a rejected candidate"
         );
     }
+}
+
+/// Issue 24: a knowledge `*.toml` that is a FIFO hung `autotune --knowledge DIR`; one
+/// that links to `/dev/zero` was read until memory ran out. Each is an error naming the
+/// file; a link to a regular knowledge file is read.
+#[cfg(unix)]
+#[test]
+fn a_knowledge_file_that_is_a_fifo_or_endless_is_an_error_not_a_hang() {
+    use npu::tuner::knowledge::{KnowledgeBase, PRUNED_FILE};
+    let load = |dir: &Path| {
+        let dir = dir.to_path_buf();
+        hang::within_20_s("KnowledgeBase::load", move || {
+            KnowledgeBase::load(&dir).map_err(|e| e.to_string())
+        })
+    };
+    for name in ["hand.toml", PRUNED_FILE] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        hang::mkfifo(&path);
+        let error = load(dir.path()).unwrap_err();
+        assert_eq!(
+            error,
+            format!(
+                "{}: cannot read: not a regular file (a FIFO)",
+                path.display()
+            )
+        );
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        let error = load(dir.path()).unwrap_err();
+        assert!(
+            error.ends_with("not a regular file (a character device)"),
+            "{error}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let real = elsewhere.path().join("shared.toml");
+    std::fs::write(&real, KnowledgeBase::builtin().to_toml()).unwrap();
+    std::os::unix::fs::symlink(&real, dir.path().join("shared.toml")).unwrap();
+    let base = load(dir.path()).unwrap();
+    assert_eq!(base.entries.len(), KnowledgeBase::builtin().entries.len());
 }

@@ -6,6 +6,10 @@
 #[path = "support/chat_server.rs"]
 #[allow(dead_code)] // Shared with tests/llm_client.rs, which uses the rest of it.
 mod chat_server;
+#[cfg(unix)]
+#[path = "support/hang.rs"]
+#[allow(dead_code)] // Shared with other test files.
+mod hang;
 
 use std::path::{Path, PathBuf};
 
@@ -170,6 +174,7 @@ fn the_rerun_lines_name_the_kernel_files_the_variants_files_and_the_variables() 
         "cargo:rerun-if-env-changed=NPU_LLM_URL".into(),
         "cargo:rerun-if-env-changed=NPU_LLM_MODEL".into(),
         "cargo:rerun-if-env-changed=SOURCE_DATE_EPOCH".into(),
+        "cargo:rerun-if-env-changed=NPU_MAX_FILE_BYTES".into(),
         format!("cargo:rerun-if-changed={}", kernels.display()),
         format!("cargo:rerun-if-changed={}", variants.display()),
     ];
@@ -511,6 +516,9 @@ fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
                 files.insert(path, format!("-> {}", target.display()).into_bytes());
             } else if metadata.is_dir() {
                 pending.push(path);
+            } else if !metadata.is_file() {
+                // A FIFO is never opened here: reading it would wait for a writer.
+                files.insert(path, b"(not a regular file)".to_vec());
             } else {
                 files.insert(path.clone(), std::fs::read(&path).unwrap());
             }
@@ -631,11 +639,13 @@ enum Kind {
     /// A directory holding a user's file.
     Directory,
     Missing,
+    /// A FIFO, which opening for reading would wait on forever.
+    Fifo,
     /// The tool's own file, made read-only: root may write it, the tool must not.
     ReadOnly,
 }
 
-const KINDS: [Kind; 9] = [
+const KINDS: [Kind; 10] = [
     Kind::Own,
     Kind::Edited,
     Kind::Other,
@@ -644,6 +654,7 @@ const KINDS: [Kind; 9] = [
     Kind::Symlink,
     Kind::Directory,
     Kind::Missing,
+    Kind::Fifo,
     Kind::ReadOnly,
 ];
 
@@ -680,6 +691,10 @@ fn place(kind: Kind, path: &Path, contents: &Contents) {
             std::fs::write(path.join("keep.rs"), SOURCE).unwrap();
         }
         Kind::Missing => {}
+        Kind::Fifo => {
+            let made = std::process::Command::new("mkfifo").arg(path).status();
+            assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
+        }
         Kind::ReadOnly => {
             std::fs::write(path, &contents.own).unwrap();
             let mut permissions = std::fs::metadata(path).unwrap().permissions();
@@ -1000,4 +1015,170 @@ fn the_committed_variants_files_are_as_npu_wrote_them() {
         checked += 1;
     }
     assert_eq!(checked, 3);
+}
+
+/// Issue 24: a kernel whose `target` line names a FIFO hung `autotune k.npu` and the
+/// build script (opening a FIFO waits for a writer), and `target "/dev/zero";` read
+/// until memory ran out. Both are errors naming the file, through the library path the
+/// binary uses (discover, then check), the build helper and the binary itself.
+#[cfg(unix)]
+#[test]
+fn a_target_file_that_is_a_fifo_or_endless_is_an_error_not_a_hang() {
+    let krate = Crate::new(&KERNELS.replace(
+        "target npueval_demo;\n    variants",
+        "target \"fifo.toml\";\n    variants",
+    ));
+    std::fs::write(krate.path("Cargo.toml"), "[package]\nname = \"k\"\n").unwrap();
+    hang::mkfifo(&krate.path("fifo.toml"));
+    std::fs::create_dir_all(krate.path("kernels")).unwrap();
+    let kernel = "kernel halve(x: [f32; 8192]) -> y: [f32; 8192] { y[i] = x[i] / 2.0; }\ntarget \"fifo.toml\";\nschedule hand { split i by 1024; stage x, y in ub depth 1; }\n";
+    std::fs::write(krate.path("kernels/fifo.npu"), kernel).unwrap();
+    std::fs::write(
+        krate.path("kernels/zero.npu"),
+        kernel.replace("fifo.toml", "/dev/zero"),
+    )
+    .unwrap();
+
+    for (file, what) in [("fifo.npu", "a FIFO"), ("zero.npu", "a character device")] {
+        let path = krate.path("kernels").join(file);
+        let root = krate.dir.path().to_path_buf();
+        let checked = hang::within_20_s(file, move || {
+            let found = discover(&path).unwrap();
+            found[0].check(&root).map(|_| ())
+        });
+        let error = checked.unwrap_err();
+        assert!(
+            error.contains(&format!("{file}:2:8: error[E005]")),
+            "{error}"
+        );
+        assert!(
+            error.contains(&format!("not a regular file ({what})")),
+            "{error}"
+        );
+    }
+
+    // The build helper: the kernel is left alone with the reason as a warning.
+    let dir = krate.dir.path().to_path_buf();
+    let (actions, lines) = hang::within_20_s("the build helper", move || {
+        let mut out = Vec::new();
+        let actions = Variants::new()
+            .kernel_files(["src/kernels.rs"])
+            .rounds(1)
+            .candidates(3)
+            .crate_dir(&dir)
+            .out_dir(dir.join("out"))
+            .env([("SOURCE_DATE_EPOCH", "1796083200")])
+            .run_to(&mut out)
+            .unwrap();
+        (actions, String::from_utf8(out).unwrap())
+    });
+    assert_eq!(actions, [("vmla".to_string(), Action::LeftAlone)]);
+    assert!(lines.contains("not a regular file (a FIFO)"), "{lines}");
+    assert!(hang::is_fifo(&krate.path("fifo.toml")));
+    assert_eq!(krate.variants(), None);
+
+    // The binary, killed if it has not answered in 20 s.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+        .arg(krate.path("kernels/fifo.npu"))
+        .args(["--rounds", "1", "--candidates", "2", "--no-baselines"])
+        .arg("--report-dir")
+        .arg(krate.path("report"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("autotune on a kernel whose target file is a FIFO: no answer in 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("fifo.npu:2:8: error[E005]"), "{stderr}");
+    assert!(stderr.contains("not a regular file (a FIFO)"), "{stderr}");
+}
+
+/// Issue 24: a variants file that is a FIFO hung `cargo build`, and a link to
+/// `/dev/zero` was read until memory ran out and then replaced by a regular file. Both
+/// are left alone with a warning naming the file. A link to a regular variants file is
+/// followed: regenerating writes the file it points to and the link stays a link.
+#[cfg(unix)]
+#[test]
+fn a_variants_file_that_is_a_fifo_or_a_link_to_dev_zero_is_left_alone() {
+    let krate = Crate::new(KERNELS);
+    std::fs::create_dir_all(krate.path("kernels")).unwrap();
+    let variants = krate.path(VARIANTS);
+    let build = |krate: &Crate, env: &'static [(&'static str, &'static str)]| {
+        let dir = krate.dir.path().to_path_buf();
+        hang::within_20_s("the build helper", move || {
+            let mut out = Vec::new();
+            let mut vars = vec![("SOURCE_DATE_EPOCH", "1796083200")];
+            vars.extend_from_slice(env);
+            let actions = Variants::new()
+                .kernel_files(["src/kernels.rs"])
+                .rounds(1)
+                .candidates(3)
+                .crate_dir(&dir)
+                .out_dir(dir.join("out"))
+                .env(vars)
+                .run_to(&mut out)
+                .unwrap();
+            (actions, String::from_utf8(out).unwrap())
+        })
+    };
+
+    hang::mkfifo(&variants);
+    let (actions, lines) = build(&krate, &[]);
+    assert_eq!(actions, [("vmla".to_string(), Action::LeftAlone)]);
+    assert!(lines.contains("not a regular file (a FIFO)"), "{lines}");
+    assert!(hang::is_fifo(&variants));
+
+    std::fs::remove_file(&variants).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &variants).unwrap();
+    for env in [&[][..], &[("NPU_REGEN_VARIANTS", "1")][..]] {
+        let (actions, lines) = build(&krate, env);
+        assert_eq!(
+            actions,
+            [("vmla".to_string(), Action::LeftAlone)],
+            "{env:?}"
+        );
+        assert!(
+            lines.contains("not a regular file (a character device)"),
+            "{lines}"
+        );
+        assert_eq!(
+            std::fs::read_link(&variants).unwrap(),
+            Path::new("/dev/zero")
+        );
+    }
+
+    // A link to a regular file: written through on request, the link kept.
+    std::fs::remove_file(&variants).unwrap();
+    let (actions, _) = build(&krate, &[]);
+    assert_eq!(actions, written("heuristic", 2));
+    let generated = krate.variants().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let real = elsewhere.path().join("vmla.variants.npu");
+    std::fs::write(&real, format!("{generated}// a note\n")).unwrap();
+    std::fs::remove_file(&variants).unwrap();
+    std::os::unix::fs::symlink(&real, &variants).unwrap();
+    let (actions, _) = build(&krate, &[]);
+    assert_eq!(actions, [("vmla".to_string(), Action::Kept)]);
+    let (actions, _) = build(&krate, &[("NPU_REGEN_VARIANTS", "vmla")]);
+    assert_eq!(actions, written("heuristic", 2));
+    assert_eq!(std::fs::read_link(&variants).unwrap(), real);
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), generated);
+    // The hand-edited text regeneration replaced is kept beside the link.
+    let mut names: Vec<_> = std::fs::read_dir(krate.path("kernels"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["vmla.variants.npu", "vmla.variants.npu.orig"]);
+    let kept = std::fs::read_to_string(krate.path(&format!("{VARIANTS}.orig"))).unwrap();
+    assert_eq!(kept, format!("{generated}// a note\n"));
 }

@@ -15,8 +15,11 @@
 //! 6. [`variants`]: generated schedules kept in a variants file, checked like hand
 //!    schedules and tied to the kernel by a hash.
 //!
-//! npu-core's only I/O is [`target::read_file`], the bounded reader of target files
-//! the macro and the tools share; everything else takes text.
+//! npu-core's only I/O is [`file`](mod@file): the bounded reader of every file npu
+//! opens on a user's behalf (kernel sources, target files, variants files, knowledge
+//! files, journals, recordings), which the macro, the build helper and the tools share,
+//! and the rule for where a write goes ([`file::destination`]). [`target::read_file`]
+//! is that reader for target files. Everything else takes text.
 
 extern crate proc_macro;
 
@@ -25,6 +28,7 @@ pub mod check;
 pub mod diag;
 pub mod dtype;
 pub mod encoding;
+pub mod file;
 pub mod fix;
 pub mod host;
 pub mod ir;

@@ -3,8 +3,9 @@
 //! A target is a TOML file (see `npu-core/targets/` and docs/targets.md). The built-in
 //! presets are the same files compiled in, so a user calibrating against a profiler
 //! copies one and edits the numbers. [`read_file`] is the one reader of target files
-//! the macro and the tools share: bounded in size, regular files only, so that
-//! `target "/dev/zero";` or a FIFO is an error, not a hang.
+//! the macro and the tools share: [`crate::file`]'s bounded reader (regular files only,
+//! at most 1 MiB unless `NPU_MAX_FILE_BYTES` raises it), so that `target "/dev/zero";`
+//! or a FIFO is an error, not a hang.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -13,14 +14,24 @@ use serde::{Deserialize, Serialize};
 
 use crate::dtype::Dtype;
 
-mod file;
 mod limits;
 
-pub use file::{MAX_FILE_BYTES, read_file};
 pub use limits::{
     MAX_ALIGN, MAX_BANDWIDTH, MAX_BYTES, MAX_CLOCK_MHZ, MAX_CORES, MAX_CYCLES, MAX_EVENTS,
     MAX_FRACTAL, MAX_PAD_PENALTY, MAX_REPEAT,
 };
+
+/// Largest target file [`read_file`] reads unless `NPU_MAX_FILE_BYTES` raises it: the
+/// presets are about 2 KiB.
+pub const MAX_FILE_BYTES: u64 = crate::file::Kind::Target.default_limit();
+
+/// Reads a target file's text with [`crate::file::read`], or says why not in a phrase
+/// to follow the path: "No such file or directory (os error 2)", "not a regular file
+/// (a FIFO)". Only a regular file (or a link to one) within the limit is read; the
+/// type is checked before opening, since opening a FIFO waits for a writer.
+pub fn read_file(path: &std::path::Path) -> Result<String, String> {
+    crate::file::read(crate::file::Kind::Target, path).map_err(|error| error.reason())
+}
 
 /// A hardware target. Sizes are bytes, times are cycles of the core clock.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

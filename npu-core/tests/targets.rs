@@ -257,7 +257,8 @@ fn target_files_are_read_only_when_regular_and_small() {
         (at_limit, "ok: 1048576 bytes"),
         (
             over_limit,
-            "larger than the 1048576-byte limit of a target file (1048577 bytes)",
+            "larger than the 1 MiB limit of a target file (1048577 bytes); \
+             NPU_MAX_FILE_BYTES=BYTES raises it",
         ),
         (binary, "not UTF-8 text (byte 8 is not valid)"),
         (missing, "No such file or directory (os error 2)"),
@@ -285,4 +286,85 @@ fn endless_and_blocking_target_files_are_refused() {
         .expect("mkfifo runs");
     assert!(made.success());
     assert_eq!(read(&fifo, dir.path()), "not a regular file (a FIFO)");
+    // A link is followed: to a regular file it is read, to a device it is refused.
+    let real = dir.path().join("real.toml");
+    std::fs::write(&real, "name = \"x\"").unwrap();
+    let link = dir.path().join("link.toml");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    assert_eq!(read(&link, dir.path()), "ok: 10 bytes");
+    let to_zero = dir.path().join("zero.toml");
+    std::os::unix::fs::symlink("/dev/zero", &to_zero).unwrap();
+    assert_eq!(
+        read(&to_zero, dir.path()),
+        "not a regular file (a character device)"
+    );
+}
+
+/// Every kind of file goes through the one reader: the error names the kind and the
+/// file, and a link to something that is not a regular file is refused as a write
+/// destination too.
+#[cfg(unix)]
+#[test]
+fn the_bounded_reader_names_the_kind_and_the_file() {
+    use npu_core::file::{Kind, destination, read};
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let names: Vec<String> = Kind::ALL
+        .iter()
+        .map(|&kind| {
+            let error = read(kind, &fifo).unwrap_err();
+            assert!(!error.is_not_found());
+            error
+                .to_string()
+                .replace(&dir.path().display().to_string(), "DIR")
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "cannot read kernel source DIR/fifo: not a regular file (a FIFO)",
+            "cannot read target file DIR/fifo: not a regular file (a FIFO)",
+            "cannot read variants file DIR/fifo: not a regular file (a FIFO)",
+            "cannot read knowledge file DIR/fifo: not a regular file (a FIFO)",
+            "cannot read journal DIR/fifo: not a regular file (a FIFO)",
+            "cannot read recording DIR/fifo: not a regular file (a FIFO)",
+        ]
+    );
+    assert!(
+        read(Kind::Journal, &dir.path().join("missing"))
+            .unwrap_err()
+            .is_not_found()
+    );
+
+    let error = destination(&fifo).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "not a regular file (a FIFO); npu writes only regular files, and never replaces a link"
+    );
+    let new = dir.path().join("new");
+    assert_eq!(destination(&new).unwrap(), new);
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&new, &link).unwrap();
+    assert!(
+        destination(&link)
+            .unwrap_err()
+            .to_string()
+            .contains("which does not exist")
+    );
+    std::fs::write(&new, "x").unwrap();
+    assert_eq!(
+        destination(&link).unwrap(),
+        std::fs::canonicalize(&new).unwrap()
+    );
+    assert!(
+        destination(dir.path())
+            .unwrap_err()
+            .to_string()
+            .starts_with("not a regular file (a directory)")
+    );
 }

@@ -6,7 +6,9 @@
 //! offending tokens, followed by the `fallback` stub. The one thing done here is I/O:
 //! a `target "path.toml";` line names a file relative to the crate being compiled
 //! (`CARGO_MANIFEST_DIR`), which the macro reads, and so does a `variants N from
-//! "path.variants.npu";` line (see `variants`).
+//! "path.variants.npu";` line (see `variants`). Both go through npu-core's bounded
+//! reader (`npu_core::file`), as the tools' reads do: a FIFO, a device or an oversized
+//! file is a compile error naming it, never a compiler that waits or fills memory.
 
 mod expand;
 mod fallback;

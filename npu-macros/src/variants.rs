@@ -21,9 +21,6 @@ use npu_core::ast::{KernelDef, VariantsRef};
 use npu_core::variants::Problem;
 use npu_core::{CheckedKernel, Code, Diagnostic, Diagnostics, Target};
 
-/// The largest variants file the macro reads; a bigger one is not a variants file.
-const MAX_FILE_BYTES: u64 = 1 << 20;
-
 /// Adds the variants of `def`'s variants file to `hand`, the kernel checked with its
 /// hand schedules. Returns the kernel to expand and tokens to emit beside its module:
 /// the file's `include_bytes!`, or the warning that the file is missing.
@@ -59,23 +56,15 @@ pub(crate) fn add(
     Ok((kernel, tracked))
 }
 
-/// The file's text; `None` when it does not exist.
+/// The file's text; `None` when it does not exist. Read by npu-core's bounded reader,
+/// as the build helper reads it: a FIFO, a device or a file past the variants file's
+/// size limit is an error naming the file, never a compiler that waits or fills memory.
 fn read(path: &Path) -> Result<Option<String>, String> {
-    let shown = path.display();
-    match std::fs::metadata(path) {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(format!("cannot read variants file {shown}: {error}")),
-        Ok(metadata) if metadata.len() > MAX_FILE_BYTES => {
-            return Err(format!(
-                "variants file {shown} has {} bytes, more than the {MAX_FILE_BYTES} a variants file may have",
-                metadata.len()
-            ));
-        }
-        Ok(_) => {}
+    match npu_core::file::read(npu_core::file::Kind::Variants, path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.is_not_found() => Ok(None),
+        Err(error) => Err(error.to_string()),
     }
-    std::fs::read_to_string(path)
-        .map(Some)
-        .map_err(|error| format!("cannot read variants file {shown}: {error}"))
 }
 
 /// One compile error per problem, all at the `variants` line's path.
@@ -284,5 +273,74 @@ mod tests {
         assert!(output.contains(r#"= ["hand"]"#), "{output}");
         assert!(output.contains("deprecated"), "{output}");
         assert!(output.contains("which does not exist yet"), "{output}");
+    }
+
+    /// Runs `work` on its own thread and fails if it has not answered within 20 s: a
+    /// read that hangs becomes a failing test, not a test run that never ends.
+    #[cfg(unix)]
+    fn within_20_s<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = send.send(work());
+        });
+        receive
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("no answer in 20 s: the read hangs")
+    }
+
+    /// A variants file that is a FIFO (opening it waits for a writer) or a link to
+    /// `/dev/zero` (it never ends) is an error naming the file, read by the same
+    /// bounded reader as the build helper's, not a compiler that hangs or fills memory.
+    #[cfg(unix)]
+    #[test]
+    fn a_variants_file_that_is_a_fifo_or_endless_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("kernels")).unwrap();
+        let path = dir.path().join("kernels/scale.variants.npu");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        let fifo = path.clone();
+        let message = within_20_s(move || super::read(&fifo)).unwrap_err();
+        assert!(
+            message.ends_with("kernels/scale.variants.npu: not a regular file (a FIFO)"),
+            "{message}"
+        );
+        assert!(
+            message.starts_with("cannot read variants file "),
+            "{message}"
+        );
+        let root = dir.path().to_path_buf();
+        let output =
+            within_20_s(move || crate::expand_kernel(KERNEL.parse().unwrap(), &root).to_string());
+        assert!(
+            output.contains("[E034] cannot read variants file"),
+            "{output}"
+        );
+        assert!(output.contains("not a regular file (a FIFO)"), "{output}");
+
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        let link = path.clone();
+        let message = within_20_s(move || super::read(&link)).unwrap_err();
+        assert!(
+            message.ends_with("not a regular file (a character device)"),
+            "{message}"
+        );
+        // A link to a regular file is followed.
+        let real = dir.path().join("real.variants.npu");
+        std::fs::write(&real, "text").unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&real, &path).unwrap();
+        assert_eq!(super::read(&path), Ok(Some("text".to_string())));
+    }
+
+    #[test]
+    fn a_variants_file_past_the_limit_is_an_error() {
+        let limit = npu_core::file::Kind::Variants.limit() as usize;
+        let message = expand(Some(&" ".repeat(limit + 1)));
+        assert!(message.contains("limit of a variants file"), "{message}");
     }
 }

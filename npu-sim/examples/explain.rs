@@ -21,10 +21,11 @@ fn main() {
         .iter()
         .position(|a| a == "--trace")
         .and_then(|i| args.get(i + 1));
-    let source = match std::fs::read_to_string(path) {
+    let kind = npu_core::file::Kind::Kernel;
+    let source = match npu_core::file::read(kind, std::path::Path::new(path)) {
         Ok(source) => source,
         Err(error) => {
-            eprintln!("cannot read {path}: {error}");
+            eprintln!("{error}");
             std::process::exit(1);
         }
     };

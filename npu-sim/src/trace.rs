@@ -63,7 +63,11 @@ impl Trace {
     }
 
     /// Writes the JSON to `path` atomically: to a temporary file beside it, then renamed.
+    /// A link is written through (the file it points to is replaced, the link stays);
+    /// a FIFO, a device or a directory is refused ([`npu_core::file::destination`]).
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        let destination = npu_core::file::destination(path)?;
+        let path = destination.as_path();
         let file_name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

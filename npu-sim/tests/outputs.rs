@@ -166,6 +166,28 @@ fn the_trace_is_chrome_json() {
         .filter(|e| e.file_name() != "trace.json")
         .collect();
     assert!(leftovers.is_empty(), "no temporary file left behind");
+    // Through a link, the file it points to is replaced and the link stays a link; a
+    // FIFO is refused, not opened (which would wait for a reader).
+    #[cfg(unix)]
+    {
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink(&path, &link).expect("links");
+        std::fs::write(&path, "old").expect("writes");
+        trace.write(&link).expect("writes through the link");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), trace.to_json());
+        let fifo = dir.join("fifo.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.expect("mkfifo runs").success());
+        let error = trace.write(&fifo).unwrap_err();
+        assert!(error.to_string().contains("a FIFO"), "{error}");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 3);
+    }
     std::fs::remove_dir_all(&dir).expect("cleans up");
 }
 

@@ -1,6 +1,7 @@
 //! Finding kernels in a user's sources: every `npu_kernel! { ... }` block of a Rust
 //! file, the kernel of a `.npu` text file, or every Rust file under a crate's `src/`.
-//! The build helper and `autotune` both find kernels here.
+//! The build helper and `autotune` both find kernels here, and read every file through
+//! npu-core's bounded reader ([`npu_core::file`]).
 //!
 //! Rust files are split into tokens, not compiled: a block is recognised by the tokens
 //! `npu_kernel ! { ... }` (a path such as `npu::npu_kernel!` ends the same way), at any
@@ -44,8 +45,8 @@ pub fn discover(path: &Path) -> Result<Vec<Found>, String> {
         }
         return Ok(found);
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let text = npu_core::file::read(npu_core::file::Kind::Kernel, path)
+        .map_err(|error| error.to_string())?;
     if path.extension().is_some_and(|e| e == "rs") {
         in_rust(path, &text)
     } else {
@@ -91,11 +92,12 @@ impl Found {
         npu_core::check::check(&self.def, &target).map_err(|d| located(&self.file, &self.text, &d))
     }
 
-    /// The kernel's target, a preset or a file relative to `crate_dir`.
+    /// The kernel's target, a preset or a file relative to `crate_dir`, read as the
+    /// macro reads it (a FIFO or `/dev/zero` is an error, not a hang).
     pub fn target(&self, crate_dir: &Path) -> Result<Target, String> {
         npu_core::check::resolve_target(&self.def, |path| {
-            std::fs::read_to_string(crate_dir.join(path))
-                .map_err(|error| format!("{error} (looked in {})", crate_dir.display()))
+            npu_core::target::read_file(&crate_dir.join(path))
+                .map_err(|reason| format!("{reason} (looked in {})", crate_dir.display()))
         })
         .map_err(|d| located(&self.file, &self.text, &d))
     }

@@ -52,11 +52,12 @@ use crate::tuner::variants::{
 pub use discover::{Found, discover};
 
 /// The environment variables a build depends on, for `cargo:rerun-if-env-changed`.
-pub const ENV_VARS: [&str; 4] = [
+pub const ENV_VARS: [&str; 5] = [
     "NPU_REGEN_VARIANTS",
     "NPU_LLM_URL",
     "NPU_LLM_MODEL",
     "SOURCE_DATE_EPOCH",
+    "NPU_MAX_FILE_BYTES",
 ];
 
 /// Generates the variants files of kernels in a crate's sources. See the module docs.

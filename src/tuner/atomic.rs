@@ -15,6 +15,12 @@
 //!
 //! A read-only file is never replaced, even by a user (root) whose rename would
 //! succeed: its mode is how the user said not to change it.
+//!
+//! A path that is a symbolic link is written through: the file the link points to is
+//! replaced (the temporary file goes beside *it*) and the link stays a link. A path
+//! that is neither missing nor a regular file (a FIFO, a device, a directory, a link to
+//! one of those or to nothing) is refused before anything is written
+//! ([`npu_core::file::destination`]).
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
@@ -25,10 +31,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// What every temporary file's name holds between the target's name and the pid.
 const MARKER: &str = ".npu-tmp.";
 
-/// Replaces `path` with `bytes` atomically (see the module docs). The directory must
-/// exist. A new file gets the permissions `fs::write` would give it, not the owner-only
-/// permissions of a temporary file.
+/// Replaces `path` with `bytes` atomically (see the module docs), or the file it links
+/// to. The directory must exist. A new file gets the permissions `fs::write` would give
+/// it, not the owner-only permissions of a temporary file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let destination = npu_core::file::destination(path)?;
+    let path = destination.as_path();
     let file_name = path.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -233,6 +241,70 @@ mod tests {
         fs::write(path.join("keep"), b"x").unwrap();
         assert!(write_atomic(&path, b"x").is_err());
         assert_eq!(names(directory.path()), ["taken"]);
+    }
+
+    /// Writing through a link replaces the file it points to, beside that file, and
+    /// leaves the link a link; a link to nothing, a FIFO or a device is refused and
+    /// nothing is written.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through_never_replaced() {
+        let directory = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let real = elsewhere.path().join("learned.toml");
+        fs::write(&real, b"old").unwrap();
+        let link = directory.path().join("learned.toml");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_link(&link).unwrap(), real);
+        assert_eq!(fs::read(&real).unwrap(), b"new");
+        assert_eq!(names(directory.path()), ["learned.toml"]);
+        assert_eq!(names(elsewhere.path()), ["learned.toml"]);
+
+        let dangling = directory.path().join("dangling");
+        std::os::unix::fs::symlink(elsewhere.path().join("missing"), &dangling).unwrap();
+        let error = write_atomic(&dangling, b"x").unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidInput);
+        assert!(
+            error.to_string().contains("which does not exist"),
+            "{error}"
+        );
+        let to_zero = directory.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &to_zero).unwrap();
+        let error = write_atomic(&to_zero, b"x").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("a symbolic link to /dev/zero (a character device)"),
+            "{error}"
+        );
+        let fifo = directory.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let error = write_atomic(&fifo, b"x").unwrap_err();
+        assert!(
+            error.to_string().starts_with("not a regular file (a FIFO)"),
+            "{error}"
+        );
+        for path in [&dangling, &to_zero] {
+            assert!(fs::symlink_metadata(path).unwrap().file_type().is_symlink());
+        }
+        assert_eq!(
+            names(directory.path()),
+            ["dangling", "fifo", "learned.toml", "zero"]
+        );
+        assert_eq!(names(elsewhere.path()), ["learned.toml"]);
     }
 
     #[cfg(unix)]

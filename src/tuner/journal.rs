@@ -27,7 +27,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read as _, Write as _};
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -222,12 +222,25 @@ impl Journal {
         header: &JournalHeader,
         resume: bool,
     ) -> Result<(Journal, Vec<CandidateRecord>), JournalError> {
-        let path = dir.join(FILE_NAME);
+        let named = dir.join(FILE_NAME);
+        let named_error = |source| JournalError::Io {
+            path: named.clone(),
+            source,
+        };
+        fs::create_dir_all(dir).map_err(named_error)?;
+        // A journal that is a link is written through (the link stays a link); one that
+        // is not a regular file, or is past the journal's size limit, is refused before
+        // it is opened: npu-core's bounded reader (a FIFO would hang `--resume`).
+        let path = npu_core::file::destination(&named).map_err(named_error)?;
         let io_error = |source| JournalError::Io {
             path: path.clone(),
             source,
         };
-        fs::create_dir_all(dir).map_err(io_error)?;
+        if let Err(error) = npu_core::file::check(npu_core::file::Kind::Journal, &path)
+            && !error.is_not_found()
+        {
+            return Err(io_error(error.into_io()));
+        }
         if resume {
             // Appending needs no write permission for root: the mode is the user's word.
             crate::tuner::atomic::refuse_read_only(&path).map_err(io_error)?;
@@ -248,7 +261,8 @@ impl Journal {
             existing => {
                 let mut backup = None;
                 if existing.is_some() {
-                    let backup_path = backup_path(dir).map_err(io_error)?;
+                    let beside = path.parent().unwrap_or(dir);
+                    let backup_path = backup_path(beside).map_err(io_error)?;
                     fs::rename(&path, &backup_path).map_err(io_error)?;
                     backup = Some(backup_path);
                 }
@@ -284,7 +298,7 @@ impl Journal {
             unsynced: false,
         };
         journal.start(header).map_err(io_error)?;
-        sync_directory(dir);
+        sync_directory(path.parent().unwrap_or(dir));
         Ok((journal, Vec::new()))
     }
 
@@ -337,8 +351,8 @@ impl Journal {
             path: path.clone(),
             source,
         };
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io_error)?;
+        let bytes = npu_core::file::read_opened(npu_core::file::Kind::Journal, &path, &mut file)
+            .map_err(|error| io_error(error.into_io()))?;
         let parsed = parse(&bytes).map_err(|bad| JournalError::Corrupt {
             path: path.clone(),
             line: bad.line,

@@ -4,8 +4,9 @@
 //! a named bundled kernel, which a test checks).
 //!
 //! Entries live in human-readable TOML files under `knowledge/` (compiled in as the
-//! default base; `KnowledgeBase::load` reads a directory instead). Each file is
-//! schema-checked on load, and an error names the file, the line and what is wrong.
+//! default base; `KnowledgeBase::load` reads a directory instead, through npu-core's
+//! bounded reader: a FIFO or a device named `*.toml` is an error, not a hang). Each file
+//! is schema-checked on load, and an error names the file, the line and what is wrong.
 //!
 //! [`KnowledgeBase::retrieve`] ranks entries in two spaces and fuses the rankings:
 //! syntax (the diagnostic codes of the latest failures and the words of the failing
@@ -14,7 +15,7 @@
 //! bottlenecks). Reciprocal-rank fusion keeps either space from drowning the other;
 //! ties go by entry id, so retrieval is deterministic.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::Path;
 
@@ -170,10 +171,7 @@ impl KnowledgeBase {
     pub fn load(dir: &Path) -> Result<KnowledgeBase, KnowledgeError> {
         let mut files = Vec::new();
         for path in entry_files(dir)? {
-            let text = std::fs::read_to_string(&path).map_err(|e| KnowledgeError {
-                at: path.display().to_string(),
-                message: format!("cannot read: {e}"),
-            })?;
+            let text = read_entry_file(&path)?;
             files.push((path.display().to_string(), text));
         }
         let mut base = KnowledgeBase::parse(&files)?;
@@ -224,10 +222,12 @@ impl KnowledgeBase {
         super::atomic::write_atomic(&pruned_path, text.as_bytes())?;
         if !distilled.audit.is_empty() {
             use std::io::Write as _;
+            // Appended to through a link; a FIFO (whose opening would wait) is refused.
+            let log = npu_core::file::destination(&dir.join(AUDIT_FILE))?;
             let mut log = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
-                .open(dir.join(AUDIT_FILE))?;
+                .open(log)?;
             for line in &distilled.audit {
                 writeln!(log, "{line}")?;
             }
@@ -276,9 +276,21 @@ impl KnowledgeBase {
     /// Parses and schema-checks `(file name, text)` pairs.
     pub fn parse(files: &[(String, String)]) -> Result<KnowledgeBase, KnowledgeError> {
         let mut entries: Vec<Entry> = Vec::new();
+        // Where each id is in `entries`: a duplicate is found in constant time.
+        let mut ids: HashMap<String, usize> = HashMap::new();
         for (name, text) in files {
-            let line_of =
-                |offset: usize| text.get(..offset).map_or(0, |t| t.matches('\n').count()) + 1;
+            // Where each line ends, so that the line of an entry is a binary search and
+            // not a count of the newlines before it (which made loading n^2).
+            let newlines: Vec<usize> = text.match_indices('\n').map(|(at, _)| at).collect();
+            let line_of = |offset: usize| {
+                if !text.is_char_boundary(offset) {
+                    return 1;
+                }
+                newlines.partition_point(|&newline| {
+                    tally(1);
+                    newline < offset
+                }) + 1
+            };
             let raw: RawFile = toml::from_str(text).map_err(|error| KnowledgeError {
                 at: match error.span() {
                     Some(span) => format!("{name}:{}", line_of(span.start)),
@@ -296,9 +308,12 @@ impl KnowledgeBase {
                 if raw.id.trim().is_empty() || raw.rationale.trim().is_empty() {
                     return Err(fail("`id` and `rationale` must not be empty".into()));
                 }
-                if let Some(other) = entries.iter().find(|e| e.id == raw.id) {
+                tally(1);
+                if let Some(&other) = ids.get(&raw.id) {
+                    let other: &Entry = &entries[other];
                     return Err(fail(format!("the id is used already at {}", other.origin)));
                 }
+                ids.insert(raw.id.clone(), entries.len());
                 let codes = raw
                     .codes
                     .iter()
@@ -350,7 +365,10 @@ impl KnowledgeBase {
                 });
             }
         }
-        entries.sort_by(|a, b| a.id.cmp(&b.id));
+        entries.sort_by(|a, b| {
+            tally(1);
+            a.id.cmp(&b.id)
+        });
         Ok(KnowledgeBase { entries })
     }
 
@@ -361,6 +379,7 @@ impl KnowledgeBase {
             .entries
             .iter()
             .filter(|e| {
+                tally(1);
                 (e.trigger.classes.is_empty() || e.trigger.classes.contains(&query.class))
                     && (e.trigger.dtypes.is_empty()
                         || e.trigger.dtypes.iter().any(|d| query.dtypes.contains(d)))
@@ -386,18 +405,28 @@ impl KnowledgeBase {
                 .filter(|b| e.trigger.bottlenecks.contains(b))
                 .count() as f64
         };
-        let rank = |score: &dyn Fn(&Entry) -> f64| -> Vec<(String, usize)> {
+        // Each space's ranking, as a map from id to rank: the rank of an id is that of
+        // its first (best) place, looked up in constant time, so that fusing costs
+        // n lookups and retrieval is n log n (the sorts), not n^2.
+        let rank = |score: &dyn Fn(&Entry) -> f64| -> HashMap<&str, usize> {
             let mut scored: Vec<(f64, &Entry)> = eligible
                 .iter()
-                .map(|e| (score(e), *e))
+                .map(|e| {
+                    tally(1);
+                    (score(e), *e)
+                })
                 .filter(|(s, _)| *s > 0.0)
                 .collect();
-            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
-            scored
-                .iter()
-                .enumerate()
-                .map(|(rank, (_, e))| (e.id.clone(), rank))
-                .collect()
+            scored.sort_by(|a, b| {
+                tally(1);
+                b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id))
+            });
+            let mut ranks = HashMap::with_capacity(scored.len());
+            for (rank, (_, e)) in scored.iter().enumerate() {
+                tally(1);
+                ranks.entry(e.id.as_str()).or_insert(rank);
+            }
+            ranks
         };
         let (by_syntax, by_hardware) = (rank(&syntax), rank(&hardware));
         let mut fused: Vec<(f64, &Entry)> = eligible
@@ -405,13 +434,19 @@ impl KnowledgeBase {
             .filter_map(|e| {
                 let score: f64 = [&by_syntax, &by_hardware]
                     .iter()
-                    .filter_map(|ranking| ranking.iter().find(|(id, _)| *id == e.id))
-                    .map(|(_, rank)| 1.0 / (60.0 + *rank as f64))
+                    .filter_map(|ranking| {
+                        tally(1);
+                        ranking.get(e.id.as_str())
+                    })
+                    .map(|rank| 1.0 / (60.0 + *rank as f64))
                     .sum();
                 (score > 0.0).then_some((score, *e))
             })
             .collect();
-        fused.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+        fused.sort_by(|a, b| {
+            tally(1);
+            b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id))
+        });
         fused.into_iter().take(count).map(|(_, e)| e).collect()
     }
 }
@@ -480,6 +515,15 @@ impl Query {
 
 /// The entry files of a knowledge directory: its `*.toml` files but [`PRUNED_FILE`], in
 /// name order.
+/// A knowledge file's text, through npu-core's bounded reader (a FIFO is refused, not
+/// waited on).
+fn read_entry_file(path: &Path) -> Result<String, KnowledgeError> {
+    npu_core::file::read(npu_core::file::Kind::Knowledge, path).map_err(|e| KnowledgeError {
+        at: path.display().to_string(),
+        message: format!("cannot read: {}", e.reason()),
+    })
+}
+
 fn entry_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, KnowledgeError> {
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| KnowledgeError {
@@ -502,10 +546,7 @@ fn ids_outside_learned(dir: &Path) -> Result<BTreeSet<String>, KnowledgeError> {
         .into_iter()
         .filter(|p| !p.ends_with(LEARNED_FILE))
     {
-        let text = std::fs::read_to_string(&path).map_err(|e| KnowledgeError {
-            at: path.display().to_string(),
-            message: format!("cannot read: {e}"),
-        })?;
+        let text = read_entry_file(&path)?;
         files.push((path.display().to_string(), text));
     }
     let base = KnowledgeBase::parse(&files)?;
@@ -520,19 +561,38 @@ fn read_pruned(dir: &Path) -> Result<Vec<String>, KnowledgeError> {
         ids: Vec<String>,
     }
     let path = dir.join(PRUNED_FILE);
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
     let at = path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|e| KnowledgeError {
-        at: at.clone(),
-        message: format!("cannot read: {e}"),
-    })?;
+    let text = match npu_core::file::read(npu_core::file::Kind::Knowledge, &path) {
+        Ok(text) => text,
+        Err(e) if e.is_not_found() => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(KnowledgeError {
+                at,
+                message: format!("cannot read: {}", e.reason()),
+            });
+        }
+    };
     let pruned: Pruned = toml::from_str(&text).map_err(|e| KnowledgeError {
         at,
         message: e.message().to_string(),
     })?;
     Ok(pruned.ids)
+}
+
+// Counts units of work of loading and retrieval (an entry scored, two entries compared,
+// an id looked up, a step of a line's binary search) on this thread, in unit tests
+// only: they show how the work grows with the entries without timing it.
+#[cfg(test)]
+thread_local! {
+    static WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+#[inline]
+fn tally(units: u64) {
+    #[cfg(test)]
+    WORK.with(|work| work.set(work.get() + units));
+    #[cfg(not(test))]
+    let _ = units;
 }
 
 /// The words of a schedule text, for the syntax space.
@@ -671,5 +731,200 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(ids(&query), ids(&query));
+    }
+
+    /// `count` entries: the built-in ones copied under new ids, sorted by id as a
+    /// loaded base is (the base of `benches/knowledge.rs`).
+    fn copies(count: usize) -> KnowledgeBase {
+        let builtin = KnowledgeBase::builtin().entries;
+        let mut entries: Vec<Entry> = (0..count)
+            .map(|index| {
+                let mut entry = builtin[index % builtin.len()].clone();
+                entry.id = format!("{}-{:05}", entry.id, index / builtin.len());
+                entry
+            })
+            .collect();
+        entries.sort_by(|a, b| a.id.cmp(&b.id));
+        KnowledgeBase { entries }
+    }
+
+    /// Queries that fill both spaces, one of them, or neither.
+    fn queries() -> Vec<Query> {
+        let schedule = words(
+            "parallel i over 8 cores; split i by 16384; stage a, b, c, y in ub depth 2; tail pad;",
+        );
+        let mut queries = Vec::new();
+        for class in CLASSES {
+            for cores in [1, 8] {
+                queries.push(Query {
+                    class: class.into(),
+                    dtypes: vec![Dtype::F16],
+                    codes: vec![Code::E020, Code::E021, Code::E033],
+                    words: schedule.clone(),
+                    bottlenecks: vec!["memory-bound".into(), "no overlap".into()],
+                    cores,
+                });
+                queries.push(Query {
+                    class: class.into(),
+                    dtypes: vec![Dtype::F32, Dtype::I8],
+                    bottlenecks: BOTTLENECKS.iter().map(|b| b.to_string()).collect(),
+                    cores,
+                    ..Query::default()
+                });
+                queries.push(Query {
+                    class: class.into(),
+                    codes: vec![Code::E024],
+                    words: words("split j by 64;"),
+                    cores,
+                    ..Query::default()
+                });
+            }
+        }
+        queries
+    }
+
+    /// Retrieval as it was before it was made n log n: each entry's rank found by a
+    /// scan of each ranking. The reference the faster one must agree with.
+    fn retrieve_by_scanning<'a>(
+        base: &'a KnowledgeBase,
+        query: &Query,
+        count: usize,
+    ) -> Vec<&'a Entry> {
+        let eligible: Vec<&Entry> = base
+            .entries
+            .iter()
+            .filter(|e| {
+                (e.trigger.classes.is_empty() || e.trigger.classes.contains(&query.class))
+                    && (e.trigger.dtypes.is_empty()
+                        || e.trigger.dtypes.iter().any(|d| query.dtypes.contains(d)))
+                    && (query.cores > 1 || !e.template.contains("parallel"))
+            })
+            .collect();
+        let syntax = |e: &Entry| -> f64 {
+            let codes = query
+                .codes
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| e.trigger.codes.contains(c))
+                .map(|(rank, _)| 1.0 / (1.0 + rank as f64))
+                .sum::<f64>();
+            let words: BTreeSet<String> = words(&e.template);
+            let shared = words.intersection(&query.words).count() as f64;
+            codes * 10.0 + shared / (1.0 + words.len() as f64)
+        };
+        let hardware = |e: &Entry| -> f64 {
+            query
+                .bottlenecks
+                .iter()
+                .filter(|b| e.trigger.bottlenecks.contains(b))
+                .count() as f64
+        };
+        let rank = |score: &dyn Fn(&Entry) -> f64| -> Vec<(String, usize)> {
+            let mut scored: Vec<(f64, &Entry)> = eligible
+                .iter()
+                .map(|e| (score(e), *e))
+                .filter(|(s, _)| *s > 0.0)
+                .collect();
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+            scored
+                .iter()
+                .enumerate()
+                .map(|(rank, (_, e))| (e.id.clone(), rank))
+                .collect()
+        };
+        let (by_syntax, by_hardware) = (rank(&syntax), rank(&hardware));
+        let mut fused: Vec<(f64, &Entry)> = eligible
+            .iter()
+            .filter_map(|e| {
+                let score: f64 = [&by_syntax, &by_hardware]
+                    .iter()
+                    .filter_map(|ranking| ranking.iter().find(|(id, _)| *id == e.id))
+                    .map(|(_, rank)| 1.0 / (60.0 + *rank as f64))
+                    .sum();
+                (score > 0.0).then_some((score, *e))
+            })
+            .collect();
+        fused.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+        fused.into_iter().take(count).map(|(_, e)| e).collect()
+    }
+
+    /// Same entries, same order as the scanning retrieval, for every query on bases of
+    /// several sizes, the built-in one, and one with repeated ids (which `parse` refuses
+    /// but a base built in memory may have).
+    #[test]
+    fn retrieval_picks_what_the_scanning_retrieval_picked() {
+        let mut repeated = copies(120);
+        let twins: Vec<Entry> = repeated.entries.iter().step_by(7).cloned().collect();
+        repeated.entries.extend(twins);
+        let bases = [
+            KnowledgeBase::default(),
+            KnowledgeBase::builtin(),
+            copies(1),
+            copies(97),
+            copies(600),
+            repeated,
+        ];
+        let mut compared = 0;
+        for base in &bases {
+            for query in queries() {
+                for count in [1, 3, 10, usize::MAX] {
+                    let ids = |entries: Vec<&Entry>| -> Vec<*const Entry> {
+                        entries.into_iter().map(|e| e as *const Entry).collect()
+                    };
+                    assert_eq!(
+                        ids(base.retrieve(&query, count)),
+                        ids(retrieve_by_scanning(base, &query, count)),
+                        "{query:?}, {count} of {} entries",
+                        base.entries.len()
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, bases.len() * 18 * 4);
+        // The queries do fill the rankings: for some, half of a large base scores.
+        let base = copies(600);
+        let found = queries()
+            .iter()
+            .map(|query| base.retrieve(query, usize::MAX).len())
+            .max();
+        assert!(found > Some(300), "{found:?}");
+    }
+
+    /// The work of loading and of one retrieval, counted (never timed) at n, 4n and 16n
+    /// entries: n log n grows 16 x log(16n) / log(n) times (about 23 at n = 500), n^2
+    /// 256 times. Counting the newlines before each entry for its line, as loading did,
+    /// and scanning each ranking for each entry, as retrieval did, were both n^2.
+    #[test]
+    fn loading_and_retrieval_work_grows_as_n_log_n() {
+        let work = |run: &dyn Fn()| -> u64 {
+            WORK.with(|work| work.set(0));
+            run();
+            WORK.with(std::cell::Cell::get)
+        };
+        let query = &queries()[0];
+        let mut loads = Vec::new();
+        let mut retrievals = Vec::new();
+        for count in [500, 2_000, 8_000] {
+            let base = copies(count);
+            let files = [("k.toml".to_string(), base.to_toml())];
+            loads.push(work(&|| {
+                assert_eq!(KnowledgeBase::parse(&files).unwrap().entries.len(), count);
+            }));
+            retrievals.push(work(&|| {
+                assert_eq!(base.retrieve(query, 3).len(), 3);
+            }));
+        }
+        for (what, counts) in [("loading", &loads), ("retrieval", &retrievals)] {
+            let growth = counts[2] as f64 / counts[0] as f64;
+            assert!(
+                growth < 32.0,
+                "{what}: {counts:?} units of work at 500, 2000 and 8000 entries: x{growth:.1}"
+            );
+            assert!(
+                counts[1] < counts[2] && counts[0] < counts[1],
+                "{what}: {counts:?}"
+            );
+        }
     }
 }

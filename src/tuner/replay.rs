@@ -13,7 +13,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -120,10 +119,13 @@ impl Transcript {
     /// Reads a transcript written by [`save`](Self::save).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReplayError> {
         let path = path.as_ref();
-        let text = fs::read_to_string(path).map_err(|source| ReplayError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            npu_core::file::read(npu_core::file::Kind::Recording, path).map_err(|error| {
+                ReplayError::Io {
+                    path: path.to_path_buf(),
+                    source: error.into_io(),
+                }
+            })?;
         Self::from_json(&text).map_err(|error| ReplayError::corrupt(path, &error))
     }
 
@@ -242,6 +244,8 @@ impl Replayer {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     /// A fresh, empty directory under the system temp directory.
@@ -382,6 +386,43 @@ mod tests {
             .filter(|entry| entry.file_name().to_string_lossy().starts_with(&prefix))
             .count();
         assert_eq!(leftovers, 0);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// A recording that is a FIFO (`--replay FIFO` hung) or a link to `/dev/zero` is an
+    /// error naming the file; the kernel source `autotune` is given, likewise.
+    #[cfg(unix)]
+    #[test]
+    fn a_recording_or_kernel_source_that_is_a_fifo_is_an_error_not_a_hang() {
+        let dir = temp_dir("fifo");
+        let fifo = dir.join("run.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let (send, receive) = std::sync::mpsc::channel();
+        let (recording, source) = (fifo.clone(), fifo.with_extension("rs"));
+        std::os::unix::fs::symlink(&fifo, &source).unwrap();
+        std::thread::spawn(move || {
+            let recording = Transcript::load(&recording).map(|_| ()).unwrap_err();
+            let source = crate::build::discover(&source).map(|_| ()).unwrap_err();
+            let zero = Transcript::load("/dev/zero").map(|_| ()).unwrap_err();
+            let _ = send.send([recording.to_string(), source, zero.to_string()]);
+        });
+        let [recording, source, zero] = receive
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("no answer in 20 s: the read hangs");
+        assert!(
+            recording.ends_with("run.json: not a regular file (a FIFO)"),
+            "{recording}"
+        );
+        assert!(source.starts_with("cannot read kernel source "), "{source}");
+        assert!(
+            source.ends_with("run.rs: not a regular file (a FIFO)"),
+            "{source}"
+        );
+        assert_eq!(
+            zero,
+            "transcript /dev/zero: not a regular file (a character device)"
+        );
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -90,10 +90,12 @@ pub fn inspect(path: &Path, kernel: &str, kernel_hash: &str) -> Result<Existing,
         return Err(refuse("it is a directory"));
     }
     if !metadata.is_file() {
-        return Err(refuse("it is not a regular file"));
+        let kind = npu_core::file::describe(&metadata.file_type());
+        return Err(refuse(&format!("it is not a regular file ({kind})")));
     }
     crate::tuner::atomic::refuse_read_only(path).map_err(|error| error.to_string())?;
-    let bytes = fs::read(path).map_err(|error| refuse(&format!("it cannot be read: {error}")))?;
+    let bytes = npu_core::file::read_bytes(npu_core::file::Kind::Variants, path)
+        .map_err(|error| refuse(&format!("it cannot be read: {}", error.reason())))?;
     classify(&bytes, kernel, kernel_hash).map_err(|reason| refuse(&reason))
 }
 

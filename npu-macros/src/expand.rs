@@ -170,7 +170,10 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
             ..
         } = port;
         if port.scalar {
-            let doc = format!("Output `{}`, declared `{declared}`: one value.", unraw(name));
+            let doc = format!(
+                "Output `{}`, declared `{declared}`: one value.",
+                unraw(name)
+            );
             return quote_spanned!(name.span()=> #[doc = #doc] pub #name: #element);
         }
         let doc = format!(

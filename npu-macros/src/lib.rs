@@ -295,7 +295,12 @@ mod tests {
         for (file, body) in corpus() {
             let leaves = count_leaves(&body);
             for _ in 0..150 {
-                let mutant = mutate(&body, random.usize(..leaves.max(1)), random.u64(..), &mut random);
+                let mutant = mutate(
+                    &body,
+                    random.usize(..leaves.max(1)),
+                    random.u64(..),
+                    &mut random,
+                );
                 expanded += 1;
                 if let Err(problem) = expand(mutant.clone()) {
                     panic!("{file}: {problem}\n--- input ---\n{mutant}");

@@ -380,31 +380,11 @@ impl KnowledgeBase {
             .iter()
             .filter(|e| {
                 tally(1);
-                (e.trigger.classes.is_empty() || e.trigger.classes.contains(&query.class))
-                    && (e.trigger.dtypes.is_empty()
-                        || e.trigger.dtypes.iter().any(|d| query.dtypes.contains(d)))
-                    && (query.cores > 1 || !e.template.contains("parallel"))
+                eligible(query, e)
             })
             .collect();
-        let syntax = |e: &Entry| -> f64 {
-            let codes = query
-                .codes
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| e.trigger.codes.contains(c))
-                .map(|(rank, _)| 1.0 / (1.0 + rank as f64))
-                .sum::<f64>();
-            let words: BTreeSet<String> = words(&e.template);
-            let shared = words.intersection(&query.words).count() as f64;
-            codes * 10.0 + shared / (1.0 + words.len() as f64)
-        };
-        let hardware = |e: &Entry| -> f64 {
-            query
-                .bottlenecks
-                .iter()
-                .filter(|b| e.trigger.bottlenecks.contains(b))
-                .count() as f64
-        };
+        let syntax = |e: &Entry| syntax_score(query, e);
+        let hardware = |e: &Entry| hardware_score(query, e);
         // Each space's ranking, as a map from id to rank: the rank of an id is that of
         // its first (best) place, looked up in constant time, so that fusing costs
         // n lookups and retrieval is n log n (the sorts), not n^2.
@@ -515,6 +495,39 @@ impl Query {
 
 /// The entry files of a knowledge directory: its `*.toml` files but [`PRUNED_FILE`], in
 /// name order.
+/// Whether `e`'s trigger admits `query`: its class, a dtype, and cores for a template
+/// that spreads over them.
+fn eligible(query: &Query, e: &Entry) -> bool {
+    (e.trigger.classes.is_empty() || e.trigger.classes.contains(&query.class))
+        && (e.trigger.dtypes.is_empty()
+            || e.trigger.dtypes.iter().any(|d| query.dtypes.contains(d)))
+        && (query.cores > 1 || !e.template.contains("parallel"))
+}
+
+/// The syntax space's score: the query's codes the entry triggers on (earlier codes
+/// weigh more), then the words its template shares with the query.
+fn syntax_score(query: &Query, e: &Entry) -> f64 {
+    let codes = query
+        .codes
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| e.trigger.codes.contains(c))
+        .map(|(rank, _)| 1.0 / (1.0 + rank as f64))
+        .sum::<f64>();
+    let words: BTreeSet<String> = words(&e.template);
+    let shared = words.intersection(&query.words).count() as f64;
+    codes * 10.0 + shared / (1.0 + words.len() as f64)
+}
+
+/// The hardware space's score: the query's bottlenecks the entry triggers on.
+fn hardware_score(query: &Query, e: &Entry) -> f64 {
+    query
+        .bottlenecks
+        .iter()
+        .filter(|b| e.trigger.bottlenecks.contains(b))
+        .count() as f64
+}
+
 /// A knowledge file's text, through npu-core's bounded reader (a FIFO is refused, not
 /// waited on).
 fn read_entry_file(path: &Path) -> Result<String, KnowledgeError> {
@@ -790,35 +803,9 @@ mod tests {
         query: &Query,
         count: usize,
     ) -> Vec<&'a Entry> {
-        let eligible: Vec<&Entry> = base
-            .entries
-            .iter()
-            .filter(|e| {
-                (e.trigger.classes.is_empty() || e.trigger.classes.contains(&query.class))
-                    && (e.trigger.dtypes.is_empty()
-                        || e.trigger.dtypes.iter().any(|d| query.dtypes.contains(d)))
-                    && (query.cores > 1 || !e.template.contains("parallel"))
-            })
-            .collect();
-        let syntax = |e: &Entry| -> f64 {
-            let codes = query
-                .codes
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| e.trigger.codes.contains(c))
-                .map(|(rank, _)| 1.0 / (1.0 + rank as f64))
-                .sum::<f64>();
-            let words: BTreeSet<String> = words(&e.template);
-            let shared = words.intersection(&query.words).count() as f64;
-            codes * 10.0 + shared / (1.0 + words.len() as f64)
-        };
-        let hardware = |e: &Entry| -> f64 {
-            query
-                .bottlenecks
-                .iter()
-                .filter(|b| e.trigger.bottlenecks.contains(b))
-                .count() as f64
-        };
+        let eligible: Vec<&Entry> = base.entries.iter().filter(|e| eligible(query, e)).collect();
+        let syntax = |e: &Entry| syntax_score(query, e);
+        let hardware = |e: &Entry| hardware_score(query, e);
         let rank = |score: &dyn Fn(&Entry) -> f64| -> Vec<(String, usize)> {
             let mut scored: Vec<(f64, &Entry)> = eligible
                 .iter()

@@ -353,6 +353,7 @@ impl Checker<'_> {
             class,
             schedules: Vec::new(),
             source: crate::print::kernel(def),
+            header: crate::print::kernel_without_schedules(def),
         })
     }
 

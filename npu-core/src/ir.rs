@@ -29,6 +29,9 @@ pub struct CheckedKernel {
     pub schedules: Vec<CheckedSchedule>,
     /// The canonical DSL text of the whole kernel (see [`crate::print`]).
     pub source: String,
+    /// The canonical text without schedule blocks or `variants` line: what a schedule
+    /// block is appended to ([`crate::check_schedule`]) and what a kernel hash covers.
+    pub header: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -506,6 +509,8 @@ impl MatmulShape {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckedSchedule {
     pub name: String,
+    /// The block's canonical text (see [`crate::print::schedule`]).
+    pub source: String,
     /// Multi-core split: axis index and core count, in source order.
     pub parallel: Vec<(usize, u64)>,
     /// Tile extent per axis (the axis extent where it is not split).

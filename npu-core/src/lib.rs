@@ -31,6 +31,8 @@ pub mod encoding;
 pub mod file;
 pub mod fix;
 pub mod host;
+#[doc(hidden)]
+pub mod internal;
 pub mod ir;
 pub mod lower;
 pub mod parse;
@@ -96,6 +98,75 @@ pub fn check_source_with(
         None => Err(parsed),
     };
     release_spans(result)
+}
+
+/// A schedule block [`check_schedule`] refused: the diagnostics, and the whole kernel
+/// text (the kernel's header and the block) they point into.
+#[derive(Clone, Debug)]
+pub struct Rejected {
+    pub diagnostics: Diagnostics,
+    pub source: String,
+}
+
+impl Rejected {
+    /// The diagnostics with caret excerpts of the text they point into.
+    pub fn render(&self) -> String {
+        self.diagnostics.render(&self.source)
+    }
+}
+
+/// Checks one schedule block's text against a checked kernel: the kernel with that
+/// block as its only schedule, or why not. The block is checked as part of the
+/// kernel's own canonical text ([`CheckedKernel::header`]) on the kernel's target, so
+/// it gets every diagnostic a schedule written in the kernel would get. Like
+/// [`check_source`], it frees this thread's span table.
+///
+/// ```
+/// let source = "
+///     kernel scale(x: [f16; 4096]) -> y: [f16; 4096] { y[i] = x[i] * 2.0; }
+///     target npueval_demo;
+///     schedule s { split i by 1024; stage x, y in ub depth 2; }
+/// ";
+/// let target = npu_core::Target::preset("npueval_demo").unwrap();
+/// let kernel = npu_core::check_source(source, &target).unwrap();
+/// let wide = npu_core::check_schedule(&kernel, "schedule w { split i by 2048; stage x, y in ub; }");
+/// assert_eq!(wide.unwrap().schedules[0].tiles, [2048]);
+/// let bad = npu_core::check_schedule(&kernel, "schedule b { split i by 1000; stage x, y in ub; }");
+/// assert!(bad.unwrap_err().render().contains("E0"));
+/// ```
+pub fn check_schedule(kernel: &CheckedKernel, schedule: &str) -> Result<CheckedKernel, Rejected> {
+    let source = format!("{}\n{}", kernel.header.trim_end(), schedule);
+    check_source(&source, &kernel.target).map_err(|diagnostics| Rejected {
+        diagnostics,
+        source,
+    })
+}
+
+/// The one schedule block in `text`, printed canonically under the name `name`; `None`
+/// when `text` is not exactly one block that parses. Two spellings of one schedule
+/// give the same text. Like [`check_source`], it frees this thread's span table.
+///
+/// ```
+/// let text = "schedule hand {   split i by 1024 ; stage x,y in ub depth 2; }";
+/// assert_eq!(
+///     npu_core::canonical_schedule(text, "s").unwrap(),
+///     "schedule s {\n    split i by 1024;\n    stage x, y in ub depth 2;\n}\n",
+/// );
+/// ```
+pub fn canonical_schedule(text: &str, name: &str) -> Option<String> {
+    let printed = parse::parse_schedules_str(text)
+        .ok()
+        .and_then(|mut schedules| {
+            let [schedule] = schedules.as_mut_slice() else {
+                return None;
+            };
+            schedule.name = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+            Some(print::schedule(schedule))
+        });
+    if !proc_macro::is_available() {
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
+    printed
 }
 
 /// Detaches the diagnostics from their spans and frees this thread's span table (see

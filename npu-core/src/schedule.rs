@@ -308,6 +308,7 @@ impl<'a> ScheduleChecker<'a> {
         } = collected;
         Some(CheckedSchedule {
             name: schedule.name.to_string(),
+            source: crate::print::schedule(schedule),
             parallel: parallel.iter().map(|(a, c, _)| (*a, *c)).collect(),
             tiles,
             cube: cube_tiles,

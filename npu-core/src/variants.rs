@@ -49,8 +49,16 @@ pub const TEXT_HASH_KEY: &str = "text-hash";
 /// kernel's canonical text without schedules or `variants` line
 /// ([`crate::print::kernel_without_schedules`]), a NUL, and the target's name.
 pub fn kernel_hash(def: &KernelDef, target: &str) -> String {
-    let text = crate::print::kernel_without_schedules(def);
-    fnv1a64(text.bytes().chain([0]).chain(target.bytes()))
+    header_hash(&crate::print::kernel_without_schedules(def), target)
+}
+
+/// [`kernel_hash`] of a checked kernel, from its [`header`](crate::CheckedKernel::header).
+pub fn checked_kernel_hash(kernel: &crate::CheckedKernel) -> String {
+    header_hash(&kernel.header, &kernel.target.name)
+}
+
+fn header_hash(header: &str, target: &str) -> String {
+    fnv1a64(header.bytes().chain([0]).chain(target.bytes()))
 }
 
 /// FNV-1a (64 bits) of `bytes`, as `fnv1a64:` and 16 hex digits: the stable hash every

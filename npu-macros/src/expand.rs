@@ -58,23 +58,18 @@ pub(crate) struct Bodies {
     pub helpers: TokenStream,
 }
 
-/// `::npu`: the one place generated paths start from. Everything the bodies need that
-/// is not public API is under `::npu::__private`.
-pub(crate) fn npu() -> TokenStream {
-    quote!(::npu)
-}
-
-fn private() -> TokenStream {
-    let npu = npu();
-    quote!(#npu::__private)
+/// `::npu::__private`: the one place generated paths start from (npu-core's
+/// `internal::generated`, which the facade re-exports under that name).
+pub(crate) fn private() -> TokenStream {
+    quote!(::npu::__private)
 }
 
 /// The Rust element type of a dtype.
 pub(crate) fn rust_type(dtype: Dtype) -> TokenStream {
-    let npu = npu();
+    let private = private();
     match dtype {
-        Dtype::F16 => quote!(#npu::f16),
-        Dtype::Bf16 => quote!(#npu::bf16),
+        Dtype::F16 => quote!(#private::f16),
+        Dtype::Bf16 => quote!(#private::bf16),
         Dtype::F32 => quote!(::core::primitive::f32),
         Dtype::I8 => quote!(::core::primitive::i8),
         Dtype::U8 => quote!(::core::primitive::u8),
@@ -142,7 +137,7 @@ pub(crate) fn kernel(
 
 /// The module: constants, `kernel()`, `Outputs`, `reference` and `reference_host`.
 pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
-    let npu = npu();
+    let private = private();
     let name = &interface.name;
     let name_text = unraw(name);
     let doc = if interface.doc.trim().is_empty() {
@@ -207,7 +202,7 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
 
             /// The checked kernel: parsed and checked again from [`SOURCE`] and
             /// [`TARGET_TOML`] on first use, then cached.
-            pub fn kernel() -> &'static #npu::CheckedKernel {
+            pub fn kernel() -> &'static #private::CheckedKernel {
                 #kernel
             }
 
@@ -228,7 +223,7 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
             /// tensor's element count, or a gather index outside the dimension it indexes
             /// (naming the index tensor, the element and its value).
             #[allow(clippy::too_many_arguments)] // One argument per input tensor.
-            pub fn reference(#(#params),*) -> ::core::result::Result<Outputs, #npu::InputError> {
+            pub fn reference(#(#params),*) -> ::core::result::Result<Outputs, #private::InputError> {
                 #reference
             }
 
@@ -241,8 +236,8 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
             /// An [`InputError`](npu::InputError) when the number of tensors or a tensor's
             /// element count is wrong, or a gather index is out of range.
             pub fn reference_host(
-                inputs: &[#npu::HostTensor],
-            ) -> ::core::result::Result<::std::vec::Vec<#npu::HostTensor>, #npu::InputError> {
+                inputs: &[#private::HostTensor],
+            ) -> ::core::result::Result<::std::vec::Vec<#private::HostTensor>, #private::InputError> {
                 #reference_host
             }
 
@@ -252,10 +247,9 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
 }
 
 fn kernel_body() -> TokenStream {
-    let npu = npu();
     let private = private();
     quote! {
-        static KERNEL: #private::OnceLock<#npu::CheckedKernel> = #private::OnceLock::new();
+        static KERNEL: #private::OnceLock<#private::CheckedKernel> = #private::OnceLock::new();
         KERNEL.get_or_init(|| #private::recheck(NAME, SOURCE, TARGET_TOML))
     }
 }

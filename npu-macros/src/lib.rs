@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Span, TokenStream, TokenTree};
 
 use npu_core::ast::{KernelDef, TargetRef};
-use npu_core::{Code, Diagnostics, Target, check, parse};
+use npu_core::internal::{check, parse_tokens_partial, resolve_target};
+use npu_core::{Code, Diagnostics, Target};
 
 /// Defines an NPU kernel: its algorithm, its target and one or more named schedules.
 ///
@@ -61,13 +62,13 @@ fn expand_kernel(input: TokenStream, dir: &Path) -> TokenStream {
 /// Parse, resolve the target, check, expand.
 fn check_tokens(input: TokenStream, dir: &Path) -> Result<TokenStream, Diagnostics> {
     let last_token = last_token_span(&input);
-    let (def, mut parsed) = parse::parse_tokens_partial(input);
+    let (def, mut parsed) = parse_tokens_partial(input);
     if let Some(last_token) = last_token {
         point_end_of_input_at(&mut parsed, last_token);
     }
     let def = def.ok_or_else(|| parsed.clone())?;
     let mut file = None;
-    let target = check::resolve_target(&def, |path| {
+    let target = resolve_target(&def, |path| {
         let full = dir.join(path);
         let text = npu_core::target::read_file(&full)?;
         file = Some(full);
@@ -79,12 +80,12 @@ fn check_tokens(input: TokenStream, dir: &Path) -> Result<TokenStream, Diagnosti
     });
     let mut beside = TokenStream::new();
     let checked = target.and_then(|target| {
-        let hand = check::check(&def, &target)?;
+        let hand = check(&def, &target)?;
         let (kernel, tokens) = variants::add(&def, &target, hand, dir)?;
         beside = tokens;
         Ok(kernel)
     });
-    let kernel = npu_core::merge(parsed, checked)?;
+    let kernel = npu_core::internal::merge(parsed, checked)?;
     let mut tokens = expand::kernel(&def, &kernel, target_toml(&def, file.as_deref()));
     tokens.extend(beside);
     Ok(tokens)
@@ -230,11 +231,11 @@ mod tests {
         let output = expand(body).unwrap().to_string();
         assert!(output.contains("pub mod vmla"), "{output}");
         assert!(
-            output.contains("pub fn reference (a : & [:: npu :: f16])"),
+            output.contains("pub fn reference (a : & [:: npu :: __private :: f16])"),
             "{output}"
         );
         assert!(
-            output.contains("pub y : :: std :: vec :: Vec < :: npu :: f16 >"),
+            output.contains("pub y : :: std :: vec :: Vec < :: npu :: __private :: f16 >"),
             "{output}"
         );
         // Without a kernel name there is nothing to stub.

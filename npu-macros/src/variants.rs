@@ -147,7 +147,7 @@ mod tests {
 
     /// The header line for `KERNEL`, computed the way the writers compute it.
     fn hash_line(kernel: &str) -> String {
-        let def = npu_core::parse::parse_str(kernel).unwrap();
+        let def = npu_core::internal::parse_str(kernel).unwrap();
         let hash = npu_core::variants::kernel_hash(&def, "npueval_demo");
         format!("// kernel: scale\n// kernel-hash: {hash}\n")
     }

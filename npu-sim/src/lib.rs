@@ -84,6 +84,7 @@ mod reference;
 mod report;
 pub mod roofline;
 mod storage;
+pub mod testing;
 mod trace;
 mod vector;
 
@@ -163,7 +164,7 @@ pub const LOWERING_FACTOR: u64 = 4;
 /// run journal records it, and `--resume` refuses a journal of another version, whose
 /// cycles this simulator would not reproduce. Bump it whenever simulated cycles change,
 /// and add its line to [`MODEL_FINGERPRINTS`]: the test
-/// `model_version_is_bumped_when_cycles_change` (tests/cycles.rs) fails until both are
+/// `model_version_is_bumped_when_cycles_change` (tests/it/cycles.rs) fails until both are
 /// done.
 pub const MODEL_VERSION: u32 = 1;
 

@@ -303,7 +303,7 @@ fn symptom(
     };
     let top = ratio(bottleneck);
     // Depth 2 overlaps the copy of an input's next tile with compute, so it is advised
-    // only for a depth-1 input the core copies more than once (tests/advice.rs holds the
+    // only for a depth-1 input the core copies more than once (tests/it/advice.rs holds the
     // advice to making the schedule faster).
     let depth_one = schedule.stages.iter().any(|s| {
         s.depth == 1

@@ -7,7 +7,7 @@ use quote::{ToTokens as _, format_ident, quote};
 use npu_core::CheckedKernel;
 use npu_core::ir::{Expr, Role, Subscript};
 
-use super::{dtype_path, npu, private, usize_literal, variant};
+use super::{dtype_path, private, usize_literal, variant};
 
 /// `fn evaluate`: the algorithm over `f64` values, one loop nest per statement. Names
 /// inside are generated (`t0` for tensor 0, `a1` for axis 1), so no tensor or axis name
@@ -81,11 +81,11 @@ pub(super) fn evaluate(kernel: &CheckedKernel) -> TokenStream {
     });
     // `let` intermediates are computed in order like outputs, but not returned.
     let outputs = (input_count..input_count + output_count).map(tensor_var);
-    let npu = npu();
+    let private = private();
     quote! {
         fn evaluate(
             inputs: [&[::core::primitive::f64]; #input_count],
-        ) -> ::core::result::Result<[::std::vec::Vec<::core::primitive::f64>; #output_count], #npu::IndexError> {
+        ) -> ::core::result::Result<[::std::vec::Vec<::core::primitive::f64>; #output_count], #private::IndexError> {
             let [#(#bindings),*] = inputs;
             #(#statements)*
             ::core::result::Result::Ok([#(#outputs),*])

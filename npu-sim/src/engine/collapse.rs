@@ -37,7 +37,7 @@
 //! per-period gain, and S issuing by formula needs nothing replicated; the issue times
 //! S pushed otherwise are replicated shifted, so they are the list a full run builds.
 //!
-//! `tests/collapse.rs` compares reports with and without the collapse over random
+//! `tests/it/collapse.rs` compares reports with and without the collapse over random
 //! legal schedules on every preset.
 
 use npu_core::program::{Instr, Op, Pipe};

@@ -1,0 +1,419 @@
+//! Generators: where candidate schedules come from. All of them produce DSL text, which
+//! the loop evaluates through the shared parser and checker.
+//!
+//! - [`Heuristic`] (the default, offline): starts from the hand schedules and first
+//!   drafts, reads each result's diagnostics and the simulator's symptom, and edits
+//!   schedules the way an expert would, steered by the knowledge base (`steer`);
+//!   schedules the space cannot write are edited as text (`draft`).
+//! - [`Random`] and [`Grid`]: baselines over the same [`Space`].
+//! - [`Llm`]: any OpenAI-compatible chat-completions endpoint.
+//! - [`Replay`]: recorded LLM replies, for tests and demos.
+//!
+//! The model-backed generators live in the `model` module.
+//!
+//! Generators keep no state between rounds beyond what they are given (the history of
+//! their evaluated candidates), so a resumed run proposes exactly what it would have.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use super::evaluate::Problem;
+use super::knowledge::KnowledgeBase;
+#[cfg(feature = "llm")]
+use super::llm::LlmError;
+use super::record::{CandidateRecord, Verdict};
+use super::space::{Space, Spec};
+
+mod draft;
+mod expert;
+mod model;
+mod repair;
+mod steer;
+
+use draft::Draft;
+use expert::{filled, first_drafts, neighbours};
+use repair::legalize;
+
+#[cfg(feature = "llm")]
+pub use model::Llm;
+pub use model::{Hybrid, Replay, proposals_from_replies};
+
+/// What a generator is asked for in one round.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    pub problem: &'a Problem,
+    pub round: u32,
+    /// Candidates wanted this round.
+    pub count: usize,
+    /// This generator's evaluated candidates so far, in order.
+    pub history: &'a [CandidateRecord],
+    /// The kernel's own schedules, as the loop evaluated them before the search.
+    pub hand: &'a [CandidateRecord],
+    /// The evaluations this generator may spend in the whole run.
+    pub budget: u64,
+    pub seed: u64,
+}
+
+/// One proposed candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Proposed {
+    /// A schedule block, as DSL text.
+    Schedule(String),
+    /// Something that is not a schedule; the reason goes back in the next prompt.
+    Unparsable { reason: String, excerpt: String },
+}
+
+/// A failure that ends the run: the generator cannot work at all.
+#[derive(Debug)]
+pub enum GenerateError {
+    #[cfg(feature = "llm")]
+    Llm(LlmError),
+    Replay(String),
+}
+
+impl fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            #[cfg(feature = "llm")]
+            GenerateError::Llm(error) => write!(f, "the LLM generator cannot continue: {error}"),
+            GenerateError::Replay(message) => {
+                write!(f, "the replay generator cannot continue: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GenerateError {}
+
+/// A source of candidate schedules.
+pub trait Generator: Send {
+    /// The name reports use: `heuristic`, `random`, `grid`, `llm`, `replay`.
+    fn name(&self) -> &'static str;
+
+    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError>;
+
+    /// The knowledge entries each candidate of the last `propose` drew on, in proposal
+    /// order, recorded with the candidates; empty when none did.
+    fn knowledge_used(&self) -> Vec<Vec<String>> {
+        Vec::new()
+    }
+
+    /// How each candidate of the last `propose` was constrained (`exact set`, `syntax`,
+    /// `json schema`), in proposal order; empty when nothing was.
+    fn constraints_used(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The RNG of one round: a function of the seed, the kernel and the round only.
+fn round_rng(request: &Request, salt: &str) -> fastrand::Rng {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let key = format!(
+        "{}:{}:{}:{salt}",
+        request.seed, request.problem.name, request.round
+    );
+    for byte in key.bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    fastrand::Rng::with_seed(hash)
+}
+
+/// Canonical text of a candidate in the tuner's knobs, so that two spellings of one
+/// schedule count once; text that is not one block is kept as is.
+pub(crate) fn canonical(problem: &Problem, text: &str) -> String {
+    match npu_core::internal::parse_schedules_str(text) {
+        Ok(schedules) if schedules.len() == 1 => {
+            Spec::from_schedule(&problem.kernel, &schedules[0]).to_dsl(&problem.kernel, "s")
+        }
+        _ => text.trim().to_string(),
+    }
+}
+
+fn seen(request: &Request) -> HashSet<String> {
+    request
+        .history
+        .iter()
+        .map(|record| canonical(request.problem, &record.source))
+        .collect()
+}
+
+fn name(generator: &str, request: &Request, index: usize) -> String {
+    format!("{generator}_r{}_{index}", request.round)
+}
+
+/// Random search: every knob drawn uniformly from the space.
+#[derive(Debug, Default)]
+pub struct Random;
+
+impl Generator for Random {
+    fn name(&self) -> &'static str {
+        "random"
+    }
+
+    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
+        let problem = request.problem;
+        let space = Space::of(&problem.kernel);
+        let mut rng = round_rng(request, "random");
+        let mut seen = seen(request);
+        let mut out = Vec::new();
+        for _ in 0..request.count * 50 {
+            if out.len() == request.count {
+                break;
+            }
+            let spec = space.point(&problem.kernel, rng.u64(0..space.size()));
+            let text = spec.to_dsl(&problem.kernel, &name("random", request, out.len()));
+            if seen.insert(canonical(problem, &text)) {
+                out.push(Proposed::Schedule(text));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Grid search, AutoTVM style: the space enumerated in a fixed order. With a budget
+/// smaller than the grid, the points are taken at an even stride so they cover the
+/// whole grid rather than a corner of it.
+#[derive(Debug, Default)]
+pub struct Grid;
+
+impl Generator for Grid {
+    fn name(&self) -> &'static str {
+        "grid"
+    }
+
+    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
+        let problem = request.problem;
+        let space = Space::of(&problem.kernel);
+        let size = space.size();
+        let budget = request.budget.clamp(1, size);
+        let start = request.history.len() as u64;
+        let out = (start..(start + request.count as u64).min(budget))
+            .map(|j| {
+                let index = (u128::from(j) * u128::from(size) / u128::from(budget)) as u64;
+                let spec = space.point(&problem.kernel, index);
+                Proposed::Schedule(spec.to_dsl(&problem.kernel, &format!("grid_{j}")))
+            })
+            .collect();
+        Ok(out)
+    }
+}
+
+/// The offline expert: starts from the kernel's own (hand) schedules and the schedules
+/// an expert would write first, then edits the best results by what the simulator says
+/// limits them and by what the knowledge base advises for that. It checks its own
+/// proposals against the target's rules (as an expert knows the capacities) and
+/// repairs them from the checker's help lines before spending an evaluation on them.
+///
+/// Its reported best is never slower than the best hand schedule: when nothing it
+/// found beats that one by the last round, it proposes it again (the loop records the
+/// repeat as a duplicate carrying the hand schedule's cycles).
+#[derive(Debug)]
+pub struct Heuristic {
+    /// The hardware knowledge that steers the edits; `None` edits by the symptom alone.
+    pub knowledge: Option<KnowledgeBase>,
+    /// The entries each candidate of the last round drew on.
+    used: Vec<Vec<String>>,
+}
+
+impl Default for Heuristic {
+    /// The heuristic with the built-in knowledge base.
+    fn default() -> Heuristic {
+        Heuristic::with_knowledge(Some(KnowledgeBase::builtin()))
+    }
+}
+
+impl Heuristic {
+    pub fn with_knowledge(knowledge: Option<KnowledgeBase>) -> Heuristic {
+        Heuristic {
+            knowledge,
+            used: Vec::new(),
+        }
+    }
+}
+
+/// A schedule the heuristic may propose, and the knowledge entries it came from.
+#[derive(Clone, Debug)]
+struct Idea {
+    draft: Draft,
+    knowledge: Vec<String>,
+}
+
+impl Idea {
+    fn plain(draft: Draft) -> Idea {
+        Idea {
+            draft,
+            knowledge: Vec::new(),
+        }
+    }
+}
+
+impl Generator for Heuristic {
+    fn name(&self) -> &'static str {
+        "heuristic"
+    }
+
+    fn knowledge_used(&self) -> Vec<Vec<String>> {
+        self.used.clone()
+    }
+
+    fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
+        let problem = request.problem;
+        let kernel = &problem.kernel;
+        let space = Space::of(kernel);
+        let mut seen = seen(request);
+        // The hand schedules were evaluated already: an edit that lands on one is no news.
+        seen.extend(request.hand.iter().map(|r| canonical(problem, &r.source)));
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+
+        // What is known: this search's results and the hand schedules', fastest first.
+        let mut known: Vec<&CandidateRecord> = request
+            .history
+            .iter()
+            .chain(request.hand)
+            .filter(is_result)
+            .collect();
+        known.sort_by_key(|r| r.cycles);
+        let hand_best = request
+            .hand
+            .iter()
+            .filter(is_result)
+            .min_by_key(|r| r.cycles);
+        let own_best = request
+            .history
+            .iter()
+            .filter(is_result)
+            .filter_map(|r| r.cycles)
+            .min();
+        let last_round = request.history.len() + request.count >= request.budget as usize;
+        if let Some(hand) = hand_best
+            && last_round
+            && own_best.is_none_or(|own| Some(own) > hand.cycles)
+            && let Some(text) =
+                npu_core::canonical_schedule(&hand.source, &name("heuristic", request, 0))
+        {
+            // The guarantee: the search's best is never slower than the hand schedule.
+            seen.insert(canonical(problem, &text));
+            out.push((text, Vec::new()));
+        }
+
+        let mut ideas: Vec<Idea> = Vec::new();
+        let steer = |base: &Draft, records: &[CandidateRecord]| -> Vec<Idea> {
+            match &self.knowledge {
+                Some(knowledge) => steer::edits(problem, &space, knowledge, records, base),
+                None => Vec::new(),
+            }
+        };
+        let own_results = request.history.iter().any(|r| is_result(&r));
+        if !own_results {
+            // First drafts, and in every third slot an edit of the best hand schedule: a
+            // draft often beats a hand schedule outright, an edit of it is a safer step.
+            let drafts = first_drafts(problem, &space)
+                .into_iter()
+                .map(|spec| Idea::plain(Draft::of(spec)));
+            let mut from_hand: Vec<Idea> = Vec::new();
+            if let Some(hand) = hand_best
+                && let Some(base) = Draft::parse(problem, &hand.source)
+            {
+                let symptom = symptom(hand);
+                from_hand.extend(steer(&base, request.hand));
+                from_hand.extend(
+                    neighbours(problem, &space, &base.spec, &symptom)
+                        .into_iter()
+                        .map(|spec| Idea::plain(base.edited(spec))),
+                );
+            }
+            let quota = request.count - request.count / 3;
+            propose_from(problem, request, drafts, quota, &mut seen, &mut out);
+            ideas.extend(from_hand);
+        }
+        let records: Vec<CandidateRecord> = request
+            .history
+            .iter()
+            .chain(request.hand)
+            .cloned()
+            .collect();
+        for (rank, record) in known.iter().take(3).enumerate() {
+            let Some(base) = Draft::parse(problem, &record.source) else {
+                continue;
+            };
+            if rank == 0 {
+                ideas.extend(steer(&base, &records));
+            }
+            ideas.extend(
+                neighbours(problem, &space, &base.spec, &symptom(record))
+                    .into_iter()
+                    .map(|spec| Idea::plain(base.edited(spec))),
+            );
+        }
+        // Rejected candidates of the last round are repaired from their diagnostics.
+        for record in request
+            .history
+            .iter()
+            .rev()
+            .take(request.count)
+            .filter(|r| r.verdict == Verdict::Rejected)
+        {
+            if let Some(draft) = Draft::parse(problem, &record.source) {
+                ideas.push(Idea::plain(draft));
+            }
+        }
+        propose_from(problem, request, ideas, request.count, &mut seen, &mut out);
+        // Fill the round with legal random points when the ideas run out.
+        let mut rng = round_rng(request, "heuristic");
+        for _ in 0..request.count * 50 {
+            if out.len() == request.count {
+                break;
+            }
+            let spec = space.point(kernel, rng.u64(0..space.size()));
+            if let Some(text) = legalize(
+                problem,
+                Draft::of(spec),
+                &name("heuristic", request, out.len()),
+            ) && seen.insert(canonical(problem, &text))
+            {
+                out.push((text, Vec::new()));
+            }
+        }
+        self.used = out.iter().map(|(_, used)| used.clone()).collect();
+        Ok(out
+            .into_iter()
+            .map(|(text, _)| Proposed::Schedule(text))
+            .collect())
+    }
+}
+
+/// Legalizes `ideas` in order into `out` until it holds `until` proposals, skipping
+/// those that cannot be made legal and those already seen.
+fn propose_from(
+    problem: &Problem,
+    request: &Request,
+    ideas: impl IntoIterator<Item = Idea>,
+    until: usize,
+    seen: &mut HashSet<String>,
+    out: &mut Vec<(String, Vec<String>)>,
+) {
+    for idea in ideas {
+        if out.len() >= until {
+            break;
+        }
+        if let Some(text) = legalize(problem, idea.draft, &name("heuristic", request, out.len()))
+            && seen.insert(canonical(problem, &text))
+        {
+            out.push((text, idea.knowledge));
+        }
+    }
+}
+
+/// Whether a record is a correct result with cycles (a correct candidate, or the repeat
+/// of a hand schedule, which carries its cycles).
+fn is_result(record: &&CandidateRecord) -> bool {
+    matches!(record.verdict, Verdict::Correct | Verdict::Duplicate) && record.cycles.is_some()
+}
+
+fn symptom(record: &CandidateRecord) -> String {
+    record
+        .report
+        .as_ref()
+        .map(|r| r.symptom.to_ascii_lowercase())
+        .unwrap_or_default()
+}

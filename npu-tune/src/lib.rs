@@ -1,0 +1,35 @@
+//! The npu tuner: the tuning loop with its generators, the LLM client, prompts and
+//! feedback, the bundled kernels, the build helper and the `autotune` command line.
+//! The facade crate `npu` re-exports it as `npu::tuner` (and [`build`] as
+//! `npu::build`, [`kernels`] as `npu::kernels`) behind its `tune` feature.
+//!
+//! [`run::run`] drives rounds of a [`generator::Generator`] over [`evaluate::Problem`]s;
+//! every evaluation is a [`record::CandidateRecord`], appended to the [`journal`] as it
+//! finishes and gathered into the [`report`]s.
+
+// The bundled kernels are `npu_kernel!` blocks, whose expansions name
+// `::npu::__private`; inside this crate that is npu-core's support for them.
+extern crate self as npu;
+#[doc(hidden)]
+pub use npu_core::internal::generated as __private;
+
+pub mod atomic;
+pub mod build;
+pub mod evaluate;
+pub mod generator;
+pub mod grammar;
+pub mod journal;
+pub mod kernels;
+pub mod knowledge;
+#[cfg(feature = "llm")]
+pub mod llm;
+#[cfg(feature = "llm")]
+pub mod prompt;
+pub mod record;
+pub mod replay;
+pub mod reply;
+pub mod report;
+pub mod run;
+pub mod space;
+pub mod suite;
+pub mod variants;

@@ -1,0 +1,19 @@
+//! npu-tune's integration tests, one binary: each module was once a test target of its
+//! own. Heavy runs are sized by environment variables where they have them.
+
+mod ablation;
+mod journal;
+mod llm_client;
+mod llm_constrained;
+mod llm_loop;
+mod llm_real;
+mod replay;
+mod suite;
+mod support;
+mod tuner;
+mod variants_build;
+
+/// The repository's root, where docs/, knowledge/ and examples/ are.
+fn repo_root() -> &'static std::path::Path {
+    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}

@@ -1,0 +1,48 @@
+//! The `npu_kernel!` macro through the real compiler: every diagnostic class points at
+//! the offending token (tests/ui/fail), and checked kernels compile and run their
+//! generated host reference (tests/ui/pass). The `.stderr` files are generated with
+//! `TRYBUILD=overwrite cargo test -p npu --test it ui` and reviewed, never written by hand.
+
+use std::path::{Path, PathBuf};
+
+#[test]
+fn ui() {
+    copy_target_files_into_trybuild_project();
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/fail/*.rs");
+    t.pass("tests/ui/pass/*.rs");
+}
+
+/// trybuild compiles each case as a crate of its own in `<target>/tests/trybuild/npu`,
+/// which is the `CARGO_MANIFEST_DIR` the macro resolves `target "tests/ui/targets/..";`
+/// against. The target files are copied there, so the cases read them as a user's crate
+/// would read its own.
+fn copy_target_files_into_trybuild_project() {
+    let project = target_dir().join("tests").join("trybuild").join("npu");
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/targets");
+    let to = project.join("tests/ui/targets");
+    std::fs::create_dir_all(&to).expect("create the trybuild project's target directory");
+    for entry in std::fs::read_dir(&from).expect("tests/ui/targets exists") {
+        let path = entry.expect("a readable directory entry").path();
+        if let Some(name) = path.file_name() {
+            std::fs::copy(&path, to.join(name)).expect("copy a target file");
+        }
+    }
+}
+
+/// Cargo's target directory, found as trybuild finds it: from `cargo metadata`.
+fn target_dir() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args(["metadata", "--format-version=1", "--no-deps", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run cargo metadata");
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("cargo metadata prints JSON");
+    PathBuf::from(
+        metadata["target_directory"]
+            .as_str()
+            .expect("metadata names the target directory"),
+    )
+}

@@ -61,6 +61,7 @@ pub fn check(def: &KernelDef, target: &Target) -> Result<CheckedKernel, Diagnost
         diagnostics: Diagnostics::default(),
         untyped: Vec::new(),
         helps: true,
+        require_schedule: true,
     };
     let kernel = cx.kernel(def);
     let mut diagnostics = cx.diagnostics;
@@ -68,6 +69,27 @@ pub fn check(def: &KernelDef, target: &Target) -> Result<CheckedKernel, Diagnost
         crate::schedule::check_all(def, &mut kernel, &mut diagnostics);
         kernel
     });
+    diagnostics.sort();
+    match kernel {
+        Some(kernel) if diagnostics.is_empty() => Ok(kernel),
+        _ => Err(diagnostics),
+    }
+}
+
+/// Checks a parsed kernel's signature and algorithm against `target`, not its
+/// schedules: what a kernel body needs before any schedule is written for it (drafting
+/// a body from a description). A kernel without a schedule block is accepted; the
+/// checked kernel has no schedules.
+pub fn check_algorithm(def: &KernelDef, target: &Target) -> Result<CheckedKernel, Diagnostics> {
+    let mut cx = Checker {
+        target,
+        diagnostics: Diagnostics::default(),
+        untyped: Vec::new(),
+        helps: true,
+        require_schedule: false,
+    };
+    let kernel = cx.kernel(def);
+    let mut diagnostics = cx.diagnostics;
     diagnostics.sort();
     match kernel {
         Some(kernel) if diagnostics.is_empty() => Ok(kernel),
@@ -168,6 +190,9 @@ struct Checker<'a> {
     /// Whether diagnostics get helps that are rechecked rewrites of the kernel (off
     /// while such a rewrite is being rechecked).
     helps: bool,
+    /// Whether a kernel without a schedule block is an error ([`check_algorithm`]
+    /// accepts one).
+    require_schedule: bool,
 }
 
 /// Names in scope while checking the body.
@@ -312,7 +337,7 @@ impl Checker<'_> {
                 ));
             }
         }
-        if def.schedules.is_empty() {
+        if def.schedules.is_empty() && self.require_schedule {
             let tensors: Vec<String> = def
                 .inputs
                 .iter()

@@ -5,7 +5,7 @@
 
 pub mod generated;
 
-pub use crate::check::{check, resolve_target};
+pub use crate::check::{check, check_algorithm, resolve_target};
 pub use crate::merge;
 pub use crate::parse::{
     parse_schedules_str, parse_str, parse_str_partial, parse_tokens, parse_tokens_partial,

@@ -15,6 +15,7 @@ pub use npu_core::internal::generated as __private;
 
 pub mod atomic;
 pub mod build;
+pub mod draft;
 pub mod evaluate;
 pub mod generator;
 pub mod grammar;

@@ -63,6 +63,7 @@ fn recheck(def: &KernelDef, target: &Target) -> Diagnostics {
         diagnostics: Diagnostics::default(),
         untyped: Vec::new(),
         helps: false,
+        require_schedule: true,
     };
     let _ = checker.kernel(def);
     checker.diagnostics

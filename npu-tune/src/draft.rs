@@ -56,7 +56,7 @@ pub enum Outcome {
     Mismatch(Mismatch),
     /// It checks and matches every example (`verified`), or there were none.
     Matches {
-        kernel: CheckedKernel,
+        kernel: Box<CheckedKernel>,
         verified: bool,
     },
 }
@@ -131,7 +131,7 @@ impl Task {
             }
         }
         Outcome::Matches {
-            kernel,
+            kernel: Box::new(kernel),
             verified: !examples.is_empty(),
         }
     }

@@ -28,8 +28,9 @@ pub struct Example {
     pub expected: Vec<HostTensor>,
 }
 
-/// How close a computed value must be to the expected one: `|got - expected| <= atol
-/// + rtol * |expected|`, NaN matching NaN and an infinity only itself. A correct body
+/// How close a computed value must be to the expected one:
+/// `|got - expected| <= atol + rtol * |expected|`, NaN matching NaN and an infinity
+/// only itself. A correct body
 /// may fold a reduction in another order than the examples' author did, so floats
 /// are compared within a tolerance; integers exactly.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -19,6 +19,7 @@
 //! ```
 
 pub mod examples;
+pub mod grammar;
 
 use std::ops::Range;
 use std::str::FromStr;
@@ -36,8 +37,21 @@ pub struct Task {
     pub text: String,
     /// The kernel's name.
     pub name: String,
+    /// The signature, inputs then outputs, as the body sees it.
+    pub ports: Vec<Port>,
     /// The bytes of the empty body's braces, `{}`.
     body: Range<usize>,
+}
+
+/// A tensor or scalar parameter of the signature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Port {
+    pub name: String,
+    /// `None` when the signature names a dtype npu does not have (the checker says so).
+    pub dtype: Option<npu_core::Dtype>,
+    /// The number of dimensions: 0 for a scalar parameter or a 0-d output.
+    pub rank: usize,
+    pub output: bool,
 }
 
 /// What one candidate body gave.
@@ -65,6 +79,7 @@ impl Task {
     /// Finds the kernel and its empty body in `text`.
     pub fn parse(text: &str) -> Result<Task, String> {
         let located = locate_body(text);
+        let ports = ports(text);
         // Tokenizing text records it in this thread's span table; free it.
         proc_macro2::extra::invalidate_current_thread_spans();
         let (name, body, empty) = located?;
@@ -76,6 +91,7 @@ impl Task {
         Ok(Task {
             text: text.to_string(),
             name,
+            ports,
             body,
         })
     }
@@ -135,6 +151,24 @@ impl Task {
             verified: !examples.is_empty(),
         }
     }
+}
+
+/// The signature's ports, as far as the text parses.
+fn ports(text: &str) -> Vec<Port> {
+    let (def, _) = npu_core::internal::parse_str_partial(text);
+    let Some(def) = def else {
+        return Vec::new();
+    };
+    let port = |param: &npu_core::ast::Param, output: bool| Port {
+        name: param.name.to_string(),
+        dtype: npu_core::Dtype::from_name(&param.dtype.to_string()),
+        rank: param.shape.len(),
+        output,
+    };
+    let inputs = def.inputs.iter().map(|p| port(p, false));
+    inputs
+        .chain(def.outputs.iter().map(|p| port(p, true)))
+        .collect()
 }
 
 /// Parses and checks kernel text's signature and algorithm, freeing the span table.

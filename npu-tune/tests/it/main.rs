@@ -2,6 +2,7 @@
 //! own. Heavy runs are sized by environment variables where they have them.
 
 mod ablation;
+mod draft;
 mod journal;
 mod llm_client;
 mod llm_constrained;

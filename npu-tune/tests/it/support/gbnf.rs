@@ -23,6 +23,9 @@ pub fn sample(grammar: &str, seed: u64) -> Result<String, String> {
     Ok(out)
 }
 
+/// The depth past which [`expand`] stops choosing.
+const DEEP: usize = 24;
+
 fn expand(
     rules: &BTreeMap<String, Vec<Vec<Element>>>,
     name: &str,
@@ -34,12 +37,15 @@ fn expand(
         return Err("the grammar nests too deep".into());
     }
     let alternatives = rules.get(name).ok_or(format!("no rule `{name}`"))?;
-    let chosen = &alternatives[next(alternatives.len())];
+    // Deep in a recursive grammar, the first alternative (by convention the one that
+    // does not recurse) and no optional rule, so that a sample ends.
+    let shallow = depth < DEEP;
+    let chosen = &alternatives[if shallow { next(alternatives.len()) } else { 0 }];
     for element in chosen {
         match element {
             Element::Literal(text) => out.push_str(text),
             Element::Rule { name, optional } => {
-                if !*optional || next(2) == 0 {
+                if !*optional || (shallow && next(2) == 0) {
                     expand(rules, name, next, out, depth + 1)?;
                 }
             }

@@ -1,0 +1,177 @@
+//! The grammar a model writes a kernel body under: the algorithm language of
+//! docs/dsl.md restricted to one signature and one target. Loads name the signature's
+//! tensors with their ranks, scalar parameters appear by bare name, every output is
+//! written once and in order after any `let`s, and only the functions and reductions
+//! the target's vector unit computes are offered; bit operations only when the
+//! signature has an integer tensor. Output axes are `i`, `j`, `p`, `q`, ... by
+//! position, reduction axes `k`, `l`, `kh`, `kw`.
+//!
+//! The grammar is GBNF (llama.cpp's server decodes under it). It is context-free, so
+//! it admits bodies the checker refuses (an axis reduced twice, a `let` read before it
+//! is written); the checker's diagnostics go back to the model as for schedules. Each
+//! alternative list puts its non-recursive choice first.
+
+use std::collections::BTreeSet;
+
+use npu_core::{Dtype, Target};
+
+use super::Port;
+
+/// Output axes by position.
+const OUTPUT_AXES: [&str; 6] = ["i", "j", "p", "q", "r", "s"];
+/// Axes a reduction or a window introduces.
+const REDUCTION_AXES: [&str; 4] = ["k", "l", "kh", "kw"];
+/// Names a `let` intermediate may take.
+const LET_NAMES: [&str; 6] = ["t0", "t1", "t2", "t3", "t4", "t5"];
+/// Unary functions, each issuing the vector operation of the same name.
+const UNARY: [&str; 23] = [
+    "exp", "log", "sqrt", "rsqrt", "tanh", "recip", "sigmoid", "abs", "neg", "relu", "sin", "cos",
+    "tan", "floor", "ceil", "round", "trunc", "exp2", "log2", "log10", "erf", "sign", "popcount",
+];
+
+/// The GBNF of a body for `ports` on `target`.
+pub fn body_gbnf(ports: &[Port], target: &Target) -> String {
+    let ops = target_ops(target);
+    let has = |name: &str| ops.contains(name);
+    let rank = ports
+        .iter()
+        .filter(|p| p.output)
+        .map(|p| p.rank)
+        .max()
+        .unwrap_or(0);
+    let integers = ports.iter().any(|p| p.dtype.is_some_and(|d| !d.is_float()));
+    let mut rules = vec![
+        "root ::= outs | lets outs".to_string(),
+        "lets ::= let | let lets".to_string(),
+        "let ::= \"let \" letname \" = \" expr \";\\n\" | \"let \" letname \"[\" oaxes \"] = \" expr \";\\n\"".to_string(),
+        format!("letname ::= {}", choice(&LET_NAMES)),
+        format!("outs ::= {}", outputs(ports)),
+        format!("oaxis ::= {}", choice(&OUTPUT_AXES[..rank.max(1)])),
+        format!("raxis ::= {}", choice(&REDUCTION_AXES)),
+        "axis ::= oaxis | raxis".to_string(),
+        "raxes ::= raxis | raxis \", \" raxes".to_string(),
+        "index ::= axis | number | axis \" + \" number | axis \" - \" positive | positive \" * \" axis | positive \" * \" axis \" + \" axis".to_string(),
+        "number ::= \"0\" | positive".to_string(),
+        "positive ::= [1-9] | [1-9] [0-9]".to_string(),
+        "literal ::= number | number \".\" [0-9] | number \".\" [0-9] [0-9] | \"inf\" | \"nan\"".to_string(),
+        format!("dtype ::= {}", choice(&Dtype::ALL.map(Dtype::name))),
+        expressions(integers),
+    ];
+    rules.push(format!("atom ::= {}", atoms(ports, &has).join(" | ")));
+    rules.extend(loads(ports));
+    rules.push(format!("reduce ::= {}", choice(&reductions(&has))));
+    let unary: Vec<&str> = UNARY.iter().copied().filter(|f| has(f)).collect();
+    if !unary.is_empty() {
+        rules.push(format!("fn1 ::= {}", choice(&unary)));
+    }
+    rules.push("cmp ::= \" < \" | \" <= \" | \" > \" | \" >= \" | \" == \" | \" != \"".into());
+    if integers {
+        rules.push("bits ::= \" & \" | \" | \" | \" ^ \" | \" << \" | \" >> \"".into());
+    }
+    rules.join("\n") + "\n"
+}
+
+/// `expr`, `term` and `unary`, by binding power; bit operations for integers.
+fn expressions(integers: bool) -> String {
+    let (bits, not) = match integers {
+        true => (" | term bits expr", " | \"!\" atom"),
+        false => ("", ""),
+    };
+    format!(
+        "expr ::= term | term \" + \" expr | term \" - \" expr{bits}\n\
+         term ::= unary | unary \" * \" term | unary \" / \" term | unary \" % \" term\n\
+         unary ::= atom | \"-\" atom | atom \" as \" dtype | atom \" as sat \" dtype{not}"
+    )
+}
+
+/// The names of the vector operations `target` has a cost for.
+fn target_ops(target: &Target) -> BTreeSet<String> {
+    target
+        .vector
+        .cycles
+        .keys()
+        .filter_map(|op| serde_json::to_value(op).ok())
+        .filter_map(|value| value.as_str().map(str::to_string))
+        .collect()
+}
+
+/// Every output's statement, in signature order, each on its own line.
+fn outputs(ports: &[Port]) -> String {
+    let lines: Vec<String> = ports
+        .iter()
+        .filter(|p| p.output)
+        .map(|p| {
+            let axes = OUTPUT_AXES[..p.rank.min(OUTPUT_AXES.len())].join(", ");
+            let target = if p.rank == 0 {
+                p.name.clone()
+            } else {
+                format!("{}[{axes}]", p.name)
+            };
+            format!("{} expr \";\\n\"", literal(&format!("{target} = ")))
+        })
+        .collect();
+    lines.join(" ")
+}
+
+/// The alternatives of `atom`: literals, parameters, loads, intermediates,
+/// parentheses, then what the target computes.
+fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
+    let mut atoms = vec!["literal".to_string()];
+    for port in ports.iter().filter(|p| !p.output) {
+        atoms.push(if port.rank == 0 {
+            literal(&port.name)
+        } else {
+            format!("load-{}", port.name)
+        });
+    }
+    atoms.push("letname | letname \"[\" oaxes \"]\"".into());
+    atoms.push("\"(\" expr \")\"".into());
+    if has("min") && has("max") {
+        atoms.push("\"max(\" expr \", \" expr \")\" | \"min(\" expr \", \" expr \")\"".into());
+    }
+    if has("pow") {
+        atoms.push("\"pow(\" expr \", \" literal \")\"".into());
+    }
+    if has("select") && has("cmp") {
+        atoms.push("\"select(\" expr cmp expr \", \" expr \", \" expr \")\"".into());
+    }
+    if UNARY.iter().any(|f| has(f)) {
+        atoms.push("fn1 \"(\" expr \")\"".into());
+    }
+    atoms.push("reduce \"[\" raxes \"](\" expr \")\"".into());
+    atoms
+}
+
+/// `load-x ::= "x[" index ", " index "]"`, and `pad(x, 0)[...]`, per input tensor.
+fn loads(ports: &[Port]) -> Vec<String> {
+    let mut rules = vec!["oaxes ::= oaxis | oaxis \", \" oaxes".to_string()];
+    for port in ports.iter().filter(|p| !p.output && p.rank > 0) {
+        let indices = vec!["index"; port.rank].join(" \", \" ");
+        rules.push(format!(
+            "load-{name} ::= \"{name}[\" {indices} \"]\" | \"pad({name}, \" literal \")[\" {indices} \"]\"",
+            name = port.name
+        ));
+    }
+    rules
+}
+
+/// The reductions and scans the target folds.
+fn reductions(has: &impl Fn(&str) -> bool) -> Vec<&'static str> {
+    let mut names = vec!["sum", "max", "min"];
+    for name in ["argmax", "argmin", "cumsum", "cumprod"] {
+        if has(name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+fn choice(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| literal(n)).collect();
+    quoted.join(" | ")
+}
+
+/// A GBNF string literal.
+fn literal(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}

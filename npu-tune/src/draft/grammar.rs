@@ -55,7 +55,7 @@ pub fn body_gbnf(ports: &[Port], target: &Target) -> String {
         "positive ::= [1-9] | [1-9] [0-9]".to_string(),
         "literal ::= number | number \".\" [0-9] | number \".\" [0-9] [0-9] | \"inf\" | \"nan\"".to_string(),
         format!("dtype ::= {}", choice(&Dtype::ALL.map(Dtype::name))),
-        expressions(integers),
+        expressions(integers, &has),
     ];
     rules.push(format!("atom ::= {}", atoms(ports, &has).join(" | ")));
     rules.extend(loads(ports));
@@ -71,15 +71,21 @@ pub fn body_gbnf(ports: &[Port], target: &Target) -> String {
     rules.join("\n") + "\n"
 }
 
-/// `expr`, `term` and `unary`, by binding power; bit operations for integers.
-fn expressions(integers: bool) -> String {
+/// `expr`, `term` and `unary`, by binding power: bit operations for integers,
+/// division and remainder where the target computes them.
+fn expressions(integers: bool, has: &impl Fn(&str) -> bool) -> String {
     let (bits, not) = match integers {
         true => (" | term bits expr", " | \"!\" atom"),
         false => ("", ""),
     };
+    let mut term = String::from("term ::= unary | unary \" * \" term");
+    for (op, name) in [("/", "div"), ("%", "rem")] {
+        if has(name) {
+            term += &format!(" | unary \" {op} \" term");
+        }
+    }
     format!(
-        "expr ::= term | term \" + \" expr | term \" - \" expr{bits}\n\
-         term ::= unary | unary \" * \" term | unary \" / \" term | unary \" % \" term\n\
+        "expr ::= term | term \" + \" expr | term \" - \" expr{bits}\n{term}\n\
          unary ::= atom | \"-\" atom | atom \" as \" dtype | atom \" as sat \" dtype{not}"
     )
 }

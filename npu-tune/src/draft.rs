@@ -20,6 +20,13 @@
 
 pub mod examples;
 pub mod grammar;
+#[cfg(feature = "llm")]
+pub mod prompt;
+#[cfg(feature = "llm")]
+pub mod run;
+
+#[cfg(feature = "llm")]
+pub use run::{Attempt, DraftConfig, Drafted, draft};
 
 use std::ops::Range;
 use std::str::FromStr;
@@ -39,6 +46,8 @@ pub struct Task {
     pub name: String,
     /// The signature, inputs then outputs, as the body sees it.
     pub ports: Vec<Port>,
+    /// The kernel's source in the text: the whole file, or inside `npu_kernel! { }`.
+    kernel: Range<usize>,
     /// The bytes of the empty body's braces, `{}`.
     body: Range<usize>,
 }
@@ -76,13 +85,24 @@ pub enum Outcome {
 }
 
 impl Task {
-    /// Finds the kernel and its empty body in `text`.
+    /// Finds the kernel and its empty body in `text`: a `.npu` file's kernel, or the
+    /// kernel of an `npu_kernel!` block of a Rust file.
     pub fn parse(text: &str) -> Result<Task, String> {
-        let located = locate_body(text);
-        let ports = ports(text);
+        Task::parse_named(text, None)
+    }
+
+    /// [`parse`](Self::parse) for the kernel named `wanted` (the first when `None`).
+    pub fn parse_named(text: &str, wanted: Option<&str>) -> Result<Task, String> {
+        let located = locate(text, wanted);
         // Tokenizing text records it in this thread's span table; free it.
         proc_macro2::extra::invalidate_current_thread_spans();
-        let (name, body, empty) = located?;
+        let Located {
+            name,
+            kernel,
+            body,
+            empty,
+        } = located?;
+        let ports = ports(&text[kernel.clone()]);
         if !empty {
             return Err(format!(
                 "kernel `{name}` already has a body; `autotune draft` writes the body of a kernel whose body is empty (`{{}}`)"
@@ -92,6 +112,7 @@ impl Task {
             text: text.to_string(),
             name,
             ports,
+            kernel,
             body,
         })
     }
@@ -111,6 +132,14 @@ impl Task {
         )
     }
 
+    /// The kernel's source alone (without the Rust around an `npu_kernel!` block) with
+    /// `body`.
+    pub fn kernel_with_body(&self, body: &str) -> String {
+        let whole = self.with_body(body);
+        let grown = whole.len() - self.text.len();
+        whole[self.kernel.start..self.kernel.end + grown].to_string()
+    }
+
     /// Checks `body` on `target` and runs it on every example, comparing within
     /// `tolerance` (each output dtype's default when `None`).
     pub fn evaluate(
@@ -120,7 +149,7 @@ impl Task {
         examples: &[Example],
         tolerance: Option<Tolerance>,
     ) -> Outcome {
-        let text = self.with_body(body);
+        let text = self.kernel_with_body(body);
         let kernel = match check_algorithm(&text, target) {
             Ok(kernel) => kernel,
             Err(diagnostics) => {
@@ -156,6 +185,7 @@ impl Task {
 /// The signature's ports, as far as the text parses.
 fn ports(text: &str) -> Vec<Port> {
     let (def, _) = npu_core::internal::parse_str_partial(text);
+    proc_macro2::extra::invalidate_current_thread_spans();
     let Some(def) = def else {
         return Vec::new();
     };
@@ -188,31 +218,77 @@ fn check_algorithm(text: &str, target: &Target) -> Result<CheckedKernel, Diagnos
     result
 }
 
-/// The kernel's name, the byte range of its body's braces, and whether the body is
-/// empty: the first brace group after the `kernel` keyword and its `->` outputs.
-fn locate_body(text: &str) -> Result<(String, Range<usize>, bool), String> {
+/// Where a kernel is in a file.
+struct Located {
+    name: String,
+    /// The kernel's source: the whole file, or the inside of its `npu_kernel!` braces.
+    kernel: Range<usize>,
+    /// The body's braces.
+    body: Range<usize>,
+    empty: bool,
+}
+
+/// Finds kernel `wanted` (or the first kernel) in `text`: at the top level of a `.npu`
+/// file, or inside the braces of a macro call in a Rust file.
+fn locate(text: &str, wanted: Option<&str>) -> Result<Located, String> {
     let stream =
         TokenStream::from_str(text).map_err(|e| format!("the file does not tokenize: {e}"))?;
-    let mut tokens = stream.into_iter().skip_while(|t| !is_ident(t, "kernel"));
-    let name = match (tokens.next(), tokens.next()) {
-        (Some(_), Some(TokenTree::Ident(name))) => name.to_string(),
-        _ => return Err("no `kernel NAME(...)` found in the file".into()),
+    let whole = 0..text.len();
+    if let Some(found) = locate_in(stream.clone(), whole, wanted)? {
+        return Ok(found);
+    }
+    for token in stream {
+        if let TokenTree::Group(group) = token
+            && group.delimiter() == Delimiter::Brace
+        {
+            let inside = group.span_open().byte_range().end..group.span_close().byte_range().start;
+            if let Some(found) = locate_in(group.stream(), inside, wanted)? {
+                return Ok(found);
+            }
+        }
+    }
+    Err(match wanted {
+        Some(name) => format!("no kernel `{name}` found in the file"),
+        None => "no `kernel NAME(...)` found in the file".into(),
+    })
+}
+
+/// The kernel `wanted` (or the first) among `stream`'s top-level tokens, whose source
+/// spans `kernel`.
+fn locate_in(
+    stream: TokenStream,
+    kernel: Range<usize>,
+    wanted: Option<&str>,
+) -> Result<Option<Located>, String> {
+    let tokens: Vec<TokenTree> = stream.into_iter().collect();
+    let Some(start) = tokens.windows(2).position(|pair| {
+        is_ident(&pair[0], "kernel")
+            && matches!(&pair[1], TokenTree::Ident(name) if wanted.is_none_or(|w| name == w))
+    }) else {
+        return Ok(None);
     };
+    let name = tokens[start + 1].to_string();
     let mut arrow = false;
     let mut previous_dash = false;
-    for token in tokens {
-        if let TokenTree::Punct(punct) = &token {
+    for token in &tokens[start + 2..] {
+        if let TokenTree::Punct(punct) = token {
             arrow |= previous_dash && punct.as_char() == '>';
             previous_dash = punct.as_char() == '-';
             continue;
         }
         previous_dash = false;
-        if let TokenTree::Group(group) = &token
+        if let TokenTree::Group(group) = token
             && arrow
             && group.delimiter() == Delimiter::Brace
         {
+            let body = group.span().byte_range();
             let empty = group.stream().is_empty();
-            return Ok((name, group.span().byte_range(), empty));
+            return Ok(Some(Located {
+                name,
+                kernel,
+                body,
+                empty,
+            }));
         }
     }
     Err(format!(
@@ -281,6 +357,33 @@ mod tests {
         };
         assert!(rendered.contains("error[E0"), "{rendered}");
         assert!(rendered.contains("z[i, k]"), "{rendered}");
+    }
+
+    #[test]
+    fn a_kernel_of_a_rust_file_is_found_by_name_and_the_rest_kept() {
+        let rust = "use npu::npu_kernel;\n\nnpu_kernel! {\n    kernel a(x: [f32; 4]) -> y: [f32; 4] { y[i] = x[i]; }\n    target ascend910b;\n    schedule s { stage x, y in ub; }\n}\n\nnpu_kernel! {\n    /// y = 3x\n    kernel b(x: [f32; 4]) -> y: [f32; 4] {}\n    target ascend910b;\n}\n";
+        let task = Task::parse_named(rust, Some("b")).unwrap();
+        assert_eq!(task.ports.len(), 2);
+        let written = task.with_body("y[i] = x[i] * 3.0;");
+        assert!(written.starts_with(&rust[..rust.find("kernel b").unwrap()]));
+        assert!(written.ends_with("{\n    y[i] = x[i] * 3.0;\n}\n    target ascend910b;\n}\n"));
+        assert!(
+            task.kernel_with_body("y[i] = x[i] * 3.0;")
+                .trim()
+                .starts_with("/// y = 3x")
+        );
+        let outcome = task.evaluate("y[i] = x[i] * 3.0;", &target(), &[], None);
+        assert!(matches!(outcome, Outcome::Matches { .. }), "{outcome:?}");
+        assert!(
+            Task::parse_named(rust, Some("a"))
+                .unwrap_err()
+                .contains("already has a body")
+        );
+        assert!(
+            Task::parse_named(rust, Some("c"))
+                .unwrap_err()
+                .contains("no kernel `c`")
+        );
     }
 
     #[test]

@@ -1,0 +1,103 @@
+//! The prompt for a kernel body: the algorithm part of the language reference (its
+//! table of forms and a worked example), the kernel with its doc comment, signature
+//! and target, an example's values, and what the previous attempts got wrong.
+
+use std::fmt::Write as _;
+
+use npu_core::host::HostTensor;
+
+use super::examples::Example;
+use super::{Attempt, Task};
+use crate::llm::ChatMessage;
+
+/// How many values of a tensor an example shows.
+const SHOWN_VALUES: usize = 8;
+/// How many failed attempts of the last round the feedback repeats.
+const SHOWN_ATTEMPTS: usize = 3;
+
+/// The algorithm contract: the table of forms of docs/dsl.md's "Algorithm" section and
+/// its softmax example.
+pub fn contract() -> String {
+    const DOC: &str = include_str!("../../../docs/dsl.md");
+    let section = DOC
+        .split("\n## ")
+        .find(|s| s.starts_with("Algorithm"))
+        .unwrap_or_default();
+    let table: Vec<&str> = section.lines().filter(|l| l.starts_with('|')).collect();
+    let example = section
+        .split("```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .and_then(|code| code.split("\nschedule").next())
+        .unwrap_or_default();
+    format!(
+        "One statement per output, `out[i, j] = EXPR;`, after any `let` intermediates \
+         (`let m[i] = max[k](x[i, k]);`). The output's subscripts name the axes.\n\n{}\n\nExample:\n{}\n",
+        table.join("\n"),
+        example.trim_end()
+    )
+}
+
+/// The chat for one round: the system message, then the task with the feedback of
+/// `history`.
+pub fn messages(task: &Task, examples: &[Example], history: &[Attempt]) -> Vec<ChatMessage> {
+    let system = "You write the body of a kernel in the npu kernel language: its statements, \
+                  nothing else (no signature, no braces, no schedule, no prose).";
+    let mut user = format!("The language:\n{}\n", contract());
+    let _ = writeln!(
+        user,
+        "Write the statements of this kernel's body:\n```\n{}```",
+        task.kernel_with_body("...")
+    );
+    if let Some(example) = examples.first() {
+        user += &example_text(task, example);
+    }
+    user += &feedback(history);
+    vec![ChatMessage::system(system), ChatMessage::user(user)]
+}
+
+/// The first values of an example's tensors.
+fn example_text(task: &Task, example: &Example) -> String {
+    let mut out = String::from("\nAn example (first values, row-major):\n");
+    let tensors = example.inputs.iter().chain(&example.expected);
+    for (port, tensor) in task.ports.iter().zip(tensors) {
+        let _ = writeln!(out, "  {} = {}", port.name, first_values(tensor));
+    }
+    out
+}
+
+fn first_values(tensor: &HostTensor) -> String {
+    let values = tensor.values();
+    let shown: Vec<String> = values
+        .iter()
+        .take(SHOWN_VALUES)
+        .map(f64::to_string)
+        .collect();
+    let more = if values.len() > SHOWN_VALUES {
+        ", ..."
+    } else {
+        ""
+    };
+    format!("[{}{more}]", shown.join(", "))
+}
+
+/// The last round's failed attempts with what was wrong.
+fn feedback(history: &[Attempt]) -> String {
+    let Some(last) = history.last().map(|a| a.round) else {
+        return String::new();
+    };
+    let mut out = String::from("\nEarlier attempts and what was wrong with them:\n");
+    for attempt in history
+        .iter()
+        .filter(|a| a.round == last)
+        .take(SHOWN_ATTEMPTS)
+    {
+        let _ = writeln!(
+            out,
+            "```\n{}\n```\n{}\n",
+            attempt.body.trim(),
+            attempt.summary.trim()
+        );
+    }
+    out
+}

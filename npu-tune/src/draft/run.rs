@@ -1,0 +1,277 @@
+//! The drafting loop: rounds of candidate bodies from a [`BodySource`], each evaluated
+//! ([`Task::evaluate`]), the failures fed back, until a body checks and matches every
+//! example.
+
+use std::sync::{Arc, Mutex};
+
+use npu_core::Target;
+
+use super::examples::{Example, Tolerance};
+use super::{Outcome, Task, prompt};
+use crate::grammar::Constraint;
+use crate::llm::{ChatMessage, LlmClient};
+use crate::replay::{Replayer, Transcript};
+
+/// What a round asks of a source.
+#[derive(Debug)]
+pub struct BodyRequest<'a> {
+    pub task: &'a Task,
+    pub round: u32,
+    pub count: usize,
+    pub messages: Vec<ChatMessage>,
+    /// The body grammar (GBNF) of the task's signature on its target.
+    pub grammar: String,
+}
+
+/// Where candidate bodies come from.
+pub trait BodySource {
+    fn name(&self) -> &str;
+    /// The replies of one round (each a body, perhaps in fences or with the kernel
+    /// around it), or why there are none.
+    fn propose(&mut self, request: &BodyRequest) -> Result<Vec<String>, String>;
+}
+
+/// A chat-completions server, optionally decoding under the body grammar.
+#[derive(Debug)]
+pub struct LlmBodies {
+    pub client: LlmClient,
+    pub constrain: bool,
+    pub recording: Option<Arc<Mutex<Transcript>>>,
+}
+
+impl BodySource for LlmBodies {
+    fn name(&self) -> &str {
+        "llm"
+    }
+
+    fn propose(&mut self, request: &BodyRequest) -> Result<Vec<String>, String> {
+        let constraint = Constraint::Gbnf(request.grammar.clone());
+        let count = u32::try_from(request.count).unwrap_or(u32::MAX);
+        let completion = self
+            .client
+            .complete_constrained(
+                &request.messages,
+                count,
+                self.constrain.then_some(&constraint),
+            )
+            .map_err(|e| e.to_string())?;
+        if let Some(recording) = &self.recording
+            && let Ok(mut transcript) = recording.lock()
+        {
+            let prompt = crate::prompt::text(&request.messages);
+            let constraints = if self.constrain {
+                vec![request.grammar.clone()]
+            } else {
+                Vec::new()
+            };
+            transcript.record_full(
+                &request.task.name,
+                request.round,
+                &prompt,
+                constraints,
+                completion.choices.clone(),
+            );
+        }
+        Ok(completion.choices)
+    }
+}
+
+/// Replies recorded from an earlier run, by kernel and round.
+#[derive(Debug)]
+pub struct ReplayBodies(pub Replayer);
+
+impl BodySource for ReplayBodies {
+    fn name(&self) -> &str {
+        "replay"
+    }
+
+    fn propose(&mut self, request: &BodyRequest) -> Result<Vec<String>, String> {
+        self.0
+            .next(&request.task.name, request.round)
+            .ok_or_else(|| {
+                format!(
+                    "the recording has no round {} for kernel `{}`",
+                    request.round, request.task.name
+                )
+            })
+    }
+}
+
+/// How a candidate fared, for the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Rejected,
+    Failed,
+    Mismatch,
+    Matches,
+}
+
+/// One candidate body and what it gave.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Attempt {
+    pub round: u32,
+    pub reply: String,
+    /// The statements taken from the reply.
+    pub body: String,
+    pub verdict: Verdict,
+    /// What the next prompt says about it: the diagnostics or the mismatch.
+    pub summary: String,
+}
+
+/// A drafting run's result: every attempt, and the first body that matched.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Drafted {
+    pub kernel: String,
+    pub attempts: Vec<Attempt>,
+    /// The index in `attempts` of the body written back.
+    pub chosen: Option<usize>,
+    /// Whether the chosen body was checked against examples (there were some).
+    pub verified: bool,
+    pub rounds: u32,
+}
+
+impl Drafted {
+    /// Of the first round's candidates, the share that checks (Comp@1) and the share
+    /// that also matches the examples (Pass@1).
+    pub fn first_round(&self) -> (f64, f64) {
+        let first: Vec<&Attempt> = self.attempts.iter().filter(|a| a.round == 0).collect();
+        let share = |pass: &dyn Fn(&Attempt) -> bool| {
+            let count = first.iter().filter(|a| pass(a)).count();
+            count as f64 / first.len().max(1) as f64
+        };
+        let checks = share(&|a| a.verdict != Verdict::Rejected);
+        let matches = share(&|a| a.verdict == Verdict::Matches);
+        (checks, matches)
+    }
+
+    /// The body written back, if any.
+    pub fn body(&self) -> Option<&str> {
+        self.chosen.map(|i| self.attempts[i].body.as_str())
+    }
+}
+
+/// The budget and the comparison of a drafting run.
+#[derive(Clone, Copy, Debug)]
+pub struct DraftConfig {
+    pub rounds: u32,
+    pub candidates: usize,
+    pub tolerance: Option<Tolerance>,
+}
+
+/// Drafts `task`'s body on `target`: up to `config.rounds` rounds of
+/// `config.candidates` bodies from `source`, stopping at the first that checks and
+/// matches every example.
+pub fn draft(
+    task: &Task,
+    target: &Target,
+    examples: &[Example],
+    source: &mut dyn BodySource,
+    config: &DraftConfig,
+) -> Result<Drafted, String> {
+    let grammar = super::grammar::body_gbnf(&task.ports, target);
+    let mut drafted = Drafted {
+        kernel: task.name.clone(),
+        attempts: Vec::new(),
+        chosen: None,
+        verified: false,
+        rounds: 0,
+    };
+    for round in 0..config.rounds {
+        let request = BodyRequest {
+            task,
+            round,
+            count: config.candidates,
+            messages: prompt::messages(task, examples, &drafted.attempts),
+            grammar: grammar.clone(),
+        };
+        let replies = source.propose(&request)?;
+        drafted.rounds = round + 1;
+        for reply in replies {
+            let body = extract_body(&reply);
+            let outcome = task.evaluate(&body, target, examples, config.tolerance);
+            let (verdict, summary, verified) = judge(&outcome);
+            drafted.attempts.push(Attempt {
+                round,
+                reply,
+                body,
+                verdict,
+                summary,
+            });
+            if verdict == Verdict::Matches && drafted.chosen.is_none() {
+                drafted.chosen = Some(drafted.attempts.len() - 1);
+                drafted.verified = verified;
+            }
+        }
+        if drafted.chosen.is_some() {
+            break;
+        }
+    }
+    Ok(drafted)
+}
+
+/// The verdict, the feedback and whether examples were checked.
+fn judge(outcome: &Outcome) -> (Verdict, String, bool) {
+    match outcome {
+        Outcome::Rejected { rendered, .. } => (
+            Verdict::Rejected,
+            format!("rejected by the checker:\n{rendered}"),
+            false,
+        ),
+        Outcome::Failed { example, error } => (
+            Verdict::Failed,
+            format!("failed on example {example}: {error}"),
+            false,
+        ),
+        Outcome::Mismatch(mismatch) => (
+            Verdict::Mismatch,
+            format!("wrong values: {mismatch}"),
+            false,
+        ),
+        Outcome::Matches { verified, .. } => (Verdict::Matches, "matches".into(), *verified),
+    }
+}
+
+/// The statements of a reply: the text inside its code fence if it has one, and
+/// inside the kernel's braces if the reply echoes the kernel.
+pub fn extract_body(reply: &str) -> String {
+    let fenced = reply
+        .split("```")
+        .nth(1)
+        .map(|inside| {
+            inside.split_once('\n').map_or(inside, |(first, rest)| {
+                if first.trim().chars().all(|c| c.is_ascii_alphanumeric()) {
+                    rest
+                } else {
+                    inside
+                }
+            })
+        })
+        .unwrap_or(reply);
+    let unwrapped = match (fenced.find("kernel "), fenced.rfind('}')) {
+        (Some(kernel), Some(close)) => fenced[kernel..close]
+            .split_once('{')
+            .map_or(fenced, |(_, body)| body),
+        _ => fenced,
+    };
+    unwrapped.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_come_out_of_fences_and_echoed_kernels() {
+        let body = "y[i] = x[i] * 2.0;";
+        for reply in [
+            body.to_string(),
+            format!("```\n{body}\n```"),
+            format!("Here it is:\n```rust\n{body}\n```\nDone."),
+            format!("kernel k(x: [f32; 4]) -> y: [f32; 4] {{\n    {body}\n}}\ntarget ascend910b;"),
+            format!("```\nkernel k(x: [f32; 4]) -> y: [f32; 4] {{ {body} }}\n```"),
+        ] {
+            assert_eq!(extract_body(&reply), body, "{reply}");
+        }
+    }
+}

@@ -49,17 +49,20 @@ pub enum Kind {
     Journal,
     /// A recorded LLM transcript (`autotune --replay FILE`).
     Recording,
+    /// Examples a drafted kernel body must reproduce (`autotune draft --examples FILE`).
+    Examples,
 }
 
 impl Kind {
     /// Every kind, for documentation and tests.
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Kernel,
         Kind::Target,
         Kind::Variants,
         Kind::Knowledge,
         Kind::Journal,
         Kind::Recording,
+        Kind::Examples,
     ];
 
     /// The kind's name in errors: "target file".
@@ -71,6 +74,7 @@ impl Kind {
             Kind::Knowledge => "knowledge file",
             Kind::Journal => "journal",
             Kind::Recording => "recording",
+            Kind::Examples => "examples file",
         }
     }
 
@@ -84,7 +88,7 @@ impl Kind {
             Kind::Target | Kind::Variants => MIB,
             Kind::Kernel => 16 * MIB,
             Kind::Knowledge => 64 * MIB,
-            Kind::Recording => 256 * MIB,
+            Kind::Recording | Kind::Examples => 256 * MIB,
             Kind::Journal => 1024 * MIB,
         }
     }

@@ -17,8 +17,9 @@ use std::collections::BTreeMap;
 
 use npu_core::Dtype;
 use npu_core::host::HostTensor;
-use npu_core::ir::{CheckedKernel, Role};
 use serde::Deserialize;
+
+use super::Port;
 
 /// One example: the kernel's inputs and the outputs it must compute from them, in
 /// signature order.
@@ -106,14 +107,14 @@ impl std::fmt::Display for Mismatch {
 /// output: the first output outside `tolerance` (or its dtype's default), if any.
 pub fn compare(
     example: usize,
-    kernel: &CheckedKernel,
+    ports: &[Port],
     got: &[HostTensor],
     expected: &[HostTensor],
     tolerance: Option<Tolerance>,
 ) -> Option<Mismatch> {
-    let outputs = kernel.tensors.iter().filter(|t| t.role == Role::Output);
+    let outputs = ports.iter().filter(|p| p.output);
     for ((tensor, got), expected) in outputs.zip(got).zip(expected) {
-        let tolerance = tolerance.unwrap_or_else(|| Tolerance::for_dtype(tensor.dtype));
+        let tolerance = tolerance.unwrap_or_else(|| Tolerance::for_dtype(got.dtype()));
         let (got, expected) = (got.values(), expected.values());
         let bad: Vec<usize> = (0..expected.len())
             .filter(|&i| {
@@ -190,9 +191,9 @@ impl Value {
     }
 }
 
-/// Reads examples in the JSON form above for `kernel`'s signature: every input and
-/// output named, with its element count, and nothing else.
-pub fn from_json(text: &str, kernel: &CheckedKernel) -> Result<Vec<Example>, String> {
+/// Reads examples in the JSON form above for a signature: every input and output
+/// named, with its element count, and nothing else.
+pub fn from_json(text: &str, ports: &[Port]) -> Result<Vec<Example>, String> {
     let file: File = serde_json::from_str(text).map_err(|e| format!("examples: {e}"))?;
     if file.examples.is_empty() {
         return Err("examples: the list is empty; give at least one example".into());
@@ -201,8 +202,8 @@ pub fn from_json(text: &str, kernel: &CheckedKernel) -> Result<Vec<Example>, Str
         .iter()
         .enumerate()
         .map(|(index, entry)| {
-            let inputs = tensors(kernel, Role::Input, &entry.inputs);
-            let expected = tensors(kernel, Role::Output, &entry.outputs);
+            let inputs = tensors(ports, false, &entry.inputs);
+            let expected = tensors(ports, true, &entry.outputs);
             match (inputs, expected) {
                 (Ok(inputs), Ok(expected)) => Ok(Example { inputs, expected }),
                 (Err(why), _) | (_, Err(why)) => Err(format!("examples[{index}]: {why}")),
@@ -213,16 +214,12 @@ pub fn from_json(text: &str, kernel: &CheckedKernel) -> Result<Vec<Example>, Str
 
 /// The tensors of one role, in signature order, from their named values.
 fn tensors(
-    kernel: &CheckedKernel,
-    role: Role,
+    ports: &[Port],
+    outputs: bool,
     named: &BTreeMap<String, Vec<Value>>,
 ) -> Result<Vec<HostTensor>, String> {
-    let declared: Vec<_> = kernel.tensors.iter().filter(|t| t.role == role).collect();
-    let what = if role == Role::Input {
-        "input"
-    } else {
-        "output"
-    };
+    let declared: Vec<&Port> = ports.iter().filter(|p| p.output == outputs).collect();
+    let what = if outputs { "output" } else { "input" };
     if let Some(extra) = named
         .keys()
         .find(|n| declared.iter().all(|t| &t.name != *n))
@@ -235,7 +232,10 @@ fn tensors(
             let values = named
                 .get(&tensor.name)
                 .ok_or_else(|| format!("{what} `{}` is missing", tensor.name))?;
-            let elements = tensor.elements() as usize;
+            let dtype = tensor
+                .dtype
+                .ok_or_else(|| format!("{what} `{}` has no dtype npu knows", tensor.name))?;
+            let elements = tensor.shape.iter().product::<u64>() as usize;
             if values.len() != elements {
                 return Err(format!(
                     "{what} `{}` has {} values; its shape {:?} holds {elements}",
@@ -245,11 +245,7 @@ fn tensors(
                 ));
             }
             let values: Vec<f64> = values.iter().map(Value::to_f64).collect::<Result<_, _>>()?;
-            Ok(HostTensor::from_values(
-                tensor.dtype,
-                &tensor.shape,
-                &values,
-            ))
+            Ok(HostTensor::from_values(dtype, &tensor.shape, &values))
         })
         .collect()
 }

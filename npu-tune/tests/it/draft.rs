@@ -71,3 +71,129 @@ fn the_grammar_offers_only_what_the_target_computes() {
         "the scalar parameter by bare name: {grammar}"
     );
 }
+
+const ROWS: &str =
+    "/// Row sums of x.\nkernel rows(x: [f32; 4, 3]) -> y: [f32; 4] {}\ntarget ascend910b;\n";
+const ROWS_EXAMPLES: &str = r#"{"examples": [{"inputs": {"x": [1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 1]}, "outputs": {"y": [6, 15, 24, 1]}}]}"#;
+
+/// `autotune draft` against a loopback server: a round with a body that checks but
+/// computes other values and one the checker refuses, then the right body; the file
+/// gets it, the report counts it, and the recording replays to the same file.
+#[test]
+fn draft_end_to_end_with_feedback_a_recording_and_its_replay() {
+    use crate::support::chat_server::{Behaviour, ChatServer};
+    let server = ChatServer::start(vec![
+        Behaviour::Replies(vec![
+            "```\ny[i] = max[k](x[i, k]);\n```".into(),
+            "y[i] = sum[k](z[i, k]);".into(),
+        ]),
+        Behaviour::Replies(vec![
+            "y[i] = sum[k](x[i, k]);".into(),
+            "y[i] = x[i, 0];".into(),
+        ]),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let (kernel, examples, recording) = (
+        dir.path().join("rows.npu"),
+        dir.path().join("rows.json"),
+        dir.path().join("drafts.json"),
+    );
+    std::fs::write(&kernel, ROWS).unwrap();
+    std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+            .arg("draft")
+            .arg(&kernel)
+            .arg("--examples")
+            .arg(&examples)
+            .args(["--rounds", "3", "--candidates", "2"])
+            .args(extra)
+            .env_remove("NPU_LLM_URL")
+            .output()
+            .unwrap()
+    };
+    let url = server.base_url();
+    let recorded = recording.to_str().unwrap();
+    let output = run(&[
+        "--llm-url",
+        &url,
+        "--llm-constrain",
+        "none",
+        "--record",
+        recorded,
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        stdout.trim(),
+        "rows: Comp@1 50%  Pass@1 0%  Pass@(3x2) yes  rounds used 2  attempts 4"
+    );
+    let drafted = ROWS.replace("{}", "{\n    y[i] = sum[k](x[i, k]);\n}");
+    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), drafted);
+    let prompts: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| {
+            r.body["messages"][1]["content"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert!(prompts[0].contains("Row sums of x."), "{}", prompts[0]);
+    assert!(
+        prompts[1].contains("wrong values: example 0: `y` differs in 3 of 4 elements"),
+        "{}",
+        prompts[1]
+    );
+    assert!(prompts[1].contains("error[E0"), "{}", prompts[1]);
+
+    std::fs::write(&kernel, ROWS).unwrap();
+    let replayed = run(&["--generator", "replay", "--replay", recorded]);
+    assert!(
+        replayed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&replayed.stdout), stdout);
+    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), drafted);
+}
+
+/// No body that matches: the file is left as it was and the error says why.
+#[test]
+fn a_draft_that_never_matches_leaves_the_file_alone() {
+    use crate::support::chat_server::{Behaviour, ChatServer};
+    let server = ChatServer::start_repeating(Behaviour::Reply("y[i] = max[k](x[i, k]);".into()));
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = dir.path().join("rows.npu");
+    let examples = dir.path().join("rows.json");
+    std::fs::write(&kernel, ROWS).unwrap();
+    std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+        .arg("draft")
+        .arg(&kernel)
+        .arg("--examples")
+        .arg(&examples)
+        .args([
+            "--rounds",
+            "2",
+            "--candidates",
+            "1",
+            "--llm-url",
+            &server.base_url(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no body of `rows` checked and matched in 2 rounds"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("wrong values"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), ROWS);
+}

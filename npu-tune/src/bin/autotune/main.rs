@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod args;
+mod draft;
 mod problems;
 mod progress;
 mod tune;
@@ -43,17 +44,29 @@ struct Cli {
     tune: TuneArgs,
 }
 
+const DRAFT_EXAMPLES: &str = "Examples:
+  NPU_LLM_URL=http://127.0.0.1:8766/v1 autotune draft softmax.npu --examples softmax.json
+  autotune draft src/kernels.rs --kernel softmax --rounds 3 --candidates 4
+  autotune draft softmax.npu --generator replay --replay drafts.json
+The kernel has a doc comment saying what it computes, its signature, its target and an
+empty body `{}`; the first body that checks and matches every example is written into
+it, and the rest of the file is kept byte for byte.";
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Tune kernels' schedules (what `autotune` does with no subcommand).
     #[command(after_help = TUNE_EXAMPLES)]
     Tune(TuneArgs),
+    /// Write a kernel's body from its description with a model, checked against examples.
+    #[command(after_help = DRAFT_EXAMPLES)]
+    Draft(draft::DraftArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Tune(args)) => tune::tune(&args),
+        Some(Command::Draft(args)) => draft::run(&args),
         None => tune::tune(&cli.tune),
     };
     match result {

@@ -1,0 +1,221 @@
+//! `autotune draft`: a model writes a kernel's body from its doc comment, signature and
+//! target, checked and run against examples, and the first body that matches is
+//! written back into the file.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use clap::ValueEnum;
+use npu_core::Target;
+use npu_core::file::Kind;
+use npu_tune::atomic::write_atomic;
+use npu_tune::draft::examples::{self, Example, Tolerance};
+use npu_tune::draft::run::{BodySource, LlmBodies, ReplayBodies};
+use npu_tune::draft::{DraftConfig, Drafted, Task, draft};
+use npu_tune::llm::{LlmClient, LlmConfig};
+use npu_tune::replay::{Replayer, Transcript};
+
+/// Where candidate bodies come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DraftGenerator {
+    /// An OpenAI-compatible chat-completions endpoint (--llm-url or NPU_LLM_URL).
+    Llm,
+    /// Replies recorded from an earlier run with --record (needs --replay FILE).
+    Replay,
+}
+
+/// What `autotune draft` takes.
+#[derive(Debug, clap::Args)]
+pub(crate) struct DraftArgs {
+    /// A `.npu` kernel file, or a Rust file (with --kernel NAME), whose kernel has a
+    /// doc comment saying what it computes, its signature, its target and an empty
+    /// body `{}`.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// The kernel to draft, in a file with several (default: the first).
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
+    /// Inputs and expected outputs the body must reproduce (JSON; see
+    /// `npu::tuner::draft::examples`). Without them the body is marked unverified.
+    #[arg(long, value_name = "FILE")]
+    examples: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "llm")]
+    generator: DraftGenerator,
+    #[arg(long, default_value_t = 3)]
+    rounds: u32,
+    /// Candidate bodies per round.
+    #[arg(long, default_value_t = 4)]
+    candidates: usize,
+    /// Relative tolerance of the comparison (default: per output dtype).
+    #[arg(long, requires = "atol")]
+    rtol: Option<f64>,
+    /// Absolute tolerance of the comparison (default: per output dtype).
+    #[arg(long, requires = "rtol")]
+    atol: Option<f64>,
+    /// Chat-completions base URL, e.g. http://127.0.0.1:8766/v1 (env NPU_LLM_URL).
+    #[arg(long)]
+    llm_url: Option<String>,
+    /// Model name (env NPU_LLM_MODEL).
+    #[arg(long)]
+    llm_model: Option<String>,
+    #[arg(long, default_value_t = 0.8)]
+    temperature: f32,
+    /// Ask the server to decode under the body grammar of the signature (GBNF).
+    #[arg(long, default_value = "gbnf", value_parser = ["gbnf", "none"])]
+    llm_constrain: String,
+    /// Record the model's replies to FILE, for --generator replay.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// The recording --generator replay reads.
+    #[arg(long, value_name = "FILE")]
+    replay: Option<PathBuf>,
+}
+
+/// Runs `autotune draft` with `args`.
+pub(crate) fn run(args: &DraftArgs) -> Result<(), String> {
+    let text = npu_core::file::read(Kind::Kernel, &args.file).map_err(|e| e.to_string())?;
+    let task = Task::parse_named(&text, args.kernel.as_deref())
+        .map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let target = task_target(&task, &args.file)?;
+    let examples = match &args.examples {
+        Some(path) => {
+            let json = npu_core::file::read(Kind::Examples, path).map_err(|e| e.to_string())?;
+            examples::from_json(&json, &task.ports)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => Vec::new(),
+    };
+    let recording = args.record.as_ref().map(|_| {
+        Arc::new(Mutex::new(Transcript::new(
+            args.llm_model.clone().unwrap_or_default(),
+        )))
+    });
+    let mut source = body_source(args, recording.clone())?;
+    let config = DraftConfig {
+        rounds: args.rounds.max(1),
+        candidates: args.candidates.max(1),
+        tolerance: args
+            .rtol
+            .zip(args.atol)
+            .map(|(rtol, atol)| Tolerance { rtol, atol }),
+    };
+    let drafted = draft(&task, &target, &examples, source.as_mut(), &config);
+    if let (Some(path), Some(recording)) = (&args.record, &recording)
+        && let Ok(transcript) = recording.lock()
+    {
+        transcript.save(path).map_err(|e| e.to_string())?;
+    }
+    let drafted = drafted?;
+    print_summary(&drafted, &config);
+    write_back(&task, &drafted, &examples, &args.file)
+}
+
+/// The kernel's target: a preset, or a target file relative to the kernel's file.
+fn task_target(task: &Task, file: &Path) -> Result<Target, String> {
+    let text = task.kernel_with_body("");
+    let (def, _) = npu_core::internal::parse_str_partial(&text);
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let target = def
+        .ok_or_else(|| format!("{}: the kernel does not parse", file.display()))
+        .and_then(|def| {
+            npu_core::internal::resolve_target(&def, |path| {
+                npu_core::target::read_file(&dir.join(path))
+            })
+            .map_err(|d| d.render(&text))
+        });
+    proc_macro2::extra::invalidate_current_thread_spans();
+    target
+}
+
+fn body_source(
+    args: &DraftArgs,
+    recording: Option<Arc<Mutex<Transcript>>>,
+) -> Result<Box<dyn BodySource>, String> {
+    match args.generator {
+        DraftGenerator::Replay => {
+            let path = args
+                .replay
+                .as_ref()
+                .ok_or("--generator replay needs --replay FILE")?;
+            let transcript = Transcript::load(path).map_err(|e| e.to_string())?;
+            Ok(Box::new(ReplayBodies(Replayer::new(transcript))))
+        }
+        DraftGenerator::Llm => {
+            let mut config =
+                LlmConfig::from_env().unwrap_or_else(|| LlmConfig::new(String::new(), "default"));
+            if let Some(url) = &args.llm_url {
+                config.base_url = url.clone();
+            }
+            if let Some(model) = &args.llm_model {
+                config.model = model.clone();
+            }
+            if config.base_url.is_empty() {
+                return Err("drafting needs a model: --llm-url URL or NPU_LLM_URL (e.g. http://127.0.0.1:8766/v1), or --generator replay".into());
+            }
+            config.temperature = args.temperature;
+            Ok(Box::new(LlmBodies {
+                client: LlmClient::new(config),
+                constrain: args.llm_constrain == "gbnf",
+                recording,
+            }))
+        }
+    }
+}
+
+/// Comp@1, Pass@1, Pass@(R×K) and the rounds used, on stdout.
+fn print_summary(drafted: &Drafted, config: &DraftConfig) {
+    let (comp, pass) = drafted.first_round();
+    println!(
+        "{}: Comp@1 {:.0}%  Pass@1 {:.0}%  Pass@({}x{}) {}  rounds used {}  attempts {}",
+        drafted.kernel,
+        comp * 100.0,
+        pass * 100.0,
+        config.rounds,
+        config.candidates,
+        if drafted.chosen.is_some() {
+            "yes"
+        } else {
+            "no"
+        },
+        drafted.rounds,
+        drafted.attempts.len()
+    );
+}
+
+/// Writes the chosen body into the file, marked unverified without examples.
+fn write_back(
+    task: &Task,
+    drafted: &Drafted,
+    examples: &[Example],
+    file: &Path,
+) -> Result<(), String> {
+    let Some(body) = drafted.body() else {
+        let last = drafted
+            .attempts
+            .last()
+            .map_or("no reply", |a| a.summary.as_str());
+        return Err(format!(
+            "no body of `{}` checked and matched in {} rounds; {} left as it was. The last attempt: {last}",
+            task.name,
+            drafted.rounds,
+            file.display()
+        ));
+    };
+    let body = if drafted.verified {
+        body.to_string()
+    } else {
+        format!("// unverified: drafted without examples\n{body}")
+    };
+    write_atomic(file, task.with_body(&body).as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let how = match drafted.verified {
+        true => format!("matches {} examples", examples.len()),
+        false => "unverified: no examples".to_string(),
+    };
+    eprintln!(
+        "wrote the body of `{}` to {} ({how})",
+        task.name,
+        file.display()
+    );
+    Ok(())
+}

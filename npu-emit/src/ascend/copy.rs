@@ -70,6 +70,12 @@ pub(super) fn copy(
     let declared = &program.signature[usize::from(tensor)];
     let ty = c_type(declared.dtype).unwrap_or("uint8_t");
     let copy = &program.copies[shape as usize];
+    if address % 32 != 0 {
+        return Err(unsupported(
+            &format!("a copy at ub 0x{address:x}, not 32-byte aligned"),
+            "DataCopyPad's local tensor starts on a 32-byte data block (a padding move in UB is not written yet)",
+        ));
+    }
     let calls = plan(&copy.dims, copy.element_bytes)?;
     let gm_text = offset(gm, step.gm_step, iteration);
     for (depth, dim) in calls.loops.iter().enumerate() {

@@ -125,8 +125,10 @@ fn binary_scalar(v: &VectorInstr, op: BinaryOp) -> Option<&'static str> {
     let name = match op {
         BinaryOp::Add => "Adds",
         BinaryOp::Mul => "Muls",
-        BinaryOp::Max => "Maxs",
-        BinaryOp::Min => "Mins",
+        // Of two equal zeros the simulator's max and min keep the first operand, so
+        // the operands may not be swapped.
+        BinaryOp::Max if !scalar_first => "Maxs",
+        BinaryOp::Min if !scalar_first => "Mins",
         // x - c is x + (-c) exactly, in every rounding.
         BinaryOp::Sub if !scalar_first && matches!(v.src[1], Operand::Scalar(_)) => "Adds",
         _ => return None,
@@ -147,14 +149,18 @@ fn scalar_operand(
             Operand::Scalar(index) => {
                 let value = program.constants[index as usize];
                 let value = if negate { -value } else { value };
-                if !value.is_finite() || v.dtype.round(value).to_bits() != value.to_bits() {
+                if value.is_infinite() {
+                    let sign = if value < 0.0 { "-" } else { "" };
+                    return Ok(Some(format!("static_cast<{ty}>({sign}HUGE_VALF)")));
+                }
+                if value.is_nan() || v.dtype.round(value).to_bits() != value.to_bits() {
                     return Err(unsupported(
                         &format!(
                             "the constant {value} in {} {}",
                             v.kind.mnemonic(),
                             v.dtype.name()
                         ),
-                        "the scalar form takes the element type, and this constant is not one of its finite values",
+                        "the scalar form takes the element type, and the simulator computes with the constant unrounded",
                     ));
                 }
                 return Ok(Some(format!("static_cast<{ty}>({value:?})")));

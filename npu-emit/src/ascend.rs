@@ -137,7 +137,7 @@ fn kernel_source(
     header(&mut text, program, target, kernel);
     text.line("#include \"kernel_operator.h\"");
     text.line("");
-    text.open(&format!("namespace npu_{name}"));
+    text.open(format!("namespace npu_{name}"));
     tables(&mut text, program);
     for (index, code) in program.classes.iter().enumerate() {
         text.line("");
@@ -201,7 +201,7 @@ fn tables(text: &mut Text, program: &Program) {
         class.join(", ")
     ));
     text.comment("Element offset of each core's share of each tensor (signature order).");
-    text.open(&format!(
+    text.open(format!(
         "constexpr uint64_t GM_BASE[BLOCK_DIM][{}] =",
         program.tensors.len().max(1)
     ));
@@ -237,7 +237,7 @@ fn class_function(
     let blocks = order::blocks(code)
         .map_err(|e| unsupported(&format!("the flags of core class {index}"), &e.0))?;
     text.comment(&code.summary);
-    text.open(&format!(
+    text.open(format!(
         "__aicore__ inline void Class{index}({})",
         class_parameters(program)
     ));
@@ -249,7 +249,7 @@ fn class_function(
                 }
             }
             Block::Loop { count, body } => {
-                text.open(&format!("for (uint64_t j = 0; j < {count}; ++j)"));
+                text.open(format!("for (uint64_t j = 0; j < {count}; ++j)"));
                 for step in body {
                     instruction(text, program, step, Some("j"))?;
                 }
@@ -311,7 +311,7 @@ fn entry(text: &mut Text, program: &Program, name: &str) {
     for (_, t) in parameters(program) {
         arguments.push(format!("{} {}", c_type(t.dtype).unwrap_or("float"), t.name));
     }
-    text.open(&format!(
+    text.open(format!(
         "extern \"C\" __global__ __aicore__ void {name}({})",
         arguments.join(", ")
     ));

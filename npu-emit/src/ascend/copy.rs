@@ -79,7 +79,7 @@ pub(super) fn copy(
     let calls = plan(&copy.dims, copy.element_bytes)?;
     let gm_text = offset(gm, step.gm_step, iteration);
     for (depth, dim) in calls.loops.iter().enumerate() {
-        text.open(&format!(
+        text.open(format!(
             "for (uint64_t c{depth} = 0; c{depth} < {}; ++c{depth})",
             dim.len
         ));

@@ -42,7 +42,7 @@ pub(super) fn vector(
     }
     let (loops, count) = flatten(program, v, &stride_tables)?;
     for (depth, dim) in loops.iter().enumerate() {
-        text.open(&format!(
+        text.open(format!(
             "for (uint64_t v{depth} = 0; v{depth} < {}; ++v{depth})",
             dim.len
         ));

@@ -14,8 +14,11 @@ use crate::support::{self, Case};
 /// by the test says which kernel stopped being written, and why).
 const AT_LEAST_WRITTEN: usize = 10;
 
+/// Emitted cases with their kernels, and skipped kernels with the reason.
+type Suite = (Vec<(Case, &'static CheckedKernel)>, Vec<(String, String)>);
+
 /// The Ascend kernels of the suite as cases, and the skipped ones with reasons.
-pub fn cases() -> (Vec<(Case, &'static CheckedKernel)>, Vec<(String, String)>) {
+pub fn cases() -> Suite {
     let mut cases = Vec::new();
     let mut skipped = Vec::new();
     for bundled in npu::kernels::all() {

@@ -7,6 +7,10 @@
 //! in global memory in bytes and in the unified buffer in 32-byte data blocks (each
 //! block there starts 32-byte aligned, after the previous block rounded up to 32
 //! bytes). Runs further out become a bounded loop of calls.
+//!
+//! `DataCopyPad` is not available on the Atlas inference AI Core (ascend310p); there a
+//! copy is a `DataCopy` with `DataCopyParams` in 32-byte blocks, which needs whole
+//! blocks and whole-block gaps, and anything else is unsupported.
 
 use npu_core::Level;
 use npu_core::program::{CopyDim, Op, Program};
@@ -92,7 +96,27 @@ pub(super) fn copy(
         .collect();
     let local = format!("ub[{address}{ub_moves}].ReinterpretCast<{ty}>()");
     let global = format!("{}_gm[{gm_text}{gm_moves}]", declared.name);
-    let call = match direction {
+    let call = if has_data_copy_pad(program) {
+        pad_call(direction, &local, &global, &calls, ty)
+    } else {
+        block_call(direction, &local, &global, &calls)?
+    };
+    text.line(call);
+    for _ in &calls.loops {
+        text.close("");
+    }
+    Ok(())
+}
+
+/// Whether the target's AI core has `DataCopyPad` (all Ascend presets but the
+/// Atlas inference series, ascend310p).
+fn has_data_copy_pad(program: &Program) -> bool {
+    program.target != "ascend310p"
+}
+
+/// The `DataCopyPad` call of a copy.
+fn pad_call(direction: Direction, local: &str, global: &str, calls: &Calls, ty: &str) -> String {
+    match direction {
         Direction::In => format!(
             "AscendC::DataCopyPad({local}, {global}, AscendC::DataCopyExtParams{{{}, {}, {}, {}, 0}}, AscendC::DataCopyPadExtParams<{ty}>{{false, 0, 0, 0}});",
             calls.blocks, calls.block_bytes, calls.gm_gap_bytes, calls.ub_gap_blocks
@@ -101,12 +125,39 @@ pub(super) fn copy(
             "AscendC::DataCopyPad({global}, {local}, AscendC::DataCopyExtParams{{{}, {}, {}, {}, 0}});",
             calls.blocks, calls.block_bytes, calls.ub_gap_blocks, calls.gm_gap_bytes
         ),
-    };
-    text.line(call);
-    for _ in &calls.loops {
-        text.close("");
     }
-    Ok(())
+}
+
+/// The `DataCopy` call of a copy in whole 32-byte blocks.
+fn block_call(
+    direction: Direction,
+    local: &str,
+    global: &str,
+    calls: &Calls,
+) -> Result<String, Unsupported> {
+    if calls.block_bytes % 32 != 0 || calls.gm_gap_bytes % 32 != 0 {
+        return Err(unsupported(
+            &format!(
+                "a copy of {} B blocks, {} B apart in global memory, on ascend310p",
+                calls.block_bytes, calls.gm_gap_bytes
+            ),
+            "the Atlas inference AI Core has no DataCopyPad, and DataCopy moves whole 32-byte blocks",
+        ));
+    }
+    let (blocks, length, gm_gap) = (
+        calls.blocks,
+        calls.block_bytes / 32,
+        calls.gm_gap_bytes / 32,
+    );
+    let ub_gap = calls.ub_gap_blocks;
+    Ok(match direction {
+        Direction::In => format!(
+            "AscendC::DataCopy({local}, {global}, AscendC::DataCopyParams{{{blocks}, {length}, {gm_gap}, {ub_gap}}});"
+        ),
+        Direction::Out => format!(
+            "AscendC::DataCopy({global}, {local}, AscendC::DataCopyParams{{{blocks}, {length}, {ub_gap}, {gm_gap}}});"
+        ),
+    })
 }
 
 /// A global-memory offset, moved on by `step` per iteration inside a run's loop.

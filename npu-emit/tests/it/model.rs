@@ -33,6 +33,13 @@ const CASES: &[(&str, &str, Result<&str, &str>)] = &[
         Ok("7 64 65"),
     ),
     (
+        // The Atlas inference form: lengths and gaps in 32-byte blocks.
+        "block_copy_moves_whole_blocks",
+        "AscendC::DataCopy(ub[0], in_gm[0], AscendC::DataCopyParams{2, 1, 1, 2});
+         std::printf(\"%d %d\", core.ub[31], core.ub[96]);",
+        Ok("31 64"),
+    ),
+    (
         "an_unaligned_local_start_fails",
         "AscendC::DataCopyPad(ub[8], in_gm[0], AscendC::DataCopyExtParams{1, 32, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});",
         Err("does not start 32-byte aligned"),

@@ -1,5 +1,7 @@
 // Data movement: DataCopyPad between global memory and the unified buffer with
-// DataCopyExtParams / DataCopyPadExtParams, and DataCopy inside the unified buffer.
+// DataCopyExtParams / DataCopyPadExtParams; DataCopy between them with DataCopyParams
+// (every length and gap in 32-byte blocks: the form the Atlas inference AI Core has);
+// and DataCopy inside the unified buffer.
 //
 // GM->UB (MTE2): blockCount blocks of blockLen bytes; block i is read at
 // i * (blockLen + srcStride) bytes into global memory and written at
@@ -21,6 +23,13 @@ struct DataCopyExtParams {
     uint32_t srcStride = 0;
     uint32_t dstStride = 0;
     uint32_t rsv = 0;
+};
+
+struct DataCopyParams {
+    uint16_t blockCount = 0;
+    uint16_t blockLen = 0;
+    uint16_t srcStride = 0;
+    uint16_t dstStride = 0;
 };
 
 template <typename T> struct DataCopyPadExtParams {
@@ -102,6 +111,52 @@ void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const Da
         npu_model::global(gm, params.blockLen);
         npu_model::write_global(gm, params.blockLen);
         std::memcpy(gm, &c.ub[ub], params.blockLen);
+    }
+}
+
+// GM->UB in whole blocks: block i is read at i * (blockLen + srcStride) * 32 bytes
+// and written at i * (blockLen + dstStride) * 32 bytes.
+template <typename T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &params) {
+    const char *what = "DataCopy GM->UB";
+    if (params.blockCount == 0 || params.blockCount > 4095 || params.blockLen == 0) {
+        npu_model::fail("%s: blockCount %u, blockLen %u blocks", what, unsigned(params.blockCount), unsigned(params.blockLen));
+    }
+    npu_model::check_local(dst, 0, what);
+    uint64_t time = npu_model::tick(PIPE_MTE2);
+    uint64_t bytes = uint64_t(params.blockLen) * 32;
+    const uint8_t *from = reinterpret_cast<const uint8_t *>(src.GetPhyAddr());
+    for (uint64_t block = 0; block < params.blockCount; ++block) {
+        const uint8_t *gm = from + block * (bytes + uint64_t(params.srcStride) * 32);
+        uint64_t ub = dst.address() + block * (bytes + uint64_t(params.dstStride) * 32);
+        if (ub + bytes > dst.limit()) {
+            npu_model::fail("%s: block %llu runs past the buffer's end", what, (unsigned long long)block);
+        }
+        npu_model::global(gm, bytes);
+        npu_model::write_ub(PIPE_MTE2, time, ub, bytes, what);
+        std::memcpy(&npu_model::core().ub[ub], gm, bytes);
+    }
+}
+
+// UB->GM in whole blocks, the strides' roles swapped.
+template <typename T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &params) {
+    const char *what = "DataCopy UB->GM";
+    if (params.blockCount == 0 || params.blockCount > 4095 || params.blockLen == 0) {
+        npu_model::fail("%s: blockCount %u, blockLen %u blocks", what, unsigned(params.blockCount), unsigned(params.blockLen));
+    }
+    npu_model::check_local(src, 0, what);
+    uint64_t time = npu_model::tick(PIPE_MTE3);
+    uint64_t bytes = uint64_t(params.blockLen) * 32;
+    uint8_t *to = reinterpret_cast<uint8_t *>(dst.GetPhyAddr());
+    for (uint64_t block = 0; block < params.blockCount; ++block) {
+        uint64_t ub = src.address() + block * (bytes + uint64_t(params.srcStride) * 32);
+        uint8_t *gm = to + block * (bytes + uint64_t(params.dstStride) * 32);
+        if (ub + bytes > src.limit()) {
+            npu_model::fail("%s: block %llu runs past the buffer's end", what, (unsigned long long)block);
+        }
+        npu_model::read_ub(PIPE_MTE3, time, ub, bytes, what);
+        npu_model::global(gm, bytes);
+        npu_model::write_global(gm, bytes);
+        std::memcpy(gm, &npu_model::core().ub[ub], bytes);
     }
 }
 

@@ -17,10 +17,10 @@ const AT_LEAST_WRITTEN: usize = 10;
 /// Emitted cases with their kernels, and skipped kernels with the reason.
 type Suite = (Vec<(Case, &'static CheckedKernel)>, Vec<(String, String)>);
 
-/// The Ascend kernels of the suite as cases, and the skipped ones with reasons.
+/// The Ascend kernels of the suite with their hand schedules, then with the tuned
+/// schedules docs/suite.json records, as cases; the skipped ones with reasons.
 pub fn cases() -> Suite {
-    let mut cases = Vec::new();
-    let mut skipped = Vec::new();
+    let mut suite = (Vec::new(), Vec::new());
     for bundled in npu::kernels::all() {
         let kernel = (bundled.kernel)();
         if !kernel.target.name.starts_with("ascend") {
@@ -31,28 +31,80 @@ pub fn cases() -> Suite {
             .iter()
             .position(|s| s.name == "hand")
             .unwrap_or(0);
-        let program = npu_core::lower::lower_compact(kernel, schedule);
-        match emit(&program, &kernel.target, kernel, Backend::AscendC) {
-            Ok(emitted) => {
-                let function = format!("{}_{}", program.kernel, program.schedule);
-                let source = emitted
-                    .file(&format!("{function}.cpp"))
-                    .expect("the kernel source")
-                    .text
-                    .clone();
-                let target = kernel.target.clone();
-                let case = Case {
-                    function,
-                    source,
-                    program,
-                    target,
-                };
-                cases.push((case, kernel));
-            }
-            Err(unsupported) => skipped.push((bundled.name.to_string(), unsupported.to_string())),
-        }
+        add(&mut suite, bundled.name, kernel, schedule);
     }
-    (cases, skipped)
+    for (name, kernel) in tuned() {
+        add(&mut suite, &name, kernel, 0);
+    }
+    suite
+}
+
+/// Each Ascend kernel of docs/suite.json with the fastest schedule the tuner
+/// recorded (grid, random or heuristic), checked again from its text. The kernels
+/// live as long as the test binary.
+fn tuned() -> Vec<(String, &'static CheckedKernel)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/suite.json");
+    let text = std::fs::read_to_string(path).expect("docs/suite.json");
+    let suite: serde_json::Value = serde_json::from_str(&text).expect("docs/suite.json is JSON");
+    let rows = suite["rows"].as_array().expect("rows");
+    let mut tuned = Vec::new();
+    for row in rows {
+        let name = row["kernel"].as_str().expect("a kernel name");
+        let Some(bundled) = npu::kernels::Bundled::find(name) else {
+            continue;
+        };
+        let kernel = (bundled.kernel)();
+        if !kernel.target.name.starts_with("ascend") {
+            continue;
+        }
+        let best = ["grid", "random", "heuristic"]
+            .into_iter()
+            .filter_map(|kind| {
+                Some((
+                    row[kind].as_u64()?,
+                    row[format!("{kind}_schedule")].as_str()?,
+                ))
+            })
+            .min_by_key(|(cycles, _)| *cycles);
+        let Some((_, schedule)) = best else {
+            continue;
+        };
+        // The canonical text puts the schedules last, each at the start of a line.
+        let head = kernel
+            .source
+            .find("\nschedule ")
+            .map_or(kernel.source.as_str(), |at| &kernel.source[..=at]);
+        let source = format!("{head}{schedule}");
+        let checked = npu_core::check_source(&source, &kernel.target).unwrap_or_else(|d| {
+            panic!(
+                "the tuned schedule of {name} does not check:\n{}",
+                d.render(&source)
+            )
+        });
+        tuned.push((format!("{name} (tuned)"), &*Box::leak(Box::new(checked))));
+    }
+    tuned
+}
+
+/// Emits schedule `schedule` of `kernel` as a case, or records why it is skipped.
+fn add(suite: &mut Suite, name: &str, kernel: &'static CheckedKernel, schedule: usize) {
+    let program = npu_core::lower::lower_compact(kernel, schedule);
+    match emit(&program, &kernel.target, kernel, Backend::AscendC) {
+        Ok(emitted) => {
+            let function = format!("{}_{}", program.kernel, program.schedule);
+            let file = emitted.file(&format!("{function}.cpp"));
+            let source = file.expect("the kernel source").text.clone();
+            let target = kernel.target.clone();
+            let case = Case {
+                function,
+                source,
+                program,
+                target,
+            };
+            suite.0.push((case, kernel));
+        }
+        Err(unsupported) => suite.1.push((name.to_string(), unsupported.to_string())),
+    }
 }
 
 /// The simulator's outputs of `case` on `inputs`, as bytes.
@@ -106,9 +158,10 @@ fn bundled_ascend_kernels_match_the_simulator_bit_for_bit() {
         }
     }
     println!(
-        "{} of {} Ascend kernels written and matched bit for bit",
-        cases.len() - failures.len().min(cases.len()),
-        cases.len() + skipped.len()
+        "{} of {} Ascend programs (hand and tuned schedules) written; mismatches: {}",
+        cases.len(),
+        cases.len() + skipped.len(),
+        failures.len()
     );
     assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
     assert!(

@@ -135,7 +135,7 @@ fn block_call(
     global: &str,
     calls: &Calls,
 ) -> Result<String, Unsupported> {
-    if calls.block_bytes % 32 != 0 || calls.gm_gap_bytes % 32 != 0 {
+    if !calls.block_bytes.is_multiple_of(32) || !calls.gm_gap_bytes.is_multiple_of(32) {
         return Err(unsupported(
             &format!(
                 "a copy of {} B blocks, {} B apart in global memory, on ascend310p",

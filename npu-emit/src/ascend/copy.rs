@@ -39,37 +39,18 @@ struct Calls {
     ub_gap_blocks: u64,
 }
 
+/// What a copy instruction names: direction, tensor, global offset, UB address and
+/// shape index.
+type Operands = (Direction, u16, u64, u32, u32);
+
 pub(super) fn copy(
     text: &mut Text,
     program: &Program,
     step: &Step,
     iteration: Option<&str>,
 ) -> Result<(), Unsupported> {
-    let (direction, tensor, gm, address, shape) = match step.op {
-        Op::CopyIn {
-            tensor,
-            gm,
-            level,
-            address,
-            shape,
-            ..
-        } => {
-            if level != Level::Ub {
-                return Err(unsupported(
-                    "copy_in to l1",
-                    "the cube path is not emitted yet",
-                ));
-            }
-            (Direction::In, tensor, gm, address, shape)
-        }
-        Op::CopyOut {
-            tensor,
-            gm,
-            address,
-            shape,
-            ..
-        } => (Direction::Out, tensor, gm, address, shape),
-        _ => return Ok(()),
+    let Some((direction, tensor, gm, address, shape)) = operands(&step.op)? else {
+        return Ok(());
     };
     let declared = &program.signature[usize::from(tensor)];
     let ty = c_type(declared.dtype).unwrap_or("uint8_t");
@@ -106,6 +87,37 @@ pub(super) fn copy(
         text.close("");
     }
     Ok(())
+}
+
+/// The operands of a copy between global memory and the UB; `None` for another
+/// instruction.
+fn operands(op: &Op) -> Result<Option<Operands>, Unsupported> {
+    Ok(match *op {
+        Op::CopyIn {
+            tensor,
+            gm,
+            level,
+            address,
+            shape,
+            ..
+        } => {
+            if level != Level::Ub {
+                return Err(unsupported(
+                    "copy_in to l1",
+                    "the cube path is not emitted yet",
+                ));
+            }
+            Some((Direction::In, tensor, gm, address, shape))
+        }
+        Op::CopyOut {
+            tensor,
+            gm,
+            address,
+            shape,
+            ..
+        } => Some((Direction::Out, tensor, gm, address, shape)),
+        _ => None,
+    })
 }
 
 /// Whether the target's AI core has `DataCopyPad` (all Ascend presets but the
@@ -169,15 +181,11 @@ pub(super) fn offset(gm: u64, step: i64, iteration: Option<&str>) -> String {
     }
 }
 
-/// The calls of a copy of `dims` with `element_bytes`-byte elements.
-fn plan(dims: &[CopyDim], element_bytes: u64) -> Result<Calls, Unsupported> {
-    let mut runs: Vec<CopyDim> = Vec::new();
-    for dim in dims.iter().filter(|d| d.len != 1) {
-        runs.push(*dim);
-    }
-    // Merge from the inside out: a run whose stride is its inner run's whole extent.
+/// The runs of a copy without those of length 1, each run that continues its inner
+/// one (its stride is the inner run's whole extent on both sides) merged into it.
+fn merged_runs(dims: &[CopyDim]) -> Vec<CopyDim> {
     let mut merged: Vec<CopyDim> = Vec::new();
-    for dim in runs.into_iter().rev() {
+    for dim in dims.iter().rev().filter(|d| d.len != 1) {
         match merged.first_mut() {
             Some(inner)
                 if dim.gm_stride == inner.len * inner.gm_stride
@@ -185,9 +193,15 @@ fn plan(dims: &[CopyDim], element_bytes: u64) -> Result<Calls, Unsupported> {
             {
                 inner.len *= dim.len;
             }
-            _ => merged.insert(0, dim),
+            _ => merged.insert(0, *dim),
         }
     }
+    merged
+}
+
+/// The calls of a copy of `dims` with `element_bytes`-byte elements.
+fn plan(dims: &[CopyDim], element_bytes: u64) -> Result<Calls, Unsupported> {
+    let mut merged = merged_runs(dims);
     let inner = merged.pop().unwrap_or(CopyDim {
         len: 1,
         gm_stride: 1,

@@ -35,6 +35,33 @@ pub(super) fn launch(program: &Program, name: &str) -> String {
     text.line("aclrtSetDevice(0);");
     text.line("aclrtStream stream = nullptr;");
     text.line("aclrtCreateStream(&stream);");
+    let arguments = device_arguments(&mut text, program);
+    text.line(format!(
+        "ACLRT_LAUNCH_KERNEL({name})(BLOCK_DIM, stream, {});",
+        arguments.join(", ")
+    ));
+    text.line("aclrtSynchronizeStream(stream);");
+    for (_, tensor) in gm_tensors(program).filter(|(_, t)| t.role == Role::Output) {
+        text.line(format!(
+            "CopyDeviceToFile({0}_device, \"./output/{0}.bin\", {1});",
+            tensor.name,
+            tensor.bytes()
+        ));
+    }
+    for (_, tensor) in gm_tensors(program) {
+        text.line(format!("aclrtFree({}_device);", tensor.name));
+    }
+    text.line("aclrtDestroyStream(stream);");
+    text.line("aclrtResetDevice(0);");
+    text.line("aclFinalize();");
+    text.line("return 0;");
+    text.close("");
+    text.finish()
+}
+
+/// Device buffers for the global tensors (inputs filled from files) and the
+/// parameters' values: the kernel's arguments, in order.
+fn device_arguments(text: &mut Text, program: &Program) -> Vec<String> {
     let mut arguments = Vec::new();
     for (_, tensor) in gm_tensors(program) {
         let bytes = tensor.bytes();
@@ -58,27 +85,7 @@ pub(super) fn launch(program: &Program, name: &str) -> String {
         ));
         arguments.push(tensor.name.clone());
     }
-    text.line(format!(
-        "ACLRT_LAUNCH_KERNEL({name})(BLOCK_DIM, stream, {});",
-        arguments.join(", ")
-    ));
-    text.line("aclrtSynchronizeStream(stream);");
-    for (_, tensor) in gm_tensors(program).filter(|(_, t)| t.role == Role::Output) {
-        text.line(format!(
-            "CopyDeviceToFile({0}_device, \"./output/{0}.bin\", {1});",
-            tensor.name,
-            tensor.bytes()
-        ));
-    }
-    for (_, tensor) in gm_tensors(program) {
-        text.line(format!("aclrtFree({}_device);", tensor.name));
-    }
-    text.line("aclrtDestroyStream(stream);");
-    text.line("aclrtResetDevice(0);");
-    text.line("aclFinalize();");
-    text.line("return 0;");
-    text.close("");
-    text.finish()
+    arguments
 }
 
 /// File to device and back, through host buffers.

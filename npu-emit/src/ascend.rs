@@ -8,15 +8,16 @@
 //! picks the core's class and its share of each tensor (the core's global-memory
 //! bases, as constant tables).
 //!
-//! Copies are written by the `copy` module, vector instructions by `vector`, the
-//! launch file and CMakeLists by `host`.
+//! Copies are written by the `copy` module, vector instructions by `vector` (and
+//! reductions by `reduce`), the launch file and CMakeLists by `host`.
 
 mod copy;
 mod host;
+mod reduce;
 mod vector;
 
 use npu_core::ir::Role;
-use npu_core::program::{CoreCode, Op};
+use npu_core::program::{CoreCode, Op, VectorKind};
 use npu_core::{CheckedKernel, Dtype, Level, Pipe, Program, Target};
 
 use crate::order::{self, Block, Step};
@@ -139,6 +140,10 @@ fn kernel_source(
     text.line("");
     text.open(format!("namespace npu_{name}"));
     tables(&mut text, program);
+    text.line("");
+    for line in reduce::HELPERS.lines() {
+        text.line(line);
+    }
     for (index, code) in program.classes.iter().enumerate() {
         text.line("");
         class_function(&mut text, program, index, code)?;
@@ -290,6 +295,9 @@ fn instruction(
             Ok(())
         }
         Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
+        Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
+            reduce::reduce(text, program, &v)
+        }
         Op::Vector(v) => vector::vector(text, program, &v),
         Op::LoadL0 { .. } | Op::Mmad { .. } | Op::Fixpipe { .. } => Err(unsupported(
             "the cube path (load_l0a, load_l0b, mmad, fixpipe)",

@@ -4,7 +4,7 @@
 // preconditions; it also checks happens-before between pipes (see model_core.h).
 // One header per API family:
 //   model_core.h    state of the modelled core: UB, pipes' clocks, global memory
-//   model_tensor.h  GlobalTensor, LocalTensor, TPipe, TBuf, GetBlockIdx
+//   model_tensor.h  GlobalTensor, LocalTensor (and its GetValue/SetValue), TPipe, TBuf, GetBlockIdx
 //   model_sync.h    HardEvent, SetFlag, WaitFlag, PipeBarrier
 //   model_copy.h    DataCopyPad (GM<->UB) with DataCopyExtParams, DataCopy (UB->UB)
 //   model_vector.h  the vector calls over a count of elements

@@ -38,6 +38,25 @@ public:
         return LocalTensor(address_ + offset * sizeof(T), limit_);
     }
     template <typename U> LocalTensor<U> ReinterpretCast() const { return LocalTensor<U>(address_, limit_); }
+    // Scalar access on the scalar unit (pipe S), element `index` from this view.
+    T GetValue(uint64_t index) const {
+        uint64_t at = address_ + index * sizeof(T);
+        if (at + sizeof(T) > limit_) {
+            npu_model::fail("GetValue at ub 0x%llx past the buffer's end", (unsigned long long)at);
+        }
+        npu_model::read_ub(PIPE_S, npu_model::tick(PIPE_S), at, sizeof(T), "GetValue");
+        T value;
+        std::memcpy(&value, &npu_model::core().ub[at], sizeof(T));
+        return value;
+    }
+    void SetValue(uint64_t index, T value) const {
+        uint64_t at = address_ + index * sizeof(T);
+        if (at + sizeof(T) > limit_) {
+            npu_model::fail("SetValue at ub 0x%llx past the buffer's end", (unsigned long long)at);
+        }
+        npu_model::write_ub(PIPE_S, npu_model::tick(PIPE_S), at, sizeof(T), "SetValue");
+        std::memcpy(&npu_model::core().ub[at], &value, sizeof(T));
+    }
     uint64_t address() const { return address_; }
     uint64_t limit() const { return limit_; }
 

@@ -16,8 +16,10 @@ mod host;
 mod reduce;
 mod vector;
 
+use std::collections::BTreeMap;
+
 use npu_core::ir::Role;
-use npu_core::program::{CoreCode, Op, VectorKind};
+use npu_core::program::{CoreCode, Op, Operand, VectorKind};
 use npu_core::{CheckedKernel, Dtype, Level, Pipe, Program, Target};
 
 use crate::order::{self, Block, Step};
@@ -241,6 +243,7 @@ fn class_function(
 ) -> Result<(), Unsupported> {
     let blocks = order::blocks(code)
         .map_err(|e| unsupported(&format!("the flags of core class {index}"), &e.0))?;
+    let mut tags = Tags::new();
     text.comment(&code.summary);
     text.open(format!(
         "__aicore__ inline void Class{index}({})",
@@ -250,13 +253,13 @@ fn class_function(
         match block {
             Block::Straight(steps) => {
                 for step in steps {
-                    instruction(text, program, step, None)?;
+                    instruction(text, program, step, None, &mut tags)?;
                 }
             }
             Block::Loop { count, body } => {
                 text.open(format!("for (uint64_t j = 0; j < {count}; ++j)"));
                 for step in body {
-                    instruction(text, program, step, Some("j"))?;
+                    instruction(text, program, step, Some("j"), &mut tags)?;
                 }
                 text.close("");
             }
@@ -273,7 +276,9 @@ fn instruction(
     program: &Program,
     step: &Step,
     iteration: Option<&str>,
+    tags: &mut Tags,
 ) -> Result<(), Unsupported> {
+    tag(tags, program, &step.op);
     match step.op {
         Op::Loop => Ok(()),
         Op::SetFlag { from, to, event } => {
@@ -298,11 +303,44 @@ fn instruction(
         Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
             reduce::reduce(text, program, &v)
         }
-        Op::Vector(v) => vector::vector(text, program, &v),
+        Op::Vector(v) => {
+            let source = match v.src[0] {
+                Operand::Ub { address, .. } => tags.get(&address).copied(),
+                _ => None,
+            };
+            vector::vector(text, program, &v, source.unwrap_or(v.dtype))
+        }
         Op::LoadL0 { .. } | Op::Mmad { .. } | Op::Fixpipe { .. } => Err(unsupported(
             "the cube path (load_l0a, load_l0b, mmad, fixpipe)",
             "LoadData, Mmad and Fixpipe are not emitted yet",
         )),
+    }
+}
+
+/// The dtype each UB address was last written in, by the start of the write.
+type Tags = BTreeMap<u32, Dtype>;
+
+/// Records what `op` writes, before it is written out: a cast reads its source in
+/// the dtype last written there (as the simulator does), and the order of the calls
+/// is the order of the writes.
+fn tag(tags: &mut Tags, program: &Program, op: &Op) {
+    match *op {
+        Op::CopyIn {
+            tensor, address, ..
+        } => {
+            if let Some(declared) = program.signature.get(usize::from(tensor)) {
+                tags.insert(address, declared.dtype);
+            }
+        }
+        Op::Vector(v) => {
+            let written = match v.kind {
+                VectorKind::Compare(_) => Dtype::U8,
+                VectorKind::Reduce(_, accumulator) => accumulator,
+                _ => v.dtype,
+            };
+            tags.insert(v.dst, written);
+        }
+        _ => {}
     }
 }
 

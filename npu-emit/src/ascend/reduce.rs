@@ -18,9 +18,14 @@ use super::{c_type, unsupported};
 use crate::Unsupported;
 use crate::text::Text;
 
-/// The helpers a fold calls: `f64::max`/`min` as the simulator applies them (a NaN
+/// The helpers a fold calls. `FoldSum` keeps a NaN accumulator as it is (IEEE 754
+/// leaves open which NaN a sum of NaNs gives; the simulator keeps the accumulator's);
+/// `FoldMax`/`FoldMin` are `f64::max`/`min` as the simulator applies them (a NaN
 /// operand gives the other; of equal values, the accumulator).
 pub(super) const HELPERS: &str = "\
+template <typename T> __aicore__ inline T FoldSum(T acc, T x) {
+    return acc != acc ? acc : static_cast<T>(acc + x);
+}
 template <typename T> __aicore__ inline T FoldMax(T acc, T x) {
     return acc != acc ? x : (x != x ? acc : (acc >= x ? acc : x));
 }
@@ -44,7 +49,7 @@ pub(super) fn reduce(
         ));
     };
     let fold = match op {
-        ReduceOp::Sum => "acc + x",
+        ReduceOp::Sum => "FoldSum(acc, x)",
         ReduceOp::Max => "FoldMax(acc, x)",
         ReduceOp::Min => "FoldMin(acc, x)",
         ReduceOp::ArgMax | ReduceOp::ArgMin => {

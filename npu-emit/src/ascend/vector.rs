@@ -6,6 +6,7 @@
 //! operand (a broadcast along it, or a gap) is unsupported: the count form of the API
 //! reads and writes contiguous elements.
 
+use npu_core::Dtype;
 use npu_core::ir::{BinaryOp, UnaryOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
@@ -20,47 +21,63 @@ struct Dim {
     strides: Vec<u64>,
 }
 
+/// Writes one vector instruction; `source_dtype` is the dtype its first source was
+/// last written in (a cast's source dtype is not in the instruction: the simulator
+/// reads it from the memory's tags, and the emitter tracks the same tags).
 pub(super) fn vector(
     text: &mut Text,
     program: &Program,
     v: &VectorInstr,
+    source_dtype: Dtype,
 ) -> Result<(), Unsupported> {
-    let ty = c_type(v.dtype).ok_or_else(|| {
-        unsupported(
-            &format!("{} {}", v.kind.mnemonic(), v.dtype.name()),
+    let construct = || format!("{} {}", v.kind.mnemonic(), v.dtype.name());
+    let (Some(ty), Some(source_ty)) = (c_type(v.dtype), c_type(source_dtype)) else {
+        return Err(unsupported(
+            &construct(),
             "this backend writes f16 and f32 vector arithmetic only so far",
-        )
-    })?;
-    let call = call_name(v)?;
-    let mut addresses = vec![v.dst];
-    let mut stride_tables = vec![v.dst_strides];
+        ));
+    };
+    let (call, mode) = match v.kind {
+        VectorKind::Cast if source_dtype == v.dtype => ("DataCopy", None),
+        VectorKind::Cast => ("Cast", Some(round_mode(source_dtype, v.dtype))),
+        _ => (call_name(v)?, None),
+    };
+    let mut operands = vec![(v.dst, v.dst_strides, ty, v.dtype.size())];
     for operand in v.src {
         if let Operand::Ub { address, strides } = operand {
-            addresses.push(address);
-            stride_tables.push(strides);
+            let (ty, size) = match v.kind {
+                VectorKind::Cast => (source_ty, source_dtype.size()),
+                _ => (ty, v.dtype.size()),
+            };
+            operands.push((address, strides, ty, size));
         }
     }
-    let (loops, count) = flatten(program, v, &stride_tables)?;
+    let (loops, count) = flatten(program, v, &operands)?;
+    if call == "DataCopy" && !(count * v.dtype.size()).is_multiple_of(32) {
+        return Err(unsupported(
+            &format!("{} of {count} elements", construct()),
+            "a move inside the UB (DataCopy) takes whole 32-byte blocks",
+        ));
+    }
     for (depth, dim) in loops.iter().enumerate() {
         text.open(format!(
             "for (uint64_t v{depth} = 0; v{depth} < {}; ++v{depth})",
             dim.len
         ));
     }
-    let views: Vec<String> = addresses
+    let views = operands
         .iter()
         .enumerate()
-        .map(|(operand, address)| {
+        .map(|(operand, (address, _, ty, _))| {
             let moves: String = loops
                 .iter()
                 .enumerate()
                 .map(|(d, dim)| format!(" + v{d} * {}", dim.strides[operand]))
                 .collect();
             format!("ub[{address}{moves}].ReinterpretCast<{ty}>()")
-        })
-        .collect();
+        });
     let scalar = scalar_operand(program, v, ty)?;
-    let arguments: Vec<String> = views.into_iter().chain(scalar).collect();
+    let arguments: Vec<String> = views.chain(scalar).chain(mode).collect();
     text.line(format!(
         "AscendC::{call}({}, {count});",
         arguments.join(", ")
@@ -69,6 +86,17 @@ pub(super) fn vector(
         text.close("");
     }
     Ok(())
+}
+
+/// The `RoundMode` of a cast between floats: widening is exact (`CAST_NONE`),
+/// narrowing rounds to nearest, ties to even (`CAST_RINT`), as the simulator rounds.
+fn round_mode(from: Dtype, to: Dtype) -> String {
+    let mode = if to.holds(from) {
+        "CAST_NONE"
+    } else {
+        "CAST_RINT"
+    };
+    format!("AscendC::RoundMode::{mode}")
 }
 
 /// The API function of an instruction; with a scalar source, its scalar form.
@@ -174,22 +202,24 @@ fn scalar_operand(
     Ok(None)
 }
 
+/// A UB operand: address, stride table, element type and size.
+type View<'t> = (u32, u32, &'t str, u64);
+
 /// The loops around one call and the call's element count.
 fn flatten(
     program: &Program,
     v: &VectorInstr,
-    tables: &[u32],
+    operands: &[View],
 ) -> Result<(Vec<Dim>, u64), Unsupported> {
     let extents = &program.boxes[v.shape as usize];
-    let element = v.dtype.size();
     let mut dims: Vec<Dim> = Vec::new();
     for (d, len) in extents.iter().enumerate().rev() {
         if *len == 1 {
             continue;
         }
-        let strides: Vec<u64> = tables
+        let strides: Vec<u64> = operands
             .iter()
-            .map(|t| program.strides[*t as usize][d])
+            .map(|(_, t, _, _)| program.strides[*t as usize][d])
             .collect();
         match dims.first_mut() {
             Some(inner)
@@ -206,7 +236,12 @@ fn flatten(
     let Some(inner) = dims.pop() else {
         return Ok((Vec::new(), 1));
     };
-    if inner.strides.iter().any(|s| *s != element) {
+    if inner
+        .strides
+        .iter()
+        .zip(operands)
+        .any(|(s, (_, _, _, size))| s != size)
+    {
         return Err(unsupported(
             &format!(
                 "{} {} over a box strided along its innermost run",

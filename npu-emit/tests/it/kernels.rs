@@ -122,7 +122,12 @@ pub fn simulated(case: &Case, kernel: &CheckedKernel, inputs: &[HostTensor]) -> 
 fn first_difference(expected: &[Vec<u8>], got: &[Vec<u8>]) -> String {
     for (index, (e, g)) in expected.iter().zip(got).enumerate() {
         if let Some(byte) = e.iter().zip(g).position(|(a, b)| a != b) {
-            return format!("output {index} differs first at byte {byte}");
+            let word = byte / 4 * 4..(byte / 4 * 4 + 4).min(e.len()).min(g.len());
+            return format!(
+                "output {index} differs first at byte {byte}: expected {:02x?}, got {:02x?}",
+                &e[word.clone()],
+                &g[word]
+            );
         }
         if e.len() != g.len() {
             return format!("output {index} has {} bytes, not {}", g.len(), e.len());

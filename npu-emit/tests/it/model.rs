@@ -94,6 +94,22 @@ const CASES: &[(&str, &str, Result<&str, &str>)] = &[
         Err("overwrites ub 0x0, read by V"),
     ),
     (
+        "a_scalar_read_after_a_vector_write_needs_a_flag",
+        "AscendC::Duplicate(h[0], half(1), 16);
+         (void)h.GetValue(3);",
+        Err("GetValue on S reads ub 0x6, written by V"),
+    ),
+    (
+        "a_scalar_write_after_a_vector_read_needs_a_flag",
+        "AscendC::Duplicate(h[0], half(1), 16);
+         AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
+         AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+         h.SetValue(3, half(2));
+         AscendC::Add(h[64], h[0], h[0], 16);
+         std::printf(\"%g\", double(core_half(6)));",
+        Err("Add on V reads ub 0x6, written by S"),
+    ),
+    (
         "a_barrier_orders_every_pipe",
         "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{1, 64, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});
          AscendC::PipeBarrier<PIPE_ALL>();

@@ -24,6 +24,16 @@ const RUN_1D: &str = "kernel mutant(x: [f32; 65536], b: [f32; 65536]) -> y: [f32
     target ascend910b;
     schedule s { parallel i over 4 cores; split i by 1024; stage x, b, y in ub depth 2; }";
 
+/// A row sum: its fold runs on the scalar unit between the emitter's own flags.
+const FOLD: &str = "kernel mutant(x: [f32; 64, 217]) -> y: [f32; 64] {
+        y[i] = sum[k](x[i, k]);
+    }
+    target ascend910b;
+    schedule s { parallel i over 2 cores; split i by 8; stage x, y in ub depth 1; tail pad; }";
+
+/// The kernels mutated, with the names their originals are built under.
+const KERNELS: [(&str, &str); 3] = [(TILES_2D, "tiles_2d"), (RUN_1D, "run_1d"), (FOLD, "fold")];
+
 /// A mutation: its name, the kernel it applies to, and what it does to the text
 /// (`None` if its pattern is not there, which fails the test: a mutant that changes
 /// nothing proves nothing).
@@ -56,6 +66,10 @@ const MUTANTS: &[Mutation] = &[
     }),
     ("a wrong loop count", RUN_1D, |t| {
         edit_number_after(t, "j < ", 1, |n| n - 1)
+    }),
+    ("a dropped flag before a scalar fold", FOLD, |t| {
+        let t = drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::V_S>", 1)?;
+        drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::V_S>", 1)
     }),
     ("a wrong core share", TILES_2D, |t| {
         let at = t.find("GM_BASE[BLOCK_DIM]")?;
@@ -132,10 +146,16 @@ fn original(source: &str, function: &str) -> (CheckedKernel, Case) {
 
 #[test]
 fn every_mutant_fails() {
-    let originals = [original(TILES_2D, "tiles_2d"), original(RUN_1D, "run_1d")];
+    let originals = KERNELS.map(|(source, function)| original(source, function));
+    let which = |kernel: &str| {
+        KERNELS
+            .iter()
+            .position(|(source, _)| *source == kernel)
+            .expect("a listed kernel")
+    };
     let mut cases: Vec<Case> = originals.iter().map(|(_, c)| c.clone()).collect();
     for (index, (name, kernel, mutate)) in MUTANTS.iter().enumerate() {
-        let base = &originals[usize::from(*kernel == RUN_1D)].1;
+        let base = &originals[which(kernel)].1;
         let mutated = mutate(&base.source).unwrap_or_else(|| {
             panic!(
                 "mutant `{name}` finds nothing to change in:\n{}",
@@ -152,7 +172,7 @@ fn every_mutant_fails() {
     }
     let build = support::build(&cases);
     let mut expected = Vec::new();
-    for ((kernel, case), seed) in originals.iter().zip([7, 8]) {
+    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9]) {
         let inputs = kernel.random_inputs(seed);
         let outputs = simulated(case, kernel, &inputs);
         let run = build.run(case, &inputs, "original");
@@ -165,8 +185,8 @@ fn every_mutant_fails() {
         expected.push((inputs, outputs));
     }
     let mut survived = Vec::new();
-    for ((name, kernel, _), case) in MUTANTS.iter().zip(&cases[2..]) {
-        let (inputs, expected) = &expected[usize::from(*kernel == RUN_1D)];
+    for ((name, kernel, _), case) in MUTANTS.iter().zip(&cases[KERNELS.len()..]) {
+        let (inputs, expected) = &expected[which(kernel)];
         match build.run(case, inputs, "mutant") {
             Ok(outputs) if outputs == *expected => survived.push(*name),
             Ok(_) => println!("mutant `{name}`: outputs differ from the simulator's"),

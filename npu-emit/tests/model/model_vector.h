@@ -1,6 +1,6 @@
 // Vector calls over a count of elements (the "tensor front, count" form): Add, Sub,
 // Mul, Div, Max, Min; Adds, Muls, Maxs, Mins; Relu, Abs, Exp, Ln, Sqrt, Rsqrt,
-// Reciprocal; Duplicate. Every operand starts 32-byte aligned and lies inside its
+// Reciprocal; Duplicate; Cast between float types. Every operand starts 32-byte aligned and lies inside its
 // buffer; the count is positive. dst may be a source (in place).
 //
 // Values: each element is computed in double from the operands' exact values and
@@ -108,6 +108,35 @@ NPU_MODEL_UNARY(Sqrt, std::sqrt(x))
 NPU_MODEL_UNARY(Rsqrt, 1.0 / std::sqrt(x))
 NPU_MODEL_UNARY(Reciprocal, 1.0 / x)
 #undef NPU_MODEL_UNARY
+
+enum class RoundMode { CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
+
+// A cast between float types: CAST_NONE where the destination holds every source
+// value (widening), CAST_RINT (nearest, ties to even) where it narrows; the model
+// refuses other modes, which the emitter never writes.
+template <typename D, typename S>
+void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &mode, const uint32_t &count) {
+    const char *what = "Cast";
+    bool widening = sizeof(D) > sizeof(S);
+    if ((widening && mode != RoundMode::CAST_NONE) || (!widening && mode != RoundMode::CAST_RINT)) {
+        npu_model::fail("%s: round mode %d for a %s cast", what, int(mode), widening ? "widening" : "narrowing");
+    }
+    if (count == 0) {
+        npu_model::fail("%s: count 0", what);
+    }
+    npu_model::check_local(dst, count, what);
+    npu_model::check_local(src, count, what);
+    uint64_t time = npu_model::tick(PIPE_V);
+    npu_model::read_ub(PIPE_V, time, src.address(), uint64_t(count) * sizeof(S), what);
+    std::vector<double> values(count);
+    for (uint32_t i = 0; i < count; ++i) {
+        values[i] = npu_model::load<S>(src.address() + i * sizeof(S));
+    }
+    npu_model::write_ub(PIPE_V, time, dst.address(), uint64_t(count) * sizeof(D), what);
+    for (uint32_t i = 0; i < count; ++i) {
+        npu_model::store<D>(dst.address() + i * sizeof(D), values[i]);
+    }
+}
 
 template <typename T> void Duplicate(const LocalTensor<T> &dst, const T &scalar, const int32_t &count) {
     double y = double(scalar);

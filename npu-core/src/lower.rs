@@ -109,6 +109,7 @@ fn lower_with(kernel: &CheckedKernel, schedule: usize, compact: bool) -> Program
         schedule: checked.name.clone(),
         target: kernel.target.name.clone(),
         tensors: kernel.tensors.iter().map(|t| t.name.clone()).collect(),
+        signature: kernel.tensors.clone(),
         requested_cores: checked.cores(),
         buffers,
         cube: checked.cube,

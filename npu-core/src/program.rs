@@ -74,7 +74,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::dtype::Dtype;
-use crate::ir::BufferKind;
+use crate::ir::{BufferKind, Tensor};
 use crate::target::Level;
 
 mod listing;
@@ -142,6 +142,11 @@ pub struct Program {
     pub target: String,
     /// Tensor names, in kernel order (inputs, then outputs).
     pub tensors: Vec<String>,
+    /// What a backend needs of each tensor, in the order of [`Program::tensors`]: its
+    /// name, dtype, shape and role (a scalar parameter is a rank-0 input). Checked
+    /// against the instructions by the validator's signature rule.
+    #[serde(default)]
+    pub signature: Vec<Tensor>,
     /// Cores the schedule asks for (the product of its `parallel` items).
     pub requested_cores: u64,
     /// Every buffer of the schedule's plan, in plan order.

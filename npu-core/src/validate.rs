@@ -45,11 +45,17 @@
 //!   multiplies two sources before folding them (a multiply-accumulate) accumulates in
 //!   a dtype that holds every product of its own. Cube instructions need `target.cube`, one of its
 //!   dtypes and a block that is a multiple of its fractal.
+//! - **Signature.** The program's signature names its tensors in order; a `copy_in`
+//!   reads an input, a `copy_out` or `fixpipe` writes an output, each with the
+//!   element size and dtype of its tensor; a scalar-parameter operand names a rank-0
+//!   input; a cube instruction's dtype is its tensors' (a backend declares its
+//!   arguments and element types from the signature alone).
 //!
 //! The copy rules live in the private `copy` module, the vector rules in `vector`, the
-//! rest here.
+//! signature rule in `signature`, the rest here.
 
 mod copy;
+mod signature;
 mod vector;
 
 use std::fmt;
@@ -81,6 +87,10 @@ pub enum Rule {
     Events,
     Cores,
     Unit,
+    /// An instruction disagrees with the program's signature: a copy of a tensor in
+    /// the wrong direction or with the wrong element size, a parameter that is not a
+    /// scalar input.
+    Signature,
 }
 
 impl Rule {
@@ -93,6 +103,7 @@ impl Rule {
             Rule::Events => "events",
             Rule::Cores => "cores",
             Rule::Unit => "unit",
+            Rule::Signature => "signature",
         }
     }
 }
@@ -129,6 +140,7 @@ pub fn validate(program: &Program, target: &Target) -> Result<(), Vec<Violation>
         found: Vec::new(),
         dropped: 0,
     };
+    validator.signature();
     validator.placements();
     validator.reservations();
     validator.cores();

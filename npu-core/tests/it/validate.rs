@@ -32,7 +32,7 @@ fn a_lowered_program_is_valid() {
 #[test]
 fn each_break_is_named() {
     let (program, target) = vmla();
-    let cases: [(Rule, &str, Break); 8] = [
+    let cases: [(Rule, &str, Break); 11] = [
         (
             Rule::Capacity,
             "buffer `a` at ub 0x30000..0x31000 ends 4096 B past the 196608 B of ub",
@@ -117,6 +117,23 @@ fn each_break_is_named() {
                     }
                 }
             },
+        ),
+        (
+            Rule::Signature,
+            "the signature names tensors [a, b, c] but the program has [a, b, c, y]",
+            |p| {
+                p.signature.pop();
+            },
+        ),
+        (
+            Rule::Signature,
+            "`a` is Output in the signature but the instruction uses it as Input",
+            |p| p.signature[0].role = npu_core::ir::Role::Output,
+        ),
+        (
+            Rule::Signature,
+            "`a` has 4-byte elements (f32) but the copy moves 2-byte elements",
+            |p| p.signature[0].dtype = npu_core::Dtype::F32,
         ),
     ];
     for (rule, expected, break_it) in cases {

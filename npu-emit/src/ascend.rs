@@ -1,0 +1,395 @@
+//! Ascend C: one kernel source per program, plus the host side.
+//!
+//! The kernel is the validated program itself, not a re-derivation of it: one `TBuf`
+//! over the unified buffer holds every buffer at the program's own byte offsets,
+//! every `set_flag`/`wait_flag` is a `SetFlag`/`WaitFlag` with the program's event
+//! id, and each core class is a function whose body is that class's program order
+//! (the `order` module), a run of alike tiles written once as a loop. `GetBlockIdx()`
+//! picks the core's class and its share of each tensor (the core's global-memory
+//! bases, as constant tables).
+//!
+//! Copies are written by the `copy` module, vector instructions by `vector` (and
+//! reductions by `reduce`), the launch file and CMakeLists by `host`.
+
+mod copy;
+mod host;
+mod reduce;
+mod vector;
+
+use std::collections::BTreeMap;
+
+use npu_core::ir::Role;
+use npu_core::program::{CoreCode, Op, Operand, VectorKind};
+use npu_core::{CheckedKernel, Dtype, Level, Pipe, Program, Target};
+
+use crate::order::{self, Block, Step};
+use crate::text::Text;
+use crate::{Backend, Emitted, File, Unsupported};
+
+/// Writes the kernel, launch file and CMakeLists of `program`.
+pub(crate) fn emit(
+    program: &Program,
+    target: &Target,
+    kernel: &CheckedKernel,
+) -> Result<Emitted, Unsupported> {
+    supported_target(target)?;
+    if program.cube.is_some() {
+        return Err(unsupported(
+            "the cube path (load_l0a, load_l0b, mmad, fixpipe)",
+            "LoadData, Mmad and Fixpipe are not emitted yet",
+        ));
+    }
+    for tensor in &program.signature {
+        c_type(tensor.dtype).ok_or_else(|| {
+            unsupported(
+                &format!("tensor `{}` of {}", tensor.name, tensor.dtype.name()),
+                "this backend writes f16 and f32 tensors only so far",
+            )
+        })?;
+    }
+    let name = function_name(program);
+    let source = kernel_source(program, target, kernel, &name)?;
+    Ok(Emitted {
+        files: vec![
+            File {
+                path: format!("{name}.cpp"),
+                text: source,
+            },
+            File {
+                path: "main.cpp".into(),
+                text: host::launch(program, &name),
+            },
+            File {
+                path: "CMakeLists.txt".into(),
+                text: host::cmake(target, &name),
+            },
+        ],
+    })
+}
+
+/// An error naming a construct this backend cannot write.
+pub(crate) fn unsupported(construct: &str, reason: &str) -> Unsupported {
+    Unsupported {
+        backend: Backend::AscendC,
+        construct: construct.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Ascend C runs on Ascend AI cores only.
+fn supported_target(target: &Target) -> Result<(), Unsupported> {
+    if target.name.starts_with("ascend") {
+        return Ok(());
+    }
+    let reason = if target.name.starts_with("aie") {
+        "an AIE tile runs AIE C++ (the AIE API), not Ascend C; that backend is not written yet"
+    } else if target.name == "npueval_demo" {
+        "`npueval_demo` is a demonstration target of no vendor; no backend writes for it"
+    } else {
+        "Ascend C is written for the Ascend presets only"
+    };
+    Err(unsupported(&format!("target {}", target.name), reason))
+}
+
+/// The C++ element type of a dtype, for the dtypes written so far.
+pub(crate) fn c_type(dtype: Dtype) -> Option<&'static str> {
+    match dtype {
+        Dtype::F16 => Some("half"),
+        Dtype::F32 => Some("float"),
+        _ => None,
+    }
+}
+
+/// The kernel's symbol: kernel and schedule, which together name a program.
+pub(crate) fn function_name(program: &Program) -> String {
+    format!("{}_{}", program.kernel, program.schedule)
+}
+
+/// The tensors passed to the kernel in global memory (inputs and outputs, not
+/// rank-0 parameters or on-chip intermediates), with their index in the signature.
+pub(crate) fn gm_tensors(
+    program: &Program,
+) -> impl Iterator<Item = (usize, &npu_core::ir::Tensor)> {
+    program
+        .signature
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.role != Role::Local && !(t.role == Role::Input && t.shape.is_empty()))
+}
+
+/// The scalar parameters, passed by value.
+pub(crate) fn parameters(
+    program: &Program,
+) -> impl Iterator<Item = (usize, &npu_core::ir::Tensor)> {
+    program
+        .signature
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.role == Role::Input && t.shape.is_empty())
+}
+
+/// The kernel source: header comment, constant tables, one function per core class,
+/// and the entry point.
+fn kernel_source(
+    program: &Program,
+    target: &Target,
+    kernel: &CheckedKernel,
+    name: &str,
+) -> Result<String, Unsupported> {
+    let mut text = Text::default();
+    header(&mut text, program, target, kernel);
+    text.line("#include \"kernel_operator.h\"");
+    text.line("");
+    text.open(format!("namespace npu_{name}"));
+    tables(&mut text, program);
+    text.line("");
+    for line in reduce::HELPERS.lines() {
+        text.line(line);
+    }
+    for (index, code) in program.classes.iter().enumerate() {
+        text.line("");
+        class_function(&mut text, program, index, code)?;
+    }
+    text.close(&format!("  // namespace npu_{name}"));
+    text.line("");
+    entry(&mut text, program, name);
+    Ok(text.finish())
+}
+
+/// What the file is, where it came from, and the schedule it implements.
+fn header(text: &mut Text, program: &Program, target: &Target, kernel: &CheckedKernel) {
+    text.comment(&format!(
+        "Ascend C for kernel `{}`, schedule `{}`, target {}.\n\
+         Written by npu-emit from the validated program; do not edit by hand.\n\
+         kernel-hash: {}",
+        program.kernel,
+        program.schedule,
+        target.name,
+        crate::kernel_hash(kernel)
+    ));
+    text.comment("\nSchedule and buffers (unified-buffer byte offsets inside the one TBuf):");
+    for buffer in program.buffers.iter().filter(|b| b.level == Level::Ub) {
+        text.comment(&format!(
+            "  {} at 0x{:05x}, {} x {} B",
+            buffer.name, buffer.address, buffer.depth, buffer.slot_bytes
+        ));
+    }
+    for (index, code) in program.classes.iter().enumerate() {
+        let cores: Vec<String> = program
+            .cores
+            .iter()
+            .filter(|c| c.class as usize == index)
+            .map(|c| c.core.to_string())
+            .collect();
+        text.comment(&format!(
+            "  class {index} (cores {}): {}",
+            cores.join(", "),
+            code.summary
+        ));
+    }
+    text.line("");
+}
+
+/// Launch geometry and each core's class and global-memory bases.
+fn tables(text: &mut Text, program: &Program) {
+    let block_dim = program.cores.iter().map(|c| c.core + 1).max().unwrap_or(0);
+    let ub = program.peak(Level::Ub).div_ceil(32) * 32;
+    text.line(format!("constexpr uint32_t BLOCK_DIM = {block_dim};"));
+    text.line(format!("constexpr uint32_t UB_BYTES = {};", ub.max(32)));
+    let mut class = vec![-1i64; block_dim as usize];
+    let mut bases = vec![vec![0u64; program.tensors.len()]; block_dim as usize];
+    for core in &program.cores {
+        class[core.core as usize] = i64::from(core.class);
+        bases[core.core as usize].clone_from(&core.gm_base);
+    }
+    let class: Vec<String> = class.iter().map(i64::to_string).collect();
+    text.line(format!(
+        "constexpr int32_t CLASS_OF[BLOCK_DIM] = {{{}}};",
+        class.join(", ")
+    ));
+    text.comment("Element offset of each core's share of each tensor (signature order).");
+    text.open(format!(
+        "constexpr uint64_t GM_BASE[BLOCK_DIM][{}] =",
+        program.tensors.len().max(1)
+    ));
+    for row in bases {
+        let row: Vec<String> = row.iter().map(u64::to_string).collect();
+        text.line(format!("{{{}}},", row.join(", ")));
+    }
+    text.close(";");
+}
+
+/// The argument list of a class function: global tensors, parameters, the UB.
+fn class_parameters(program: &Program) -> String {
+    let mut parameters: Vec<String> = gm_tensors(program)
+        .map(|(_, t)| {
+            let ty = c_type(t.dtype).unwrap_or("uint8_t");
+            format!("const AscendC::GlobalTensor<{ty}> &{}_gm", t.name)
+        })
+        .collect();
+    for (_, t) in self::parameters(program) {
+        parameters.push(format!("{} {}", c_type(t.dtype).unwrap_or("float"), t.name));
+    }
+    parameters.push("const AscendC::LocalTensor<uint8_t> &ub".into());
+    parameters.join(", ")
+}
+
+/// One core class: its blocks in program order.
+fn class_function(
+    text: &mut Text,
+    program: &Program,
+    index: usize,
+    code: &CoreCode,
+) -> Result<(), Unsupported> {
+    let blocks = order::blocks(code)
+        .map_err(|e| unsupported(&format!("the flags of core class {index}"), &e.0))?;
+    let mut tags = Tags::new();
+    text.comment(&code.summary);
+    text.open(format!(
+        "__aicore__ inline void Class{index}({})",
+        class_parameters(program)
+    ));
+    for block in &blocks {
+        match block {
+            Block::Straight(steps) => {
+                for step in steps {
+                    instruction(text, program, step, None, &mut tags)?;
+                }
+            }
+            Block::Loop { count, body } => {
+                text.open(format!("for (uint64_t j = 0; j < {count}; ++j)"));
+                for step in body {
+                    instruction(text, program, step, Some("j"), &mut tags)?;
+                }
+                text.close("");
+            }
+        }
+    }
+    text.close("");
+    Ok(())
+}
+
+/// One instruction as one call (or a bounded loop of calls); `iteration` names the
+/// loop variable when inside a run's loop.
+fn instruction(
+    text: &mut Text,
+    program: &Program,
+    step: &Step,
+    iteration: Option<&str>,
+    tags: &mut Tags,
+) -> Result<(), Unsupported> {
+    tag(tags, program, &step.op);
+    match step.op {
+        Op::Loop => Ok(()),
+        Op::SetFlag { from, to, event } => {
+            text.line(format!(
+                "AscendC::SetFlag<AscendC::HardEvent::{}>({event});",
+                hard_event(from, to)
+            ));
+            Ok(())
+        }
+        Op::WaitFlag { from, to, event } => {
+            text.line(format!(
+                "AscendC::WaitFlag<AscendC::HardEvent::{}>({event});",
+                hard_event(from, to)
+            ));
+            Ok(())
+        }
+        Op::Barrier => {
+            text.line("AscendC::PipeBarrier<PIPE_ALL>();");
+            Ok(())
+        }
+        Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
+        Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
+            reduce::reduce(text, program, &v)
+        }
+        Op::Vector(v) => {
+            let source = match v.src[0] {
+                Operand::Ub { address, .. } => tags.get(&address).copied(),
+                _ => None,
+            };
+            vector::vector(text, program, &v, source.unwrap_or(v.dtype))
+        }
+        Op::LoadL0 { .. } | Op::Mmad { .. } | Op::Fixpipe { .. } => Err(unsupported(
+            "the cube path (load_l0a, load_l0b, mmad, fixpipe)",
+            "LoadData, Mmad and Fixpipe are not emitted yet",
+        )),
+    }
+}
+
+/// The dtype each UB address was last written in, by the start of the write.
+type Tags = BTreeMap<u32, Dtype>;
+
+/// Records what `op` writes, before it is written out: a cast reads its source in
+/// the dtype last written there (as the simulator does), and the order of the calls
+/// is the order of the writes.
+fn tag(tags: &mut Tags, program: &Program, op: &Op) {
+    match *op {
+        Op::CopyIn {
+            tensor, address, ..
+        } => {
+            if let Some(declared) = program.signature.get(usize::from(tensor)) {
+                tags.insert(address, declared.dtype);
+            }
+        }
+        Op::Vector(v) => {
+            let written = match v.kind {
+                VectorKind::Compare(_) => Dtype::U8,
+                VectorKind::Reduce(_, accumulator) => accumulator,
+                _ => v.dtype,
+            };
+            tags.insert(v.dst, written);
+        }
+        _ => {}
+    }
+}
+
+/// The `HardEvent` of a flag from one pipe to another, e.g. `MTE2_V`.
+fn hard_event(from: Pipe, to: Pipe) -> String {
+    format!("{}_{}", from.name(), to.name())
+}
+
+/// The entry point: the core's class, its share of each tensor, the UB.
+fn entry(text: &mut Text, program: &Program, name: &str) {
+    let mut arguments: Vec<String> = gm_tensors(program)
+        .map(|(_, t)| format!("GM_ADDR {}", t.name))
+        .collect();
+    for (_, t) in parameters(program) {
+        arguments.push(format!("{} {}", c_type(t.dtype).unwrap_or("float"), t.name));
+    }
+    text.open(format!(
+        "extern \"C\" __global__ __aicore__ void {name}({})",
+        arguments.join(", ")
+    ));
+    text.line(format!("using namespace npu_{name};"));
+    text.line("const uint32_t core = AscendC::GetBlockIdx();");
+    text.line("if (core >= BLOCK_DIM || CLASS_OF[core] < 0) {");
+    text.line("    return;");
+    text.line("}");
+    text.line("AscendC::TPipe pipe;");
+    text.line("AscendC::TBuf<AscendC::TPosition::VECCALC> unified;");
+    text.line("pipe.InitBuffer(unified, UB_BYTES);");
+    text.line("const AscendC::LocalTensor<uint8_t> ub = unified.Get<uint8_t>();");
+    let mut call = Vec::new();
+    for (index, t) in gm_tensors(program) {
+        let ty = c_type(t.dtype).unwrap_or("uint8_t");
+        text.line(format!("AscendC::GlobalTensor<{ty}> {}_gm;", t.name));
+        text.line(format!(
+            "{0}_gm.SetGlobalBuffer(reinterpret_cast<__gm__ {ty} *>({0}) + GM_BASE[core][{index}]);",
+            t.name
+        ));
+        call.push(format!("{}_gm", t.name));
+    }
+    call.extend(parameters(program).map(|(_, t)| t.name.clone()));
+    call.push("ub".into());
+    text.line("switch (CLASS_OF[core]) {");
+    for class in 0..program.classes.len() {
+        text.line(format!("case {class}:"));
+        text.line(format!("    Class{class}({});", call.join(", ")));
+        text.line("    break;");
+    }
+    text.line("default:");
+    text.line("    break;");
+    text.line("}");
+    text.close("");
+}

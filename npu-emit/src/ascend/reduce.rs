@@ -1,0 +1,107 @@
+//! `vreduce.sum`, `vreduce.max` and `vreduce.min` as an order-preserving fold on the
+//! scalar unit.
+//!
+//! The program folds each element of the box into its accumulator in index order,
+//! each step rounded to the accumulator's dtype (npu-core's `scalar::reduce_step_in`);
+//! the simulator and the host reference do the same. The Ascend C reduction calls
+//! (`ReduceSum`, `WholeReduceSum`, `BlockReduceSum`) add in a tree, which would change
+//! the rounding, so the fold is written as a loop of `GetValue`/`SetValue` on the
+//! scalar unit in the same order, between a `V_S` flag (the vector unit's earlier work
+//! is done) and an `S_V` flag (the vector unit waits for the fold). Those two flags are
+//! the emitter's own, id 0 of pipe pairs the program does not use. It is slow on the
+//! device and exact; a vectorised order-preserving form is future work.
+
+use npu_core::ir::ReduceOp;
+use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
+
+use super::{c_type, unsupported};
+use crate::Unsupported;
+use crate::text::Text;
+
+/// The helpers a fold calls. `FoldSum` keeps a NaN accumulator as it is (IEEE 754
+/// leaves open which NaN a sum of NaNs gives; the simulator keeps the accumulator's);
+/// `FoldMax`/`FoldMin` are `f64::max`/`min` as the simulator applies them (a NaN
+/// operand gives the other; of equal values, the accumulator).
+pub(super) const HELPERS: &str = "\
+template <typename T> __aicore__ inline T FoldSum(T acc, T x) {
+    return acc != acc ? acc : static_cast<T>(acc + x);
+}
+template <typename T> __aicore__ inline T FoldMax(T acc, T x) {
+    return acc != acc ? x : (x != x ? acc : (acc >= x ? acc : x));
+}
+template <typename T> __aicore__ inline T FoldMin(T acc, T x) {
+    return acc != acc ? x : (x != x ? acc : (acc <= x ? acc : x));
+}";
+
+pub(super) fn reduce(
+    text: &mut Text,
+    program: &Program,
+    v: &VectorInstr,
+) -> Result<(), Unsupported> {
+    let VectorKind::Reduce(op, accumulator) = v.kind else {
+        return Ok(());
+    };
+    let construct = format!("{} {}", v.kind.mnemonic(), v.dtype.name());
+    let (Operand::Ub { address, strides }, Operand::None) = (v.src[0], v.src[1]) else {
+        return Err(unsupported(
+            &construct,
+            "a multiply-accumulate fold is not written yet",
+        ));
+    };
+    let fold = match op {
+        ReduceOp::Sum => "FoldSum(acc, x)",
+        ReduceOp::Max => "FoldMax(acc, x)",
+        ReduceOp::Min => "FoldMin(acc, x)",
+        ReduceOp::ArgMax | ReduceOp::ArgMin => {
+            return Err(unsupported(
+                &construct,
+                "arg reductions are not written yet",
+            ));
+        }
+    };
+    let (Some(source_type), Some(acc_type)) = (c_type(v.dtype), c_type(accumulator)) else {
+        return Err(unsupported(
+            &construct,
+            "only f16 and f32 folds are written",
+        ));
+    };
+    if !accumulator.holds(v.dtype) {
+        return Err(unsupported(
+            &construct,
+            "the accumulator does not hold every source value, so converting first would round",
+        ));
+    }
+    let extents = &program.boxes[v.shape as usize];
+    let dst_strides = &program.strides[v.dst_strides as usize];
+    let src_strides = &program.strides[strides as usize];
+    text.comment(&format!(
+        "{construct} into {}: folded in index order on the scalar unit",
+        accumulator.name()
+    ));
+    text.line("AscendC::SetFlag<AscendC::HardEvent::V_S>(0);");
+    text.line("AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);");
+    let mut dst_index = v.dst.to_string();
+    let mut src_index = address.to_string();
+    for (d, len) in extents.iter().enumerate() {
+        text.open(format!("for (uint64_t r{d} = 0; r{d} < {len}; ++r{d})"));
+        dst_index.push_str(&format!(" + r{d} * {}", dst_strides[d]));
+        src_index.push_str(&format!(" + r{d} * {}", src_strides[d]));
+    }
+    let (acc_bytes, src_bytes) = (accumulator.size(), v.dtype.size());
+    text.line(format!("const uint64_t at = ({dst_index}) / {acc_bytes};"));
+    text.line(format!(
+        "const {acc_type} x = static_cast<{acc_type}>(ub.ReinterpretCast<{source_type}>().GetValue(({src_index}) / {src_bytes}));"
+    ));
+    text.line(format!(
+        "const {acc_type} acc = ub.ReinterpretCast<{acc_type}>().GetValue(at);"
+    ));
+    text.line(format!(
+        "ub.ReinterpretCast<{acc_type}>().SetValue(at, static_cast<{acc_type}>({fold}));"
+    ));
+    for _ in extents {
+        text.close("");
+    }
+    text.line("AscendC::SetFlag<AscendC::HardEvent::S_V>(0);");
+    text.line("AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);");
+    Ok(())
+}

@@ -1,0 +1,255 @@
+//! Vector instructions as Ascend C vector calls over a count of elements.
+//!
+//! An instruction's box becomes one call over its contiguous innermost run (after
+//! merging runs that continue each other in every operand), inside a bounded loop of
+//! calls for the dimensions further out. A box whose innermost run is strided in some
+//! operand (a broadcast along it, or a gap) is unsupported: the count form of the API
+//! reads and writes contiguous elements.
+
+use npu_core::Dtype;
+use npu_core::ir::{BinaryOp, UnaryOp};
+use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
+
+use super::{c_type, unsupported};
+use crate::Unsupported;
+use crate::text::Text;
+
+/// A box dimension: its extent and each UB operand's byte stride along it.
+#[derive(Clone)]
+struct Dim {
+    len: u64,
+    strides: Vec<u64>,
+}
+
+/// Writes one vector instruction; `source_dtype` is the dtype its first source was
+/// last written in (a cast's source dtype is not in the instruction: the simulator
+/// reads it from the memory's tags, and the emitter tracks the same tags).
+pub(super) fn vector(
+    text: &mut Text,
+    program: &Program,
+    v: &VectorInstr,
+    source_dtype: Dtype,
+) -> Result<(), Unsupported> {
+    let construct = || format!("{} {}", v.kind.mnemonic(), v.dtype.name());
+    let (Some(ty), Some(source_ty)) = (c_type(v.dtype), c_type(source_dtype)) else {
+        return Err(unsupported(
+            &construct(),
+            "this backend writes f16 and f32 vector arithmetic only so far",
+        ));
+    };
+    let (call, mode) = match v.kind {
+        VectorKind::Cast if source_dtype == v.dtype => ("DataCopy", None),
+        VectorKind::Cast => ("Cast", Some(round_mode(source_dtype, v.dtype))),
+        _ => (call_name(v)?, None),
+    };
+    let mut operands = vec![(v.dst, v.dst_strides, ty, v.dtype.size())];
+    for operand in v.src {
+        if let Operand::Ub { address, strides } = operand {
+            let (ty, size) = match v.kind {
+                VectorKind::Cast => (source_ty, source_dtype.size()),
+                _ => (ty, v.dtype.size()),
+            };
+            operands.push((address, strides, ty, size));
+        }
+    }
+    let (loops, count) = flatten(program, v, &operands)?;
+    if call == "DataCopy" && !(count * v.dtype.size()).is_multiple_of(32) {
+        return Err(unsupported(
+            &format!("{} of {count} elements", construct()),
+            "a move inside the UB (DataCopy) takes whole 32-byte blocks",
+        ));
+    }
+    for (depth, dim) in loops.iter().enumerate() {
+        text.open(format!(
+            "for (uint64_t v{depth} = 0; v{depth} < {}; ++v{depth})",
+            dim.len
+        ));
+    }
+    let views = operands
+        .iter()
+        .enumerate()
+        .map(|(operand, (address, _, ty, _))| {
+            let moves: String = loops
+                .iter()
+                .enumerate()
+                .map(|(d, dim)| format!(" + v{d} * {}", dim.strides[operand]))
+                .collect();
+            format!("ub[{address}{moves}].ReinterpretCast<{ty}>()")
+        });
+    let scalar = scalar_operand(program, v, ty)?;
+    let arguments: Vec<String> = views.chain(scalar).chain(mode).collect();
+    text.line(format!(
+        "AscendC::{call}({}, {count});",
+        arguments.join(", ")
+    ));
+    for _ in &loops {
+        text.close("");
+    }
+    Ok(())
+}
+
+/// The `RoundMode` of a cast between floats: widening is exact (`CAST_NONE`),
+/// narrowing rounds to nearest, ties to even (`CAST_RINT`), as the simulator rounds.
+fn round_mode(from: Dtype, to: Dtype) -> String {
+    let mode = if to.holds(from) {
+        "CAST_NONE"
+    } else {
+        "CAST_RINT"
+    };
+    format!("AscendC::RoundMode::{mode}")
+}
+
+/// The API function of an instruction; with a scalar source, its scalar form.
+fn call_name(v: &VectorInstr) -> Result<&'static str, Unsupported> {
+    let scalar = v
+        .src
+        .iter()
+        .any(|s| matches!(s, Operand::Scalar(_) | Operand::Param(_)));
+    let name = match (v.kind, scalar) {
+        (VectorKind::Dup, true) => Some("Duplicate"),
+        (VectorKind::Copy, false) => Some("DataCopy"),
+        (VectorKind::Unary(op), false) => unary(op),
+        (VectorKind::Binary(op), false) => binary(op),
+        (VectorKind::Binary(op), true) => binary_scalar(v, op),
+        _ => None,
+    };
+    name.ok_or_else(|| {
+        unsupported(
+            &format!("{} {}", v.kind.mnemonic(), v.dtype.name()),
+            "no Ascend C call is written for it yet (see docs/emit.md)",
+        )
+    })
+}
+
+fn unary(op: UnaryOp) -> Option<&'static str> {
+    Some(match op {
+        UnaryOp::Relu => "Relu",
+        UnaryOp::Abs => "Abs",
+        UnaryOp::Exp => "Exp",
+        UnaryOp::Log => "Ln",
+        UnaryOp::Sqrt => "Sqrt",
+        UnaryOp::Rsqrt => "Rsqrt",
+        UnaryOp::Recip => "Reciprocal",
+        _ => return None,
+    })
+}
+
+fn binary(op: BinaryOp) -> Option<&'static str> {
+    Some(match op {
+        BinaryOp::Add => "Add",
+        BinaryOp::Sub => "Sub",
+        BinaryOp::Mul => "Mul",
+        BinaryOp::Div => "Div",
+        BinaryOp::Max => "Max",
+        BinaryOp::Min => "Min",
+        _ => return None,
+    })
+}
+
+/// The scalar form of a binary instruction: the scalar must be the second source,
+/// except for the commutative operations.
+fn binary_scalar(v: &VectorInstr, op: BinaryOp) -> Option<&'static str> {
+    let scalar_first = !matches!(v.src[0], Operand::Ub { .. });
+    let name = match op {
+        BinaryOp::Add => "Adds",
+        BinaryOp::Mul => "Muls",
+        // Of two equal zeros the simulator's max and min keep the first operand, so
+        // the operands may not be swapped.
+        BinaryOp::Max if !scalar_first => "Maxs",
+        BinaryOp::Min if !scalar_first => "Mins",
+        // x - c is x + (-c) exactly, in every rounding.
+        BinaryOp::Sub if !scalar_first && matches!(v.src[1], Operand::Scalar(_)) => "Adds",
+        _ => return None,
+    };
+    Some(name)
+}
+
+/// The scalar argument of a scalar-form call, as the element type: a constant (which
+/// must be a value of the dtype, or the call would round it first) or a parameter.
+fn scalar_operand(
+    program: &Program,
+    v: &VectorInstr,
+    ty: &str,
+) -> Result<Option<String>, Unsupported> {
+    let negate = matches!(v.kind, VectorKind::Binary(BinaryOp::Sub));
+    for operand in v.src {
+        match operand {
+            Operand::Scalar(index) => {
+                let value = program.constants[index as usize];
+                let value = if negate { -value } else { value };
+                if value.is_infinite() {
+                    let sign = if value < 0.0 { "-" } else { "" };
+                    return Ok(Some(format!("static_cast<{ty}>({sign}HUGE_VALF)")));
+                }
+                if value.is_nan() || v.dtype.round(value).to_bits() != value.to_bits() {
+                    return Err(unsupported(
+                        &format!(
+                            "the constant {value} in {} {}",
+                            v.kind.mnemonic(),
+                            v.dtype.name()
+                        ),
+                        "the scalar form takes the element type, and the simulator computes with the constant unrounded",
+                    ));
+                }
+                return Ok(Some(format!("static_cast<{ty}>({value:?})")));
+            }
+            Operand::Param(tensor) => {
+                return Ok(Some(program.signature[usize::from(tensor)].name.clone()));
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
+/// A UB operand: address, stride table, element type and size.
+type View<'t> = (u32, u32, &'t str, u64);
+
+/// The loops around one call and the call's element count.
+fn flatten(
+    program: &Program,
+    v: &VectorInstr,
+    operands: &[View],
+) -> Result<(Vec<Dim>, u64), Unsupported> {
+    let extents = &program.boxes[v.shape as usize];
+    let mut dims: Vec<Dim> = Vec::new();
+    for (d, len) in extents.iter().enumerate().rev() {
+        if *len == 1 {
+            continue;
+        }
+        let strides: Vec<u64> = operands
+            .iter()
+            .map(|(_, t, _, _)| program.strides[*t as usize][d])
+            .collect();
+        match dims.first_mut() {
+            Some(inner)
+                if strides
+                    .iter()
+                    .zip(&inner.strides)
+                    .all(|(s, i)| *s == i * inner.len) =>
+            {
+                inner.len *= len;
+            }
+            _ => dims.insert(0, Dim { len: *len, strides }),
+        }
+    }
+    let Some(inner) = dims.pop() else {
+        return Ok((Vec::new(), 1));
+    };
+    if inner
+        .strides
+        .iter()
+        .zip(operands)
+        .any(|(s, (_, _, _, size))| s != size)
+    {
+        return Err(unsupported(
+            &format!(
+                "{} {} over a box strided along its innermost run",
+                v.kind.mnemonic(),
+                v.dtype.name()
+            ),
+            "the count form of the vector API reads and writes contiguous elements",
+        ));
+    }
+    Ok((dims, inner.len))
+}

@@ -1,0 +1,139 @@
+//! The backend: writes device source from a lowered, validated [`Program`].
+//!
+//! The pipeline ends here: text → syntax tree → checked kernel → program → (simulator |
+//! validator | emitter). The emitter reads nothing but the program, its [`Target`] and
+//! the [`CheckedKernel`] it came from (for the kernel's name, its canonical text's hash
+//! and its schedule's name), and nothing upstream depends on it.
+//!
+//! Stages, each in its own module:
+//!
+//! - `order`: the per-pipe streams of each core class laid into one
+//!   program order that keeps every pipe's own order and puts each `set_flag` before
+//!   the `wait_flag` it satisfies; a run of alike tiles becomes one loop.
+//! - `ascend`: the Ascend C kernel (`extern "C" __global__ __aicore__`), its
+//!   `DataCopyPad` and vector calls, and the host side (launch file and CMakeLists).
+//!
+//! A construct the chosen API cannot express is an [`Unsupported`] error that names
+//! it; nothing is guessed. Emission is deterministic: the same program gives the same
+//! bytes.
+//!
+//! ```
+//! # use npu_core::{check_source, Target};
+//! let target = Target::preset("ascend910b").unwrap();
+//! let kernel = check_source(
+//!     "kernel double(x: [f32; 65536]) -> y: [f32; 65536] { y[i] = x[i] * 2.0; }
+//!      target ascend910b;
+//!      schedule s { parallel i over 4 cores; split i by 2048; stage x, y in ub depth 2; }",
+//!     &target,
+//! )
+//! .unwrap();
+//! let program = npu_core::lower::lower_compact(&kernel, 0);
+//! let emitted = npu_emit::emit(&program, &target, &kernel, npu_emit::Backend::AscendC).unwrap();
+//! let names: Vec<&str> = emitted.files.iter().map(|f| f.path.as_str()).collect();
+//! assert_eq!(names, ["double_s.cpp", "main.cpp", "CMakeLists.txt"]);
+//! ```
+
+mod ascend;
+mod order;
+mod text;
+
+use std::fmt;
+
+use npu_core::{CheckedKernel, Program, Target};
+
+/// The language an emitted kernel is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// Ascend C (the `kernel_operator.h` API) for the Ascend presets.
+    AscendC,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::AscendC => "ascend-c",
+        }
+    }
+}
+
+/// The files of one emitted kernel, in a fixed order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Emitted {
+    pub files: Vec<File>,
+}
+
+/// One emitted file: its path relative to the output directory, and its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct File {
+    pub path: String,
+    pub text: String,
+}
+
+impl Emitted {
+    /// The file at `path`, if emitted.
+    pub fn file(&self, path: &str) -> Option<&File> {
+        self.files.iter().find(|f| f.path == path)
+    }
+}
+
+/// A program the backend cannot write: the construct, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    pub backend: Backend,
+    /// The construct, e.g. `vreduce.sum` or `target npueval_demo`.
+    pub construct: String,
+    pub reason: String,
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} cannot express {}: {}",
+            self.backend.name(),
+            self.construct,
+            self.reason
+        )
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+/// Writes `program` (lowered from `kernel` for `target`, and valid there) as source for
+/// `backend`. A program the validator rejects, or one for another target, is refused
+/// as unsupported rather than written.
+pub fn emit(
+    program: &Program,
+    target: &Target,
+    kernel: &CheckedKernel,
+    backend: Backend,
+) -> Result<Emitted, Unsupported> {
+    let refuse = |construct: String, reason: String| Unsupported {
+        backend,
+        construct,
+        reason,
+    };
+    if program.target != target.name || program.kernel != kernel.name {
+        return Err(refuse(
+            format!("program {}.{}", program.kernel, program.schedule),
+            format!(
+                "it is lowered from kernel `{}` for target `{}`, not `{}` for `{}`",
+                program.kernel, program.target, kernel.name, target.name
+            ),
+        ));
+    }
+    if let Err(violations) = npu_core::validate(program, target) {
+        return Err(refuse(
+            format!("program {}.{}", program.kernel, program.schedule),
+            format!("the validator rejects it: {}", violations[0]),
+        ));
+    }
+    match backend {
+        Backend::AscendC => ascend::emit(program, target, kernel),
+    }
+}
+
+/// The stable hash of the kernel's canonical text, as emitted files record it.
+pub(crate) fn kernel_hash(kernel: &CheckedKernel) -> String {
+    npu_core::variants::fnv1a64(kernel.source.bytes())
+}

@@ -1,0 +1,53 @@
+//! An indented text writer: every emitted line goes through [`Text::line`], so the
+//! output is formatted by construction (four spaces per level, no trailing blanks).
+
+use std::fmt::Write;
+
+#[derive(Debug, Default)]
+pub(crate) struct Text {
+    out: String,
+    depth: usize,
+}
+
+impl Text {
+    /// One line at the current depth; an empty line stays empty.
+    pub fn line(&mut self, line: impl AsRef<str>) {
+        let line = line.as_ref();
+        if !line.is_empty() {
+            for _ in 0..self.depth {
+                self.out.push_str("    ");
+            }
+            self.out.push_str(line);
+        }
+        self.out.push('\n');
+    }
+
+    /// Opens a block: writes `head {` and indents.
+    pub fn open(&mut self, head: impl AsRef<str>) {
+        self.line(format!("{} {{", head.as_ref()));
+        self.depth += 1;
+    }
+
+    /// Closes a block with `}` followed by `tail` (e.g. `;`).
+    pub fn close(&mut self, tail: &str) {
+        self.depth = self.depth.saturating_sub(1);
+        self.line(format!("}}{tail}"));
+    }
+
+    /// `// text` comment lines, one per line of `text`.
+    pub fn comment(&mut self, text: &str) {
+        for line in text.lines() {
+            if line.is_empty() {
+                self.line("//");
+            } else {
+                let mut comment = String::from("// ");
+                let _ = write!(comment, "{line}");
+                self.line(comment);
+            }
+        }
+    }
+
+    pub fn finish(self) -> String {
+        self.out
+    }
+}

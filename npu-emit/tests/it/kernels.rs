@@ -1,0 +1,178 @@
+//! The bundled kernels' hand schedules on the Ascend presets: emitted, compiled
+//! against the CPU model, run on seeded random and edge inputs, and compared bit for
+//! bit with the simulator's functional outputs. A kernel the backend cannot write
+//! yet is named with the reason; one it writes must match.
+
+use npu_core::CheckedKernel;
+use npu_core::host::HostTensor;
+use npu_emit::{Backend, emit};
+use npu_sim::{SimOptions, simulate};
+
+use crate::support::{self, Case};
+
+/// Programs (hand and tuned schedules) the backend writes today; fewer means a
+/// regression (the skip list the test prints says which stopped being written, and
+/// why).
+const AT_LEAST_WRITTEN: usize = 60;
+
+/// Emitted cases with their kernels, and skipped kernels with the reason.
+type Suite = (Vec<(Case, &'static CheckedKernel)>, Vec<(String, String)>);
+
+/// The Ascend kernels of the suite with their hand schedules, then with the tuned
+/// schedules docs/suite.json records, as cases; the skipped ones with reasons.
+pub fn cases() -> Suite {
+    let mut suite = (Vec::new(), Vec::new());
+    for bundled in npu_tune::kernels::all() {
+        let kernel = (bundled.kernel)();
+        if !kernel.target.name.starts_with("ascend") {
+            continue;
+        }
+        let schedule = kernel
+            .schedules
+            .iter()
+            .position(|s| s.name == "hand")
+            .unwrap_or(0);
+        add(&mut suite, bundled.name, kernel, schedule);
+    }
+    for (name, kernel) in tuned() {
+        add(&mut suite, &name, kernel, 0);
+    }
+    suite
+}
+
+/// Each Ascend kernel of docs/suite.json with the fastest schedule the tuner
+/// recorded (grid, random or heuristic), checked again from its text. The kernels
+/// live as long as the test binary.
+fn tuned() -> Vec<(String, &'static CheckedKernel)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/suite.json");
+    let text = std::fs::read_to_string(path).expect("docs/suite.json");
+    let suite: serde_json::Value = serde_json::from_str(&text).expect("docs/suite.json is JSON");
+    let rows = suite["rows"].as_array().expect("rows");
+    let mut tuned = Vec::new();
+    for row in rows {
+        let name = row["kernel"].as_str().expect("a kernel name");
+        let Some(bundled) = npu_tune::kernels::Bundled::find(name) else {
+            continue;
+        };
+        let kernel = (bundled.kernel)();
+        if !kernel.target.name.starts_with("ascend") {
+            continue;
+        }
+        let best = ["grid", "random", "heuristic"]
+            .into_iter()
+            .filter_map(|kind| {
+                Some((
+                    row[kind].as_u64()?,
+                    row[format!("{kind}_schedule")].as_str()?,
+                ))
+            })
+            .min_by_key(|(cycles, _)| *cycles);
+        let Some((_, schedule)) = best else {
+            continue;
+        };
+        // The canonical text puts the schedules last, each at the start of a line.
+        let head = kernel
+            .source
+            .find("\nschedule ")
+            .map_or(kernel.source.as_str(), |at| &kernel.source[..=at]);
+        let source = format!("{head}{schedule}");
+        let checked = npu_core::check_source(&source, &kernel.target).unwrap_or_else(|d| {
+            panic!(
+                "the tuned schedule of {name} does not check:\n{}",
+                d.render(&source)
+            )
+        });
+        tuned.push((format!("{name} (tuned)"), &*Box::leak(Box::new(checked))));
+    }
+    tuned
+}
+
+/// Emits schedule `schedule` of `kernel` as a case, or records why it is skipped.
+fn add(suite: &mut Suite, name: &str, kernel: &'static CheckedKernel, schedule: usize) {
+    let program = npu_core::lower::lower_compact(kernel, schedule);
+    match emit(&program, &kernel.target, kernel, Backend::AscendC) {
+        Ok(emitted) => {
+            let function = format!("{}_{}", program.kernel, program.schedule);
+            let file = emitted.file(&format!("{function}.cpp"));
+            let source = file.expect("the kernel source").text.clone();
+            let target = kernel.target.clone();
+            let case = Case {
+                function,
+                source,
+                program,
+                target,
+            };
+            suite.0.push((case, kernel));
+        }
+        Err(unsupported) => suite.1.push((name.to_string(), unsupported.to_string())),
+    }
+}
+
+/// The simulator's outputs of `case` on `inputs`, as bytes.
+pub fn simulated(case: &Case, kernel: &CheckedKernel, inputs: &[HostTensor]) -> Vec<Vec<u8>> {
+    let simulation = simulate(kernel, &case.program, inputs, &SimOptions::default())
+        .unwrap_or_else(|e| panic!("{} does not simulate: {e}", case.function));
+    simulation
+        .outputs
+        .iter()
+        .map(|t| t.bytes().to_vec())
+        .collect()
+}
+
+/// The first element where two outputs differ, for the failure message.
+fn first_difference(expected: &[Vec<u8>], got: &[Vec<u8>]) -> String {
+    for (index, (e, g)) in expected.iter().zip(got).enumerate() {
+        if let Some(byte) = e.iter().zip(g).position(|(a, b)| a != b) {
+            let word = byte / 4 * 4..(byte / 4 * 4 + 4).min(e.len()).min(g.len());
+            return format!(
+                "output {index} differs first at byte {byte}: expected {:02x?}, got {:02x?}",
+                &e[word.clone()],
+                &g[word]
+            );
+        }
+        if e.len() != g.len() {
+            return format!("output {index} has {} bytes, not {}", g.len(), e.len());
+        }
+    }
+    "outputs differ in number".into()
+}
+
+#[test]
+fn bundled_ascend_kernels_match_the_simulator_bit_for_bit() {
+    let (cases, skipped) = cases();
+    for (kernel, reason) in &skipped {
+        println!("skipped {kernel}: {reason}");
+    }
+    let plain: Vec<Case> = cases.iter().map(|(c, _)| c.clone()).collect();
+    let build = support::build(&plain);
+    let mut failures = Vec::new();
+    for (case, kernel) in &cases {
+        for (tag, inputs) in [
+            ("random", kernel.random_inputs(1)),
+            ("edges", kernel.edge_inputs(2)),
+        ] {
+            let expected = simulated(case, kernel, &inputs);
+            match build.run(case, &inputs, tag) {
+                Ok(got) if got == expected => {}
+                Ok(got) => failures.push(format!(
+                    "{} on {tag} inputs: {}",
+                    case.function,
+                    first_difference(&expected, &got)
+                )),
+                Err(model) => failures.push(format!("{} on {tag} inputs: {model}", case.function)),
+            }
+        }
+    }
+    println!(
+        "{} of {} Ascend programs (hand and tuned schedules) written; mismatches: {}",
+        cases.len(),
+        cases.len() + skipped.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
+    assert!(
+        cases.len() >= AT_LEAST_WRITTEN,
+        "only {} kernels written; skipped:\n{skipped:#?}",
+        cases.len()
+    );
+}

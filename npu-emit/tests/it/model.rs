@@ -1,0 +1,222 @@
+//! The CPU model's own tests: each case is a few calls, as in the reference's worked
+//! examples, run in one compiled binary; it either prints what it checked or fails
+//! with the model's message. A precondition or an ordering the reference forbids
+//! must fail, whatever the values.
+
+use std::process::Command;
+
+use crate::support::{compiler, model_dir};
+
+/// Each case: name, body (C++ statements run on core 0 of a 192 KiB UB with 8 event
+/// ids and two global buffers `in` and `out` of 256 bytes), and what it must give:
+/// `Ok(printed)` or `Err(part of the model's message)`.
+const CASES: &[(&str, &str, Result<&str, &str>)] = &[
+    (
+        // Two blocks of 20 B, 12 B apart in GM; in UB each block starts on a 32-byte
+        // data block, and dstStride adds one more data block between them.
+        "copy_blocks_land_on_data_blocks",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{2, 20, 12, 1, 0}, AscendC::DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});
+         std::printf(\"%d %d %d %d\", core.ub[19], core.ub[20], core.ub[64], core.ub[83]);",
+        Ok("19 126 32 51"),
+    ),
+    (
+        "copy_pad_value_fills_the_data_block",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{1, 20, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{true, 0, 12, 9});
+         std::printf(\"%d %d\", core.ub[20], core.ub[31]);",
+        Ok("9 9"),
+    ),
+    (
+        "copy_out_reads_data_blocks",
+        "for (int i = 0; i < 128; ++i) core.ub[i] = uint8_t(i);
+         AscendC::DataCopyPad(out_gm[0], ub[0], AscendC::DataCopyExtParams{2, 8, 1, 4, 0});
+         std::printf(\"%d %d %d\", out[7], out[12], out[13]);",
+        Ok("7 64 65"),
+    ),
+    (
+        // The Atlas inference form: lengths and gaps in 32-byte blocks.
+        "block_copy_moves_whole_blocks",
+        "AscendC::DataCopy(ub[0], in_gm[0], AscendC::DataCopyParams{2, 1, 1, 2});
+         std::printf(\"%d %d\", core.ub[31], core.ub[96]);",
+        Ok("31 64"),
+    ),
+    (
+        "an_unaligned_local_start_fails",
+        "AscendC::DataCopyPad(ub[8], in_gm[0], AscendC::DataCopyExtParams{1, 32, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});",
+        Err("does not start 32-byte aligned"),
+    ),
+    (
+        "a_block_count_over_4095_fails",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{4096, 1, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});",
+        Err("blockCount 4096"),
+    ),
+    (
+        "a_copy_past_the_argument_fails",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{1, 512, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});",
+        Err("outside every argument"),
+    ),
+    (
+        "a_wait_with_no_set_hangs",
+        "AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(0);",
+        Err("would hang"),
+    ),
+    (
+        "an_event_id_past_the_target_fails",
+        "AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(8);",
+        Err("event id 8 is not below 8"),
+    ),
+    (
+        "a_flag_never_waited_for_fails_at_the_end",
+        "AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(0);",
+        Err("never waited for"),
+    ),
+    (
+        "a_vector_read_after_a_copy_needs_a_flag",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{1, 64, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});
+         AscendC::Add(h[64], h[0], h[0], 16);",
+        Err("reads ub 0x0, written by MTE2"),
+    ),
+    (
+        "a_flag_orders_the_read",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{1, 64, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});
+         AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(3);
+         AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(3);
+         AscendC::Add(h[64], h[0], h[0], 16);
+         std::printf(\"ordered\");",
+        Ok("ordered"),
+    ),
+    (
+        "a_copy_over_a_buffer_still_read_needs_a_flag",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{1, 32, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});
+         AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(0);
+         AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(0);
+         AscendC::Add(h[64], h[0], h[0], 16);
+         AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{1, 32, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});",
+        Err("overwrites ub 0x0, read by V"),
+    ),
+    (
+        "a_scalar_read_after_a_vector_write_needs_a_flag",
+        "AscendC::Duplicate(h[0], half(1), 16);
+         (void)h.GetValue(3);",
+        Err("GetValue on S reads ub 0x6, written by V"),
+    ),
+    (
+        "a_scalar_write_after_a_vector_read_needs_a_flag",
+        "AscendC::Duplicate(h[0], half(1), 16);
+         AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
+         AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+         h.SetValue(3, half(2));
+         AscendC::Add(h[64], h[0], h[0], 16);
+         std::printf(\"%g\", double(core_half(6)));",
+        Err("Add on V reads ub 0x6, written by S"),
+    ),
+    (
+        "a_barrier_orders_every_pipe",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{1, 64, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{false, 0, 0, 0});
+         AscendC::PipeBarrier<PIPE_ALL>();
+         AscendC::Add(h[64], h[0], h[0], 16);
+         std::printf(\"ordered\");",
+        Ok("ordered"),
+    ),
+    (
+        // Rounded once from the exact sum: 65504 + 65504 overflows f16 to infinity.
+        "add_rounds_once_to_the_element_type",
+        "AscendC::Duplicate(h[0], half(1.5), 16);
+         AscendC::Duplicate(h[16], half(2.25), 16);
+         AscendC::Duplicate(h[32], half(65504), 16);
+         AscendC::Add(h[64], h[0], h[16], 16);
+         AscendC::Add(h[96], h[32], h[32], 16);
+         std::printf(\"%g %g\", double(core_half(128)), double(core_half(192)));",
+        Ok("3.75 inf"),
+    ),
+    (
+        "a_vector_call_past_its_buffer_fails",
+        "AscendC::Duplicate(h[98304 - 16], half(0), 32);",
+        Err("run past the buffer's end"),
+    ),
+    (
+        "two_cores_writing_the_same_bytes_fail",
+        "for (int i = 0; i < 64; ++i) core.ub[i] = 1;
+         AscendC::DataCopyPad(out_gm[0], ub[0], AscendC::DataCopyExtParams{1, 32, 0, 0, 0});
+         npu_model::start_core(1, 196608, 8);
+         AscendC::DataCopyPad(out_gm[16], ub[0], AscendC::DataCopyExtParams{1, 32, 0, 0, 0});",
+        Err("cores 0 and 1 both write global byte 16"),
+    ),
+];
+
+/// The test program: one function per case, chosen by name.
+fn program() -> String {
+    let mut text = String::from(
+        "#include \"kernel_operator.h\"\n\
+         static uint8_t in[256];\nstatic uint8_t out[256];\n",
+    );
+    for (name, body, _) in CASES {
+        text.push_str(&format!(
+            "static void {name}() {{\n\
+             npu_model::start_core(0, 196608, 8);\n\
+             npu_model::register_global(in, 256);\nnpu_model::register_global(out, 256);\n\
+             for (int i = 0; i < 256; ++i) in[i] = uint8_t(i);\n\
+             npu_model::Core &core = npu_model::core();\n\
+             auto core_half = [&](int byte) {{ half v; std::memcpy(&v, &core.ub[byte], 2); return v; }};\n\
+             (void)core_half;\n\
+             AscendC::TPipe pipe;\nAscendC::TBuf<AscendC::TPosition::VECCALC> buffer;\n\
+             pipe.InitBuffer(buffer, 196608);\n\
+             AscendC::LocalTensor<uint8_t> ub = buffer.Get<uint8_t>();\n\
+             AscendC::LocalTensor<half> h = buffer.Get<half>();\n\
+             AscendC::GlobalTensor<uint8_t> in_gm;\nin_gm.SetGlobalBuffer(in);\n\
+             AscendC::GlobalTensor<uint8_t> out_gm;\nout_gm.SetGlobalBuffer(out);\n\
+             (void)h; (void)ub;\n\
+             {body}\n\
+             npu_model::finish_core();\n}}\n"
+        ));
+    }
+    text.push_str("int main(int argc, char **argv) {\n");
+    for (name, _, _) in CASES {
+        text.push_str(&format!(
+            "    if (argc == 2 && std::strcmp(argv[1], \"{name}\") == 0) {{ {name}(); return 0; }}\n"
+        ));
+    }
+    text.push_str("    return 2;\n}\n");
+    text
+}
+
+#[test]
+fn the_model_does_what_the_reference_says_and_refuses_what_it_forbids() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let source = dir.path().join("model_cases.cpp");
+    std::fs::write(&source, program()).expect("the program is written");
+    let binary = dir.path().join("model_cases");
+    let compiled = Command::new(compiler())
+        .args(["-std=c++17", "-O1", "-w", "-I"])
+        .arg(model_dir())
+        .arg(&source)
+        .arg("-o")
+        .arg(&binary)
+        .output()
+        .expect("the compiler runs");
+    assert!(
+        compiled.status.success(),
+        "the model's cases do not compile:\n{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let mut wrong = Vec::new();
+    for (name, _, expected) in CASES {
+        let run = Command::new(&binary)
+            .arg(name)
+            .output()
+            .expect("the cases run");
+        let printed = String::from_utf8_lossy(&run.stdout).into_owned();
+        let complaint = String::from_utf8_lossy(&run.stderr).into_owned();
+        let ok = match expected {
+            Ok(text) => run.status.success() && printed == *text,
+            Err(part) => run.status.code() == Some(3) && complaint.contains(part),
+        };
+        if !ok {
+            wrong.push(format!(
+                "{name}: expected {expected:?}, got status {:?}, stdout `{printed}`, stderr `{}`",
+                run.status.code(),
+                complaint.trim()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

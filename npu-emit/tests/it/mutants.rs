@@ -1,0 +1,197 @@
+//! Mutants: small, plausible mistakes applied to an emitted kernel's text, each of
+//! which must fail, either as a model check or as outputs that differ from the
+//! simulator's. The unmutated kernel runs first and must pass, so a mutant's failure
+//! is the mutation's.
+
+use npu_core::{CheckedKernel, Target, check_source};
+use npu_emit::{Backend, emit};
+
+use crate::kernels::simulated;
+use crate::support::{self, Case};
+
+/// Four cores, two tiles of 8 rows × 32 columns in flight (depth 2), so copies have
+/// several blocks with a stride between them and flags pair across tiles.
+const TILES_2D: &str = "kernel mutant(x: [f32; 256, 96], b: [f32; 256, 96]) -> y: [f32; 256, 96] {
+        y[i, j] = x[i, j] * 2.0 + b[i, j];
+    }
+    target ascend910b;
+    schedule s { parallel i over 4 cores; split i by 8; split j by 32; stage x, b, y in ub depth 2; }";
+
+/// Sixteen alike tiles per core: the run becomes a loop.
+const RUN_1D: &str = "kernel mutant(x: [f32; 65536], b: [f32; 65536]) -> y: [f32; 65536] {
+        y[i] = x[i] * 2.0 + b[i];
+    }
+    target ascend910b;
+    schedule s { parallel i over 4 cores; split i by 1024; stage x, b, y in ub depth 2; }";
+
+/// A row sum: its fold runs on the scalar unit between the emitter's own flags.
+const FOLD: &str = "kernel mutant(x: [f32; 64, 217]) -> y: [f32; 64] {
+        y[i] = sum[k](x[i, k]);
+    }
+    target ascend910b;
+    schedule s { parallel i over 2 cores; split i by 8; stage x, y in ub depth 1; tail pad; }";
+
+/// The kernels mutated, with the names their originals are built under.
+const KERNELS: [(&str, &str); 3] = [(TILES_2D, "tiles_2d"), (RUN_1D, "run_1d"), (FOLD, "fold")];
+
+/// A mutation: its name, the kernel it applies to, and what it does to the text
+/// (`None` if its pattern is not there, which fails the test: a mutant that changes
+/// nothing proves nothing).
+type Mutation = (&'static str, &'static str, fn(&str) -> Option<String>);
+
+const MUTANTS: &[Mutation] = &[
+    ("a global offset off by one element", TILES_2D, |t| {
+        edit_number_after(t, "x_gm[", 1, |n| n + 1)
+    }),
+    ("a burst one element short", TILES_2D, |t| {
+        edit_field(t, "DataCopyExtParams{", 1, |n| n - 4)
+    }),
+    ("a global-memory stride between bursts", TILES_2D, |t| {
+        edit_field(t, "DataCopyExtParams{", 2, |n| n + 4)
+    }),
+    ("a dropped SetFlag", TILES_2D, |t| {
+        drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::MTE2_V>", 1)
+    }),
+    ("a dropped SetFlag and its WaitFlag", TILES_2D, |t| {
+        let t = drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::V_MTE3>", 1)?;
+        drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>", 1)
+    }),
+    ("a swapped event id", TILES_2D, |t| {
+        edit_number_after(t, "AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(", 1, |n| {
+            n ^ 1
+        })
+    }),
+    ("a wrong repeat count of a vector call", TILES_2D, |t| {
+        last_argument_minus_one(t, "AscendC::Muls(")
+    }),
+    ("a wrong loop count", RUN_1D, |t| {
+        edit_number_after(t, "j < ", 1, |n| n - 1)
+    }),
+    ("a dropped flag before a scalar fold", FOLD, |t| {
+        let t = drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::V_S>", 1)?;
+        drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::V_S>", 1)
+    }),
+    ("a wrong core share", TILES_2D, |t| {
+        let at = t.find("GM_BASE[BLOCK_DIM]")?;
+        let first = t[at..].find("{0, 0, 0},")? + at;
+        let second_start = first + "{0, 0, 0},".len();
+        let second_end = t[second_start..].find("},")? + second_start + 2;
+        Some(format!(
+            "{}\n{{0, 0, 0}},{}",
+            &t[..second_start],
+            &t[second_end..]
+        ))
+    }),
+];
+
+/// `t` with the `nth` (1-based) number right after `pattern` changed by `f`.
+fn edit_number_after(t: &str, pattern: &str, nth: usize, f: fn(u64) -> u64) -> Option<String> {
+    let at = t.match_indices(pattern).nth(nth - 1)?.0 + pattern.len();
+    let digits = t[at..].chars().take_while(char::is_ascii_digit).count();
+    let number: u64 = t[at..at + digits].parse().ok()?;
+    Some(format!("{}{}{}", &t[..at], f(number), &t[at + digits..]))
+}
+
+/// `t` with field `index` of the first brace list after `pattern` changed by `f`.
+fn edit_field(t: &str, pattern: &str, index: usize, f: fn(u64) -> u64) -> Option<String> {
+    let start = t.find(pattern)? + pattern.len();
+    let end = t[start..].find('}')? + start;
+    let mut fields: Vec<String> = t[start..end].split(", ").map(str::to_string).collect();
+    let value: u64 = fields.get(index)?.parse().ok()?;
+    fields[index] = f(value).to_string();
+    Some(format!("{}{}{}", &t[..start], fields.join(", "), &t[end..]))
+}
+
+/// `t` without the `nth` (1-based) line containing `pattern`.
+fn drop_line(t: &str, pattern: &str, nth: usize) -> Option<String> {
+    let index = t
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(pattern))
+        .nth(nth - 1)?
+        .0;
+    let lines: Vec<&str> = t
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| *i != index)
+        .map(|(_, l)| l)
+        .collect();
+    Some(lines.join("\n") + "\n")
+}
+
+/// The first call to `pattern` with its last argument (the count) one less.
+fn last_argument_minus_one(t: &str, pattern: &str) -> Option<String> {
+    let start = t.find(pattern)?;
+    let end = t[start..].find(");")? + start;
+    let comma = t[start..end].rfind(", ")? + start + 2;
+    let count: u64 = t[comma..end].parse().ok()?;
+    Some(format!("{}{}{}", &t[..comma], count - 1, &t[end..]))
+}
+
+/// The kernel of `source` on ascend910b, checked, and its emitted case named `function`.
+fn original(source: &str, function: &str) -> (CheckedKernel, Case) {
+    let target = Target::preset("ascend910b").expect("a preset");
+    let kernel = check_source(source, &target).expect("the mutant kernel checks");
+    let program = npu_core::lower::lower_compact(&kernel, 0);
+    let emitted = emit(&program, &target, &kernel, Backend::AscendC).expect("it is written");
+    let text = &emitted.file("mutant_s.cpp").expect("the kernel").text;
+    let case = Case {
+        function: function.into(),
+        source: text.replace("mutant_s", function),
+        program,
+        target,
+    };
+    (kernel, case)
+}
+
+#[test]
+fn every_mutant_fails() {
+    let originals = KERNELS.map(|(source, function)| original(source, function));
+    let which = |kernel: &str| {
+        KERNELS
+            .iter()
+            .position(|(source, _)| *source == kernel)
+            .expect("a listed kernel")
+    };
+    let mut cases: Vec<Case> = originals.iter().map(|(_, c)| c.clone()).collect();
+    for (index, (name, kernel, mutate)) in MUTANTS.iter().enumerate() {
+        let base = &originals[which(kernel)].1;
+        let mutated = mutate(&base.source).unwrap_or_else(|| {
+            panic!(
+                "mutant `{name}` finds nothing to change in:\n{}",
+                base.source
+            )
+        });
+        assert_ne!(mutated, base.source, "mutant `{name}` changes nothing");
+        let function = format!("mutant{index}");
+        cases.push(Case {
+            source: mutated.replace(&base.function, &function),
+            function,
+            ..base.clone()
+        });
+    }
+    let build = support::build(&cases);
+    let mut expected = Vec::new();
+    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9]) {
+        let inputs = kernel.random_inputs(seed);
+        let outputs = simulated(case, kernel, &inputs);
+        let run = build.run(case, &inputs, "original");
+        assert_eq!(
+            run.as_ref(),
+            Ok(&outputs),
+            "the unmutated {} must pass",
+            case.function
+        );
+        expected.push((inputs, outputs));
+    }
+    let mut survived = Vec::new();
+    for ((name, kernel, _), case) in MUTANTS.iter().zip(&cases[KERNELS.len()..]) {
+        let (inputs, expected) = &expected[which(kernel)];
+        match build.run(case, inputs, "mutant") {
+            Ok(outputs) if outputs == *expected => survived.push(*name),
+            Ok(_) => println!("mutant `{name}`: outputs differ from the simulator's"),
+            Err(model) => println!("mutant `{name}`: {}", model.trim()),
+        }
+    }
+    assert!(survived.is_empty(), "mutants that pass: {survived:?}");
+}

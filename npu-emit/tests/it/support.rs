@@ -1,0 +1,233 @@
+//! Compiling emitted kernels against the CPU model and running them.
+//!
+//! Cases are batched into a few translation units: each unit includes the model
+//! (`tests/model/kernel_operator.h`), the emitted sources of its cases and a driver
+//! whose `main` runs one case, named on the command line, on inputs read from a
+//! directory, every core in turn, and writes the outputs there. A model check that
+//! fails exits with status 3 and says why on stderr.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use npu_core::host::HostTensor;
+use npu_core::ir::Role;
+use npu_core::{Program, Target};
+
+/// Kernels per translation unit: few units keep the compiler's start-up cost low,
+/// and more than one lets two compile at once.
+const CASES_PER_UNIT: usize = 12;
+
+/// One emitted kernel to compile.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// The kernel's symbol, e.g. `relu_hand`.
+    pub function: String,
+    /// The emitted kernel source.
+    pub source: String,
+    pub program: Program,
+    pub target: Target,
+}
+
+/// Compiled cases: which binary holds each.
+#[derive(Debug)]
+pub struct Build {
+    pub dir: tempfile::TempDir,
+    binaries: Vec<(String, PathBuf)>,
+}
+
+/// The system C++ compiler; the tests cannot verify anything without one.
+pub fn compiler() -> String {
+    let compiler = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let found = Command::new(&compiler).arg("--version").output();
+    assert!(
+        found.is_ok_and(|o| o.status.success()),
+        "no C++ compiler: `{compiler} --version` failed; install g++ (or set CXX) to verify emitted kernels"
+    );
+    compiler
+}
+
+/// The directory of the CPU model's headers.
+pub fn model_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/model")
+}
+
+/// Compiles `cases` in batches, two compilers at a time; a failure to compile is a
+/// test failure that shows the compiler's message.
+pub fn build(cases: &[Case]) -> Build {
+    let compiler = compiler();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let units: Vec<(PathBuf, &[Case])> = cases
+        .chunks(CASES_PER_UNIT)
+        .enumerate()
+        .map(|(index, chunk)| {
+            let path = dir.path().join(format!("unit{index}.cpp"));
+            std::fs::write(&path, unit(chunk)).expect("the unit is written");
+            (path, chunk)
+        })
+        .collect();
+    let mut binaries = Vec::new();
+    for pair in units.chunks(2) {
+        let children: Vec<_> = pair
+            .iter()
+            .map(|(path, _)| {
+                let binary = path.with_extension("bin");
+                let child = Command::new(&compiler)
+                    .args(["-std=c++17", "-O1", "-w", "-I"])
+                    .arg(model_dir())
+                    .arg("-I")
+                    .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it"))
+                    .arg(path)
+                    .arg("-o")
+                    .arg(&binary)
+                    .output();
+                (binary, child)
+            })
+            .collect();
+        for ((binary, output), (path, chunk)) in children.into_iter().zip(pair) {
+            let output = output.expect("the compiler runs");
+            assert!(
+                output.status.success(),
+                "{} does not compile:\n{}",
+                path.display(),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            for case in *chunk {
+                binaries.push((case.function.clone(), binary.clone()));
+            }
+        }
+    }
+    Build { dir, binaries }
+}
+
+impl Build {
+    /// Runs `case` on `inputs` (signature order); its outputs' bytes, or the model's
+    /// complaint.
+    pub fn run(
+        &self,
+        case: &Case,
+        inputs: &[HostTensor],
+        tag: &str,
+    ) -> Result<Vec<Vec<u8>>, String> {
+        let binary = &self
+            .binaries
+            .iter()
+            .find(|(name, _)| *name == case.function)
+            .expect("the case was built")
+            .1;
+        let dir = self.dir.path().join(format!("{}-{tag}", case.function));
+        std::fs::create_dir_all(&dir).expect("a case directory");
+        let names = input_names(&case.program);
+        for (name, tensor) in names.iter().zip(inputs) {
+            std::fs::write(dir.join(format!("{name}.bin")), tensor.bytes()).expect("an input file");
+        }
+        let output = Command::new(binary)
+            .arg(&case.function)
+            .arg(&dir)
+            .output()
+            .expect("the binary runs");
+        if !output.status.success() {
+            return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+        }
+        Ok(output_names(&case.program)
+            .iter()
+            .map(|name| std::fs::read(dir.join(format!("{name}.out"))).expect("an output file"))
+            .collect())
+    }
+}
+
+fn input_names(program: &Program) -> Vec<String> {
+    program
+        .signature
+        .iter()
+        .filter(|t| t.role == Role::Input)
+        .map(|t| t.name.clone())
+        .collect()
+}
+
+fn output_names(program: &Program) -> Vec<String> {
+    program
+        .signature
+        .iter()
+        .filter(|t| t.role == Role::Output)
+        .map(|t| t.name.clone())
+        .collect()
+}
+
+/// A translation unit: the model, the cases' sources, one driver per case, `main`.
+fn unit(cases: &[Case]) -> String {
+    let mut text = String::from("#include \"kernel_operator.h\"\n#include \"driver.h\"\n");
+    for case in cases {
+        text.push_str(&case.source);
+        text.push_str(&driver(case));
+    }
+    text.push_str(
+        "int main(int argc, char **argv) {\n    if (argc != 3) {\n        return 2;\n    }\n",
+    );
+    for case in cases {
+        let _ = writeln!(
+            text,
+            "    if (std::strcmp(argv[1], \"{0}\") == 0) {{\n        return run_{0}(argv[2]);\n    }}",
+            case.function
+        );
+    }
+    text.push_str("    return 2;\n}\n");
+    text
+}
+
+/// `run_NAME(dir)`: read inputs, run every core, write outputs.
+fn driver(case: &Case) -> String {
+    let program = &case.program;
+    let mut text = format!("static int run_{}(const char *dir) {{\n", case.function);
+    text.push_str("    npu_model::allocations().clear();\n");
+    let mut arguments = Vec::new();
+    for tensor in program.signature.iter().filter(|t| t.role != Role::Local) {
+        let bytes = tensor.bytes();
+        let name = &tensor.name;
+        let ty = if tensor.dtype == npu_core::Dtype::F16 {
+            "half"
+        } else {
+            "float"
+        };
+        if tensor.role == Role::Input && tensor.shape.is_empty() {
+            let _ = writeln!(
+                text,
+                "    {ty} {name} = npu_driver::read_scalar<{ty}>(dir, \"{name}\");"
+            );
+            arguments.push(name.clone());
+            continue;
+        }
+        if tensor.role == Role::Input {
+            let _ = writeln!(
+                text,
+                "    std::vector<uint8_t> {name} = npu_driver::read(dir, \"{name}\", {bytes});"
+            );
+        } else {
+            let _ = writeln!(text, "    std::vector<uint8_t> {name}({bytes}, 0xCD);");
+        }
+        let _ = writeln!(
+            text,
+            "    npu_model::register_global({name}.data(), {bytes});"
+        );
+        arguments.push(format!("{name}.data()"));
+    }
+    // The entry takes global tensors first, then parameters (a stable sort).
+    arguments.sort_by_key(|argument| !argument.ends_with(".data()"));
+    let _ = writeln!(
+        text,
+        "    for (uint32_t block = 0; block < npu_{0}::BLOCK_DIM; ++block) {{\n        npu_model::start_core(block, {1}, {2});\n        {0}({3});\n        npu_model::finish_core();\n    }}",
+        case.function,
+        case.target.memory.ub,
+        case.target.events,
+        arguments.join(", ")
+    );
+    for tensor in program.signature.iter().filter(|t| t.role == Role::Output) {
+        let _ = writeln!(
+            text,
+            "    npu_driver::write(dir, \"{0}\", {0});",
+            tensor.name
+        );
+    }
+    text.push_str("    return 0;\n}\n");
+    text
+}

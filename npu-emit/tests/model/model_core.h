@@ -1,0 +1,200 @@
+// The modelled AI core: its unified buffer, its pipes and the happens-before checks.
+//
+// Calls run one after the other on the host, in program order. Each call belongs to
+// a pipe (MTE2: GM->UB copies, V: vector calls and UB->UB copies, MTE3: UB->GM
+// copies) and ticks that pipe's vector clock. SetFlag records the source pipe's
+// clock; WaitFlag joins it into the destination pipe's clock; PipeBarrier<PIPE_ALL>
+// joins every pipe. Each UB byte remembers its last write (pipe, time) and each
+// pipe's last read, so a read not ordered after the write it sees, or a write not
+// ordered after earlier reads and writes on other pipes, fails even when the values
+// come out right. Global memory remembers which core wrote each byte: two cores
+// writing the same byte fail.
+#pragma once
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <utility>
+#include <vector>
+
+#define __aicore__
+#define __global__
+#define __gm__
+using GM_ADDR = uint8_t *;
+using half = _Float16;
+
+enum pipe_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL };
+
+namespace npu_model {
+
+constexpr int PIPES = 7;
+
+[[noreturn]] inline void fail(const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::fprintf(stderr, "model: ");
+    std::vfprintf(stderr, format, args);
+    std::fprintf(stderr, "\n");
+    va_end(args);
+    std::exit(3);
+}
+
+inline const char *pipe_name(int pipe) {
+    static const char *names[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"};
+    return pipe >= 0 && pipe < PIPES ? names[pipe] : "?";
+}
+
+struct Clock {
+    uint64_t at[PIPES] = {};
+    void join(const Clock &other) {
+        for (int p = 0; p < PIPES; ++p) {
+            if (other.at[p] > at[p]) {
+                at[p] = other.at[p];
+            }
+        }
+    }
+};
+
+// The last write and each pipe's last read of one UB byte.
+struct Shadow {
+    int8_t writer = -1;
+    uint64_t written = 0;
+    uint64_t read[PIPES] = {};
+};
+
+// One registered global-memory allocation: its bytes and the core that wrote each.
+struct Allocation {
+    uint8_t *start;
+    uint64_t bytes;
+    std::vector<int32_t> writer;
+};
+
+struct Core {
+    uint32_t block = 0;
+    uint64_t ub_capacity = 0;
+    uint32_t events = 8;
+    std::vector<uint8_t> ub;
+    std::vector<Shadow> shadow;
+    Clock clocks[PIPES];
+    std::map<std::pair<int, int>, std::deque<Clock>> flags;
+    bool buffer_taken = false;
+};
+
+inline Core &core() {
+    static Core state;
+    return state;
+}
+
+inline std::vector<Allocation> &allocations() {
+    static std::vector<Allocation> state;
+    return state;
+}
+
+// Starts core `block` with a UB of `capacity` bytes filled with a poison pattern.
+inline void start_core(uint32_t block, uint64_t capacity, uint32_t events) {
+    Core &c = core();
+    c.block = block;
+    c.ub_capacity = capacity;
+    c.events = events;
+    c.ub.assign(capacity, 0xA5);
+    c.shadow.assign(capacity, Shadow{});
+    for (Clock &clock : c.clocks) {
+        clock = Clock{};
+    }
+    c.flags.clear();
+    c.buffer_taken = false;
+}
+
+// Every flag set on the core was waited for: a flag left set would satisfy a wait
+// of the next kernel on the same core.
+inline void finish_core() {
+    for (const auto &entry : core().flags) {
+        if (!entry.second.empty()) {
+            fail("core %u ends with %zu sets of event %d id %d never waited for", core().block,
+                 entry.second.size(), entry.first.first, entry.first.second);
+        }
+    }
+}
+
+inline void register_global(uint8_t *start, uint64_t bytes) {
+    allocations().push_back(Allocation{start, bytes, std::vector<int32_t>(bytes, -1)});
+}
+
+inline Allocation &global(const uint8_t *at, uint64_t bytes) {
+    for (Allocation &a : allocations()) {
+        if (at >= a.start && at + bytes <= a.start + a.bytes) {
+            return a;
+        }
+    }
+    fail("global memory access of %llu bytes at %p is outside every argument", (unsigned long long)bytes,
+         (const void *)at);
+}
+
+// Ticks `pipe`: the time of its next operation.
+inline uint64_t tick(int pipe) {
+    Clock &clock = core().clocks[pipe];
+    return ++clock.at[pipe];
+}
+
+inline void check_ub_range(uint64_t address, uint64_t bytes, const char *what) {
+    if (address + bytes > core().ub_capacity) {
+        fail("%s touches ub 0x%llx..0x%llx, past the %llu B of the unified buffer", what,
+             (unsigned long long)address, (unsigned long long)(address + bytes),
+             (unsigned long long)core().ub_capacity);
+    }
+}
+
+// `pipe` reads UB bytes [address, address + bytes) at `time`.
+inline void read_ub(int pipe, uint64_t time, uint64_t address, uint64_t bytes, const char *what) {
+    check_ub_range(address, bytes, what);
+    Core &c = core();
+    for (uint64_t b = address; b < address + bytes; ++b) {
+        Shadow &s = c.shadow[b];
+        if (s.writer >= 0 && s.writer != pipe && s.written > c.clocks[pipe].at[s.writer]) {
+            fail("%s on %s reads ub 0x%llx, written by %s at its step %llu with no flag between", what,
+                 pipe_name(pipe), (unsigned long long)b, pipe_name(s.writer), (unsigned long long)s.written);
+        }
+        s.read[pipe] = time;
+    }
+}
+
+// `pipe` writes UB bytes [address, address + bytes) at `time`.
+inline void write_ub(int pipe, uint64_t time, uint64_t address, uint64_t bytes, const char *what) {
+    check_ub_range(address, bytes, what);
+    Core &c = core();
+    for (uint64_t b = address; b < address + bytes; ++b) {
+        Shadow &s = c.shadow[b];
+        if (s.writer >= 0 && s.writer != pipe && s.written > c.clocks[pipe].at[s.writer]) {
+            fail("%s on %s overwrites ub 0x%llx, written by %s at its step %llu with no flag between", what,
+                 pipe_name(pipe), (unsigned long long)b, pipe_name(s.writer), (unsigned long long)s.written);
+        }
+        for (int q = 0; q < PIPES; ++q) {
+            if (q != pipe && s.read[q] > c.clocks[pipe].at[q]) {
+                fail("%s on %s overwrites ub 0x%llx, read by %s at its step %llu with no flag between", what,
+                     pipe_name(pipe), (unsigned long long)b, pipe_name(q), (unsigned long long)s.read[q]);
+            }
+        }
+        s.writer = int8_t(pipe);
+        s.written = time;
+    }
+}
+
+// The current core writes global bytes [at, at + bytes).
+inline void write_global(const uint8_t *at, uint64_t bytes) {
+    Allocation &a = global(at, bytes);
+    for (uint64_t i = 0; i < bytes; ++i) {
+        int32_t &writer = a.writer[at - a.start + i];
+        if (writer >= 0 && writer != int32_t(core().block)) {
+            fail("cores %d and %u both write global byte %llu of an argument", writer, core().block,
+                 (unsigned long long)(at - a.start + i));
+        }
+        writer = int32_t(core().block);
+    }
+}
+
+}  // namespace npu_model

@@ -1,0 +1,123 @@
+// Tensors and buffers: GlobalTensor, LocalTensor, TPipe, TBuf, GetBlockIdx.
+//
+// A LocalTensor is a byte address in the unified buffer and the end of the buffer it
+// was taken from (the model's bound for that TPosition). operator[] moves it by
+// elements and ReinterpretCast changes the element type, as in the reference.
+#pragma once
+
+#include "model_core.h"
+
+namespace AscendC {
+
+enum class TPosition { GM, VECIN, VECOUT, VECCALC, A1, A2, B1, B2, CO1, CO2 };
+
+inline int64_t GetBlockIdx() { return int64_t(npu_model::core().block); }
+
+template <typename T> class GlobalTensor {
+public:
+    void SetGlobalBuffer(__gm__ T *buffer, uint64_t size = 0) {
+        (void)size;
+        address_ = buffer;
+    }
+    GlobalTensor operator[](uint64_t offset) const {
+        GlobalTensor moved;
+        moved.address_ = address_ + offset;
+        return moved;
+    }
+    T *GetPhyAddr() const { return address_; }
+
+private:
+    T *address_ = nullptr;
+};
+
+template <typename T> class LocalTensor {
+public:
+    LocalTensor() = default;
+    LocalTensor(uint64_t address, uint64_t limit) : address_(address), limit_(limit) {}
+    LocalTensor operator[](uint64_t offset) const {
+        return LocalTensor(address_ + offset * sizeof(T), limit_);
+    }
+    template <typename U> LocalTensor<U> ReinterpretCast() const { return LocalTensor<U>(address_, limit_); }
+    // Scalar access on the scalar unit (pipe S), element `index` from this view.
+    T GetValue(uint64_t index) const {
+        uint64_t at = address_ + index * sizeof(T);
+        if (at + sizeof(T) > limit_) {
+            npu_model::fail("GetValue at ub 0x%llx past the buffer's end", (unsigned long long)at);
+        }
+        npu_model::read_ub(PIPE_S, npu_model::tick(PIPE_S), at, sizeof(T), "GetValue");
+        T value;
+        std::memcpy(&value, &npu_model::core().ub[at], sizeof(T));
+        return value;
+    }
+    void SetValue(uint64_t index, T value) const {
+        uint64_t at = address_ + index * sizeof(T);
+        if (at + sizeof(T) > limit_) {
+            npu_model::fail("SetValue at ub 0x%llx past the buffer's end", (unsigned long long)at);
+        }
+        npu_model::write_ub(PIPE_S, npu_model::tick(PIPE_S), at, sizeof(T), "SetValue");
+        std::memcpy(&npu_model::core().ub[at], &value, sizeof(T));
+    }
+    uint64_t address() const { return address_; }
+    uint64_t limit() const { return limit_; }
+
+private:
+    uint64_t address_ = 0;
+    uint64_t limit_ = 0;
+};
+
+template <TPosition position> class TBuf {
+public:
+    template <typename T> LocalTensor<T> Get() const {
+        if (!initialised_) {
+            npu_model::fail("TBuf::Get before TPipe::InitBuffer");
+        }
+        return LocalTensor<T>(address_, address_ + bytes_);
+    }
+    void init(uint64_t address, uint64_t bytes) {
+        address_ = address;
+        bytes_ = bytes;
+        initialised_ = true;
+    }
+
+private:
+    uint64_t address_ = 0;
+    uint64_t bytes_ = 0;
+    bool initialised_ = false;
+};
+
+// Hands out UB from its start, each buffer 32-byte aligned, within the UB's capacity.
+class TPipe {
+public:
+    template <TPosition position> void InitBuffer(TBuf<position> &buffer, uint32_t bytes) {
+        static_assert(position == TPosition::VECCALC, "the model holds VECCALC buffers in the UB only");
+        uint64_t start = (next_ + 31) / 32 * 32;
+        if (bytes == 0 || start + bytes > npu_model::core().ub_capacity) {
+            npu_model::fail("InitBuffer of %u B at 0x%llx does not fit the %llu B unified buffer", bytes,
+                            (unsigned long long)start, (unsigned long long)npu_model::core().ub_capacity);
+        }
+        buffer.init(start, bytes);
+        next_ = start + bytes;
+    }
+
+private:
+    uint64_t next_ = 0;
+};
+
+}  // namespace AscendC
+
+namespace npu_model {
+
+// A local operand of `count` elements: 32-byte-aligned start, inside its buffer.
+template <typename T>
+inline void check_local(const AscendC::LocalTensor<T> &tensor, uint64_t count, const char *what) {
+    if (tensor.address() % 32 != 0) {
+        fail("%s: local tensor at ub 0x%llx does not start 32-byte aligned", what,
+             (unsigned long long)tensor.address());
+    }
+    if (tensor.address() + count * sizeof(T) > tensor.limit()) {
+        fail("%s: %llu elements at ub 0x%llx run past the buffer's end 0x%llx", what, (unsigned long long)count,
+             (unsigned long long)tensor.address(), (unsigned long long)tensor.limit());
+    }
+}
+
+}  // namespace npu_model

@@ -1,0 +1,146 @@
+// Vector calls over a count of elements (the "tensor front, count" form): Add, Sub,
+// Mul, Div, Max, Min; Adds, Muls, Maxs, Mins; Relu, Abs, Exp, Ln, Sqrt, Rsqrt,
+// Reciprocal; Duplicate; Cast between float types. Every operand starts 32-byte aligned and lies inside its
+// buffer; the count is positive. dst may be a source (in place).
+//
+// Values: each element is computed in double from the operands' exact values and
+// rounded once to the element type, which is what the simulator computes (npu-core's
+// `scalar` module); the transcendentals are the simulator's by definition (the same
+// libm functions), not the device's.
+#pragma once
+
+#include "model_tensor.h"
+
+namespace npu_model {
+
+// f64::max and f64::min as the simulator computes them in a test build: a NaN
+// operand gives the other, and of two equal values (zeros of both signs) the first.
+// (An optimised build of the simulator gives -0 for either order; docs/emit.md.)
+inline double max_of(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a >= b ? a : b); }
+inline double min_of(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a <= b ? a : b); }
+
+template <typename T> inline double load(uint64_t address) {
+    T value;
+    std::memcpy(&value, &core().ub[address], sizeof(T));
+    return double(value);
+}
+
+template <typename T> inline void store(uint64_t address, double value) {
+    T rounded = T(value);
+    std::memcpy(&core().ub[address], &rounded, sizeof(T));
+}
+
+template <typename T> inline uint64_t begin(int32_t count, std::initializer_list<const AscendC::LocalTensor<T> *> operands,
+                                            const char *what) {
+    if (count <= 0) {
+        fail("%s: count %d is not positive", what, count);
+    }
+    for (const AscendC::LocalTensor<T> *operand : operands) {
+        check_local(*operand, uint64_t(count), what);
+    }
+    return tick(PIPE_V);
+}
+
+template <typename T, typename F>
+void elementwise(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> *a,
+                 const AscendC::LocalTensor<T> *b, int32_t count, const char *what, F f) {
+    uint64_t time = a == nullptr ? begin<T>(count, {&dst}, what)
+                    : b == nullptr ? begin<T>(count, {&dst, a}, what)
+                                   : begin<T>(count, {&dst, a, b}, what);
+    uint64_t bytes = uint64_t(count) * sizeof(T);
+    if (a != nullptr) {
+        read_ub(PIPE_V, time, a->address(), bytes, what);
+    }
+    if (b != nullptr) {
+        read_ub(PIPE_V, time, b->address(), bytes, what);
+    }
+    std::vector<double> out(count);
+    for (int32_t i = 0; i < count; ++i) {
+        double x = a == nullptr ? 0.0 : load<T>(a->address() + i * sizeof(T));
+        double y = b == nullptr ? 0.0 : load<T>(b->address() + i * sizeof(T));
+        out[i] = f(x, y);
+    }
+    write_ub(PIPE_V, time, dst.address(), bytes, what);
+    for (int32_t i = 0; i < count; ++i) {
+        store<T>(dst.address() + i * sizeof(T), out[i]);
+    }
+}
+
+}  // namespace npu_model
+
+namespace AscendC {
+
+#define NPU_MODEL_BINARY(name, expression)                                                                   \
+    template <typename T>                                                                                    \
+    void name(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,            \
+              const int32_t &count) {                                                                        \
+        npu_model::elementwise<T>(dst, &src0, &src1, count, #name, [](double x, double y) { return expression; }); \
+    }
+NPU_MODEL_BINARY(Add, x + y)
+NPU_MODEL_BINARY(Sub, x - y)
+NPU_MODEL_BINARY(Mul, x * y)
+NPU_MODEL_BINARY(Div, x / y)
+NPU_MODEL_BINARY(Max, npu_model::max_of(x, y))
+NPU_MODEL_BINARY(Min, npu_model::min_of(x, y))
+#undef NPU_MODEL_BINARY
+
+#define NPU_MODEL_SCALAR(name, expression)                                                                   \
+    template <typename T>                                                                                    \
+    void name(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalar, const int32_t &count) { \
+        double y = double(scalar);                                                                           \
+        npu_model::elementwise<T>(dst, &src, nullptr, count, #name, [y](double x, double) { return expression; }); \
+    }
+NPU_MODEL_SCALAR(Adds, x + y)
+NPU_MODEL_SCALAR(Muls, x * y)
+NPU_MODEL_SCALAR(Maxs, npu_model::max_of(x, y))
+NPU_MODEL_SCALAR(Mins, npu_model::min_of(x, y))
+#undef NPU_MODEL_SCALAR
+
+#define NPU_MODEL_UNARY(name, expression)                                                                    \
+    template <typename T> void name(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count) { \
+        npu_model::elementwise<T>(dst, &src, nullptr, count, #name, [](double x, double) { return expression; }); \
+    }
+NPU_MODEL_UNARY(Relu, npu_model::max_of(x, 0.0))
+NPU_MODEL_UNARY(Abs, std::fabs(x))
+NPU_MODEL_UNARY(Exp, std::exp(x))
+NPU_MODEL_UNARY(Ln, std::log(x))
+NPU_MODEL_UNARY(Sqrt, std::sqrt(x))
+NPU_MODEL_UNARY(Rsqrt, 1.0 / std::sqrt(x))
+NPU_MODEL_UNARY(Reciprocal, 1.0 / x)
+#undef NPU_MODEL_UNARY
+
+enum class RoundMode { CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
+
+// A cast between float types: CAST_NONE where the destination holds every source
+// value (widening), CAST_RINT (nearest, ties to even) where it narrows; the model
+// refuses other modes, which the emitter never writes.
+template <typename D, typename S>
+void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &mode, const uint32_t &count) {
+    const char *what = "Cast";
+    bool widening = sizeof(D) > sizeof(S);
+    if ((widening && mode != RoundMode::CAST_NONE) || (!widening && mode != RoundMode::CAST_RINT)) {
+        npu_model::fail("%s: round mode %d for a %s cast", what, int(mode), widening ? "widening" : "narrowing");
+    }
+    if (count == 0) {
+        npu_model::fail("%s: count 0", what);
+    }
+    npu_model::check_local(dst, count, what);
+    npu_model::check_local(src, count, what);
+    uint64_t time = npu_model::tick(PIPE_V);
+    npu_model::read_ub(PIPE_V, time, src.address(), uint64_t(count) * sizeof(S), what);
+    std::vector<double> values(count);
+    for (uint32_t i = 0; i < count; ++i) {
+        values[i] = npu_model::load<S>(src.address() + i * sizeof(S));
+    }
+    npu_model::write_ub(PIPE_V, time, dst.address(), uint64_t(count) * sizeof(D), what);
+    for (uint32_t i = 0; i < count; ++i) {
+        npu_model::store<D>(dst.address() + i * sizeof(D), values[i]);
+    }
+}
+
+template <typename T> void Duplicate(const LocalTensor<T> &dst, const T &scalar, const int32_t &count) {
+    double y = double(scalar);
+    npu_model::elementwise<T>(dst, nullptr, nullptr, count, "Duplicate", [y](double, double) { return y; });
+}
+
+}  // namespace AscendC

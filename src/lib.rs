@@ -55,6 +55,9 @@ pub use npu_sim as sim;
 /// Test helpers: every schedule of a kernel simulated into a table, seeded inputs.
 pub use npu_sim::testing;
 
+/// The backends: Ascend C from a checked, lowered schedule (the npu-emit crate).
+#[cfg(feature = "emit")]
+pub use npu_emit as emit;
 /// The tuner: generators, the LLM client, grammars, knowledge, journals and reports
 /// (the npu-tune crate).
 #[cfg(feature = "tune")]

@@ -16,6 +16,8 @@ pub use npu_core::internal::generated as __private;
 pub mod atomic;
 pub mod build;
 pub mod draft;
+#[cfg(feature = "emit")]
+pub mod emit;
 pub mod evaluate;
 pub mod generator;
 pub mod grammar;

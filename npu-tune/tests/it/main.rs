@@ -3,6 +3,7 @@
 
 mod ablation;
 mod draft;
+mod emit;
 mod journal;
 mod llm_client;
 mod llm_constrained;

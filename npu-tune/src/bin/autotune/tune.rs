@@ -2,11 +2,13 @@
 //! asked for (reports, traces, a variants file, the suite table, learned knowledge).
 
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use npu_emit::Backend;
 use npu_tune::atomic::write_atomic;
+use npu_tune::emit::{self, emit_schedule};
 use npu_tune::evaluate::Problem;
 use npu_tune::generator::{self, Generator, Heuristic, Hybrid, Llm, Replay};
 use npu_tune::grammar::ConstrainMode;
@@ -19,7 +21,7 @@ use npu_tune::replay::Transcript;
 use npu_tune::report;
 use npu_tune::run::{RunConfig, run};
 use npu_tune::suite::{self, SuiteBudget};
-use npu_tune::variants::{self, Provenance, best_distinct, first_hand, render, today};
+use npu_tune::variants::{self, Chosen, Provenance, best_distinct, first_hand, render, today};
 
 use crate::args::{Constrain, GeneratorKind, TuneArgs};
 use crate::problems::{bundled_problems, load_target, user_problems};
@@ -34,6 +36,7 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<(), String> {
         return list().or_else(closed_pipe);
     }
     let (problems, asked) = select(args)?;
+    let emit = emit_request(args)?;
     let recording = args.record.as_ref().map(|_| {
         Arc::new(Mutex::new(Transcript::new(
             args.llm_model.clone().unwrap_or_default(),
@@ -57,7 +60,18 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<(), String> {
     ) {
         let count = args.variants.or(asked).unwrap_or(4);
         let made_by = (generator.name(), model.as_str());
-        write_variants(path, args, made_by, problem, result, count)?;
+        let chosen = write_variants(path, args, made_by, problem, result, count)?;
+        if let Some((backend, dir)) = &emit {
+            for variant in &chosen {
+                let into = dir.join(&problem.name).join(&variant.name);
+                let written = emit_schedule(problem, &variant.text, *backend, &into)?;
+                eprintln!(
+                    "wrote variant `{}` as source to {}",
+                    variant.name,
+                    written.display()
+                );
+            }
+        }
     }
     if let Some(path) = &args.suite_table {
         write_suite_table(path, args, &results)?;
@@ -67,7 +81,10 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<(), String> {
     if let (true, Some(dir)) = (args.learn, &args.knowledge) {
         learn(dir, &problems, &results)?;
     }
-    Ok(())
+    match &emit {
+        Some((backend, dir)) => emit_best(&problems, &results, *backend, dir),
+        None => Ok(()),
+    }
 }
 
 /// `--list`: the bundled kernels, one per line.
@@ -244,8 +261,51 @@ fn write_reports(
     Ok(())
 }
 
+/// `--emit BACKEND DIR`, checked before the run.
+fn emit_request(args: &TuneArgs) -> Result<Option<(Backend, PathBuf)>, String> {
+    match args.emit.as_deref() {
+        None => Ok(None),
+        Some([name, dir]) => Ok(Some((emit::backend(name)?, PathBuf::from(dir)))),
+        Some(_) => Err("--emit takes a backend and a directory: --emit ascend-c DIR".into()),
+    }
+}
+
+/// Each kernel's best schedule as source in DIR/KERNEL/; every kernel the backend
+/// cannot write is named, after the others are written.
+fn emit_best(
+    problems: &[Problem],
+    results: &[KernelResult],
+    backend: Backend,
+    dir: &Path,
+) -> Result<(), String> {
+    let mut refused = Vec::new();
+    for (result, problem) in results.iter().zip(problems) {
+        let Some(best) = &result.best else {
+            refused.push(format!("{}: no correct schedule", problem.name));
+            continue;
+        };
+        match emit_schedule(problem, &best.source, backend, &dir.join(&problem.name)) {
+            Ok(written) => eprintln!(
+                "wrote `{}` as source to {}",
+                problem.name,
+                written.display()
+            ),
+            Err(why) => refused.push(format!("{}: {why}", problem.name)),
+        }
+    }
+    match refused.is_empty() {
+        true => Ok(()),
+        false => Err(format!(
+            "--emit: {} of {} kernels not written:\n  {}",
+            refused.len(),
+            problems.len(),
+            refused.join("\n  ")
+        )),
+    }
+}
+
 /// Writes the best distinct schedules of `result` as a variants file; `made_by` is
-/// the generator's and the model's name.
+/// the generator's and the model's name. Returns the variants written.
 fn write_variants(
     path: &Path,
     args: &TuneArgs,
@@ -253,7 +313,7 @@ fn write_variants(
     problem: &Problem,
     result: &KernelResult,
     count: usize,
-) -> Result<(), String> {
+) -> Result<Vec<Chosen>, String> {
     let chosen = best_distinct(problem, result, count);
     if chosen.is_empty() {
         return Err(format!(
@@ -288,7 +348,7 @@ fn write_variants(
             original.display()
         );
     }
-    Ok(())
+    Ok(chosen)
 }
 
 /// The variants writers' one rule ([`variants::destination`]) for `path`: whether it

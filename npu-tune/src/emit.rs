@@ -1,0 +1,79 @@
+//! Writing a tuned schedule as device source: the schedule checked against its
+//! kernel, lowered, and emitted by npu-emit into a directory of its own.
+
+use std::path::{Path, PathBuf};
+
+use npu_emit::Backend;
+
+use crate::atomic::write_atomic;
+use crate::evaluate::Problem;
+
+/// The backends by the names the command line takes.
+pub const BACKENDS: [(&str, Backend); 1] = [("ascend-c", Backend::AscendC)];
+
+/// The backend named `name`, or an error listing the names.
+pub fn backend(name: &str) -> Result<Backend, String> {
+    BACKENDS
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, backend)| *backend)
+        .ok_or_else(|| {
+            let names: Vec<&str> = BACKENDS.iter().map(|(known, _)| *known).collect();
+            format!(
+                "no backend `{name}`; the backends are: {}",
+                names.join(", ")
+            )
+        })
+}
+
+/// Emits `schedule` (a schedule block of `problem`'s kernel) for `backend` into `dir`,
+/// one file per emitted file, each written atomically; the directory on success.
+pub fn emit_schedule(
+    problem: &Problem,
+    schedule: &str,
+    backend: Backend,
+    dir: &Path,
+) -> Result<PathBuf, String> {
+    let kernel = problem
+        .check(schedule)
+        .map_err(|rejected| rejected.render())?;
+    let program = npu_core::lower::lower_compact(&kernel, 0);
+    let emitted = npu_emit::emit(&program, &kernel.target, &kernel, backend)
+        .map_err(|unsupported| unsupported.to_string())?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for file in &emitted.files {
+        let path = dir.join(&file.path);
+        write_atomic(&path, file.text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(dir.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Bundled;
+
+    #[test]
+    fn a_hand_schedule_is_emitted_into_its_directory_and_npueval_demo_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let relu = Bundled::find("relu").unwrap().problem(0, None).unwrap();
+        let hand = relu.kernel.schedules[0].source.clone();
+        let out = emit_schedule(&relu, &hand, Backend::AscendC, &dir.path().join("relu")).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["CMakeLists.txt", "main.cpp", "relu_hand.cpp"]);
+        let vmla = Bundled::find("vmla").unwrap().problem(0, None).unwrap();
+        let hand = vmla.kernel.schedules[0].source.clone();
+        let refused = emit_schedule(&vmla, &hand, Backend::AscendC, &dir.path().join("vmla"));
+        assert!(refused.unwrap_err().contains("npueval_demo"));
+        assert!(
+            backend("cuda")
+                .unwrap_err()
+                .contains("the backends are: ascend-c")
+        );
+    }
+}

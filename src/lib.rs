@@ -43,6 +43,22 @@
 //! the macro, references, the simulator and [`testing`]; the features `tune` (the
 //! tuner and build helper), `llm` (its HTTP client) and `cli` (`autotune`) add the rest.
 //!
+//! With the `emit` feature (on by default), [`emit`](mod@emit) writes a checked
+//! schedule as Ascend C, and every generated module has `emit(backend, "schedule")`:
+//!
+//! ```
+//! # #[cfg(feature = "emit")] {
+//! npu::npu_kernel! {
+//!     kernel double(x: [f32; 65536]) -> y: [f32; 65536] { y[i] = x[i] * 2.0; }
+//!     target ascend910b;
+//!     schedule s { parallel i over 4 cores; split i by 2048; stage x, y in ub depth 2; }
+//! }
+//! let emitted = double::emit(npu::emit::Backend::AscendC, "s").unwrap();
+//! assert!(emitted.file("double_s.cpp").unwrap().text.contains("__aicore__"));
+//! assert!(double::emit(npu::emit::Backend::AscendC, "t").is_err());
+//! # }
+//! ```
+//!
 //! The pipeline stages live in npu-core and are re-exported here: [`parse`], [`check`]
 //! and [`schedule`], [`plan`], [`ir`], [`print`](mod@print), [`lower`](mod@lower) to a [`Program`], and the
 //! scalar semantics both the host reference and the simulator use, [`scalar`].
@@ -102,6 +118,68 @@ pub use npu_macros::npu_kernel;
 /// ```
 pub fn check_file_source(source: &str, dir: &Path) -> Result<CheckedKernel, Diagnostics> {
     check_source_with(source, |path| npu_core::target::read_file(&dir.join(path)))
+}
+
+/// `KERNEL::emit` of the modules `npu_kernel!` generates. Not public API.
+#[cfg(feature = "emit")]
+#[doc(hidden)]
+pub mod __emit {
+    pub use npu_emit::{Backend, Emitted, Unsupported};
+
+    use npu_core::CheckedKernel;
+
+    /// Schedule `name` of `kernel`, lowered and written for `backend`.
+    pub fn emit(
+        kernel: &CheckedKernel,
+        name: &str,
+        backend: Backend,
+    ) -> Result<Emitted, Unsupported> {
+        let Some(index) = kernel.schedules.iter().position(|s| s.name == name) else {
+            let names: Vec<&str> = kernel.schedules.iter().map(|s| s.name.as_str()).collect();
+            return Err(Unsupported {
+                backend,
+                construct: format!("schedule `{name}`"),
+                reason: format!(
+                    "kernel `{}` has no such schedule; its schedules are: {}",
+                    kernel.name,
+                    names.join(", ")
+                ),
+            });
+        };
+        let program = npu_core::lower::lower_compact(kernel, index);
+        npu_emit::emit(&program, &kernel.target, kernel, backend)
+    }
+}
+
+/// Inside a generated kernel module: `emit(backend, "schedule")`, the schedule written
+/// as device source (see [`emit`](mod@emit)). Not public API.
+#[cfg(feature = "emit")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __emit_fn {
+    () => {
+        /// Schedule `schedule` of this kernel written as device source for `backend`
+        /// (npu's `emit` feature), or why the backend cannot write it.
+        ///
+        /// # Errors
+        ///
+        /// An [`Unsupported`]($crate::__emit::Unsupported) naming the construct the
+        /// backend cannot express, or the schedule the kernel does not have.
+        pub fn emit(
+            backend: $crate::__emit::Backend,
+            schedule: &::core::primitive::str,
+        ) -> ::core::result::Result<$crate::__emit::Emitted, $crate::__emit::Unsupported> {
+            $crate::__emit::emit(kernel(), schedule, backend)
+        }
+    };
+}
+
+/// Without the `emit` feature, generated modules have no `emit`. Not public API.
+#[cfg(not(feature = "emit"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __emit_fn {
+    () => {};
 }
 
 /// What the code `npu_kernel!` generates refers to. Not public API.

@@ -241,6 +241,9 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
                 #reference_host
             }
 
+            // `emit(backend, "schedule")` when npu has its `emit` feature, else nothing.
+            ::npu::__emit_fn!();
+
             #helpers
         }
     }

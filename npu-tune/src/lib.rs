@@ -13,6 +13,14 @@ extern crate self as npu;
 #[doc(hidden)]
 pub use npu_core::internal::generated as __private;
 
+/// The bundled kernels' modules have no `emit` (the facade's `KERNEL::emit`). Not
+/// public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __emit_fn {
+    () => {};
+}
+
 pub mod atomic;
 pub mod build;
 pub mod draft;

@@ -69,6 +69,14 @@ pub(crate) struct DraftArgs {
     /// The recording --generator replay reads.
     #[arg(long, value_name = "FILE")]
     replay: Option<PathBuf>,
+    /// Stop once the body is written; by default its schedules are then tuned as
+    /// `autotune FILE --kernel NAME` tunes them (from the tuner's first draft when the
+    /// kernel has none).
+    #[arg(long)]
+    no_tune: bool,
+    /// Where the tuning after the draft writes its reports.
+    #[arg(long, default_value = "target/autotune")]
+    report_dir: PathBuf,
 }
 
 /// Runs `autotune draft` with `args`.
@@ -107,7 +115,30 @@ pub(crate) fn run(args: &DraftArgs) -> Result<(), String> {
     }
     let drafted = drafted?;
     print_summary(&drafted, &config);
-    write_back(&task, &drafted, &examples, &args.file)
+    write_back(&task, &drafted, &examples, &args.file)?;
+    match args.no_tune {
+        true => Ok(()),
+        false => tune_drafted(args, &task.name),
+    }
+}
+
+/// Tunes the drafted kernel as `autotune FILE --kernel NAME --report-dir DIR` would.
+fn tune_drafted(args: &DraftArgs, name: &str) -> Result<(), String> {
+    #[derive(clap::Parser)]
+    struct Tune {
+        #[command(flatten)]
+        args: crate::args::TuneArgs,
+    }
+    let argv = [
+        "autotune".as_ref(),
+        args.file.as_os_str(),
+        "--kernel".as_ref(),
+        name.as_ref(),
+        "--report-dir".as_ref(),
+        args.report_dir.as_os_str(),
+    ];
+    let tune = <Tune as clap::Parser>::try_parse_from(argv).map_err(|e| e.to_string())?;
+    crate::tune::tune(&tune.args)
 }
 
 /// The kernel's target: a preset, or a target file relative to the kernel's file.

@@ -86,16 +86,12 @@ pub(crate) fn user_problems(
         .map(|found| {
             let root = crate_root(&found.file);
             let kernel = match target {
+                None if found.def.schedules.is_empty() => {
+                    let target = found.target(&root)?;
+                    check_on(found, &target)?
+                }
                 None => found.check(&root)?,
-                Some(target) => npu_core::internal::check(&found.def, target).map_err(|d| {
-                    format!(
-                        "{}: kernel `{}` does not check on target `{}`:\n{}",
-                        found.location(),
-                        found.name,
-                        target.name,
-                        d.render(&found.text)
-                    )
-                })?,
+                Some(target) => check_on(found, target)?,
             };
             Ok(seeded_problem(kernel, args.seed))
         })
@@ -129,4 +125,22 @@ pub(crate) fn load_target(name: &str) -> Result<npu_core::Target, String> {
         )
     })?;
     npu_core::Target::from_toml(&text).map_err(|e| format!("{name}: {e}"))
+}
+
+/// `found` checked on `target`; a kernel without a schedule block is checked for its
+/// algorithm alone, and tuning starts from the tuner's first draft.
+fn check_on(found: &Found, target: &npu_core::Target) -> Result<npu_core::CheckedKernel, String> {
+    let checked = match found.def.schedules.is_empty() {
+        true => npu_core::internal::check_algorithm(&found.def, target),
+        false => npu_core::internal::check(&found.def, target),
+    };
+    checked.map_err(|d| {
+        format!(
+            "{}: kernel `{}` does not check on target `{}`:\n{}",
+            found.location(),
+            found.name,
+            target.name,
+            d.render(&found.text)
+        )
+    })
 }

@@ -20,8 +20,10 @@
 
 pub mod examples;
 pub mod grammar;
+pub mod idioms;
 #[cfg(feature = "llm")]
 pub mod prompt;
+pub mod retrieve;
 #[cfg(feature = "llm")]
 pub mod run;
 
@@ -44,6 +46,8 @@ pub struct Task {
     pub text: String,
     /// The kernel's name.
     pub name: String,
+    /// What the kernel computes: its doc comment, lines joined with `\n`.
+    pub doc: String,
     /// The signature, inputs then outputs, as the body sees it.
     pub ports: Vec<Port>,
     /// The kernel's source in the text: the whole file, or inside `npu_kernel! { }`.
@@ -104,7 +108,7 @@ impl Task {
             body,
             empty,
         } = located?;
-        let ports = ports(&text[kernel.clone()]);
+        let (doc, ports) = signature(&text[kernel.clone()]);
         if !empty {
             return Err(format!(
                 "kernel `{name}` already has a body; `autotune draft` writes the body of a kernel whose body is empty (`{{}}`)"
@@ -113,6 +117,7 @@ impl Task {
         Ok(Task {
             text: text.to_string(),
             name,
+            doc,
             ports,
             kernel,
             body,
@@ -185,12 +190,12 @@ impl Task {
     }
 }
 
-/// The signature's ports, as far as the text parses.
-fn ports(text: &str) -> Vec<Port> {
+/// The doc comment and the signature's ports, as far as the text parses.
+fn signature(text: &str) -> (String, Vec<Port>) {
     let (def, _) = npu_core::internal::parse_str_partial(text);
     proc_macro2::extra::invalidate_current_thread_spans();
     let Some(def) = def else {
-        return Vec::new();
+        return (String::new(), Vec::new());
     };
     let port = |param: &npu_core::ast::Param, output: bool| Port {
         name: param.name.to_string(),
@@ -200,9 +205,8 @@ fn ports(text: &str) -> Vec<Port> {
         output,
     };
     let inputs = def.inputs.iter().map(|p| port(p, false));
-    inputs
-        .chain(def.outputs.iter().map(|p| port(p, true)))
-        .collect()
+    let ports = inputs.chain(def.outputs.iter().map(|p| port(p, true)));
+    (def.doc.join("\n"), ports.collect())
 }
 
 /// Parses and checks kernel text's signature and algorithm, freeing the span table.

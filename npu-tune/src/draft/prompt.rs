@@ -12,6 +12,10 @@ use crate::llm::ChatMessage;
 
 /// How many values of a tensor an example shows.
 const SHOWN_VALUES: usize = 8;
+/// How many idioms of knowledge/idioms.toml the prompt shows.
+const IDIOMS: usize = 2;
+/// How many bundled kernels the prompt shows as worked examples.
+const WORKED_EXAMPLES: usize = 3;
 /// How many failed attempts of the last round the feedback repeats.
 const SHOWN_ATTEMPTS: usize = 3;
 
@@ -44,6 +48,23 @@ pub fn messages(task: &Task, examples: &[Example], history: &[Attempt]) -> Vec<C
     let system = "You write the body of a kernel in the npu kernel language: its statements, \
                   nothing else (no signature, no braces, no schedule, no prose).";
     let mut user = format!("The language:\n{}\n", contract());
+    let idioms = super::idioms::builtin();
+    let description = format!("{} {}", task.name.replace('_', " "), task.doc);
+    for idiom in super::idioms::relevant(&idioms, &description, IDIOMS) {
+        let _ = writeln!(
+            user,
+            "\nIdiom: {}\n```\n{}\n```",
+            idiom.rationale,
+            idiom.example.trim()
+        );
+    }
+    let worked = super::retrieve::worked_examples(task, WORKED_EXAMPLES);
+    if !worked.is_empty() {
+        user += "\nKernels written in it:\n";
+        for kernel in worked {
+            let _ = writeln!(user, "```\n{}```", kernel);
+        }
+    }
     let _ = writeln!(
         user,
         "Write the statements of this kernel's body:\n```\n{}```",

@@ -99,8 +99,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "schedule/scan.rs",
         ],
     ),
-    ("npu-core", &["diag.rs", "fix.rs"]),
-    ("npu-core", &["encoding.rs", "host.rs"]),
     (
         "npu-core",
         &[
@@ -126,8 +124,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
         ],
     ),
     ("npu-core", &["program.rs", "program/repeat.rs"]),
-    ("npu-macros", &["expand.rs", "expand/evaluate.rs"]),
-    ("npu-macros", &["lib.rs", "variants.rs"]),
     (
         "npu-sim",
         &[
@@ -144,7 +140,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
         ],
     ),
     ("npu-sim", &["reference.rs", "reference/dot.rs"]),
-    ("npu-testgen", &["kernel.rs", "render.rs"]),
 ];
 
 /// The `src/` directory of every package of the workspace: the root package, then the

@@ -7,7 +7,7 @@ use quote::{ToTokens as _, format_ident, quote};
 use npu_core::CheckedKernel;
 use npu_core::ir::{Expr, Role, Subscript};
 
-use super::{dtype_path, npu, private, usize_literal, variant};
+use super::paths::{dtype_path, npu, private, usize_literal, variant};
 
 /// `fn evaluate`: the algorithm over `f64` values, one loop nest per statement. Names
 /// inside are generated (`t0` for tensor 0, `a1` for axis 1), so no tensor or axis name

@@ -78,7 +78,9 @@ mod costs;
 mod cube;
 mod engine;
 mod error;
+mod fault;
 mod functional;
+mod level;
 mod machine;
 mod reference;
 mod report;
@@ -95,6 +97,7 @@ use npu_core::validate::Rule;
 use serde::{Deserialize, Serialize};
 
 pub use compare::{Fold, Mismatch, Tolerance, compare_outputs, compare_outputs_with, folds};
+pub use engine::MAX_CYCLES;
 pub use error::{Flag, SimError};
 pub use reference::reference;
 pub use report::{LevelUse, PipeReport, Report, Traffic};
@@ -171,10 +174,6 @@ pub const MODEL_VERSION: u32 = 1;
 /// under [`MODEL_VERSION`], each version's value kept as a line of history so a change
 /// of cycles cannot be recorded without a new version. The last pair is the current one.
 pub const MODEL_FINGERPRINTS: &[(u32, &str)] = &[(1, "fnv1a64:68ad779d53941f49")];
-
-/// Most cycles a simulation may take: every whole number up to 2^53 is exact in the
-/// `f64` times the engine keeps, so a count past it is an error, never a result.
-pub const MAX_CYCLES: u64 = 1 << 53;
 
 /// Whether the simulated outputs matched the expected ones.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

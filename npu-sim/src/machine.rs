@@ -19,8 +19,10 @@ use npu_core::target::{Level as LevelKind, Target};
 
 use crate::cube::{self, Gemm};
 use crate::engine::level_index;
+use crate::fault::Fault;
+use crate::level::Level;
 use crate::storage::{self, Global, Tensor, move_elements};
-use crate::vector::{self, Lanes, Level};
+use crate::vector::{self, Lanes};
 
 #[derive(Debug)]
 pub(crate) struct Machine<'h> {
@@ -34,26 +36,6 @@ pub(crate) struct Machine<'h> {
     /// In a program that gathers, for each UB byte address a gather index was copied
     /// to, the element of its tensor it came from. Empty otherwise.
     origins: Vec<u64>,
-}
-
-/// Why an instruction could not run: the program is broken, or a gather met an index
-/// outside its table (the data's fault, not the program's).
-#[derive(Debug)]
-pub(crate) enum Fault {
-    Bad(String),
-    Index(npu_core::scalar::IndexError),
-}
-
-impl From<String> for Fault {
-    fn from(message: String) -> Fault {
-        Fault::Bad(message)
-    }
-}
-
-impl From<&str> for Fault {
-    fn from(message: &str) -> Fault {
-        Fault::Bad(message.to_string())
-    }
 }
 
 impl<'h> Machine<'h> {

@@ -356,3 +356,6 @@ fn row_major(shape: &[u64]) -> Vec<u64> {
     }
     strides
 }
+
+#[cfg(test)]
+mod tests;

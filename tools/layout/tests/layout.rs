@@ -124,22 +124,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
         ],
     ),
     ("npu-core", &["program.rs", "program/repeat.rs"]),
-    (
-        "npu-sim",
-        &[
-            "cube.rs",
-            "engine.rs",
-            "engine/collapse.rs",
-            "engine/timing.rs",
-            "functional.rs",
-            "lib.rs",
-            "machine.rs",
-            "report.rs",
-            "vector.rs",
-            "vector/per_element.rs",
-        ],
-    ),
-    ("npu-sim", &["reference.rs", "reference/dot.rs"]),
 ];
 
 /// The `src/` directory of every package of the workspace: the root package, then the

@@ -23,6 +23,7 @@ mod class;
 mod expr;
 mod gather;
 mod load;
+mod matmul;
 mod products;
 mod reduce;
 mod retype;
@@ -30,7 +31,7 @@ mod scan;
 mod statement;
 
 pub use class::vector_op;
-pub(crate) use class::{near_matmul, vector_matmul};
+pub(crate) use matmul::{near_matmul, vector_matmul};
 
 /// The functions of the algorithm language, for "did you mean" suggestions.
 pub const FUNCTIONS: &[&str] = &[

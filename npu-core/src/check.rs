@@ -171,6 +171,15 @@ struct Checker<'a> {
     helps: bool,
 }
 
+/// What a padded view pads with, to tell two views of one tensor apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PadKey {
+    /// The bits of a constant.
+    Bits(u64),
+    /// A scalar parameter, by tensor index.
+    Param(usize),
+}
+
 /// Names in scope while checking the body.
 struct Scope {
     tensors: HashMap<String, usize>,
@@ -189,7 +198,7 @@ struct Scope {
     reductions: Vec<Vec<usize>>,
     /// The pad value of each input's first load, `None` when it is not a padded view:
     /// every load of an input reads the same tile, padded alike.
-    pads: HashMap<usize, Option<load::PadKey>>,
+    pads: HashMap<usize, Option<PadKey>>,
     /// Axes whose extent was found from a tensor's shape (a reduction's without a
     /// stated `k < n`, an intermediate's new axis) rather than declared by the output
     /// or stated: a tensor that disagrees with one is likely a mistake.

@@ -4,7 +4,7 @@
 use proc_macro2::Ident;
 
 use super::expr::{expr_span, subscripts};
-use super::{Checker, Scope, Ty};
+use super::{Checker, PadKey, Scope, Ty};
 use crate::ast;
 use crate::diag::{Code, suggestion};
 use crate::ir::*;
@@ -545,15 +545,6 @@ impl Checker<'_> {
         let value = dtype.round(value_f64);
         Some((Expr::Const { value, dtype }, PadKey::Bits(value.to_bits())))
     }
-}
-
-/// What a padded view pads with, to tell two views of one tensor apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum PadKey {
-    /// The bits of a constant.
-    Bits(u64),
-    /// A scalar parameter, by tensor index.
-    Param(usize),
 }
 
 /// A subscript as DSL text with the kernel's axis names: `2*i + k - 1`.

@@ -5,22 +5,11 @@ use std::collections::BTreeMap;
 
 use proc_macro2::Span;
 
-use super::{ScheduleChecker, StageItem, help, machine, ordered_fold};
+use super::{Items, ScheduleChecker, StageItem, help, machine, ordered_fold};
 use crate::ast::{self, ItemKind};
 use crate::diag::{Code, list, suggestion};
 use crate::ir::*;
 use crate::target::Level;
-
-/// What a schedule's items say, each with the span a diagnostic points at.
-pub(super) struct Items {
-    pub parallel: Vec<(usize, u64, Span)>,
-    /// Ordered by axis, so that every choice among splits is deterministic.
-    pub splits: BTreeMap<usize, ast::Number>,
-    pub stages: Vec<StageItem>,
-    pub cube: Option<(Vec<(usize, ast::Number)>, Span)>,
-    pub tail: Option<(Tail, Span)>,
-    pub order: Option<(Vec<usize>, Span)>,
-}
 
 impl ScheduleChecker<'_> {
     /// Collects the schedule's items, reporting what is wrong with each.

@@ -84,7 +84,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     ),
     (".", &["tuner/journal.rs", "tuner/journal/lines.rs"]),
     (".", &["tuner/llm.rs", "tuner/llm/protocol.rs"]),
-    ("npu-core", &["check.rs", "check/expr.rs", "check/load.rs"]),
     (
         "npu-core",
         &[
@@ -110,16 +109,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
         ],
     ),
     ("npu-core", &["program.rs", "program/repeat.rs"]),
-    (
-        "npu-core",
-        &[
-            "schedule.rs",
-            "schedule/help.rs",
-            "schedule/items.rs",
-            "schedule/machine.rs",
-            "schedule/scan.rs",
-        ],
-    ),
 ];
 
 /// The `src/` directory of every package of the workspace: the root package, then the

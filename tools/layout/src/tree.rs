@@ -188,6 +188,10 @@ fn collect_names(item: &syn::Item, module: &mut Module) {
         syn::Item::Const(item) => Some(&item.ident),
         syn::Item::Enum(item) => Some(&item.ident),
         syn::Item::Fn(item) => Some(&item.sig.ident),
+        syn::Item::Macro(item) if item.ident.is_none() => {
+            module.items.extend(macro_defined_names(&item.mac));
+            None
+        }
         syn::Item::Macro(item) => item.ident.as_ref(),
         syn::Item::Static(item) => Some(&item.ident),
         syn::Item::Struct(item) => Some(&item.ident),
@@ -209,6 +213,28 @@ fn collect_names(item: &syn::Item, module: &mut Module) {
     if let Some(ident) = defined {
         module.items.insert(ident.to_string());
     }
+}
+
+/// The names an item macro defines, by the two shapes such macros take: a single
+/// identifier (`syn::custom_keyword!(split)`), or declarations inside
+/// (`thread_local! { static NAME: .. }`), where an identifier after `static`, `const`,
+/// `fn`, `struct`, `enum`, `type` or `trait` is defined.
+fn macro_defined_names(mac: &syn::Macro) -> Vec<String> {
+    let tokens: Vec<proc_macro2::TokenTree> = mac.tokens.clone().into_iter().collect();
+    if let [proc_macro2::TokenTree::Ident(name)] = &tokens[..] {
+        return vec![name.to_string()];
+    }
+    const DECLARES: [&str; 7] = ["static", "const", "fn", "struct", "enum", "type", "trait"];
+    tokens
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [
+                proc_macro2::TokenTree::Ident(keyword),
+                proc_macro2::TokenTree::Ident(name),
+            ] if DECLARES.iter().any(|declares| keyword == declares) => Some(name.to_string()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// One [`Import`] per name a use tree binds.

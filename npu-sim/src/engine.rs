@@ -9,7 +9,7 @@
 //! What one instruction costs is in the private `timing` module, the steady-state
 //! collapse in `collapse`, what a deadlock says in `deadlock`.
 
-use npu_core::program::{CoreCode, Op, Pipe, Program, StreamView};
+use npu_core::program::{CoreCode, Instr, Op, Pipe, Program, StreamView};
 
 mod collapse;
 mod deadlock;
@@ -59,29 +59,11 @@ pub(crate) fn run(
         }
     };
     loop {
-        let mut best = usize::MAX;
-        let mut best_start = f64::INFINITY;
-        let mut unfinished = false;
-        for slot in 0..engine.active.len() {
-            let pipe = engine.active[slot];
-            if engine.next[pipe].is_none() {
-                continue;
-            }
-            unfinished = true;
-            if engine.dirty[pipe] {
-                engine.update(pipe);
-            }
-            if engine.blocked[pipe] == Blocked::No && engine.candidate[pipe] < best_start {
-                best_start = engine.candidate[pipe];
-                best = pipe;
-            }
-        }
-        if !unfinished {
-            break;
-        }
-        if best == usize::MAX {
-            return Err(engine.deadlock(program, core));
-        }
+        let (best, best_start) = match engine.earliest() {
+            Next::Done => break,
+            Next::Stuck => return Err(engine.deadlock(program, core)),
+            Next::Start { pipe, start } => (pipe, start),
+        };
         if let Some(collapse) = collapse.as_mut()
             && collapse::Collapse::at_checkpoint(&engine, best)
         {
@@ -115,26 +97,13 @@ pub(crate) fn run(
         }
         let instr = &engine.next[best].expect("an unfinished pipe has a next instruction");
         let start = best_start;
-        if engine.by_formula && best != Pipe::S.index() {
-            let tile = (instr.tile as usize).min(engine.loops - 1);
-            if engine
-                .issued_at(tile)
-                .is_some_and(|at| at > engine.time[best])
-            {
-                engine.issue_bound += 1;
-            }
-        }
+        engine.count_issue_bound(best, instr);
         let duration = engine.execute(program, best, instr, start, &mut run);
         // A sum of finite costs can still leave the exact range (or reach infinity):
         // stop rather than report a rounded or saturated count.
         let end = engine.time[best].max(engine.landed[best]);
         if end.is_nan() || end > MAX_CYCLES as f64 {
-            return Err(SimError::CycleOverflow {
-                core,
-                pipe: Pipe::ALL[best],
-                instruction: program.instruction_text(&instr.op),
-                limit: MAX_CYCLES,
-            });
+            return Err(cycle_overflow(program, core, best, instr));
         }
         engine.wake(best, &instr.op);
         if duration > 0.0 {
@@ -150,21 +119,85 @@ pub(crate) fn run(
             });
         }
     }
-    run.total = engine
-        .time
-        .iter()
-        .chain(&engine.landed)
-        .copied()
-        .fold(0.0, f64::max);
-    run.busy = engine.busy;
-    run.stall = engine.stall;
-    run.stall_by = engine.stall_by;
-    run.instructions = engine.count;
-    run.overlap = engine.overlap;
+    engine.finish(&mut run);
     Ok(run)
 }
 
+/// What the engine does next: nothing (every pipe is done), nothing it can (a
+/// deadlock), or start the next instruction of `pipe` at `start`.
+enum Next {
+    Done,
+    Stuck,
+    Start { pipe: usize, start: f64 },
+}
+
+/// The error of an instruction that ends past [`MAX_CYCLES`] (or at no number).
+fn cycle_overflow(program: &Program, core: u32, pipe: usize, instr: &Instr) -> SimError {
+    SimError::CycleOverflow {
+        core,
+        pipe: Pipe::ALL[pipe],
+        instruction: program.instruction_text(&instr.op),
+        limit: MAX_CYCLES,
+    }
+}
+
 impl<'a> Engine<'a> {
+    /// The pipe whose next instruction can start earliest (the first such pipe on a
+    /// tie), bringing each start time up to date first.
+    fn earliest(&mut self) -> Next {
+        let mut best = None;
+        let mut best_start = f64::INFINITY;
+        let mut unfinished = false;
+        for slot in 0..self.active.len() {
+            let pipe = self.active[slot];
+            if self.next[pipe].is_none() {
+                continue;
+            }
+            unfinished = true;
+            if self.dirty[pipe] {
+                self.update(pipe);
+            }
+            if self.blocked[pipe] == Blocked::No && self.candidate[pipe] < best_start {
+                best_start = self.candidate[pipe];
+                best = Some(pipe);
+            }
+        }
+        match best {
+            _ if !unfinished => Next::Done,
+            None => Next::Stuck,
+            Some(pipe) => Next::Start {
+                pipe,
+                start: best_start,
+            },
+        }
+    }
+
+    /// With S issuing by formula, counts an instruction of another pipe that waits
+    /// for its loop iteration's issue.
+    fn count_issue_bound(&mut self, pipe: usize, instr: &Instr) {
+        if self.by_formula && pipe != Pipe::S.index() {
+            let tile = (instr.tile as usize).min(self.loops - 1);
+            if self.issued_at(tile).is_some_and(|at| at > self.time[pipe]) {
+                self.issue_bound += 1;
+            }
+        }
+    }
+
+    /// Copies what the engine measured into `run`, the core's total last.
+    fn finish(&self, run: &mut CoreRun) {
+        run.total = self
+            .time
+            .iter()
+            .chain(&self.landed)
+            .copied()
+            .fold(0.0, f64::max);
+        run.busy = self.busy;
+        run.stall = self.stall;
+        run.stall_by = self.stall_by;
+        run.instructions = self.count;
+        run.overlap = self.overlap;
+    }
+
     fn new(code: &'a CoreCode, costs: &'a Costs) -> Engine<'a> {
         let mut engine = Engine::empty(code, costs);
         for pipe in 0..7 {

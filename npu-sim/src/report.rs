@@ -115,6 +115,67 @@ pub(crate) struct ClassRun {
     pub first_core: u32,
 }
 
+/// Each pipe that ran an instruction: its busy, stalled and idle cycles of the run.
+fn pipe_reports(run: &CoreRun, total_cycles: u64) -> Vec<PipeReport> {
+    let total = run.total.max(f64::MIN_POSITIVE);
+    Pipe::ALL
+        .iter()
+        .filter(|p| run.instructions[p.index()] > 0)
+        .map(|&pipe| {
+            let busy = run.busy[pipe.index()];
+            let stall = run.stall[pipe.index()];
+            let busy_cycles = busy.round() as u64;
+            let stall_cycles = stall.round() as u64;
+            PipeReport {
+                pipe,
+                instructions: run.instructions[pipe.index()],
+                busy: busy_cycles,
+                stall: stall_cycles,
+                idle: total_cycles.saturating_sub(busy_cycles + stall_cycles),
+                busy_ratio: busy / total,
+                stall_ratio: stall / total,
+            }
+        })
+        .collect()
+}
+
+/// The bytes every class of cores moved, times its cores, beside the least any
+/// schedule moves.
+fn traffic(kernel: &CheckedKernel, runs: &[ClassRun]) -> Traffic {
+    let (minimum_gm_read, minimum_gm_written) = minimum_traffic(kernel);
+    let mut traffic = Traffic {
+        minimum_gm_read,
+        minimum_gm_written,
+        ..Traffic::default()
+    };
+    for class in runs {
+        let r = &class.run;
+        let n = class.cores;
+        traffic.gm_read += r.gm_read * n;
+        traffic.gm_written += r.gm_written * n;
+        traffic.ub_in += r.into[0] * n;
+        traffic.ub_out += r.out_of[0] * n;
+        traffic.l1_in += r.into[1] * n;
+        traffic.l1_out += r.out_of[1] * n;
+        traffic.l0a_in += r.into[2] * n;
+        traffic.l0b_in += r.into[3] * n;
+        traffic.l0c_out += r.out_of[4] * n;
+    }
+    traffic
+}
+
+/// The pipe busiest in the run; S only when it is the only pipe.
+fn busiest(pipes: &[PipeReport]) -> Pipe {
+    pipes
+        .iter()
+        .filter(|p| p.pipe != Pipe::S || pipes.len() == 1)
+        .fold(None::<&PipeReport>, |best, p| match best {
+            Some(b) if b.busy >= p.busy => Some(b),
+            _ => Some(p),
+        })
+        .map_or(Pipe::S, |p| p.pipe)
+}
+
 pub(crate) fn build(
     kernel: &CheckedKernel,
     schedule: &CheckedSchedule,
@@ -136,45 +197,8 @@ pub(crate) fn build(
     let total = run.total.max(f64::MIN_POSITIVE);
     let total_cycles = run.total.ceil() as u64;
 
-    let pipes: Vec<PipeReport> = Pipe::ALL
-        .iter()
-        .filter(|p| run.instructions[p.index()] > 0)
-        .map(|&pipe| {
-            let busy = run.busy[pipe.index()];
-            let stall = run.stall[pipe.index()];
-            let busy_cycles = busy.round() as u64;
-            let stall_cycles = stall.round() as u64;
-            PipeReport {
-                pipe,
-                instructions: run.instructions[pipe.index()],
-                busy: busy_cycles,
-                stall: stall_cycles,
-                idle: total_cycles.saturating_sub(busy_cycles + stall_cycles),
-                busy_ratio: busy / total,
-                stall_ratio: stall / total,
-            }
-        })
-        .collect();
-
-    let (minimum_gm_read, minimum_gm_written) = minimum_traffic(kernel);
-    let mut traffic = Traffic {
-        minimum_gm_read,
-        minimum_gm_written,
-        ..Traffic::default()
-    };
-    for class in runs {
-        let r = &class.run;
-        let n = class.cores;
-        traffic.gm_read += r.gm_read * n;
-        traffic.gm_written += r.gm_written * n;
-        traffic.ub_in += r.into[0] * n;
-        traffic.ub_out += r.out_of[0] * n;
-        traffic.l1_in += r.into[1] * n;
-        traffic.l1_out += r.out_of[1] * n;
-        traffic.l0a_in += r.into[2] * n;
-        traffic.l0b_in += r.into[3] * n;
-        traffic.l0c_out += r.out_of[4] * n;
-    }
+    let pipes = pipe_reports(run, total_cycles);
+    let traffic = traffic(kernel, runs);
     let memory = Level::ALL
         .iter()
         .filter(|l| kernel.target.capacity(**l) > 0)
@@ -203,14 +227,7 @@ pub(crate) fn build(
             0.0
         }
     };
-    let bottleneck = pipes
-        .iter()
-        .filter(|p| p.pipe != Pipe::S || pipes.len() == 1)
-        .fold(None::<&PipeReport>, |best, p| match best {
-            Some(b) if b.busy >= p.busy => Some(b),
-            _ => Some(p),
-        })
-        .map_or(Pipe::S, |p| p.pipe);
+    let bottleneck = busiest(&pipes);
     let (bottleneck, symptom) = symptom(
         kernel,
         schedule,

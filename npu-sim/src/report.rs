@@ -501,6 +501,46 @@ fn latency_bound(
     (blamed, text)
 }
 
+/// The traffic lines of a report: global memory against the minimum, then each
+/// on-chip level's bytes in and out, when any moved.
+fn write_traffic(f: &mut fmt::Formatter<'_>, t: &Traffic) -> fmt::Result {
+    let times = |moved: u64, minimum: u64| {
+        if minimum > 0 {
+            format!("{:.2}x", moved as f64 / minimum as f64)
+        } else {
+            "-".into()
+        }
+    };
+    writeln!(
+        f,
+        "gm read {} B ({} the minimum {} B), gm written {} B ({} the minimum {} B)",
+        t.gm_read,
+        times(t.gm_read, t.minimum_gm_read),
+        t.minimum_gm_read,
+        t.gm_written,
+        times(t.gm_written, t.minimum_gm_written),
+        t.minimum_gm_written
+    )?;
+    let mut moved = Vec::new();
+    for (name, bytes) in [
+        ("ub in", t.ub_in),
+        ("ub out", t.ub_out),
+        ("l1 in", t.l1_in),
+        ("l1 out", t.l1_out),
+        ("l0a in", t.l0a_in),
+        ("l0b in", t.l0b_in),
+        ("l0c out", t.l0c_out),
+    ] {
+        if bytes > 0 {
+            moved.push(format!("{name} {bytes} B"));
+        }
+    }
+    if !moved.is_empty() {
+        writeln!(f, "{}", moved.join(", "))?;
+    }
+    Ok(())
+}
+
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
@@ -543,41 +583,7 @@ impl fmt::Display for Report {
                 p.stall_ratio * 100.0
             )?;
         }
-        let t = &self.traffic;
-        let times = |moved: u64, minimum: u64| {
-            if minimum > 0 {
-                format!("{:.2}x", moved as f64 / minimum as f64)
-            } else {
-                "-".into()
-            }
-        };
-        writeln!(
-            f,
-            "gm read {} B ({} the minimum {} B), gm written {} B ({} the minimum {} B)",
-            t.gm_read,
-            times(t.gm_read, t.minimum_gm_read),
-            t.minimum_gm_read,
-            t.gm_written,
-            times(t.gm_written, t.minimum_gm_written),
-            t.minimum_gm_written
-        )?;
-        let mut moved = Vec::new();
-        for (name, bytes) in [
-            ("ub in", t.ub_in),
-            ("ub out", t.ub_out),
-            ("l1 in", t.l1_in),
-            ("l1 out", t.l1_out),
-            ("l0a in", t.l0a_in),
-            ("l0b in", t.l0b_in),
-            ("l0c out", t.l0c_out),
-        ] {
-            if bytes > 0 {
-                moved.push(format!("{name} {bytes} B"));
-            }
-        }
-        if !moved.is_empty() {
-            writeln!(f, "{}", moved.join(", "))?;
-        }
+        write_traffic(f, &self.traffic)?;
         let used: Vec<String> = self
             .memory
             .iter()

@@ -217,7 +217,9 @@ impl Checker<'_> {
         self.diagnostics.list.last_mut().expect("just pushed")
     }
 
-    fn kernel(&mut self, def: &KernelDef) -> Option<CheckedKernel> {
+    /// The kernel's tensors, inputs then outputs, each named once, with a known dtype,
+    /// no extent of 0 and a size some memory could hold; and their indices by name.
+    fn signature(&mut self, def: &KernelDef) -> (Vec<Tensor>, HashMap<String, usize>) {
         let mut tensors = Vec::new();
         let mut names: HashMap<String, usize> = HashMap::new();
         let params = def
@@ -269,6 +271,58 @@ impl Checker<'_> {
                 role,
             });
         }
+        (tensors, names)
+    }
+
+    /// E031 for each output no statement assigns.
+    fn unassigned_outputs(
+        &mut self,
+        def: &KernelDef,
+        scope: &Scope,
+        assigned: &HashMap<usize, Span>,
+    ) {
+        for param in &def.outputs {
+            let name = param.name.to_string();
+            if let Some(&index) = scope.tensors.get(&name)
+                && !assigned.contains_key(&index)
+            {
+                self.error(
+                    Code::E031,
+                    param.name.span(),
+                    format!("output `{name}` is never assigned"),
+                )
+                .help = Some(format!(
+                    "add a statement such as `{name}[i] = ...;` to the kernel body"
+                ));
+            }
+        }
+    }
+
+    /// E031 for a kernel without a schedule, with a first schedule that stages every
+    /// tensor in UB.
+    fn no_schedule(&mut self, def: &KernelDef) {
+        if def.schedules.is_empty() {
+            let tensors: Vec<String> = def
+                .inputs
+                .iter()
+                .chain(&def.outputs)
+                .filter(|p| !p.is_scalar())
+                .map(|p| p.name.to_string())
+                .collect();
+            self.error(
+                Code::E031,
+                def.name.span(),
+                format!("kernel `{}` has no schedule", def.name),
+            )
+            .help = Some(format!(
+                "add a block such as `schedule hand {{ stage {} in ub; }}` after the kernel",
+                tensors.join(", ")
+            ));
+        }
+    }
+
+    fn kernel(&mut self, def: &KernelDef) -> Option<CheckedKernel> {
+        let (mut tensors, names) = self.signature(def);
         let mut scope = Scope {
             tensors: names,
             axes: Vec::new(),
@@ -307,39 +361,8 @@ impl Checker<'_> {
                 axis.reduction = !output_axes.contains(&index);
             }
         }
-        for param in &def.outputs {
-            let name = param.name.to_string();
-            if let Some(&index) = scope.tensors.get(&name)
-                && !assigned.contains_key(&index)
-            {
-                self.error(
-                    Code::E031,
-                    param.name.span(),
-                    format!("output `{name}` is never assigned"),
-                )
-                .help = Some(format!(
-                    "add a statement such as `{name}[i] = ...;` to the kernel body"
-                ));
-            }
-        }
-        if def.schedules.is_empty() {
-            let tensors: Vec<String> = def
-                .inputs
-                .iter()
-                .chain(&def.outputs)
-                .filter(|p| !p.is_scalar())
-                .map(|p| p.name.to_string())
-                .collect();
-            self.error(
-                Code::E031,
-                def.name.span(),
-                format!("kernel `{}` has no schedule", def.name),
-            )
-            .help = Some(format!(
-                "add a block such as `schedule hand {{ stage {} in ub; }}` after the kernel",
-                tensors.join(", ")
-            ));
-        }
+        self.unassigned_outputs(def, &scope, &assigned);
+        self.no_schedule(def);
         self.variants(def);
         // Classified with exact products (which the cube computes), checked for units
         // as written (the diagnostics point at the nodes the user wrote).

@@ -44,48 +44,7 @@ impl Checker<'_> {
     ) {
         let target = self.target;
         if let KernelClass::Matmul(mm) = class {
-            let (stmt, assign) = (&def.body[0], &body[0]);
-            let mut reduce = None;
-            assign.value.walk(&mut |node| {
-                if let Expr::Reduce { .. } = node {
-                    reduce = reduce.or(Some(node));
-                }
-            });
-            let span = node_span(stmt, assign, reduce);
-            match &target.cube {
-                None => {
-                    self.error(
-                        Code::E026,
-                        span,
-                        format!(
-                            "target `{}` has no cube unit, which a matmul needs",
-                            target.name
-                        ),
-                    )
-                    .help = Some("use a target with a cube, such as `ascend910b`".into());
-                }
-                Some(cube) => {
-                    for tensor in [mm.a, mm.b] {
-                        let dtype =
-                            matmul_input_dtype(&body[0].value, tensor).unwrap_or(Dtype::F32);
-                        if !cube.dtypes.contains(&dtype) {
-                            let names: Vec<&str> = cube.dtypes.iter().map(|d| d.name()).collect();
-                            let mut load = None;
-                            assign.value.walk(&mut |node| {
-                                if let Expr::Load { tensor: t, .. } = node
-                                    && *t == tensor
-                                {
-                                    load = load.or(Some(node));
-                                }
-                            });
-                            let span = node_span(stmt, assign, load);
-                            self.error(Code::E026, span, format!("the cube of `{}` multiplies {} but this matmul feeds it {dtype}", target.name, list(&names)))
-                                .help = Some(format!("declare the inputs as {}", names.first().copied().unwrap_or("f16")));
-                            break;
-                        }
-                    }
-                }
-            }
+            self.matmul_units(def, body, mm);
             return;
         }
         let mut unsupported = Vec::new();
@@ -134,38 +93,102 @@ impl Checker<'_> {
                 });
                 continue;
             }
-            // An operation the target's cost table leaves out is one its unit lacks.
-            let mut missing = None;
-            assign.value.walk(&mut |node| {
-                if missing.is_none() && crate::lower::constant_value(node).is_none() {
-                    missing = node_ops(node)
-                        .into_iter()
-                        .find(|(op, _)| !target.computes(*op))
-                        .map(|(op, name)| (op, name, node));
-                }
-            });
-            if let Some((op, name, node)) = missing {
-                let presets: Vec<&str> = Target::preset_names()
-                    .into_iter()
-                    .filter(|name| Target::preset(name).is_some_and(|t| t.computes(op)))
-                    .collect();
-                self.error(
-                    Code::E026,
-                    node_span(stmt, assign, Some(node)),
-                    format!(
-                        "the vector unit of `{}` has no `{}` operation (its `vector.cycles` gives it no cost)",
-                        target.name, name
-                    ),
-                )
-                .help = Some(format!(
-                    "use a target that computes it ({}), or give `vector.cycles.{}` a cost in the target file",
-                    list(&presets),
-                    op.name()
-                ));
-            }
+            self.missing_operation(stmt, assign);
         }
         if self.helps {
             self.retype_helps(def, tensors, &unsupported);
+        }
+    }
+
+    /// E026 for a matmul the target has no cube for, or whose cube does not multiply
+    /// the inputs' dtype.
+    fn matmul_units(&mut self, def: &KernelDef, body: &[Assign], mm: &MatmulShape) {
+        let target = self.target;
+        let (stmt, assign) = (&def.body[0], &body[0]);
+        let mut reduce = None;
+        assign.value.walk(&mut |node| {
+            if let Expr::Reduce { .. } = node {
+                reduce = reduce.or(Some(node));
+            }
+        });
+        let span = node_span(stmt, assign, reduce);
+        match &target.cube {
+            None => {
+                self.error(
+                    Code::E026,
+                    span,
+                    format!(
+                        "target `{}` has no cube unit, which a matmul needs",
+                        target.name
+                    ),
+                )
+                .help = Some("use a target with a cube, such as `ascend910b`".into());
+            }
+            Some(cube) => {
+                for tensor in [mm.a, mm.b] {
+                    let dtype = matmul_input_dtype(&body[0].value, tensor).unwrap_or(Dtype::F32);
+                    if !cube.dtypes.contains(&dtype) {
+                        let names: Vec<&str> = cube.dtypes.iter().map(|d| d.name()).collect();
+                        let mut load = None;
+                        assign.value.walk(&mut |node| {
+                            if let Expr::Load { tensor: t, .. } = node
+                                && *t == tensor
+                            {
+                                load = load.or(Some(node));
+                            }
+                        });
+                        let span = node_span(stmt, assign, load);
+                        self.error(
+                            Code::E026,
+                            span,
+                            format!(
+                                "the cube of `{}` multiplies {} but this matmul feeds it {dtype}",
+                                target.name,
+                                list(&names)
+                            ),
+                        )
+                        .help = Some(format!(
+                            "declare the inputs as {}",
+                            names.first().copied().unwrap_or("f16")
+                        ));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// E026 for the first operation of a statement the target's vector unit lacks (its
+    /// cost table leaves it out), naming the presets that compute it.
+    fn missing_operation(&mut self, stmt: &ast::Stmt, assign: &Assign) {
+        let target = self.target;
+        let mut missing = None;
+        assign.value.walk(&mut |node| {
+            if missing.is_none() && crate::lower::constant_value(node).is_none() {
+                missing = node_ops(node)
+                    .into_iter()
+                    .find(|(op, _)| !target.computes(*op))
+                    .map(|(op, name)| (op, name, node));
+            }
+        });
+        if let Some((op, name, node)) = missing {
+            let presets: Vec<&str> = Target::preset_names()
+                .into_iter()
+                .filter(|name| Target::preset(name).is_some_and(|t| t.computes(op)))
+                .collect();
+            self.error(
+                Code::E026,
+                node_span(stmt, assign, Some(node)),
+                format!(
+                    "the vector unit of `{}` has no `{}` operation (its `vector.cycles` gives it no cost)",
+                    target.name, name
+                ),
+            )
+            .help = Some(format!(
+                "use a target that computes it ({}), or give `vector.cycles.{}` a cost in the target file",
+                list(&presets),
+                op.name()
+            ));
         }
     }
 }

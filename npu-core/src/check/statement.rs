@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::Span;
+use proc_macro2::{Ident, Span};
 
 use super::expr::{resolve_literals, subscripts};
 use super::reduce::reduction_extent;
@@ -285,64 +285,8 @@ impl Checker<'_> {
         let name = stmt.output.to_string();
         let mut axes = Vec::new();
         for index in &stmt.indices {
-            let ident = match index {
-                ast::Index::Axis(ident) => ident,
-                ast::Index::Const(number) => {
-                    self.error(
-                        Code::E011,
-                        number.span,
-                        format!("intermediate `{name}` must be written over axes, not at a fixed position"),
-                    )
-                    .help = Some("name an axis, such as `i`".into());
-                    return None;
-                }
-                ast::Index::Gather(gather) => {
-                    self.error(
-                        Code::E037,
-                        gather.tensor.span(),
-                        format!("intermediate `{name}` is written through `{}[..]`: scatter is not supported", gather.tensor),
-                    )
-                    .help = Some("write it over plain axes and gather on the right".into());
-                    return None;
-                }
-                ast::Index::Affine(affine) => {
-                    self.error(
-                        Code::E011,
-                        affine.span,
-                        format!("intermediate `{name}` must be written over plain axes"),
-                    )
-                    .help = Some(
-                        "name an axis, such as `i`; read shifted windows of it instead".into(),
-                    );
-                    return None;
-                }
-            };
+            let (axis, ident) = self.let_axis(stmt, def, index, scope, tensors)?;
             let axis_name = ident.to_string();
-            let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
-                Some(existing) => existing,
-                None => {
-                    let Some((extent, found)) =
-                        let_axis_extent(stmt, def, &axis_name, &scope.tensors, tensors)
-                    else {
-                        self.error(
-                            Code::E011,
-                            ident.span(),
-                            format!("no output and no tensor in the kernel is indexed by `{axis_name}`, so the extent of `{name}` along it is unknown"),
-                        )
-                        .help = Some(format!("read a tensor over `{axis_name}` in the expression, or use an axis of an output"));
-                        return None;
-                    };
-                    scope.axes.push(Axis {
-                        name: axis_name.clone(),
-                        extent,
-                        reduction: false,
-                    });
-                    if found {
-                        scope.found.push(scope.axes.len() - 1);
-                    }
-                    scope.axes.len() - 1
-                }
-            };
             if axes.contains(&axis) {
                 self.error(
                     Code::E030,
@@ -399,6 +343,80 @@ impl Checker<'_> {
             axes,
             value,
         })
+    }
+
+    /// The axis one subscript of an intermediate's `let` writes over: an axis of the
+    /// kernel, or a new one whose extent a tensor read over it gives. A fixed position,
+    /// a gather or an affine subscript is reported.
+    fn let_axis<'s>(
+        &mut self,
+        stmt: &'s ast::Stmt,
+        def: &ast::KernelDef,
+        index: &'s ast::Index,
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> Option<(usize, &'s Ident)> {
+        let name = stmt.output.to_string();
+        let ident = match index {
+            ast::Index::Axis(ident) => ident,
+            ast::Index::Const(number) => {
+                self.error(
+                    Code::E011,
+                    number.span,
+                    format!(
+                        "intermediate `{name}` must be written over axes, not at a fixed position"
+                    ),
+                )
+                .help = Some("name an axis, such as `i`".into());
+                return None;
+            }
+            ast::Index::Gather(gather) => {
+                self.error(
+                    Code::E037,
+                    gather.tensor.span(),
+                    format!("intermediate `{name}` is written through `{}[..]`: scatter is not supported", gather.tensor),
+                )
+                .help = Some("write it over plain axes and gather on the right".into());
+                return None;
+            }
+            ast::Index::Affine(affine) => {
+                self.error(
+                    Code::E011,
+                    affine.span,
+                    format!("intermediate `{name}` must be written over plain axes"),
+                )
+                .help =
+                    Some("name an axis, such as `i`; read shifted windows of it instead".into());
+                return None;
+            }
+        };
+        let axis_name = ident.to_string();
+        let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
+            Some(existing) => existing,
+            None => {
+                let Some((extent, found)) =
+                    let_axis_extent(stmt, def, &axis_name, &scope.tensors, tensors)
+                else {
+                    self.error(
+                        Code::E011,
+                        ident.span(),
+                        format!("no output and no tensor in the kernel is indexed by `{axis_name}`, so the extent of `{name}` along it is unknown"),
+                    )
+                    .help = Some(format!("read a tensor over `{axis_name}` in the expression, or use an axis of an output"));
+                    return None;
+                };
+                scope.axes.push(Axis {
+                    name: axis_name.clone(),
+                    extent,
+                    reduction: false,
+                });
+                if found {
+                    scope.found.push(scope.axes.len() - 1);
+                }
+                scope.axes.len() - 1
+            }
+        };
+        Some((axis, ident))
     }
 }
 

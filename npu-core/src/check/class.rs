@@ -57,7 +57,7 @@ impl Checker<'_> {
                     | Expr::Cast { .. }
                     | Expr::Param { .. } => return,
                     // Constants fold when the kernel is lowered: no instruction computes them.
-                    other if crate::lower::constant_value(other).is_some() => return,
+                    other if crate::ir::constant_value(other).is_some() => return,
                     other => other.dtype(),
                 };
                 if bad.is_none() && !target.vector.dtypes.contains(&dtype) {
@@ -164,7 +164,7 @@ impl Checker<'_> {
         let target = self.target;
         let mut missing = None;
         assign.value.walk(&mut |node| {
-            if missing.is_none() && crate::lower::constant_value(node).is_none() {
+            if missing.is_none() && crate::ir::constant_value(node).is_none() {
                 missing = node_ops(node)
                     .into_iter()
                     .find(|(op, _)| !target.computes(*op))

@@ -10,7 +10,6 @@ use crate::ast;
 use crate::diag::{Code, list};
 use crate::fix::Edit;
 use crate::ir::*;
-use crate::lower::{constant_value, vector_width};
 use crate::plan;
 use crate::target::{Level, Target};
 

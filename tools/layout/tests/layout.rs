@@ -90,14 +90,13 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
         &[
             "lower.rs",
             "lower/copy.rs",
-            "lower/estimate.rs",
             "lower/matmul.rs",
             "lower/matmul/steps.rs",
             "lower/nodes.rs",
             "lower/planner.rs",
+            "lower/skip.rs",
             "lower/tensors.rs",
             "lower/vector.rs",
-            "plan/temps.rs",
         ],
     ),
 ];

@@ -19,49 +19,17 @@ impl Checker<'_> {
         tensors: &[Tensor],
     ) -> (Option<Expr>, Ty) {
         let name = ident.to_string();
-        let Some(&index) = scope.tensors.get(&name) else {
-            let mut candidates: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
-            candidates.sort();
-            let help = suggestion(&name, &candidates);
-            self.error(Code::E002, ident.span(), format!("unknown tensor `{name}`"))
-                .help = Some(help);
+        let Some(index) = self.readable_tensor(ident, scope, tensors) else {
             return (None, Ty::Error);
         };
-        if scope.failed.contains(&index) {
-            // Its `let` failed, and said why.
-            return (None, Ty::Error);
-        }
         let tensor = &tensors[index];
-        if tensor.role == Role::Output {
-            self.error(
-                Code::E010,
-                ident.span(),
-                format!("`{name}` is an output and cannot be read"),
-            )
-            .help = Some("read inputs only; compute the value again or make it an input".into());
-            return (None, Ty::Error);
-        }
         if tensor.role == Role::Local && tensor.shape.is_empty() {
             return self.zero_d_local(ident, indices, pad, index, tensor);
         }
         if tensor.is_scalar() || indices.is_empty() {
             return self.scalar_param(ident, indices, index, tensors);
         }
-        if indices.len() != tensor.shape.len() {
-            self.error(
-                Code::E011,
-                ident.span(),
-                format!(
-                    "`{name}` has rank {} ({:?}) but is read with {}",
-                    tensor.shape.len(),
-                    tensor.shape,
-                    subscripts(indices.len())
-                ),
-            )
-            .help = Some(format!(
-                "read `{name}` with {}, one per dimension",
-                subscripts(tensor.shape.len())
-            ));
+        if !self.read_with_rank(ident, indices, tensor) {
             return (None, Ty::Error);
         }
         let padded = pad.is_some();
@@ -143,6 +111,63 @@ impl Checker<'_> {
             }),
             ty,
         )
+    }
+
+    /// The tensor a load names: declared, not an output, and not an intermediate whose
+    /// `let` failed (which was reported there).
+    fn readable_tensor(
+        &mut self,
+        ident: &Ident,
+        scope: &Scope,
+        tensors: &[Tensor],
+    ) -> Option<usize> {
+        let name = ident.to_string();
+        let Some(&index) = scope.tensors.get(&name) else {
+            let mut candidates: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
+            candidates.sort();
+            let help = suggestion(&name, &candidates);
+            self.error(Code::E002, ident.span(), format!("unknown tensor `{name}`"))
+                .help = Some(help);
+            return None;
+        };
+        if scope.failed.contains(&index) {
+            // Its `let` failed, and said why.
+            return None;
+        }
+        let tensor = &tensors[index];
+        if tensor.role == Role::Output {
+            self.error(
+                Code::E010,
+                ident.span(),
+                format!("`{name}` is an output and cannot be read"),
+            )
+            .help = Some("read inputs only; compute the value again or make it an input".into());
+            return None;
+        }
+        Some(index)
+    }
+
+    /// A load reads its tensor with one subscript per dimension; reports one that does not.
+    fn read_with_rank(&mut self, ident: &Ident, indices: &[ast::Index], tensor: &Tensor) -> bool {
+        let name = ident.to_string();
+        if indices.len() != tensor.shape.len() {
+            self.error(
+                Code::E011,
+                ident.span(),
+                format!(
+                    "`{name}` has rank {} ({:?}) but is read with {}",
+                    tensor.shape.len(),
+                    tensor.shape,
+                    subscripts(indices.len())
+                ),
+            )
+            .help = Some(format!(
+                "read `{name}` with {}, one per dimension",
+                subscripts(tensor.shape.len())
+            ));
+            return false;
+        }
+        true
     }
 
     /// The subscript of dimension `dim` of a load read along a live axis; `None` after

@@ -94,17 +94,9 @@ impl Checker<'_> {
             return (None, Ty::Error);
         };
         if op.is_arg() {
-            // The index dtype: the one named, else i32 (a statement's root `argmax`
-            // takes its output's dtype instead, see `Checker::arg_output`).
             let extent = scope.axes[axes[0]].extent;
-            let index = match accumulator {
-                Some((index, ident)) => {
-                    if !self.holds_indices(index, extent, ident.span(), &name) {
-                        return (None, Ty::Error);
-                    }
-                    index
-                }
-                None => Dtype::I32,
+            let Some(index) = self.index_dtype(&name, accumulator, extent) else {
+                return (None, Ty::Error);
             };
             return (
                 body.map(|body| Expr::Reduce {
@@ -132,6 +124,23 @@ impl Checker<'_> {
             }),
             Ty::Value(dtype),
         )
+    }
+
+    /// The dtype of an argmax's or argmin's index: the one named, if it holds every
+    /// position along the axis, else i32 (a statement's root `argmax` takes its output's
+    /// dtype instead, see `Checker::arg_output`).
+    fn index_dtype(
+        &mut self,
+        name: &str,
+        named: Option<(Dtype, &Ident)>,
+        extent: u64,
+    ) -> Option<Dtype> {
+        match named {
+            Some((index, ident)) => self
+                .holds_indices(index, extent, ident.span(), name)
+                .then_some(index),
+            None => Some(Dtype::I32),
+        }
     }
 
     /// Whether a reduction is written as one: one argument, one axis for an argmax or

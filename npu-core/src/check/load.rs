@@ -181,9 +181,7 @@ impl Checker<'_> {
         scope: &Scope,
     ) -> Option<Subscript> {
         let extent = tensor.shape[dim];
-        let Some(axis) = self.live_axis(axis_ident, scope) else {
-            return None;
-        };
+        let axis = self.live_axis(axis_ident, scope)?;
         let axis_name = axis_ident.to_string();
         let axis_extent = scope.axes[axis].extent;
         if padded {
@@ -304,7 +302,7 @@ impl Checker<'_> {
             };
             let message = format!(
                 "`{name}` is read as `{}` here but as `{}` before",
-                show(&subscripts),
+                show(subscripts),
                 show(first)
             );
             self.error(Code::E011, ident.span(), message).help = Some(

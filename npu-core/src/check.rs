@@ -8,6 +8,9 @@
 //! repeats, cores, events, tails). Both halves push into one [`Diagnostics`], so a run
 //! reports everything it found, in source order.
 
+// Functions say one thing (issue 28): none over 100 lines (clippy.toml).
+#![deny(clippy::too_many_lines)]
+
 use std::collections::HashMap;
 
 use proc_macro2::{Ident, Span};
@@ -23,6 +26,7 @@ mod class;
 mod expr;
 mod gather;
 mod load;
+mod matmul;
 mod products;
 mod reduce;
 mod retype;
@@ -30,7 +34,7 @@ mod scan;
 mod statement;
 
 pub use class::vector_op;
-pub(crate) use class::{near_matmul, vector_matmul};
+pub(crate) use matmul::{near_matmul, vector_matmul};
 
 /// The functions of the algorithm language, for "did you mean" suggestions.
 pub const FUNCTIONS: &[&str] = &[
@@ -195,6 +199,15 @@ struct Checker<'a> {
     require_schedule: bool,
 }
 
+/// What a padded view pads with, to tell two views of one tensor apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PadKey {
+    /// The bits of a constant.
+    Bits(u64),
+    /// A scalar parameter, by tensor index.
+    Param(usize),
+}
+
 /// Names in scope while checking the body.
 struct Scope {
     tensors: HashMap<String, usize>,
@@ -213,7 +226,7 @@ struct Scope {
     reductions: Vec<Vec<usize>>,
     /// The pad value of each input's first load, `None` when it is not a padded view:
     /// every load of an input reads the same tile, padded alike.
-    pads: HashMap<usize, Option<load::PadKey>>,
+    pads: HashMap<usize, Option<PadKey>>,
     /// Axes whose extent was found from a tensor's shape (a reduction's without a
     /// stated `k < n`, an intermediate's new axis) rather than declared by the output
     /// or stated: a tensor that disagrees with one is likely a mistake.
@@ -232,7 +245,9 @@ impl Checker<'_> {
         self.diagnostics.list.last_mut().expect("just pushed")
     }
 
-    fn kernel(&mut self, def: &KernelDef) -> Option<CheckedKernel> {
+    /// The kernel's tensors, inputs then outputs, each named once, with a known dtype,
+    /// no extent of 0 and a size some memory could hold; and their indices by name.
+    fn signature(&mut self, def: &KernelDef) -> (Vec<Tensor>, HashMap<String, usize>) {
         let mut tensors = Vec::new();
         let mut names: HashMap<String, usize> = HashMap::new();
         let params = def
@@ -284,6 +299,58 @@ impl Checker<'_> {
                 role,
             });
         }
+        (tensors, names)
+    }
+
+    /// E031 for each output no statement assigns.
+    fn unassigned_outputs(
+        &mut self,
+        def: &KernelDef,
+        scope: &Scope,
+        assigned: &HashMap<usize, Span>,
+    ) {
+        for param in &def.outputs {
+            let name = param.name.to_string();
+            if let Some(&index) = scope.tensors.get(&name)
+                && !assigned.contains_key(&index)
+            {
+                self.error(
+                    Code::E031,
+                    param.name.span(),
+                    format!("output `{name}` is never assigned"),
+                )
+                .help = Some(format!(
+                    "add a statement such as `{name}[i] = ...;` to the kernel body"
+                ));
+            }
+        }
+    }
+
+    /// E031 for a kernel without a schedule, with a first schedule that stages every
+    /// tensor in UB.
+    fn no_schedule(&mut self, def: &KernelDef) {
+        if def.schedules.is_empty() && self.require_schedule {
+            let tensors: Vec<String> = def
+                .inputs
+                .iter()
+                .chain(&def.outputs)
+                .filter(|p| !p.is_scalar())
+                .map(|p| p.name.to_string())
+                .collect();
+            self.error(
+                Code::E031,
+                def.name.span(),
+                format!("kernel `{}` has no schedule", def.name),
+            )
+            .help = Some(format!(
+                "add a block such as `schedule hand {{ stage {} in ub; }}` after the kernel",
+                tensors.join(", ")
+            ));
+        }
+    }
+
+    fn kernel(&mut self, def: &KernelDef) -> Option<CheckedKernel> {
+        let (mut tensors, names) = self.signature(def);
         let mut scope = Scope {
             tensors: names,
             axes: Vec::new(),
@@ -322,39 +389,8 @@ impl Checker<'_> {
                 axis.reduction = !output_axes.contains(&index);
             }
         }
-        for param in &def.outputs {
-            let name = param.name.to_string();
-            if let Some(&index) = scope.tensors.get(&name)
-                && !assigned.contains_key(&index)
-            {
-                self.error(
-                    Code::E031,
-                    param.name.span(),
-                    format!("output `{name}` is never assigned"),
-                )
-                .help = Some(format!(
-                    "add a statement such as `{name}[i] = ...;` to the kernel body"
-                ));
-            }
-        }
-        if def.schedules.is_empty() && self.require_schedule {
-            let tensors: Vec<String> = def
-                .inputs
-                .iter()
-                .chain(&def.outputs)
-                .filter(|p| !p.is_scalar())
-                .map(|p| p.name.to_string())
-                .collect();
-            self.error(
-                Code::E031,
-                def.name.span(),
-                format!("kernel `{}` has no schedule", def.name),
-            )
-            .help = Some(format!(
-                "add a block such as `schedule hand {{ stage {} in ub; }}` after the kernel",
-                tensors.join(", ")
-            ));
-        }
+        self.unassigned_outputs(def, &scope, &assigned);
+        self.no_schedule(def);
         self.variants(def);
         // Classified with exact products (which the cube computes), checked for units
         // as written (the diagnostics point at the nodes the user wrote).

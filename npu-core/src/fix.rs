@@ -6,6 +6,9 @@
 //! (the tuner's repairs, tests that apply every help of the UI suite) apply the same
 //! [`Fix`] to a kernel with [`Fix::apply`] instead of reading the help text.
 
+// Functions say one thing (issue 28): none over 100 lines (clippy.toml).
+#![deny(clippy::too_many_lines)]
+
 use std::fmt;
 
 use proc_macro2::{Ident, Span};
@@ -76,44 +79,8 @@ impl Fix {
 impl Edit {
     fn apply(&self, items: &mut Vec<Item>) {
         match self {
-            Edit::Split { axis, tile } => {
-                let found = items.iter_mut().find_map(|item| match &mut item.kind {
-                    ItemKind::Split { axis: a, tile } if a == axis.as_str() => Some(tile),
-                    _ => None,
-                });
-                match found {
-                    Some(number) => number.value = *tile,
-                    None => push(
-                        items,
-                        ItemKind::Split {
-                            axis: ident(axis),
-                            tile: number(*tile),
-                        },
-                    ),
-                }
-            }
-            Edit::Cores { axis, cores } => {
-                if *cores <= 1 {
-                    items.retain(|item| {
-                        !matches!(&item.kind, ItemKind::Parallel { axis: a, .. } if a == axis.as_str())
-                    });
-                    return;
-                }
-                let found = items.iter_mut().find_map(|item| match &mut item.kind {
-                    ItemKind::Parallel { axis: a, cores } if a == axis.as_str() => Some(cores),
-                    _ => None,
-                });
-                match found {
-                    Some(number) => number.value = *cores,
-                    None => push(
-                        items,
-                        ItemKind::Parallel {
-                            axis: ident(axis),
-                            cores: number(*cores),
-                        },
-                    ),
-                }
-            }
+            Edit::Split { axis, tile } => set_split(items, axis, *tile),
+            Edit::Cores { axis, cores } => set_cores(items, axis, *cores),
             Edit::Tail { policy } => {
                 items.retain(|item| !matches!(item.kind, ItemKind::Tail { .. }));
                 push(
@@ -127,57 +94,7 @@ impl Edit {
                 tensors,
                 level,
                 depth,
-            } => {
-                let mut out = Vec::with_capacity(items.len() + 1);
-                for item in items.drain(..) {
-                    let ItemKind::Stage {
-                        tensors: staged,
-                        level: item_level,
-                        depth: item_depth,
-                    } = &item.kind
-                    else {
-                        out.push(item);
-                        continue;
-                    };
-                    if item_level != level.name() {
-                        out.push(item);
-                        continue;
-                    }
-                    let (named, others): (Vec<Ident>, Vec<Ident>) = staged
-                        .iter()
-                        .cloned()
-                        .partition(|t| tensors.iter().any(|n| t == n.as_str()));
-                    if named.is_empty() {
-                        out.push(item);
-                        continue;
-                    }
-                    // A split-off item is an item of its own in the edited text, so
-                    // it gets a span of its own: a rule that reports once per item
-                    // (E021 of the tensors of one `stage`) then counts it as the
-                    // text checked again would.
-                    let mut keyword = item.keyword;
-                    if !others.is_empty() {
-                        out.push(Item {
-                            keyword: item.keyword,
-                            kind: ItemKind::Stage {
-                                tensors: others,
-                                level: item_level.clone(),
-                                depth: *item_depth,
-                            },
-                        });
-                        keyword = Span::call_site();
-                    }
-                    out.push(Item {
-                        keyword,
-                        kind: ItemKind::Stage {
-                            tensors: named,
-                            level: item_level.clone(),
-                            depth: Some(number(*depth)),
-                        },
-                    });
-                }
-                *items = out;
-            }
+            } => set_depth(items, tensors, *level, *depth),
             Edit::Stage {
                 tensors,
                 level,
@@ -190,25 +107,123 @@ impl Edit {
                     depth: Some(number(*depth)),
                 },
             ),
-            Edit::Cube { axis, tile } => {
-                let cube = items.iter_mut().find_map(|item| match &mut item.kind {
-                    ItemKind::Cube { tiles } => Some(tiles),
-                    _ => None,
-                });
-                match cube {
-                    Some(tiles) => match tiles.iter_mut().find(|(a, _)| a == axis.as_str()) {
-                        Some((_, number)) => number.value = *tile,
-                        None => tiles.push((ident(axis), number(*tile))),
-                    },
-                    None => push(
-                        items,
-                        ItemKind::Cube {
-                            tiles: vec![(ident(axis), number(*tile))],
-                        },
-                    ),
-                }
-            }
+            Edit::Cube { axis, tile } => set_cube(items, axis, *tile),
         }
+    }
+}
+
+/// `split axis by tile`: the axis's split item changed, or one added.
+fn set_split(items: &mut Vec<Item>, axis: &str, tile: u64) {
+    let found = items.iter_mut().find_map(|item| match &mut item.kind {
+        ItemKind::Split { axis: a, tile } if a == axis => Some(tile),
+        _ => None,
+    });
+    match found {
+        Some(number) => number.value = tile,
+        None => push(
+            items,
+            ItemKind::Split {
+                axis: ident(axis),
+                tile: number(tile),
+            },
+        ),
+    }
+}
+
+/// `parallel axis over cores cores`: changed or added, or dropped for one core.
+fn set_cores(items: &mut Vec<Item>, axis: &str, cores: u64) {
+    if cores <= 1 {
+        items.retain(|item| !matches!(&item.kind, ItemKind::Parallel { axis: a, .. } if a == axis));
+        return;
+    }
+    let found = items.iter_mut().find_map(|item| match &mut item.kind {
+        ItemKind::Parallel { axis: a, cores } if a == axis => Some(cores),
+        _ => None,
+    });
+    match found {
+        Some(number) => number.value = cores,
+        None => push(
+            items,
+            ItemKind::Parallel {
+                axis: ident(axis),
+                cores: number(cores),
+            },
+        ),
+    }
+}
+
+/// The named tensors' `stage` items at `level` given `depth`; a tensor staged beside
+/// others keeps them in an item of their own.
+fn set_depth(items: &mut Vec<Item>, tensors: &[String], level: Level, depth: u64) {
+    let mut out = Vec::with_capacity(items.len() + 1);
+    for item in items.drain(..) {
+        let ItemKind::Stage {
+            tensors: staged,
+            level: item_level,
+            depth: item_depth,
+        } = &item.kind
+        else {
+            out.push(item);
+            continue;
+        };
+        if item_level != level.name() {
+            out.push(item);
+            continue;
+        }
+        let (named, others): (Vec<Ident>, Vec<Ident>) = staged
+            .iter()
+            .cloned()
+            .partition(|t| tensors.iter().any(|n| t == n.as_str()));
+        if named.is_empty() {
+            out.push(item);
+            continue;
+        }
+        // A split-off item is an item of its own in the edited text, so
+        // it gets a span of its own: a rule that reports once per item
+        // (E021 of the tensors of one `stage`) then counts it as the
+        // text checked again would.
+        let mut keyword = item.keyword;
+        if !others.is_empty() {
+            out.push(Item {
+                keyword: item.keyword,
+                kind: ItemKind::Stage {
+                    tensors: others,
+                    level: item_level.clone(),
+                    depth: *item_depth,
+                },
+            });
+            keyword = Span::call_site();
+        }
+        out.push(Item {
+            keyword,
+            kind: ItemKind::Stage {
+                tensors: named,
+                level: item_level.clone(),
+                depth: Some(number(depth)),
+            },
+        });
+    }
+    *items = out;
+}
+
+/// `cube axis by tile`: the axis's tile in the cube item changed or added, or a cube
+/// item added.
+fn set_cube(items: &mut Vec<Item>, axis: &str, tile: u64) {
+    let cube = items.iter_mut().find_map(|item| match &mut item.kind {
+        ItemKind::Cube { tiles } => Some(tiles),
+        _ => None,
+    });
+    match cube {
+        Some(tiles) => match tiles.iter_mut().find(|(a, _)| a == axis) {
+            Some((_, number)) => number.value = tile,
+            None => tiles.push((ident(axis), number(tile))),
+        },
+        None => push(
+            items,
+            ItemKind::Cube {
+                tiles: vec![(ident(axis), number(tile))],
+            },
+        ),
     }
 }
 

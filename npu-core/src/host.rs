@@ -373,4 +373,43 @@ mod tests {
             "{error}"
         );
     }
+
+    // The encoding's own round trip is tested here, where `HostTensor`'s edge and
+    // random sets are at hand: `encoding` sits below `host` and does not use it.
+
+    fn decoded(dtype: Dtype, bytes: &[u8]) -> Vec<f64> {
+        let mut values = vec![0.0; bytes.len() / dtype.size() as usize];
+        decode(dtype, bytes, &mut values);
+        values
+    }
+
+    /// Every value of every dtype's edge and random sets survives an encoding and a
+    /// decoding, and any `f64` encodes as `Dtype::round` rounds it.
+    #[test]
+    fn encoding_round_trips_and_rounds_as_dtype_round() {
+        for dtype in Dtype::ALL {
+            let mut values = HostTensor::edges(dtype, &[64], 0).values();
+            values.extend(HostTensor::random(dtype, &[600], 7).values());
+            let size = dtype.size() as usize;
+            let mut bytes = vec![0; values.len() * size];
+            encode_rounded(dtype, &values, &mut bytes);
+            for (value, back) in values.iter().zip(&decoded(dtype, &bytes)) {
+                assert!(
+                    value.to_bits() == back.to_bits() || (value.is_nan() && back.is_nan()),
+                    "{dtype}: {value} came back as {back}"
+                );
+            }
+            // Values of f64 precision, values f32 holds (rounded from f32 in one
+            // step), and values out of an integer dtype's range (wrapped).
+            let wide = (0..600).map(|i| (i as f64 - 300.0) * 123.456_7);
+            let narrow = (0..600).map(|i| f64::from((i as f32 - 300.0) * 0.012_345_7));
+            for values in [wide.collect::<Vec<f64>>(), narrow.collect()] {
+                let mut bytes = vec![0; values.len() * size];
+                encode_rounded(dtype, &values, &mut bytes);
+                for (value, stored) in values.iter().zip(&decoded(dtype, &bytes)) {
+                    assert_eq!(dtype.round(*value).to_bits(), stored.to_bits(), "{dtype}");
+                }
+            }
+        }
+    }
 }

@@ -9,9 +9,11 @@ use serde::{Deserialize, Serialize};
 use crate::dtype::Dtype;
 use crate::target::{Level, Target};
 
+mod facts;
 mod inputs;
 mod ops;
 
+pub use facts::{constant_value, vector_width};
 pub use ops::{BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp};
 
 /// A kernel that passed the checker against `target`, with every schedule legal.

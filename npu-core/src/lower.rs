@@ -39,6 +39,8 @@ mod estimate;
 mod matmul;
 mod nodes;
 mod planner;
+mod queue;
+mod skip;
 mod tensors;
 mod vector;
 

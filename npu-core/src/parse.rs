@@ -17,47 +17,26 @@
 //! this bound; a chain of operators (`a + b - c + ...`, up to [`MAX_CHAIN_TERMS`]
 //! operands) is one node, whose operands the passes walk in a loop.
 
-use std::cell::RefCell;
+// Functions say one thing (issue 28): none over 100 lines (clippy.toml).
+#![deny(clippy::too_many_lines)]
 
 use proc_macro2::{LexError, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
-use syn::{Ident, LitInt, LitStr, Token, braced, bracketed, parenthesized};
+use syn::{Ident, LitStr, Token, braced, bracketed, parenthesized};
 
 use crate::ast::*;
 use crate::diag::{Code, Diagnostic, Diagnostics};
 
 mod expr;
+mod leaves;
 mod schedule;
 mod tokens;
 
 pub use expr::{MAX_CHAIN_TERMS, MAX_EXPR_DEPTH};
-use schedule::schedule_body;
+use leaves::{keyword_as_name, kw, number, subscripts};
+use schedule::{RECOVERED, schedule_body};
+pub use tokens::MAX_GROUP_DEPTH;
 use tokens::{point_missing_semicolons, too_deeply_nested};
-
-/// The deepest nesting of delimiters (`(`, `[`, `{`) the parser accepts. syn builds
-/// its view of the tokens recursively, one stack frame per level, so the depth is
-/// measured without recursion before syn sees them. It leaves room for every
-/// expression [`MAX_EXPR_DEPTH`] allows inside a kernel body.
-pub const MAX_GROUP_DEPTH: usize = MAX_EXPR_DEPTH + 8;
-
-mod kw {
-    syn::custom_keyword!(kernel);
-    syn::custom_keyword!(target);
-    syn::custom_keyword!(schedule);
-    syn::custom_keyword!(parallel);
-    syn::custom_keyword!(over);
-    syn::custom_keyword!(cores);
-    syn::custom_keyword!(split);
-    syn::custom_keyword!(by);
-    syn::custom_keyword!(stage);
-    syn::custom_keyword!(depth);
-    syn::custom_keyword!(cube);
-    syn::custom_keyword!(tail);
-    syn::custom_keyword!(order);
-    syn::custom_keyword!(x);
-    syn::custom_keyword!(variants);
-    syn::custom_keyword!(from);
-}
 
 /// Parses an `npu_kernel!` body from rustc's tokens.
 pub fn parse_tokens(tokens: TokenStream) -> Result<KernelDef, Diagnostics> {
@@ -89,11 +68,6 @@ pub fn parse_tokens_partial(tokens: TokenStream) -> (Option<KernelDef>, Diagnost
 /// unknown schedule items the parser skipped.
 pub fn parse_str_partial(source: &str) -> (Option<KernelDef>, Diagnostics) {
     run_text(source, kernel_def)
-}
-
-thread_local! {
-    /// Unknown schedule words found while parsing; the parser recovers from them.
-    static RECOVERED: RefCell<Vec<Diagnostic>> = const { RefCell::new(Vec::new()) };
 }
 
 fn strict<T>((value, diagnostics): (Option<T>, Diagnostics)) -> Result<T, Diagnostics> {
@@ -375,46 +349,6 @@ fn tensor_name(input: ParseStream) -> syn::Result<Ident> {
     input.parse()
 }
 
-/// The E001 for a Rust keyword where a name should be (`in`, `type`): it says so and
-/// names the raw identifier that works.
-pub(super) fn keyword_as_name(input: ParseStream) -> Option<syn::Error> {
-    use syn::ext::IdentExt;
-    if input.peek(Ident) || !input.peek(Ident::peek_any) {
-        return None;
-    }
-    let keyword = input.fork().call(Ident::parse_any).ok()?;
-    if keyword == "_" {
-        return None;
-    }
-    Some(syn::Error::new(
-        keyword.span(),
-        format!(
-            "`{keyword}` is a Rust keyword, which cannot name a tensor: write `r#{keyword}` or use another name"
-        ),
-    ))
-}
-
-fn number(input: ParseStream) -> syn::Result<Number> {
-    let lit: LitInt = input.parse()?;
-    Ok(Number {
-        value: integer(&lit)?,
-        span: lit.span(),
-    })
-}
-
-// syn reads `-64` as one negative literal, and Rust's message for it, "invalid digit
-// found in string", does not say what is wrong.
-fn integer(lit: &LitInt) -> syn::Result<u64> {
-    lit.base10_parse::<u64>().map_err(|_| {
-        let message = if lit.base10_digits().starts_with('-') {
-            format!("expected a non-negative integer, found `{lit}`")
-        } else {
-            format!("integer `{lit}` does not fit in 64 bits")
-        };
-        syn::Error::new(lit.span(), message)
-    })
-}
-
 // stmt := 'let'? IDENT ('[' indices ']')? '=' expr ';'
 // Without subscripts it writes a 0-d output or `let` (`y = sum[k](x[k]);`); the
 // checker, not the parser, says when the tensor has a rank (E011).
@@ -451,130 +385,4 @@ fn stmt(input: ParseStream) -> syn::Result<Stmt> {
         value,
         let_token,
     })
-}
-
-// subscripts := '[' index (',' index)* ']'
-fn subscripts(input: ParseStream) -> syn::Result<Vec<Index>> {
-    let content;
-    bracketed!(content in input);
-    index_list(&content)
-}
-
-// The inside of `[..]`: index (',' index)*
-fn index_list(content: ParseStream) -> syn::Result<Vec<Index>> {
-    let mut indices = Vec::new();
-    while !content.is_empty() {
-        indices.push(index(content)?);
-        if content.is_empty() {
-            break;
-        }
-        content.parse::<Token![,]>()?;
-    }
-    if indices.is_empty() {
-        return Err(content.error("expected at least one subscript"));
-    }
-    Ok(indices)
-}
-
-// index := IDENT '[' index (',' index)* ']'          (a gather: `idx[i]`)
-//          | term (('+' | '-') term)*
-// term  := INT | IDENT | INT '*' IDENT | IDENT '*' INT
-// One term alone is a plain axis or a fixed position; anything more is an affine form
-// whose constants fold into one offset. Axes take positive coefficients only.
-fn index(input: ParseStream) -> syn::Result<Index> {
-    let span = input.span();
-    if input.peek(Ident) && input.peek2(syn::token::Bracket) {
-        // A nested gather `x[a[b[i]]]` parses; the checker refuses it (E037).
-        let tensor: Ident = input.parse()?;
-        let indices = subscripts(input)?;
-        return Ok(Index::Gather(Gather { tensor, indices }));
-    }
-    let mut terms = Vec::new();
-    let mut offset: i64 = 0;
-    let mut constants = 0;
-    let mut negative = false;
-    loop {
-        let lookahead = input.lookahead1();
-        if lookahead.peek(Ident) {
-            let axis: Ident = input.parse()?;
-            let mut coefficient = 1;
-            if input.peek(Token![*]) {
-                input.parse::<Token![*]>()?;
-                coefficient = coefficient_after(input)?;
-            }
-            if negative {
-                return Err(syn::Error::new(
-                    axis.span(),
-                    format!(
-                        "axis `{axis}` is subtracted, but axes in a subscript take positive coefficients"
-                    ),
-                ));
-            }
-            terms.push(AffineTerm { coefficient, axis });
-        } else if lookahead.peek(LitInt) {
-            let value = number(input)?;
-            if input.peek(Token![*]) {
-                input.parse::<Token![*]>()?;
-                let axis: Ident = input.parse()?;
-                if value.value == 0 || negative {
-                    return Err(syn::Error::new(
-                        value.span,
-                        format!("axis `{axis}` takes a positive coefficient"),
-                    ));
-                }
-                terms.push(AffineTerm {
-                    coefficient: value.value,
-                    axis,
-                });
-            } else {
-                let magnitude = i64::try_from(value.value).map_err(|_| {
-                    syn::Error::new(value.span, "subscript constant does not fit in 63 bits")
-                })?;
-                let signed = if negative { -magnitude } else { magnitude };
-                offset = offset.checked_add(signed).ok_or_else(|| {
-                    syn::Error::new(value.span, "subscript constant does not fit in 63 bits")
-                })?;
-                constants += 1;
-                if terms.is_empty()
-                    && constants == 1
-                    && !(input.peek(Token![+]) || input.peek(Token![-]))
-                {
-                    return Ok(Index::Const(value));
-                }
-            }
-        } else {
-            return Err(lookahead.error());
-        }
-        if input.peek(Token![+]) {
-            input.parse::<Token![+]>()?;
-            negative = false;
-        } else if input.peek(Token![-]) {
-            input.parse::<Token![-]>()?;
-            negative = true;
-        } else {
-            break;
-        }
-    }
-    if let ([term], 0, 0) = (terms.as_slice(), offset, constants)
-        && term.coefficient == 1
-    {
-        return Ok(Index::Axis(term.axis.clone()));
-    }
-    Ok(Index::Affine(Affine {
-        terms,
-        offset,
-        span,
-    }))
-}
-
-// The integer after `IDENT *`.
-fn coefficient_after(input: ParseStream) -> syn::Result<u64> {
-    let value = number(input)?;
-    if value.value == 0 {
-        return Err(syn::Error::new(
-            value.span,
-            "an axis takes a positive coefficient",
-        ));
-    }
-    Ok(value.value)
 }

@@ -83,7 +83,7 @@ mod structure;
 mod vector;
 
 pub(crate) use repeat::moved_on;
-pub use repeat::{Cursor, Repeat, Segment, StreamView};
+pub use repeat::{Cursor, Segment, StreamView};
 pub use structure::ProgramError;
 pub use vector::{Operand, VectorInstr, VectorKind};
 
@@ -206,6 +206,21 @@ pub struct CoreCode {
     /// in a program written out in full.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repeats: Vec<Repeat>,
+}
+
+/// A run of `count` alike copies of `tiles` loop iterations, the first two held in
+/// the streams at `start[pipe]..start[pipe] + 2 × len[pipe]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Repeat {
+    /// Per pipe, where copy 0 starts in the stream as held (the earlier runs held
+    /// compactly too).
+    pub start: [usize; 7],
+    /// Per pipe, the instructions of one copy.
+    pub len: [usize; 7],
+    /// Loop iterations per copy.
+    pub tiles: u32,
+    /// Copies in all, the two held ones included (at least 2).
+    pub count: u64,
 }
 
 impl CoreCode {

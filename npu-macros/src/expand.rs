@@ -12,18 +12,21 @@
 //!
 //! [`module`] writes the public items, which the stub of [`crate::fallback`] shares, so a
 //! broken kernel still offers the same names; the loops behind them are written in
-//! `evaluate`. Every path into npu starts from [`npu`].
+//! `evaluate`. Every path into npu starts from `paths::npu`.
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
+use npu_core::CheckedKernel;
 use npu_core::ast::KernelDef;
 use npu_core::ir::Role;
-use npu_core::{CheckedKernel, Dtype};
 
 mod evaluate;
+mod paths;
 
 use evaluate::evaluate;
+use paths::{dtype_path, private, usize_literal};
+pub(crate) use paths::{rust_type, unraw};
 
 /// The public items of a generated module, the same for a checked kernel and the stub.
 pub(crate) struct Interface {
@@ -56,34 +59,6 @@ pub(crate) struct Bodies {
     pub reference: TokenStream,
     pub reference_host: TokenStream,
     pub helpers: TokenStream,
-}
-
-/// `::npu::__private`: the one place generated paths start from (npu-core's
-/// `internal::generated`, which the facade re-exports under that name).
-pub(crate) fn private() -> TokenStream {
-    quote!(::npu::__private)
-}
-
-/// The Rust element type of a dtype.
-pub(crate) fn rust_type(dtype: Dtype) -> TokenStream {
-    let private = private();
-    match dtype {
-        Dtype::F16 => quote!(#private::f16),
-        Dtype::Bf16 => quote!(#private::bf16),
-        Dtype::F32 => quote!(::core::primitive::f32),
-        Dtype::I8 => quote!(::core::primitive::i8),
-        Dtype::U8 => quote!(::core::primitive::u8),
-        Dtype::I16 => quote!(::core::primitive::i16),
-        Dtype::I32 => quote!(::core::primitive::i32),
-        Dtype::U16 => quote!(::core::primitive::u16),
-        Dtype::U32 => quote!(::core::primitive::u32),
-    }
-}
-
-/// A name as a string, without the `r#` of a raw identifier.
-pub(crate) fn unraw(ident: &Ident) -> String {
-    let text = ident.to_string();
-    text.strip_prefix("r#").map(str::to_string).unwrap_or(text)
 }
 
 /// The module of a kernel that passed the checker against the target whose TOML text
@@ -328,19 +303,4 @@ fn reference_host_body(kernel: &CheckedKernel) -> TokenStream {
         let outputs = self::evaluate(inputs.each_ref().map(::std::vec::Vec::as_slice))?;
         ::core::result::Result::Ok(#private::host_outputs(outputs, [#(#outputs),*]))
     }
-}
-
-pub(super) fn dtype_path(dtype: Dtype) -> TokenStream {
-    let private = private();
-    let dtype = variant(&dtype);
-    quote!(#private::Dtype::#dtype)
-}
-
-pub(super) fn usize_literal(value: u64) -> Literal {
-    Literal::u64_unsuffixed(value)
-}
-
-/// The name of a fieldless enum variant, which derived `Debug` prints.
-pub(super) fn variant(value: &impl std::fmt::Debug) -> Ident {
-    Ident::new(&format!("{value:?}"), Span::call_site())
 }

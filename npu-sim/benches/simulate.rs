@@ -252,6 +252,29 @@ fn goals(_: &mut Criterion) {
     timing_goals();
 }
 
+/// Seconds per evaluation of `kernel` with batches of `batch` on one thread per core at
+/// once, as the tuner evaluates candidates (`autotune --jobs`), best of three; and the
+/// number of threads.
+fn on_every_core(kernel: &CheckedKernel, timing: &SimOptions, batch: u32) -> (f64, usize) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut every_core = f64::INFINITY;
+    for _ in 0..3 {
+        let start = Instant::now();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    for _ in 0..batch {
+                        black_box(evaluate(kernel, 0, &[], None, timing).expect("simulates"));
+                    }
+                });
+            }
+        });
+        every_core =
+            every_core.min(start.elapsed().as_secs_f64() / f64::from(batch) / threads as f64);
+    }
+    (every_core, threads)
+}
+
 /// The timing-only figures of the "speed and scale" goals, each next to its
 /// goal: vmla_16m evaluations per second, as the tuner calls [`evaluate`], with the
 /// phases of one evaluation, and the 4096³ matmul in 16×16×16 blocks.
@@ -301,24 +324,7 @@ fn timing_goals() {
     let simulation = best(&mut || {
         black_box(simulate(&kernel, &program, &[], &timing)).expect("simulates");
     });
-    // The tuner evaluates candidates on every core (`autotune --jobs`): the same
-    // batches on one thread per core at once.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut every_core = f64::INFINITY;
-    for _ in 0..3 {
-        let start = Instant::now();
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
-                    for _ in 0..BATCH {
-                        black_box(evaluate(&kernel, 0, &[], None, &timing).expect("simulates"));
-                    }
-                });
-            }
-        });
-        every_core =
-            every_core.min(start.elapsed().as_secs_f64() / f64::from(BATCH) / threads as f64);
-    }
+    let (every_core, threads) = on_every_core(&kernel, &timing, BATCH);
     println!(
         "goal evaluate/timing vmla_16m tile 512: {:.0} evaluations/s by wall clock on one thread, {:.0} by CPU time, {:.0} on {threads} threads (goal >= 20000); one evaluation: lower {:.1} us, validate {:.1} us, simulate {:.1} us (validation included), {} instructions held for {}",
         1.0 / wall,

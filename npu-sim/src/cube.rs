@@ -28,8 +28,8 @@ use half::f16;
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 use npu_core::Dtype;
 
+use crate::level::Level;
 use crate::storage::{self, Run, Tensor};
-use crate::vector::Level;
 
 /// Rows of A and columns of B in one register tile.
 const MR: usize = 4;

@@ -9,68 +9,24 @@
 //! What one instruction costs is in the private `timing` module, the steady-state
 //! collapse in `collapse`, what a deadlock says in `deadlock`.
 
-use std::collections::VecDeque;
-
 use npu_core::program::{CoreCode, Instr, Op, Pipe, Program, StreamView};
-use npu_core::target::VectorOp;
 
 mod collapse;
 mod deadlock;
+mod state;
 mod timing;
 
+pub(crate) use state::CoreRun;
+use state::{Blocked, Engine, FlagQueue};
 pub(crate) use timing::level_index;
 
+use crate::SimError;
 use crate::costs::Costs;
 use crate::trace::TraceEvent;
-use crate::{MAX_CYCLES, SimError};
 
-/// What one run of a core measured.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct CoreRun {
-    pub total: f64,
-    pub busy: [f64; 7],
-    pub stall: [f64; 7],
-    /// Stall of each pipe by the pipe whose flag it waited for.
-    pub stall_by: [[f64; 7]; 7],
-    pub instructions: [u64; 7],
-    pub gm_read: u64,
-    pub gm_written: u64,
-    pub into: [u64; 5],
-    pub out_of: [u64; 5],
-    pub copies_in: u64,
-    pub copy_in_cycles: f64,
-    pub copy_in_bytes: u64,
-    pub vector_by_op: ByOp,
-    /// Cycles in which MTE2 and the compute pipe (V or M) were both busy.
-    pub overlap: f64,
-    pub executed: u64,
-    /// Of `executed`, the instructions the collapse advanced over.
-    pub collapsed: u64,
-}
-
-/// Vector cycles per operation, indexed by `VectorOp as usize`. A newtype because
-/// arrays longer than 32 have no `Default`.
-#[derive(Clone, Debug)]
-pub(crate) struct ByOp(pub [f64; VectorOp::ALL.len()]);
-
-impl Default for ByOp {
-    fn default() -> ByOp {
-        ByOp([0.0; VectorOp::ALL.len()])
-    }
-}
-
-impl std::ops::Deref for ByOp {
-    type Target = [f64; VectorOp::ALL.len()];
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for ByOp {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.0
-    }
-}
+/// Most cycles a simulation may take: every whole number up to 2^53 is exact in the
+/// `f64` times the engine keeps, so a count past it is an error, never a result.
+pub const MAX_CYCLES: u64 = 1 << 53;
 
 /// Runs one core. `collapse` (without a trace) advances over repeating iterations by
 /// arithmetic (see [`collapse`]) and issues S's loops by formula when S runs nothing
@@ -103,29 +59,11 @@ pub(crate) fn run(
         }
     };
     loop {
-        let mut best = usize::MAX;
-        let mut best_start = f64::INFINITY;
-        let mut unfinished = false;
-        for slot in 0..engine.active.len() {
-            let pipe = engine.active[slot];
-            if engine.next[pipe].is_none() {
-                continue;
-            }
-            unfinished = true;
-            if engine.dirty[pipe] {
-                engine.update(pipe);
-            }
-            if engine.blocked[pipe] == Blocked::No && engine.candidate[pipe] < best_start {
-                best_start = engine.candidate[pipe];
-                best = pipe;
-            }
-        }
-        if !unfinished {
-            break;
-        }
-        if best == usize::MAX {
-            return Err(engine.deadlock(program, core));
-        }
+        let (best, best_start) = match engine.earliest() {
+            Next::Done => break,
+            Next::Stuck => return Err(engine.deadlock(program, core)),
+            Next::Start { pipe, start } => (pipe, start),
+        };
         if let Some(collapse) = collapse.as_mut()
             && collapse::Collapse::at_checkpoint(&engine, best)
         {
@@ -159,26 +97,13 @@ pub(crate) fn run(
         }
         let instr = &engine.next[best].expect("an unfinished pipe has a next instruction");
         let start = best_start;
-        if engine.by_formula && best != Pipe::S.index() {
-            let tile = (instr.tile as usize).min(engine.loops - 1);
-            if engine
-                .issued_at(tile)
-                .is_some_and(|at| at > engine.time[best])
-            {
-                engine.issue_bound += 1;
-            }
-        }
+        engine.count_issue_bound(best, instr);
         let duration = engine.execute(program, best, instr, start, &mut run);
         // A sum of finite costs can still leave the exact range (or reach infinity):
         // stop rather than report a rounded or saturated count.
         let end = engine.time[best].max(engine.landed[best]);
         if end.is_nan() || end > MAX_CYCLES as f64 {
-            return Err(SimError::CycleOverflow {
-                core,
-                pipe: Pipe::ALL[best],
-                instruction: program.instruction_text(&instr.op),
-                limit: MAX_CYCLES,
-            });
+            return Err(cycle_overflow(program, core, best, instr));
         }
         engine.wake(best, &instr.op);
         if duration > 0.0 {
@@ -194,92 +119,85 @@ pub(crate) fn run(
             });
         }
     }
-    run.total = engine
-        .time
-        .iter()
-        .chain(&engine.landed)
-        .copied()
-        .fold(0.0, f64::max);
-    run.busy = engine.busy;
-    run.stall = engine.stall;
-    run.stall_by = engine.stall_by;
-    run.instructions = engine.count;
-    run.overlap = engine.overlap;
+    engine.finish(&mut run);
     Ok(run)
 }
 
-/// One flag: how often it was set and waited for, and the set times not consumed yet.
-#[derive(Clone, Debug, Default)]
-struct FlagQueue {
-    sets: usize,
-    waits: usize,
-    pending: VecDeque<f64>,
+/// What the engine does next: nothing (every pipe is done), nothing it can (a
+/// deadlock), or start the next instruction of `pipe` at `start`.
+enum Next {
+    Done,
+    Stuck,
+    Start { pipe: usize, start: f64 },
 }
 
-/// Why a pipe cannot start its next instruction yet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Blocked {
-    No,
-    /// Waiting for a set of this (dense) flag.
-    Flag(usize),
-    /// Waiting for S to issue the instruction's loop iteration.
-    Issue,
-    /// At a barrier some pipe has not reached.
-    Barrier,
-}
-
-struct Engine<'a> {
-    code: &'a CoreCode,
-    /// Each pipe's full stream, runs of a compact class written out on the fly.
-    streams: [StreamView<'a>; 7],
-    costs: &'a Costs,
-    /// Pipes with instructions.
-    active: Vec<usize>,
-    pc: [usize; 7],
-    /// Each pipe's instruction at `pc` (`None` when it is done) and the tile of the
-    /// one before it, kept by [`Engine::moved`].
-    next: [Option<Instr>; 7],
-    previous_tile: [Option<u32>; 7],
-    time: [f64; 7],
-    busy: [f64; 7],
-    stall: [f64; 7],
-    stall_by: [[f64; 7]; 7],
-    count: [u64; 7],
-    /// Each pipe's next start time, valid unless `dirty`; recomputed only when
-    /// something it depends on changed.
-    candidate: [f64; 7],
-    blocked: [Blocked; 7],
-    /// The flag a pipe's next start time was read from.
-    reads: [Option<usize>; 7],
-    dirty: [bool; 7],
-    /// Dense flag ids by `(from, to, event)`, and each flag's queue of set times.
-    flag_ids: Vec<u32>,
-    events: usize,
-    flags: Vec<FlagQueue>,
-    /// When each scalar loop iteration was issued.
-    issued: Vec<f64>,
-    loops: usize,
-    /// Set when S runs nothing but its loops and the closing barrier, and the engine
-    /// took them as done at the start ([`Engine::issue_by_formula`]): loop `t` is then
-    /// issued at `(t + 1) × loop_cycles`, and `issued` stays empty.
-    by_formula: bool,
-    /// Instructions that started at their issue time, S issuing by formula.
-    issue_bound: u64,
-    /// The compute pipe (M for a cube program, V otherwise), the latest busy interval
-    /// of MTE2 and of the compute pipe, and how long both were busy at once so far.
-    compute: usize,
-    last_busy: [(f64, f64); 2],
-    overlap: f64,
-    /// Barriers each pipe has passed, and the release time of each barrier.
-    barriers: [usize; 7],
-    releases: Vec<f64>,
-    /// When the core's global-memory port is next free.
-    port: f64,
-    /// When the last transfer each pipe issued lands.
-    landed: [f64; 7],
+/// The error of an instruction that ends past [`MAX_CYCLES`] (or at no number).
+fn cycle_overflow(program: &Program, core: u32, pipe: usize, instr: &Instr) -> SimError {
+    SimError::CycleOverflow {
+        core,
+        pipe: Pipe::ALL[pipe],
+        instruction: program.instruction_text(&instr.op),
+        limit: MAX_CYCLES,
+    }
 }
 
 impl<'a> Engine<'a> {
+    /// The pipe whose next instruction can start earliest (the first such pipe on a
+    /// tie), bringing each start time up to date first.
+    fn earliest(&mut self) -> Next {
+        let mut best = None;
+        let mut best_start = f64::INFINITY;
+        let mut unfinished = false;
+        for slot in 0..self.active.len() {
+            let pipe = self.active[slot];
+            if self.next[pipe].is_none() {
+                continue;
+            }
+            unfinished = true;
+            if self.dirty[pipe] {
+                self.update(pipe);
+            }
+            if self.blocked[pipe] == Blocked::No && self.candidate[pipe] < best_start {
+                best_start = self.candidate[pipe];
+                best = Some(pipe);
+            }
+        }
+        match best {
+            _ if !unfinished => Next::Done,
+            None => Next::Stuck,
+            Some(pipe) => Next::Start {
+                pipe,
+                start: best_start,
+            },
+        }
+    }
+
+    /// With S issuing by formula, counts an instruction of another pipe that waits
+    /// for its loop iteration's issue.
+    fn count_issue_bound(&mut self, pipe: usize, instr: &Instr) {
+        if self.by_formula && pipe != Pipe::S.index() {
+            let tile = (instr.tile as usize).min(self.loops - 1);
+            if self.issued_at(tile).is_some_and(|at| at > self.time[pipe]) {
+                self.issue_bound += 1;
+            }
+        }
+    }
+
+    /// Copies what the engine measured into `run`, the core's total last.
+    fn finish(&self, run: &mut CoreRun) {
+        run.total = self
+            .time
+            .iter()
+            .chain(&self.landed)
+            .copied()
+            .fold(0.0, f64::max);
+        run.busy = self.busy;
+        run.stall = self.stall;
+        run.stall_by = self.stall_by;
+        run.instructions = self.count;
+        run.overlap = self.overlap;
+    }
+
     fn new(code: &'a CoreCode, costs: &'a Costs) -> Engine<'a> {
         let mut engine = Engine::empty(code, costs);
         for pipe in 0..7 {

@@ -15,7 +15,8 @@
 use npu_core::program::{CoreCode, Cursor, Op, Pipe, Program, StreamView};
 
 use crate::SimError;
-use crate::machine::{Fault, Machine};
+use crate::fault::Fault;
+use crate::machine::Machine;
 
 /// Runs `code`, core `core`'s program, on `machine`.
 pub(crate) fn run(

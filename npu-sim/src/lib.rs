@@ -73,12 +73,17 @@
 //! assert!(evaluation.report.total_cycles >= evaluation.report.roofline_cycles);
 //! ```
 
+// Functions say one thing (issue 28): none over 100 lines (clippy.toml).
+#![deny(clippy::too_many_lines)]
+
 mod compare;
 mod costs;
 mod cube;
 mod engine;
 mod error;
+mod fault;
 mod functional;
+mod level;
 mod machine;
 mod reference;
 mod report;
@@ -89,13 +94,14 @@ mod trace;
 mod vector;
 
 use npu_core::host::HostTensor;
-use npu_core::ir::{CheckedKernel, Role};
+use npu_core::ir::{CheckedKernel, CheckedSchedule, Role};
 use npu_core::lower::{estimate_held_instructions, estimate_instructions, holds_compactly, lower};
 use npu_core::program::{Pipe, Program};
 use npu_core::validate::Rule;
 use serde::{Deserialize, Serialize};
 
 pub use compare::{Fold, Mismatch, Tolerance, compare_outputs, compare_outputs_with, folds};
+pub use engine::MAX_CYCLES;
 pub use error::{Flag, SimError};
 pub use reference::reference;
 pub use report::{LevelUse, PipeReport, Report, Traffic};
@@ -173,10 +179,6 @@ pub const MODEL_VERSION: u32 = 1;
 /// of cycles cannot be recorded without a new version. The last pair is the current one.
 pub const MODEL_FINGERPRINTS: &[(u32, &str)] = &[(1, "fnv1a64:68ad779d53941f49")];
 
-/// Most cycles a simulation may take: every whole number up to 2^53 is exact in the
-/// `f64` times the engine keeps, so a count past it is an error, never a result.
-pub const MAX_CYCLES: u64 = 1 << 53;
-
 /// Whether the simulated outputs matched the expected ones.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Correctness {
@@ -204,6 +206,71 @@ pub fn simulate(
     inputs: &[HostTensor],
     options: &SimOptions,
 ) -> Result<Simulation, SimError> {
+    let schedule = admit(kernel, program)?;
+    // The budget counts what the run executes: a functional or traced run every
+    // core's instructions (a compact program's runs read copy by copy), a timing-only
+    // run one core of each class (alike cores run alike). A timing-only run with the
+    // collapse advances over a compact program's steady runs by arithmetic, so the
+    // engine counts the instructions it runs one at a time instead (`engine::run`).
+    let every_core = options.functional || options.trace;
+    let needed = budget_count(program, every_core);
+    let collapses = options.collapse && !every_core;
+    if !(program.is_compact() && collapses) && needed > options.max_instructions {
+        return Err(SimError::InstructionBudget {
+            limit: options.max_instructions,
+            needed,
+        });
+    }
+    let chip_rate = costs::Demand::of(kernel, program).chip_rate(&kernel.target);
+    let costs = Costs::new(&kernel.target, program.active_cores(), chip_rate);
+    let mut machine = if options.functional {
+        Some(Machine::new(
+            &kernel.target,
+            program,
+            global_memory(kernel, inputs)?,
+        ))
+    } else {
+        None
+    };
+    let mut events = options.trace.then(Vec::new);
+    let (runs, collapsed) = time_classes(program, &costs, options, events.as_mut())?;
+    // Values do not change cycles: the data runs apart from the timing, every core.
+    if let Some(machine) = machine.as_mut() {
+        for (index, core) in program.cores.iter().enumerate() {
+            if index > 0 {
+                machine.clear(program);
+            }
+            functional::run(
+                program,
+                program.code(core),
+                core.core,
+                &core.gm_base,
+                machine,
+            )?;
+        }
+    }
+    let report = report::build(kernel, schedule, program, &runs);
+    let outputs = match machine {
+        Some(machine) => machine.into_outputs(|index| {
+            let tensor = &kernel.tensors[index];
+            (tensor.role == Role::Output).then_some(tensor.shape.as_slice())
+        }),
+        None => Vec::new(),
+    };
+    Ok(Simulation {
+        report,
+        outputs,
+        trace: events.map(|events| Trace { events }),
+        collapsed,
+    })
+}
+
+/// The schedule of `kernel` that `program` was lowered from, once the program is shown
+/// to be for the kernel's target and to pass the validator.
+fn admit<'k>(
+    kernel: &'k CheckedKernel,
+    program: &Program,
+) -> Result<&'k CheckedSchedule, SimError> {
     let schedule = kernel
         .schedules
         .iter()
@@ -243,32 +310,17 @@ pub fn simulate(
             }
         }
     })?;
-    // The budget counts what the run executes: a functional or traced run every
-    // core's instructions (a compact program's runs read copy by copy), a timing-only
-    // run one core of each class (alike cores run alike). A timing-only run with the
-    // collapse advances over a compact program's steady runs by arithmetic, so the
-    // engine counts the instructions it runs one at a time instead (`engine::run`).
-    let every_core = options.functional || options.trace;
-    let needed = budget_count(program, every_core);
-    let collapses = options.collapse && !every_core;
-    if !(program.is_compact() && collapses) && needed > options.max_instructions {
-        return Err(SimError::InstructionBudget {
-            limit: options.max_instructions,
-            needed,
-        });
-    }
-    let chip_rate = costs::Demand::of(kernel, program).chip_rate(&kernel.target);
-    let costs = Costs::new(&kernel.target, program.active_cores(), chip_rate);
-    let mut machine = if options.functional {
-        Some(Machine::new(
-            &kernel.target,
-            program,
-            global_memory(kernel, inputs)?,
-        ))
-    } else {
-        None
-    };
-    let mut events = options.trace.then(Vec::new);
+    Ok(schedule)
+}
+
+/// The timing of one core of each class (every core when tracing, so the trace shows
+/// them all), and how many instructions the collapse advanced over.
+fn time_classes(
+    program: &Program,
+    costs: &Costs,
+    options: &SimOptions,
+    mut events: Option<&mut Vec<TraceEvent>>,
+) -> Result<(Vec<ClassRun>, u64), SimError> {
     let mut runs: Vec<Option<ClassRun>> = (0..program.classes.len()).map(|_| None).collect();
     let mut counts = vec![0u64; program.classes.len()];
     let mut collapsed = 0;
@@ -284,8 +336,8 @@ pub fn simulate(
             program,
             program.code(core),
             core.core,
-            &costs,
-            events.as_mut(),
+            costs,
+            events.as_deref_mut(),
             options.max_instructions,
             options.collapse,
         )?;
@@ -298,36 +350,7 @@ pub fn simulate(
             });
         }
     }
-    // Values do not change cycles: the data runs apart from the timing, every core.
-    if let Some(machine) = machine.as_mut() {
-        for (index, core) in program.cores.iter().enumerate() {
-            if index > 0 {
-                machine.clear(program);
-            }
-            functional::run(
-                program,
-                program.code(core),
-                core.core,
-                &core.gm_base,
-                machine,
-            )?;
-        }
-    }
-    let runs: Vec<ClassRun> = runs.into_iter().flatten().collect();
-    let report = report::build(kernel, schedule, program, &runs);
-    let outputs = match machine {
-        Some(machine) => machine.into_outputs(|index| {
-            let tensor = &kernel.tensors[index];
-            (tensor.role == Role::Output).then_some(tensor.shape.as_slice())
-        }),
-        None => Vec::new(),
-    };
-    Ok(Simulation {
-        report,
-        outputs,
-        trace: events.map(|events| Trace { events }),
-        collapsed,
-    })
+    Ok((runs.into_iter().flatten().collect(), collapsed))
 }
 
 /// The instructions a run executes, as [`SimOptions::max_instructions`] counts them.

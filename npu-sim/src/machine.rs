@@ -19,8 +19,10 @@ use npu_core::target::{Level as LevelKind, Target};
 
 use crate::cube::{self, Gemm};
 use crate::engine::level_index;
+use crate::fault::Fault;
+use crate::level::Level;
 use crate::storage::{self, Global, Tensor, move_elements};
-use crate::vector::{self, Lanes, Level};
+use crate::vector::{self, Lanes};
 
 #[derive(Debug)]
 pub(crate) struct Machine<'h> {
@@ -34,26 +36,6 @@ pub(crate) struct Machine<'h> {
     /// In a program that gathers, for each UB byte address a gather index was copied
     /// to, the element of its tensor it came from. Empty otherwise.
     origins: Vec<u64>,
-}
-
-/// Why an instruction could not run: the program is broken, or a gather met an index
-/// outside its table (the data's fault, not the program's).
-#[derive(Debug)]
-pub(crate) enum Fault {
-    Bad(String),
-    Index(npu_core::scalar::IndexError),
-}
-
-impl From<String> for Fault {
-    fn from(message: String) -> Fault {
-        Fault::Bad(message)
-    }
-}
-
-impl From<&str> for Fault {
-    fn from(message: &str) -> Fault {
-        Fault::Bad(message.to_string())
-    }
 }
 
 impl<'h> Machine<'h> {
@@ -110,207 +92,243 @@ impl<'h> Machine<'h> {
     fn transfer(&mut self, program: &Program, op: &Op, gm_base: &[u64]) -> Result<(), String> {
         match *op {
             Op::Loop | Op::SetFlag { .. } | Op::WaitFlag { .. } | Op::Barrier => Ok(()),
-            Op::CopyIn {
-                tensor,
-                gm,
-                level,
-                address,
-                shape,
-                ..
-            } => {
-                let copy = shape_of(program, shape)?;
-                let base = base(gm_base, tensor, gm)?;
-                let source = self.gm.get(usize::from(tensor)).ok_or("names no tensor")?;
-                let dest = &mut self.levels[level_index(level)];
-                let size = source.dtype().size() as usize;
-                let tag = storage::tag(source.dtype());
-                // A gather's index tile remembers where each element came from.
-                let mut origins = if level == LevelKind::Ub
-                    && program.gathers.iter().any(|g| g.index == tensor)
-                {
-                    Some(&mut self.origins)
-                } else {
-                    None
-                };
-                copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
-                    let from = element_range(base, gm, size, len, gm_stride)
-                        .filter(|range| range.end <= source.bytes().len())
-                        .ok_or("reads past the end of its tensor")?;
-                    let to = byte_range(address, buffer, size, len, buf_stride)
-                        .filter(|range| range.end <= dest.bytes.len())
-                        .ok_or("writes past the end of its level")?;
-                    move_elements(
-                        &source.bytes()[from],
-                        gm_stride * size,
-                        &mut dest.bytes[to.clone()],
-                        buf_stride,
-                        size,
-                        len,
-                    );
-                    if let Some(origins) = origins.as_deref_mut() {
-                        let first = base.saturating_add(gm);
-                        for i in 0..len {
-                            if let Some(origin) = origins.get_mut(to.start + i * buf_stride) {
-                                *origin = first.saturating_add((i * gm_stride) as u64);
-                            }
-                        }
-                    }
-                    dest.tags[to].fill(tag);
-                    Ok(())
-                })
-            }
-            Op::CopyOut {
-                tensor,
-                gm,
-                address,
-                shape,
-                ..
-            } => {
-                let copy = shape_of(program, shape)?;
-                let base = base(gm_base, tensor, gm)?;
-                let source = &self.levels[level_index(LevelKind::Ub)];
-                let dest = self
-                    .gm
-                    .get_mut(usize::from(tensor))
-                    .ok_or("names no tensor")?
-                    .written();
-                let size = dest.dtype.size() as usize;
-                copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
-                    let from = byte_range(address, buffer, size, len, buf_stride)
-                        .filter(|range| range.end <= source.bytes.len())
-                        .ok_or("reads past the end of ub")?;
-                    let to = element_range(base, gm, size, len, gm_stride)
-                        .filter(|range| range.end <= dest.bytes.len())
-                        .ok_or("writes past the end of its tensor")?;
-                    let held = source.dtype_at(from.start, dest.dtype);
-                    if held == dest.dtype {
-                        move_elements(
-                            &source.bytes[from],
-                            buf_stride,
-                            &mut dest.bytes[to],
-                            gm_stride * size,
-                            size,
-                            len,
-                        );
-                    } else {
-                        // The tile holds another dtype (an integer literal's `select`
-                        // writing a float output): the values move, not the bytes.
-                        convert_elements(
-                            held,
-                            &source.bytes,
-                            from.start,
-                            buf_stride,
-                            dest,
-                            to.start,
-                            gm_stride * size,
-                            len,
-                        )?;
-                    }
-                    Ok(())
-                })
-            }
+            Op::CopyIn { .. } => self.copy_in(program, op, gm_base),
+            Op::CopyOut { .. } => self.copy_out(program, op, gm_base),
             Op::Vector(_) => Err("a vector instruction is not a transfer".into()),
-            Op::LoadL0 {
-                level,
-                source,
-                source_row_bytes,
-                dest,
-                dest_row_bytes,
-                rows,
-                cols,
-                dtype,
-            } => {
-                let size = dtype.size() as usize;
-                let row_bytes = cols as usize * size;
-                let [l1, l0] = self.levels_mut(LevelKind::L1, level);
-                let tag = storage::tag(dtype);
-                // Rows that land back to back take their tags in one fill, after all
-                // of them have landed in bounds.
-                let back_to_back = dest_row_bytes as usize == row_bytes;
-                for row in 0..rows as usize {
-                    let from = source as usize + row * source_row_bytes as usize;
-                    let to = dest as usize + row * dest_row_bytes as usize;
-                    let from = l1
-                        .bytes
-                        .get(from..from + row_bytes)
-                        .ok_or("reads past the end of l1")?;
-                    l0.bytes
-                        .get_mut(to..to + row_bytes)
-                        .ok_or("writes past the end of l0")?
-                        .copy_from_slice(from);
-                    if !back_to_back {
-                        l0.tags[to..to + row_bytes].fill(tag);
+            Op::LoadL0 { .. } => self.load_l0(op),
+            Op::Mmad { .. } => self.mmad(program, op),
+            Op::Fixpipe { .. } => self.fixpipe(op, gm_base),
+        }
+    }
+
+    /// A copy from global memory into a level; a gather's index tile remembers where each
+    /// element came from.
+    fn copy_in(&mut self, program: &Program, op: &Op, gm_base: &[u64]) -> Result<(), String> {
+        let Op::CopyIn {
+            tensor,
+            gm,
+            level,
+            address,
+            shape,
+            ..
+        } = *op
+        else {
+            return Err(format!("{op:?} is not a copy into a level"));
+        };
+        let copy = shape_of(program, shape)?;
+        let base = base(gm_base, tensor, gm)?;
+        let source = self.gm.get(usize::from(tensor)).ok_or("names no tensor")?;
+        let dest = &mut self.levels[level_index(level)];
+        let size = source.dtype().size() as usize;
+        let tag = storage::tag(source.dtype());
+        // A gather's index tile remembers where each element came from.
+        let mut origins =
+            if level == LevelKind::Ub && program.gathers.iter().any(|g| g.index == tensor) {
+                Some(&mut self.origins)
+            } else {
+                None
+            };
+        copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
+            let from = element_range(base, gm, size, len, gm_stride)
+                .filter(|range| range.end <= source.bytes().len())
+                .ok_or("reads past the end of its tensor")?;
+            let to = byte_range(address, buffer, size, len, buf_stride)
+                .filter(|range| range.end <= dest.bytes.len())
+                .ok_or("writes past the end of its level")?;
+            move_elements(
+                &source.bytes()[from],
+                gm_stride * size,
+                &mut dest.bytes[to.clone()],
+                buf_stride,
+                size,
+                len,
+            );
+            if let Some(origins) = origins.as_deref_mut() {
+                let first = base.saturating_add(gm);
+                for i in 0..len {
+                    if let Some(origin) = origins.get_mut(to.start + i * buf_stride) {
+                        *origin = first.saturating_add((i * gm_stride) as u64);
                     }
                 }
-                if back_to_back {
-                    let start = dest as usize;
-                    l0.tags[start..start + rows as usize * row_bytes].fill(tag);
-                }
-                Ok(())
             }
-            Op::Mmad {
-                a,
-                b,
-                c,
-                m,
-                n,
-                k,
-                init,
-                dtype,
-            } => {
-                let [_, cn_block, ck_block] = program
-                    .cube
-                    .ok_or("mmad in a program without a cube block")?;
-                let [_, _, l0a, l0b, l0c] = &mut self.levels;
-                self.gemm.mmad(
-                    cube::Mmad {
-                        a: a as usize,
-                        b: b as usize,
-                        c: c as usize,
-                        m: m as usize,
-                        n: n as usize,
-                        k: k as usize,
-                        a_row: ck_block as usize,
-                        b_row: cn_block as usize,
-                        c_row: cn_block as usize,
-                        init,
-                        dtype,
-                    },
-                    l0a,
-                    l0b,
-                    l0c,
-                )
-            }
-            Op::Fixpipe {
-                source,
-                source_row_bytes,
-                tensor,
-                gm,
-                gm_row_stride,
-                rows,
-                cols,
-                dtype,
-            } => {
-                let base = base(gm_base, tensor, gm)?;
-                let l0c = &self.levels[level_index(LevelKind::L0c)];
-                let dest = self
-                    .gm
-                    .get_mut(usize::from(tensor))
-                    .ok_or("names no tensor")?
-                    .written();
-                cube::fixpipe(
-                    l0c,
-                    source as usize,
-                    source_row_bytes as usize,
+            dest.tags[to].fill(tag);
+            Ok(())
+        })
+    }
+
+    /// A copy from UB to global memory, converting the values when the tile holds
+    /// another dtype than the tensor.
+    fn copy_out(&mut self, program: &Program, op: &Op, gm_base: &[u64]) -> Result<(), String> {
+        let Op::CopyOut {
+            tensor,
+            gm,
+            address,
+            shape,
+            ..
+        } = *op
+        else {
+            return Err(format!("{op:?} is not a copy out"));
+        };
+        let copy = shape_of(program, shape)?;
+        let base = base(gm_base, tensor, gm)?;
+        let source = &self.levels[level_index(LevelKind::Ub)];
+        let dest = self
+            .gm
+            .get_mut(usize::from(tensor))
+            .ok_or("names no tensor")?
+            .written();
+        let size = dest.dtype.size() as usize;
+        copy_rows(copy, size, |gm, buffer, len, gm_stride, buf_stride| {
+            let from = byte_range(address, buffer, size, len, buf_stride)
+                .filter(|range| range.end <= source.bytes.len())
+                .ok_or("reads past the end of ub")?;
+            let to = element_range(base, gm, size, len, gm_stride)
+                .filter(|range| range.end <= dest.bytes.len())
+                .ok_or("writes past the end of its tensor")?;
+            let held = source.dtype_at(from.start, dest.dtype);
+            if held == dest.dtype {
+                move_elements(
+                    &source.bytes[from],
+                    buf_stride,
+                    &mut dest.bytes[to],
+                    gm_stride * size,
+                    size,
+                    len,
+                );
+            } else {
+                // The tile holds another dtype (an integer literal's `select`
+                // writing a float output): the values move, not the bytes.
+                convert_elements(
+                    held,
+                    &source.bytes,
+                    from.start,
+                    buf_stride,
                     dest,
-                    base,
-                    gm_row_stride,
-                    rows as usize,
-                    cols as usize,
-                    dtype,
-                )
+                    to.start,
+                    gm_stride * size,
+                    len,
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    /// A copy of rows from L1 into L0A or L0B.
+    fn load_l0(&mut self, op: &Op) -> Result<(), String> {
+        let Op::LoadL0 {
+            level,
+            source,
+            source_row_bytes,
+            dest,
+            dest_row_bytes,
+            rows,
+            cols,
+            dtype,
+        } = *op
+        else {
+            return Err(format!("{op:?} is not a load into L0"));
+        };
+        let size = dtype.size() as usize;
+        let row_bytes = cols as usize * size;
+        let [l1, l0] = self.levels_mut(LevelKind::L1, level);
+        let tag = storage::tag(dtype);
+        // Rows that land back to back take their tags in one fill, after all
+        // of them have landed in bounds.
+        let back_to_back = dest_row_bytes as usize == row_bytes;
+        for row in 0..rows as usize {
+            let from = source as usize + row * source_row_bytes as usize;
+            let to = dest as usize + row * dest_row_bytes as usize;
+            let from = l1
+                .bytes
+                .get(from..from + row_bytes)
+                .ok_or("reads past the end of l1")?;
+            l0.bytes
+                .get_mut(to..to + row_bytes)
+                .ok_or("writes past the end of l0")?
+                .copy_from_slice(from);
+            if !back_to_back {
+                l0.tags[to..to + row_bytes].fill(tag);
             }
         }
+        if back_to_back {
+            let start = dest as usize;
+            l0.tags[start..start + rows as usize * row_bytes].fill(tag);
+        }
+        Ok(())
+    }
+
+    /// A matrix multiply on the cube, from L0A and L0B into L0C.
+    fn mmad(&mut self, program: &Program, op: &Op) -> Result<(), String> {
+        let Op::Mmad {
+            a,
+            b,
+            c,
+            m,
+            n,
+            k,
+            init,
+            dtype,
+        } = *op
+        else {
+            return Err(format!("{op:?} is not a matrix multiply"));
+        };
+        let [_, cn_block, ck_block] = program
+            .cube
+            .ok_or("mmad in a program without a cube block")?;
+        let [_, _, l0a, l0b, l0c] = &mut self.levels;
+        self.gemm.mmad(
+            cube::Mmad {
+                a: a as usize,
+                b: b as usize,
+                c: c as usize,
+                m: m as usize,
+                n: n as usize,
+                k: k as usize,
+                a_row: ck_block as usize,
+                b_row: cn_block as usize,
+                c_row: cn_block as usize,
+                init,
+                dtype,
+            },
+            l0a,
+            l0b,
+            l0c,
+        )
+    }
+
+    /// The fixpipe: L0C to global memory, converting to the tensor's dtype.
+    fn fixpipe(&mut self, op: &Op, gm_base: &[u64]) -> Result<(), String> {
+        let Op::Fixpipe {
+            source,
+            source_row_bytes,
+            tensor,
+            gm,
+            gm_row_stride,
+            rows,
+            cols,
+            dtype,
+        } = *op
+        else {
+            return Err(format!("{op:?} is not a fixpipe"));
+        };
+        let base = base(gm_base, tensor, gm)?;
+        let l0c = &self.levels[level_index(LevelKind::L0c)];
+        let dest = self
+            .gm
+            .get_mut(usize::from(tensor))
+            .ok_or("names no tensor")?
+            .written();
+        cube::fixpipe(
+            l0c,
+            source as usize,
+            source_row_bytes as usize,
+            dest,
+            base,
+            gm_row_stride,
+            rows as usize,
+            cols as usize,
+            dtype,
+        )
     }
 
     fn levels_mut(&mut self, a: LevelKind, b: LevelKind) -> [&mut Level; 2] {

@@ -11,8 +11,9 @@
 //! gather's index is read and checked before the element it names: one out of range
 //! is an [`IndexError`], never a read.
 
+use npu_core::Dtype;
 use npu_core::host::HostTensor;
-use npu_core::ir::{CheckedKernel, Expr, Role, Subscript};
+use npu_core::ir::{CheckedKernel, Expr, ReduceOp, Role, Subscript};
 use npu_core::scalar::{self, IndexError};
 
 mod dot;
@@ -194,35 +195,16 @@ fn eval(
             subscripts,
             pad,
             ..
-        } => {
-            // A padded view reads its pad value wherever a subscript leaves the tensor;
-            // the checker proved the unpadded reads inside it.
-            let shape = &kernel.tensors[*tensor].shape;
-            let mut offset = 0u64;
-            for (dim, ((subscript, stride), extent)) in subscripts
-                .iter()
-                .zip(&strides[*tensor])
-                .zip(shape)
-                .enumerate()
-            {
-                let position = match subscript {
-                    Subscript::Gather {
-                        tensor: index,
-                        subscripts: inner,
-                        ..
-                    } => gathered(kernel, *index, inner, data, strides, env, *tensor, dim)?,
-                    _ => subscript.at(env).unwrap_or(-1),
-                };
-                if position < 0 || position as u64 >= *extent {
-                    return match pad {
-                        Some(pad) => eval(kernel, pad, data, strides, scans, env),
-                        None => Ok(f64::NAN),
-                    };
-                }
-                offset += position as u64 * stride;
-            }
-            data[*tensor][offset as usize]
-        }
+        } => load(
+            kernel,
+            *tensor,
+            subscripts,
+            pad.as_deref(),
+            data,
+            strides,
+            scans,
+            env,
+        )?,
         Expr::Const { value, dtype } => dtype.round(*value),
         Expr::Param { tensor, .. } => data[*tensor].first().copied().unwrap_or(f64::NAN),
         Expr::Unary { op, arg, dtype } => {
@@ -296,22 +278,79 @@ fn eval(
             dtype,
             accumulator,
         } => {
-            // Every point of the axes in index order, the first axis outermost.
-            let extents: Vec<u64> = axes.iter().map(|a| kernel.axes[*a].extent).collect();
-            let total: u64 = extents.iter().product();
-            let mut acc = scalar::reduce_init(*op);
-            for flat in 0..total {
-                let mut rest = flat;
-                for (axis, extent) in axes.iter().zip(&extents).rev() {
-                    env[*axis] = rest % extent;
-                    rest /= extent;
-                }
-                let x = eval(kernel, body, data, strides, scans, env)?;
-                acc = scalar::reduce_step_in(*op, *accumulator, acc, x);
-            }
-            dtype.round(acc)
+            let types = (*dtype, *accumulator);
+            fold(kernel, *op, axes, body, types, data, strides, scans, env)?
         }
     })
+}
+
+/// The element a load reads. A padded view reads its pad value wherever a subscript
+/// leaves the tensor; the checker proved the unpadded reads inside it.
+#[allow(clippy::too_many_arguments)] // The interpreter's state, passed through.
+fn load(
+    kernel: &CheckedKernel,
+    tensor: usize,
+    subscripts: &[Subscript],
+    pad: Option<&Expr>,
+    data: &[Vec<f64>],
+    strides: &[Vec<u64>],
+    scans: &Whole,
+    env: &mut [u64],
+) -> Result<f64, IndexError> {
+    let shape = &kernel.tensors[tensor].shape;
+    let mut offset = 0u64;
+    for (dim, ((subscript, stride), extent)) in subscripts
+        .iter()
+        .zip(&strides[tensor])
+        .zip(shape)
+        .enumerate()
+    {
+        let position = match subscript {
+            Subscript::Gather {
+                tensor: index,
+                subscripts: inner,
+                ..
+            } => gathered(kernel, *index, inner, data, strides, env, tensor, dim)?,
+            _ => subscript.at(env).unwrap_or(-1),
+        };
+        if position < 0 || position as u64 >= *extent {
+            return match pad {
+                Some(pad) => eval(kernel, pad, data, strides, scans, env),
+                None => Ok(f64::NAN),
+            };
+        }
+        offset += position as u64 * stride;
+    }
+    Ok(data[tensor][offset as usize])
+}
+
+/// A fold over `axes`: every point of the axes in index order, the first axis
+/// outermost, accumulated in the accumulator and rounded to the dtype.
+#[allow(clippy::too_many_arguments)] // The interpreter's state, passed through.
+fn fold(
+    kernel: &CheckedKernel,
+    op: ReduceOp,
+    axes: &[usize],
+    body: &Expr,
+    (dtype, accumulator): (Dtype, Dtype),
+    data: &[Vec<f64>],
+    strides: &[Vec<u64>],
+    scans: &Whole,
+    env: &mut [u64],
+) -> Result<f64, IndexError> {
+    let extents: Vec<u64> = axes.iter().map(|a| kernel.axes[*a].extent).collect();
+    let total: u64 = extents.iter().product();
+    let mut acc = scalar::reduce_init(op);
+    for flat in 0..total {
+        let mut rest = flat;
+        for (axis, extent) in axes.iter().zip(&extents).rev() {
+            env[*axis] = rest % extent;
+            rest /= extent;
+        }
+        let x = eval(kernel, body, data, strides, scans, env)?;
+        acc = scalar::reduce_step_in(op, accumulator, acc, x);
+    }
+    Ok(dtype.round(acc))
 }
 
 /// The position a gather subscript reads: the value of `index` at `subscripts`,
@@ -356,3 +395,6 @@ fn row_major(shape: &[u64]) -> Vec<u64> {
     }
     strides
 }
+
+#[cfg(test)]
+mod tests;

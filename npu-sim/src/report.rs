@@ -23,7 +23,7 @@ use std::fmt;
 
 use npu_core::ir::{CheckedKernel, CheckedSchedule, KernelClass, Role};
 use npu_core::program::{Op, Pipe, Program};
-use npu_core::target::{Level, VectorOp};
+use npu_core::target::{Level, Target, VectorOp};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::CoreRun;
@@ -115,6 +115,67 @@ pub(crate) struct ClassRun {
     pub first_core: u32,
 }
 
+/// Each pipe that ran an instruction: its busy, stalled and idle cycles of the run.
+fn pipe_reports(run: &CoreRun, total_cycles: u64) -> Vec<PipeReport> {
+    let total = run.total.max(f64::MIN_POSITIVE);
+    Pipe::ALL
+        .iter()
+        .filter(|p| run.instructions[p.index()] > 0)
+        .map(|&pipe| {
+            let busy = run.busy[pipe.index()];
+            let stall = run.stall[pipe.index()];
+            let busy_cycles = busy.round() as u64;
+            let stall_cycles = stall.round() as u64;
+            PipeReport {
+                pipe,
+                instructions: run.instructions[pipe.index()],
+                busy: busy_cycles,
+                stall: stall_cycles,
+                idle: total_cycles.saturating_sub(busy_cycles + stall_cycles),
+                busy_ratio: busy / total,
+                stall_ratio: stall / total,
+            }
+        })
+        .collect()
+}
+
+/// The bytes every class of cores moved, times its cores, beside the least any
+/// schedule moves.
+fn traffic(kernel: &CheckedKernel, runs: &[ClassRun]) -> Traffic {
+    let (minimum_gm_read, minimum_gm_written) = minimum_traffic(kernel);
+    let mut traffic = Traffic {
+        minimum_gm_read,
+        minimum_gm_written,
+        ..Traffic::default()
+    };
+    for class in runs {
+        let r = &class.run;
+        let n = class.cores;
+        traffic.gm_read += r.gm_read * n;
+        traffic.gm_written += r.gm_written * n;
+        traffic.ub_in += r.into[0] * n;
+        traffic.ub_out += r.out_of[0] * n;
+        traffic.l1_in += r.into[1] * n;
+        traffic.l1_out += r.out_of[1] * n;
+        traffic.l0a_in += r.into[2] * n;
+        traffic.l0b_in += r.into[3] * n;
+        traffic.l0c_out += r.out_of[4] * n;
+    }
+    traffic
+}
+
+/// The pipe busiest in the run; S only when it is the only pipe.
+fn busiest(pipes: &[PipeReport]) -> Pipe {
+    pipes
+        .iter()
+        .filter(|p| p.pipe != Pipe::S || pipes.len() == 1)
+        .fold(None::<&PipeReport>, |best, p| match best {
+            Some(b) if b.busy >= p.busy => Some(b),
+            _ => Some(p),
+        })
+        .map_or(Pipe::S, |p| p.pipe)
+}
+
 pub(crate) fn build(
     kernel: &CheckedKernel,
     schedule: &CheckedSchedule,
@@ -136,45 +197,8 @@ pub(crate) fn build(
     let total = run.total.max(f64::MIN_POSITIVE);
     let total_cycles = run.total.ceil() as u64;
 
-    let pipes: Vec<PipeReport> = Pipe::ALL
-        .iter()
-        .filter(|p| run.instructions[p.index()] > 0)
-        .map(|&pipe| {
-            let busy = run.busy[pipe.index()];
-            let stall = run.stall[pipe.index()];
-            let busy_cycles = busy.round() as u64;
-            let stall_cycles = stall.round() as u64;
-            PipeReport {
-                pipe,
-                instructions: run.instructions[pipe.index()],
-                busy: busy_cycles,
-                stall: stall_cycles,
-                idle: total_cycles.saturating_sub(busy_cycles + stall_cycles),
-                busy_ratio: busy / total,
-                stall_ratio: stall / total,
-            }
-        })
-        .collect();
-
-    let (minimum_gm_read, minimum_gm_written) = minimum_traffic(kernel);
-    let mut traffic = Traffic {
-        minimum_gm_read,
-        minimum_gm_written,
-        ..Traffic::default()
-    };
-    for class in runs {
-        let r = &class.run;
-        let n = class.cores;
-        traffic.gm_read += r.gm_read * n;
-        traffic.gm_written += r.gm_written * n;
-        traffic.ub_in += r.into[0] * n;
-        traffic.ub_out += r.out_of[0] * n;
-        traffic.l1_in += r.into[1] * n;
-        traffic.l1_out += r.out_of[1] * n;
-        traffic.l0a_in += r.into[2] * n;
-        traffic.l0b_in += r.into[3] * n;
-        traffic.l0c_out += r.out_of[4] * n;
-    }
+    let pipes = pipe_reports(run, total_cycles);
+    let traffic = traffic(kernel, runs);
     let memory = Level::ALL
         .iter()
         .filter(|l| kernel.target.capacity(**l) > 0)
@@ -203,14 +227,7 @@ pub(crate) fn build(
             0.0
         }
     };
-    let bottleneck = pipes
-        .iter()
-        .filter(|p| p.pipe != Pipe::S || pipes.len() == 1)
-        .fold(None::<&PipeReport>, |best, p| match best {
-            Some(b) if b.busy >= p.busy => Some(b),
-            _ => Some(p),
-        })
-        .map_or(Pipe::S, |p| p.pipe);
+    let bottleneck = busiest(&pipes);
     let (bottleneck, symptom) = symptom(
         kernel,
         schedule,
@@ -288,11 +305,7 @@ fn symptom(
     efficiency: f64,
     sharing: &Sharing,
 ) -> (Pipe, String) {
-    let Sharing {
-        cores: run_cores,
-        chip_rate,
-        ref copies,
-    } = *sharing;
+    let copies = &sharing.copies;
     let target = &kernel.target;
     let total = run.total.max(f64::MIN_POSITIVE);
     let ratio = |pipe: Pipe| run.busy[pipe.index()] / total;
@@ -324,47 +337,16 @@ fn symptom(
     // When no pipe is busy enough to blame, the bottleneck is the pipe waited for.
     let mut blamed = bottleneck;
     let mut text = if matches!(bottleneck, Pipe::Mte2 | Pipe::Mte3 | Pipe::Fix) && top >= 0.6 {
-        let mut text = format!(
-            "{bottleneck} busy {}, {compute} {}: memory-bound",
-            percent(top),
-            percent(ratio(compute))
-        );
-        let share = chip_rate / run_cores as f64;
-        if efficiency >= 0.8 {
-            text += &format!(
-                "; at {} of the {} roofline",
-                percent(efficiency),
-                bound.bound()
-            );
-        } else if run_cores > 1 && share < target.dma.core_bytes_per_cycle {
-            text += &format!("; {run_cores} cores share global memory at {share:.1} B/cycle each");
-        }
-        text
+        memory_bound(
+            run,
+            bottleneck,
+            compute,
+            (bound, efficiency),
+            sharing,
+            target,
+        )
     } else if bottleneck == compute && top >= 0.6 {
-        if compute == Pipe::M {
-            let cycles = target.cube.as_ref().map_or(1, |c| c.cycles_per_fractal);
-            format!(
-                "M busy {}: compute-bound on the cube ({cycles} cycles per fractal)",
-                percent(top)
-            )
-        } else {
-            let (op, _) = VectorOp::ALL
-                .iter()
-                .map(|op| (*op, run.vector_by_op[*op as usize]))
-                .fold((VectorOp::Add, -1.0), |best, next| {
-                    if next.1 > best.1 { next } else { best }
-                });
-            let what = if op == VectorOp::Dup {
-                "broadcasts and copies".to_string()
-            } else {
-                op.name().to_string()
-            };
-            format!(
-                "V busy {}: compute-bound on {what} ({} cycles/repeat)",
-                percent(top),
-                target.vector_cycles(op)
-            )
-        }
+        compute_bound(run, compute, top, target)
     } else if bottleneck == Pipe::S && top >= 0.6 {
         format!(
             "S busy {}: the loop overhead of {} iterations dominates; use larger tiles",
@@ -388,47 +370,8 @@ fn symptom(
         }
         return (bottleneck, text);
     } else {
-        // Latency-bound: name the longest wait of the compute pipe (or, when it hardly
-        // waits, of any pipe) and what it waits for.
-        let longest = |waiters: &[Pipe]| {
-            let mut worst = (Pipe::S, Pipe::S, 0.0);
-            for &waiter in waiters {
-                for source in Pipe::ALL {
-                    let stalled = run.stall_by[waiter.index()][source.index()];
-                    if stalled > worst.2 {
-                        worst = (waiter, source, stalled);
-                    }
-                }
-            }
-            worst
-        };
-        let mut worst = longest(&[compute]);
-        if worst.2 < 0.1 * total {
-            worst = longest(&Pipe::ALL);
-        }
-        let (waiter, source, stalled) = worst;
-        let mut text = format!("no pipe busier than {}: latency-bound", percent(top));
-        if stalled > 0.0 {
-            blamed = source;
-            text += &format!(
-                "; {waiter} stalls {} waiting for {source}",
-                percent(stalled / total)
-            );
-            let latency = target.dma.latency_cycles as f64;
-            if source == Pipe::Mte2 && run.copies_in > 0 {
-                let copies = run.copies_in as f64;
-                let bytes = run.copy_in_bytes as f64 / copies;
-                let transfer = run.copy_in_cycles / copies;
-                if transfer < latency {
-                    text += &format!(
-                        "; copies of {bytes:.0} B take {transfer:.0} cycles but land {latency:.0} cycles later"
-                    );
-                    if !depth_one {
-                        text += ": larger tiles or deeper buffers hide it";
-                    }
-                }
-            }
-        }
+        let (source, text) = latency_bound(run, compute, top, depth_one, target);
+        blamed = source;
         text
     };
     if mte2 > 0.0 && work > 0.0 && bottleneck != Pipe::S {
@@ -441,6 +384,161 @@ fn symptom(
         }
     }
     (blamed, text)
+}
+
+/// The symptom of a copy pipe busy most of the run, with the roofline or the sharing
+/// of global memory that explains it.
+fn memory_bound(
+    run: &CoreRun,
+    bottleneck: Pipe,
+    compute: Pipe,
+    (bound, efficiency): (&Roofline, f64),
+    sharing: &Sharing,
+    target: &Target,
+) -> String {
+    let total = run.total.max(f64::MIN_POSITIVE);
+    let ratio = |pipe: Pipe| run.busy[pipe.index()] / total;
+    let (top, run_cores) = (ratio(bottleneck), sharing.cores);
+    let chip_rate = sharing.chip_rate;
+    let mut text = format!(
+        "{bottleneck} busy {}, {compute} {}: memory-bound",
+        percent(top),
+        percent(ratio(compute))
+    );
+    let share = chip_rate / run_cores as f64;
+    if efficiency >= 0.8 {
+        text += &format!(
+            "; at {} of the {} roofline",
+            percent(efficiency),
+            bound.bound()
+        );
+    } else if run_cores > 1 && share < target.dma.core_bytes_per_cycle {
+        text += &format!("; {run_cores} cores share global memory at {share:.1} B/cycle each");
+    }
+    text
+}
+
+/// The symptom of the compute pipe busy most of the run: the cube's fractal cost, or
+/// the vector operation that took the most cycles.
+fn compute_bound(run: &CoreRun, compute: Pipe, top: f64, target: &Target) -> String {
+    if compute == Pipe::M {
+        let cycles = target.cube.as_ref().map_or(1, |c| c.cycles_per_fractal);
+        format!(
+            "M busy {}: compute-bound on the cube ({cycles} cycles per fractal)",
+            percent(top)
+        )
+    } else {
+        let (op, _) = VectorOp::ALL
+            .iter()
+            .map(|op| (*op, run.vector_by_op[*op as usize]))
+            .fold((VectorOp::Add, -1.0), |best, next| {
+                if next.1 > best.1 { next } else { best }
+            });
+        let what = if op == VectorOp::Dup {
+            "broadcasts and copies".to_string()
+        } else {
+            op.name().to_string()
+        };
+        format!(
+            "V busy {}: compute-bound on {what} ({} cycles/repeat)",
+            percent(top),
+            target.vector_cycles(op)
+        )
+    }
+}
+
+/// The symptom of a run no pipe keeps busy: the longest wait of the compute pipe (or,
+/// when it hardly waits, of any pipe), the pipe it waits for, which is blamed, and
+/// whether the copies' latency is what shows.
+fn latency_bound(
+    run: &CoreRun,
+    compute: Pipe,
+    top: f64,
+    depth_one: bool,
+    target: &Target,
+) -> (Pipe, String) {
+    let total = run.total.max(f64::MIN_POSITIVE);
+    let mut blamed = Pipe::S;
+    let longest = |waiters: &[Pipe]| {
+        let mut worst = (Pipe::S, Pipe::S, 0.0);
+        for &waiter in waiters {
+            for source in Pipe::ALL {
+                let stalled = run.stall_by[waiter.index()][source.index()];
+                if stalled > worst.2 {
+                    worst = (waiter, source, stalled);
+                }
+            }
+        }
+        worst
+    };
+    let mut worst = longest(&[compute]);
+    if worst.2 < 0.1 * total {
+        worst = longest(&Pipe::ALL);
+    }
+    let (waiter, source, stalled) = worst;
+    let mut text = format!("no pipe busier than {}: latency-bound", percent(top));
+    if stalled > 0.0 {
+        blamed = source;
+        text += &format!(
+            "; {waiter} stalls {} waiting for {source}",
+            percent(stalled / total)
+        );
+        let latency = target.dma.latency_cycles as f64;
+        if source == Pipe::Mte2 && run.copies_in > 0 {
+            let copies = run.copies_in as f64;
+            let bytes = run.copy_in_bytes as f64 / copies;
+            let transfer = run.copy_in_cycles / copies;
+            if transfer < latency {
+                text += &format!(
+                    "; copies of {bytes:.0} B take {transfer:.0} cycles but land {latency:.0} cycles later"
+                );
+                if !depth_one {
+                    text += ": larger tiles or deeper buffers hide it";
+                }
+            }
+        }
+    }
+    (blamed, text)
+}
+
+/// The traffic lines of a report: global memory against the minimum, then each
+/// on-chip level's bytes in and out, when any moved.
+fn write_traffic(f: &mut fmt::Formatter<'_>, t: &Traffic) -> fmt::Result {
+    let times = |moved: u64, minimum: u64| {
+        if minimum > 0 {
+            format!("{:.2}x", moved as f64 / minimum as f64)
+        } else {
+            "-".into()
+        }
+    };
+    writeln!(
+        f,
+        "gm read {} B ({} the minimum {} B), gm written {} B ({} the minimum {} B)",
+        t.gm_read,
+        times(t.gm_read, t.minimum_gm_read),
+        t.minimum_gm_read,
+        t.gm_written,
+        times(t.gm_written, t.minimum_gm_written),
+        t.minimum_gm_written
+    )?;
+    let mut moved = Vec::new();
+    for (name, bytes) in [
+        ("ub in", t.ub_in),
+        ("ub out", t.ub_out),
+        ("l1 in", t.l1_in),
+        ("l1 out", t.l1_out),
+        ("l0a in", t.l0a_in),
+        ("l0b in", t.l0b_in),
+        ("l0c out", t.l0c_out),
+    ] {
+        if bytes > 0 {
+            moved.push(format!("{name} {bytes} B"));
+        }
+    }
+    if !moved.is_empty() {
+        writeln!(f, "{}", moved.join(", "))?;
+    }
+    Ok(())
 }
 
 impl fmt::Display for Report {
@@ -485,41 +583,7 @@ impl fmt::Display for Report {
                 p.stall_ratio * 100.0
             )?;
         }
-        let t = &self.traffic;
-        let times = |moved: u64, minimum: u64| {
-            if minimum > 0 {
-                format!("{:.2}x", moved as f64 / minimum as f64)
-            } else {
-                "-".into()
-            }
-        };
-        writeln!(
-            f,
-            "gm read {} B ({} the minimum {} B), gm written {} B ({} the minimum {} B)",
-            t.gm_read,
-            times(t.gm_read, t.minimum_gm_read),
-            t.minimum_gm_read,
-            t.gm_written,
-            times(t.gm_written, t.minimum_gm_written),
-            t.minimum_gm_written
-        )?;
-        let mut moved = Vec::new();
-        for (name, bytes) in [
-            ("ub in", t.ub_in),
-            ("ub out", t.ub_out),
-            ("l1 in", t.l1_in),
-            ("l1 out", t.l1_out),
-            ("l0a in", t.l0a_in),
-            ("l0b in", t.l0b_in),
-            ("l0c out", t.l0c_out),
-        ] {
-            if bytes > 0 {
-                moved.push(format!("{name} {bytes} B"));
-            }
-        }
-        if !moved.is_empty() {
-            writeln!(f, "{}", moved.join(", "))?;
-        }
+        write_traffic(f, &self.traffic)?;
         let used: Vec<String> = self
             .memory
             .iter()

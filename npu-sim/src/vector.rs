@@ -24,123 +24,15 @@ use npu_core::ir::{BinaryOp, ReduceOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 use npu_core::scalar;
 
-use crate::machine::Fault;
-use crate::storage::{self, CHUNK, Run};
+use crate::fault::Fault;
+use crate::level::Level;
+use crate::storage::{CHUNK, Run};
 
+mod operand;
 mod per_element;
 
+pub(crate) use operand::Source;
 use per_element::{Step, per_element};
-
-/// An on-chip memory: its bytes and, per byte, the tag of the dtype last written there.
-#[derive(Debug)]
-pub(crate) struct Level {
-    pub bytes: Vec<u8>,
-    pub tags: Vec<u8>,
-}
-
-impl Level {
-    pub fn new(bytes: usize) -> Level {
-        Level {
-            bytes: vec![storage::POISON; bytes],
-            tags: vec![storage::UNWRITTEN; bytes],
-        }
-    }
-
-    /// Forgets everything written below `end`.
-    pub fn clear(&mut self, end: usize) {
-        let end = end.min(self.bytes.len());
-        self.bytes[..end].fill(storage::POISON);
-        self.tags[..end].fill(storage::UNWRITTEN);
-    }
-
-    /// The dtype last written at byte `address`, or `otherwise` if none was.
-    pub fn dtype_at(&self, address: usize, otherwise: Dtype) -> Dtype {
-        self.tags
-            .get(address)
-            .and_then(|tag| storage::tagged(*tag))
-            .unwrap_or(otherwise)
-    }
-
-    pub fn load(&self, dtype: Dtype, run: Run, lanes: &mut [f64]) -> Result<(), String> {
-        if storage::load(dtype, &self.bytes, run, lanes) {
-            Ok(())
-        } else {
-            Err(format!(
-                "reads past the end of its level at byte {}",
-                run.offset
-            ))
-        }
-    }
-
-    /// The element of `dtype` at byte `address`.
-    pub fn element(&self, dtype: Dtype, address: usize) -> Result<f64, String> {
-        let mut one = [0.0];
-        let run = Run {
-            offset: address,
-            stride: 0,
-            len: 1,
-        };
-        self.load(dtype, run, &mut one)?;
-        Ok(one[0])
-    }
-
-    /// Writes `value` as an element of `dtype` at byte `address`.
-    pub fn set_element(&mut self, dtype: Dtype, address: usize, value: f64) -> Result<(), String> {
-        let run = Run {
-            offset: address,
-            stride: 0,
-            len: 1,
-        };
-        self.store(dtype, &[value], run)
-    }
-
-    /// [`Level::load`] of f16 elements into f32 lanes.
-    pub fn load_f16(&self, run: Run, lanes: &mut [f32]) -> Result<(), String> {
-        if storage::load_f16(&self.bytes, run, lanes) {
-            Ok(())
-        } else {
-            Err(format!(
-                "reads past the end of its level at byte {}",
-                run.offset
-            ))
-        }
-    }
-
-    /// [`Level::store`] of f32 lanes as f16 elements.
-    pub fn store_f16(&mut self, lanes: &[f32], run: Run) -> Result<(), String> {
-        if storage::store_f16(lanes, &mut self.bytes, &mut self.tags, run) {
-            Ok(())
-        } else {
-            Err(format!(
-                "writes past the end of its level at byte {}",
-                run.offset
-            ))
-        }
-    }
-
-    pub fn store(&mut self, dtype: Dtype, lanes: &[f64], run: Run) -> Result<(), String> {
-        if storage::store(dtype, lanes, &mut self.bytes, &mut self.tags, run) {
-            Ok(())
-        } else {
-            Err(format!(
-                "writes past the end of its level at byte {}",
-                run.offset
-            ))
-        }
-    }
-}
-
-/// A source operand, resolved.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Source<'p> {
-    None,
-    Scalar(f64),
-    Ub {
-        address: usize,
-        strides: &'p [u64],
-        dtype: Dtype,
-    },
-}
 
 /// The lanes chunks are computed in, kept between instructions so that an
 /// instruction does not start by clearing 11 KB of them.
@@ -254,6 +146,32 @@ pub(crate) fn execute(
         };
         return per_element(ub, &step, extents, (v.dst as usize, dst_strides), &sources);
     }
+    rows(ub, scratch, v, extents, dst_strides, &sources)
+}
+
+/// What every chunk of a row of an elementwise instruction shares: the instruction,
+/// its sources, where each UB source's row starts, and the dtype it writes.
+struct Row<'a, 'p> {
+    v: &'a VectorInstr,
+    sources: &'a [Source<'p>; 3],
+    /// The innermost dimension, the one a row runs along.
+    last: usize,
+    bases: [usize; 3],
+    dst_dtype: Dtype,
+    /// The f16 arithmetic run in f32 lanes, when the instruction is one.
+    f16_op: Option<BinaryOp>,
+}
+
+/// Runs an elementwise instruction (or a reduction along its rows) row by row, each
+/// row in chunks of at most [`CHUNK`] lanes, the outer dimensions as an odometer.
+fn rows(
+    ub: &mut Level,
+    scratch: &mut Lanes,
+    v: &VectorInstr,
+    extents: &[u64],
+    dst_strides: &[u64],
+    sources: &[Source; 3],
+) -> Result<(), Fault> {
     let dst_dtype = match v.kind {
         VectorKind::Compare(_) => Dtype::U8,
         VectorKind::Reduce(_, accumulator) => accumulator,
@@ -263,13 +181,14 @@ pub(crate) fn execute(
     let row_len = extents[rank - 1] as usize;
     let rows: u64 = extents[..rank - 1].iter().product();
     let mut index = vec![0u64; rank];
-    let f16_op = f16_arithmetic(v, &sources);
-    let Lanes {
-        f64s: lanes,
-        out,
-        f32s: lanes_f32,
-        out_f32,
-    } = scratch;
+    let mut row = Row {
+        v,
+        sources,
+        last: rank - 1,
+        bases: [0; 3],
+        dst_dtype,
+        f16_op: f16_arithmetic(v, sources),
+    };
     for _ in 0..rows {
         let base = |address: usize, strides: &[u64]| -> Result<usize, String> {
             index[..rank - 1]
@@ -282,13 +201,12 @@ pub(crate) fn execute(
         };
         let dst = base(v.dst as usize, dst_strides)?;
         let dst_stride = dst_strides[rank - 1] as usize;
-        let mut bases = [0usize; 3];
         for (slot, source) in sources.iter().enumerate() {
             if let Source::Ub {
                 address, strides, ..
             } = source
             {
-                bases[slot] = base(*address, strides)?;
+                row.bases[slot] = base(*address, strides)?;
             }
         }
         let mut start = 0;
@@ -299,74 +217,9 @@ pub(crate) fn execute(
                 stride: dst_stride,
                 len,
             };
-            if let Some(op) = f16_op {
-                for (slot, lanes) in lanes_f32.iter_mut().enumerate() {
-                    match sources[slot] {
-                        Source::Ub { strides, .. } => {
-                            let stride = strides[rank - 1] as usize;
-                            let run = Run {
-                                offset: bases[slot] + start * stride,
-                                stride,
-                                len,
-                            };
-                            ub.load_f16(run, lanes)?;
-                        }
-                        Source::Scalar(value) => lanes[..len].fill(value as f32),
-                        Source::None => unreachable!("both sources of an f16 operation"),
-                    }
-                }
-                let [a, b] = &*lanes_f32;
-                let (a, b, out) = (&a[..len], &b[..len], &mut out_f32[..len]);
-                match op {
-                    BinaryOp::Add => zip2(out, a, b, |x, y| x + y),
-                    BinaryOp::Sub => zip2(out, a, b, |x, y| x - y),
-                    BinaryOp::Mul => zip2(out, a, b, |x, y| x * y),
-                    _ => zip2(out, a, b, |x, y| x / y),
-                }
-                ub.store_f16(out, run)?;
-                start += len;
-                continue;
-            }
-            for (slot, source) in sources.iter().enumerate() {
-                match *source {
-                    Source::None => {}
-                    Source::Scalar(value) => lanes[slot][..len].fill(value),
-                    Source::Ub { strides, dtype, .. } => {
-                        let stride = strides[rank - 1] as usize;
-                        let run = Run {
-                            offset: bases[slot] + start * stride,
-                            stride,
-                            len,
-                        };
-                        ub.load(dtype, run, &mut lanes[slot])?;
-                    }
-                }
-            }
-            if let VectorKind::Reduce(op, accumulator) = v.kind {
-                // A sum with a second source folds the products of the two (a
-                // multiply-accumulate), each rounded to the accumulator as a product
-                // computed in it is: of at most 16-bit values, exact here and changed
-                // by that rounding only where it overflows or underflows.
-                let terms = if matches!(sources[1], Source::None) {
-                    &lanes[0][..len]
-                } else {
-                    let [a, b, _] = &*lanes;
-                    let product = |x: f64, y: f64| accumulator.round(x * y);
-                    zip2(&mut out[..len], &a[..len], &b[..len], product);
-                    &out[..len]
-                };
-                reduce(ub, op, accumulator, terms, run)?;
-            } else {
-                let [a, b, c] = &*lanes;
-                compute(
-                    v.kind,
-                    v.dtype,
-                    &a[..len],
-                    &b[..len],
-                    &c[..len],
-                    &mut out[..len],
-                );
-                ub.store(dst_dtype, &out[..len], run)?;
+            match row.f16_op {
+                Some(op) => f16_chunk(ub, scratch, &row, op, (start, len), run)?,
+                None => chunk(ub, scratch, &row, (start, len), run)?,
             }
             start += len;
         }
@@ -378,6 +231,97 @@ pub(crate) fn execute(
             }
             index[dim] = 0;
         }
+    }
+    Ok(())
+}
+
+/// The run of `len` elements of a UB source from `start` in its row.
+fn source_run(row: &Row, slot: usize, strides: &[u64], (start, len): (usize, usize)) -> Run {
+    let stride = strides[row.last] as usize;
+    Run {
+        offset: row.bases[slot] + start * stride,
+        stride,
+        len,
+    }
+}
+
+/// One chunk of f16 arithmetic, computed in f32 lanes as the hardware does.
+fn f16_chunk(
+    ub: &mut Level,
+    scratch: &mut Lanes,
+    row: &Row,
+    op: BinaryOp,
+    (start, len): (usize, usize),
+    run: Run,
+) -> Result<(), Fault> {
+    for (slot, lanes) in scratch.f32s.iter_mut().enumerate() {
+        match row.sources[slot] {
+            Source::Ub { strides, .. } => {
+                ub.load_f16(source_run(row, slot, strides, (start, len)), lanes)?;
+            }
+            Source::Scalar(value) => lanes[..len].fill(value as f32),
+            Source::None => unreachable!("both sources of an f16 operation"),
+        }
+    }
+    let [a, b] = &scratch.f32s;
+    let (a, b, out) = (&a[..len], &b[..len], &mut scratch.out_f32[..len]);
+    match op {
+        BinaryOp::Add => zip2(out, a, b, |x, y| x + y),
+        BinaryOp::Sub => zip2(out, a, b, |x, y| x - y),
+        BinaryOp::Mul => zip2(out, a, b, |x, y| x * y),
+        _ => zip2(out, a, b, |x, y| x / y),
+    }
+    ub.store_f16(out, run)?;
+    Ok(())
+}
+
+/// One chunk of any other elementwise instruction or reduction, in f64 lanes.
+fn chunk(
+    ub: &mut Level,
+    scratch: &mut Lanes,
+    row: &Row,
+    (start, len): (usize, usize),
+    run: Run,
+) -> Result<(), Fault> {
+    let Lanes {
+        f64s: lanes, out, ..
+    } = scratch;
+    for (slot, source) in row.sources.iter().enumerate() {
+        match *source {
+            Source::None => {}
+            Source::Scalar(value) => lanes[slot][..len].fill(value),
+            Source::Ub { strides, dtype, .. } => {
+                let run = source_run(row, slot, strides, (start, len));
+                ub.load(dtype, run, &mut lanes[slot])?;
+            }
+        }
+    }
+    if let VectorKind::Reduce(op, accumulator) = row.v.kind {
+        // A sum with a second source folds the products of the two (a
+        // multiply-accumulate), each rounded to the accumulator as a product
+        // computed in it is: of at most 16-bit values, exact here and changed
+        // by that rounding only where it overflows or underflows.
+        let terms = if matches!(row.sources[1], Source::None) {
+            &lanes[0][..len]
+        } else {
+            let [a, b, _] = &*lanes;
+            let product = |x: f64, y: f64| accumulator.round(x * y);
+            zip2(&mut out[..len], &a[..len], &b[..len], product);
+            &out[..len]
+        };
+        reduce(ub, op, accumulator, terms, run)?;
+    } else {
+        let [a, b, c] = &*lanes;
+        let (kind, dtype) = (row.v.kind, row.v.dtype);
+        compute(
+            kind,
+            dtype,
+            &a[..len],
+            &b[..len],
+            &c[..len],
+            &mut out[..len],
+        );
+        ub.store(row.dst_dtype, &out[..len], run)?;
     }
     Ok(())
 }

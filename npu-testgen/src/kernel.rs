@@ -274,11 +274,6 @@ impl Kernel {
             _ => self.exprs.iter().any(|e| e.has(what)),
         }
     }
-
-    /// The kernel as DSL text.
-    pub fn render(&self) -> Rendered {
-        crate::render::render(self)
-    }
 }
 
 /// A random shape of `rank` dimensions, small enough to simulate quickly.

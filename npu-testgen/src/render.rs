@@ -2,7 +2,15 @@
 
 use crate::kernel::{Form, Kernel, Rendered};
 
-pub fn render(kernel: &Kernel) -> Rendered {
+// The method lives here, beside the renderer, so that `kernel` never uses `render`.
+impl Kernel {
+    /// The kernel as DSL text.
+    pub fn render(&self) -> Rendered {
+        render(self)
+    }
+}
+
+fn render(kernel: &Kernel) -> Rendered {
     if let Form::Matmul { .. } = kernel.form {
         return matmul(kernel);
     }

@@ -18,6 +18,8 @@
 //! assert!(task.with_body("y[i] = x[i] * 2.0;").contains("{\n    y[i] = x[i] * 2.0;\n}"));
 //! ```
 
+#[cfg(feature = "llm")]
+mod attempt;
 pub mod examples;
 pub mod grammar;
 pub mod idioms;
@@ -26,9 +28,13 @@ pub mod prompt;
 pub mod retrieve;
 #[cfg(feature = "llm")]
 pub mod run;
+mod signature;
 
 #[cfg(feature = "llm")]
-pub use run::{Attempt, DraftConfig, Drafted, draft};
+pub use attempt::Attempt;
+#[cfg(feature = "llm")]
+pub use run::{DraftConfig, Drafted, draft};
+pub use signature::Port;
 
 use std::ops::Range;
 use std::str::FromStr;
@@ -54,19 +60,6 @@ pub struct Task {
     kernel: Range<usize>,
     /// The bytes of the empty body's braces, `{}`.
     body: Range<usize>,
-}
-
-/// A tensor or scalar parameter of the signature.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Port {
-    pub name: String,
-    /// `None` when the signature names a dtype npu does not have (the checker says so).
-    pub dtype: Option<npu_core::Dtype>,
-    /// The extents, empty for a scalar parameter or a 0-d output.
-    pub shape: Vec<u64>,
-    /// The number of dimensions: 0 for a scalar parameter or a 0-d output.
-    pub rank: usize,
-    pub output: bool,
 }
 
 /// What one candidate body gave.
@@ -108,7 +101,7 @@ impl Task {
             body,
             empty,
         } = located?;
-        let (doc, ports) = signature(&text[kernel.clone()]);
+        let (doc, ports) = signature::signature(&text[kernel.clone()]);
         if !empty {
             return Err(format!(
                 "kernel `{name}` already has a body; `autotune draft` writes the body of a kernel whose body is empty (`{{}}`)"
@@ -188,25 +181,6 @@ impl Task {
             verified: !examples.is_empty(),
         }
     }
-}
-
-/// The doc comment and the signature's ports, as far as the text parses.
-fn signature(text: &str) -> (String, Vec<Port>) {
-    let (def, _) = npu_core::internal::parse_str_partial(text);
-    proc_macro2::extra::invalidate_current_thread_spans();
-    let Some(def) = def else {
-        return (String::new(), Vec::new());
-    };
-    let port = |param: &npu_core::ast::Param, output: bool| Port {
-        name: param.name.to_string(),
-        dtype: npu_core::Dtype::from_name(&param.dtype.to_string()),
-        shape: param.shape.iter().map(|n| n.value).collect(),
-        rank: param.shape.len(),
-        output,
-    };
-    let inputs = def.inputs.iter().map(|p| port(p, false));
-    let ports = inputs.chain(def.outputs.iter().map(|p| port(p, true)));
-    (def.doc.join("\n"), ports.collect())
 }
 
 /// Parses and checks kernel text's signature and algorithm, freeing the span table.

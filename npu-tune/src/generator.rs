@@ -31,8 +31,9 @@ mod repair;
 mod steer;
 
 use draft::Draft;
-use expert::{filled, first_drafts, neighbours};
+use expert::{first_drafts, neighbours};
 use repair::legalize;
+use steer::Idea;
 
 #[cfg(feature = "llm")]
 pub use model::Llm;
@@ -227,22 +228,6 @@ impl Heuristic {
         Heuristic {
             knowledge,
             used: Vec::new(),
-        }
-    }
-}
-
-/// A schedule the heuristic may propose, and the knowledge entries it came from.
-#[derive(Clone, Debug)]
-struct Idea {
-    draft: Draft,
-    knowledge: Vec<String>,
-}
-
-impl Idea {
-    fn plain(draft: Draft) -> Idea {
-        Idea {
-            draft,
-            knowledge: Vec::new(),
         }
     }
 }

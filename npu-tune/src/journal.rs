@@ -31,42 +31,17 @@ use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::record::CandidateRecord;
 
 mod lines;
 
+pub use lines::JournalHeader;
 use lines::{Line, parse};
 
 /// The journal's file name inside the output directory.
 pub const FILE_NAME: &str = "journal.jsonl";
-
-/// The settings of a run that decide which candidates it evaluates. A journal can only
-/// be resumed by a run with the same settings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct JournalHeader {
-    pub kernels: Vec<String>,
-    pub target: String,
-    /// The main generator (heuristic, llm or replay).
-    pub generator: String,
-    pub seed: u64,
-    pub rounds: u32,
-    /// Candidates per round.
-    pub candidates: u32,
-    /// Per kernel, in `kernels`' order: [`content_hash`] of its canonical text, hand
-    /// schedules included, so an edited kernel of the same name is told apart.
-    #[serde(default)]
-    pub kernel_hashes: Vec<String>,
-    /// Per kernel: [`content_hash`] of its target's every figure (canonical JSON), so
-    /// an edited target file of the same name is told apart.
-    #[serde(default)]
-    pub target_hashes: Vec<String>,
-    /// `npu_sim::MODEL_VERSION` of the npu that wrote the journal: another version's
-    /// cycles are not this one's. `None` in journals of an npu that did not record it.
-    #[serde(default)]
-    pub model_version: Option<u32>,
-}
 
 /// The stable hash a journal header records of a kernel's text or a target's figures:
 /// FNV-1a, the same on every run and machine.

@@ -180,61 +180,6 @@ impl KnowledgeBase {
         Ok(base)
     }
 
-    /// Writes what `distilled` learned into `dir`: its learned entries to
-    /// [`LEARNED_FILE`], the ids it pruned to [`PRUNED_FILE`] (both atomically), and
-    /// its audit lines appended to [`AUDIT_FILE`]. Hand-written files are not touched.
-    ///
-    /// The directory is read again first: a learned entry whose id another file defines
-    /// (a user moved or renamed `learned.toml` to review it, say) is left where it is,
-    /// never written a second time.
-    pub fn write_learned(dir: &Path, distilled: &distill::Distilled) -> std::io::Result<()> {
-        Self::check_learn_into(dir).map_err(|e| std::io::Error::other(e.to_string()))?;
-        let elsewhere =
-            ids_outside_learned(dir).map_err(|e| std::io::Error::other(e.to_string()))?;
-        let learned_path = dir.join(LEARNED_FILE).display().to_string();
-        let learned = KnowledgeBase {
-            entries: distilled
-                .base
-                .entries
-                .iter()
-                .filter(|e| e.id.starts_with("learned-") || e.origin.starts_with(&learned_path))
-                .filter(|e| !elsewhere.contains(&e.id))
-                .cloned()
-                .collect(),
-        };
-        super::atomic::write_atomic(&dir.join(LEARNED_FILE), learned.to_toml().as_bytes())?;
-        let mut pruned: Vec<String> = distilled
-            .audit
-            .iter()
-            .filter_map(|line| line.strip_prefix("pruned "))
-            .filter_map(|rest| rest.split(':').next())
-            .map(str::to_string)
-            .collect();
-        pruned.extend(read_pruned(dir).map_err(|e| std::io::Error::other(e.to_string()))?);
-        let pruned_path = dir.join(PRUNED_FILE);
-        pruned.sort();
-        pruned.dedup();
-        let ids: Vec<String> = pruned.iter().map(|id| format!("{id:?}")).collect();
-        let text = format!(
-            "# Entries pruned by `autotune --learn` for hurting more than helping.\nids = [{}]\n",
-            ids.join(", ")
-        );
-        super::atomic::write_atomic(&pruned_path, text.as_bytes())?;
-        if !distilled.audit.is_empty() {
-            use std::io::Write as _;
-            // Appended to through a link; a FIFO (whose opening would wait) is refused.
-            let log = npu_core::file::destination(&dir.join(AUDIT_FILE))?;
-            let mut log = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(log)?;
-            for line in &distilled.audit {
-                writeln!(log, "{line}")?;
-            }
-        }
-        Ok(())
-    }
-
     /// Whether `--learn` may write into `dir`: an error when its [`LEARNED_FILE`] is not
     /// one `--learn` wrote (by its first lines) or is read-only, or when [`PRUNED_FILE`]
     /// is read-only. Called before a run, so a refusal costs nothing, and again before
@@ -553,7 +498,7 @@ fn entry_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, KnowledgeError> {
 
 /// The ids the entry files of `dir` other than [`LEARNED_FILE`] define, as they are on
 /// disk now (pruned ones included: an id is taken while a file holds it).
-fn ids_outside_learned(dir: &Path) -> Result<BTreeSet<String>, KnowledgeError> {
+pub(super) fn ids_outside_learned(dir: &Path) -> Result<BTreeSet<String>, KnowledgeError> {
     let mut files = Vec::new();
     for path in entry_files(dir)?
         .into_iter()
@@ -567,7 +512,7 @@ fn ids_outside_learned(dir: &Path) -> Result<BTreeSet<String>, KnowledgeError> {
 }
 
 /// The ids [`PRUNED_FILE`] of `dir` lists; none when there is no such file.
-fn read_pruned(dir: &Path) -> Result<Vec<String>, KnowledgeError> {
+pub(super) fn read_pruned(dir: &Path) -> Result<Vec<String>, KnowledgeError> {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Pruned {

@@ -367,40 +367,61 @@ impl Checker<'_> {
             return self.unary_result(op, arg, ty, func.span());
         }
         if name == "select" {
-            let otherwise = typed.pop().expect("arity 3");
-            let then = typed.pop().expect("arity 3");
-            let cond = typed.pop().expect("arity 3");
-            if !matches!(cond.1, Ty::Mask(_) | Ty::Error) {
-                self.error(
-                    Code::E010,
-                    expr_span(&args[0]),
-                    "`select` needs a comparison as its condition",
-                )
-                .help = Some("write `select(a[i] > b[i], a[i], b[i])`".into());
-                return (None, Ty::Error);
-            }
-            let Some(dtype) = self.unify(func.span(), "select", then.1, otherwise.1) else {
-                return (None, Ty::Error);
-            };
-            let (Some(c), Some(t), Some(o)) = (cond.0, then.0, otherwise.0) else {
-                return (None, Ty::Error);
-            };
-            // A select of literals is a literal tree: it takes its context's dtype, as
-            // `select(x[i] > 0, 1, 0) + select(x[i] < 0, 2, 0)` does from an i8 output.
-            let ty = match (then.1, otherwise.1) {
-                (Ty::Literal { is_float: a }, Ty::Literal { is_float: b }) => {
-                    Ty::Literal { is_float: a || b }
-                }
-                _ => Ty::Value(dtype),
-            };
-            let expr = Expr::Select {
-                cond: Box::new(c),
-                then: Box::new(resolve_literals(t, dtype)),
-                otherwise: Box::new(resolve_literals(o, dtype)),
-                dtype,
-            };
-            return (Some(expr), ty);
+            return self.select_call(func, args, typed);
         }
+        self.binary_call(func, &name, args, typed)
+    }
+
+    /// `select(cond, then, otherwise)`: a comparison, and two values of one dtype.
+    fn select_call(
+        &mut self,
+        func: &Ident,
+        args: &[ast::Expr],
+        mut typed: Vec<(Option<Expr>, Ty)>,
+    ) -> (Option<Expr>, Ty) {
+        let otherwise = typed.pop().expect("arity 3");
+        let then = typed.pop().expect("arity 3");
+        let cond = typed.pop().expect("arity 3");
+        if !matches!(cond.1, Ty::Mask(_) | Ty::Error) {
+            self.error(
+                Code::E010,
+                expr_span(&args[0]),
+                "`select` needs a comparison as its condition",
+            )
+            .help = Some("write `select(a[i] > b[i], a[i], b[i])`".into());
+            return (None, Ty::Error);
+        }
+        let Some(dtype) = self.unify(func.span(), "select", then.1, otherwise.1) else {
+            return (None, Ty::Error);
+        };
+        let (Some(c), Some(t), Some(o)) = (cond.0, then.0, otherwise.0) else {
+            return (None, Ty::Error);
+        };
+        // A select of literals is a literal tree: it takes its context's dtype, as
+        // `select(x[i] > 0, 1, 0) + select(x[i] < 0, 2, 0)` does from an i8 output.
+        let ty = match (then.1, otherwise.1) {
+            (Ty::Literal { is_float: a }, Ty::Literal { is_float: b }) => {
+                Ty::Literal { is_float: a || b }
+            }
+            _ => Ty::Value(dtype),
+        };
+        let expr = Expr::Select {
+            cond: Box::new(c),
+            then: Box::new(resolve_literals(t, dtype)),
+            otherwise: Box::new(resolve_literals(o, dtype)),
+            dtype,
+        };
+        (Some(expr), ty)
+    }
+
+    /// `min`, `max` and `pow` (a constant exponent, a floating-point operand).
+    fn binary_call(
+        &mut self,
+        func: &Ident,
+        name: &str,
+        args: &[ast::Expr],
+        mut typed: Vec<(Option<Expr>, Ty)>,
+    ) -> (Option<Expr>, Ty) {
         let rhs = typed.pop().expect("arity 2");
         let lhs = typed.pop().expect("arity 2");
         if name == "pow" && !matches!(rhs.1, Ty::Literal { .. } | Ty::Error) {
@@ -415,13 +436,13 @@ impl Checker<'_> {
             );
             return (None, Ty::Error);
         }
-        let Some(dtype) = self.unify(func.span(), &name, lhs.1, rhs.1) else {
+        let Some(dtype) = self.unify(func.span(), name, lhs.1, rhs.1) else {
             return (None, Ty::Error);
         };
         let (Some(l), Some(r)) = (lhs.0, rhs.0) else {
             return (None, Ty::Error);
         };
-        let op = match name.as_str() {
+        let op = match name {
             "min" => BinaryOp::Min,
             "max" => BinaryOp::Max,
             _ => BinaryOp::Pow,

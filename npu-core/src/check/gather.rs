@@ -28,63 +28,10 @@ impl Checker<'_> {
             checker.error(Code::E037, span, message).help = Some(help);
             None
         };
-        if let Some(ast::Index::Gather(inner)) = gather
-            .indices
-            .iter()
-            .find(|i| matches!(i, ast::Index::Gather(_)))
+        if let Some((message, help)) =
+            self.refused_gather(gather, table, padded, earlier, scope, tensors)
         {
-            let inner_text = crate::print::index(&ast::Index::Gather(inner.clone()));
-            return refuse(
-                self,
-                format!(
-                    "`{index_name}[{inner_text}]` is a nested gather: the index of a gather is read with affine subscripts"
-                ),
-                format!(
-                    "gather `{index_name}[{inner_text}]` in a kernel of its own and pass the result as an index input of `{name}`"
-                ),
-            );
-        }
-        if padded {
-            return refuse(
-                self,
-                format!("`pad({name}, ..)` is read through the gather `{index_name}[..]`"),
-                "an index is checked at run time, not padded: read `{name}` without `pad`"
-                    .replace("{name}", name),
-            );
-        }
-        if earlier.iter().any(|s| s.gather().is_some()) {
-            return refuse(
-                self,
-                format!("`{name}` is gathered along two dimensions"),
-                "gather along one dimension and index the others by axes, as in `table[idx[i], d]`"
-                    .into(),
-            );
-        }
-        if table.role == Role::Local {
-            return refuse(
-                self,
-                format!("intermediate `{name}` is gathered from"),
-                format!(
-                    "gather from an input; an intermediate holds one tile, not every row of `{name}`"
-                ),
-            );
-        }
-        let gathered_tables = scope
-            .loads
-            .iter()
-            .filter(|(t, subscripts)| {
-                **t != table_index(tensors, table)
-                    && subscripts.iter().any(|s| s.gather().is_some())
-            })
-            .count();
-        if gathered_tables >= MAX_GATHERED_TABLES {
-            return refuse(
-                self,
-                format!(
-                    "`{name}` is one gathered tensor too many: a kernel gathers from at most {MAX_GATHERED_TABLES}"
-                ),
-                "split the kernel, or stack the tables into one tensor".into(),
-            );
+            return refuse(self, message, help);
         }
         scope.gather_index = true;
         let (load, _) = self.load(&gather.tensor, &gather.indices, None, scope, tensors);
@@ -123,6 +70,76 @@ impl Checker<'_> {
             dtype,
             extent: table.shape[dim],
         })
+    }
+
+    /// Why a gather cannot run, as E037's message and help, before its index is read:
+    /// a nested gather, a padded table, a second gathered dimension, an intermediate
+    /// table, or one gathered table too many.
+    fn refused_gather(
+        &self,
+        gather: &ast::Gather,
+        table: &Tensor,
+        padded: bool,
+        earlier: &[Subscript],
+        scope: &Scope,
+        tensors: &[Tensor],
+    ) -> Option<(String, String)> {
+        let name = &table.name;
+        let index_name = gather.tensor.to_string();
+        if let Some(ast::Index::Gather(inner)) = gather
+            .indices
+            .iter()
+            .find(|i| matches!(i, ast::Index::Gather(_)))
+        {
+            let inner_text = crate::print::index(&ast::Index::Gather(inner.clone()));
+            return Some((
+                format!(
+                    "`{index_name}[{inner_text}]` is a nested gather: the index of a gather is read with affine subscripts"
+                ),
+                format!(
+                    "gather `{index_name}[{inner_text}]` in a kernel of its own and pass the result as an index input of `{name}`"
+                ),
+            ));
+        }
+        if padded {
+            return Some((
+                format!("`pad({name}, ..)` is read through the gather `{index_name}[..]`"),
+                "an index is checked at run time, not padded: read `{name}` without `pad`"
+                    .replace("{name}", name),
+            ));
+        }
+        if earlier.iter().any(|s| s.gather().is_some()) {
+            return Some((
+                format!("`{name}` is gathered along two dimensions"),
+                "gather along one dimension and index the others by axes, as in `table[idx[i], d]`"
+                    .into(),
+            ));
+        }
+        if table.role == Role::Local {
+            return Some((
+                format!("intermediate `{name}` is gathered from"),
+                format!(
+                    "gather from an input; an intermediate holds one tile, not every row of `{name}`"
+                ),
+            ));
+        }
+        let gathered_tables = scope
+            .loads
+            .iter()
+            .filter(|(t, subscripts)| {
+                **t != table_index(tensors, table)
+                    && subscripts.iter().any(|s| s.gather().is_some())
+            })
+            .count();
+        if gathered_tables >= MAX_GATHERED_TABLES {
+            return Some((
+                format!(
+                    "`{name}` is one gathered tensor too many: a kernel gathers from at most {MAX_GATHERED_TABLES}"
+                ),
+                "split the kernel, or stack the tables into one tensor".into(),
+            ));
+        }
+        None
     }
 }
 

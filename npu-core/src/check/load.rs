@@ -4,7 +4,7 @@
 use proc_macro2::Ident;
 
 use super::expr::{expr_span, subscripts};
-use super::{Checker, Scope, Ty};
+use super::{Checker, PadKey, Scope, Ty};
 use crate::ast;
 use crate::diag::{Code, suggestion};
 use crate::ir::*;
@@ -19,49 +19,17 @@ impl Checker<'_> {
         tensors: &[Tensor],
     ) -> (Option<Expr>, Ty) {
         let name = ident.to_string();
-        let Some(&index) = scope.tensors.get(&name) else {
-            let mut candidates: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
-            candidates.sort();
-            let help = suggestion(&name, &candidates);
-            self.error(Code::E002, ident.span(), format!("unknown tensor `{name}`"))
-                .help = Some(help);
+        let Some(index) = self.readable_tensor(ident, scope, tensors) else {
             return (None, Ty::Error);
         };
-        if scope.failed.contains(&index) {
-            // Its `let` failed, and said why.
-            return (None, Ty::Error);
-        }
         let tensor = &tensors[index];
-        if tensor.role == Role::Output {
-            self.error(
-                Code::E010,
-                ident.span(),
-                format!("`{name}` is an output and cannot be read"),
-            )
-            .help = Some("read inputs only; compute the value again or make it an input".into());
-            return (None, Ty::Error);
-        }
         if tensor.role == Role::Local && tensor.shape.is_empty() {
             return self.zero_d_local(ident, indices, pad, index, tensor);
         }
         if tensor.is_scalar() || indices.is_empty() {
             return self.scalar_param(ident, indices, index, tensors);
         }
-        if indices.len() != tensor.shape.len() {
-            self.error(
-                Code::E011,
-                ident.span(),
-                format!(
-                    "`{name}` has rank {} ({:?}) but is read with {}",
-                    tensor.shape.len(),
-                    tensor.shape,
-                    subscripts(indices.len())
-                ),
-            )
-            .help = Some(format!(
-                "read `{name}` with {}, one per dimension",
-                subscripts(tensor.shape.len())
-            ));
+        if !self.read_with_rank(ident, indices, tensor) {
             return (None, Ty::Error);
         }
         let padded = pad.is_some();
@@ -91,52 +59,11 @@ impl Checker<'_> {
                     subscripts.push(Subscript::Const(number.value));
                 }
                 ast::Index::Axis(axis_ident) => {
-                    let Some(axis) = self.live_axis(axis_ident, scope) else {
-                        ok = false;
-                        continue;
-                    };
-                    let axis_name = axis_ident.to_string();
-                    let axis_extent = scope.axes[axis].extent;
-                    if padded {
-                        // A padded view may read past either end, or less than all.
-                    } else if axis_extent > extent {
-                        self.error(
-                            Code::E012,
-                            axis_ident.span(),
-                            format!("axis `{axis_name}` runs to {axis_extent} but `{name}` has {extent} elements along dimension {dim}"),
-                        )
-                        .help = Some(if scope.gather_index {
-                            format!("give `{name}` extent {axis_extent} along dimension {dim}")
-                        } else {
-                            format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`")
-                        });
-                        ok = false;
-                    } else if axis_extent < extent
-                        && (scope.found.contains(&axis) || tensor.role == Role::Local)
-                    {
-                        // An axis whose extent came from another tensor's shape: the
-                        // shapes disagree. An axis the output declares (or a stated
-                        // `k < n`) reads the first elements of an input's longer
-                        // dimension; an intermediate is read as it is written.
-                        let message = format!(
-                            "`{name}` has {extent} elements along dimension {dim} but axis `{axis_name}` covers {axis_extent}"
-                        );
-                        let help =
-                            format!("give `{name}` extent {axis_extent} along dimension {dim}");
-                        let (message, help) = if tensor.role == Role::Local {
-                            (message, help)
-                        } else {
-                            (
-                                format!("{message}, the extent another tensor gives it"),
-                                format!(
-                                    "{help}, or state the extent where `{axis_name}` is introduced, as in `sum[{axis_name} < {axis_extent}](...)`, to read the first {axis_extent}"
-                                ),
-                            )
-                        };
-                        self.error(Code::E011, axis_ident.span(), message).help = Some(help);
-                        ok = false;
+                    let view = (name.as_str(), tensor);
+                    match self.axis_subscript(axis_ident, view, dim, padded, scope) {
+                        Some(subscript) => subscripts.push(subscript),
+                        None => ok = false,
                     }
-                    subscripts.push(Subscript::Axis(axis));
                 }
                 ast::Index::Gather(gather) => {
                     match self.gather(gather, tensor, dim, padded, &subscripts, scope, tensors) {
@@ -145,47 +72,211 @@ impl Checker<'_> {
                     }
                 }
                 ast::Index::Affine(affine) => {
-                    let mut terms: Vec<(usize, u64)> = Vec::new();
-                    for term in &affine.terms {
-                        let Some(axis) = self.live_axis(&term.axis, scope) else {
-                            ok = false;
-                            continue;
-                        };
-                        match terms.iter_mut().find(|(a, _)| *a == axis) {
-                            Some((_, c)) => *c = c.saturating_add(term.coefficient),
-                            None => terms.push((axis, term.coefficient)),
-                        }
-                    }
-                    if !ok {
-                        continue;
-                    }
-                    let subscript = match (terms.as_slice(), affine.offset) {
-                        ([(axis, 1)], 0) => Subscript::Axis(*axis),
-                        ([], offset) if offset >= 0 => Subscript::Const(offset as u64),
-                        _ => Subscript::Affine {
-                            terms,
-                            offset: affine.offset,
-                        },
-                    };
-                    if !padded
-                        && !self.affine_in_bounds(
-                            &subscript,
-                            affine,
-                            (name.as_str(), indices),
-                            extent,
-                            dim,
-                            scope,
-                        )
+                    let view = (name.as_str(), indices);
+                    let at = (extent, dim);
+                    if let Some(subscript) =
+                        self.affine_subscript(affine, view, at, padded, scope, &mut ok)
                     {
-                        ok = false;
+                        subscripts.push(subscript);
                     }
-                    subscripts.push(subscript);
                 }
             }
         }
         if !ok {
             return (None, Ty::Error);
         }
+        if !self.same_view(ident, index, tensor, &subscripts, scope, tensors) {
+            return (None, Ty::Error);
+        }
+        let (pad_value, pad_key) = pad_value.unzip();
+        if !self.same_padding(ident, index, pad_key, scope) {
+            return (None, Ty::Error);
+        }
+        scope.pads.entry(index).or_insert(pad_key);
+        scope
+            .loads
+            .entry(index)
+            .or_insert_with(|| subscripts.clone());
+        let ty = if self.untyped.contains(&tensor.name) {
+            Ty::Error
+        } else {
+            Ty::Value(tensor.dtype)
+        };
+        (
+            Some(Expr::Load {
+                tensor: index,
+                subscripts,
+                dtype: tensor.dtype,
+                pad: pad_value.map(Box::new),
+            }),
+            ty,
+        )
+    }
+
+    /// The tensor a load names: declared, not an output, and not an intermediate whose
+    /// `let` failed (which was reported there).
+    fn readable_tensor(
+        &mut self,
+        ident: &Ident,
+        scope: &Scope,
+        tensors: &[Tensor],
+    ) -> Option<usize> {
+        let name = ident.to_string();
+        let Some(&index) = scope.tensors.get(&name) else {
+            let mut candidates: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
+            candidates.sort();
+            let help = suggestion(&name, &candidates);
+            self.error(Code::E002, ident.span(), format!("unknown tensor `{name}`"))
+                .help = Some(help);
+            return None;
+        };
+        if scope.failed.contains(&index) {
+            // Its `let` failed, and said why.
+            return None;
+        }
+        let tensor = &tensors[index];
+        if tensor.role == Role::Output {
+            self.error(
+                Code::E010,
+                ident.span(),
+                format!("`{name}` is an output and cannot be read"),
+            )
+            .help = Some("read inputs only; compute the value again or make it an input".into());
+            return None;
+        }
+        Some(index)
+    }
+
+    /// A load reads its tensor with one subscript per dimension; reports one that does not.
+    fn read_with_rank(&mut self, ident: &Ident, indices: &[ast::Index], tensor: &Tensor) -> bool {
+        let name = ident.to_string();
+        if indices.len() != tensor.shape.len() {
+            self.error(
+                Code::E011,
+                ident.span(),
+                format!(
+                    "`{name}` has rank {} ({:?}) but is read with {}",
+                    tensor.shape.len(),
+                    tensor.shape,
+                    subscripts(indices.len())
+                ),
+            )
+            .help = Some(format!(
+                "read `{name}` with {}, one per dimension",
+                subscripts(tensor.shape.len())
+            ));
+            return false;
+        }
+        true
+    }
+
+    /// The subscript of dimension `dim` of a load read along a live axis; `None` after
+    /// reporting an axis that is not live or whose extent the tensor does not match.
+    fn axis_subscript(
+        &mut self,
+        axis_ident: &Ident,
+        (name, tensor): (&str, &Tensor),
+        dim: usize,
+        padded: bool,
+        scope: &Scope,
+    ) -> Option<Subscript> {
+        let extent = tensor.shape[dim];
+        let axis = self.live_axis(axis_ident, scope)?;
+        let axis_name = axis_ident.to_string();
+        let axis_extent = scope.axes[axis].extent;
+        if padded {
+            // A padded view may read past either end, or less than all.
+        } else if axis_extent > extent {
+            self.error(
+                Code::E012,
+                axis_ident.span(),
+                format!("axis `{axis_name}` runs to {axis_extent} but `{name}` has {extent} elements along dimension {dim}"),
+            )
+            .help = Some(if scope.gather_index {
+                format!("give `{name}` extent {axis_extent} along dimension {dim}")
+            } else {
+                format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`")
+            });
+            return None;
+        } else if axis_extent < extent
+            && (scope.found.contains(&axis) || tensor.role == Role::Local)
+        {
+            // An axis whose extent came from another tensor's shape: the
+            // shapes disagree. An axis the output declares (or a stated
+            // `k < n`) reads the first elements of an input's longer
+            // dimension; an intermediate is read as it is written.
+            let message = format!(
+                "`{name}` has {extent} elements along dimension {dim} but axis `{axis_name}` covers {axis_extent}"
+            );
+            let help = format!("give `{name}` extent {axis_extent} along dimension {dim}");
+            let (message, help) = if tensor.role == Role::Local {
+                (message, help)
+            } else {
+                (
+                    format!("{message}, the extent another tensor gives it"),
+                    format!(
+                        "{help}, or state the extent where `{axis_name}` is introduced, as in `sum[{axis_name} < {axis_extent}](...)`, to read the first {axis_extent}"
+                    ),
+                )
+            };
+            self.error(Code::E011, axis_ident.span(), message).help = Some(help);
+            return None;
+        }
+        Some(Subscript::Axis(axis))
+    }
+
+    /// The subscript of an affine index (`2*i + k - 1`), its terms' axes live and, in a
+    /// view that is not padded, in bounds; clears `ok` on an error. Nothing is checked
+    /// for bounds once an earlier subscript of the load failed.
+    fn affine_subscript(
+        &mut self,
+        affine: &ast::Affine,
+        view: (&str, &[ast::Index]),
+        (extent, dim): (u64, usize),
+        padded: bool,
+        scope: &Scope,
+        ok: &mut bool,
+    ) -> Option<Subscript> {
+        let mut terms: Vec<(usize, u64)> = Vec::new();
+        for term in &affine.terms {
+            let Some(axis) = self.live_axis(&term.axis, scope) else {
+                *ok = false;
+                continue;
+            };
+            match terms.iter_mut().find(|(a, _)| *a == axis) {
+                Some((_, c)) => *c = c.saturating_add(term.coefficient),
+                None => terms.push((axis, term.coefficient)),
+            }
+        }
+        if !*ok {
+            return None;
+        }
+        let subscript = match (terms.as_slice(), affine.offset) {
+            ([(axis, 1)], 0) => Subscript::Axis(*axis),
+            ([], offset) if offset >= 0 => Subscript::Const(offset as u64),
+            _ => Subscript::Affine {
+                terms,
+                offset: affine.offset,
+            },
+        };
+        if !padded && !self.affine_in_bounds(&subscript, affine, view, extent, dim, scope) {
+            *ok = false;
+        }
+        Some(subscript)
+    }
+
+    /// Every load of a tensor reads the same elements: a staged tensor holds one tile,
+    /// an intermediate is read as written. Reports a load that differs from the first.
+    fn same_view(
+        &mut self,
+        ident: &Ident,
+        index: usize,
+        tensor: &Tensor,
+        subscripts: &[Subscript],
+        scope: &Scope,
+        tensors: &[Tensor],
+    ) -> bool {
+        let name = ident.to_string();
         if let Some(first) = scope.loads.get(&index)
             && *first != subscripts
         {
@@ -211,7 +302,7 @@ impl Checker<'_> {
             };
             let message = format!(
                 "`{name}` is read as `{}` here but as `{}` before",
-                show(&subscripts),
+                show(subscripts),
                 show(first)
             );
             self.error(Code::E011, ident.span(), message).help = Some(
@@ -226,9 +317,20 @@ impl Checker<'_> {
                     )
                 },
             );
-            return (None, Ty::Error);
+            return false;
         }
-        let (pad_value, pad_key) = pad_value.unzip();
+        true
+    }
+
+    /// Every load of a tensor pads alike; reports one that pads differently.
+    fn same_padding(
+        &mut self,
+        ident: &Ident,
+        index: usize,
+        pad_key: Option<PadKey>,
+        scope: &Scope,
+    ) -> bool {
+        let name = ident.to_string();
         if let Some(first) = scope.pads.get(&index)
             && *first != pad_key
         {
@@ -240,27 +342,9 @@ impl Checker<'_> {
             .help = Some(format!(
                 "a staged tensor holds one tile at a time: read `{name}` through the same `pad({name}, ..)` everywhere"
             ));
-            return (None, Ty::Error);
+            return false;
         }
-        scope.pads.entry(index).or_insert(pad_key);
-        scope
-            .loads
-            .entry(index)
-            .or_insert_with(|| subscripts.clone());
-        let ty = if self.untyped.contains(&tensor.name) {
-            Ty::Error
-        } else {
-            Ty::Value(tensor.dtype)
-        };
-        (
-            Some(Expr::Load {
-                tensor: index,
-                subscripts,
-                dtype: tensor.dtype,
-                pad: pad_value.map(Box::new),
-            }),
-            ty,
-        )
+        true
     }
 
     /// A 0-d intermediate (`let m = max[k](x[k]);`) by its bare name: one value, read
@@ -545,15 +629,6 @@ impl Checker<'_> {
         let value = dtype.round(value_f64);
         Some((Expr::Const { value, dtype }, PadKey::Bits(value.to_bits())))
     }
-}
-
-/// What a padded view pads with, to tell two views of one tensor apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum PadKey {
-    /// The bits of a constant.
-    Bits(u64),
-    /// A scalar parameter, by tensor index.
-    Param(usize),
 }
 
 /// A subscript as DSL text with the kernel's axis names: `2*i + k - 1`.

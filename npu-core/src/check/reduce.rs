@@ -45,47 +45,7 @@ impl Checker<'_> {
                 return (None, Ty::Error);
             }
         };
-        if args.len() != 1 {
-            self.error(
-                Code::E003,
-                func.span(),
-                format!("`{name}[..]` takes 1 argument but was given {}", args.len()),
-            );
-            return (None, Ty::Error);
-        }
-        if op.is_arg() && reduction.axes.len() > 1 {
-            self.error(
-                Code::E011,
-                reduction.axes[1].span(),
-                format!(
-                    "`{name}` returns the index along one axis, but `{name}{}` names {}",
-                    reduction.text(),
-                    reduction.axes.len()
-                ),
-            )
-            .help = Some(format!(
-                "reduce over one axis, as in `{name}[{}](...)`, or first reduce the others with `max`/`min` in an intermediate",
-                reduction.axes[0]
-            ));
-            return (None, Ty::Error);
-        }
-        if scope.scanning {
-            self.error(
-                Code::E003,
-                func.span(),
-                format!("`{name}` cannot be inside a scan"),
-            )
-            .help = Some(format!(
-                "compute the reduction in an intermediate first, as in `let r[..] = {name}{}(...);`, and scan that",
-                reduction.text()
-            ));
-            return (None, Ty::Error);
-        }
-        if scope.reducing {
-            self.error(Code::E003, func.span(), "reductions cannot be nested")
-                .help = Some(format!(
-                "reduce over several axes in one reduction, as in `{name}[kh, kw](...)`, or split the kernel in two"
-            ));
+        if !self.reduction_form(func, op, reduction, args.len(), scope) {
             return (None, Ty::Error);
         }
         let accumulator = match &reduction.accumulator {
@@ -111,104 +71,15 @@ impl Checker<'_> {
             return (None, Ty::Error);
         }
         let mut axes: Vec<usize> = Vec::with_capacity(reduction.axes.len());
-        for (position, axis_ident) in reduction.axes.iter().enumerate() {
-            let axis_name = axis_ident.to_string();
-            if reduction.axes[..position].iter().any(|a| *a == axis_name) {
-                self.error(
-                    Code::E030,
-                    axis_ident.span(),
-                    format!(
-                        "axis `{axis_name}` is named twice in `{name}{}`",
-                        reduction.text()
-                    ),
-                )
-                .help = Some("name each reduction axis once".into());
+        for position in 0..reduction.axes.len() {
+            let Some(axis) =
+                self.reduction_axis(&name, reduction, position, &args[0], scope, tensors)
+            else {
                 return (None, Ty::Error);
-            }
-            if scope.live.iter().any(|a| scope.axes[*a].name == axis_name) {
-                self.error(
-                    Code::E030,
-                    axis_ident.span(),
-                    format!("axis `{axis_name}` is already in use here"),
-                )
-                .help = Some(format!(
-                    "reduce over a new axis name, such as `k`, or reduce over `{axis_name}` in an intermediate over the other axes: `let s[i] = sum[{axis_name}](...);`"
-                ));
-                return (None, Ty::Error);
-            }
-            let stated_extent = reduction.extents[position];
-            if let Some(stated) = stated_extent
-                && stated.value == 0
-            {
-                self.error(
-                    Code::E011,
-                    stated.span,
-                    format!("`{name}[{axis_name} < 0]` reduces over no elements"),
-                )
-                .help = Some(format!("give `{axis_name}` an extent of at least 1"));
-                return (None, Ty::Error);
-            }
-            let found = stated_extent
-                .map(|stated| stated.value)
-                .or_else(|| reduction_extent(&args[0], &axis_name, &scope.tensors, tensors));
-            let Some(extent) = found else {
-                self.error(Code::E011, axis_ident.span(), format!("no tensor in the body of `{name}` is indexed by `{axis_name}`, so its extent is unknown"))
-                    .help = Some(format!("index an input by `{axis_name}`, as in `{name}[{axis_name}](x[i, {axis_name}])`, or state its extent: `{name}[{axis_name} < 3](x[i + {axis_name}])`"));
-                return (None, Ty::Error);
-            };
-            let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
-                // The same name is the same loop dimension in every statement: softmax's
-                // `k` is reduced over by `let m[i] = max[k](x[i, k])` and runs along
-                // `e[i, k]`.
-                Some(existing) if scope.axes[existing].extent == extent => existing,
-                Some(_) => {
-                    self.error(
-                        Code::E030,
-                        axis_ident.span(),
-                        format!("axis `{axis_name}` is already used with another meaning"),
-                    )
-                    .help = Some("give the reduction axis its own name".into());
-                    return (None, Ty::Error);
-                }
-                None => {
-                    scope.axes.push(Axis {
-                        name: axis_name,
-                        extent,
-                        reduction: true,
-                    });
-                    if stated_extent.is_none() {
-                        scope.found.push(scope.axes.len() - 1);
-                    }
-                    scope.axes.len() - 1
-                }
             };
             axes.push(axis);
         }
-        // One reduction's axes are folded together, so an axis reduced elsewhere must be
-        // reduced with the same list there.
-        if let Some(other) = scope
-            .reductions
-            .iter()
-            .find(|other| **other != axes && other.iter().any(|a| axes.contains(a)))
-        {
-            let shared = axes
-                .iter()
-                .position(|a| other.contains(a))
-                .expect("the lists share an axis");
-            let names: Vec<&str> = other.iter().map(|a| scope.axes[*a].name.as_str()).collect();
-            let axis_name = &scope.axes[axes[shared]].name;
-            self.error(
-                Code::E030,
-                reduction.axes[shared].span(),
-                format!(
-                    "axis `{axis_name}` is reduced together with `{}` elsewhere; an axis belongs to one axis list",
-                    names.join(", ")
-                ),
-            )
-            .help = Some(format!(
-                "write the same list, `[{}]`, or give this reduction its own axis names",
-                names.join(", ")
-            ));
+        if !self.one_axis_list(reduction, &axes, scope) {
             return (None, Ty::Error);
         }
         if !scope.reductions.contains(&axes) {
@@ -223,17 +94,9 @@ impl Checker<'_> {
             return (None, Ty::Error);
         };
         if op.is_arg() {
-            // The index dtype: the one named, else i32 (a statement's root `argmax`
-            // takes its output's dtype instead, see `Checker::arg_output`).
             let extent = scope.axes[axes[0]].extent;
-            let index = match accumulator {
-                Some((index, ident)) => {
-                    if !self.holds_indices(index, extent, ident.span(), &name) {
-                        return (None, Ty::Error);
-                    }
-                    index
-                }
-                None => Dtype::I32,
+            let Some(index) = self.index_dtype(&name, accumulator, extent) else {
+                return (None, Ty::Error);
             };
             return (
                 body.map(|body| Expr::Reduce {
@@ -261,6 +124,197 @@ impl Checker<'_> {
             }),
             Ty::Value(dtype),
         )
+    }
+
+    /// The dtype of an argmax's or argmin's index: the one named, if it holds every
+    /// position along the axis, else i32 (a statement's root `argmax` takes its output's
+    /// dtype instead, see `Checker::arg_output`).
+    fn index_dtype(
+        &mut self,
+        name: &str,
+        named: Option<(Dtype, &Ident)>,
+        extent: u64,
+    ) -> Option<Dtype> {
+        match named {
+            Some((index, ident)) => self
+                .holds_indices(index, extent, ident.span(), name)
+                .then_some(index),
+            None => Some(Dtype::I32),
+        }
+    }
+
+    /// Whether a reduction is written as one: one argument, one axis for an argmax or
+    /// argmin, and not inside a scan or another reduction; reports what is not.
+    fn reduction_form(
+        &mut self,
+        func: &Ident,
+        op: ReduceOp,
+        reduction: &ast::Reduction,
+        arguments: usize,
+        scope: &Scope,
+    ) -> bool {
+        let name = func.to_string();
+        if arguments != 1 {
+            self.error(
+                Code::E003,
+                func.span(),
+                format!("`{name}[..]` takes 1 argument but was given {arguments}"),
+            );
+            return false;
+        }
+        if op.is_arg() && reduction.axes.len() > 1 {
+            self.error(
+                Code::E011,
+                reduction.axes[1].span(),
+                format!(
+                    "`{name}` returns the index along one axis, but `{name}{}` names {}",
+                    reduction.text(),
+                    reduction.axes.len()
+                ),
+            )
+            .help = Some(format!(
+                "reduce over one axis, as in `{name}[{}](...)`, or first reduce the others with `max`/`min` in an intermediate",
+                reduction.axes[0]
+            ));
+            return false;
+        }
+        if scope.scanning {
+            self.error(
+                Code::E003,
+                func.span(),
+                format!("`{name}` cannot be inside a scan"),
+            )
+            .help = Some(format!(
+                "compute the reduction in an intermediate first, as in `let r[..] = {name}{}(...);`, and scan that",
+                reduction.text()
+            ));
+            return false;
+        }
+        if scope.reducing {
+            self.error(Code::E003, func.span(), "reductions cannot be nested")
+                .help = Some(format!(
+                "reduce over several axes in one reduction, as in `{name}[kh, kw](...)`, or split the kernel in two"
+            ));
+            return false;
+        }
+        true
+    }
+
+    /// Reduction axis `position`: named once, not an axis in use, with an extent stated
+    /// or found from a tensor the body reads over it, and the kernel's axis of that
+    /// name when one has the same extent.
+    fn reduction_axis(
+        &mut self,
+        name: &str,
+        reduction: &ast::Reduction,
+        position: usize,
+        body: &ast::Expr,
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> Option<usize> {
+        let axis_ident = &reduction.axes[position];
+        let axis_name = axis_ident.to_string();
+        if reduction.axes[..position].iter().any(|a| *a == axis_name) {
+            self.error(
+                Code::E030,
+                axis_ident.span(),
+                format!(
+                    "axis `{axis_name}` is named twice in `{name}{}`",
+                    reduction.text()
+                ),
+            )
+            .help = Some("name each reduction axis once".into());
+            return None;
+        }
+        if scope.live.iter().any(|a| scope.axes[*a].name == axis_name) {
+            self.error(
+                Code::E030,
+                axis_ident.span(),
+                format!("axis `{axis_name}` is already in use here"),
+            )
+            .help = Some(format!(
+                "reduce over a new axis name, such as `k`, or reduce over `{axis_name}` in an intermediate over the other axes: `let s[i] = sum[{axis_name}](...);`"
+            ));
+            return None;
+        }
+        let stated_extent = reduction.extents[position];
+        if let Some(stated) = stated_extent
+            && stated.value == 0
+        {
+            self.error(
+                Code::E011,
+                stated.span,
+                format!("`{name}[{axis_name} < 0]` reduces over no elements"),
+            )
+            .help = Some(format!("give `{axis_name}` an extent of at least 1"));
+            return None;
+        }
+        let found = stated_extent
+            .map(|stated| stated.value)
+            .or_else(|| reduction_extent(body, &axis_name, &scope.tensors, tensors));
+        let Some(extent) = found else {
+            self.error(Code::E011, axis_ident.span(), format!("no tensor in the body of `{name}` is indexed by `{axis_name}`, so its extent is unknown"))
+                .help = Some(format!("index an input by `{axis_name}`, as in `{name}[{axis_name}](x[i, {axis_name}])`, or state its extent: `{name}[{axis_name} < 3](x[i + {axis_name}])`"));
+            return None;
+        };
+        let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
+            // The same name is the same loop dimension in every statement: softmax's
+            // `k` is reduced over by `let m[i] = max[k](x[i, k])` and runs along
+            // `e[i, k]`.
+            Some(existing) if scope.axes[existing].extent == extent => existing,
+            Some(_) => {
+                self.error(
+                    Code::E030,
+                    axis_ident.span(),
+                    format!("axis `{axis_name}` is already used with another meaning"),
+                )
+                .help = Some("give the reduction axis its own name".into());
+                return None;
+            }
+            None => {
+                scope.axes.push(Axis {
+                    name: axis_name,
+                    extent,
+                    reduction: true,
+                });
+                if stated_extent.is_none() {
+                    scope.found.push(scope.axes.len() - 1);
+                }
+                scope.axes.len() - 1
+            }
+        };
+        Some(axis)
+    }
+
+    /// One reduction's axes are folded together, so an axis reduced elsewhere must be
+    /// reduced with the same list there; reports one that is not.
+    fn one_axis_list(&mut self, reduction: &ast::Reduction, axes: &[usize], scope: &Scope) -> bool {
+        if let Some(other) = scope
+            .reductions
+            .iter()
+            .find(|other| **other != axes && other.iter().any(|a| axes.contains(a)))
+        {
+            let shared = axes
+                .iter()
+                .position(|a| other.contains(a))
+                .expect("the lists share an axis");
+            let names: Vec<&str> = other.iter().map(|a| scope.axes[*a].name.as_str()).collect();
+            let axis_name = &scope.axes[axes[shared]].name;
+            self.error(
+                Code::E030,
+                reduction.axes[shared].span(),
+                format!(
+                    "axis `{axis_name}` is reduced together with `{}` elsewhere; an axis belongs to one axis list",
+                    names.join(", ")
+                ),
+            )
+            .help = Some(format!(
+                "write the same list, `[{}]`, or give this reduction its own axis names",
+                names.join(", ")
+            ));
+            return false;
+        }
+        true
     }
 }
 

@@ -19,57 +19,11 @@ impl Checker<'_> {
         tensors: &[Tensor],
     ) -> (Option<Expr>, Ty) {
         let name = op.name();
-        if args.len() != 1 {
-            self.error(
-                Code::E003,
-                func.span(),
-                format!("`{name}[..]` takes 1 argument but was given {}", args.len()),
-            );
-            return (None, Ty::Error);
-        }
-        if let [_, second, ..] = reduction.axes.as_slice() {
-            self.error(
-                Code::E011,
-                second.span(),
-                format!(
-                    "`{name}` runs along one axis, but `{name}{}` names {}",
-                    reduction.text(),
-                    reduction.axes.len()
-                ),
-            )
-            .help = Some(format!(
-                "scan along one axis, as in `{name}[{}](...)`",
-                reduction.axes[0]
-            ));
+        if !self.scan_form(func, name, reduction, args.len(), scope) {
             return (None, Ty::Error);
         }
         let axis_ident = &reduction.axes[0];
         let axis_name = axis_ident.to_string();
-        if let Some(extent) = reduction.extents[0] {
-            self.error(
-                Code::E011,
-                extent.span,
-                format!("`{name}` runs along the whole of `{axis_name}`, so it takes no extent"),
-            )
-            .help = Some(format!("write `{name}[{axis_name}](...)`"));
-            return (None, Ty::Error);
-        }
-        if scope.reducing || scope.scanning {
-            let outer = if scope.reducing {
-                "a reduction"
-            } else {
-                "a scan"
-            };
-            self.error(
-                Code::E003,
-                func.span(),
-                format!("`{name}` cannot be inside {outer}"),
-            )
-            .help = Some(format!(
-                "compute the scan in an intermediate first: `let c[.., {axis_name}] = {name}[{axis_name}](...);`"
-            ));
-            return (None, Ty::Error);
-        }
         // The scan keeps its axis: it is one the statement writes.
         let Some(axis) = scope
             .live
@@ -122,5 +76,69 @@ impl Checker<'_> {
             }),
             Ty::Value(dtype),
         )
+    }
+
+    /// Whether a scan is written as one: one argument, along one axis, with no extent,
+    /// and not inside a reduction or another scan; reports what is not.
+    fn scan_form(
+        &mut self,
+        func: &Ident,
+        name: &str,
+        reduction: &ast::Reduction,
+        arguments: usize,
+        scope: &Scope,
+    ) -> bool {
+        if arguments != 1 {
+            self.error(
+                Code::E003,
+                func.span(),
+                format!("`{name}[..]` takes 1 argument but was given {arguments}"),
+            );
+            return false;
+        }
+        if let [_, second, ..] = reduction.axes.as_slice() {
+            self.error(
+                Code::E011,
+                second.span(),
+                format!(
+                    "`{name}` runs along one axis, but `{name}{}` names {}",
+                    reduction.text(),
+                    reduction.axes.len()
+                ),
+            )
+            .help = Some(format!(
+                "scan along one axis, as in `{name}[{}](...)`",
+                reduction.axes[0]
+            ));
+            return false;
+        }
+        let axis_ident = &reduction.axes[0];
+        let axis_name = axis_ident.to_string();
+        if let Some(extent) = reduction.extents[0] {
+            self.error(
+                Code::E011,
+                extent.span,
+                format!("`{name}` runs along the whole of `{axis_name}`, so it takes no extent"),
+            )
+            .help = Some(format!("write `{name}[{axis_name}](...)`"));
+            return false;
+        }
+        if scope.reducing || scope.scanning {
+            let outer = if scope.reducing {
+                "a reduction"
+            } else {
+                "a scan"
+            };
+            self.error(
+                Code::E003,
+                func.span(),
+                format!("`{name}` cannot be inside {outer}"),
+            )
+            .help = Some(format!(
+                "compute the scan in an intermediate first: `let c[.., {axis_name}] = {name}[{axis_name}](...);`"
+            ));
+            return false;
+        }
+        true
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::Span;
+use proc_macro2::{Ident, Span};
 
 use super::expr::{resolve_literals, subscripts};
 use super::reduce::reduction_extent;
@@ -22,157 +22,14 @@ impl Checker<'_> {
         body: &[Assign],
     ) -> Option<Assign> {
         let name = stmt.output.to_string();
-        let Some(&output) = scope.tensors.get(&name) else {
-            let outputs: Vec<&str> = tensors
-                .iter()
-                .filter(|t| t.role == Role::Output)
-                .map(|t| t.name.as_str())
-                .collect();
-            let help = suggestion(&name, &outputs);
-            self.error(
-                Code::E002,
-                stmt.output.span(),
-                format!("unknown output `{name}`"),
-            )
-            .help = Some(help);
-            return None;
-        };
+        let output = self.output_tensor(stmt, tensors, scope, assigned)?;
         let tensor = &tensors[output];
-        if tensor.role == Role::Input {
-            self.error(
-                Code::E010,
-                stmt.output.span(),
-                format!("`{name}` is an input and cannot be assigned"),
-            )
-            .help = Some("assign to an output declared after `->`".into());
-            return None;
-        }
-        if let Some(_first) = assigned.insert(output, stmt.output.span()) {
-            self.error(
-                Code::E030,
-                stmt.output.span(),
-                format!("output `{name}` is assigned twice"),
-            )
-            .help = Some("assign each output in one statement".into());
-            return None;
-        }
-        if stmt.indices.len() != tensor.shape.len() {
-            self.error(
-                Code::E011,
-                stmt.output.span(),
-                format!(
-                    "`{name}` has rank {} but is written with {}",
-                    tensor.shape.len(),
-                    subscripts(stmt.indices.len())
-                ),
-            )
-            .help = Some(if tensor.shape.is_empty() {
-                format!(
-                    "`{name}` is 0-d: write it without subscripts, `{name} = ...;`, or declare it with a shape"
-                )
-            } else {
-                format!(
-                    "write `{name}` with {}, one per dimension",
-                    subscripts(tensor.shape.len())
-                )
-            });
-            return None;
-        }
         let mut axes = Vec::new();
         for (dim, index) in stmt.indices.iter().enumerate() {
-            let ident = match index {
-                ast::Index::Axis(ident) => ident,
-                ast::Index::Const(number) => {
-                    self.error(
-                        Code::E011,
-                        number.span,
-                        format!(
-                            "output `{name}` must be written over axes, not at a fixed position"
-                        ),
-                    )
-                    .help = Some("name an axis, such as `i`".into());
-                    return None;
-                }
-                ast::Index::Gather(gather) => {
-                    self.error(
-                        Code::E037,
-                        gather.tensor.span(),
-                        format!(
-                            "output `{name}` is written through `{}[..]`: scatter is not supported",
-                            gather.tensor
-                        ),
-                    )
-                    .help = Some(format!(
-                        "write the output over plain axes and gather on the right: `{name}[i] = x[{}[i]]`",
-                        gather.tensor
-                    ));
-                    return None;
-                }
-                ast::Index::Affine(affine) => {
-                    self.error(
-                        Code::E011,
-                        affine.span,
-                        format!("output `{name}` must be written over plain axes, not an affine form"),
-                    )
-                    .help = Some(
-                        "name one axis per output dimension and move the arithmetic into the loads, as in `y[i] = x[2*i + 1]`".into(),
-                    );
-                    return None;
-                }
-            };
-            let axis_name = ident.to_string();
-            let extent = tensor.shape[dim];
-            match scope.axes.iter().position(|a| a.name == axis_name) {
-                Some(existing) => {
-                    if axes.contains(&existing) {
-                        self.error(
-                            Code::E030,
-                            ident.span(),
-                            format!("axis `{axis_name}` indexes `{name}` twice"),
-                        );
-                        return None;
-                    }
-                    if scope.axes[existing].extent != extent {
-                        let message = format!(
-                            "axis `{axis_name}` has extent {} elsewhere but `{name}` has {extent} along dimension {dim}",
-                            scope.axes[existing].extent
-                        );
-                        self.error(Code::E011, ident.span(), message);
-                        return None;
-                    }
-                    // The output declares the extent an intermediate found first.
-                    scope.found.retain(|found| *found != existing);
-                    axes.push(existing);
-                }
-                None => {
-                    scope.axes.push(Axis {
-                        name: axis_name,
-                        extent,
-                        reduction: false,
-                    });
-                    axes.push(scope.axes.len() - 1);
-                }
-            }
+            let axis = self.output_axis(stmt, dim, index, tensor, scope, &axes)?;
+            axes.push(axis);
         }
-        if let Some(first) = body.iter().find(|a| tensors[a.output].role == Role::Output)
-            && first.axes != axes
-        {
-            let expected: Vec<&str> = first
-                .axes
-                .iter()
-                .map(|a| scope.axes[*a].name.as_str())
-                .collect();
-            self.error(
-                Code::E011,
-                stmt.output.span(),
-                format!(
-                    "every output must be written over the same axes, `{}`",
-                    expected.join(", ")
-                ),
-            )
-            .help = Some("give all outputs the same shape and subscripts".into());
-            return None;
-        }
+        self.same_output_axes(stmt, &axes, tensors, scope, body)?;
         scope.live = axes.clone();
         let (value, ty) = self.expr(&stmt.value, scope, tensors);
         let value = value?;
@@ -236,6 +93,191 @@ impl Checker<'_> {
         }
     }
 
+    /// The output a statement writes: declared, not an input, assigned once, and
+    /// written with one subscript per dimension.
+    fn output_tensor(
+        &mut self,
+        stmt: &ast::Stmt,
+        tensors: &[Tensor],
+        scope: &Scope,
+        assigned: &mut HashMap<usize, Span>,
+    ) -> Option<usize> {
+        let name = stmt.output.to_string();
+        let Some(&output) = scope.tensors.get(&name) else {
+            let outputs: Vec<&str> = tensors
+                .iter()
+                .filter(|t| t.role == Role::Output)
+                .map(|t| t.name.as_str())
+                .collect();
+            let help = suggestion(&name, &outputs);
+            self.error(
+                Code::E002,
+                stmt.output.span(),
+                format!("unknown output `{name}`"),
+            )
+            .help = Some(help);
+            return None;
+        };
+        let tensor = &tensors[output];
+        if tensor.role == Role::Input {
+            self.error(
+                Code::E010,
+                stmt.output.span(),
+                format!("`{name}` is an input and cannot be assigned"),
+            )
+            .help = Some("assign to an output declared after `->`".into());
+            return None;
+        }
+        if let Some(_first) = assigned.insert(output, stmt.output.span()) {
+            self.error(
+                Code::E030,
+                stmt.output.span(),
+                format!("output `{name}` is assigned twice"),
+            )
+            .help = Some("assign each output in one statement".into());
+            return None;
+        }
+        if stmt.indices.len() != tensor.shape.len() {
+            self.error(
+                Code::E011,
+                stmt.output.span(),
+                format!(
+                    "`{name}` has rank {} but is written with {}",
+                    tensor.shape.len(),
+                    subscripts(stmt.indices.len())
+                ),
+            )
+            .help = Some(if tensor.shape.is_empty() {
+                format!(
+                    "`{name}` is 0-d: write it without subscripts, `{name} = ...;`, or declare it with a shape"
+                )
+            } else {
+                format!(
+                    "write `{name}` with {}, one per dimension",
+                    subscripts(tensor.shape.len())
+                )
+            });
+            return None;
+        }
+        Some(output)
+    }
+
+    /// The axis subscript `dim` of an output writes over: a plain axis, once, with the
+    /// extent of the output's dimension; a new axis of the kernel when none has its name.
+    fn output_axis(
+        &mut self,
+        stmt: &ast::Stmt,
+        dim: usize,
+        index: &ast::Index,
+        tensor: &Tensor,
+        scope: &mut Scope,
+        axes: &[usize],
+    ) -> Option<usize> {
+        let name = stmt.output.to_string();
+        let ident = match index {
+            ast::Index::Axis(ident) => ident,
+            ast::Index::Const(number) => {
+                self.error(
+                    Code::E011,
+                    number.span,
+                    format!("output `{name}` must be written over axes, not at a fixed position"),
+                )
+                .help = Some("name an axis, such as `i`".into());
+                return None;
+            }
+            ast::Index::Gather(gather) => {
+                self.error(
+                    Code::E037,
+                    gather.tensor.span(),
+                    format!(
+                        "output `{name}` is written through `{}[..]`: scatter is not supported",
+                        gather.tensor
+                    ),
+                )
+                .help = Some(format!(
+                    "write the output over plain axes and gather on the right: `{name}[i] = x[{}[i]]`",
+                    gather.tensor
+                ));
+                return None;
+            }
+            ast::Index::Affine(affine) => {
+                self.error(
+                    Code::E011,
+                    affine.span,
+                    format!("output `{name}` must be written over plain axes, not an affine form"),
+                )
+                .help = Some(
+                    "name one axis per output dimension and move the arithmetic into the loads, as in `y[i] = x[2*i + 1]`".into(),
+                );
+                return None;
+            }
+        };
+        let axis_name = ident.to_string();
+        let extent = tensor.shape[dim];
+        match scope.axes.iter().position(|a| a.name == axis_name) {
+            Some(existing) => {
+                if axes.contains(&existing) {
+                    self.error(
+                        Code::E030,
+                        ident.span(),
+                        format!("axis `{axis_name}` indexes `{name}` twice"),
+                    );
+                    return None;
+                }
+                if scope.axes[existing].extent != extent {
+                    let message = format!(
+                        "axis `{axis_name}` has extent {} elsewhere but `{name}` has {extent} along dimension {dim}",
+                        scope.axes[existing].extent
+                    );
+                    self.error(Code::E011, ident.span(), message);
+                    return None;
+                }
+                // The output declares the extent an intermediate found first.
+                scope.found.retain(|found| *found != existing);
+                Some(existing)
+            }
+            None => {
+                scope.axes.push(Axis {
+                    name: axis_name,
+                    extent,
+                    reduction: false,
+                });
+                Some(scope.axes.len() - 1)
+            }
+        }
+    }
+
+    /// Every output of a kernel is written over the axes of the first.
+    fn same_output_axes(
+        &mut self,
+        stmt: &ast::Stmt,
+        axes: &[usize],
+        tensors: &[Tensor],
+        scope: &Scope,
+        body: &[Assign],
+    ) -> Option<()> {
+        if let Some(first) = body.iter().find(|a| tensors[a.output].role == Role::Output)
+            && first.axes != axes
+        {
+            let expected: Vec<&str> = first
+                .axes
+                .iter()
+                .map(|a| scope.axes[*a].name.as_str())
+                .collect();
+            self.error(
+                Code::E011,
+                stmt.output.span(),
+                format!(
+                    "every output must be written over the same axes, `{}`",
+                    expected.join(", ")
+                ),
+            )
+            .help = Some("give all outputs the same shape and subscripts".into());
+            return None;
+        }
+        Some(())
+    }
+
     /// `let m[i] = expr;`: an intermediate over named axes, its dtype the expression's
     /// and each axis's extent the one it already has, or else the one an output
     /// statement gives it, or else that of the first tensor the expression (or a later
@@ -285,64 +327,8 @@ impl Checker<'_> {
         let name = stmt.output.to_string();
         let mut axes = Vec::new();
         for index in &stmt.indices {
-            let ident = match index {
-                ast::Index::Axis(ident) => ident,
-                ast::Index::Const(number) => {
-                    self.error(
-                        Code::E011,
-                        number.span,
-                        format!("intermediate `{name}` must be written over axes, not at a fixed position"),
-                    )
-                    .help = Some("name an axis, such as `i`".into());
-                    return None;
-                }
-                ast::Index::Gather(gather) => {
-                    self.error(
-                        Code::E037,
-                        gather.tensor.span(),
-                        format!("intermediate `{name}` is written through `{}[..]`: scatter is not supported", gather.tensor),
-                    )
-                    .help = Some("write it over plain axes and gather on the right".into());
-                    return None;
-                }
-                ast::Index::Affine(affine) => {
-                    self.error(
-                        Code::E011,
-                        affine.span,
-                        format!("intermediate `{name}` must be written over plain axes"),
-                    )
-                    .help = Some(
-                        "name an axis, such as `i`; read shifted windows of it instead".into(),
-                    );
-                    return None;
-                }
-            };
+            let (axis, ident) = self.let_axis(stmt, def, index, scope, tensors)?;
             let axis_name = ident.to_string();
-            let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
-                Some(existing) => existing,
-                None => {
-                    let Some((extent, found)) =
-                        let_axis_extent(stmt, def, &axis_name, &scope.tensors, tensors)
-                    else {
-                        self.error(
-                            Code::E011,
-                            ident.span(),
-                            format!("no output and no tensor in the kernel is indexed by `{axis_name}`, so the extent of `{name}` along it is unknown"),
-                        )
-                        .help = Some(format!("read a tensor over `{axis_name}` in the expression, or use an axis of an output"));
-                        return None;
-                    };
-                    scope.axes.push(Axis {
-                        name: axis_name.clone(),
-                        extent,
-                        reduction: false,
-                    });
-                    if found {
-                        scope.found.push(scope.axes.len() - 1);
-                    }
-                    scope.axes.len() - 1
-                }
-            };
             if axes.contains(&axis) {
                 self.error(
                     Code::E030,
@@ -399,6 +385,80 @@ impl Checker<'_> {
             axes,
             value,
         })
+    }
+
+    /// The axis one subscript of an intermediate's `let` writes over: an axis of the
+    /// kernel, or a new one whose extent a tensor read over it gives. A fixed position,
+    /// a gather or an affine subscript is reported.
+    fn let_axis<'s>(
+        &mut self,
+        stmt: &'s ast::Stmt,
+        def: &ast::KernelDef,
+        index: &'s ast::Index,
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> Option<(usize, &'s Ident)> {
+        let name = stmt.output.to_string();
+        let ident = match index {
+            ast::Index::Axis(ident) => ident,
+            ast::Index::Const(number) => {
+                self.error(
+                    Code::E011,
+                    number.span,
+                    format!(
+                        "intermediate `{name}` must be written over axes, not at a fixed position"
+                    ),
+                )
+                .help = Some("name an axis, such as `i`".into());
+                return None;
+            }
+            ast::Index::Gather(gather) => {
+                self.error(
+                    Code::E037,
+                    gather.tensor.span(),
+                    format!("intermediate `{name}` is written through `{}[..]`: scatter is not supported", gather.tensor),
+                )
+                .help = Some("write it over plain axes and gather on the right".into());
+                return None;
+            }
+            ast::Index::Affine(affine) => {
+                self.error(
+                    Code::E011,
+                    affine.span,
+                    format!("intermediate `{name}` must be written over plain axes"),
+                )
+                .help =
+                    Some("name an axis, such as `i`; read shifted windows of it instead".into());
+                return None;
+            }
+        };
+        let axis_name = ident.to_string();
+        let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
+            Some(existing) => existing,
+            None => {
+                let Some((extent, found)) =
+                    let_axis_extent(stmt, def, &axis_name, &scope.tensors, tensors)
+                else {
+                    self.error(
+                        Code::E011,
+                        ident.span(),
+                        format!("no output and no tensor in the kernel is indexed by `{axis_name}`, so the extent of `{name}` along it is unknown"),
+                    )
+                    .help = Some(format!("read a tensor over `{axis_name}` in the expression, or use an axis of an output"));
+                    return None;
+                };
+                scope.axes.push(Axis {
+                    name: axis_name.clone(),
+                    extent,
+                    reduction: false,
+                });
+                if found {
+                    scope.found.push(scope.axes.len() - 1);
+                }
+                scope.axes.len() - 1
+            }
+        };
+        Some((axis, ident))
     }
 }
 

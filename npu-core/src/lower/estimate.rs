@@ -1,11 +1,10 @@
-//! What lowering emits, known without lowering: how many cores get work, bounds on
-//! the instructions, and the rules for which expression nodes become scalar operands
-//! and how wide a vector instruction is charged (the checker shares them).
+//! What lowering emits, known without lowering: how many cores get work and bounds on
+//! the instructions. The rules for which expression nodes become scalar operands and
+//! how wide a vector instruction is charged are facts of the checked kernel, in `ir`.
 
 use super::{compacts, distribute, vector};
 use crate::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass};
 use crate::plan;
-use crate::scalar;
 
 /// Cores that get at least one tile.
 pub fn active_cores(kernel: &CheckedKernel, schedule: &CheckedSchedule) -> u64 {
@@ -125,64 +124,6 @@ pub fn estimate_held_instructions(kernel: &CheckedKernel, schedule: &CheckedSche
     (u128::from(estimate) * held).div_ceil(all) as u64
 }
 
-/// The value of an expression made only of constants, unary and binary arithmetic and
-/// casts, folded with the scalar semantics. Lowering gives such a node no instruction:
-/// it becomes a scalar operand.
-pub fn constant_value(expr: &Expr) -> Option<f64> {
-    match expr {
-        Expr::Const { value, dtype } => Some(dtype.round(*value)),
-        Expr::Unary { op, arg, dtype } => Some(scalar::unary(*op, *dtype, constant_value(arg)?)),
-        Expr::Binary {
-            op,
-            lhs,
-            rhs,
-            dtype,
-        } => Some(scalar::binary(
-            *op,
-            *dtype,
-            constant_value(lhs)?,
-            constant_value(rhs)?,
-        )),
-        Expr::Chain { first, rest, dtype } => {
-            let mut value = constant_value(first)?;
-            for (op, term) in rest {
-                value = scalar::binary(*op, *dtype, value, constant_value(term)?);
-            }
-            Some(value)
-        }
-        Expr::Cast {
-            arg,
-            dtype,
-            saturate: false,
-        } => Some(scalar::cast(*dtype, constant_value(arg)?)),
-        Expr::Cast {
-            arg,
-            dtype,
-            saturate: true,
-        } => Some(scalar::cast_saturating(*dtype, constant_value(arg)?)),
-        _ => None,
-    }
-}
-
-/// Bytes per element an expression node's vector instruction is charged for (its
-/// widest element; the accumulator's for a reduction), `None` for nodes that issue no
-/// arithmetic (loads and constants). The checker's repeat limit uses the same rule.
-pub fn vector_width(expr: &Expr) -> Option<u64> {
-    let width = |e: &Expr| e.dtype().size();
-    match expr {
-        Expr::Load { .. } | Expr::Const { .. } | Expr::Param { .. } => None,
-        _ if constant_value(expr).is_some() => None,
-        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => Some(width(expr).max(width(arg))),
-        Expr::Binary { .. } | Expr::Chain { .. } | Expr::Compare { .. } | Expr::Select { .. } => {
-            Some(width(expr))
-        }
-        // A fold reads its operands in the reduction's dtype and writes the
-        // accumulator; an arg reduction touches its values and its index alike.
-        Expr::Reduce {
-            accumulator, dtype, ..
-        } => Some(accumulator.size().max(dtype.size())),
-        Expr::Scan {
-            accumulator, dtype, ..
-        } => Some(accumulator.size().max(dtype.size())),
-    }
-}
+// Shared with the checker and the plan, so they live in `ir`; re-exported here as
+// `lower` has always offered them.
+pub use crate::ir::{constant_value, vector_width};

@@ -3,7 +3,7 @@
 
 use super::Lowering;
 use super::nodes::{Planned, Statement, Value};
-use super::vector::Queue;
+use super::queue::Queue;
 use crate::dtype::Dtype;
 use crate::ir::{BufferKind, Expr, Role};
 use crate::lower::vector_width;

@@ -17,7 +17,12 @@
 use super::copy;
 use super::nodes::{Planned, build_statements};
 use super::planner::Planner;
+use super::queue::Queue;
+use super::skip::Skip;
 use super::{AxisRange, Compact, Lowering};
+// Re-exported for the lowering modules that call them as `vector::choose_skip` and
+// `vector::lcm`; they are defined in `skip`.
+pub(super) use super::skip::{choose_skip, lcm};
 use crate::ir::{BufferKind, Role};
 use crate::program::{CoreCode, Op, Pipe, Repeat};
 use crate::target::Level;
@@ -30,36 +35,6 @@ struct Step {
     phase: Option<usize>,
     first_of_phase: bool,
     last_of_tile: bool,
-}
-
-/// Producer/consumer state of one staged buffer.
-#[derive(Clone, Copy, Default)]
-pub(super) struct Queue {
-    /// Placement index.
-    pub(super) buffer: usize,
-    pub(super) depth: u64,
-    /// First event id of its slots.
-    pub(super) event: u16,
-    /// Fills so far; the current slot is `(count - 1) % depth`.
-    pub(super) count: u64,
-    /// Set when a fill has not been waited for by the consumer yet.
-    pub(super) pending: bool,
-}
-
-impl Queue {
-    /// The slot of the latest fill.
-    pub(super) fn slot(&self) -> u64 {
-        (self.count.max(1) - 1) % self.depth
-    }
-
-    /// The slot the next fill goes to.
-    pub(super) fn next_slot(&self) -> u64 {
-        self.count % self.depth
-    }
-
-    fn event(&self, slot: u64) -> u16 {
-        self.event + slot as u16
-    }
 }
 
 /// Lowers one class into `code`; `false` when a compact lowering's runs turned out
@@ -386,56 +361,6 @@ fn consume(code: &mut CoreCode, tile: u32, queue: &mut Queue) {
     }
 }
 
-/// Which tiles of a class the compact form holds: along axis `order[level]`, in each
-/// pass over it, iterations `first..first + 2 × copy` are held as the two copies of a
-/// [`crate::program::Repeat`] of `count` copies, and the `(count - 2) × copy`
-/// iterations after them are left out.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Skip {
-    pub level: usize,
-    pub first: u64,
-    pub copy: u64,
-    pub count: u64,
-}
-
-/// The skip that leaves the fewest iterations to lower, if any leaves out some. A run
-/// starts after one copy's worth of iterations (every queue has filled each slot by
-/// then) and ends before the axis's last whole tile, so the iteration after it is
-/// the next tile of the same pass, as it is after every copy; a copy is as many
-/// iterations as every queue's depth divides, so each copy starts at the same slots.
-/// Also returns how many output tiles it leaves to lower.
-pub(super) fn choose_skip(ranges: &[AxisRange], order: &[usize], copy: u64) -> Option<(u64, Skip)> {
-    let tiles: u64 = order.iter().map(|a| ranges[*a].count).product();
-    let mut best: Option<(u64, Skip)> = None;
-    for (level, &axis) in order.iter().enumerate() {
-        let range = ranges[axis];
-        let kept_after = if range.last_extent == range.tile {
-            1
-        } else {
-            2
-        };
-        let Some(room) = range.count.checked_sub(copy + kept_after) else {
-            continue;
-        };
-        let count = room / copy;
-        if count < 3 {
-            continue;
-        }
-        let skipped = (count - 2) * copy;
-        let kept = tiles / range.count * (range.count - skipped);
-        if best.is_none_or(|(fewest, _)| kept < fewest) {
-            let skip = Skip {
-                level,
-                first: copy,
-                copy,
-                count,
-            };
-            best = Some((kept, skip));
-        }
-    }
-    best
-}
-
 /// The runs of held copies in a class's steps: where copy 0 starts in the step list,
 /// how many steps a copy is, and how many copies the run has.
 #[derive(Clone, Copy, Debug)]
@@ -538,12 +463,4 @@ fn steps(
         }
     }
     (steps, coords, runs)
-}
-
-pub(super) fn lcm(a: u64, b: u64) -> u64 {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    a / x * b
 }

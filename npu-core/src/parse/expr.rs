@@ -15,7 +15,7 @@ use proc_macro2::Span;
 use syn::parse::ParseStream;
 use syn::{Ident, LitFloat, LitInt, Token, bracketed, parenthesized};
 
-use super::{integer, number, subscripts};
+use super::leaves::{integer, number, subscripts};
 use crate::ast::*;
 
 mod kw {

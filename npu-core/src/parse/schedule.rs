@@ -1,12 +1,19 @@
 //! A `schedule` block's items: splits, core grids, staging, cube blocks, tails and
 //! loop order.
 
+use std::cell::RefCell;
+
 use syn::parse::ParseStream;
 use syn::{Ident, LitInt, Token, braced};
 
-use super::{RECOVERED, integer, kw, number};
+use super::leaves::{integer, kw, number};
 use crate::ast::*;
 use crate::diag::{Code, Diagnostic, suggestion};
+
+thread_local! {
+    /// Unknown schedule words found while parsing; the parser recovers from them.
+    pub(super) static RECOVERED: RefCell<Vec<Diagnostic>> = const { RefCell::new(Vec::new()) };
+}
 
 // schedule_body := IDENT '{' item* '}'
 pub(super) fn schedule_body(input: ParseStream) -> syn::Result<Schedule> {

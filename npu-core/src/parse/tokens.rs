@@ -5,8 +5,14 @@
 
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 
-use super::{MAX_GROUP_DEPTH, expr};
+use super::expr::{self, MAX_EXPR_DEPTH};
 use crate::diag::{Code, Diagnostic, Diagnostics};
+
+/// The deepest nesting of delimiters (`(`, `[`, `{`) the parser accepts. syn builds
+/// its view of the tokens recursively, one stack frame per level, so the depth is
+/// measured without recursion before syn sees them. It leaves room for every
+/// expression [`MAX_EXPR_DEPTH`](super::MAX_EXPR_DEPTH) allows inside a kernel body.
+pub const MAX_GROUP_DEPTH: usize = MAX_EXPR_DEPTH + 8;
 
 /// syn reports a missing `;` at the token after it, which for an item at the end of its
 /// line is the first token of the next line, or the `}` closing the block. rustc

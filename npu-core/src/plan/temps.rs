@@ -143,7 +143,7 @@ fn temp_specs(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
                 }
                 // A scalar operand, from the program's constants or a scalar register.
                 Expr::Const { .. } | Expr::Param { .. } => {}
-                _ if crate::lower::constant_value(node).is_some() => {}
+                _ if crate::ir::constant_value(node).is_some() => {}
                 // A gather writes its rows into a temporary, or straight into the
                 // output tile at the root.
                 Expr::Load { dtype, .. } if node.is_gather() && !is_root => {
@@ -167,7 +167,7 @@ fn temp_specs(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
                     buffer: 0,
                 }),
                 // A constant subtree such as `-1` folds into a scalar operand.
-                other if !is_root && crate::lower::constant_value(other).is_none() => {
+                other if !is_root && crate::ir::constant_value(other).is_none() => {
                     specs.push(temp(statement, node_index, elements, other.dtype()))
                 }
                 _ => {}

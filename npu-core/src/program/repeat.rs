@@ -15,24 +15,7 @@
 //! shapes rather than the tiles; everything that reads instructions one by one on
 //! real data works on the expanded program.
 
-use serde::{Deserialize, Serialize};
-
-use super::{CoreCode, Instr, Op, Pipe};
-
-/// A run of `count` alike copies of `tiles` loop iterations, the first two held in
-/// the streams at `start[pipe]..start[pipe] + 2 × len[pipe]`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Repeat {
-    /// Per pipe, where copy 0 starts in the stream as held (the earlier runs held
-    /// compactly too).
-    pub start: [usize; 7],
-    /// Per pipe, the instructions of one copy.
-    pub len: [usize; 7],
-    /// Loop iterations per copy.
-    pub tiles: u32,
-    /// Copies in all, the two held ones included (at least 2).
-    pub count: u64,
-}
+use super::{CoreCode, Instr, Op, Pipe, Repeat};
 
 impl Repeat {
     /// The copies not held.

@@ -11,7 +11,7 @@
 //! copied so, one row per burst, each row at an aligned pitch on chip, so any of its
 //! tiles is legal (its buffer is the larger for it, see `plan::tile_strides`).
 
-use super::{Collected, ScheduleChecker};
+use super::{Collected, ScheduleChecker, StageItem};
 use crate::diag::Code;
 use crate::fix::Edit;
 use crate::ir::*;
@@ -90,121 +90,113 @@ impl ScheduleChecker<'_> {
 
     /// Copies between global memory and a staged buffer must be aligned.
     pub(super) fn alignment(&mut self, collected: &Collected) {
-        let kernel = self.kernel;
         for item in &collected.stages {
-            let stage = item.stage;
-            if matches!(stage.level, Level::L0a | Level::L0b | Level::L0c) {
-                continue; // L0 blocks are whole fractals, aligned by construction.
-            }
-            if !plan::is_accessed(kernel, stage.tensor) {
-                continue; // Never copied: lowering skips a tensor nothing reads.
-            }
-            let tensor = &kernel.tensors[stage.tensor];
-            let size = tensor.dtype.size();
-            let align = self.target.alignment(stage.level);
-            let model = self.copy_model(stage.tensor, &collected.tiles);
-            let axes_of = plan::tensor_axes(kernel, stage.tensor);
-            let run_axis = axes_of.get(model.inner).copied().flatten();
-            let run_span = run_axis
-                .and_then(|a| collected.splits.get(&a).map(|n| n.span))
-                .unwrap_or(item.keyword);
-            let pad = vec![vec![Edit::Tail {
-                policy: "pad".into(),
-            }]];
-            let aligned = |elements: u64| (elements * size).is_multiple_of(align);
+            self.stage_alignment(collected, item);
+        }
+    }
 
-            // A padded view is always copied with DataCopyPad (see `lower`), each row
-            // landing at an aligned pitch (`plan::tile_strides`, which E020 counts):
-            // any tile of it is copied legally.
-            if plan::is_padded(kernel, stage.tensor) {
-                continue;
-            }
-            // Under `tail pad;` only where the rows start on chip matters.
-            if self.tail == Tail::Pad {
-                // Each burst starts on chip one run after the last.
-                if model.bursts > 1 && !aligned(model.run) {
-                    let fixes = run_axis.map_or_else(Vec::new, |a| {
-                        self.tile_candidates(a, self.aligned_tile(a, collected.tiles[a]))
-                    });
-                    self.error_with_fixes(
-                        Code::E021,
-                        run_span,
-                        format!(
-                            "rows of the `{}` tile are {} B apart in {}, not a multiple of the {align}-byte alignment that padded copies start each row at",
-                            tensor.name,
-                            model.run * size,
-                            stage.level
-                        ),
-                        vec![fixes],
-                        "make each row of the tile a multiple of the alignment",
-                    );
-                }
-                continue;
-            }
-            if !aligned(model.run) {
-                let what = match run_axis {
-                    Some(a) if collected.tiles[a] != kernel.axes[a].extent => format!(
-                        "a tile of {} {} along `{}` copies {} B of `{}`",
-                        collected.tiles[a],
-                        tensor.dtype,
-                        kernel.axes[a].name,
-                        model.run * size,
-                        tensor.name
-                    ),
-                    _ => format!(
-                        "copies of `{}` are {} B long",
-                        tensor.name,
-                        model.run * size
-                    ),
-                };
-                let tiles = run_axis.map_or_else(Vec::new, |a| {
+    /// The alignment of the copies of one staged tensor: its rows (under `tail pad;`
+    /// only where they start on chip), the steps between its bursts, and its tail.
+    fn stage_alignment(&mut self, collected: &Collected, item: &StageItem) {
+        let kernel = self.kernel;
+        let stage = item.stage;
+        if matches!(stage.level, Level::L0a | Level::L0b | Level::L0c) {
+            return; // L0 blocks are whole fractals, aligned by construction.
+        }
+        if !plan::is_accessed(kernel, stage.tensor) {
+            return; // Never copied: lowering skips a tensor nothing reads.
+        }
+        let tensor = &kernel.tensors[stage.tensor];
+        let size = tensor.dtype.size();
+        let align = self.target.alignment(stage.level);
+        let model = self.copy_model(stage.tensor, &collected.tiles);
+        let axes_of = plan::tensor_axes(kernel, stage.tensor);
+        let run_axis = axes_of.get(model.inner).copied().flatten();
+        let run_span = run_axis
+            .and_then(|a| collected.splits.get(&a).map(|n| n.span))
+            .unwrap_or(item.keyword);
+        let pad = vec![vec![Edit::Tail {
+            policy: "pad".into(),
+        }]];
+        let aligned = |elements: u64| (elements * size).is_multiple_of(align);
+
+        // A padded view is always copied with DataCopyPad (see `lower`), each row
+        // landing at an aligned pitch (`plan::tile_strides`, which E020 counts):
+        // any tile of it is copied legally.
+        if plan::is_padded(kernel, stage.tensor) {
+            return;
+        }
+        // Under `tail pad;` only where the rows start on chip matters.
+        if self.tail == Tail::Pad {
+            // Each burst starts on chip one run after the last.
+            if model.bursts > 1 && !aligned(model.run) {
+                let fixes = run_axis.map_or_else(Vec::new, |a| {
                     self.tile_candidates(a, self.aligned_tile(a, collected.tiles[a]))
                 });
                 self.error_with_fixes(
                     Code::E021,
                     run_span,
                     format!(
-                        "{what}, not a multiple of the {align}-byte {} alignment",
+                        "rows of the `{}` tile are {} B apart in {}, not a multiple of the {align}-byte alignment that padded copies start each row at",
+                        tensor.name,
+                        model.run * size,
                         stage.level
                     ),
-                    vec![tiles, pad],
-                    NO_ALIGNING_FIX,
-                );
-                continue;
-            }
-            if let Some((step, what)) = model.steps.iter().find(|(step, _)| !aligned(*step)) {
-                self.error_with_fixes(
-                    Code::E021,
-                    item.keyword,
-                    format!(
-                        "{what} of `{}` start every {} B in global memory, not a multiple of the {align}-byte alignment",
-                        tensor.name,
-                        step * size
-                    ),
-                    vec![pad],
-                    NO_ALIGNING_FIX,
-                );
-                continue;
-            }
-            if self.tail == Tail::Exact
-                && let Some(tail_run) = model.tail_run
-                && !aligned(tail_run)
-            {
-                let span = run_axis
-                    .and_then(|a| collected.splits.get(&a).map(|n| n.span))
-                    .unwrap_or(item.keyword);
-                self.error_with_fixes(
-                    Code::E033,
-                    span,
-                    format!(
-                        "the tail copy of `{}` is {} B, not a multiple of {align} B, so it cannot be copied exactly",
-                        tensor.name,
-                        tail_run * size
-                    ),
-                    vec![pad],
-                    "`tail pad;` does not clear this without bringing another error",
+                    vec![fixes],
+                    "make each row of the tile a multiple of the alignment",
                 );
             }
+            return;
+        }
+        if !aligned(model.run) {
+            let what = run_text(kernel, tensor, run_axis, &collected.tiles, model.run * size);
+            let tiles = run_axis.map_or_else(Vec::new, |a| {
+                self.tile_candidates(a, self.aligned_tile(a, collected.tiles[a]))
+            });
+            self.error_with_fixes(
+                Code::E021,
+                run_span,
+                format!(
+                    "{what}, not a multiple of the {align}-byte {} alignment",
+                    stage.level
+                ),
+                vec![tiles, pad],
+                NO_ALIGNING_FIX,
+            );
+            return;
+        }
+        if let Some((step, what)) = model.steps.iter().find(|(step, _)| !aligned(*step)) {
+            self.error_with_fixes(
+                Code::E021,
+                item.keyword,
+                format!(
+                    "{what} of `{}` start every {} B in global memory, not a multiple of the {align}-byte alignment",
+                    tensor.name,
+                    step * size
+                ),
+                vec![pad],
+                NO_ALIGNING_FIX,
+            );
+            return;
+        }
+        if self.tail == Tail::Exact
+            && let Some(tail_run) = model.tail_run
+            && !aligned(tail_run)
+        {
+            let span = run_axis
+                .and_then(|a| collected.splits.get(&a).map(|n| n.span))
+                .unwrap_or(item.keyword);
+            self.error_with_fixes(
+                Code::E033,
+                span,
+                format!(
+                    "the tail copy of `{}` is {} B, not a multiple of {align} B, so it cannot be copied exactly",
+                    tensor.name,
+                    tail_run * size
+                ),
+                vec![pad],
+                "`tail pad;` does not clear this without bringing another error",
+            );
         }
     }
 
@@ -285,5 +277,23 @@ impl ScheduleChecker<'_> {
     fn aligned_tile(&self, axis: usize, tile: u64) -> u64 {
         let step = self.align_step(axis);
         (tile / step).max(1) * step
+    }
+}
+
+/// What an unaligned copy of `tensor` is, in words: a tile's run along `run_axis`, or
+/// the whole copy when the axis is not split.
+fn run_text(
+    kernel: &CheckedKernel,
+    tensor: &Tensor,
+    run_axis: Option<usize>,
+    tiles: &[u64],
+    run_bytes: u64,
+) -> String {
+    match run_axis {
+        Some(a) if tiles[a] != kernel.axes[a].extent => format!(
+            "a tile of {} {} along `{}` copies {run_bytes} B of `{}`",
+            tiles[a], tensor.dtype, kernel.axes[a].name, tensor.name
+        ),
+        _ => format!("copies of `{}` are {run_bytes} B long", tensor.name),
     }
 }

@@ -3,349 +3,358 @@
 
 use std::collections::BTreeMap;
 
-use proc_macro2::Span;
+use proc_macro2::Ident;
 
-use super::{ScheduleChecker, StageItem, help, machine, ordered_fold};
+use super::{Items, ScheduleChecker, StageItem, help, machine, ordered_fold};
 use crate::ast::{self, ItemKind};
 use crate::diag::{Code, list, suggestion};
 use crate::ir::*;
 use crate::target::Level;
 
-/// What a schedule's items say, each with the span a diagnostic points at.
-pub(super) struct Items {
-    pub parallel: Vec<(usize, u64, Span)>,
-    /// Ordered by axis, so that every choice among splits is deterministic.
-    pub splits: BTreeMap<usize, ast::Number>,
-    pub stages: Vec<StageItem>,
-    pub cube: Option<(Vec<(usize, ast::Number)>, Span)>,
-    pub tail: Option<(Tail, Span)>,
-    pub order: Option<(Vec<usize>, Span)>,
-}
-
 impl ScheduleChecker<'_> {
     /// Collects the schedule's items, reporting what is wrong with each.
     pub(super) fn items(&mut self) -> Items {
-        let kernel = self.kernel;
-        let schedule = self.schedule;
         let before = self.diagnostics.len();
-        let axes = &kernel.axes;
-        let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
-        let mut parallel: Vec<(usize, u64, Span)> = Vec::new();
-        let mut splits: BTreeMap<usize, ast::Number> = BTreeMap::new();
-        let mut stages: Vec<StageItem> = Vec::new();
-        let mut cube: Option<(Vec<(usize, ast::Number)>, Span)> = None;
-        let mut tail: Option<(Tail, Span)> = None;
-        let mut order: Option<(Vec<usize>, Span)> = None;
-
-        for item in &schedule.items {
+        let mut items = Items {
+            parallel: Vec::new(),
+            splits: BTreeMap::new(),
+            stages: Vec::new(),
+            cube: None,
+            tail: None,
+            order: None,
+        };
+        for item in &self.schedule.items {
             match &item.kind {
-                ItemKind::Parallel { axis, cores } => {
-                    let Some(a) = self.axis(axis) else { continue };
-                    if parallel.iter().any(|(p, _, _)| *p == a) {
-                        self.error(
-                            Code::E030,
-                            axis.span(),
-                            format!("axis `{axis}` is split across cores twice"),
-                            "keep one `parallel` item per axis",
-                        );
-                    } else if axes[a].reduction {
-                        self.error(
-                            Code::E032,
-                            axis.span(),
-                            format!(
-                                "`{axis}` is a reduction axis and cannot be split across cores"
-                            ),
-                            "split an output axis across cores",
-                        );
-                    } else if self.scanned_across_cores(a, axis) {
-                    } else if cores.value == 0 {
-                        self.error(
-                            Code::E024,
-                            cores.span,
-                            "a split across 0 cores",
-                            "use at least 1 core",
-                        );
-                    } else if cores.value > axes[a].extent {
-                        let extent = axes[a].extent;
-                        let name = axes[a].name.clone();
-                        self.error_with_fixes(
-                            Code::E024,
-                            cores.span,
-                            format!(
-                                "`{axis}` has {extent} elements, fewer than {} cores",
-                                cores.value
-                            ),
-                            vec![self.core_candidates(&name, extent)],
-                            format!("use {} or fewer", help::cores_word(extent)),
-                        );
-                    } else {
-                        parallel.push((a, cores.value, cores.span));
-                    }
-                }
-                ItemKind::Split { axis, tile } => {
-                    let Some(a) = self.axis(axis) else { continue };
-                    let std::collections::btree_map::Entry::Vacant(slot) = splits.entry(a) else {
-                        self.error(
-                            Code::E030,
-                            item.keyword,
-                            format!("axis `{axis}` is split twice"),
-                            "keep one `split` item per axis",
-                        );
-                        continue;
-                    };
-                    if tile.value == 0 {
-                        self.error(
-                            Code::E032,
-                            tile.span,
-                            "a tile of 0 elements",
-                            "tiles hold at least 1 element",
-                        );
-                    } else if tile.value > axes[a].extent {
-                        let extent = axes[a].extent;
-                        let candidates = self.tile_candidates(a, extent);
-                        self.error_with_fixes(
-                            Code::E032,
-                            tile.span,
-                            format!(
-                                "split `{axis}` by {} is larger than its extent {extent}",
-                                tile.value
-                            ),
-                            vec![candidates],
-                            format!("split {axis} by {extent} or less"),
-                        );
-                    } else if let Some((outer, accumulator)) = ordered_fold(kernel, a)
-                        && tile.value < axes[a].extent
-                    {
-                        self.error(
-                            Code::E032,
-                            tile.span,
-                            format!(
-                                "a reduction over `{outer}, {axis}` accumulates in {accumulator} in index order, which a split of `{axis}` would change"
-                            ),
-                            format!(
-                                "leave `{axis}` whole and split `{outer}`, or accumulate in the default dtype"
-                            ),
-                        );
-                    } else {
-                        slot.insert(*tile);
-                    }
-                }
+                ItemKind::Parallel { axis, cores } => self.parallel_item(&mut items, axis, cores),
+                ItemKind::Split { axis, tile } => self.split_item(&mut items, item, axis, tile),
                 ItemKind::Stage {
                     tensors,
                     level,
                     depth,
-                } => {
-                    let level_name = level.to_string();
-                    let Some(lvl) = Level::from_name(&level_name) else {
-                        self.error(
-                            Code::E006,
-                            level.span(),
-                            format!("unknown memory level `{level_name}`"),
-                            suggestion(&level_name, &Level::NAMES),
-                        );
-                        continue;
-                    };
-                    if self.target.capacity(lvl) == 0 {
-                        self.error(
-                            Code::E026,
-                            level.span(),
-                            format!("target `{}` has no {lvl}", self.target.name),
-                            "stage in `ub`",
-                        );
-                        continue;
-                    }
-                    let depth_value = depth.map_or(1, |d| d.value);
-                    if !(1..=4).contains(&depth_value) {
-                        let span = depth.map_or(level.span(), |d| d.span);
-                        self.error(
-                            Code::E032,
-                            span,
-                            format!("buffer depth {depth_value}"),
-                            "use depth 1 (single) or 2 (double buffering); at most 4",
-                        );
-                        continue;
-                    }
-                    for ident in tensors {
-                        let Some(t) = self.tensor(ident) else {
-                            continue;
-                        };
-                        if kernel.tensors[t].is_scalar() {
-                            self.error(
-                                Code::E032,
-                                ident.span(),
-                                format!("`{ident}` is a scalar parameter, held in a scalar register: it is never staged"),
-                                format!("remove `{ident}` from this `stage` item"),
-                            );
-                            continue;
-                        }
-                        if stages
-                            .iter()
-                            .any(|s| s.stage.tensor == t && s.stage.level == lvl)
-                        {
-                            self.error(
-                                Code::E030,
-                                ident.span(),
-                                format!("`{ident}` is staged in {lvl} twice"),
-                                "stage each tensor once per level",
-                            );
-                            continue;
-                        }
-                        if kernel.tensors[t].role == Role::Local {
-                            self.error(
-                                Code::E035,
-                                ident.span(),
-                                format!("`{ident}` is an intermediate (`let`): it lives in ub for the tile and is never copied, so it is not staged"),
-                                format!("remove `{ident}` from this `stage` item"),
-                            );
-                            continue;
-                        }
-                        if let Some(problem) = self.level_fits_class(t, lvl) {
-                            self.error(Code::E026, level.span(), problem.0, problem.1);
-                            continue;
-                        }
-                        stages.push(StageItem {
-                            stage: Stage {
-                                tensor: t,
-                                level: lvl,
-                                depth: depth_value,
-                            },
-                            keyword: item.keyword,
-                        });
-                    }
-                }
-                ItemKind::Cube { tiles } => {
-                    if cube.is_some() {
-                        self.error(
-                            Code::E030,
-                            item.keyword,
-                            "a second `cube` item",
-                            "keep one `cube` item",
-                        );
-                        continue;
-                    }
-                    if !is_matmul {
-                        let (message, help) = match crate::check::vector_matmul(kernel, self.target)
-                        {
-                            Some(reason) => (
-                                format!(
-                                    "kernel `{}` runs on the vector unit: {reason}",
-                                    kernel.name
-                                ),
-                                "remove the `cube` item and stage every tensor in `ub`",
-                            ),
-                            None => (
-                                format!(
-                                    "kernel `{}` has no matmul for the cube to run",
-                                    kernel.name
-                                ),
-                                machine::no_matmul_help(kernel),
-                            ),
-                        };
-                        self.error(Code::E026, item.keyword, message, help);
-                        continue;
-                    }
-                    let mut list = Vec::new();
-                    for (axis, number) in tiles {
-                        let Some(a) = self.axis(axis) else { continue };
-                        if self.cube_names_batch(axis, a, number) {
-                            continue;
-                        }
-                        if list.iter().any(|(x, _)| *x == a) {
-                            self.error(
-                                Code::E030,
-                                axis.span(),
-                                format!("`{axis}` appears twice in `cube`"),
-                                "name m, n and k once each",
-                            );
-                            continue;
-                        }
-                        list.push((a, *number));
-                    }
-                    cube = Some((list, item.keyword));
-                }
-                ItemKind::Tail { policy } => {
-                    let value = match policy.to_string().as_str() {
-                        "pad" => Tail::Pad,
-                        "exact" => Tail::Exact,
-                        other => {
-                            self.error(
-                                Code::E006,
-                                policy.span(),
-                                format!("unknown tail policy `{other}`"),
-                                suggestion(other, &["pad", "exact"]),
-                            );
-                            continue;
-                        }
-                    };
-                    if tail.is_some() {
-                        self.error(
-                            Code::E030,
-                            item.keyword,
-                            "a second `tail` item",
-                            "keep one `tail` item",
-                        );
-                        continue;
-                    }
-                    tail = Some((value, item.keyword));
-                }
-                ItemKind::Order { axes: names } => {
-                    if order.is_some() {
-                        self.error(
-                            Code::E030,
-                            item.keyword,
-                            "a second `order` item",
-                            "keep one `order` item",
-                        );
-                        continue;
-                    }
-                    let mut chosen = Vec::new();
-                    for ident in names {
-                        let Some(a) = self.axis(ident) else { continue };
-                        if axes[a].reduction {
-                            self.error(
-                                Code::E032,
-                                ident.span(),
-                                format!(
-                                    "`{ident}` is a reduction axis; reductions always run innermost"
-                                ),
-                                "list only output axes in `order`",
-                            );
-                        } else if chosen.contains(&a) {
-                            self.error(
-                                Code::E030,
-                                ident.span(),
-                                format!("`{ident}` appears twice in `order`"),
-                                "list each output axis once",
-                            );
-                        } else {
-                            chosen.push(a);
-                        }
-                    }
-                    let output_axes = kernel.output_axes();
-                    let missing: Vec<&str> = output_axes
-                        .iter()
-                        .filter(|a| !chosen.contains(a))
-                        .map(|a| axes[*a].name.as_str())
-                        .collect();
-                    if !missing.is_empty() && self.diagnostics.len() == before {
-                        self.error(
-                            Code::E031,
-                            item.keyword,
-                            format!("`order` leaves out {}", list(&missing)),
-                            "list every output axis, outermost first",
-                        );
-                    }
-                    order = Some((chosen, item.keyword));
-                }
+                } => self.stage_item(&mut items, item, tensors, level, *depth),
+                ItemKind::Cube { tiles } => self.cube_item(&mut items, item, tiles),
+                ItemKind::Tail { policy } => self.tail_item(&mut items, item, policy),
+                ItemKind::Order { axes } => self.order_item(&mut items, item, axes, before),
             }
         }
-        Items {
-            parallel,
-            splits,
-            stages,
-            cube,
-            tail,
-            order,
+        items
+    }
+
+    /// `parallel axis over N cores`: an output axis, once, over 1 to its extent cores.
+    fn parallel_item(&mut self, items: &mut Items, axis: &Ident, cores: &ast::Number) {
+        let axes = &self.kernel.axes;
+        let Some(a) = self.axis(axis) else { return };
+        if items.parallel.iter().any(|(p, _, _)| *p == a) {
+            self.error(
+                Code::E030,
+                axis.span(),
+                format!("axis `{axis}` is split across cores twice"),
+                "keep one `parallel` item per axis",
+            );
+        } else if axes[a].reduction {
+            self.error(
+                Code::E032,
+                axis.span(),
+                format!("`{axis}` is a reduction axis and cannot be split across cores"),
+                "split an output axis across cores",
+            );
+        } else if self.scanned_across_cores(a, axis) {
+        } else if cores.value == 0 {
+            self.error(
+                Code::E024,
+                cores.span,
+                "a split across 0 cores",
+                "use at least 1 core",
+            );
+        } else if cores.value > axes[a].extent {
+            let extent = axes[a].extent;
+            let name = axes[a].name.clone();
+            self.error_with_fixes(
+                Code::E024,
+                cores.span,
+                format!(
+                    "`{axis}` has {extent} elements, fewer than {} cores",
+                    cores.value
+                ),
+                vec![self.core_candidates(&name, extent)],
+                format!("use {} or fewer", help::cores_word(extent)),
+            );
+        } else {
+            items.parallel.push((a, cores.value, cores.span));
         }
+    }
+
+    /// `split axis by tile`: once per axis, 1 to the extent, and not an ordered fold's
+    /// inner axis.
+    fn split_item(
+        &mut self,
+        items: &mut Items,
+        item: &ast::Item,
+        axis: &Ident,
+        tile: &ast::Number,
+    ) {
+        let (kernel, axes) = (self.kernel, &self.kernel.axes);
+        let Some(a) = self.axis(axis) else { return };
+        let std::collections::btree_map::Entry::Vacant(slot) = items.splits.entry(a) else {
+            self.error(
+                Code::E030,
+                item.keyword,
+                format!("axis `{axis}` is split twice"),
+                "keep one `split` item per axis",
+            );
+            return;
+        };
+        if tile.value == 0 {
+            self.error(
+                Code::E032,
+                tile.span,
+                "a tile of 0 elements",
+                "tiles hold at least 1 element",
+            );
+        } else if tile.value > axes[a].extent {
+            let extent = axes[a].extent;
+            let candidates = self.tile_candidates(a, extent);
+            self.error_with_fixes(
+                Code::E032,
+                tile.span,
+                format!(
+                    "split `{axis}` by {} is larger than its extent {extent}",
+                    tile.value
+                ),
+                vec![candidates],
+                format!("split {axis} by {extent} or less"),
+            );
+        } else if let Some((outer, accumulator)) = ordered_fold(kernel, a)
+            && tile.value < axes[a].extent
+        {
+            self.error(
+                Code::E032,
+                tile.span,
+                format!(
+                    "a reduction over `{outer}, {axis}` accumulates in {accumulator} in index order, which a split of `{axis}` would change"
+                ),
+                format!(
+                    "leave `{axis}` whole and split `{outer}`, or accumulate in the default dtype"
+                ),
+            );
+        } else {
+            slot.insert(*tile);
+        }
+    }
+
+    /// `stage tensors in level depth d`: a level the target has, a depth of 1 to 4,
+    /// and each tensor one that is copied, once per level, on a level its class uses.
+    fn stage_item(
+        &mut self,
+        items: &mut Items,
+        item: &ast::Item,
+        tensors: &[Ident],
+        level: &Ident,
+        depth: Option<ast::Number>,
+    ) {
+        let kernel = self.kernel;
+        let level_name = level.to_string();
+        let Some(lvl) = Level::from_name(&level_name) else {
+            self.error(
+                Code::E006,
+                level.span(),
+                format!("unknown memory level `{level_name}`"),
+                suggestion(&level_name, &Level::NAMES),
+            );
+            return;
+        };
+        if self.target.capacity(lvl) == 0 {
+            self.error(
+                Code::E026,
+                level.span(),
+                format!("target `{}` has no {lvl}", self.target.name),
+                "stage in `ub`",
+            );
+            return;
+        }
+        let depth_value = depth.map_or(1, |d| d.value);
+        if !(1..=4).contains(&depth_value) {
+            let span = depth.map_or(level.span(), |d| d.span);
+            self.error(
+                Code::E032,
+                span,
+                format!("buffer depth {depth_value}"),
+                "use depth 1 (single) or 2 (double buffering); at most 4",
+            );
+            return;
+        }
+        for ident in tensors {
+            let Some(t) = self.tensor(ident) else {
+                continue;
+            };
+            if kernel.tensors[t].is_scalar() {
+                self.error(
+                    Code::E032,
+                    ident.span(),
+                    format!("`{ident}` is a scalar parameter, held in a scalar register: it is never staged"),
+                    format!("remove `{ident}` from this `stage` item"),
+                );
+                continue;
+            }
+            if items
+                .stages
+                .iter()
+                .any(|s| s.stage.tensor == t && s.stage.level == lvl)
+            {
+                self.error(
+                    Code::E030,
+                    ident.span(),
+                    format!("`{ident}` is staged in {lvl} twice"),
+                    "stage each tensor once per level",
+                );
+                continue;
+            }
+            if kernel.tensors[t].role == Role::Local {
+                self.error(
+                    Code::E035,
+                    ident.span(),
+                    format!("`{ident}` is an intermediate (`let`): it lives in ub for the tile and is never copied, so it is not staged"),
+                    format!("remove `{ident}` from this `stage` item"),
+                );
+                continue;
+            }
+            if let Some(problem) = self.level_fits_class(t, lvl) {
+                self.error(Code::E026, level.span(), problem.0, problem.1);
+                continue;
+            }
+            items.stages.push(StageItem {
+                stage: Stage {
+                    tensor: t,
+                    level: lvl,
+                    depth: depth_value,
+                },
+                keyword: item.keyword,
+            });
+        }
+    }
+
+    /// `cube m by .., n by .., k by ..`: once, in a matmul, each axis once.
+    fn cube_item(&mut self, items: &mut Items, item: &ast::Item, tiles: &[(Ident, ast::Number)]) {
+        let kernel = self.kernel;
+        let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
+        if items.cube.is_some() {
+            self.error(
+                Code::E030,
+                item.keyword,
+                "a second `cube` item",
+                "keep one `cube` item",
+            );
+            return;
+        }
+        if !is_matmul {
+            let (message, help) = match crate::check::vector_matmul(kernel, self.target) {
+                Some(reason) => (
+                    format!("kernel `{}` runs on the vector unit: {reason}", kernel.name),
+                    "remove the `cube` item and stage every tensor in `ub`",
+                ),
+                None => (
+                    format!("kernel `{}` has no matmul for the cube to run", kernel.name),
+                    machine::no_matmul_help(kernel),
+                ),
+            };
+            self.error(Code::E026, item.keyword, message, help);
+            return;
+        }
+        let mut list = Vec::new();
+        for (axis, number) in tiles {
+            let Some(a) = self.axis(axis) else { continue };
+            if self.cube_names_batch(axis, a, number) {
+                continue;
+            }
+            if list.iter().any(|(x, _)| *x == a) {
+                self.error(
+                    Code::E030,
+                    axis.span(),
+                    format!("`{axis}` appears twice in `cube`"),
+                    "name m, n and k once each",
+                );
+                continue;
+            }
+            list.push((a, *number));
+        }
+        items.cube = Some((list, item.keyword));
+    }
+
+    /// `tail pad;` or `tail exact;`, once.
+    fn tail_item(&mut self, items: &mut Items, item: &ast::Item, policy: &Ident) {
+        let value = match policy.to_string().as_str() {
+            "pad" => Tail::Pad,
+            "exact" => Tail::Exact,
+            other => {
+                self.error(
+                    Code::E006,
+                    policy.span(),
+                    format!("unknown tail policy `{other}`"),
+                    suggestion(other, &["pad", "exact"]),
+                );
+                return;
+            }
+        };
+        if items.tail.is_some() {
+            self.error(
+                Code::E030,
+                item.keyword,
+                "a second `tail` item",
+                "keep one `tail` item",
+            );
+            return;
+        }
+        items.tail = Some((value, item.keyword));
+    }
+
+    /// `order a, b, ..`: once, every output axis once and no reduction axis. A list
+    /// that leaves an axis out is reported only when the items had no other error.
+    fn order_item(&mut self, items: &mut Items, item: &ast::Item, names: &[Ident], before: usize) {
+        let (kernel, axes) = (self.kernel, &self.kernel.axes);
+        if items.order.is_some() {
+            self.error(
+                Code::E030,
+                item.keyword,
+                "a second `order` item",
+                "keep one `order` item",
+            );
+            return;
+        }
+        let mut chosen = Vec::new();
+        for ident in names {
+            let Some(a) = self.axis(ident) else { continue };
+            if axes[a].reduction {
+                self.error(
+                    Code::E032,
+                    ident.span(),
+                    format!("`{ident}` is a reduction axis; reductions always run innermost"),
+                    "list only output axes in `order`",
+                );
+            } else if chosen.contains(&a) {
+                self.error(
+                    Code::E030,
+                    ident.span(),
+                    format!("`{ident}` appears twice in `order`"),
+                    "list each output axis once",
+                );
+            } else {
+                chosen.push(a);
+            }
+        }
+        let output_axes = kernel.output_axes();
+        let missing: Vec<&str> = output_axes
+            .iter()
+            .filter(|a| !chosen.contains(a))
+            .map(|a| axes[*a].name.as_str())
+            .collect();
+        if !missing.is_empty() && self.diagnostics.len() == before {
+            self.error(
+                Code::E031,
+                item.keyword,
+                format!("`order` leaves out {}", list(&missing)),
+                "list every output axis, outermost first",
+            );
+        }
+        items.order = Some((chosen, item.keyword));
     }
 }

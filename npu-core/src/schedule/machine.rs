@@ -10,7 +10,6 @@ use crate::ast;
 use crate::diag::{Code, list};
 use crate::fix::Edit;
 use crate::ir::*;
-use crate::lower::{constant_value, vector_width};
 use crate::plan;
 use crate::target::{Level, Target};
 
@@ -27,31 +26,8 @@ impl ScheduleChecker<'_> {
         };
         let fractal = self.target.cube.as_ref()?;
         let axes = &self.kernel.axes;
-        let schedule = self.schedule;
         let Some((list, keyword)) = cube else {
-            let block = |size: u64| -> Vec<Edit> {
-                [mm.m, mm.n, mm.k]
-                    .iter()
-                    .map(|a| Edit::Cube {
-                        axis: axes[*a].name.clone(),
-                        tile: size,
-                    })
-                    .collect()
-            };
-            let candidates = [64, 32, 16].into_iter().map(block).collect();
-            self.error_with_fixes(
-                Code::E031,
-                schedule.name.span(),
-                format!(
-                    "schedule `{}` has no `cube` item; a matmul needs the cube's base block",
-                    schedule.name
-                ),
-                vec![candidates],
-                format!(
-                    "add `cube {} by 64, {} by 64, {} by 64;`",
-                    axes[mm.m].name, axes[mm.n].name, axes[mm.k].name
-                ),
-            );
+            self.no_cube_item(mm);
             return None;
         };
         let mut block = [0u64; 3];
@@ -126,6 +102,36 @@ impl ScheduleChecker<'_> {
             block[slot] = value;
         }
         block.iter().all(|v| *v > 0).then_some(block)
+    }
+
+    /// E031 for a matmul schedule without a `cube` item, with blocks of 64, 32 and 16
+    /// as fixes.
+    fn no_cube_item(&mut self, mm: &MatmulShape) {
+        let axes = &self.kernel.axes;
+        let schedule = self.schedule;
+        let block = |size: u64| -> Vec<Edit> {
+            [mm.m, mm.n, mm.k]
+                .iter()
+                .map(|a| Edit::Cube {
+                    axis: axes[*a].name.clone(),
+                    tile: size,
+                })
+                .collect()
+        };
+        let candidates = [64, 32, 16].into_iter().map(block).collect();
+        self.error_with_fixes(
+            Code::E031,
+            schedule.name.span(),
+            format!(
+                "schedule `{}` has no `cube` item; a matmul needs the cube's base block",
+                schedule.name
+            ),
+            vec![candidates],
+            format!(
+                "add `cube {} by 64, {} by 64, {} by 64;`",
+                axes[mm.m].name, axes[mm.n].name, axes[mm.k].name
+            ),
+        );
     }
 
     /// Reports a `cube` item that gives the batch axis of a batched matmul a block: the

@@ -4,10 +4,10 @@
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{ToTokens as _, format_ident, quote};
 
-use npu_core::CheckedKernel;
-use npu_core::ir::{Expr, Role, Subscript};
+use npu_core::ir::{BinaryOp, Expr, ReduceOp, Role, Subscript};
+use npu_core::{CheckedKernel, Dtype};
 
-use super::{dtype_path, private, usize_literal, variant};
+use super::paths::{dtype_path, private, usize_literal, variant};
 
 /// `fn evaluate`: the algorithm over `f64` values, one loop nest per statement. Names
 /// inside are generated (`t0` for tensor 0, `a1` for axis 1), so no tensor or axis name
@@ -197,19 +197,7 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
         }
         // One statement per step, so that rustc sees a flat block however long the
         // chain, never an expression nested once per step.
-        Expr::Chain { first, rest, dtype } => {
-            let dtype = dtype_path(*dtype);
-            let first = value(kernel, ctx, first);
-            let steps = rest.iter().map(|(op, term)| {
-                let (op, term) = (variant(op), value(kernel, ctx, term));
-                quote!(chain = #scalar::binary(#private::BinaryOp::#op, #dtype, chain, #term);)
-            });
-            quote!({
-                let mut chain: ::core::primitive::f64 = #first;
-                #(#steps)*
-                chain
-            })
-        }
+        Expr::Chain { first, rest, dtype } => chain_value(kernel, ctx, first, rest, *dtype),
         Expr::Compare { op, lhs, rhs, .. } => {
             let op = variant(op);
             let (lhs, rhs) = (value(kernel, ctx, lhs), value(kernel, ctx, rhs));
@@ -241,58 +229,109 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
             }
         }
         Expr::Reduce { op, axes, body, .. } if op.is_arg() => {
-            // One axis: the first position whose value beats every earlier one.
-            let op = variant(op);
-            let body = value(kernel, ctx, body);
-            let var = axis_var(axes[0]);
-            let extent = usize_literal(kernel.axes[axes[0]].extent);
-            quote!({
-                let mut best = #scalar::reduce_init(#private::ReduceOp::#op);
-                let mut at = 0usize;
-                for #var in 0..#extent {
-                    let x = #body;
-                    if #scalar::arg_takes(#private::ReduceOp::#op, best, x) {
-                        best = x;
-                        at = #var;
-                    }
-                }
-                at as ::core::primitive::f64
-            })
+            arg_reduce_value(kernel, ctx, *op, axes[0], body)
         }
-        Expr::Scan { .. } => {
-            let number = ctx
-                .scans
-                .iter()
-                .position(|node| std::ptr::eq(*node, expr))
-                .unwrap_or(0);
-            let var = format_ident!("s{number}");
-            let flat = ctx.flat(kernel, None);
-            quote!(#var[#flat])
-        }
+        Expr::Scan { .. } => scan_value(kernel, ctx, expr),
         Expr::Reduce {
             op,
             axes,
             body,
             dtype,
             accumulator,
-        } => {
-            let (op, dtype) = (variant(op), dtype_path(*dtype));
-            let accumulator = dtype_path(*accumulator);
-            let body = value(kernel, ctx, body);
-            // One loop per axis, the first outermost: the fold runs in index order.
-            let mut nest = quote!(acc = #scalar::reduce_step_in(#private::ReduceOp::#op, #accumulator, acc, #body););
-            for axis in axes.iter().rev() {
-                let var = axis_var(*axis);
-                let extent = usize_literal(kernel.axes[*axis].extent);
-                nest = quote!(for #var in 0..#extent { #nest });
-            }
-            quote!({
-                let mut acc = #scalar::reduce_init(#private::ReduceOp::#op);
-                #nest
-                #dtype.round(acc)
-            })
-        }
+        } => reduce_value(kernel, ctx, *op, axes, body, (*dtype, *accumulator)),
     }
+}
+
+// One statement per step, so that rustc sees a flat block however long the chain,
+// never an expression nested once per step.
+fn chain_value(
+    kernel: &CheckedKernel,
+    ctx: &Statement,
+    first: &Expr,
+    rest: &[(BinaryOp, Expr)],
+    dtype: Dtype,
+) -> TokenStream {
+    let (private, dtype) = (private(), dtype_path(dtype));
+    let first = value(kernel, ctx, first);
+    let steps = rest.iter().map(|(op, term)| {
+        let (op, term) = (variant(op), value(kernel, ctx, term));
+        quote!(chain = #private::scalar::binary(#private::BinaryOp::#op, #dtype, chain, #term);)
+    });
+    quote!({
+        let mut chain: ::core::primitive::f64 = #first;
+        #(#steps)*
+        chain
+    })
+}
+
+/// An argmax or argmin along one axis: the first position whose value beats every
+/// earlier one.
+fn arg_reduce_value(
+    kernel: &CheckedKernel,
+    ctx: &Statement,
+    op: ReduceOp,
+    axis: usize,
+    body: &Expr,
+) -> TokenStream {
+    let private = private();
+    let scalar = quote!(#private::scalar);
+    let op = variant(&op);
+    let body = value(kernel, ctx, body);
+    let var = axis_var(axis);
+    let extent = usize_literal(kernel.axes[axis].extent);
+    quote!({
+        let mut best = #scalar::reduce_init(#private::ReduceOp::#op);
+        let mut at = 0usize;
+        for #var in 0..#extent {
+            let x = #body;
+            if #scalar::arg_takes(#private::ReduceOp::#op, best, x) {
+                best = x;
+                at = #var;
+            }
+        }
+        at as ::core::primitive::f64
+    })
+}
+
+/// A scan's element at the statement's point, from the array computed before it.
+fn scan_value(kernel: &CheckedKernel, ctx: &Statement, scan: &Expr) -> TokenStream {
+    let number = ctx
+        .scans
+        .iter()
+        .position(|node| std::ptr::eq(*node, scan))
+        .unwrap_or(0);
+    let var = format_ident!("s{number}");
+    let flat = ctx.flat(kernel, None);
+    quote!(#var[#flat])
+}
+
+/// A fold over `axes`, one loop per axis, the first outermost: the fold runs in index
+/// order, in the accumulator, and the result is rounded to the dtype.
+fn reduce_value(
+    kernel: &CheckedKernel,
+    ctx: &Statement,
+    op: ReduceOp,
+    axes: &[usize],
+    body: &Expr,
+    (dtype, accumulator): (Dtype, Dtype),
+) -> TokenStream {
+    let private = private();
+    let scalar = quote!(#private::scalar);
+    let (op, dtype) = (variant(&op), dtype_path(dtype));
+    let accumulator = dtype_path(accumulator);
+    let body = value(kernel, ctx, body);
+    let mut nest =
+        quote!(acc = #scalar::reduce_step_in(#private::ReduceOp::#op, #accumulator, acc, #body););
+    for axis in axes.iter().rev() {
+        let var = axis_var(*axis);
+        let extent = usize_literal(kernel.axes[*axis].extent);
+        nest = quote!(for #var in 0..#extent { #nest });
+    }
+    quote!({
+        let mut acc = #scalar::reduce_init(#private::ReduceOp::#op);
+        #nest
+        #dtype.round(acc)
+    })
 }
 
 /// The row-major position of an element of `tensor` as a `usize` expression.

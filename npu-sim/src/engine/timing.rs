@@ -17,13 +17,11 @@ impl Engine<'_> {
         run: &mut CoreRun,
     ) -> f64 {
         let costs = self.costs;
-        let waited = start - self.time[pipe];
         // Time spent waiting for the port: part of the instruction, but a stall.
-        let mut port_wait = 0.0;
-        let duration = match instr.op {
+        let (duration, port_wait) = match instr.op {
             Op::Loop => {
                 self.issued.push(start + costs.loop_cycles);
-                costs.loop_cycles
+                (costs.loop_cycles, 0.0)
             }
             Op::SetFlag { from, to, event } => {
                 // Posted: the flag goes up when the pipe's earlier transfers have landed,
@@ -33,22 +31,56 @@ impl Engine<'_> {
                 let queue = &mut self.flags[flag];
                 queue.pending.push_back(at);
                 queue.sets += 1;
-                0.0
+                (0.0, 0.0)
             }
             Op::WaitFlag { from, to, event } => {
                 let flag = self.flag(from, to, event);
                 let queue = &mut self.flags[flag];
                 queue.pending.pop_front();
                 queue.waits += 1;
+                let waited = start - self.time[pipe];
                 self.stall[pipe] += waited;
                 self.stall_by[pipe][from.index()] += waited;
-                0.0
+                (0.0, 0.0)
             }
             Op::Barrier => {
                 // A pipe that finished early and waits for the others is idle, not stalled.
                 self.barriers[pipe] += 1;
-                0.0
+                (0.0, 0.0)
             }
+            Op::CopyIn { .. } | Op::CopyOut { .. } | Op::Fixpipe { .. } => {
+                self.global_transfer(program, pipe, &instr.op, start, run)
+            }
+            Op::Vector(v) => {
+                let op = v.kind.cost_op() as usize;
+                let cycles = costs.vector_cycles(&v, program);
+                run.vector_by_op[op] += cycles;
+                (costs.vector_issue + cycles, 0.0)
+            }
+            Op::LoadL0 { .. } | Op::Mmad { .. } => (self.cube_side(&instr.op, run), 0.0),
+        };
+        self.time[pipe] = start + duration;
+        self.busy[pipe] += duration - port_wait;
+        self.stall[pipe] += port_wait;
+        self.count[pipe] += 1;
+        self.pc[pipe] += 1;
+        self.next[pipe] = self.streams[pipe].get(self.pc[pipe]);
+        self.previous_tile[pipe] = Some(instr.tile);
+        duration
+    }
+
+    /// The timing of an instruction that moves data to or from global memory (a copy
+    /// in or out, a fixpipe): its duration and how much of it waited for the port.
+    fn global_transfer(
+        &mut self,
+        program: &Program,
+        pipe: usize,
+        op: &Op,
+        start: f64,
+        run: &mut CoreRun,
+    ) -> (f64, f64) {
+        let costs = self.costs;
+        match *op {
             Op::CopyIn {
                 shape,
                 padded,
@@ -58,29 +90,37 @@ impl Engine<'_> {
                 let copy = &program.copies[shape as usize];
                 let (duration, wait) =
                     self.transfer(pipe, start, copy.moved, copy.bursts, padded, costs.rate);
-                port_wait = wait;
                 run.gm_read += copy.moved;
                 run.into[level_index(level)] += copy.moved;
                 run.copies_in += 1;
                 run.copy_in_cycles += duration - wait;
                 run.copy_in_bytes += copy.bytes;
-                duration
+                (duration, wait)
             }
             Op::CopyOut { shape, padded, .. } => {
                 let copy = &program.copies[shape as usize];
                 run.gm_written += copy.moved;
                 run.out_of[level_index(Level::Ub)] += copy.moved;
-                let (duration, wait) =
-                    self.transfer(pipe, start, copy.moved, copy.bursts, padded, costs.rate);
-                port_wait = wait;
-                duration
+                self.transfer(pipe, start, copy.moved, copy.bursts, padded, costs.rate)
             }
-            Op::Vector(v) => {
-                let op = v.kind.cost_op() as usize;
-                let cycles = costs.vector_cycles(&v, program);
-                run.vector_by_op[op] += cycles;
-                costs.vector_issue + cycles
+            Op::Fixpipe {
+                rows, cols, dtype, ..
+            } => {
+                let bytes = u64::from(rows) * u64::from(cols) * dtype.size();
+                run.gm_written += bytes;
+                run.out_of[level_index(Level::L0c)] += bytes;
+                self.transfer(pipe, start, bytes, u64::from(rows), false, costs.fix_rate)
             }
+            _ => (0.0, 0.0),
+        }
+    }
+
+    /// The cycles of a cube-side instruction: a load into L0A or L0B (whole fractals
+    /// move) or a matrix multiply (per fractal).
+    fn cube_side(&self, op: &Op, run: &mut CoreRun) -> f64 {
+        let costs = self.costs;
+        let [fm, fn_, fk] = costs.fractal;
+        match *op {
             Op::LoadL0 {
                 level,
                 rows,
@@ -88,7 +128,6 @@ impl Engine<'_> {
                 dtype,
                 ..
             } => {
-                let [fm, fn_, fk] = costs.fractal;
                 let (unit_rows, unit_cols) = if level == Level::L0a {
                     (fm, fk)
                 } else {
@@ -104,32 +143,13 @@ impl Engine<'_> {
                 collapse::to_grain(bytes as f64 / costs.mte1_rate)
             }
             Op::Mmad { m, n, k, .. } => {
-                let [fm, fn_, fk] = costs.fractal;
                 let fractals = u64::from(m).div_ceil(fm)
                     * u64::from(n).div_ceil(fn_)
                     * u64::from(k).div_ceil(fk);
                 costs.cube_issue + fractals as f64 * costs.cube_cycles
             }
-            Op::Fixpipe {
-                rows, cols, dtype, ..
-            } => {
-                let bytes = u64::from(rows) * u64::from(cols) * dtype.size();
-                run.gm_written += bytes;
-                run.out_of[level_index(Level::L0c)] += bytes;
-                let (duration, wait) =
-                    self.transfer(pipe, start, bytes, u64::from(rows), false, costs.fix_rate);
-                port_wait = wait;
-                duration
-            }
-        };
-        self.time[pipe] = start + duration;
-        self.busy[pipe] += duration - port_wait;
-        self.stall[pipe] += port_wait;
-        self.count[pipe] += 1;
-        self.pc[pipe] += 1;
-        self.next[pipe] = self.streams[pipe].get(self.pc[pipe]);
-        self.previous_tile[pipe] = Some(instr.tile);
-        duration
+            _ => 0.0,
+        }
     }
 
     /// A global-memory transfer issued at `start`: it holds the pipe and the core's

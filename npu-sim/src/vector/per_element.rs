@@ -6,8 +6,9 @@ use npu_core::ir::ScanOp;
 use npu_core::program::{Gather, Program, VectorKind};
 use npu_core::scalar::{self, IndexError};
 
-use super::{Level, Source};
-use crate::machine::Fault;
+use super::operand::Source;
+use crate::fault::Fault;
+use crate::level::Level;
 
 /// What an instruction that steps element by element needs besides its operands.
 pub(super) struct Step<'p> {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::storage;
 use half::f16;
 use npu_core::host::HostTensor;
 

@@ -256,6 +256,76 @@ fn a_budget_hit_inside_a_collapsed_stretch_is_the_same_error() {
     }
 }
 
+/// A random schedule's items for matmul `index` of the compact-matmul test (0 plain,
+/// 1 batched, 2 batched with a shared weight), not always legal.
+fn random_matmul_items(random: &mut Random, index: usize) -> Vec<String> {
+    let batched = index > 0;
+    let mut items = Vec::new();
+    if random.chance(50) {
+        let axis = if batched { "t" } else { "m" };
+        items.push(format!(
+            "parallel {axis} over {} cores;",
+            1 + random.below(3)
+        ));
+    }
+    if batched && random.chance(50) {
+        items.push(format!("split t by {};", random.pick(&[1, 2])));
+    }
+    items.push(format!("split m by {};", random.pick(&[16, 32])));
+    if random.chance(50) {
+        items.push(format!("split n by {};", random.pick(&[16, 32])));
+    }
+    if random.chance(40) {
+        items.push("split k by 16;".to_string());
+    }
+    let order = random.pick(&["m, n", "n, m"]);
+    let order = if batched && random.chance(50) {
+        format!("t, {order}")
+    } else if batched {
+        format!("{order}, t")
+    } else {
+        order.to_string()
+    };
+    items.push(format!("order {order};"));
+    items.push(format!(
+        "cube m by 16, n by {}, k by 16;",
+        random.pick(&[16, 32])
+    ));
+    let operands = if index == 2 {
+        ["x", "w", "y"]
+    } else {
+        ["a", "b", "c"]
+    };
+    let depth = |random: &mut Random| random.pick(&[1, 2, 2, 3]);
+    items.push(format!(
+        "stage {} in l1 depth {};",
+        operands[0],
+        depth(random)
+    ));
+    items.push(format!(
+        "stage {} in l1 depth {};",
+        operands[1],
+        depth(random)
+    ));
+    items.push(format!(
+        "stage {} in l0a depth {};",
+        operands[0],
+        depth(random)
+    ));
+    items.push(format!(
+        "stage {} in l0b depth {};",
+        operands[1],
+        depth(random)
+    ));
+    items.push(format!(
+        "stage {} in l0c depth {};",
+        operands[2],
+        depth(random)
+    ));
+    items.push(random.pick(&["", "tail exact;", "tail pad;"]).to_string());
+    items
+}
+
 #[test]
 fn compact_matmuls_expand_time_and_compute_as_the_full_program() {
     // Matmuls long enough along one axis for runs of alike output tiles: a plain one
@@ -272,71 +342,8 @@ fn compact_matmuls_expand_time_and_compute_as_the_full_program() {
     let mut random = Random::new(0x3a7_c0de);
     let (mut legal, mut compacted) = (0, 0);
     for (index, kernel_text) in MATMULS.iter().enumerate() {
-        let batched = index > 0;
         for attempt in 0..70 {
-            let mut items = Vec::new();
-            if random.chance(50) {
-                let axis = if batched { "t" } else { "m" };
-                items.push(format!(
-                    "parallel {axis} over {} cores;",
-                    1 + random.below(3)
-                ));
-            }
-            if batched && random.chance(50) {
-                items.push(format!("split t by {};", random.pick(&[1, 2])));
-            }
-            items.push(format!("split m by {};", random.pick(&[16, 32])));
-            if random.chance(50) {
-                items.push(format!("split n by {};", random.pick(&[16, 32])));
-            }
-            if random.chance(40) {
-                items.push("split k by 16;".to_string());
-            }
-            let order = random.pick(&["m, n", "n, m"]);
-            let order = if batched && random.chance(50) {
-                format!("t, {order}")
-            } else if batched {
-                format!("{order}, t")
-            } else {
-                order.to_string()
-            };
-            items.push(format!("order {order};"));
-            items.push(format!(
-                "cube m by 16, n by {}, k by 16;",
-                random.pick(&[16, 32])
-            ));
-            let operands = if index == 2 {
-                ["x", "w", "y"]
-            } else {
-                ["a", "b", "c"]
-            };
-            let depth = |random: &mut Random| random.pick(&[1, 2, 2, 3]);
-            items.push(format!(
-                "stage {} in l1 depth {};",
-                operands[0],
-                depth(&mut random)
-            ));
-            items.push(format!(
-                "stage {} in l1 depth {};",
-                operands[1],
-                depth(&mut random)
-            ));
-            items.push(format!(
-                "stage {} in l0a depth {};",
-                operands[0],
-                depth(&mut random)
-            ));
-            items.push(format!(
-                "stage {} in l0b depth {};",
-                operands[1],
-                depth(&mut random)
-            ));
-            items.push(format!(
-                "stage {} in l0c depth {};",
-                operands[2],
-                depth(&mut random)
-            ));
-            items.push(random.pick(&["", "tail exact;", "tail pad;"]).to_string());
+            let items = random_matmul_items(&mut random, index);
             let text = format!(
                 "{kernel_text}\ntarget ascend910b;\nschedule r{attempt} {{ {} }}",
                 items.join(" ")

@@ -19,7 +19,7 @@ use npu_core::Dtype;
 use npu_core::host::HostTensor;
 use serde::Deserialize;
 
-use super::Port;
+use super::signature::Port;
 
 /// One example: the kernel's inputs and the outputs it must compute from them, in
 /// signature order.

@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 
 use npu_core::host::HostTensor;
 
+use super::Task;
+use super::attempt::Attempt;
 use super::examples::Example;
-use super::{Attempt, Task};
 use crate::llm::ChatMessage;
 
 /// How many values of a tensor an example shows.

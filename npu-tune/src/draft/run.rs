@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use npu_core::Target;
 
+use super::attempt::{Attempt, Verdict};
 use super::examples::{Example, Tolerance};
 use super::{Outcome, Task, prompt};
 use crate::grammar::Constraint;
@@ -95,28 +96,6 @@ impl BodySource for ReplayBodies {
                 )
             })
     }
-}
-
-/// How a candidate fared, for the report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    Rejected,
-    Failed,
-    Mismatch,
-    Matches,
-}
-
-/// One candidate body and what it gave.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Attempt {
-    pub round: u32,
-    pub reply: String,
-    /// The statements taken from the reply.
-    pub body: String,
-    pub verdict: Verdict,
-    /// What the next prompt says about it: the diagnostics or the mismatch.
-    pub summary: String,
 }
 
 /// A drafting run's result: every attempt, and the first body that matched.

@@ -7,13 +7,30 @@
 
 use npu_core::ir::{CheckedKernel, Role, Tail};
 
+use super::draft::Draft;
+use super::expert::filled;
 use super::expert::widest;
-use super::{Draft, Idea, filled};
 use crate::evaluate::Problem;
 use crate::kernels::Bundled;
 use crate::knowledge::{Entry, KnowledgeBase, Query};
 use crate::record::CandidateRecord;
 use crate::space::{Space, Spec};
+
+/// A schedule the heuristic may propose, and the knowledge entries it came from.
+#[derive(Clone, Debug)]
+pub(super) struct Idea {
+    pub(super) draft: Draft,
+    pub(super) knowledge: Vec<String>,
+}
+
+impl Idea {
+    pub(super) fn plain(draft: Draft) -> Idea {
+        Idea {
+            draft,
+            knowledge: Vec::new(),
+        }
+    }
+}
 
 /// How many entries steer one round.
 const ENTRIES: usize = 3;

@@ -20,7 +20,12 @@ use std::collections::BTreeMap;
 
 use npu_core::ir::{CheckedKernel, KernelClass};
 
-use super::{BOTTLENECKS, Entry, KnowledgeBase, Trigger};
+use std::path::Path;
+
+use super::{
+    AUDIT_FILE, BOTTLENECKS, Entry, KnowledgeBase, LEARNED_FILE, PRUNED_FILE, Trigger,
+    ids_outside_learned, read_pruned,
+};
 use crate::record::{CandidateRecord, Verdict};
 
 /// How much faster a correct candidate must be than the previous best to count.
@@ -236,6 +241,63 @@ impl KnowledgeBase {
             out += &format!("template = {}\n", quote(&entry.template));
         }
         out
+    }
+}
+
+impl KnowledgeBase {
+    /// Writes what `distilled` learned into `dir`: its learned entries to
+    /// [`LEARNED_FILE`], the ids it pruned to [`PRUNED_FILE`] (both atomically), and
+    /// its audit lines appended to [`AUDIT_FILE`]. Hand-written files are not touched.
+    ///
+    /// The directory is read again first: a learned entry whose id another file defines
+    /// (a user moved or renamed `learned.toml` to review it, say) is left where it is,
+    /// never written a second time.
+    pub fn write_learned(dir: &Path, distilled: &Distilled) -> std::io::Result<()> {
+        Self::check_learn_into(dir).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let elsewhere =
+            ids_outside_learned(dir).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let learned_path = dir.join(LEARNED_FILE).display().to_string();
+        let learned = KnowledgeBase {
+            entries: distilled
+                .base
+                .entries
+                .iter()
+                .filter(|e| e.id.starts_with("learned-") || e.origin.starts_with(&learned_path))
+                .filter(|e| !elsewhere.contains(&e.id))
+                .cloned()
+                .collect(),
+        };
+        crate::atomic::write_atomic(&dir.join(LEARNED_FILE), learned.to_toml().as_bytes())?;
+        let mut pruned: Vec<String> = distilled
+            .audit
+            .iter()
+            .filter_map(|line| line.strip_prefix("pruned "))
+            .filter_map(|rest| rest.split(':').next())
+            .map(str::to_string)
+            .collect();
+        pruned.extend(read_pruned(dir).map_err(|e| std::io::Error::other(e.to_string()))?);
+        let pruned_path = dir.join(PRUNED_FILE);
+        pruned.sort();
+        pruned.dedup();
+        let ids: Vec<String> = pruned.iter().map(|id| format!("{id:?}")).collect();
+        let text = format!(
+            "# Entries pruned by `autotune --learn` for hurting more than helping.\nids = [{}]\n",
+            ids.join(", ")
+        );
+        crate::atomic::write_atomic(&pruned_path, text.as_bytes())?;
+        if !distilled.audit.is_empty() {
+            use std::io::Write as _;
+            // Appended to through a link; a FIFO (whose opening would wait) is refused.
+            let log = npu_core::file::destination(&dir.join(AUDIT_FILE))?;
+            let mut log = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(log)?;
+            for line in &distilled.audit {
+                writeln!(log, "{line}")?;
+            }
+        }
+        Ok(())
     }
 }
 

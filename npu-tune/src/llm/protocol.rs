@@ -6,7 +6,9 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{ChatMessage, EXCERPT_CHARS, LlmError, Usage};
+use std::fmt;
+
+use serde::Deserialize;
 
 /// The JSON posted to the server.
 #[derive(Serialize)]
@@ -190,5 +192,143 @@ pub(super) fn refuses_n(error: &LlmError) -> bool {
                 || body_excerpt.contains("`n`")
         }
         _ => false,
+    }
+}
+
+/// How much of a server's error body an [`LlmError::Status`] keeps, in characters.
+pub(super) const EXCERPT_CHARS: usize = 200;
+
+/// One message of a chat, as the chat-completions API takes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    pub content: String,
+}
+
+/// Token counts as the server reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// Why a completion failed. The messages name the cause and the fix.
+#[derive(Debug)]
+pub enum LlmError {
+    /// No connection: refused, unknown host, unreachable network or a URL that is
+    /// not one. Not retried: the server is not running or the URL is wrong.
+    Unreachable { url: String, detail: String },
+    /// HTTP 401 or 403. Not retried.
+    Unauthorized { status: u16 },
+    /// No complete answer within the configured timeout.
+    Timeout { after: Duration },
+    /// An HTTP error status other than 401 and 403, with the start of the body.
+    Status { status: u16, body_excerpt: String },
+    /// The server answered 2xx, but not with a usable chat completion. Not retried.
+    Malformed { detail: String },
+    /// The connection was closed or reset before the answer was complete.
+    Disconnected { url: String, detail: String },
+    /// The request could not be built, e.g. an API key that is not a valid header.
+    InvalidRequest { detail: String },
+    /// Every try failed with a transient error; `last` is the final one.
+    RetriesExhausted { attempts: u32, last: Box<LlmError> },
+}
+
+impl ChatMessage {
+    pub fn new(role: impl Into<String>, content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: role.into(),
+            content: content.into(),
+        }
+    }
+
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::new("system", content)
+    }
+
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::new("user", content)
+    }
+
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::new("assistant", content)
+    }
+}
+
+impl LlmError {
+    /// Whether another try may succeed.
+    pub(super) fn is_transient(&self) -> bool {
+        match self {
+            LlmError::Timeout { .. } | LlmError::Disconnected { .. } => true,
+            LlmError::Status { status, .. } => is_transient_status(*status),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for LlmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LlmError::Unreachable { url, detail } => write!(
+                f,
+                "cannot reach the LLM server at {url}: {detail}; is the server running? \
+                 set NPU_LLM_URL to its base URL, e.g. http://127.0.0.1:8080/v1"
+            ),
+            LlmError::Unauthorized { status } => write!(
+                f,
+                "the LLM server answered HTTP {status}: the API key was refused; set NPU_LLM_API_KEY"
+            ),
+            LlmError::Timeout { after } => write!(
+                f,
+                "the LLM server did not answer within {}; a model may be slow to load, \
+                 raise the timeout",
+                human_duration(*after)
+            ),
+            LlmError::Status {
+                status,
+                body_excerpt,
+            } => {
+                write!(f, "the LLM server answered HTTP {status}")?;
+                if !body_excerpt.is_empty() {
+                    write!(f, ": {body_excerpt}")?;
+                }
+                if *status == 404 {
+                    write!(
+                        f,
+                        "; check that NPU_LLM_URL is the API base, usually ending in /v1"
+                    )?;
+                }
+                Ok(())
+            }
+            LlmError::Malformed { detail } => {
+                write!(
+                    f,
+                    "the LLM server's reply is not a chat completion: {detail}"
+                )
+            }
+            LlmError::Disconnected { url, detail } => write!(
+                f,
+                "the LLM server at {url} closed the connection before answering: {detail}"
+            ),
+            LlmError::InvalidRequest { detail } => {
+                write!(
+                    f,
+                    "the request to the LLM server could not be built: {detail}"
+                )
+            }
+            LlmError::RetriesExhausted { attempts, last } => {
+                write!(f, "gave up after {attempts} attempts: {last}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LlmError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LlmError::RetriesExhausted { last, .. } => Some(last.as_ref()),
+            _ => None,
+        }
     }
 }

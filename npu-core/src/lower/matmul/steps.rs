@@ -3,7 +3,7 @@
 
 use crate::ir::MatmulShape;
 use crate::lower::Lowering;
-use crate::lower::vector::Skip;
+use crate::lower::skip::Skip;
 use crate::program::{CoreCode, Instr, moved_on};
 
 /// One innermost iteration: a k tile of one base block of one matrix of one output

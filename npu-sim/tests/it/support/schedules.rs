@@ -141,7 +141,34 @@ pub fn schedule(
             }
         }
     }
-    for axis in kernel.axes.iter().filter(|_| blocks.is_none()) {
+    if blocks.is_none() {
+        vector_splits(kernel, random, &mut items);
+    }
+    if output_axes.len() > 1 && random.chance(40) {
+        let mut order = output_axes.clone();
+        for i in (1..order.len()).rev() {
+            let j = random.below(i as u64 + 1) as usize;
+            order.swap(i, j);
+        }
+        let names: Vec<&str> = order
+            .iter()
+            .map(|a| kernel.axes[*a].name.as_str())
+            .collect();
+        items.push(format!("order {};", names.join(", ")));
+    }
+    stage_items(kernel, blocks, random, &mut items);
+    match random.below(3) {
+        0 => items.push("tail pad;".into()),
+        1 => items.push("tail exact;".into()),
+        _ => {}
+    }
+    format!("schedule {name} {{ {} }}", items.join(" "))
+}
+
+/// Splits of a vector kernel's axes: each axis split with chance 70%, by a tile drawn
+/// from common sizes that fit.
+fn vector_splits(kernel: &CheckedKernel, random: &mut Random, items: &mut Vec<String>) {
+    for axis in &kernel.axes {
         if random.chance(70) {
             let extent = axis.extent;
             let candidates: Vec<u64> = [
@@ -172,18 +199,16 @@ pub fn schedule(
             ));
         }
     }
-    if output_axes.len() > 1 && random.chance(40) {
-        let mut order = output_axes.clone();
-        for i in (1..order.len()).rev() {
-            let j = random.below(i as u64 + 1) as usize;
-            order.swap(i, j);
-        }
-        let names: Vec<&str> = order
-            .iter()
-            .map(|a| kernel.axes[*a].name.as_str())
-            .collect();
-        items.push(format!("order {};", names.join(", ")));
-    }
+}
+
+/// The stage items: a matmul's operands through L1 and L0, or every tensor of a
+/// vector kernel in UB in one or two items, each at a random depth.
+fn stage_items(
+    kernel: &CheckedKernel,
+    blocks: Option<[u64; 3]>,
+    random: &mut Random,
+    items: &mut Vec<String>,
+) {
     let depth = |random: &mut Random| random.pick(&[1, 2, 2, 2, 3]);
     let name_of = |t: usize| kernel.tensors[t].name.clone();
     match &kernel.class {
@@ -236,10 +261,4 @@ pub fn schedule(
             }
         }
     }
-    match random.below(3) {
-        0 => items.push("tail pad;".into()),
-        1 => items.push("tail exact;".into()),
-        _ => {}
-    }
-    format!("schedule {name} {{ {} }}", items.join(" "))
 }

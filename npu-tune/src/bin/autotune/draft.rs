@@ -60,6 +60,9 @@ pub(crate) struct DraftArgs {
     llm_model: Option<String>,
     #[arg(long, default_value_t = 0.8)]
     temperature: f32,
+    /// Seconds one LLM request may take.
+    #[arg(long, default_value_t = 300)]
+    llm_timeout: u64,
     /// Ask the server to decode under the body grammar of the signature (GBNF).
     #[arg(long, default_value = "gbnf", value_parser = ["gbnf", "none"])]
     llm_constrain: String,
@@ -184,6 +187,7 @@ fn body_source(
                 return Err("drafting needs a model: --llm-url URL or NPU_LLM_URL (e.g. http://127.0.0.1:8766/v1), or --generator replay".into());
             }
             config.temperature = args.temperature;
+            config.timeout = std::time::Duration::from_secs(args.llm_timeout);
             Ok(Box::new(LlmBodies {
                 client: LlmClient::new(config),
                 constrain: args.llm_constrain == "gbnf",

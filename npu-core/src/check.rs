@@ -314,14 +314,22 @@ impl Checker<'_> {
             if let Some(&index) = scope.tensors.get(&name)
                 && !assigned.contains_key(&index)
             {
+                let help = match def.body.is_empty() {
+                    true => format!(
+                        "write the kernel's body (`{name}[i] = ...;`), or have a model draft it \
+                         from the doc comment: `autotune draft FILE --kernel {}`",
+                        def.name
+                    ),
+                    false => {
+                        format!("add a statement such as `{name}[i] = ...;` to the kernel body")
+                    }
+                };
                 self.error(
                     Code::E031,
                     param.name.span(),
                     format!("output `{name}` is never assigned"),
                 )
-                .help = Some(format!(
-                    "add a statement such as `{name}[i] = ...;` to the kernel body"
-                ));
+                .help = Some(help);
             }
         }
     }

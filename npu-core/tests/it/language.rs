@@ -355,3 +355,20 @@ fn item7_zero_d_lets_and_outputs() {
     let help = only(&diagnostics, Code::E011).help.clone().unwrap();
     assert!(help.contains("`y = ...;`"), "{help}");
 }
+
+/// A kernel with an empty body is one E031 per output, whose help names `autotune
+/// draft`; a body with statements keeps the plain help.
+#[test]
+fn an_empty_body_points_at_autotune_draft() {
+    let target = npu_core::Target::preset("ascend910b").unwrap();
+    let source = "/// y = 2x\nkernel k(x: [f32; 64]) -> y: [f32; 64] {}\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    let error = npu_core::check_source(source, &target).unwrap_err();
+    assert_eq!(error.codes(), [npu_core::Code::E031]);
+    assert!(error.render(source).contains("`autotune draft FILE --kernel k`"));
+    let partial = source.replace(
+        "kernel k(x: [f32; 64]) -> y: [f32; 64] {}",
+        "kernel k(x: [f32; 64]) -> (y: [f32; 64], z: [f32; 64]) { y[i] = x[i]; }",
+    );
+    let error = npu_core::check_source(&partial, &target).unwrap_err();
+    assert!(!error.render(&partial).contains("autotune draft"));
+}

@@ -82,7 +82,7 @@ fn supported_target(target: &Target) -> Result<(), Unsupported> {
         return Ok(());
     }
     let reason = if target.name.starts_with("aie") {
-        "an AIE tile runs AIE C++ (the AIE API), not Ascend C; that backend is not written yet"
+        "an AIE tile runs AIE C++ (the AIE API), not Ascend C: emit it with the aie backend"
     } else if target.name == "npueval_demo" {
         "`npueval_demo` is a demonstration target of no vendor; no backend writes for it"
     } else {

@@ -10,6 +10,7 @@
 //! - `order`: the per-pipe streams of each core class laid into one
 //!   program order that keeps every pipe's own order and puts each `set_flag` before
 //!   the `wait_flag` it satisfies; a run of alike tiles becomes one loop.
+//! - `aie`: the AIE C++ tile kernel (the AIE API) for aie2_tile, one call per tile.
 //! - `ascend`: the Ascend C kernel (`extern "C" __global__ __aicore__`), its
 //!   `DataCopyPad` and vector calls, and the host side (launch file and CMakeLists).
 //!
@@ -33,6 +34,7 @@
 //! assert_eq!(names, ["double_s.cpp", "main.cpp", "CMakeLists.txt"]);
 //! ```
 
+mod aie;
 mod ascend;
 mod order;
 mod text;
@@ -46,12 +48,15 @@ use npu_core::{CheckedKernel, Program, Target};
 pub enum Backend {
     /// Ascend C (the `kernel_operator.h` API) for the Ascend presets.
     AscendC,
+    /// AIE C++ (the AIE API) for the aie2_tile preset: the tile kernel.
+    Aie,
 }
 
 impl Backend {
     pub fn name(self) -> &'static str {
         match self {
             Backend::AscendC => "ascend-c",
+            Backend::Aie => "aie",
         }
     }
 }
@@ -130,6 +135,7 @@ pub fn emit(
     }
     match backend {
         Backend::AscendC => ascend::emit(program, target, kernel),
+        Backend::Aie => aie::emit(program, target, kernel),
     }
 }
 

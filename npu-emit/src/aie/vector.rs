@@ -1,0 +1,248 @@
+//! Elementwise arithmetic and bitwise instructions as AIE API vector calls.
+//!
+//! A box whose innermost run is contiguous in every operand is walked in vectors of
+//! the native 512 bits (`aie::vector<bfloat16, 32>`, `<int16_t, 32>`, `<int8_t, 64>`,
+//! `<int32_t, 16>`), a remainder in smaller vectors of the sizes the API allows (down
+//! to 128 bits), with loops for the dimensions further out. A load or store whose
+//! address is aligned to its vector (at most 32 bytes) in every iteration is
+//! `aie::load_v`/`aie::store_v`, any other `aie::load_unaligned_v`/`store_unaligned_v`.
+//!
+//! bf16 sums and differences go through an `aie::accum<accfloat, N>` (fp32) and back
+//! with `to_vector<bfloat16>()` under `rounding_mode::conv_even`; a bf16 product is
+//! `aie::mul` into accfloat, exact, and the same conversion. Either way the result is
+//! the exact value rounded once, what the simulator computes (docs/emit.md).
+
+use npu_core::Dtype;
+use npu_core::ir::{BinaryOp, UnaryOp};
+use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
+
+use super::{Body, c_type, scalar_value, unsupported};
+use crate::Unsupported;
+
+/// Whether every UB operand's innermost box dimension (of extent > 1) is contiguous.
+pub(super) fn contiguous(program: &Program, v: &VectorInstr) -> bool {
+    let extents = &program.boxes[v.shape as usize];
+    let Some(inner) = extents.iter().rposition(|e| *e > 1) else {
+        return true;
+    };
+    let size = v.dtype.size();
+    let views = std::iter::once(v.dst_strides).chain(v.src.iter().filter_map(|s| match s {
+        Operand::Ub { strides, .. } => Some(*strides),
+        _ => None,
+    }));
+    let mut views = views;
+    views.all(|s| program.strides[s as usize][inner] == size)
+}
+
+/// One UB operand: address and byte strides.
+struct View {
+    address: u32,
+    strides: Vec<u64>,
+}
+
+/// Writes one elementwise instruction.
+pub(super) fn elementwise(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported> {
+    let ty = c_type(v.dtype).ok_or_else(|| construct_error(v, "no AIE element type"))?;
+    if v.dtype == Dtype::F32 || v.dtype == Dtype::U32 {
+        return Err(construct_error(
+            v,
+            "32-bit float and unsigned vectors are not written yet",
+        ));
+    }
+    let extents = body.program.boxes[v.shape as usize].clone();
+    let inner = extents
+        .iter()
+        .rposition(|e| *e > 1)
+        .unwrap_or(extents.len() - 1);
+    let view = |address: u32, strides: u32| View {
+        address,
+        strides: body.program.strides[strides as usize].clone(),
+    };
+    let mut views = vec![view(v.dst, v.dst_strides)];
+    for source in v.src {
+        if let Operand::Ub { address, strides } = source {
+            views.push(view(address, strides));
+        }
+    }
+    let size = v.dtype.size();
+    let lanes = 64 / size;
+    let smallest = 16 / size;
+    let run = extents[inner];
+    if !(run % lanes).is_multiple_of(smallest) {
+        return Err(construct_error(
+            v,
+            &format!(
+                "a run of {run} elements leaves {} after vectors of {lanes}, not a whole number of the smallest vector ({smallest} lanes)",
+                run % lanes
+            ),
+        ));
+    }
+    let outer: Vec<usize> = (0..inner).filter(|d| extents[*d] > 1).collect();
+    for d in &outer {
+        body.text.open(format!(
+            "for (int32_t v{d} = 0; v{d} < {}; ++v{d})",
+            extents[*d]
+        ));
+    }
+    let chunks = run / lanes;
+    if chunks > 0 {
+        let stepped = chunks > 1;
+        if stepped {
+            body.text
+                .open(format!("for (int32_t k = 0; k < {chunks}; ++k)"));
+        }
+        piece(body, v, ty, &views, &outer, 0, lanes, stepped)?;
+        if stepped {
+            body.text.close("");
+        }
+    }
+    let mut at = chunks * lanes;
+    let mut width = lanes / 2;
+    while at < run {
+        if run - at >= width {
+            piece(body, v, ty, &views, &outer, at, width, false)?;
+            at += width;
+        }
+        width /= 2;
+    }
+    for _ in &outer {
+        body.text.close("");
+    }
+    Ok(())
+}
+
+fn construct_error(v: &VectorInstr, reason: &str) -> Unsupported {
+    unsupported(&format!("{} {}", v.kind.mnemonic(), v.dtype.name()), reason)
+}
+
+/// One vector of `n` lanes at element `at` of the run (plus `k * n` when `stepped`).
+#[allow(clippy::too_many_arguments)] // The piece's place is these numbers; a struct would only rename them.
+fn piece(
+    body: &mut Body,
+    v: &VectorInstr,
+    ty: &str,
+    views: &[View],
+    outer: &[usize],
+    at: u64,
+    n: u64,
+    stepped: bool,
+) -> Result<(), Unsupported> {
+    let size = v.dtype.size();
+    let mut pointers = Vec::new();
+    for view in views {
+        let (base, offset) = body.pointer(view.address, v.dtype)?;
+        let mut expression = format!("{base} + {}", offset + at);
+        let mut aligned_to = u64::from(view.address) + at * size;
+        for d in outer {
+            expression.push_str(&format!(" + v{d} * {}", view.strides[*d] / size));
+            aligned_to = gcd(aligned_to, view.strides[*d]);
+        }
+        if stepped {
+            expression.push_str(&format!(" + k * {n}"));
+            aligned_to = gcd(aligned_to, n * size);
+        }
+        let unaligned = aligned_to % (n * size).min(32) != 0;
+        pointers.push((expression, unaligned));
+    }
+    body.text.open("");
+    let mut names = Vec::new();
+    let mut next_source = 1;
+    for (slot, source) in v.src.iter().enumerate() {
+        let name = ["a", "b", "c"][slot];
+        match source {
+            Operand::None => continue,
+            Operand::Ub { .. } => {
+                let (pointer, unaligned) = &pointers[next_source];
+                next_source += 1;
+                let load = if *unaligned {
+                    "load_unaligned_v"
+                } else {
+                    "load_v"
+                };
+                body.text.line(format!(
+                    "const aie::vector<{ty}, {n}> {name} = aie::{load}<{n}>({pointer});"
+                ));
+            }
+            _ => {
+                let value = scalar_value(body.program, *source, v.dtype)?;
+                body.text.line(format!(
+                    "const aie::vector<{ty}, {n}> {name} = aie::broadcast<{ty}, {n}>({value});"
+                ));
+            }
+        }
+        names.push(name);
+    }
+    let result = operation(body, v, ty, n, &names)?;
+    let (pointer, unaligned) = &pointers[0];
+    let store = if *unaligned {
+        "store_unaligned_v"
+    } else {
+        "store_v"
+    };
+    body.text
+        .line(format!("aie::{store}({pointer}, {result});"));
+    body.text.close("");
+    Ok(())
+}
+
+/// The expression of the result vector; may write lines before it (an accumulator).
+fn operation(
+    body: &mut Body,
+    v: &VectorInstr,
+    ty: &str,
+    n: u64,
+    names: &[&str],
+) -> Result<String, Unsupported> {
+    let float = v.dtype == Dtype::Bf16;
+    let (a, b) = (names[0], names.get(1).copied().unwrap_or("a"));
+    let expression = match v.kind {
+        VectorKind::Binary(BinaryOp::Add | BinaryOp::Sub) if float => {
+            let call = if v.kind == VectorKind::Binary(BinaryOp::Add) {
+                "add"
+            } else {
+                "sub"
+            };
+            body.text.line(format!("aie::accum<accfloat, {n}> acc;"));
+            body.text.line(format!("acc.from_vector({a});"));
+            format!("aie::{call}(acc, {b}).to_vector<bfloat16>()")
+        }
+        VectorKind::Binary(BinaryOp::Mul) => format!("aie::mul({a}, {b}).to_vector<{ty}>()"),
+        VectorKind::Binary(op) => match binary(op, float) {
+            Some(call) => format!("aie::{call}({a}, {b})"),
+            None => return Err(missing(v)),
+        },
+        VectorKind::Unary(UnaryOp::Relu) => format!("aie::max({a}, aie::zeros<{ty}, {n}>())"),
+        VectorKind::Unary(UnaryOp::Abs) => format!("aie::abs({a})"),
+        VectorKind::Unary(UnaryOp::Neg) => format!("aie::neg({a})"),
+        VectorKind::Unary(UnaryOp::Not) if !float => format!("aie::bit_not({a})"),
+        _ => return Err(missing(v)),
+    };
+    Ok(expression)
+}
+
+/// The AIE API call of a binary operation other than `+ - *`.
+fn binary(op: BinaryOp, float: bool) -> Option<&'static str> {
+    Some(match op {
+        BinaryOp::Add if !float => "add",
+        BinaryOp::Sub if !float => "sub",
+        BinaryOp::Max => "max",
+        BinaryOp::Min => "min",
+        BinaryOp::And if !float => "bit_and",
+        BinaryOp::Or if !float => "bit_or",
+        BinaryOp::Xor if !float => "bit_xor",
+        _ => return None,
+    })
+}
+
+/// Why an operation is not written: the AIE API has no call with the simulator's
+/// rounding for it.
+fn missing(v: &VectorInstr) -> Unsupported {
+    construct_error(
+        v,
+        "the AIE API has no call for it with the simulator's rounding (bf16 exp, log, tanh, sigmoid, division, remainder and the like would need helpers whose device results are not verified here)",
+    )
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}

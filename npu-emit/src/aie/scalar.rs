@@ -22,6 +22,8 @@ use crate::Unsupported;
 /// while the best so far is not.
 pub(super) const HELPERS: &str = "\
 // Scalar-unit steps of the order-preserving folds (npu-core's scalar module).
+#ifndef NPU_AIE_FOLD_STEPS
+#define NPU_AIE_FOLD_STEPS
 inline float npu_fold_sum(float acc, float x) { return acc != acc ? acc : acc + x; }
 inline bfloat16 npu_fold_sum(bfloat16 acc, bfloat16 x) { return bfloat16(npu_fold_sum(float(acc), float(x))); }
 template <typename A> inline A npu_fold_sum(A acc, A x) { return A(int64_t(acc) + int64_t(x)); }
@@ -33,7 +35,8 @@ inline bfloat16 npu_fold_min(bfloat16 acc, bfloat16 x) { return bfloat16(npu_fol
 template <typename A> inline A npu_fold_min(A acc, A x) { return acc <= x ? acc : x; }
 inline bool npu_arg_takes_max(double best, double x) { return best == best && (x != x || x > best); }
 inline bool npu_arg_takes_min(double best, double x) { return best == best && (x != x || x < best); }
-template <typename T> inline T npu_saturate(int64_t x, int64_t low, int64_t high) { return T(x < low ? low : x > high ? high : x); }";
+template <typename T> inline T npu_saturate(int64_t x, int64_t low, int64_t high) { return T(x < low ? low : x > high ? high : x); }
+#endif";
 
 /// One instruction as a loop over its box on the scalar unit.
 pub(super) fn instruction(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported> {

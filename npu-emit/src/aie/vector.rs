@@ -148,7 +148,7 @@ fn piece(
     let mut names = Vec::new();
     let mut next_source = 1;
     for (slot, source) in v.src.iter().enumerate() {
-        let name = ["a", "b", "c"][slot];
+        let name = ["va", "vb", "vc"][slot];
         match source {
             Operand::None => continue,
             Operand::Ub { .. } => {
@@ -194,7 +194,7 @@ fn operation(
     names: &[&str],
 ) -> Result<String, Unsupported> {
     let float = v.dtype == Dtype::Bf16;
-    let (a, b) = (names[0], names.get(1).copied().unwrap_or("a"));
+    let (a, b) = (names[0], names.get(1).copied().unwrap_or("va"));
     let expression = match v.kind {
         VectorKind::Binary(BinaryOp::Add | BinaryOp::Sub) if float => {
             let call = if v.kind == VectorKind::Binary(BinaryOp::Add) {
@@ -202,9 +202,9 @@ fn operation(
             } else {
                 "sub"
             };
-            body.text.line(format!("aie::accum<accfloat, {n}> acc;"));
-            body.text.line(format!("acc.from_vector({a});"));
-            format!("aie::{call}(acc, {b}).to_vector<bfloat16>()")
+            body.text.line(format!("aie::accum<accfloat, {n}> vacc;"));
+            body.text.line(format!("vacc.from_vector({a});"));
+            format!("aie::{call}(vacc, {b}).to_vector<bfloat16>()")
         }
         VectorKind::Binary(BinaryOp::Mul) => format!("aie::mul({a}, {b}).to_vector<{ty}>()"),
         VectorKind::Binary(op) => match binary(op, float) {

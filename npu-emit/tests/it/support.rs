@@ -55,6 +55,11 @@ pub fn model_dir() -> PathBuf {
 /// Compiles `cases` in batches, two compilers at a time; a failure to compile is a
 /// test failure that shows the compiler's message.
 pub fn build(cases: &[Case]) -> Build {
+    build_units(cases, unit)
+}
+
+/// As [`build`], each translation unit written by `unit`.
+pub fn build_units(cases: &[Case], unit: fn(&[Case]) -> String) -> Build {
     let compiler = compiler();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let units: Vec<(PathBuf, &[Case])> = cases

@@ -13,8 +13,10 @@
 //!
 //! Arithmetic and bitwise instructions on contiguous runs are AIE API vector calls
 //! (the `vector` module); moves, fills, casts and the order-preserving folds of
-//! reductions and scans run on the scalar unit (the `scalar` module).
+//! reductions and scans run on the scalar unit (the `scalar` module), and so do the
+//! operations the AIE API lacks, as documented helpers (the `math` module).
 
+mod math;
 mod scalar;
 mod vector;
 
@@ -253,9 +255,7 @@ pub(crate) struct Body<'p> {
 impl Body<'_> {
     fn instruction(&mut self, v: &VectorInstr) -> Result<(), Unsupported> {
         self.text.comment(&describe(self.program, v));
-        let vectorised = matches!(v.kind, VectorKind::Binary(_) | VectorKind::Unary(_))
-            && vector::contiguous(self.program, v);
-        if vectorised {
+        if vector::writes(self.program, v) {
             vector::elementwise(self, v)?;
         } else {
             scalar::instruction(self, v)?;
@@ -365,9 +365,11 @@ fn source(
     let mut text = Text::default();
     header(&mut text, program, target, kernel, layout, tiles, name);
     text.line("#include <aie_api/aie.hpp>");
+    text.line("#include <cmath>");
     text.line("#include <cstdint>");
+    text.line("#include <cstring>");
     text.line("");
-    for line in scalar::HELPERS.lines() {
+    for line in scalar::HELPERS.lines().chain(math::HELPERS.lines()) {
         text.line(line);
     }
     for (index, body) in tiles.bodies.iter().enumerate() {

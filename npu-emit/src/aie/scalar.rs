@@ -55,13 +55,24 @@ pub(super) fn instruction(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupp
         VectorKind::Gather(_) => {
             return Err(unsupported(
                 &construct,
-                "the AIE API has no gather; a table lookup per element is not written yet",
+                "the AIE API has no gather, and an index outside the table stops the simulator with an error that a tile kernel has no way to report",
             ));
+        }
+        VectorKind::Binary(_) | VectorKind::Unary(_) if super::math::writes(v) => {
+            let dst = element(body, v, Slot::Dst)?;
+            let mut sources = Vec::new();
+            for (slot, source) in v.src.iter().enumerate() {
+                sources.push(match source {
+                    Operand::Ub { .. } => element(body, v, Slot::Src(slot))?,
+                    _ => String::new(),
+                });
+            }
+            super::math::statement(body, v, &dst, &sources)?
         }
         VectorKind::Binary(_) | VectorKind::Unary(_) => {
             return Err(unsupported(
-                &format!("{construct} over a box strided along its innermost run"),
-                "aie::load_v and aie::store_v move contiguous elements",
+                &construct,
+                "the AIE API has no call for it with the simulator's results, and no scalar helper is written (see docs/emit.md)",
             ));
         }
         _ => {

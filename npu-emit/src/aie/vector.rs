@@ -20,7 +20,7 @@ use super::{Body, c_type, scalar_value, unsupported};
 use crate::Unsupported;
 
 /// Whether every UB operand's innermost box dimension (of extent > 1) is contiguous.
-pub(super) fn contiguous(program: &Program, v: &VectorInstr) -> bool {
+fn contiguous(program: &Program, v: &VectorInstr) -> bool {
     let extents = &program.boxes[v.shape as usize];
     let Some(inner) = extents.iter().rposition(|e| *e > 1) else {
         return true;
@@ -32,6 +32,26 @@ pub(super) fn contiguous(program: &Program, v: &VectorInstr) -> bool {
     }));
     let mut views = views;
     views.all(|s| program.strides[s as usize][inner] == size)
+}
+
+/// Whether this module writes `v`: an operation with an AIE API call, contiguous,
+/// of a dtype it writes, over a run that vectors cover.
+pub(super) fn writes(program: &Program, v: &VectorInstr) -> bool {
+    let float = v.dtype == Dtype::Bf16;
+    let call = match v.kind {
+        VectorKind::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) => true,
+        VectorKind::Binary(op) => binary(op, float).is_some(),
+        VectorKind::Unary(UnaryOp::Relu | UnaryOp::Abs | UnaryOp::Neg) => true,
+        VectorKind::Unary(UnaryOp::Not) => !float,
+        _ => false,
+    };
+    let size = v.dtype.size();
+    let extents = &program.boxes[v.shape as usize];
+    let run = extents.iter().rev().find(|e| **e > 1).copied().unwrap_or(1);
+    call && c_type(v.dtype).is_some()
+        && !matches!(v.dtype, Dtype::F32 | Dtype::U32)
+        && (run % (64 / size)).is_multiple_of(16 / size)
+        && contiguous(program, v)
 }
 
 /// One UB operand: address and byte strides.

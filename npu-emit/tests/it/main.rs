@@ -3,6 +3,8 @@
 //! that must fail.
 
 mod aie;
+mod aie_model;
+mod aie_mutants;
 mod kernels;
 mod model;
 mod mutants;

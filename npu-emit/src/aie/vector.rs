@@ -161,7 +161,7 @@ fn piece(
             expression.push_str(&format!(" + k * {n}"));
             aligned_to = gcd(aligned_to, n * size);
         }
-        let unaligned = aligned_to % (n * size).min(32) != 0;
+        let unaligned = !aligned_to.is_multiple_of((n * size).min(32));
         pointers.push((expression, unaligned));
     }
     body.text.open("");

@@ -158,7 +158,7 @@ impl Layout {
     pub fn locate(&self, address: u64) -> Option<(usize, u64, u64)> {
         self.args.iter().enumerate().find_map(|(index, a)| {
             let end = a.address + a.slot_bytes * a.depth;
-            (a.address <= address && address < end).then(|| {
+            (a.address <= address && address < end && a.slot_bytes > 0).then(|| {
                 let from = address - a.address;
                 (index, from / a.slot_bytes, from % a.slot_bytes)
             })

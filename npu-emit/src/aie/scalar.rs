@@ -253,7 +253,9 @@ fn fold(
 /// destination) move together when an element takes over.
 fn arg_fold(body: &mut Body, v: &VectorInstr, op: ReduceOp) -> Result<String, Unsupported> {
     let extents = &body.program.boxes[v.shape as usize];
-    let last = extents.len() - 1;
+    let Some(last) = extents.len().checked_sub(1) else {
+        return Err(unsupported("an arg reduction", "its box has no dimension"));
+    };
     let position = if extents[last] > 1 {
         format!("r{last}")
     } else {

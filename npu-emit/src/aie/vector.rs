@@ -26,12 +26,13 @@ fn contiguous(program: &Program, v: &VectorInstr) -> bool {
         return true;
     };
     let size = v.dtype.size();
-    let views = std::iter::once(v.dst_strides).chain(v.src.iter().filter_map(|s| match s {
+    let sources = v.src.iter().filter_map(|s| match s {
         Operand::Ub { strides, .. } => Some(*strides),
         _ => None,
-    }));
-    let mut views = views;
-    views.all(|s| program.strides[s as usize][inner] == size)
+    });
+    std::iter::once(v.dst_strides)
+        .chain(sources)
+        .all(|s| program.strides[s as usize][inner] == size)
 }
 
 /// Whether this module writes `v`: an operation with an AIE API call, contiguous,
@@ -87,7 +88,7 @@ pub(super) fn elementwise(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupp
     let size = v.dtype.size();
     let lanes = 64 / size;
     let smallest = 16 / size;
-    let run = extents[inner];
+    let run = extents.get(inner).copied().unwrap_or(1);
     if !(run % lanes).is_multiple_of(smallest) {
         return Err(construct_error(
             v,

@@ -312,3 +312,33 @@ fn bundled_aie_kernels_match_the_simulator_bit_for_bit() {
         cases.len()
     );
 }
+
+/// Each backend refuses the other's targets and the demonstration target, naming the
+/// target; the AIE kernel is the same bytes every time.
+#[test]
+fn targets_of_other_backends_are_refused_and_emission_is_deterministic() {
+    let refusal = |name: &str, backend: Backend| {
+        let bundled = npu_tune::kernels::Bundled::find(name).expect("a bundled kernel");
+        let kernel = (bundled.kernel)();
+        let program = npu_core::lower::lower_compact(kernel, 0);
+        emit(&program, &kernel.target, kernel, backend).map(|e| e.files[0].text.clone())
+    };
+    let cases = [
+        ("relu", Backend::Aie, "target ascend910b"),
+        ("relu_aie", Backend::AscendC, "target aie2_tile"),
+    ];
+    for (name, backend, construct) in cases {
+        let error = refusal(name, backend).expect_err("refused");
+        assert_eq!(error.construct, construct, "{error}");
+    }
+    let demo = npu_tune::kernels::all()
+        .into_iter()
+        .find(|b| (b.kernel)().target.name == "npueval_demo")
+        .expect("a demonstration kernel");
+    let error = refusal(demo.name, Backend::Aie).expect_err("refused");
+    assert!(error.reason.contains("demonstration target"), "{error}");
+    assert_eq!(
+        refusal("softmax_aie", Backend::Aie),
+        refusal("softmax_aie", Backend::Aie)
+    );
+}

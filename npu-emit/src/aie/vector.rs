@@ -61,6 +61,24 @@ struct View {
     strides: Vec<u64>,
 }
 
+/// What every vector of one instruction shares: the instruction, its element type,
+/// its UB operands (destination first) and the outer box dimensions looped over.
+struct Walk<'v> {
+    v: &'v VectorInstr,
+    ty: &'static str,
+    views: Vec<View>,
+    outer: Vec<usize>,
+}
+
+/// Where one vector lies in the run: element `at`, `n` lanes, and whether it is the
+/// body of the loop over `k` (each iteration `n` elements on).
+#[derive(Clone, Copy)]
+struct Place {
+    at: u64,
+    n: u64,
+    stepped: bool,
+}
+
 /// Writes one elementwise instruction.
 pub(super) fn elementwise(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported> {
     let ty = c_type(v.dtype).ok_or_else(|| construct_error(v, "no AIE element type"))?;
@@ -74,60 +92,84 @@ pub(super) fn elementwise(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupp
     let inner = extents
         .iter()
         .rposition(|e| *e > 1)
-        .unwrap_or(extents.len() - 1);
+        .unwrap_or(extents.len().saturating_sub(1));
+    let walk = Walk {
+        v,
+        ty,
+        views: views(body, v),
+        outer: (0..inner).filter(|d| extents[*d] > 1).collect(),
+    };
+    let run = extents.get(inner).copied().unwrap_or(1);
+    for d in &walk.outer {
+        body.text.open(format!(
+            "for (int32_t v{d} = 0; v{d} < {}; ++v{d})",
+            extents[*d]
+        ));
+    }
+    run_in_vectors(body, &walk, run)?;
+    for _ in &walk.outer {
+        body.text.close("");
+    }
+    Ok(())
+}
+
+/// The destination's view, then each UB source's.
+fn views(body: &Body, v: &VectorInstr) -> Vec<View> {
     let view = |address: u32, strides: u32| View {
         address,
         strides: body.program.strides[strides as usize].clone(),
     };
-    let mut views = vec![view(v.dst, v.dst_strides)];
-    for source in v.src {
-        if let Operand::Ub { address, strides } = source {
-            views.push(view(address, strides));
-        }
-    }
-    let size = v.dtype.size();
-    let lanes = 64 / size;
-    let smallest = 16 / size;
-    let run = extents.get(inner).copied().unwrap_or(1);
+    let sources = v.src.iter().filter_map(|source| match *source {
+        Operand::Ub { address, strides } => Some(view(address, strides)),
+        _ => None,
+    });
+    std::iter::once(view(v.dst, v.dst_strides))
+        .chain(sources)
+        .collect()
+}
+
+/// The run of `run` elements: a loop of 512-bit vectors, then the remainder in
+/// halves down to 128 bits.
+fn run_in_vectors(body: &mut Body, walk: &Walk, run: u64) -> Result<(), Unsupported> {
+    let size = walk.v.dtype.size();
+    let (lanes, smallest) = (64 / size, 16 / size);
     if !(run % lanes).is_multiple_of(smallest) {
         return Err(construct_error(
-            v,
+            walk.v,
             &format!(
                 "a run of {run} elements leaves {} after vectors of {lanes}, not a whole number of the smallest vector ({smallest} lanes)",
                 run % lanes
             ),
         ));
     }
-    let outer: Vec<usize> = (0..inner).filter(|d| extents[*d] > 1).collect();
-    for d in &outer {
-        body.text.open(format!(
-            "for (int32_t v{d} = 0; v{d} < {}; ++v{d})",
-            extents[*d]
-        ));
-    }
     let chunks = run / lanes;
+    if chunks > 1 {
+        body.text
+            .open(format!("for (int32_t k = 0; k < {chunks}; ++k)"));
+    }
     if chunks > 0 {
-        let stepped = chunks > 1;
-        if stepped {
-            body.text
-                .open(format!("for (int32_t k = 0; k < {chunks}; ++k)"));
-        }
-        piece(body, v, ty, &views, &outer, 0, lanes, stepped)?;
-        if stepped {
-            body.text.close("");
-        }
+        let place = Place {
+            at: 0,
+            n: lanes,
+            stepped: chunks > 1,
+        };
+        piece(body, walk, place)?;
     }
-    let mut at = chunks * lanes;
-    let mut width = lanes / 2;
-    while at < run {
-        if run - at >= width {
-            piece(body, v, ty, &views, &outer, at, width, false)?;
-            at += width;
-        }
-        width /= 2;
-    }
-    for _ in &outer {
+    if chunks > 1 {
         body.text.close("");
+    }
+    let (mut at, mut n) = (chunks * lanes, lanes / 2);
+    while at < run {
+        if run - at >= n {
+            let place = Place {
+                at,
+                n,
+                stepped: false,
+            };
+            piece(body, walk, place)?;
+            at += n;
+        }
+        n /= 2;
     }
     Ok(())
 }
@@ -136,61 +178,65 @@ fn construct_error(v: &VectorInstr, reason: &str) -> Unsupported {
     unsupported(&format!("{} {}", v.kind.mnemonic(), v.dtype.name()), reason)
 }
 
-/// One vector of `n` lanes at element `at` of the run (plus `k * n` when `stepped`).
-#[allow(clippy::too_many_arguments)] // The piece's place is these numbers; a struct would only rename them.
-fn piece(
+/// Each view's pointer expression at `place`, and whether it is unaligned for a
+/// vector of `place.n` lanes in some iteration.
+fn pointers(
     body: &mut Body,
-    v: &VectorInstr,
-    ty: &str,
-    views: &[View],
-    outer: &[usize],
-    at: u64,
-    n: u64,
-    stepped: bool,
-) -> Result<(), Unsupported> {
-    let size = v.dtype.size();
+    walk: &Walk,
+    place: Place,
+) -> Result<Vec<(String, bool)>, Unsupported> {
+    let size = walk.v.dtype.size();
     let mut pointers = Vec::new();
-    for view in views {
-        let (base, offset) = body.pointer(view.address, v.dtype)?;
-        let mut expression = format!("{base} + {}", offset + at);
-        let mut aligned_to = u64::from(view.address) + at * size;
-        for d in outer {
+    for view in &walk.views {
+        let (base, offset) = body.pointer(view.address, walk.v.dtype)?;
+        let mut expression = format!("{base} + {}", offset + place.at);
+        let mut aligned_to = u64::from(view.address) + place.at * size;
+        for d in &walk.outer {
             expression.push_str(&format!(" + v{d} * {}", view.strides[*d] / size));
             aligned_to = gcd(aligned_to, view.strides[*d]);
         }
-        if stepped {
-            expression.push_str(&format!(" + k * {n}"));
-            aligned_to = gcd(aligned_to, n * size);
+        if place.stepped {
+            expression.push_str(&format!(" + k * {}", place.n));
+            aligned_to = gcd(aligned_to, place.n * size);
         }
-        let unaligned = !aligned_to.is_multiple_of((n * size).min(32));
+        let unaligned = !aligned_to.is_multiple_of((place.n * size).min(32));
         pointers.push((expression, unaligned));
     }
-    body.text.open("");
+    Ok(pointers)
+}
+
+/// One vector: its loads (or broadcasts), the operation, its store. Inside the `k`
+/// loop the loop's body is its block; elsewhere it gets a block of its own.
+fn piece(body: &mut Body, walk: &Walk, place: Place) -> Result<(), Unsupported> {
+    let (v, ty, n) = (walk.v, walk.ty, place.n);
+    let pointers = pointers(body, walk, place)?;
+    if !place.stepped {
+        body.text.open("");
+    }
     let mut names = Vec::new();
-    let mut next_source = 1;
+    let mut loads = pointers[1..].iter();
     for (slot, source) in v.src.iter().enumerate() {
         let name = ["va", "vb", "vc"][slot];
-        match source {
+        let value = match source {
             Operand::None => continue,
             Operand::Ub { .. } => {
-                let (pointer, unaligned) = &pointers[next_source];
-                next_source += 1;
+                let Some((pointer, unaligned)) = loads.next() else {
+                    return Err(construct_error(v, "a source without a view"));
+                };
                 let load = if *unaligned {
                     "load_unaligned_v"
                 } else {
                     "load_v"
                 };
-                body.text.line(format!(
-                    "const aie::vector<{ty}, {n}> {name} = aie::{load}<{n}>({pointer});"
-                ));
+                format!("aie::{load}<{n}>({pointer})")
             }
             _ => {
                 let value = scalar_value(body.program, *source, v.dtype)?;
-                body.text.line(format!(
-                    "const aie::vector<{ty}, {n}> {name} = aie::broadcast<{ty}, {n}>({value});"
-                ));
+                format!("aie::broadcast<{ty}, {n}>({value})")
             }
-        }
+        };
+        body.text
+            .line(format!("const aie::vector<{ty}, {n}> {name} = {value};"));
         names.push(name);
     }
     let result = operation(body, v, ty, n, &names)?;
@@ -202,7 +248,9 @@ fn piece(
     };
     body.text
         .line(format!("aie::{store}({pointer}, {result});"));
-    body.text.close("");
+    if !place.stepped {
+        body.text.close("");
+    }
     Ok(())
 }
 

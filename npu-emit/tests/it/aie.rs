@@ -204,67 +204,73 @@ fn tile_steps(
     tile: u32,
 ) {
     let code = &program.classes[0];
-    let base = &program.cores[0].gm_base;
-    let copy = |text: &mut String, op: &Op| {
-        let (tensor, gm, address, shape, inward) = match *op {
-            Op::CopyIn {
-                tensor,
-                gm,
-                address,
-                shape,
-                ..
-            } => (tensor, gm, address, shape, true),
-            Op::CopyOut {
-                tensor,
-                gm,
-                address,
-                shape,
-                ..
-            } => (tensor, gm, address, shape, false),
-            _ => return,
-        };
-        let shape = &program.copies[shape as usize];
-        let dims: Vec<String> = shape
-            .dims
+    let copies = |pipe: npu_core::Pipe| {
+        code.streams[pipe.index()]
             .iter()
-            .map(|d| format!("{{{}, {}, {}}}", d.len, d.gm_stride, d.buf_stride))
-            .collect();
-        let _ = writeln!(
-            text,
-            "    npu_aie_driver::copy(mem + {address}, {}, {}, {}, {{{}}}, {inward});",
-            program.signature[usize::from(tensor)].name,
-            base[usize::from(tensor)] + gm,
-            shape.element_bytes,
-            dims.join(", ")
-        );
+            .filter(move |i| i.tile == tile)
     };
-    for instr in code.streams[npu_core::Pipe::Mte2.index()]
-        .iter()
-        .filter(|i| i.tile == tile)
-    {
-        copy(text, &instr.op);
+    for instr in copies(npu_core::Pipe::Mte2) {
+        copy_line(text, program, &instr.op);
     }
     if let Some(call) = calls.iter().find(|c| c.first <= tile && tile <= c.last) {
-        let mut arguments = Vec::new();
-        let mut slots = call.slots.iter();
-        for (name, pointer) in parameters(source, &call.function) {
-            let Some(ty) = pointer else {
-                arguments.push(name);
-                continue;
-            };
-            let buffer = program.buffers.iter().find(|b| b.name == name);
-            let slot = slots.next().copied().unwrap_or(0);
-            let address = buffer.map_or(0, |b| b.slot(slot));
-            arguments.push(format!("reinterpret_cast<{ty} *>(mem + {address})"));
-        }
-        let _ = writeln!(text, "    {}({});", call.function, arguments.join(", "));
+        call_line(text, program, source, call);
     }
-    for instr in code.streams[npu_core::Pipe::Mte3.index()]
+    for instr in copies(npu_core::Pipe::Mte3) {
+        copy_line(text, program, &instr.op);
+    }
+}
+
+/// A `copy_in` or `copy_out` as the driver's copy, in the program's copy shape.
+fn copy_line(text: &mut String, program: &npu_core::Program, op: &Op) {
+    let (tensor, gm, address, shape, inward) = match *op {
+        Op::CopyIn {
+            tensor,
+            gm,
+            address,
+            shape,
+            ..
+        } => (tensor, gm, address, shape, true),
+        Op::CopyOut {
+            tensor,
+            gm,
+            address,
+            shape,
+            ..
+        } => (tensor, gm, address, shape, false),
+        _ => return,
+    };
+    let shape = &program.copies[shape as usize];
+    let dims: Vec<String> = shape
+        .dims
         .iter()
-        .filter(|i| i.tile == tile)
-    {
-        copy(text, &instr.op);
+        .map(|d| format!("{{{}, {}, {}}}", d.len, d.gm_stride, d.buf_stride))
+        .collect();
+    let _ = writeln!(
+        text,
+        "    npu_aie_driver::copy(mem + {address}, {}, {}, {}, {{{}}}, {inward});",
+        program.signature[usize::from(tensor)].name,
+        program.cores[0].gm_base[usize::from(tensor)] + gm,
+        shape.element_bytes,
+        dims.join(", ")
+    );
+}
+
+/// The call of a tile: each buffer argument at its slot in the data memory, each
+/// scalar parameter by name.
+fn call_line(text: &mut String, program: &npu_core::Program, source: &str, call: &Calls) {
+    let mut arguments = Vec::new();
+    let mut slots = call.slots.iter();
+    for (name, pointer) in parameters(source, &call.function) {
+        let Some(ty) = pointer else {
+            arguments.push(name);
+            continue;
+        };
+        let buffer = program.buffers.iter().find(|b| b.name == name);
+        let slot = slots.next().copied().unwrap_or(0);
+        let address = buffer.map_or(0, |b| b.slot(slot));
+        arguments.push(format!("reinterpret_cast<{ty} *>(mem + {address})"));
     }
+    let _ = writeln!(text, "    {}({});", call.function, arguments.join(", "));
 }
 
 /// Runs every case on random and edge inputs against the simulator; the mismatches.

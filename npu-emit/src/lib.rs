@@ -33,6 +33,25 @@
 //! let names: Vec<&str> = emitted.files.iter().map(|f| f.path.as_str()).collect();
 //! assert_eq!(names, ["double_s.cpp", "main.cpp", "CMakeLists.txt"]);
 //! ```
+//!
+//! On aie2_tile the AIE backend writes the tile kernel, one call per tile:
+//!
+//! ```
+//! # use npu_core::{check_source, Target};
+//! let target = Target::preset("aie2_tile").unwrap();
+//! let kernel = check_source(
+//!     "kernel relu(x: [bf16; 4096]) -> y: [bf16; 4096] { y[i] = relu(x[i]); }
+//!      target aie2_tile;
+//!      schedule s { split i by 512; stage x, y in ub depth 1; }",
+//!     &target,
+//! )
+//! .unwrap();
+//! let program = npu_core::lower::lower_compact(&kernel, 0);
+//! let emitted = npu_emit::emit(&program, &target, &kernel, npu_emit::Backend::Aie).unwrap();
+//! let text = &emitted.file("relu_s.cc").unwrap().text;
+//! assert!(text.contains("extern \"C\" void relu_s(bfloat16 *x, bfloat16 *y)"));
+//! assert!(text.contains("//   calls 0..7: relu_s (0 0)"));
+//! ```
 
 mod aie;
 mod ascend;

@@ -13,10 +13,12 @@
 //!
 //! Arithmetic and bitwise instructions on contiguous runs are AIE API vector calls
 //! (the `vector` module); moves, fills, casts and the order-preserving folds of
-//! reductions and scans run on the scalar unit (the `scalar` module), and so do the
+//! reductions and scans run on the scalar unit (the `scalar` module) but for integer
+//! max and min, which reduce a vector at a time (`reduce`), and so do the
 //! operations the AIE API lacks, as documented helpers (the `math` module).
 
 mod math;
+mod reduce;
 mod scalar;
 mod vector;
 
@@ -257,6 +259,8 @@ impl Body<'_> {
         self.text.comment(&describe(self.program, v));
         if vector::writes(self.program, v) {
             vector::elementwise(self, v)?;
+        } else if reduce::writes(self.program, v) {
+            reduce::reduce(self, v)?;
         } else {
             scalar::instruction(self, v)?;
         }

@@ -97,6 +97,14 @@ const CASES: &[(&str, &str, Result<&str, &str>)] = &[
         Ok("-32768"),
     ),
     (
+        "reduce_max_and_reduce_min_give_the_extreme_lanes",
+        "int16_t *p = reinterpret_cast<int16_t *>(mem);
+         for (int i = 0; i < 32; ++i) p[i] = int16_t((i * 37) % 64 - 20);
+         aie::vector<int16_t, 32> v = aie::load_v<32>(p);
+         std::printf(\"%d %d\", aie::reduce_max(v), aie::reduce_min(v));",
+        Ok("43 -20"),
+    ),
+    (
         // The simulator's f64::max: a NaN operand gives the other.
         "max_of_a_nan_gives_the_other",
         "aie::vector<bfloat16, 16> nan = aie::broadcast<bfloat16, 16>(bfloat16(NAN));

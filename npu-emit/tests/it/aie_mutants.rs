@@ -24,7 +24,18 @@ const FOLD: &str = "kernel mutant(x: [bf16; 16, 256]) -> y: [bf16; 16] {
     target aie2_tile;
     schedule s { split i by 4; stage x, y in ub depth 1; tail pad; }";
 
-const KERNELS: [(&str, &str); 2] = [(VECTOR, "aie_vector"), (FOLD, "aie_fold")];
+/// Row maxima of integers, a vector at a time with `aie::reduce_max`.
+const REDUCE: &str = "kernel mutant(x: [i16; 32, 64]) -> y: [i16; 32] {
+        y[i] = max[k](x[i, k]);
+    }
+    target aie2_tile;
+    schedule s { split i by 16; stage x, y in ub depth 1; }";
+
+const KERNELS: [(&str, &str); 3] = [
+    (VECTOR, "aie_vector"),
+    (FOLD, "aie_fold"),
+    (REDUCE, "aie_reduce"),
+];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
 /// (`None` if its pattern is not there, which fails the test).
@@ -51,6 +62,9 @@ const MUTANTS: &[Mutation] = &[
     }),
     ("a fold over one element too few", FOLD, |t| {
         edit_number_after(t, "r1 < ", 1, |n| n - 1)
+    }),
+    ("a reduction over one vector too few", REDUCE, |t| {
+        edit_number_after(t, "k < ", 1, |n| n - 1)
     }),
 ];
 
@@ -97,7 +111,7 @@ fn every_aie_mutant_fails() {
     }
     let build = build(&cases);
     let mut expected = Vec::new();
-    for ((kernel, case), seed) in originals.iter().zip([7, 8]) {
+    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9]) {
         let inputs = kernel.random_inputs(seed);
         let outputs = simulated(case, kernel, &inputs);
         let run = build.run(case, &inputs, "original");

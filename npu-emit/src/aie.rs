@@ -129,7 +129,12 @@ impl Layout {
             }
             let (rank, dtype) = match buffer.kind {
                 BufferKind::Tensor(k) => {
-                    let tensor = &program.signature[k];
+                    let tensor = program.signature.get(k).ok_or_else(|| {
+                        unsupported(
+                            &format!("buffer `{}`", buffer.name),
+                            "its tensor is not in the program's signature",
+                        )
+                    })?;
                     let rank = match tensor.role {
                         Role::Input => 0,
                         Role::Output => 1,
@@ -455,13 +460,27 @@ pub(crate) fn scalar_value(
 ) -> Result<String, Unsupported> {
     let ty = c_type(dtype).unwrap_or("float");
     match operand {
-        Operand::Param(tensor) => Ok(program.signature[usize::from(tensor)].name.clone()),
+        Operand::Param(tensor) => parameter_name(program, tensor),
         Operand::Scalar(index) => {
             let value = program.constants[index as usize];
             literal(value, dtype, ty)
         }
         _ => Err(unsupported("an operand", "not a scalar")),
     }
+}
+
+/// The name of scalar parameter `tensor`, as the kernel's argument.
+pub(crate) fn parameter_name(program: &Program, tensor: u16) -> Result<String, Unsupported> {
+    program
+        .signature
+        .get(usize::from(tensor))
+        .map(|t| t.name.clone())
+        .ok_or_else(|| {
+            unsupported(
+                &format!("scalar parameter #{tensor}"),
+                "it is not in the program's signature",
+            )
+        })
 }
 
 /// A C++ literal of `value` as `ty`, or why the dtype cannot hold it.

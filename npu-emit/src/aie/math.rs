@@ -160,7 +160,7 @@ fn operand(
         Operand::Param(tensor) => {
             format!(
                 "{as_type}({})",
-                body.program.signature[usize::from(tensor)].name
+                super::parameter_name(body.program, tensor)?
             )
         }
         Operand::Scalar(index) => {

@@ -166,7 +166,7 @@ fn dup(body: &mut Body, v: &VectorInstr) -> Result<String, Unsupported> {
     let ty = c_type(v.dtype).unwrap_or("float");
     let value = match v.src[0] {
         Operand::Param(tensor) => {
-            let name = &body.program.signature[usize::from(tensor)].name;
+            let name = super::parameter_name(body.program, tensor)?;
             format!("{ty}({name})")
         }
         // The store converts as Rust's `as` does: integers saturate (±inf to the

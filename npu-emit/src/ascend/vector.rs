@@ -37,6 +37,9 @@ pub(super) fn vector(
             "this backend writes f16 and f32 vector arithmetic only so far",
         ));
     };
+    if !v.dtype.is_float() || !source_dtype.is_float() {
+        integer_call(v, source_dtype)?;
+    }
     let (call, mode) = match v.kind {
         VectorKind::Cast if source_dtype == v.dtype => ("DataCopy", None),
         VectorKind::Cast => ("Cast", Some(round_mode(source_dtype, v.dtype))),
@@ -129,6 +132,28 @@ fn overlap(program: &Program, v: &VectorInstr, operands: &[View]) -> bool {
     a.0 < b.1 && b.0 < a.1
 }
 
+/// Integer instructions written so far: `Add` `Sub` `Mul` `Max` `Min` (and their
+/// scalar forms), `Duplicate` and moves, on int16 and int32 (the types the reference
+/// lists for them), and `And` `Or` on int16; no casts.
+fn integer_call(v: &VectorInstr, source_dtype: Dtype) -> Result<(), Unsupported> {
+    let supported = match v.kind {
+        VectorKind::Binary(
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min,
+        ) => true,
+        VectorKind::Binary(BinaryOp::And | BinaryOp::Or) => v.dtype == Dtype::I16,
+        VectorKind::Dup | VectorKind::Copy => true,
+        VectorKind::Cast => source_dtype == v.dtype,
+        _ => false,
+    };
+    if supported {
+        return Ok(());
+    }
+    Err(unsupported(
+        &format!("{} {}", v.kind.mnemonic(), v.dtype.name()),
+        "no Ascend C call is written for it on integers yet (see docs/emit.md)",
+    ))
+}
+
 /// The `RoundMode` of a cast between floats: widening is exact (`CAST_NONE`),
 /// narrowing rounds to nearest, ties to even (`CAST_RINT`), as the simulator rounds.
 fn round_mode(from: Dtype, to: Dtype) -> String {
@@ -183,6 +208,8 @@ fn binary(op: BinaryOp) -> Option<&'static str> {
         BinaryOp::Div => "Div",
         BinaryOp::Max => "Max",
         BinaryOp::Min => "Min",
+        BinaryOp::And => "And",
+        BinaryOp::Or => "Or",
         _ => return None,
     })
 }

@@ -189,10 +189,11 @@ fn driver(case: &Case) -> String {
     for tensor in program.signature.iter().filter(|t| t.role != Role::Local) {
         let bytes = tensor.bytes();
         let name = &tensor.name;
-        let ty = if tensor.dtype == npu_core::Dtype::F16 {
-            "half"
-        } else {
-            "float"
+        let ty = match tensor.dtype {
+            npu_core::Dtype::F16 => "half",
+            npu_core::Dtype::I16 => "int16_t",
+            npu_core::Dtype::I32 => "int32_t",
+            _ => "float",
         };
         if tensor.role == Role::Input && tensor.shape.is_empty() {
             let _ = writeln!(

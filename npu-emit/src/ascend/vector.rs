@@ -247,7 +247,7 @@ fn scalar_operand(
             Operand::Scalar(index) => {
                 let value = program.constants[index as usize];
                 let value = if negate { -value } else { value };
-                if value.is_infinite() {
+                if value.is_infinite() && v.dtype.is_float() {
                     let sign = if value < 0.0 { "-" } else { "" };
                     return Ok(Some(format!("static_cast<{ty}>({sign}HUGE_VALF)")));
                 }

@@ -100,7 +100,7 @@ fn dtype_of(body: &Body, v: &VectorInstr, slot: Slot) -> Dtype {
         _ => None,
     };
     match (slot, v.kind) {
-        (Slot::Dst, _) => super::written(v),
+        (Slot::Dst, _) => super::body::written(v),
         (Slot::Src(0), VectorKind::Cast | VectorKind::SatCast) => match v.src[0] {
             Operand::Ub { address, .. } => body.tag(address, v.dtype),
             _ => v.dtype,

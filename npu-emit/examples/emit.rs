@@ -1,7 +1,8 @@
-//! Writes the Ascend C of every schedule of a kernel file:
+//! Writes the device source of every schedule of a kernel file, with the backend of
+//! its target (AIE C++ for aie2_tile, Ascend C otherwise):
 //! `cargo run -p npu-emit --example emit -- kernel.npu OUT_DIR`. Each schedule gets
-//! `OUT_DIR/SCHEDULE/` with the kernel, `main.cpp` and `CMakeLists.txt`; a schedule
-//! the backend cannot write gets one line saying why.
+//! `OUT_DIR/SCHEDULE/` with the emitted files (for Ascend C the kernel, `main.cpp` and
+//! `CMakeLists.txt`); a schedule the backend cannot write gets one line saying why.
 
 use std::path::Path;
 
@@ -18,9 +19,14 @@ fn main() {
     let kernel =
         npu_core::check_source_with(&source, |p| npu_core::target::read_file(Path::new(p)))
             .unwrap_or_else(|diagnostics| exit(&diagnostics.render(&source)));
+    let backend = if kernel.target.name.starts_with("aie") {
+        Backend::Aie
+    } else {
+        Backend::AscendC
+    };
     for (index, schedule) in kernel.schedules.iter().enumerate() {
         let program = npu_core::lower::lower_compact(&kernel, index);
-        match emit(&program, &kernel.target, &kernel, Backend::AscendC) {
+        match emit(&program, &kernel.target, &kernel, backend) {
             Ok(emitted) => {
                 let dir = Path::new(out).join(&schedule.name);
                 for file in &emitted.files {

@@ -43,7 +43,7 @@ pub(crate) fn emit(
         c_type(tensor.dtype).ok_or_else(|| {
             unsupported(
                 &format!("tensor `{}` of {}", tensor.name, tensor.dtype.name()),
-                "this backend writes f16 and f32 tensors only so far",
+                "this backend writes f16, f32, i16 and i32 tensors only so far",
             )
         })?;
     }
@@ -82,7 +82,7 @@ fn supported_target(target: &Target) -> Result<(), Unsupported> {
         return Ok(());
     }
     let reason = if target.name.starts_with("aie") {
-        "an AIE tile runs AIE C++ (the AIE API), not Ascend C; that backend is not written yet"
+        "an AIE tile runs AIE C++ (the AIE API), not Ascend C: emit it with the aie backend"
     } else if target.name == "npueval_demo" {
         "`npueval_demo` is a demonstration target of no vendor; no backend writes for it"
     } else {
@@ -96,6 +96,8 @@ pub(crate) fn c_type(dtype: Dtype) -> Option<&'static str> {
     match dtype {
         Dtype::F16 => Some("half"),
         Dtype::F32 => Some("float"),
+        Dtype::I16 => Some("int16_t"),
+        Dtype::I32 => Some("int32_t"),
         _ => None,
     }
 }

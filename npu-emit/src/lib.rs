@@ -10,6 +10,7 @@
 //! - `order`: the per-pipe streams of each core class laid into one
 //!   program order that keeps every pipe's own order and puts each `set_flag` before
 //!   the `wait_flag` it satisfies; a run of alike tiles becomes one loop.
+//! - `aie`: the AIE C++ tile kernel (the AIE API) for aie2_tile, one call per tile.
 //! - `ascend`: the Ascend C kernel (`extern "C" __global__ __aicore__`), its
 //!   `DataCopyPad` and vector calls, and the host side (launch file and CMakeLists).
 //!
@@ -32,7 +33,27 @@
 //! let names: Vec<&str> = emitted.files.iter().map(|f| f.path.as_str()).collect();
 //! assert_eq!(names, ["double_s.cpp", "main.cpp", "CMakeLists.txt"]);
 //! ```
+//!
+//! On aie2_tile the AIE backend writes the tile kernel, one call per tile:
+//!
+//! ```
+//! # use npu_core::{check_source, Target};
+//! let target = Target::preset("aie2_tile").unwrap();
+//! let kernel = check_source(
+//!     "kernel relu(x: [bf16; 4096]) -> y: [bf16; 4096] { y[i] = relu(x[i]); }
+//!      target aie2_tile;
+//!      schedule s { split i by 512; stage x, y in ub depth 1; }",
+//!     &target,
+//! )
+//! .unwrap();
+//! let program = npu_core::lower::lower_compact(&kernel, 0);
+//! let emitted = npu_emit::emit(&program, &target, &kernel, npu_emit::Backend::Aie).unwrap();
+//! let text = &emitted.file("relu_s.cc").unwrap().text;
+//! assert!(text.contains("extern \"C\" void relu_s(bfloat16 *x, bfloat16 *y)"));
+//! assert!(text.contains("//   calls 0..7: relu_s (0 0)"));
+//! ```
 
+mod aie;
 mod ascend;
 mod order;
 mod text;
@@ -46,12 +67,15 @@ use npu_core::{CheckedKernel, Program, Target};
 pub enum Backend {
     /// Ascend C (the `kernel_operator.h` API) for the Ascend presets.
     AscendC,
+    /// AIE C++ (the AIE API) for the aie2_tile preset: the tile kernel.
+    Aie,
 }
 
 impl Backend {
     pub fn name(self) -> &'static str {
         match self {
             Backend::AscendC => "ascend-c",
+            Backend::Aie => "aie",
         }
     }
 }
@@ -130,6 +154,7 @@ pub fn emit(
     }
     match backend {
         Backend::AscendC => ascend::emit(program, target, kernel),
+        Backend::Aie => aie::emit(program, target, kernel),
     }
 }
 

@@ -24,7 +24,12 @@ impl Text {
 
     /// Opens a block: writes `head {` and indents.
     pub fn open(&mut self, head: impl AsRef<str>) {
-        self.line(format!("{} {{", head.as_ref()));
+        let head = head.as_ref();
+        if head.is_empty() {
+            self.line("{");
+        } else {
+            self.line(format!("{head} {{"));
+        }
         self.depth += 1;
     }
 

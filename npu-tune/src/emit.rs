@@ -9,7 +9,7 @@ use crate::atomic::write_atomic;
 use crate::evaluate::Problem;
 
 /// The backends by the names the command line takes.
-pub const BACKENDS: [(&str, Backend); 1] = [("ascend-c", Backend::AscendC)];
+pub const BACKENDS: [(&str, Backend); 2] = [("ascend-c", Backend::AscendC), ("aie", Backend::Aie)];
 
 /// The backend named `name`, or an error listing the names.
 pub fn backend(name: &str) -> Result<Backend, String> {

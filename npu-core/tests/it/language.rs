@@ -364,7 +364,11 @@ fn an_empty_body_points_at_autotune_draft() {
     let source = "/// y = 2x\nkernel k(x: [f32; 64]) -> y: [f32; 64] {}\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
     let error = npu_core::check_source(source, &target).unwrap_err();
     assert_eq!(error.codes(), [npu_core::Code::E031]);
-    assert!(error.render(source).contains("`autotune draft FILE --kernel k`"));
+    assert!(
+        error
+            .render(source)
+            .contains("`autotune draft FILE --kernel k`")
+    );
     let partial = source.replace(
         "kernel k(x: [f32; 64]) -> y: [f32; 64] {}",
         "kernel k(x: [f32; 64]) -> (y: [f32; 64], z: [f32; 64]) { y[i] = x[i]; }",

@@ -42,12 +42,6 @@ pub(super) fn reduce(
         return Ok(());
     };
     let construct = format!("{} {}", v.kind.mnemonic(), v.dtype.name());
-    let (Operand::Ub { address, strides }, Operand::None) = (v.src[0], v.src[1]) else {
-        return Err(unsupported(
-            &construct,
-            "a multiply-accumulate fold is not written yet",
-        ));
-    };
     let fold = match op {
         ReduceOp::Sum => "FoldSum(acc, x)",
         ReduceOp::Max => "FoldMax(acc, x)",
@@ -59,7 +53,15 @@ pub(super) fn reduce(
             ));
         }
     };
-    let (Some(source_type), Some(acc_type)) = (c_type(v.dtype), c_type(accumulator)) else {
+    let (Operand::Ub { address, strides }, Operand::None) = (v.src[0], v.src[1]) else {
+        return Err(unsupported(
+            &construct,
+            "a multiply-accumulate fold is not written yet",
+        ));
+    };
+    let floats = v.dtype.is_float() && accumulator.is_float();
+    let (Some(source_type), Some(acc_type), true) = (c_type(v.dtype), c_type(accumulator), floats)
+    else {
         return Err(unsupported(
             &construct,
             "only f16 and f32 folds are written",

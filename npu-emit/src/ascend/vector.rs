@@ -37,6 +37,9 @@ pub(super) fn vector(
             "this backend writes f16 and f32 vector arithmetic only so far",
         ));
     };
+    if !v.dtype.is_float() || !source_dtype.is_float() {
+        integer_call(v, source_dtype)?;
+    }
     let (call, mode) = match v.kind {
         VectorKind::Cast if source_dtype == v.dtype => ("DataCopy", None),
         VectorKind::Cast => ("Cast", Some(round_mode(source_dtype, v.dtype))),
@@ -53,6 +56,12 @@ pub(super) fn vector(
         }
     }
     let (loops, count) = flatten(program, v, &operands)?;
+    if call == "Div" && operands.len() == 2 && overlap(program, v, &operands) {
+        return Err(unsupported(
+            &construct(),
+            "a division by a scalar fills the destination with it first, so the destination may not overlap the source",
+        ));
+    }
     if call == "DataCopy" && !(count * v.dtype.size()).is_multiple_of(32) {
         return Err(unsupported(
             &format!("{} of {count} elements", construct()),
@@ -77,15 +86,72 @@ pub(super) fn vector(
             format!("ub[{address}{moves}].ReinterpretCast<{ty}>()")
         });
     let scalar = scalar_operand(program, v, ty)?;
-    let arguments: Vec<String> = views.chain(scalar).chain(mode).collect();
-    text.line(format!(
-        "AscendC::{call}({}, {count});",
-        arguments.join(", ")
-    ));
+    if call == "Div" && scalar.is_some() {
+        let views: Vec<String> = views.collect();
+        divide_by_scalar(text, v, &views, scalar.as_deref().unwrap_or("0"), count);
+    } else {
+        let arguments: Vec<String> = views.chain(scalar).chain(mode).collect();
+        text.line(format!(
+            "AscendC::{call}({}, {count});",
+            arguments.join(", ")
+        ));
+    }
     for _ in &loops {
         text.close("");
     }
     Ok(())
+}
+
+/// `x / c` or `c / x` as two calls, the scalar written into the destination first
+/// (`Duplicate`, exact: the scalar is a value of the element type) and then divided
+/// into or by (`Div` with the destination as a source, in place): Ascend C has no
+/// scalar division, and `Muls` by the reciprocal rounds twice.
+fn divide_by_scalar(text: &mut Text, v: &VectorInstr, views: &[String], scalar: &str, count: u64) {
+    let (dst, src) = (&views[0], &views[1]);
+    text.line(format!("AscendC::Duplicate({dst}, {scalar}, {count});"));
+    if matches!(v.src[0], Operand::Ub { .. }) {
+        text.line(format!("AscendC::Div({dst}, {src}, {dst}, {count});"));
+    } else {
+        text.line(format!("AscendC::Div({dst}, {dst}, {src}, {count});"));
+    }
+}
+
+/// Whether the byte ranges the destination and the source span over the box meet.
+fn overlap(program: &Program, v: &VectorInstr, operands: &[View]) -> bool {
+    let extents = &program.boxes[v.shape as usize];
+    let span = |(address, strides, _, size): &View| {
+        let strides = &program.strides[*strides as usize];
+        let last: u64 = extents
+            .iter()
+            .zip(strides)
+            .map(|(len, stride)| len.saturating_sub(1) * stride)
+            .sum();
+        (u64::from(*address), u64::from(*address) + last + size)
+    };
+    let (a, b) = (span(&operands[0]), span(&operands[1]));
+    a.0 < b.1 && b.0 < a.1
+}
+
+/// Integer instructions written so far: `Add` `Sub` `Mul` `Max` `Min` (and their
+/// scalar forms), `Duplicate` and moves, on int16 and int32 (the types the reference
+/// lists for them), and `And` `Or` on int16; no casts.
+fn integer_call(v: &VectorInstr, source_dtype: Dtype) -> Result<(), Unsupported> {
+    let supported = match v.kind {
+        VectorKind::Binary(
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min,
+        ) => true,
+        VectorKind::Binary(BinaryOp::And | BinaryOp::Or) => v.dtype == Dtype::I16,
+        VectorKind::Dup | VectorKind::Copy => true,
+        VectorKind::Cast => source_dtype == v.dtype,
+        _ => false,
+    };
+    if supported {
+        return Ok(());
+    }
+    Err(unsupported(
+        &format!("{} {}", v.kind.mnemonic(), v.dtype.name()),
+        "no Ascend C call is written for it on integers yet (see docs/emit.md)",
+    ))
 }
 
 /// The `RoundMode` of a cast between floats: widening is exact (`CAST_NONE`),
@@ -142,6 +208,8 @@ fn binary(op: BinaryOp) -> Option<&'static str> {
         BinaryOp::Div => "Div",
         BinaryOp::Max => "Max",
         BinaryOp::Min => "Min",
+        BinaryOp::And => "And",
+        BinaryOp::Or => "Or",
         _ => return None,
     })
 }
@@ -159,6 +227,8 @@ fn binary_scalar(v: &VectorInstr, op: BinaryOp) -> Option<&'static str> {
         BinaryOp::Min if !scalar_first => "Mins",
         // x - c is x + (-c) exactly, in every rounding.
         BinaryOp::Sub if !scalar_first && matches!(v.src[1], Operand::Scalar(_)) => "Adds",
+        // Written as `Duplicate` and `Div` (`divide_by_scalar`).
+        BinaryOp::Div => "Div",
         _ => return None,
     };
     Some(name)
@@ -177,7 +247,7 @@ fn scalar_operand(
             Operand::Scalar(index) => {
                 let value = program.constants[index as usize];
                 let value = if negate { -value } else { value };
-                if value.is_infinite() {
+                if value.is_infinite() && v.dtype.is_float() {
                     let sign = if value < 0.0 { "-" } else { "" };
                     return Ok(Some(format!("static_cast<{ty}>({sign}HUGE_VALF)")));
                 }

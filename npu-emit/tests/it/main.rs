@@ -1,6 +1,10 @@
-//! npu-emit's one integration-test binary: the CPU model's own tests, the bundled
-//! kernels bit for bit against the simulator, and the mutants that must fail.
+//! npu-emit's one integration-test binary: the CPU models' own tests, the bundled
+//! kernels bit for bit against the simulator (Ascend C and AIE C++), and the mutants
+//! that must fail.
 
+mod aie;
+mod aie_model;
+mod aie_mutants;
 mod kernels;
 mod model;
 mod mutants;

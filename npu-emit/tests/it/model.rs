@@ -12,6 +12,22 @@ use crate::support::{compiler, model_dir};
 /// `Ok(printed)` or `Err(part of the model's message)`.
 const CASES: &[(&str, &str, Result<&str, &str>)] = &[
     (
+        // An int32 product keeps its low 32 bits (65536 * 65537 = 2^32 + 65536), an
+        // int16 sum wraps, and And on int16 is bitwise.
+        "integer_calls_wrap",
+        "AscendC::LocalTensor<int32_t> w = buffer.Get<int32_t>();
+         AscendC::LocalTensor<int16_t> s = buffer.Get<int16_t>();
+         for (int i = 0; i < 8; ++i) { int32_t a = 65536, b = 65537; std::memcpy(&core.ub[4 * i], &a, 4); std::memcpy(&core.ub[32 + 4 * i], &b, 4); }
+         AscendC::Mul(w[16], w[0], w[8], 8);
+         for (int i = 0; i < 16; ++i) { int16_t a = 32767, b = 0x0ff0; std::memcpy(&core.ub[128 + 2 * i], &a, 2); std::memcpy(&core.ub[160 + 2 * i], &b, 2); }
+         AscendC::Adds(s[96], s[64], int16_t(1), 16);
+         AscendC::And(s[112], s[64], s[80], 16);
+         int32_t p; int16_t q, r;
+         std::memcpy(&p, &core.ub[64], 4); std::memcpy(&q, &core.ub[192], 2); std::memcpy(&r, &core.ub[224], 2);
+         std::printf(\"%d %d %d\", p, q, r);",
+        Ok("65536 -32768 4080"),
+    ),
+    (
         // Two blocks of 20 B, 12 B apart in GM; in UB each block starts on a 32-byte
         // data block, and dstStride adds one more data block between them.
         "copy_blocks_land_on_data_blocks",

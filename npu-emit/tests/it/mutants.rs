@@ -31,8 +31,20 @@ const FOLD: &str = "kernel mutant(x: [f32; 64, 217]) -> y: [f32; 64] {
     target ascend910b;
     schedule s { parallel i over 2 cores; split i by 8; stage x, y in ub depth 1; tail pad; }";
 
+/// A division by a constant: `Duplicate` into the destination, then `Div` in place.
+const DIVIDE: &str = "kernel mutant(x: [f32; 4096]) -> y: [f32; 4096] {
+        y[i] = x[i] / 3.0;
+    }
+    target ascend910b;
+    schedule s { split i by 1024; stage x, y in ub depth 2; }";
+
 /// The kernels mutated, with the names their originals are built under.
-const KERNELS: [(&str, &str); 3] = [(TILES_2D, "tiles_2d"), (RUN_1D, "run_1d"), (FOLD, "fold")];
+const KERNELS: [(&str, &str); 4] = [
+    (TILES_2D, "tiles_2d"),
+    (RUN_1D, "run_1d"),
+    (FOLD, "fold"),
+    (DIVIDE, "divide"),
+];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
 /// (`None` if its pattern is not there, which fails the test: a mutant that changes
@@ -71,6 +83,16 @@ const MUTANTS: &[Mutation] = &[
         let t = drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::V_S>", 1)?;
         drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::V_S>", 1)
     }),
+    ("a division with its operands swapped", DIVIDE, |t| {
+        let at = t.find("AscendC::Div(")?;
+        let end = t[at..].find(");")? + at;
+        let arguments: Vec<&str> = t[at + "AscendC::Div(".len()..end].split(", ").collect();
+        let [dst, src, divisor, count] = arguments.as_slice() else {
+            return None;
+        };
+        let swapped = format!("AscendC::Div({dst}, {divisor}, {src}, {count}");
+        Some(format!("{}{swapped}{}", &t[..at], &t[end..]))
+    }),
     ("a wrong core share", TILES_2D, |t| {
         let at = t.find("GM_BASE[BLOCK_DIM]")?;
         let first = t[at..].find("{0, 0, 0},")? + at;
@@ -85,7 +107,7 @@ const MUTANTS: &[Mutation] = &[
 ];
 
 /// `t` with the `nth` (1-based) number right after `pattern` changed by `f`.
-fn edit_number_after(t: &str, pattern: &str, nth: usize, f: fn(u64) -> u64) -> Option<String> {
+pub fn edit_number_after(t: &str, pattern: &str, nth: usize, f: fn(u64) -> u64) -> Option<String> {
     let at = t.match_indices(pattern).nth(nth - 1)?.0 + pattern.len();
     let digits = t[at..].chars().take_while(char::is_ascii_digit).count();
     let number: u64 = t[at..at + digits].parse().ok()?;
@@ -103,7 +125,7 @@ fn edit_field(t: &str, pattern: &str, index: usize, f: fn(u64) -> u64) -> Option
 }
 
 /// `t` without the `nth` (1-based) line containing `pattern`.
-fn drop_line(t: &str, pattern: &str, nth: usize) -> Option<String> {
+pub fn drop_line(t: &str, pattern: &str, nth: usize) -> Option<String> {
     let index = t
         .lines()
         .enumerate()
@@ -172,7 +194,7 @@ fn every_mutant_fails() {
     }
     let build = support::build(&cases);
     let mut expected = Vec::new();
-    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9]) {
+    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9, 10]) {
         let inputs = kernel.random_inputs(seed);
         let outputs = simulated(case, kernel, &inputs);
         let run = build.run(case, &inputs, "original");

@@ -55,6 +55,11 @@ pub fn model_dir() -> PathBuf {
 /// Compiles `cases` in batches, two compilers at a time; a failure to compile is a
 /// test failure that shows the compiler's message.
 pub fn build(cases: &[Case]) -> Build {
+    build_units(cases, unit)
+}
+
+/// As [`build`], each translation unit written by `unit`.
+pub fn build_units(cases: &[Case], unit: fn(&[Case]) -> String) -> Build {
     let compiler = compiler();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let units: Vec<(PathBuf, &[Case])> = cases
@@ -184,10 +189,11 @@ fn driver(case: &Case) -> String {
     for tensor in program.signature.iter().filter(|t| t.role != Role::Local) {
         let bytes = tensor.bytes();
         let name = &tensor.name;
-        let ty = if tensor.dtype == npu_core::Dtype::F16 {
-            "half"
-        } else {
-            "float"
+        let ty = match tensor.dtype {
+            npu_core::Dtype::F16 => "half",
+            npu_core::Dtype::I16 => "int16_t",
+            npu_core::Dtype::I32 => "int32_t",
+            _ => "float",
         };
         if tensor.role == Role::Input && tensor.shape.is_empty() {
             let _ = writeln!(

@@ -1,5 +1,5 @@
 // Vector calls over a count of elements (the "tensor front, count" form): Add, Sub,
-// Mul, Div, Max, Min; Adds, Muls, Maxs, Mins; Relu, Abs, Exp, Ln, Sqrt, Rsqrt,
+// Mul, Div, Max, Min, And, Or (int16; bitwise on integers); Adds, Muls, Maxs, Mins; Relu, Abs, Exp, Ln, Sqrt, Rsqrt,
 // Reciprocal; Duplicate; Cast between float types. Every operand starts 32-byte aligned and lies inside its
 // buffer; the count is positive. dst may be a source (in place).
 //
@@ -8,6 +8,8 @@
 // `scalar` module); the transcendentals are the simulator's by definition (the same
 // libm functions), not the device's.
 #pragma once
+
+#include <type_traits>
 
 #include "model_tensor.h"
 
@@ -25,8 +27,9 @@ template <typename T> inline double load(uint64_t address) {
     return double(value);
 }
 
+// Floats round to nearest even; integers keep the low bits (the value is exact here).
 template <typename T> inline void store(uint64_t address, double value) {
-    T rounded = T(value);
+    T rounded = std::is_integral<T>::value ? T(int64_t(value)) : T(value);
     std::memcpy(&core().ub[address], &rounded, sizeof(T));
 }
 
@@ -78,7 +81,10 @@ namespace AscendC {
     }
 NPU_MODEL_BINARY(Add, x + y)
 NPU_MODEL_BINARY(Sub, x - y)
-NPU_MODEL_BINARY(Mul, x * y)
+// An integer product is exact in int64, not always in double; it keeps its low bits.
+NPU_MODEL_BINARY(Mul, std::is_integral<T>::value ? double(T(int64_t(x) * int64_t(y))) : x * y)
+NPU_MODEL_BINARY(And, double(int64_t(x) & int64_t(y)))
+NPU_MODEL_BINARY(Or, double(int64_t(x) | int64_t(y)))
 NPU_MODEL_BINARY(Div, x / y)
 NPU_MODEL_BINARY(Max, npu_model::max_of(x, y))
 NPU_MODEL_BINARY(Min, npu_model::min_of(x, y))
@@ -91,7 +97,7 @@ NPU_MODEL_BINARY(Min, npu_model::min_of(x, y))
         npu_model::elementwise<T>(dst, &src, nullptr, count, #name, [y](double x, double) { return expression; }); \
     }
 NPU_MODEL_SCALAR(Adds, x + y)
-NPU_MODEL_SCALAR(Muls, x * y)
+NPU_MODEL_SCALAR(Muls, std::is_integral<T>::value ? double(T(int64_t(x) * int64_t(y))) : x * y)
 NPU_MODEL_SCALAR(Maxs, npu_model::max_of(x, y))
 NPU_MODEL_SCALAR(Mins, npu_model::min_of(x, y))
 #undef NPU_MODEL_SCALAR

@@ -88,6 +88,12 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     (
         "npu-emit",
         &[
+            "aie.rs",
+            "aie/body.rs",
+            "aie/math.rs",
+            "aie/reduce.rs",
+            "aie/scalar.rs",
+            "aie/vector.rs",
             "ascend.rs",
             "ascend/copy.rs",
             "ascend/host.rs",

@@ -1,0 +1,317 @@
+//! Elementwise arithmetic and bitwise instructions as AIE API vector calls.
+//!
+//! A box whose innermost run is contiguous in every operand is walked in vectors of
+//! the native 512 bits (`aie::vector<bfloat16, 32>`, `<int16_t, 32>`, `<int8_t, 64>`,
+//! `<int32_t, 16>`), a remainder in smaller vectors of the sizes the API allows (down
+//! to 128 bits), with loops for the dimensions further out. A load or store whose
+//! address is aligned to its vector (at most 32 bytes) in every iteration is
+//! `aie::load_v`/`aie::store_v`, any other `aie::load_unaligned_v`/`store_unaligned_v`.
+//!
+//! bf16 sums and differences go through an `aie::accum<accfloat, N>` (fp32) and back
+//! with `to_vector<bfloat16>()` under `rounding_mode::conv_even`; a bf16 product is
+//! `aie::mul` into accfloat, exact, and the same conversion. Either way the result is
+//! the exact value rounded once, what the simulator computes (docs/emit.md).
+
+use npu_core::Dtype;
+use npu_core::ir::{BinaryOp, UnaryOp};
+use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
+
+use super::{Body, c_type, scalar_value, unsupported};
+use crate::Unsupported;
+
+/// Whether every UB operand's innermost box dimension (of extent > 1) is contiguous.
+fn contiguous(program: &Program, v: &VectorInstr) -> bool {
+    let extents = &program.boxes[v.shape as usize];
+    let Some(inner) = extents.iter().rposition(|e| *e > 1) else {
+        return true;
+    };
+    let size = v.dtype.size();
+    let sources = v.src.iter().filter_map(|s| match s {
+        Operand::Ub { strides, .. } => Some(*strides),
+        _ => None,
+    });
+    std::iter::once(v.dst_strides)
+        .chain(sources)
+        .all(|s| program.strides[s as usize][inner] == size)
+}
+
+/// Whether this module writes `v`: an operation with an AIE API call, contiguous,
+/// of a dtype it writes, over a run that vectors cover.
+pub(super) fn writes(program: &Program, v: &VectorInstr) -> bool {
+    let float = v.dtype == Dtype::Bf16;
+    let call = match v.kind {
+        VectorKind::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) => true,
+        VectorKind::Binary(op) => binary(op, float).is_some(),
+        VectorKind::Unary(UnaryOp::Relu | UnaryOp::Abs | UnaryOp::Neg) => true,
+        VectorKind::Unary(UnaryOp::Not) => !float,
+        _ => false,
+    };
+    let size = v.dtype.size();
+    let extents = &program.boxes[v.shape as usize];
+    let run = extents.iter().rev().find(|e| **e > 1).copied().unwrap_or(1);
+    call && c_type(v.dtype).is_some()
+        && !matches!(v.dtype, Dtype::F32 | Dtype::U32)
+        && (run % (64 / size)).is_multiple_of(16 / size)
+        && contiguous(program, v)
+}
+
+/// One UB operand: address and byte strides.
+struct View {
+    address: u32,
+    strides: Vec<u64>,
+}
+
+/// What every vector of one instruction shares: the instruction, its element type,
+/// its UB operands (destination first) and the outer box dimensions looped over.
+struct Walk<'v> {
+    v: &'v VectorInstr,
+    ty: &'static str,
+    views: Vec<View>,
+    outer: Vec<usize>,
+}
+
+/// Where one vector lies in the run: element `at`, `n` lanes, and whether it is the
+/// body of the loop over `k` (each iteration `n` elements on).
+#[derive(Clone, Copy)]
+struct Place {
+    at: u64,
+    n: u64,
+    stepped: bool,
+}
+
+/// Writes one elementwise instruction.
+pub(super) fn elementwise(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported> {
+    let ty = c_type(v.dtype).ok_or_else(|| construct_error(v, "no AIE element type"))?;
+    if v.dtype == Dtype::F32 || v.dtype == Dtype::U32 {
+        return Err(construct_error(
+            v,
+            "32-bit float and unsigned vectors are not written yet",
+        ));
+    }
+    let extents = body.program.boxes[v.shape as usize].clone();
+    let inner = extents
+        .iter()
+        .rposition(|e| *e > 1)
+        .unwrap_or(extents.len().saturating_sub(1));
+    let walk = Walk {
+        v,
+        ty,
+        views: views(body, v),
+        outer: (0..inner).filter(|d| extents[*d] > 1).collect(),
+    };
+    let run = extents.get(inner).copied().unwrap_or(1);
+    for d in &walk.outer {
+        body.text.open(format!(
+            "for (int32_t v{d} = 0; v{d} < {}; ++v{d})",
+            extents[*d]
+        ));
+    }
+    run_in_vectors(body, &walk, run)?;
+    for _ in &walk.outer {
+        body.text.close("");
+    }
+    Ok(())
+}
+
+/// The destination's view, then each UB source's.
+fn views(body: &Body, v: &VectorInstr) -> Vec<View> {
+    let view = |address: u32, strides: u32| View {
+        address,
+        strides: body.program.strides[strides as usize].clone(),
+    };
+    let sources = v.src.iter().filter_map(|source| match *source {
+        Operand::Ub { address, strides } => Some(view(address, strides)),
+        _ => None,
+    });
+    std::iter::once(view(v.dst, v.dst_strides))
+        .chain(sources)
+        .collect()
+}
+
+/// The run of `run` elements: a loop of 512-bit vectors, then the remainder in
+/// halves down to 128 bits.
+fn run_in_vectors(body: &mut Body, walk: &Walk, run: u64) -> Result<(), Unsupported> {
+    let size = walk.v.dtype.size();
+    let (lanes, smallest) = (64 / size, 16 / size);
+    if !(run % lanes).is_multiple_of(smallest) {
+        return Err(construct_error(
+            walk.v,
+            &format!(
+                "a run of {run} elements leaves {} after vectors of {lanes}, not a whole number of the smallest vector ({smallest} lanes)",
+                run % lanes
+            ),
+        ));
+    }
+    let chunks = run / lanes;
+    if chunks > 1 {
+        body.text
+            .open(format!("for (int32_t k = 0; k < {chunks}; ++k)"));
+    }
+    if chunks > 0 {
+        let place = Place {
+            at: 0,
+            n: lanes,
+            stepped: chunks > 1,
+        };
+        piece(body, walk, place)?;
+    }
+    if chunks > 1 {
+        body.text.close("");
+    }
+    let (mut at, mut n) = (chunks * lanes, lanes / 2);
+    while at < run {
+        if run - at >= n {
+            let place = Place {
+                at,
+                n,
+                stepped: false,
+            };
+            piece(body, walk, place)?;
+            at += n;
+        }
+        n /= 2;
+    }
+    Ok(())
+}
+
+fn construct_error(v: &VectorInstr, reason: &str) -> Unsupported {
+    unsupported(&format!("{} {}", v.kind.mnemonic(), v.dtype.name()), reason)
+}
+
+/// Each view's pointer expression at `place`, and whether it is unaligned for a
+/// vector of `place.n` lanes in some iteration.
+fn pointers(
+    body: &mut Body,
+    walk: &Walk,
+    place: Place,
+) -> Result<Vec<(String, bool)>, Unsupported> {
+    let size = walk.v.dtype.size();
+    let mut pointers = Vec::new();
+    for view in &walk.views {
+        let (base, offset) = body.pointer(view.address, walk.v.dtype)?;
+        let mut expression = format!("{base} + {}", offset + place.at);
+        let mut aligned_to = u64::from(view.address) + place.at * size;
+        for d in &walk.outer {
+            expression.push_str(&format!(" + v{d} * {}", view.strides[*d] / size));
+            aligned_to = gcd(aligned_to, view.strides[*d]);
+        }
+        if place.stepped {
+            expression.push_str(&format!(" + k * {}", place.n));
+            aligned_to = gcd(aligned_to, place.n * size);
+        }
+        let unaligned = !aligned_to.is_multiple_of((place.n * size).min(32));
+        pointers.push((expression, unaligned));
+    }
+    Ok(pointers)
+}
+
+/// One vector: its loads (or broadcasts), the operation, its store. Inside the `k`
+/// loop the loop's body is its block; elsewhere it gets a block of its own.
+fn piece(body: &mut Body, walk: &Walk, place: Place) -> Result<(), Unsupported> {
+    let (v, ty, n) = (walk.v, walk.ty, place.n);
+    let pointers = pointers(body, walk, place)?;
+    if !place.stepped {
+        body.text.open("");
+    }
+    let mut names = Vec::new();
+    let mut loads = pointers[1..].iter();
+    for (slot, source) in v.src.iter().enumerate() {
+        let name = ["va", "vb", "vc"][slot];
+        let value = match source {
+            Operand::None => continue,
+            Operand::Ub { .. } => {
+                let Some((pointer, unaligned)) = loads.next() else {
+                    return Err(construct_error(v, "a source without a view"));
+                };
+                let load = if *unaligned {
+                    "load_unaligned_v"
+                } else {
+                    "load_v"
+                };
+                format!("aie::{load}<{n}>({pointer})")
+            }
+            _ => {
+                let value = scalar_value(body.program, *source, v.dtype)?;
+                format!("aie::broadcast<{ty}, {n}>({value})")
+            }
+        };
+        body.text
+            .line(format!("const aie::vector<{ty}, {n}> {name} = {value};"));
+        names.push(name);
+    }
+    let result = operation(body, v, ty, n, &names)?;
+    let (pointer, unaligned) = &pointers[0];
+    let store = if *unaligned {
+        "store_unaligned_v"
+    } else {
+        "store_v"
+    };
+    body.text
+        .line(format!("aie::{store}({pointer}, {result});"));
+    if !place.stepped {
+        body.text.close("");
+    }
+    Ok(())
+}
+
+/// The expression of the result vector; may write lines before it (an accumulator).
+fn operation(
+    body: &mut Body,
+    v: &VectorInstr,
+    ty: &str,
+    n: u64,
+    names: &[&str],
+) -> Result<String, Unsupported> {
+    let float = v.dtype == Dtype::Bf16;
+    let (a, b) = (names[0], names.get(1).copied().unwrap_or("va"));
+    let expression = match v.kind {
+        VectorKind::Binary(BinaryOp::Add | BinaryOp::Sub) if float => {
+            let call = if v.kind == VectorKind::Binary(BinaryOp::Add) {
+                "add"
+            } else {
+                "sub"
+            };
+            body.text.line(format!("aie::accum<accfloat, {n}> vacc;"));
+            body.text.line(format!("vacc.from_vector({a});"));
+            format!("aie::{call}(vacc, {b}).to_vector<bfloat16>()")
+        }
+        VectorKind::Binary(BinaryOp::Mul) => format!("aie::mul({a}, {b}).to_vector<{ty}>()"),
+        VectorKind::Binary(op) => match binary(op, float) {
+            Some(call) => format!("aie::{call}({a}, {b})"),
+            None => return Err(missing(v)),
+        },
+        VectorKind::Unary(UnaryOp::Relu) => format!("aie::max({a}, aie::zeros<{ty}, {n}>())"),
+        VectorKind::Unary(UnaryOp::Abs) => format!("aie::abs({a})"),
+        VectorKind::Unary(UnaryOp::Neg) => format!("aie::neg({a})"),
+        VectorKind::Unary(UnaryOp::Not) if !float => format!("aie::bit_not({a})"),
+        _ => return Err(missing(v)),
+    };
+    Ok(expression)
+}
+
+/// The AIE API call of a binary operation other than `+ - *`.
+fn binary(op: BinaryOp, float: bool) -> Option<&'static str> {
+    Some(match op {
+        BinaryOp::Add if !float => "add",
+        BinaryOp::Sub if !float => "sub",
+        BinaryOp::Max => "max",
+        BinaryOp::Min => "min",
+        BinaryOp::And if !float => "bit_and",
+        BinaryOp::Or if !float => "bit_or",
+        BinaryOp::Xor if !float => "bit_xor",
+        _ => return None,
+    })
+}
+
+/// Why an operation is not written: the AIE API has no call with the simulator's
+/// rounding for it.
+fn missing(v: &VectorInstr) -> Unsupported {
+    construct_error(
+        v,
+        "the AIE API has no call for it with the simulator's rounding (bf16 exp, log, tanh, sigmoid, division, remainder and the like would need helpers whose device results are not verified here)",
+    )
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}

@@ -1,0 +1,180 @@
+//! The AIE API model's own tests, after the documentation's examples (UG1603's
+//! "Load and Store Using Pointers" and "Alignment", the AIE API's vector sizes and
+//! conversions): each case is a few calls on a 256-byte data memory `mem`, aligned to
+//! 64 bytes, run in one compiled binary; it prints what it computed or fails with the
+//! model's message. A precondition the documentation states must fail, whatever the
+//! values.
+
+use std::process::Command;
+
+use crate::support::{compiler, model_dir};
+
+/// Each case: name, body, and `Ok(printed)` or `Err(part of the model's message)`.
+const CASES: &[(&str, &str, Result<&str, &str>)] = &[
+    (
+        // load_v<8> of int16 from an aligned buffer and store_v back, moved on.
+        "load_and_store_an_aligned_vector",
+        "int16_t *p = reinterpret_cast<int16_t *>(mem);
+         for (int i = 0; i < 16; ++i) p[i] = int16_t(i * 3);
+         aie::vector<int16_t, 8> v = aie::load_v<8>(p);
+         aie::store_v(p + 8, v);
+         std::printf(\"%d %d\", p[8], p[15]);",
+        Ok("0 21"),
+    ),
+    (
+        // The documentation's pair: load_v<8> at an aligned int32 pointer, and
+        // load_unaligned_v<8> one element on.
+        "an_unaligned_load_needs_only_element_alignment",
+        "int32_t *pv = reinterpret_cast<int32_t *>(mem);
+         for (int i = 0; i < 16; ++i) pv[i] = i;
+         aie::vector<int32_t, 8> v1 = aie::load_v<8>(pv);
+         aie::vector<int32_t, 8> v2 = aie::load_unaligned_v<8>(pv + 1);
+         std::printf(\"%d %d\", v1.get(7), v2.get(7));",
+        Ok("7 8"),
+    ),
+    (
+        "load_v_one_element_off_fails",
+        "int32_t *pv = reinterpret_cast<int32_t *>(mem);
+         aie::load_v<8>(pv + 1);",
+        Err("load_v<8> at offset 4 is not 32-byte aligned"),
+    ),
+    (
+        // A 128-bit vector needs 128-bit (16-byte) alignment, no more.
+        "a_128_bit_vector_needs_16_bytes",
+        "int32_t *pv = reinterpret_cast<int32_t *>(mem);
+         pv[4] = 9;
+         std::printf(\"%d\", aie::load_v<4>(pv + 4).get(0));",
+        Ok("9"),
+    ),
+    (
+        "a_store_past_the_data_memory_fails",
+        "aie::store_v(reinterpret_cast<int16_t *>(mem) + 120, aie::broadcast<int16_t, 32>(int16_t(1)));",
+        Err("outside the tile's 256 B of data memory"),
+    ),
+    (
+        // 1 + 2^-8 lies halfway between two bf16 values: it rounds to the even one, 1;
+        // 1 + 3 * 2^-8 to 1 + 2^-6.
+        "bfloat16_rounds_to_nearest_even",
+        "std::printf(\"%04x %04x\", bfloat16(1.00390625f).bits, bfloat16(1.01171875f).bits);",
+        Ok("3f80 3f82"),
+    ),
+    (
+        // A bf16 sum goes through accfloat and is rounded once, under conv_even.
+        "a_bf16_sum_through_accfloat_rounds_once",
+        "aie::set_rounding(aie::rounding_mode::conv_even);
+         aie::accum<accfloat, 16> acc;
+         acc.from_vector(aie::broadcast<bfloat16, 16>(bfloat16(1.0f)));
+         aie::vector<bfloat16, 16> v = aie::add(acc, aie::broadcast<bfloat16, 16>(bfloat16(0.01171875f))).to_vector<bfloat16>();
+         std::printf(\"%04x\", v.get(3).bits);",
+        Ok("3f82"),
+    ),
+    (
+        "a_conversion_under_the_default_rounding_fails",
+        "aie::accum<accfloat, 16> acc;
+         acc.from_vector(aie::broadcast<bfloat16, 16>(bfloat16(1.0f)));
+         acc.to_vector<bfloat16>();",
+        Err("rounding mode the model does not implement"),
+    ),
+    (
+        // int16 x int16 into acc32, back to int16 without saturation: the low bits.
+        "an_integer_product_keeps_the_low_bits",
+        "aie::set_saturation(aie::saturation_mode::none);
+         aie::vector<int16_t, 16> a = aie::broadcast<int16_t, 16>(int16_t(300));
+         std::printf(\"%d\", aie::mul(a, a).to_vector<int16_t>().get(0));",
+        Ok("24464"),
+    ),
+    (
+        "a_saturating_conversion_is_not_modelled",
+        "aie::set_saturation(aie::saturation_mode::saturate);
+         aie::vector<int16_t, 16> a = aie::broadcast<int16_t, 16>(int16_t(300));
+         aie::mul(a, a).to_vector<int16_t>();",
+        Err("without saturation"),
+    ),
+    (
+        "an_integer_sum_wraps",
+        "aie::vector<int16_t, 16> a = aie::broadcast<int16_t, 16>(int16_t(32767));
+         std::printf(\"%d\", aie::add(a, aie::broadcast<int16_t, 16>(int16_t(1))).get(0));",
+        Ok("-32768"),
+    ),
+    (
+        "reduce_max_and_reduce_min_give_the_extreme_lanes",
+        "int16_t *p = reinterpret_cast<int16_t *>(mem);
+         for (int i = 0; i < 32; ++i) p[i] = int16_t((i * 37) % 64 - 20);
+         aie::vector<int16_t, 32> v = aie::load_v<32>(p);
+         std::printf(\"%d %d\", aie::reduce_max(v), aie::reduce_min(v));",
+        Ok("43 -20"),
+    ),
+    (
+        // The simulator's f64::max: a NaN operand gives the other.
+        "max_of_a_nan_gives_the_other",
+        "aie::vector<bfloat16, 16> nan = aie::broadcast<bfloat16, 16>(bfloat16(NAN));
+         aie::vector<bfloat16, 16> one = aie::broadcast<bfloat16, 16>(bfloat16(1.0f));
+         std::printf(\"%g %g\", float(aie::max(nan, one).get(0)), float(aie::min(one, nan).get(0)));",
+        Ok("1 1"),
+    ),
+];
+
+/// The cases as one program: `main` runs the case named on the command line.
+fn program() -> String {
+    let mut text = String::from(
+        "#include <aie_api/aie.hpp>\n#include <cstdio>\n#include <cstring>\n\
+         alignas(64) static uint8_t mem[256];\n",
+    );
+    for (name, body, _) in CASES {
+        text.push_str(&format!(
+            "static void {name}() {{\n\
+             aie_model::register_memory(mem, sizeof mem);\n\
+             {body}\n}}\n"
+        ));
+    }
+    text.push_str("int main(int argc, char **argv) {\n");
+    for (name, _, _) in CASES {
+        text.push_str(&format!(
+            "    if (argc == 2 && std::strcmp(argv[1], \"{name}\") == 0) {{ {name}(); return 0; }}\n"
+        ));
+    }
+    text.push_str("    return 2;\n}\n");
+    text
+}
+
+#[test]
+fn the_aie_model_does_what_the_documentation_says_and_refuses_what_it_forbids() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let source = dir.path().join("aie_model_cases.cpp");
+    std::fs::write(&source, program()).expect("the program is written");
+    let binary = dir.path().join("aie_model_cases");
+    let compiled = Command::new(compiler())
+        .args(["-std=c++17", "-O1", "-w", "-I"])
+        .arg(model_dir())
+        .arg(&source)
+        .arg("-o")
+        .arg(&binary)
+        .output()
+        .expect("the compiler runs");
+    assert!(
+        compiled.status.success(),
+        "the AIE model's cases do not compile:\n{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let mut wrong = Vec::new();
+    for (name, _, expected) in CASES {
+        let run = Command::new(&binary)
+            .arg(name)
+            .output()
+            .expect("the cases run");
+        let printed = String::from_utf8_lossy(&run.stdout).into_owned();
+        let complaint = String::from_utf8_lossy(&run.stderr).into_owned();
+        let ok = match expected {
+            Ok(text) => run.status.success() && printed == *text,
+            Err(part) => run.status.code() == Some(3) && complaint.contains(part),
+        };
+        if !ok {
+            wrong.push(format!(
+                "{name}: expected {expected:?}, got status {:?}, stdout `{printed}`, stderr `{}`",
+                run.status.code(),
+                complaint.trim()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

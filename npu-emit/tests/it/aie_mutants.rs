@@ -1,0 +1,136 @@
+//! Mutants of emitted AIE tile kernels: small, plausible mistakes, each of which must
+//! fail, as a model check or as outputs that differ from the simulator's. The
+//! unmutated kernels run first and must pass, so a mutant's failure is the mutation's.
+
+use npu_core::{CheckedKernel, Target, check_source};
+use npu_emit::{Backend, emit};
+
+use crate::aie::build;
+use crate::kernels::simulated;
+use crate::mutants::{drop_line, edit_number_after};
+use crate::support::Case;
+
+/// Eight alike tiles of 512 elements: vector loops of 32 lanes, bf16 through accfloat.
+const VECTOR: &str = "kernel mutant(x: [bf16; 4096], b: [bf16; 4096]) -> y: [bf16; 4096] {
+        y[i] = x[i] * 2.0 + b[i];
+    }
+    target aie2_tile;
+    schedule s { split i by 512; stage x, b, y in ub depth 1; }";
+
+/// Row sums folded in index order on the scalar unit.
+const FOLD: &str = "kernel mutant(x: [bf16; 16, 256]) -> y: [bf16; 16] {
+        y[i] = sum[k](x[i, k]);
+    }
+    target aie2_tile;
+    schedule s { split i by 4; stage x, y in ub depth 1; tail pad; }";
+
+/// Row maxima of integers, a vector at a time with `aie::reduce_max`.
+const REDUCE: &str = "kernel mutant(x: [i16; 32, 64]) -> y: [i16; 32] {
+        y[i] = max[k](x[i, k]);
+    }
+    target aie2_tile;
+    schedule s { split i by 16; stage x, y in ub depth 1; }";
+
+const KERNELS: [(&str, &str); 3] = [
+    (VECTOR, "aie_vector"),
+    (FOLD, "aie_fold"),
+    (REDUCE, "aie_reduce"),
+];
+
+/// A mutation: its name, the kernel it applies to, and what it does to the text
+/// (`None` if its pattern is not there, which fails the test).
+type Mutation = (&'static str, &'static str, fn(&str) -> Option<String>);
+
+const MUTANTS: &[Mutation] = &[
+    ("an offset off by one element", VECTOR, |t| {
+        edit_number_after(t, "aie::load_v<32>(x + ", 1, |n| n + 1)
+    }),
+    ("a wrong vector length", VECTOR, |t| {
+        Some(t.replace("32>", "16>")).filter(|m| m != t)
+    }),
+    ("a wrong vector loop count", VECTOR, |t| {
+        edit_number_after(t, "k < ", 1, |n| n - 1)
+    }),
+    ("a wrong call count", VECTOR, |t| {
+        edit_number_after(t, "//   calls 0..", 1, |n| n - 1)
+    }),
+    ("a dropped rounding mode", VECTOR, |t| {
+        drop_line(t, "aie::set_rounding", 1)
+    }),
+    ("an offset off by one element in a fold", FOLD, |t| {
+        edit_number_after(t, "float(x[", 1, |n| n + 1)
+    }),
+    ("a fold over one element too few", FOLD, |t| {
+        edit_number_after(t, "r1 < ", 1, |n| n - 1)
+    }),
+    ("a reduction over one vector too few", REDUCE, |t| {
+        edit_number_after(t, "k < ", 1, |n| n - 1)
+    }),
+];
+
+/// The kernel of `source` on aie2_tile, checked, and its emitted case named `function`.
+fn original(source: &str, function: &str) -> (CheckedKernel, Case) {
+    let target = Target::preset("aie2_tile").expect("a preset");
+    let kernel = check_source(source, &target).expect("the mutant kernel checks");
+    let program = npu_core::lower::lower_compact(&kernel, 0);
+    let emitted = emit(&program, &target, &kernel, Backend::Aie).expect("it is written");
+    let case = Case {
+        function: function.into(),
+        source: emitted.files[0].text.replace("mutant_s", function),
+        program,
+        target,
+    };
+    (kernel, case)
+}
+
+#[test]
+fn every_aie_mutant_fails() {
+    let originals = KERNELS.map(|(source, function)| original(source, function));
+    let which = |kernel: &str| {
+        KERNELS
+            .iter()
+            .position(|(source, _)| *source == kernel)
+            .expect("a listed kernel")
+    };
+    let mut cases: Vec<Case> = originals.iter().map(|(_, c)| c.clone()).collect();
+    for (index, (name, kernel, mutate)) in MUTANTS.iter().enumerate() {
+        let base = &originals[which(kernel)].1;
+        let mutated = mutate(&base.source).unwrap_or_else(|| {
+            panic!(
+                "mutant `{name}` finds nothing to change in:\n{}",
+                base.source
+            )
+        });
+        assert_ne!(mutated, base.source, "mutant `{name}` changes nothing");
+        let function = format!("aie_mutant{index}");
+        cases.push(Case {
+            source: mutated.replace(&base.function, &function),
+            function,
+            ..base.clone()
+        });
+    }
+    let build = build(&cases);
+    let mut expected = Vec::new();
+    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9]) {
+        let inputs = kernel.random_inputs(seed);
+        let outputs = simulated(case, kernel, &inputs);
+        let run = build.run(case, &inputs, "original");
+        assert_eq!(
+            run.as_ref(),
+            Ok(&outputs),
+            "the unmutated {} must pass",
+            case.function
+        );
+        expected.push((inputs, outputs));
+    }
+    let mut survived = Vec::new();
+    for ((name, kernel, _), case) in MUTANTS.iter().zip(&cases[KERNELS.len()..]) {
+        let (inputs, expected) = &expected[which(kernel)];
+        match build.run(case, inputs, "mutant") {
+            Ok(outputs) if outputs == *expected => survived.push(*name),
+            Ok(_) => println!("mutant `{name}`: outputs differ from the simulator's"),
+            Err(model) => println!("mutant `{name}`: {}", model.trim()),
+        }
+    }
+    assert!(survived.is_empty(), "mutants that pass: {survived:?}");
+}

@@ -1,0 +1,101 @@
+// aie::accum and the calls on it the emitted kernels use: accum<accfloat, N> (fp32
+// lanes) with from_vector and to_vector<bfloat16>(), add and sub of an accumulator
+// and a vector, mul of two vectors into an accumulator (bf16 into accfloat, exact;
+// 8- and 16-bit integers into acc32, 32-bit into acc64), and to_vector<T>(shift) of
+// an integer accumulator. Conversions obey the core's modes, set with set_rounding
+// and set_saturation: the model implements conv_even for floats and no saturation
+// (the low bits kept) for integers, and fails a conversion made under another mode.
+#pragma once
+
+#include "aie_vector.h"
+
+struct accfloat {};
+struct acc32 {};
+struct acc64 {};
+
+namespace aie {
+
+enum class rounding_mode { floor, ceil, positive_inf, negative_inf, symmetric_inf, symmetric_zero, conv_even, conv_odd };
+enum class saturation_mode { none, truncate, saturate, symmetric };
+
+namespace detail {
+struct Modes {
+    rounding_mode rounding = rounding_mode::floor;
+    saturation_mode saturation = saturation_mode::none;
+};
+inline Modes &modes() {
+    static Modes state;
+    return state;
+}
+template <typename Tag> struct lane_of;
+template <> struct lane_of<accfloat> { using type = float; };
+template <> struct lane_of<acc32> { using type = int64_t; };
+template <> struct lane_of<acc64> { using type = int64_t; };
+template <typename T> struct product_of { using type = acc32; };
+template <> struct product_of<bfloat16> { using type = accfloat; };
+template <> struct product_of<int32_t> { using type = acc64; };
+template <> struct product_of<uint32_t> { using type = acc64; };
+}  // namespace detail
+
+inline void set_rounding(rounding_mode mode) { detail::modes().rounding = mode; }
+inline void set_saturation(saturation_mode mode) { detail::modes().saturation = mode; }
+
+template <typename Tag, unsigned N> struct accum {
+    static_assert(N >= 4 && N <= 64 && (N & (N - 1)) == 0, "an AIE API accumulator size");
+    using lane = typename detail::lane_of<Tag>::type;
+    std::array<lane, N> lanes{};
+
+    template <typename T> void from_vector(const vector<T, N> &v) {
+        for (unsigned i = 0; i < N; ++i) lanes[i] = lane(float(v.lanes[i]));
+    }
+    // To bfloat16: nearest, ties to even (the bfloat16 conversion), only under conv_even.
+    template <typename T> vector<T, N> to_vector() const {
+        static_assert(std::is_same<Tag, accfloat>::value == !std::is_integral<T>::value,
+                      "a float accumulator converts to floats, an integer one to integers");
+        vector<T, N> v;
+        if (std::is_same<Tag, accfloat>::value) {
+            if (detail::modes().rounding != rounding_mode::conv_even) {
+                aie_model::fail("to_vector of an accfloat under a rounding mode the model does not implement");
+            }
+            for (unsigned i = 0; i < N; ++i) v.lanes[i] = T(float(lanes[i]));
+            return v;
+        }
+        return to_vector_shifted<T>(0);
+    }
+    template <typename T> vector<T, N> to_vector(int shift) const { return to_vector_shifted<T>(shift); }
+
+  private:
+    template <typename T> vector<T, N> to_vector_shifted(int shift) const {
+        if (shift != 0 || detail::modes().saturation != saturation_mode::none) {
+            aie_model::fail("to_vector with shift %d or saturation: the model implements shift 0 without saturation", shift);
+        }
+        vector<T, N> v;
+        for (unsigned i = 0; i < N; ++i) v.lanes[i] = T(int64_t(lanes[i]));
+        return v;
+    }
+};
+
+template <unsigned N> accum<accfloat, N> add(const accum<accfloat, N> &acc, const vector<bfloat16, N> &v) {
+    accum<accfloat, N> out;
+    for (unsigned i = 0; i < N; ++i) out.lanes[i] = acc.lanes[i] + float(v.lanes[i]);
+    return out;
+}
+template <unsigned N> accum<accfloat, N> sub(const accum<accfloat, N> &acc, const vector<bfloat16, N> &v) {
+    accum<accfloat, N> out;
+    for (unsigned i = 0; i < N; ++i) out.lanes[i] = acc.lanes[i] - float(v.lanes[i]);
+    return out;
+}
+template <typename T, unsigned N>
+accum<typename detail::product_of<T>::type, N> mul(const vector<T, N> &a, const vector<T, N> &b) {
+    accum<typename detail::product_of<T>::type, N> out;
+    for (unsigned i = 0; i < N; ++i) {
+        if (std::is_integral<T>::value) {
+            out.lanes[i] = decltype(out.lanes[i] + 0)(int64_t(a.lanes[i]) * int64_t(b.lanes[i]));
+        } else {
+            out.lanes[i] = decltype(out.lanes[i] + 0)(float(a.lanes[i]) * float(b.lanes[i]));
+        }
+    }
+    return out;
+}
+
+}  // namespace aie

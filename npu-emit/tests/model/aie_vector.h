@@ -1,0 +1,135 @@
+// aie::vector<T, N> and the calls on it the emitted kernels use: load_v/store_v (the
+// pointer aligned to the vector, at most 32 bytes, as the AIE-ML alignment rules
+// state), load_unaligned_v/store_unaligned_v (element alignment), broadcast, zeros,
+// add, sub (integers, wrapping), max, min, abs, neg, bit_and, bit_or, bit_xor,
+// bit_not, and reduce_max/reduce_min of integer vectors (the largest or smallest lane).
+// The sizes are the API's: every vector is 128 to 1024 bits.
+#pragma once
+
+#include <array>
+#include <type_traits>
+
+#include "aie_core.h"
+
+namespace aie {
+
+template <typename T, unsigned N> struct vector {
+    static_assert(std::is_same<T, bfloat16>::value || std::is_integral<T>::value || std::is_same<T, float>::value,
+                  "an AIE API element type");
+    static_assert(N * sizeof(T) * 8 >= 128 && N * sizeof(T) * 8 <= 1024 && (N & (N - 1)) == 0,
+                  "the AIE API's vectors are 128, 256, 512 or 1024 bits");
+    std::array<T, N> lanes{};
+    T get(unsigned i) const { return lanes[i]; }
+    static constexpr unsigned size() { return N; }
+};
+
+namespace detail {
+template <typename T, unsigned N> void check(const T *p, bool aligned, const char *what) {
+    aie_model::check_access(p, N * sizeof(T), what);
+    uint64_t alignment = aligned ? (N * sizeof(T) < 32 ? N * sizeof(T) : 32) : sizeof(T);
+    if (aie_model::offset_of(p) % alignment != 0) {
+        aie_model::fail("%s<%u> at offset %llu is not %llu-byte aligned", what, N,
+                        (unsigned long long)aie_model::offset_of(p), (unsigned long long)alignment);
+    }
+}
+
+// f64::max and f64::min as the simulator computes them: a NaN operand gives the
+// other; of two equal values (zeros of both signs), the first.
+template <typename T> T max_of(T a, T b) {
+    double x = double(a), y = double(b);
+    return std::isnan(x) ? b : std::isnan(y) ? a : (x >= y ? a : b);
+}
+template <typename T> T min_of(T a, T b) {
+    double x = double(a), y = double(b);
+    return std::isnan(x) ? b : std::isnan(y) ? a : (x <= y ? a : b);
+}
+
+template <typename T, unsigned N, typename F> vector<T, N> map2(const vector<T, N> &a, const vector<T, N> &b, F f) {
+    vector<T, N> out;
+    for (unsigned i = 0; i < N; ++i) out.lanes[i] = f(a.lanes[i], b.lanes[i]);
+    return out;
+}
+template <typename T, unsigned N, typename F> vector<T, N> map1(const vector<T, N> &a, F f) {
+    vector<T, N> out;
+    for (unsigned i = 0; i < N; ++i) out.lanes[i] = f(a.lanes[i]);
+    return out;
+}
+// Integer lanes wrap, as the vector unit's integer add does.
+template <typename T> T wrap(int64_t value) { return T(value); }
+}  // namespace detail
+
+template <unsigned N, typename T> vector<T, N> load_v(const T *p) {
+    detail::check<T, N>(p, true, "load_v");
+    vector<T, N> v;
+    std::memcpy(v.lanes.data(), p, N * sizeof(T));
+    return v;
+}
+template <unsigned N, typename T> vector<T, N> load_unaligned_v(const T *p) {
+    detail::check<T, N>(p, false, "load_unaligned_v");
+    vector<T, N> v;
+    std::memcpy(v.lanes.data(), p, N * sizeof(T));
+    return v;
+}
+template <typename T, unsigned N> void store_v(T *p, const vector<T, N> &v) {
+    detail::check<T, N>(p, true, "store_v");
+    std::memcpy(p, v.lanes.data(), N * sizeof(T));
+}
+template <typename T, unsigned N> void store_unaligned_v(T *p, const vector<T, N> &v) {
+    detail::check<T, N>(p, false, "store_unaligned_v");
+    std::memcpy(p, v.lanes.data(), N * sizeof(T));
+}
+
+template <typename T, unsigned N> vector<T, N> broadcast(T value) {
+    vector<T, N> v;
+    v.lanes.fill(value);
+    return v;
+}
+template <typename T, unsigned N> vector<T, N> zeros() { return broadcast<T, N>(T(0.0f)); }
+
+template <typename T, unsigned N> vector<T, N> add(const vector<T, N> &a, const vector<T, N> &b) {
+    static_assert(std::is_integral<T>::value, "the model's vector add is the integer one");
+    return detail::map2(a, b, [](T x, T y) { return detail::wrap<T>(int64_t(x) + int64_t(y)); });
+}
+template <typename T, unsigned N> vector<T, N> sub(const vector<T, N> &a, const vector<T, N> &b) {
+    static_assert(std::is_integral<T>::value, "the model's vector sub is the integer one");
+    return detail::map2(a, b, [](T x, T y) { return detail::wrap<T>(int64_t(x) - int64_t(y)); });
+}
+template <typename T, unsigned N> vector<T, N> max(const vector<T, N> &a, const vector<T, N> &b) {
+    return detail::map2(a, b, [](T x, T y) { return detail::max_of(x, y); });
+}
+template <typename T, unsigned N> vector<T, N> min(const vector<T, N> &a, const vector<T, N> &b) {
+    return detail::map2(a, b, [](T x, T y) { return detail::min_of(x, y); });
+}
+template <typename T, unsigned N> vector<T, N> abs(const vector<T, N> &a) {
+    return detail::map1(a, [](T x) { return std::is_integral<T>::value ? detail::wrap<T>(x < 0 ? -int64_t(x) : int64_t(x)) : T(std::fabs(float(x))); });
+}
+template <typename T, unsigned N> vector<T, N> neg(const vector<T, N> &a) {
+    return detail::map1(a, [](T x) { return std::is_integral<T>::value ? detail::wrap<T>(-int64_t(x)) : T(-float(x)); });
+}
+template <typename T, unsigned N> vector<T, N> bit_and(const vector<T, N> &a, const vector<T, N> &b) {
+    return detail::map2(a, b, [](T x, T y) { return T(x & y); });
+}
+template <typename T, unsigned N> vector<T, N> bit_or(const vector<T, N> &a, const vector<T, N> &b) {
+    return detail::map2(a, b, [](T x, T y) { return T(x | y); });
+}
+template <typename T, unsigned N> vector<T, N> bit_xor(const vector<T, N> &a, const vector<T, N> &b) {
+    return detail::map2(a, b, [](T x, T y) { return T(x ^ y); });
+}
+template <typename T, unsigned N> vector<T, N> bit_not(const vector<T, N> &a) {
+    return detail::map1(a, [](T x) { return T(~x); });
+}
+
+template <typename T, unsigned N> T reduce_max(const vector<T, N> &a) {
+    static_assert(std::is_integral<T>::value, "the model's reduce_max is the integer one");
+    T best = a.lanes[0];
+    for (unsigned i = 1; i < N; ++i) best = a.lanes[i] > best ? a.lanes[i] : best;
+    return best;
+}
+template <typename T, unsigned N> T reduce_min(const vector<T, N> &a) {
+    static_assert(std::is_integral<T>::value, "the model's reduce_min is the integer one");
+    T best = a.lanes[0];
+    for (unsigned i = 1; i < N; ++i) best = a.lanes[i] < best ? a.lanes[i] : best;
+    return best;
+}
+
+}  // namespace aie

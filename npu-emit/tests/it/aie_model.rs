@@ -5,12 +5,8 @@
 //! model's message. A precondition the documentation states must fail, whatever the
 //! values.
 
-use std::process::Command;
-
-use crate::support::{compiler, model_dir};
-
 /// Each case: name, body, and `Ok(printed)` or `Err(part of the model's message)`.
-const CASES: &[(&str, &str, Result<&str, &str>)] = &[
+const CASES: &[crate::support::ModelCase] = &[
     (
         // load_v<8> of int16 from an aligned buffer and store_v back, moved on.
         "load_and_store_an_aligned_vector",
@@ -139,42 +135,6 @@ fn program() -> String {
 
 #[test]
 fn the_aie_model_does_what_the_documentation_says_and_refuses_what_it_forbids() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let source = dir.path().join("aie_model_cases.cpp");
-    std::fs::write(&source, program()).expect("the program is written");
-    let binary = dir.path().join("aie_model_cases");
-    let compiled = Command::new(compiler())
-        .args(["-std=c++17", "-O1", "-w", "-I"])
-        .arg(model_dir())
-        .arg(&source)
-        .arg("-o")
-        .arg(&binary)
-        .output()
-        .expect("the compiler runs");
-    assert!(
-        compiled.status.success(),
-        "the AIE model's cases do not compile:\n{}",
-        String::from_utf8_lossy(&compiled.stderr)
-    );
-    let mut wrong = Vec::new();
-    for (name, _, expected) in CASES {
-        let run = Command::new(&binary)
-            .arg(name)
-            .output()
-            .expect("the cases run");
-        let printed = String::from_utf8_lossy(&run.stdout).into_owned();
-        let complaint = String::from_utf8_lossy(&run.stderr).into_owned();
-        let ok = match expected {
-            Ok(text) => run.status.success() && printed == *text,
-            Err(part) => run.status.code() == Some(3) && complaint.contains(part),
-        };
-        if !ok {
-            wrong.push(format!(
-                "{name}: expected {expected:?}, got status {:?}, stdout `{printed}`, stderr `{}`",
-                run.status.code(),
-                complaint.trim()
-            ));
-        }
-    }
+    let wrong = crate::support::run_model_cases("aie_model_cases", &program(), CASES);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -39,7 +39,7 @@ const KERNELS: [(&str, &str); 3] = [
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
 /// (`None` if its pattern is not there, which fails the test).
-type Mutation = (&'static str, &'static str, fn(&str) -> Option<String>);
+use crate::support::Mutation;
 
 const MUTANTS: &[Mutation] = &[
     ("an offset off by one element", VECTOR, |t| {
@@ -92,23 +92,12 @@ fn every_aie_mutant_fails() {
             .position(|(source, _)| *source == kernel)
             .expect("a listed kernel")
     };
-    let mut cases: Vec<Case> = originals.iter().map(|(_, c)| c.clone()).collect();
-    for (index, (name, kernel, mutate)) in MUTANTS.iter().enumerate() {
-        let base = &originals[which(kernel)].1;
-        let mutated = mutate(&base.source).unwrap_or_else(|| {
-            panic!(
-                "mutant `{name}` finds nothing to change in:\n{}",
-                base.source
-            )
-        });
-        assert_ne!(mutated, base.source, "mutant `{name}` changes nothing");
-        let function = format!("aie_mutant{index}");
-        cases.push(Case {
-            source: mutated.replace(&base.function, &function),
-            function,
-            ..base.clone()
-        });
-    }
+    let named: Vec<(&str, Case)> = KERNELS
+        .iter()
+        .zip(&originals)
+        .map(|((source, _), (_, case))| (*source, case.clone()))
+        .collect();
+    let cases = crate::support::with_mutants(&named, MUTANTS, "aie_mutant");
     let build = build(&cases);
     let mut expected = Vec::new();
     for ((kernel, case), seed) in originals.iter().zip([7, 8, 9]) {

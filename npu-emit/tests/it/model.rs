@@ -3,14 +3,10 @@
 //! with the model's message. A precondition or an ordering the reference forbids
 //! must fail, whatever the values.
 
-use std::process::Command;
-
-use crate::support::{compiler, model_dir};
-
 /// Each case: name, body (C++ statements run on core 0 of a 192 KiB UB with 8 event
 /// ids and two global buffers `in` and `out` of 256 bytes), and what it must give:
 /// `Ok(printed)` or `Err(part of the model's message)`.
-const CASES: &[(&str, &str, Result<&str, &str>)] = &[
+const CASES: &[crate::support::ModelCase] = &[
     (
         // An int32 product keeps its low 32 bits (65536 * 65537 = 2^32 + 65536), an
         // int16 sum wraps, and And on int16 is bitwise.
@@ -197,42 +193,6 @@ fn program() -> String {
 
 #[test]
 fn the_model_does_what_the_reference_says_and_refuses_what_it_forbids() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let source = dir.path().join("model_cases.cpp");
-    std::fs::write(&source, program()).expect("the program is written");
-    let binary = dir.path().join("model_cases");
-    let compiled = Command::new(compiler())
-        .args(["-std=c++17", "-O1", "-w", "-I"])
-        .arg(model_dir())
-        .arg(&source)
-        .arg("-o")
-        .arg(&binary)
-        .output()
-        .expect("the compiler runs");
-    assert!(
-        compiled.status.success(),
-        "the model's cases do not compile:\n{}",
-        String::from_utf8_lossy(&compiled.stderr)
-    );
-    let mut wrong = Vec::new();
-    for (name, _, expected) in CASES {
-        let run = Command::new(&binary)
-            .arg(name)
-            .output()
-            .expect("the cases run");
-        let printed = String::from_utf8_lossy(&run.stdout).into_owned();
-        let complaint = String::from_utf8_lossy(&run.stderr).into_owned();
-        let ok = match expected {
-            Ok(text) => run.status.success() && printed == *text,
-            Err(part) => run.status.code() == Some(3) && complaint.contains(part),
-        };
-        if !ok {
-            wrong.push(format!(
-                "{name}: expected {expected:?}, got status {:?}, stdout `{printed}`, stderr `{}`",
-                run.status.code(),
-                complaint.trim()
-            ));
-        }
-    }
+    let wrong = crate::support::run_model_cases("model_cases", &program(), CASES);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

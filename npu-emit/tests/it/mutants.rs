@@ -49,7 +49,7 @@ const KERNELS: [(&str, &str); 4] = [
 /// A mutation: its name, the kernel it applies to, and what it does to the text
 /// (`None` if its pattern is not there, which fails the test: a mutant that changes
 /// nothing proves nothing).
-type Mutation = (&'static str, &'static str, fn(&str) -> Option<String>);
+use crate::support::Mutation;
 
 const MUTANTS: &[Mutation] = &[
     ("a global offset off by one element", TILES_2D, |t| {
@@ -175,23 +175,12 @@ fn every_mutant_fails() {
             .position(|(source, _)| *source == kernel)
             .expect("a listed kernel")
     };
-    let mut cases: Vec<Case> = originals.iter().map(|(_, c)| c.clone()).collect();
-    for (index, (name, kernel, mutate)) in MUTANTS.iter().enumerate() {
-        let base = &originals[which(kernel)].1;
-        let mutated = mutate(&base.source).unwrap_or_else(|| {
-            panic!(
-                "mutant `{name}` finds nothing to change in:\n{}",
-                base.source
-            )
-        });
-        assert_ne!(mutated, base.source, "mutant `{name}` changes nothing");
-        let function = format!("mutant{index}");
-        cases.push(Case {
-            source: mutated.replace(&base.function, &function),
-            function,
-            ..base.clone()
-        });
-    }
+    let named: Vec<(&str, Case)> = KERNELS
+        .iter()
+        .zip(&originals)
+        .map(|((source, _), (_, case))| (*source, case.clone()))
+        .collect();
+    let cases = crate::support::with_mutants(&named, MUTANTS, "mutant");
     let build = support::build(&cases);
     let mut expected = Vec::new();
     for ((kernel, case), seed) in originals.iter().zip([7, 8, 9, 10]) {

@@ -237,3 +237,85 @@ fn driver(case: &Case) -> String {
     text.push_str("    return 0;\n}\n");
     text
 }
+
+/// A model's own cases: `(name, body, expected)`, where `expected` is the stdout of a
+/// case that runs, or a part of the complaint (exit status 3) of one the model refuses.
+pub type ModelCase = (
+    &'static str,
+    &'static str,
+    Result<&'static str, &'static str>,
+);
+
+/// Compiles `program` (every case as a function, `main` running the one named by its
+/// argument) against the models, runs each case, and returns what went wrong.
+pub fn run_model_cases(stem: &str, program: &str, cases: &[ModelCase]) -> Vec<String> {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let source = dir.path().join(format!("{stem}.cpp"));
+    std::fs::write(&source, program).expect("the program is written");
+    let binary = dir.path().join(stem);
+    let compiled = Command::new(compiler())
+        .args(["-std=c++17", "-O1", "-w", "-I"])
+        .arg(model_dir())
+        .arg(&source)
+        .arg("-o")
+        .arg(&binary)
+        .output()
+        .expect("the compiler runs");
+    assert!(
+        compiled.status.success(),
+        "{stem} does not compile:\n{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let mut wrong = Vec::new();
+    for (name, _, expected) in cases {
+        let run = Command::new(&binary)
+            .arg(name)
+            .output()
+            .expect("the cases run");
+        let printed = String::from_utf8_lossy(&run.stdout).into_owned();
+        let complaint = String::from_utf8_lossy(&run.stderr).into_owned();
+        let ok = match expected {
+            Ok(text) => run.status.success() && printed == *text,
+            Err(part) => run.status.code() == Some(3) && complaint.contains(part),
+        };
+        if !ok {
+            wrong.push(format!(
+                "{name}: expected {expected:?}, got status {:?}, stdout `{printed}`, stderr `{}`",
+                run.status.code(),
+                complaint.trim()
+            ));
+        }
+    }
+    wrong
+}
+
+/// A mutation of emitted source: its name, the kernel it applies to, and the edit
+/// (`None` when the source has nothing to change).
+pub type Mutation = (&'static str, &'static str, fn(&str) -> Option<String>);
+
+/// The original cases, then one case per mutant of the original it names, each
+/// renamed `{prefix}{index}`; a mutant that changes nothing fails the test.
+pub fn with_mutants(originals: &[(&str, Case)], mutants: &[Mutation], prefix: &str) -> Vec<Case> {
+    let mut cases: Vec<Case> = originals.iter().map(|(_, c)| c.clone()).collect();
+    for (index, (name, kernel, mutate)) in mutants.iter().enumerate() {
+        let base = &originals
+            .iter()
+            .find(|(source, _)| source == kernel)
+            .expect("a listed kernel")
+            .1;
+        let mutated = mutate(&base.source).unwrap_or_else(|| {
+            panic!(
+                "mutant `{name}` finds nothing to change in:\n{}",
+                base.source
+            )
+        });
+        assert_ne!(mutated, base.source, "mutant `{name}` changes nothing");
+        let function = format!("{prefix}{index}");
+        cases.push(Case {
+            source: mutated.replace(&base.function, &function),
+            function,
+            ..base.clone()
+        });
+    }
+    cases
+}

@@ -43,7 +43,7 @@ pub fn body_gbnf(ports: &[Port], target: &Target) -> String {
     let mut rules = vec![
         "root ::= outs | lets outs".to_string(),
         "lets ::= let | let lets".to_string(),
-        "let ::= \"let \" letname \" = \" expr \";\\n\" | \"let \" letname \"[\" oaxes \"] = \" expr \";\\n\"".to_string(),
+        "let ::= \"let \" letname \" = \" expr0 \";\\n\" | \"let \" letname \"[\" oaxes \"] = \" expr \";\\n\"".to_string(),
         format!("letname ::= {}", choice(&LET_NAMES)),
         format!("outs ::= {}", outputs(ports)),
         format!("oaxis ::= {}", choice(&OUTPUT_AXES[..rank.max(1)])),
@@ -59,6 +59,8 @@ pub fn body_gbnf(ports: &[Port], target: &Target) -> String {
     ];
     rules.push(format!("atom ::= {}", atoms(ports, &has).join(" | ")));
     rules.extend(loads(ports));
+    let zero_d = without_output_axes(&rules);
+    rules.extend(zero_d);
     rules.push(format!("reduce ::= {}", choice(&reductions(&has))));
     let unary: Vec<&str> = UNARY.iter().copied().filter(|f| has(f)).collect();
     if !unary.is_empty() {
@@ -90,6 +92,63 @@ fn expressions(integers: bool, has: &impl Fn(&str) -> bool) -> String {
     )
 }
 
+/// The expression rules again for a statement without output axes (a 0-d `let` or
+/// output), suffixed `0`: its loads index with reduction axes and numbers only, and it
+/// reads intermediates by bare name, as the checker requires.
+fn without_output_axes(rules: &[String]) -> Vec<String> {
+    const FAMILY: [&str; 5] = ["expr", "term", "unary", "atom", "index"];
+    let renamed = |word: &str| -> Option<String> {
+        if FAMILY.contains(&word) {
+            Some(format!("{word}0"))
+        } else if let Some(tensor) = word.strip_prefix("load-") {
+            Some(format!("load0-{tensor}"))
+        } else if word == "axis" {
+            Some("raxis".to_string())
+        } else {
+            None
+        }
+    };
+    rules
+        .iter()
+        .flat_map(|rule| rule.lines())
+        .filter_map(|line| {
+            let (name, body) = line.split_once(" ::= ")?;
+            let name = renamed(name).filter(|n| n != "raxis")?;
+            let body = rename_outside_quotes(body, &renamed);
+            let body = body.replace(" | letname \"[\" oaxes \"]\"", "");
+            Some(format!("{name} ::= {body}"))
+        })
+        .collect()
+}
+
+/// `body` with every rule name (a word outside string literals) that `rename` maps
+/// replaced.
+fn rename_outside_quotes(body: &str, rename: &impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut escaped = false;
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(&rename(word).unwrap_or_else(|| word.clone()));
+        word.clear();
+    };
+    for c in body.chars() {
+        if quoted {
+            out.push(c);
+            quoted = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if c.is_ascii_alphanumeric() || c == '-' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+            quoted = c == '"';
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 /// The names of the vector operations `target` has a cost for.
 fn target_ops(target: &Target) -> BTreeSet<String> {
     target
@@ -113,7 +172,8 @@ fn outputs(ports: &[Port]) -> String {
             } else {
                 format!("{}[{axes}]", p.name)
             };
-            format!("{} expr \";\\n\"", literal(&format!("{target} = ")))
+            let expr = if p.rank == 0 { "expr0" } else { "expr" };
+            format!("{} {expr} \";\\n\"", literal(&format!("{target} = ")))
         })
         .collect();
     lines.join(" ")

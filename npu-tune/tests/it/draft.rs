@@ -201,3 +201,50 @@ fn a_draft_that_never_matches_leaves_the_file_alone() {
     assert!(stderr.contains("wrong values"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&kernel).unwrap(), ROWS);
 }
+
+/// A statement without output axes (a 0-d `let` or output) is written under its own
+/// rules, whose loads index with reduction axes only: a small model wrote
+/// `let t1 = sum[k](x[i, k]);` under the grammar, which the checker refuses (E002).
+#[test]
+fn zero_d_statements_index_with_reduction_axes_only() {
+    let rows = Task::parse(ROWS).unwrap();
+    let grammar = body_gbnf(
+        &rows.ports,
+        &npu_core::Target::preset("ascend910b").unwrap(),
+    );
+    let rule = |name: &str| {
+        grammar
+            .lines()
+            .find(|line| line.starts_with(&format!("{name} ::= ")))
+            .unwrap_or_else(|| panic!("no rule {name}:\n{grammar}"))
+            .to_string()
+    };
+    assert!(
+        rule("let").contains("\"let \" letname \" = \" expr0"),
+        "{grammar}"
+    );
+    assert!(
+        rule("index0").starts_with("index0 ::= raxis | number"),
+        "{grammar}"
+    );
+    assert!(
+        rule("load0-x").contains("index0 \", \" index0"),
+        "{grammar}"
+    );
+    assert!(!rule("atom0").contains("oaxes"), "{grammar}");
+    assert!(
+        rule("atom0").contains("reduce \"[\" raxes \"](\" expr0 \")\""),
+        "{grammar}"
+    );
+    let total = Task::parse(TASKS[2]).unwrap();
+    let grammar = body_gbnf(
+        &total.ports,
+        &npu_core::Target::preset("aie2_tile").unwrap(),
+    );
+    assert!(grammar.contains("outs ::= \"y = \" expr0"), "{grammar}");
+    for seed in 0..40 {
+        let body = gbnf::sample(&grammar, seed).unwrap();
+        let statement = body.lines().last().unwrap();
+        assert!(!statement.contains("[i"), "{body}");
+    }
+}

@@ -20,6 +20,7 @@
 
 #[cfg(feature = "llm")]
 mod attempt;
+pub mod eval;
 pub mod examples;
 pub mod grammar;
 pub mod idioms;
@@ -138,6 +139,23 @@ impl Task {
         let whole = self.with_body(body);
         let grown = whole.len() - self.text.len();
         whole[self.kernel.start..self.kernel.end + grown].to_string()
+    }
+
+    /// The kernel's target: a preset, or a target file relative to `dir` (the kernel
+    /// file's directory).
+    pub fn target(&self, dir: &std::path::Path) -> Result<Target, String> {
+        let text = self.kernel_with_body("");
+        let (def, _) = npu_core::internal::parse_str_partial(&text);
+        let target = def
+            .ok_or_else(|| "the kernel does not parse".to_string())
+            .and_then(|def| {
+                npu_core::internal::resolve_target(&def, |path| {
+                    npu_core::target::read_file(&dir.join(path))
+                })
+                .map_err(|d| d.render(&text))
+            });
+        proc_macro2::extra::invalidate_current_thread_spans();
+        target
     }
 
     /// Checks `body` on `target` and runs it on every example, comparing within

@@ -87,7 +87,10 @@ pub(crate) fn run(args: &DraftArgs) -> Result<(), String> {
     let text = npu_core::file::read(Kind::Kernel, &args.file).map_err(|e| e.to_string())?;
     let task = Task::parse_named(&text, args.kernel.as_deref())
         .map_err(|e| format!("{}: {e}", args.file.display()))?;
-    let target = task_target(&task, &args.file)?;
+    let dir = args.file.parent().unwrap_or(Path::new("."));
+    let target = task
+        .target(dir)
+        .map_err(|e| format!("{}: {e}", args.file.display()))?;
     let examples = match &args.examples {
         Some(path) => {
             let json = npu_core::file::read(Kind::Examples, path).map_err(|e| e.to_string())?;
@@ -142,23 +145,6 @@ fn tune_drafted(args: &DraftArgs, name: &str) -> Result<(), String> {
     ];
     let tune = <Tune as clap::Parser>::try_parse_from(argv).map_err(|e| e.to_string())?;
     crate::tune::tune(&tune.args)
-}
-
-/// The kernel's target: a preset, or a target file relative to the kernel's file.
-fn task_target(task: &Task, file: &Path) -> Result<Target, String> {
-    let text = task.kernel_with_body("");
-    let (def, _) = npu_core::internal::parse_str_partial(&text);
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let target = def
-        .ok_or_else(|| format!("{}: the kernel does not parse", file.display()))
-        .and_then(|def| {
-            npu_core::internal::resolve_target(&def, |path| {
-                npu_core::target::read_file(&dir.join(path))
-            })
-            .map_err(|d| d.render(&text))
-        });
-    proc_macro2::extra::invalidate_current_thread_spans();
-    target
 }
 
 fn body_source(

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use clap::ValueEnum;
-use npu_core::Target;
 use npu_core::file::Kind;
 use npu_tune::atomic::write_atomic;
 use npu_tune::draft::examples::{self, Example, Tolerance};

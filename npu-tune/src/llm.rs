@@ -59,6 +59,9 @@ pub struct LlmConfig {
     pub timeout: Duration,
     /// How many times a transient failure is retried; default 3 (so 4 tries).
     pub max_retries: u32,
+    /// How many requests may be in flight at once when a server answers one choice
+    /// per request (the llama.cpp server with several slots, vLLM); default 1.
+    pub jobs: usize,
     /// The first wait between tries; it doubles after each retry, up to
     /// [`MAX_BACKOFF`]. Default 1 s.
     pub backoff: Duration,
@@ -73,6 +76,20 @@ pub struct Completion {
     pub attempts: u32,
     /// Token counts summed over the requests, when the server reported any.
     pub usage: Option<Usage>,
+}
+
+impl Completion {
+    /// Adds an answer's choices and token counts.
+    fn absorb(&mut self, answer: Answer) {
+        self.choices.extend(answer.choices);
+        if let Some(usage) = answer.usage {
+            let total = self.usage.get_or_insert_with(Usage::default);
+            total.prompt_tokens = total.prompt_tokens.saturating_add(usage.prompt_tokens);
+            total.completion_tokens = total
+                .completion_tokens
+                .saturating_add(usage.completion_tokens);
+        }
+    }
 }
 
 /// A blocking chat-completions client. Cheap to clone; `complete` takes `&self`, so
@@ -102,6 +119,7 @@ impl LlmConfig {
             max_tokens: 1024,
             timeout: Duration::from_secs(120),
             max_retries: 3,
+            jobs: 1,
             backoff: Duration::from_secs(1),
         }
     }
@@ -143,6 +161,7 @@ impl fmt::Debug for LlmConfig {
             .field("max_tokens", &self.max_tokens)
             .field("timeout", &self.timeout)
             .field("max_retries", &self.max_retries)
+            .field("jobs", &self.jobs)
             .field("backoff", &self.backoff)
             .finish()
     }
@@ -212,29 +231,22 @@ impl LlmClient {
             if missing == 0 {
                 break;
             }
-            let ask = if self.single_choice.load(Ordering::Relaxed) {
-                missing.min(1)
-            } else {
-                missing
-            };
-            match self.complete_with_retries(messages, ask, constraint, &mut completion.attempts) {
-                Err(error) if ask > 1 && refuses_n(&error) => {
-                    self.single_choice.store(true, Ordering::Relaxed);
-                    continue;
-                }
-                Ok(answer) => {
-                    completion.choices.extend(answer.choices);
-                    if let Some(usage) = answer.usage {
-                        let total = completion.usage.get_or_insert_with(Usage::default);
-                        total.prompt_tokens =
-                            total.prompt_tokens.saturating_add(usage.prompt_tokens);
-                        total.completion_tokens = total
-                            .completion_tokens
-                            .saturating_add(usage.completion_tokens);
+            let single = self.single_choice.load(Ordering::Relaxed);
+            let ask = if single { missing.min(1) } else { missing };
+            let parallel = if single { self.jobs(missing) } else { 1 };
+            let answers = self.requests(messages, ask, parallel, constraint, &mut completion);
+            for answer in answers {
+                match answer {
+                    Err(error) if ask > 1 && refuses_n(&error) => {
+                        self.single_choice.store(true, Ordering::Relaxed);
+                    }
+                    Ok(answer) => completion.absorb(answer),
+                    Err(error) if completion.choices.is_empty() => return Err(error),
+                    Err(_) => {
+                        completion.choices.truncate(wanted);
+                        return Ok(completion);
                     }
                 }
-                Err(error) if completion.choices.is_empty() => return Err(error),
-                Err(_) => break,
             }
             if completion.choices.len() >= wanted {
                 break;
@@ -279,6 +291,53 @@ impl LlmClient {
             Ok(_) => Err(format!("{reason}; it also ignored a JSON Schema")),
             Err(error) => Err(format!("{reason}; it refused a JSON Schema: {error}")),
         }
+    }
+
+    /// How many one-choice requests to send at once for `missing` choices.
+    fn jobs(&self, missing: u32) -> u32 {
+        let jobs = u32::try_from(self.config.jobs).unwrap_or(u32::MAX);
+        missing.min(jobs.max(1))
+    }
+
+    /// `parallel` requests for `n` choices each, at once when more than one, answers
+    /// in the order the requests were made (so a run is reproducible from its seeds
+    /// whatever order the server answers in).
+    fn requests(
+        &self,
+        messages: &[ChatMessage],
+        n: u32,
+        parallel: u32,
+        constraint: Option<&Constraint>,
+        completion: &mut Completion,
+    ) -> Vec<Result<Answer, LlmError>> {
+        if parallel <= 1 {
+            let answer =
+                self.complete_with_retries(messages, n, constraint, &mut completion.attempts);
+            return vec![answer];
+        }
+        let answered: Vec<(Result<Answer, LlmError>, u32)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..parallel)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut attempts = 0;
+                        let answer =
+                            self.complete_with_retries(messages, n, constraint, &mut attempts);
+                        (answer, attempts)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| handle.join().expect("a request thread does not panic"))
+                .collect()
+        });
+        answered
+            .into_iter()
+            .map(|(answer, attempts)| {
+                completion.attempts = completion.attempts.saturating_add(attempts);
+                answer
+            })
+            .collect()
     }
 
     /// One request for `n` choices, retried while its failures are transient.

@@ -135,6 +135,34 @@ fn a_server_refusing_n_gets_one_choice_per_request() {
     );
 }
 
+/// With `jobs`, the one-choice requests after a refused `n` are in flight together
+/// (the server answers only requests that meet), and the choices keep request order.
+#[test]
+fn jobs_send_one_choice_requests_at_once() {
+    let refusal = r#"{"error":{"code":400,"message":"Field 'n': Value must be between 1 <= value <= 1, but got 4","type":"invalid_request_error"}}"#;
+    let arrived = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let together = |text: &str| {
+        Behaviour::Together(
+            Arc::clone(&arrived),
+            3,
+            Box::new(Behaviour::Reply(text.into())),
+        )
+    };
+    let server = ChatServer::start(vec![
+        Behaviour::Status(400, refusal.into()),
+        together("same"),
+        together("same"),
+        together("same"),
+        Behaviour::Reply("last".into()),
+    ]);
+    let mut config = config(&server);
+    config.jobs = 3;
+    let (client, _) = recording_client(config);
+    let completion = client.complete(&messages(), 4).unwrap();
+    assert_eq!(completion.choices, vec!["same", "same", "same", "last"]);
+    assert_eq!(completion.attempts, 5);
+}
+
 #[test]
 fn n_choices_in_one_request_are_cut_to_n() {
     let texts = ["a", "b", "c", "d"].map(String::from).to_vec();

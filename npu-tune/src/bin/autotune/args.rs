@@ -100,17 +100,8 @@ pub(crate) struct TuneArgs {
     /// Skip the random and grid baselines.
     #[arg(long)]
     pub(crate) no_baselines: bool,
-    /// Chat-completions base URL, e.g. http://127.0.0.1:8766/v1 (env NPU_LLM_URL).
-    #[arg(long)]
-    pub(crate) llm_url: Option<String>,
-    /// Model name (env NPU_LLM_MODEL).
-    #[arg(long)]
-    pub(crate) llm_model: Option<String>,
-    #[arg(long, default_value_t = 0.8)]
-    pub(crate) temperature: f32,
-    /// Seconds one LLM request may take.
-    #[arg(long, default_value_t = 300)]
-    pub(crate) llm_timeout: u64,
+    #[command(flatten)]
+    pub(crate) llm: crate::llm_args::LlmArgs,
     /// Record the LLM's replies to FILE, for --generator replay.
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,

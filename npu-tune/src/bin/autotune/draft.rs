@@ -11,7 +11,7 @@ use npu_tune::atomic::write_atomic;
 use npu_tune::draft::examples::{self, Example, Tolerance};
 use npu_tune::draft::run::{BodySource, LlmBodies, ReplayBodies};
 use npu_tune::draft::{DraftConfig, Drafted, Task, draft};
-use npu_tune::llm::{LlmClient, LlmConfig};
+use npu_tune::llm::LlmClient;
 use npu_tune::replay::{Replayer, Transcript};
 
 /// Where candidate bodies come from.
@@ -51,17 +51,8 @@ pub(crate) struct DraftArgs {
     /// Absolute tolerance of the comparison (default: per output dtype).
     #[arg(long, requires = "rtol")]
     atol: Option<f64>,
-    /// Chat-completions base URL, e.g. http://127.0.0.1:8766/v1 (env NPU_LLM_URL).
-    #[arg(long)]
-    llm_url: Option<String>,
-    /// Model name (env NPU_LLM_MODEL).
-    #[arg(long)]
-    llm_model: Option<String>,
-    #[arg(long, default_value_t = 0.8)]
-    temperature: f32,
-    /// Seconds one LLM request may take.
-    #[arg(long, default_value_t = 300)]
-    llm_timeout: u64,
+    #[command(flatten)]
+    llm: crate::llm_args::LlmArgs,
     /// Ask the server to decode under the body grammar of the signature (GBNF).
     #[arg(long, default_value = "gbnf", value_parser = ["gbnf", "none"])]
     llm_constrain: String,
@@ -98,11 +89,10 @@ pub(crate) fn run(args: &DraftArgs) -> Result<(), String> {
         }
         None => Vec::new(),
     };
-    let recording = args.record.as_ref().map(|_| {
-        Arc::new(Mutex::new(Transcript::new(
-            args.llm_model.clone().unwrap_or_default(),
-        )))
-    });
+    let recording = args
+        .record
+        .as_ref()
+        .map(|_| Arc::new(Mutex::new(Transcript::new(args.llm.model()))));
     let mut source = body_source(args, recording.clone())?;
     let config = DraftConfig {
         rounds: args.rounds.max(1),
@@ -160,19 +150,10 @@ fn body_source(
             Ok(Box::new(ReplayBodies(Replayer::new(transcript))))
         }
         DraftGenerator::Llm => {
-            let mut config =
-                LlmConfig::from_env().unwrap_or_else(|| LlmConfig::new(String::new(), "default"));
-            if let Some(url) = &args.llm_url {
-                config.base_url = url.clone();
-            }
-            if let Some(model) = &args.llm_model {
-                config.model = model.clone();
-            }
-            if config.base_url.is_empty() {
-                return Err("drafting needs a model: --llm-url URL or NPU_LLM_URL (e.g. http://127.0.0.1:8766/v1), or --generator replay".into());
-            }
-            config.temperature = args.temperature;
-            config.timeout = std::time::Duration::from_secs(args.llm_timeout);
+            let config = args
+                .llm
+                .config("drafting")
+                .map_err(|e| format!("{e}, or --generator replay"))?;
             Ok(Box::new(LlmBodies {
                 client: LlmClient::new(config),
                 constrain: args.llm_constrain == "gbnf",

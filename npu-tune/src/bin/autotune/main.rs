@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod draft;
+mod llm_args;
 mod problems;
 mod progress;
 mod tune;

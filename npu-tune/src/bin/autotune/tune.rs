@@ -4,7 +4,6 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use npu_emit::Backend;
 use npu_tune::atomic::write_atomic;
@@ -15,7 +14,7 @@ use npu_tune::grammar::ConstrainMode;
 use npu_tune::kernels::{self, SUITE};
 use npu_tune::knowledge::KnowledgeBase;
 use npu_tune::knowledge::distill::distill;
-use npu_tune::llm::{LlmClient, LlmConfig};
+use npu_tune::llm::LlmClient;
 use npu_tune::record::KernelResult;
 use npu_tune::replay::Transcript;
 use npu_tune::report;
@@ -37,11 +36,10 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<(), String> {
     }
     let (problems, asked) = select(args)?;
     let emit = emit_request(args)?;
-    let recording = args.record.as_ref().map(|_| {
-        Arc::new(Mutex::new(Transcript::new(
-            args.llm_model.clone().unwrap_or_default(),
-        )))
-    });
+    let recording = args
+        .record
+        .as_ref()
+        .map(|_| Arc::new(Mutex::new(Transcript::new(args.llm.model()))));
     let (mut generator, model) = build_generator(args, recording.clone())?;
     let config = run_config(args);
     std::fs::create_dir_all(&args.report_dir)
@@ -170,7 +168,7 @@ fn build_generator(
             (Box::new(Replay::new(transcript)), none)
         }
         GeneratorKind::Llm | GeneratorKind::LlmHeuristic => {
-            let config = llm_config(args)?;
+            let config = args.llm.config("the llm generator")?;
             let model = config.model.clone();
             let mut llm = Llm::constrained(
                 LlmClient::new(config),
@@ -188,24 +186,6 @@ fn build_generator(
             }
         }
     })
-}
-
-/// The chat-completions endpoint: the environment's, then the command line's.
-fn llm_config(args: &TuneArgs) -> Result<LlmConfig, String> {
-    let mut config =
-        LlmConfig::from_env().unwrap_or_else(|| LlmConfig::new(String::new(), "default"));
-    if let Some(url) = &args.llm_url {
-        config.base_url = url.clone();
-    }
-    if let Some(model) = &args.llm_model {
-        config.model = model.clone();
-    }
-    if config.base_url.is_empty() {
-        return Err("the llm generator needs an endpoint: --llm-url URL or NPU_LLM_URL (e.g. http://127.0.0.1:8766/v1)".into());
-    }
-    config.temperature = args.temperature;
-    config.timeout = Duration::from_secs(args.llm_timeout);
-    Ok(config)
 }
 
 fn constrain_mode(constrain: Constrain) -> ConstrainMode {

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -31,6 +31,10 @@ pub enum Behaviour {
     StatusRetryAfter(u16, u64),
     /// Waits, then behaves as the inner behaviour.
     Delay(Duration, Box<Behaviour>),
+    /// Counts itself in, waits (up to 5 s) until the count reaches the number, then
+    /// behaves as the inner behaviour; 500 "alone" when the wait runs out. Requests
+    /// sent one after another never meet, so only concurrent ones get the answer.
+    Together(Arc<AtomicUsize>, usize, Box<Behaviour>),
     /// 200 with this body, e.g. JSON that does not parse.
     RawBody(String),
     /// 200 with `"choices": []`.
@@ -257,6 +261,17 @@ fn respond(
             let until = Instant::now() + delay;
             while Instant::now() < until && !stop.load(Ordering::SeqCst) {
                 thread::sleep(Duration::from_millis(5));
+            }
+            respond(stream, *then, model, stop)
+        }
+        Behaviour::Together(arrived, count, then) => {
+            arrived.fetch_add(1, Ordering::SeqCst);
+            let until = Instant::now() + Duration::from_secs(5);
+            while arrived.load(Ordering::SeqCst) < count {
+                if Instant::now() > until || stop.load(Ordering::SeqCst) {
+                    return write_response(stream, 500, "text/plain", &[], "alone");
+                }
+                thread::sleep(Duration::from_millis(2));
             }
             respond(stream, *then, model, stop)
         }

@@ -29,6 +29,8 @@ pub mod prompt;
 pub mod retrieve;
 #[cfg(feature = "llm")]
 pub mod run;
+#[cfg(feature = "llm")]
+pub mod scoreboard;
 mod signature;
 
 #[cfg(feature = "llm")]

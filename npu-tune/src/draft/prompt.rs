@@ -43,28 +43,41 @@ pub fn contract() -> String {
     )
 }
 
+/// What a drafting prompt carries beside the language contract, the task, an example
+/// and the feedback: what the evaluation's variants switch off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    /// Bundled kernels like the task, as worked examples (`retrieve`).
+    pub worked_examples: bool,
+    /// The idioms of knowledge/idioms.toml the description calls for.
+    pub idioms: bool,
+}
+
+impl Default for Parts {
+    fn default() -> Self {
+        Parts {
+            worked_examples: true,
+            idioms: true,
+        }
+    }
+}
+
 /// The chat for one round: the system message, then the task with the feedback of
-/// `history`.
-pub fn messages(task: &Task, examples: &[Example], history: &[Attempt]) -> Vec<ChatMessage> {
+/// `history`, with the `parts` asked for.
+pub fn messages(
+    task: &Task,
+    examples: &[Example],
+    history: &[Attempt],
+    parts: Parts,
+) -> Vec<ChatMessage> {
     let system = "You write the body of a kernel in the npu kernel language: its statements, \
                   nothing else (no signature, no braces, no schedule, no prose).";
     let mut user = format!("The language:\n{}\n", contract());
-    let idioms = super::idioms::builtin();
-    let description = format!("{} {}", task.name.replace('_', " "), task.doc);
-    for idiom in super::idioms::relevant(&idioms, &description, IDIOMS) {
-        let _ = writeln!(
-            user,
-            "\nIdiom: {}\n```\n{}\n```",
-            idiom.rationale,
-            idiom.example.trim()
-        );
+    if parts.idioms {
+        user += &idioms(task);
     }
-    let worked = super::retrieve::worked_examples(task, WORKED_EXAMPLES);
-    if !worked.is_empty() {
-        user += "\nKernels written in it:\n";
-        for kernel in worked {
-            let _ = writeln!(user, "```\n{}```", kernel);
-        }
+    if parts.worked_examples {
+        user += &worked_examples(task);
     }
     let _ = writeln!(
         user,
@@ -76,6 +89,35 @@ pub fn messages(task: &Task, examples: &[Example], history: &[Attempt]) -> Vec<C
     }
     user += &feedback(history);
     vec![ChatMessage::system(system), ChatMessage::user(user)]
+}
+
+/// The idioms the task's name and description call for.
+fn idioms(task: &Task) -> String {
+    let mut user = String::new();
+    let idioms = super::idioms::builtin();
+    let description = format!("{} {}", task.name.replace('_', " "), task.doc);
+    for idiom in super::idioms::relevant(&idioms, &description, IDIOMS) {
+        let _ = writeln!(
+            user,
+            "\nIdiom: {}\n```\n{}\n```",
+            idiom.rationale,
+            idiom.example.trim()
+        );
+    }
+    user
+}
+
+/// The bundled kernels most like the task, as worked examples.
+fn worked_examples(task: &Task) -> String {
+    let worked = super::retrieve::worked_examples(task, WORKED_EXAMPLES);
+    if worked.is_empty() {
+        return String::new();
+    }
+    let mut user = String::from("\nKernels written in it:\n");
+    for kernel in worked {
+        let _ = writeln!(user, "```\n{}```", kernel);
+    }
+    user
 }
 
 /// The first values of an example's tensors.

@@ -17,6 +17,9 @@ use crate::replay::{Replayer, Transcript};
 #[derive(Debug)]
 pub struct BodyRequest<'a> {
     pub task: &'a Task,
+    /// What recordings file the round under: the kernel's name, or
+    /// `VARIANT/NAME` in an evaluation of several prompt variants.
+    pub key: String,
     pub round: u32,
     pub count: usize,
     pub messages: Vec<ChatMessage>,
@@ -66,7 +69,7 @@ impl BodySource for LlmBodies {
                 Vec::new()
             };
             transcript.record_full(
-                &request.task.name,
+                &request.key,
                 request.round,
                 &prompt,
                 constraints,
@@ -87,14 +90,12 @@ impl BodySource for ReplayBodies {
     }
 
     fn propose(&mut self, request: &BodyRequest) -> Result<Vec<String>, String> {
-        self.0
-            .next(&request.task.name, request.round)
-            .ok_or_else(|| {
-                format!(
-                    "the recording has no round {} for kernel `{}`",
-                    request.round, request.task.name
-                )
-            })
+        self.0.next(&request.key, request.round).ok_or_else(|| {
+            format!(
+                "the recording has no round {} for `{}`",
+                request.round, request.key
+            )
+        })
     }
 }
 
@@ -136,6 +137,10 @@ pub struct DraftConfig {
     pub rounds: u32,
     pub candidates: usize,
     pub tolerance: Option<Tolerance>,
+    /// What the prompt carries beside the task and the feedback.
+    pub parts: prompt::Parts,
+    /// The evaluation variant the run belongs to, which prefixes recording keys.
+    pub variant: Option<&'static str>,
 }
 
 /// Drafts `task`'s body on `target`: up to `config.rounds` rounds of
@@ -159,9 +164,13 @@ pub fn draft(
     for round in 0..config.rounds {
         let request = BodyRequest {
             task,
+            key: match config.variant {
+                Some(variant) => format!("{variant}/{}", task.name),
+                None => task.name.clone(),
+            },
             round,
             count: config.candidates,
-            messages: prompt::messages(task, examples, &drafted.attempts),
+            messages: prompt::messages(task, examples, &drafted.attempts, config.parts),
             grammar: grammar.clone(),
         };
         let replies = source.propose(&request)?;

@@ -3,6 +3,7 @@
 
 mod ablation;
 mod draft;
+mod draft_eval;
 mod emit;
 mod journal;
 mod llm_client;

@@ -12,6 +12,8 @@ use npu_tune::draft::examples::{self, Example, Tolerance};
 use npu_tune::draft::run::{BodySource, LlmBodies, ReplayBodies};
 use npu_tune::draft::{DraftConfig, Drafted, Task, draft};
 use npu_tune::llm::LlmClient;
+
+use crate::llm_args::LlmArgs;
 use npu_tune::replay::{Replayer, Transcript};
 
 /// Where candidate bodies come from.
@@ -101,6 +103,8 @@ pub(crate) fn run(args: &DraftArgs) -> Result<(), String> {
             .rtol
             .zip(args.atol)
             .map(|(rtol, atol)| Tolerance { rtol, atol }),
+        parts: Default::default(),
+        variant: None,
     };
     let drafted = draft(&task, &target, &examples, source.as_mut(), &config);
     if let (Some(path), Some(recording)) = (&args.record, &recording)
@@ -140,25 +144,46 @@ fn body_source(
     args: &DraftArgs,
     recording: Option<Arc<Mutex<Transcript>>>,
 ) -> Result<Box<dyn BodySource>, String> {
-    match args.generator {
-        DraftGenerator::Replay => {
-            let path = args
-                .replay
-                .as_ref()
-                .ok_or("--generator replay needs --replay FILE")?;
-            let transcript = Transcript::load(path).map_err(|e| e.to_string())?;
-            Ok(Box::new(ReplayBodies(Replayer::new(transcript))))
-        }
-        DraftGenerator::Llm => {
-            let config = args
-                .llm
-                .config("drafting")
-                .map_err(|e| format!("{e}, or --generator replay"))?;
-            Ok(Box::new(LlmBodies {
-                client: LlmClient::new(config),
-                constrain: args.llm_constrain == "gbnf",
-                recording,
-            }))
+    let how = Sourcing {
+        generator: args.generator,
+        replay: args.replay.as_deref(),
+        llm: &args.llm,
+        recording,
+    };
+    how.source(args.llm_constrain == "gbnf")
+}
+
+/// Where a drafting run's bodies come from.
+pub(crate) struct Sourcing<'a> {
+    pub(crate) generator: DraftGenerator,
+    pub(crate) replay: Option<&'a Path>,
+    pub(crate) llm: &'a LlmArgs,
+    pub(crate) recording: Option<Arc<Mutex<Transcript>>>,
+}
+
+impl Sourcing<'_> {
+    /// The body source; a model's replies decoded under the body grammar when
+    /// `constrain`.
+    pub(crate) fn source(&self, constrain: bool) -> Result<Box<dyn BodySource>, String> {
+        match self.generator {
+            DraftGenerator::Replay => {
+                let path = self
+                    .replay
+                    .ok_or("--generator replay needs --replay FILE")?;
+                let transcript = Transcript::load(path).map_err(|e| e.to_string())?;
+                Ok(Box::new(ReplayBodies(Replayer::new(transcript))))
+            }
+            DraftGenerator::Llm => {
+                let config = self
+                    .llm
+                    .config("drafting")
+                    .map_err(|e| format!("{e}, or --generator replay"))?;
+                Ok(Box::new(LlmBodies {
+                    client: LlmClient::new(config),
+                    constrain,
+                    recording: self.recording.clone(),
+                }))
+            }
         }
     }
 }

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod draft;
+mod draft_eval;
 mod llm_args;
 mod problems;
 mod progress;
@@ -61,13 +62,23 @@ enum Command {
     /// Write a kernel's body from its description with a model, checked against examples.
     #[command(after_help = DRAFT_EXAMPLES)]
     Draft(draft::DraftArgs),
+    /// Measure drafting on the frozen evaluation set (npu-tune/eval): Comp@1, Pass@1
+    /// and Pass@(R×K) per category, under each prompt variant.
+    #[command(name = "draft-eval", after_help = DRAFT_EVAL_EXAMPLES)]
+    DraftEval(draft_eval::DraftEvalArgs),
 }
+
+const DRAFT_EVAL_EXAMPLES: &str = "Examples:
+  NPU_LLM_URL=http://127.0.0.1:8766/v1 autotune draft-eval --record drafts.json --table table.md
+  autotune draft-eval --only fresh --variants full --rounds 1 --candidates 2
+  autotune draft-eval --generator replay --replay npu-tune/tests/fixtures/draft-eval-qwen2.5-coder-1.5b.json";
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Tune(args)) => tune::tune(&args),
         Some(Command::Draft(args)) => draft::run(&args),
+        Some(Command::DraftEval(args)) => draft_eval::run(&args),
         None => tune::tune(&cli.tune),
     };
     match result {

@@ -1,0 +1,138 @@
+//! `autotune draft-eval`: the drafting loop on the frozen evaluation set
+//! (`npu-tune/eval`), under each prompt variant, with the table of Comp@1, Pass@1 and
+//! Pass@(R×K) per group.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use npu_tune::atomic::write_atomic;
+use npu_tune::draft::eval::{self, EvalKernel};
+use npu_tune::draft::scoreboard::{self, Budget, Score, Variant};
+use npu_tune::replay::Transcript;
+
+use crate::draft::{DraftGenerator, Sourcing};
+use crate::llm_args::LlmArgs;
+
+/// What `autotune draft-eval` takes.
+#[derive(Debug, clap::Args)]
+pub(crate) struct DraftEvalArgs {
+    /// The evaluation set: `subset.toml` and `fresh/*.npu`.
+    #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/eval"))]
+    set: PathBuf,
+    /// The variants to run, in order: plain (no grammar), grammar, full (grammar,
+    /// retrieved worked examples and idioms).
+    #[arg(long, value_delimiter = ',', default_value = "plain,grammar,full", value_parser = variant)]
+    variants: Vec<Variant>,
+    /// Only these kernels (comma-separated names) or groups (a category, `fresh`).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    only: Vec<String>,
+    #[arg(long, value_enum, default_value = "llm")]
+    generator: DraftGenerator,
+    #[arg(long, default_value_t = 3)]
+    rounds: u32,
+    /// Candidate bodies per round.
+    #[arg(long, default_value_t = 4)]
+    candidates: usize,
+    #[command(flatten)]
+    llm: LlmArgs,
+    /// Record the model's replies to FILE (saved after every kernel), for --generator
+    /// replay.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// The recording --generator replay reads.
+    #[arg(long, value_name = "FILE")]
+    replay: Option<PathBuf>,
+    /// Write the table (Markdown) to FILE and the scores beside it as FILE's `.json`.
+    #[arg(long, value_name = "FILE")]
+    table: Option<PathBuf>,
+}
+
+fn variant(name: &str) -> Result<Variant, String> {
+    Variant::from_name(name).ok_or_else(|| format!("`{name}` is not plain, grammar or full"))
+}
+
+/// Runs `autotune draft-eval` with `args`.
+pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
+    let set = selected(eval::load(&args.set)?, &args.only)?;
+    let recording = args
+        .record
+        .as_ref()
+        .map(|_| Arc::new(Mutex::new(Transcript::new(args.llm.model()))));
+    let sourcing = Sourcing {
+        generator: args.generator,
+        replay: args.replay.as_deref(),
+        llm: &args.llm,
+        recording: recording.clone(),
+    };
+    let budget = Budget {
+        rounds: args.rounds.max(1),
+        candidates: args.candidates.max(1),
+    };
+    let total = set.len() * args.variants.len();
+    let mut done = 0;
+    let mut source = |variant: Variant| sourcing.source(variant.constrained());
+    let mut progress = |score: &Score| {
+        done += 1;
+        eprintln!("[{done}/{total}] {}", line(score));
+        save(args, recording.as_ref());
+    };
+    let scores = scoreboard::evaluate(&set, &args.variants, budget, &mut source, &mut progress);
+    save(args, recording.as_ref());
+    let scores = scores?;
+    let table = scoreboard::table(&scores, budget);
+    print!("{table}");
+    write_table(args, &table, &scores)
+}
+
+/// The kernels of `set` that `only` names (by kernel or group); all when empty.
+fn selected(set: Vec<EvalKernel>, only: &[String]) -> Result<Vec<EvalKernel>, String> {
+    if only.is_empty() {
+        return Ok(set);
+    }
+    let kept: Vec<EvalKernel> = set
+        .into_iter()
+        .filter(|k| only.iter().any(|o| *o == k.task.name || *o == k.group))
+        .collect();
+    match kept.is_empty() {
+        true => Err(format!(
+            "--only {} names no kernel or group of the set",
+            only.join(",")
+        )),
+        false => Ok(kept),
+    }
+}
+
+/// A score as one progress line.
+fn line(score: &Score) -> String {
+    format!(
+        "{} {}: Comp@1 {:.0}%  Pass@1 {:.0}%  solved {}  rounds {}",
+        score.variant.name(),
+        score.kernel,
+        score.comp1 * 100.0,
+        score.pass1 * 100.0,
+        if score.solved { "yes" } else { "no" },
+        score.rounds
+    )
+}
+
+/// Saves the recording so far, so an interrupted run keeps what the model said.
+fn save(args: &DraftEvalArgs, recording: Option<&Arc<Mutex<Transcript>>>) {
+    if let (Some(path), Some(recording)) = (&args.record, recording)
+        && let Ok(transcript) = recording.lock()
+        && let Err(error) = transcript.save(path)
+    {
+        eprintln!("warning: cannot save the recording: {error}");
+    }
+}
+
+fn write_table(args: &DraftEvalArgs, table: &str, scores: &[Score]) -> Result<(), String> {
+    let Some(path) = &args.table else {
+        return Ok(());
+    };
+    write_atomic(path, table.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let json = serde_json::to_string_pretty(scores).map_err(|e| e.to_string())?;
+    let data = path.with_extension("json");
+    write_atomic(&data, json.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", data.display()))
+}

@@ -1,0 +1,81 @@
+//! The drafting evaluation: scores and the table from replies given in the test,
+//! and the recorded run of a real small model replayed offline.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use npu_tune::draft::eval::{self, EvalKernel};
+use npu_tune::draft::run::{BodySource, ReplayBodies};
+use npu_tune::draft::scoreboard::{self, Budget, Score, Variant};
+use npu_tune::replay::{Replayer, Transcript};
+
+fn set() -> Vec<EvalKernel> {
+    eval::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("eval")).unwrap()
+}
+
+/// Runs `variants` over the kernels of `set` named in `transcript`, replaying it.
+fn replay(
+    set: &[EvalKernel],
+    transcript: &Transcript,
+    variants: &[Variant],
+    budget: Budget,
+) -> Vec<Score> {
+    let recorded: BTreeSet<&str> = transcript
+        .exchanges
+        .iter()
+        .filter_map(|e| e.kernel.split_once('/').map(|(_, kernel)| kernel))
+        .collect();
+    let kernels: Vec<EvalKernel> = set
+        .iter()
+        .filter(|k| recorded.contains(k.task.name.as_str()))
+        .cloned()
+        .collect();
+    let mut source = |_: Variant| -> Result<Box<dyn BodySource>, String> {
+        Ok(Box::new(ReplayBodies(Replayer::new(transcript.clone()))))
+    };
+    scoreboard::evaluate(&kernels, variants, budget, &mut source, &mut |_| {}).unwrap()
+}
+
+/// A first round with one body that checks and matches and one that does not check,
+/// then a kernel whose first body checks but computes other values and whose second
+/// round fixes it: Comp@1, Pass@1 and Pass@(2×2) say so.
+#[test]
+fn scores_count_checks_matches_and_rounds() {
+    let mut transcript = Transcript::new("scripted");
+    let replies = |texts: &[&str]| texts.iter().map(|t| t.to_string()).collect();
+    transcript.record(
+        "full/hard_tanh",
+        0,
+        "p",
+        replies(&["y[i] = min(max(x[i], -1), 1);", "y[i] = clamp(x);"]),
+    );
+    transcript.record(
+        "full/outer_product",
+        0,
+        "p",
+        replies(&["c[m, n] = a[m] + b[n];", "c[m, n] = a[m] - b[n];"]),
+    );
+    transcript.record(
+        "full/outer_product",
+        1,
+        "p",
+        replies(&["```\nc[m, n] = a[m] * b[n];\n```", "c[m, n] = b[n];"]),
+    );
+    let budget = Budget {
+        rounds: 2,
+        candidates: 2,
+    };
+    let scores = replay(&set(), &transcript, &[Variant::Full], budget);
+    let summary: Vec<_> = scores
+        .iter()
+        .map(|s| (s.kernel.as_str(), s.comp1, s.pass1, s.solved, s.rounds))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("hard_tanh", 0.5, 0.5, true, 1),
+            ("outer_product", 1.0, 0.0, true, 2)
+        ]
+    );
+    insta::assert_snapshot!(scoreboard::table(&scores, budget));
+}

@@ -18,6 +18,7 @@
 //! assert!(task.with_body("y[i] = x[i] * 2.0;").contains("{\n    y[i] = x[i] * 2.0;\n}"));
 //! ```
 
+mod arrays;
 #[cfg(feature = "llm")]
 mod attempt;
 pub mod eval;

@@ -12,6 +12,14 @@
 //! parameter or a 0-d output is a list of one value. Each value is rounded to its
 //! tensor's declared dtype when read, so a bf16 tensor is written as the decimal values
 //! of its elements, as any other.
+//!
+//! NumPy files work too ([`from_npz`], [`from_npy_dir`]): an `.npz` archive
+//! (`np.savez`) whose arrays are named after the signature's inputs and outputs holds
+//! one example; names `0/x`, `0/y`, `1/x`, ... hold several. A directory of `NAME.npy`
+//! files holds one. Any integer, float or bool array is read by value and rounded to
+//! the tensor's dtype, as JSON numbers are; NumPy has no bf16, so a bf16 tensor is
+//! saved as a float32 (or float64) array of its values. Arrays must be C-ordered and
+//! have the tensor's shape (a scalar parameter: shape `()` or `(1,)`).
 
 use std::collections::BTreeMap;
 
@@ -202,22 +210,98 @@ pub fn from_json(text: &str, ports: &[Port]) -> Result<Vec<Example>, String> {
         .iter()
         .enumerate()
         .map(|(index, entry)| {
-            let inputs = tensors(ports, false, &entry.inputs);
-            let expected = tensors(ports, true, &entry.outputs);
-            match (inputs, expected) {
-                (Ok(inputs), Ok(expected)) => Ok(Example { inputs, expected }),
-                (Err(why), _) | (_, Err(why)) => Err(format!("examples[{index}]: {why}")),
-            }
+            let named = |values: &BTreeMap<String, Vec<Value>>| -> Result<Named, String> {
+                values
+                    .iter()
+                    .map(|(name, values)| {
+                        let values = values.iter().map(Value::to_f64).collect::<Result<_, _>>()?;
+                        Ok((
+                            name.clone(),
+                            Array {
+                                shape: None,
+                                values,
+                            },
+                        ))
+                    })
+                    .collect()
+            };
+            let example = named(&entry.inputs)
+                .and_then(|inputs| Ok((inputs, named(&entry.outputs)?)))
+                .and_then(|(inputs, outputs)| example(ports, &inputs, &outputs));
+            example.map_err(|why| format!("examples[{index}]: {why}"))
         })
         .collect()
 }
 
+/// Reads the examples of an `.npz` archive's bytes for a signature (see the module
+/// docs for the names).
+pub fn from_npz(bytes: &[u8], ports: &[Port]) -> Result<Vec<Example>, String> {
+    let arrays = super::arrays::read_npz(bytes)?;
+    let mut examples: BTreeMap<Option<u64>, Named> = BTreeMap::new();
+    for (name, array) in arrays {
+        let (index, port) = match name.split_once('/') {
+            Some((index, port)) => {
+                let index = index
+                    .parse()
+                    .map_err(|_| format!("array `{name}`: `{index}` is not an example number"))?;
+                (Some(index), port.to_string())
+            }
+            None => (None, name),
+        };
+        examples.entry(index).or_default().insert(port, array);
+    }
+    if examples.contains_key(&None) && examples.len() > 1 {
+        return Err("name every array `K/NAME`, or none: the archive mixes both".into());
+    }
+    if examples.is_empty() {
+        return Err("the archive holds no arrays".into());
+    }
+    examples
+        .into_iter()
+        .map(|(index, named)| {
+            let (inputs, outputs) = split(ports, named);
+            example(ports, &inputs, &outputs).map_err(|why| match index {
+                Some(index) => format!("example {index}: {why}"),
+                None => why,
+            })
+        })
+        .collect()
+}
+
+/// Reads the one example of a directory of `NAME.npy` files.
+pub fn from_npy_dir(dir: &std::path::Path, ports: &[Port]) -> Result<Vec<Example>, String> {
+    let named = super::arrays::read_npy_dir(dir)?;
+    let (inputs, outputs) = split(ports, named);
+    Ok(vec![example(ports, &inputs, &outputs)?])
+}
+
+/// Named arrays split into the signature's outputs and the rest.
+fn split(ports: &[Port], named: Named) -> (Named, Named) {
+    named
+        .into_iter()
+        .partition(|(name, _)| !ports.iter().any(|p| p.output && &p.name == name))
+}
+
+/// Arrays by name: an example's inputs or outputs.
+type Named = BTreeMap<String, Array>;
+
+/// An array's values in row-major order, with its shape when the file has one.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Array {
+    pub(super) shape: Option<Vec<u64>>,
+    pub(super) values: Vec<f64>,
+}
+
+/// One example from its named inputs and outputs.
+fn example(ports: &[Port], inputs: &Named, outputs: &Named) -> Result<Example, String> {
+    Ok(Example {
+        inputs: tensors(ports, false, inputs)?,
+        expected: tensors(ports, true, outputs)?,
+    })
+}
+
 /// The tensors of one role, in signature order, from their named values.
-fn tensors(
-    ports: &[Port],
-    outputs: bool,
-    named: &BTreeMap<String, Vec<Value>>,
-) -> Result<Vec<HostTensor>, String> {
+fn tensors(ports: &[Port], outputs: bool, named: &Named) -> Result<Vec<HostTensor>, String> {
     let declared: Vec<&Port> = ports.iter().filter(|p| p.output == outputs).collect();
     let what = if outputs { "output" } else { "input" };
     if let Some(extra) = named
@@ -229,25 +313,39 @@ fn tensors(
     declared
         .iter()
         .map(|tensor| {
-            let values = named
+            let array = named
                 .get(&tensor.name)
                 .ok_or_else(|| format!("{what} `{}` is missing", tensor.name))?;
-            let dtype = tensor
-                .dtype
-                .ok_or_else(|| format!("{what} `{}` has no dtype npu knows", tensor.name))?;
-            let elements = tensor.shape.iter().product::<u64>() as usize;
-            if values.len() != elements {
-                return Err(format!(
-                    "{what} `{}` has {} values; its shape {:?} holds {elements}",
-                    tensor.name,
-                    values.len(),
-                    tensor.shape
-                ));
-            }
-            let values: Vec<f64> = values.iter().map(Value::to_f64).collect::<Result<_, _>>()?;
-            Ok(HostTensor::from_values(dtype, &tensor.shape, &values))
+            tensor_of(tensor, what, array)
         })
         .collect()
+}
+
+/// The tensor `port` of role `what` from `array`, which must fit its shape.
+fn tensor_of(port: &Port, what: &str, array: &Array) -> Result<HostTensor, String> {
+    let dtype = port
+        .dtype
+        .ok_or_else(|| format!("{what} `{}` has no dtype npu knows", port.name))?;
+    let elements = port.shape.iter().product::<u64>() as usize;
+    if array.values.len() != elements {
+        return Err(format!(
+            "{what} `{}` has {} values; its shape {:?} holds {elements}",
+            port.name,
+            array.values.len(),
+            port.shape
+        ));
+    }
+    let scalar = port.shape.is_empty();
+    if let Some(shape) = &array.shape
+        && *shape != port.shape
+        && !(scalar && shape.as_slice() == [1])
+    {
+        return Err(format!(
+            "{what} `{}` has shape {shape:?}; the signature says {:?}",
+            port.name, port.shape
+        ));
+    }
+    Ok(HostTensor::from_values(dtype, &port.shape, &array.values))
 }
 
 #[cfg(test)]

@@ -248,3 +248,42 @@ fn zero_d_statements_index_with_reduction_axes_only() {
         assert!(!statement.contains("[i"), "{body}");
     }
 }
+
+/// Examples NumPy wrote (tests/fixtures/examples/README.md says how): an `.npz` with
+/// two numbered examples, a directory of `.npy` files in other dtypes, read by value.
+#[test]
+fn numpy_examples_are_read_by_value_and_checked_against_the_shape() {
+    use npu_tune::draft::Outcome;
+    use npu_tune::draft::examples::{from_npy_dir, from_npz};
+
+    let task = Task::parse(
+        "/// Row sums.\nkernel rows(x: [f32; 4, 3]) -> y: [f32; 4] {}\ntarget ascend910b;\n",
+    )
+    .unwrap();
+    let target = npu_core::Target::preset("ascend910b").unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/examples");
+    let npz = from_npz(&std::fs::read(dir.join("rows.npz")).unwrap(), &task.ports).unwrap();
+    let npy = from_npy_dir(&dir.join("rows_npy"), &task.ports).unwrap();
+    assert_eq!((npz.len(), npy.len()), (2, 1));
+    assert_eq!(
+        npz[1], npy[0],
+        "the same values, whatever dtype they were saved in"
+    );
+    for examples in [&npz, &npy] {
+        let right = task.evaluate("y[i] = sum[k](x[i, k]);", &target, examples, None);
+        assert!(
+            matches!(right, Outcome::Matches { verified: true, .. }),
+            "{right:?}"
+        );
+        let wrong = task.evaluate("y[i] = max[k](x[i, k]);", &target, examples, None);
+        assert!(matches!(wrong, Outcome::Mismatch(_)), "{wrong:?}");
+    }
+    let bytes = std::fs::read(dir.join("rows_wrong_shape.npz")).unwrap();
+    let error = from_npz(&bytes, &task.ports).unwrap_err();
+    assert_eq!(
+        error,
+        "input `x` has shape [3, 4]; the signature says [4, 3]"
+    );
+    let error = from_npz(b"not a zip archive", &task.ports).unwrap_err();
+    assert!(error.starts_with("not an .npz archive"), "{error}");
+}

@@ -36,8 +36,9 @@ pub(crate) struct DraftArgs {
     /// The kernel to draft, in a file with several (default: the first).
     #[arg(long, value_name = "NAME")]
     kernel: Option<String>,
-    /// Inputs and expected outputs the body must reproduce (JSON; see
-    /// `npu::tuner::draft::examples`). Without them the body is marked unverified.
+    /// Inputs and expected outputs the body must reproduce: JSON, an .npz archive or a
+    /// directory of NAME.npy files (see `npu::tuner::draft::examples`). Without them
+    /// the body is marked unverified.
     #[arg(long, value_name = "FILE")]
     examples: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "llm")]
@@ -84,11 +85,7 @@ pub(crate) fn run(args: &DraftArgs) -> Result<(), String> {
         .target(dir)
         .map_err(|e| format!("{}: {e}", args.file.display()))?;
     let examples = match &args.examples {
-        Some(path) => {
-            let json = npu_core::file::read(Kind::Examples, path).map_err(|e| e.to_string())?;
-            examples::from_json(&json, &task.ports)
-                .map_err(|e| format!("{}: {e}", path.display()))?
-        }
+        Some(path) => read_examples(path, &task)?,
         None => Vec::new(),
     };
     let recording = args
@@ -138,6 +135,24 @@ fn tune_drafted(args: &DraftArgs, name: &str) -> Result<(), String> {
     ];
     let tune = <Tune as clap::Parser>::try_parse_from(argv).map_err(|e| e.to_string())?;
     crate::tune::tune(&tune.args)
+}
+
+/// Examples from a JSON file, an `.npz` archive or a directory of `.npy` files.
+fn read_examples(path: &Path, task: &Task) -> Result<Vec<Example>, String> {
+    let read = match path.extension().and_then(|e| e.to_str()) {
+        _ if path.is_dir() => examples::from_npy_dir(path, &task.ports),
+        Some("npz") => npu_core::file::read_bytes(Kind::Examples, path)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| examples::from_npz(&bytes, &task.ports)),
+        Some("npy") => Err(
+            "one .npy file holds one array; give an .npz archive or a directory of NAME.npy files"
+                .into(),
+        ),
+        _ => npu_core::file::read(Kind::Examples, path)
+            .map_err(|e| e.to_string())
+            .and_then(|json| examples::from_json(&json, &task.ports)),
+    };
+    read.map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn body_source(

@@ -30,6 +30,7 @@ pub mod prompt;
 pub mod retrieve;
 #[cfg(feature = "llm")]
 pub mod run;
+pub mod schema;
 #[cfg(feature = "llm")]
 pub mod scoreboard;
 mod signature;

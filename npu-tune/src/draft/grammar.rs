@@ -18,13 +18,13 @@ use npu_core::{Dtype, Target};
 use super::Port;
 
 /// Output axes by position.
-const OUTPUT_AXES: [&str; 6] = ["i", "j", "p", "q", "r", "s"];
+pub(super) const OUTPUT_AXES: [&str; 6] = ["i", "j", "p", "q", "r", "s"];
 /// Axes a reduction or a window introduces.
-const REDUCTION_AXES: [&str; 4] = ["k", "l", "kh", "kw"];
+pub(super) const REDUCTION_AXES: [&str; 4] = ["k", "l", "kh", "kw"];
 /// Names a `let` intermediate may take.
-const LET_NAMES: [&str; 6] = ["t0", "t1", "t2", "t3", "t4", "t5"];
+pub(super) const LET_NAMES: [&str; 6] = ["t0", "t1", "t2", "t3", "t4", "t5"];
 /// Unary functions, each issuing the vector operation of the same name.
-const UNARY: [&str; 23] = [
+pub(super) const UNARY: [&str; 23] = [
     "exp", "log", "sqrt", "rsqrt", "tanh", "recip", "sigmoid", "abs", "neg", "relu", "sin", "cos",
     "tan", "floor", "ceil", "round", "trunc", "exp2", "log2", "log10", "erf", "sign", "popcount",
 ];
@@ -150,7 +150,7 @@ fn rename_outside_quotes(body: &str, rename: &impl Fn(&str) -> Option<String>) -
 }
 
 /// The names of the vector operations `target` has a cost for.
-fn target_ops(target: &Target) -> BTreeSet<String> {
+pub(super) fn target_ops(target: &Target) -> BTreeSet<String> {
     target
         .vector
         .cycles
@@ -222,7 +222,7 @@ fn loads(ports: &[Port]) -> Vec<String> {
 }
 
 /// The reductions and scans the target folds.
-fn reductions(has: &impl Fn(&str) -> bool) -> Vec<&'static str> {
+pub(super) fn reductions(has: &impl Fn(&str) -> bool) -> Vec<&'static str> {
     let mut names = vec!["sum", "max", "min"];
     for name in ["argmax", "argmin", "cumsum", "cumprod"] {
         if has(name) {

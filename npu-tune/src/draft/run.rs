@@ -9,7 +9,7 @@ use npu_core::Target;
 use super::attempt::{Attempt, Verdict};
 use super::examples::{Example, Tolerance};
 use super::{Outcome, Task, prompt};
-use crate::grammar::Constraint;
+use crate::grammar::{ConstrainMode, Constraint};
 use crate::llm::{ChatMessage, LlmClient};
 use crate::replay::{Replayer, Transcript};
 
@@ -25,6 +25,8 @@ pub struct BodyRequest<'a> {
     pub messages: Vec<ChatMessage>,
     /// The body grammar (GBNF) of the task's signature on its target.
     pub grammar: String,
+    /// The same as a JSON Schema of the syntax tree ([`super::schema`]).
+    pub schema: serde_json::Value,
 }
 
 /// Where candidate bodies come from.
@@ -35,12 +37,30 @@ pub trait BodySource {
     fn propose(&mut self, request: &BodyRequest) -> Result<Vec<String>, String>;
 }
 
-/// A chat-completions server, optionally decoding under the body grammar.
+/// A chat-completions server, decoding under the body grammar (GBNF), the syntax
+/// tree's JSON Schema or nothing; `Auto` probes the server once.
 #[derive(Debug)]
 pub struct LlmBodies {
     pub client: LlmClient,
-    pub constrain: bool,
+    pub constrain: ConstrainMode,
     pub recording: Option<Arc<Mutex<Transcript>>>,
+}
+
+impl LlmBodies {
+    /// The constraint of `request` in the mode in force, resolving `Auto` by a probe.
+    fn constraint(&mut self, request: &BodyRequest) -> Option<Constraint> {
+        if self.constrain == ConstrainMode::Auto {
+            self.constrain = self.client.probe_constraints().unwrap_or_else(|reason| {
+                eprintln!("llm: warning: replies are not constrained: {reason}");
+                ConstrainMode::None
+            });
+        }
+        match self.constrain {
+            ConstrainMode::Gbnf => Some(Constraint::Gbnf(request.grammar.clone())),
+            ConstrainMode::JsonSchema => Some(Constraint::JsonSchema(request.schema.clone())),
+            ConstrainMode::Auto | ConstrainMode::None => None,
+        }
+    }
 }
 
 impl BodySource for LlmBodies {
@@ -49,24 +69,20 @@ impl BodySource for LlmBodies {
     }
 
     fn propose(&mut self, request: &BodyRequest) -> Result<Vec<String>, String> {
-        let constraint = Constraint::Gbnf(request.grammar.clone());
+        let constraint = self.constraint(request);
         let count = u32::try_from(request.count).unwrap_or(u32::MAX);
         let completion = self
             .client
-            .complete_constrained(
-                &request.messages,
-                count,
-                self.constrain.then_some(&constraint),
-            )
+            .complete_constrained(&request.messages, count, constraint.as_ref())
             .map_err(|e| e.to_string())?;
         if let Some(recording) = &self.recording
             && let Ok(mut transcript) = recording.lock()
         {
             let prompt = crate::prompt::text(&request.messages);
-            let constraints = if self.constrain {
-                vec![request.grammar.clone()]
-            } else {
-                Vec::new()
+            let constraints = match constraint {
+                Some(Constraint::Gbnf(grammar)) => vec![grammar],
+                Some(Constraint::JsonSchema(schema)) => vec![schema.to_string()],
+                None => Vec::new(),
             };
             transcript.record_full(
                 &request.key,
@@ -154,6 +170,7 @@ pub fn draft(
     config: &DraftConfig,
 ) -> Result<Drafted, String> {
     let grammar = super::grammar::body_gbnf(&task.ports, target);
+    let schema = super::schema::body_schema(&task.ports, target);
     let mut drafted = Drafted {
         kernel: task.name.clone(),
         attempts: Vec::new(),
@@ -172,6 +189,7 @@ pub fn draft(
             count: config.candidates,
             messages: prompt::messages(task, examples, &drafted.attempts, config.parts),
             grammar: grammar.clone(),
+            schema: schema.clone(),
         };
         let replies = source.propose(&request)?;
         drafted.rounds = round + 1;
@@ -220,9 +238,15 @@ fn judge(outcome: &Outcome) -> (Verdict, String, bool) {
     }
 }
 
-/// The statements of a reply: the text inside its code fence if it has one, and
-/// inside the kernel's braces if the reply echoes the kernel.
+/// The statements of a reply: a syntax tree written under the JSON Schema printed as
+/// text; else the text inside its code fence if it has one, and inside the kernel's
+/// braces if the reply echoes the kernel.
 pub fn extract_body(reply: &str) -> String {
+    if reply.trim_start().starts_with('{')
+        && let Ok(body) = super::schema::body_from_json(reply)
+    {
+        return body.trim().to_string();
+    }
     let fenced = reply
         .split("```")
         .nth(1)

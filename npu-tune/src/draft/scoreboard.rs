@@ -40,7 +40,7 @@ impl Variant {
         Variant::ALL.into_iter().find(|v| v.name() == name)
     }
 
-    /// Whether replies are decoded under the body grammar.
+    /// Whether replies are decoded under the body grammar (or its JSON Schema).
     pub fn constrained(self) -> bool {
         self != Variant::Plain
     }

@@ -287,3 +287,45 @@ fn numpy_examples_are_read_by_value_and_checked_against_the_shape() {
     let error = from_npz(b"not a zip archive", &task.ports).unwrap_err();
     assert!(error.starts_with("not an .npz archive"), "{error}");
 }
+
+/// A server with structured outputs but no grammar (`WhenSchema`): under
+/// `--llm-constrain json-schema` the reply is a syntax tree, printed back to the
+/// language, checked and written; the request carried the schema of the signature.
+#[test]
+fn a_json_schema_server_gets_a_syntax_tree_printed_back_to_text() {
+    use crate::support::chat_server::{Behaviour, ChatServer};
+    let tree = r#"{"statements": [{"name": "y", "axes": ["i"], "value": {"reduce": "sum", "axes": [{"axis": "k"}], "body": {"load": "x", "index": ["i", "k"]}}}]}"#;
+    let server = ChatServer::start_repeating(Behaviour::WhenSchema(tree.into()));
+    let dir = tempfile::tempdir().unwrap();
+    let (kernel, examples) = (dir.path().join("rows.npu"), dir.path().join("rows.json"));
+    std::fs::write(&kernel, ROWS).unwrap();
+    std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+        .arg("draft")
+        .arg(&kernel)
+        .arg("--examples")
+        .arg(&examples)
+        .args(["--rounds", "1", "--candidates", "1", "--no-tune"])
+        .args([
+            "--llm-constrain",
+            "json-schema",
+            "--llm-url",
+            &server.base_url(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let drafted = ROWS.replace("{}", "{\n    y[i] = sum[k](x[i, k]);\n}");
+    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), drafted);
+    let request = &server.requests()[0].body;
+    let schema = &request["response_format"]["json_schema"]["schema"];
+    assert_eq!(
+        schema["$defs"]["statement"]["properties"]["name"]["enum"][0],
+        "y"
+    );
+    assert!(request.get("grammar").is_none(), "{request}");
+}

@@ -14,6 +14,7 @@ use npu_tune::draft::{DraftConfig, Drafted, Task, draft};
 use npu_tune::llm::LlmClient;
 
 use crate::llm_args::LlmArgs;
+use npu_tune::grammar::ConstrainMode;
 use npu_tune::replay::{Replayer, Transcript};
 
 /// Where candidate bodies come from.
@@ -56,9 +57,11 @@ pub(crate) struct DraftArgs {
     atol: Option<f64>,
     #[command(flatten)]
     llm: crate::llm_args::LlmArgs,
-    /// Ask the server to decode under the body grammar of the signature (GBNF).
-    #[arg(long, default_value = "gbnf", value_parser = ["gbnf", "none"])]
-    llm_constrain: String,
+    /// How the server is asked to constrain replies to the signature's bodies: the
+    /// grammar (GBNF: the llama.cpp server), the syntax tree's JSON Schema (vLLM and
+    /// hosted APIs with structured outputs), none, or auto (probe the server once).
+    #[arg(long, value_enum, default_value = "gbnf")]
+    llm_constrain: crate::args::Constrain,
     /// Record the model's replies to FILE, for --generator replay.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
@@ -165,7 +168,7 @@ fn body_source(
         llm: &args.llm,
         recording,
     };
-    how.source(args.llm_constrain == "gbnf")
+    how.source(crate::tune::constrain_mode(args.llm_constrain))
 }
 
 /// Where a drafting run's bodies come from.
@@ -177,9 +180,8 @@ pub(crate) struct Sourcing<'a> {
 }
 
 impl Sourcing<'_> {
-    /// The body source; a model's replies decoded under the body grammar when
-    /// `constrain`.
-    pub(crate) fn source(&self, constrain: bool) -> Result<Box<dyn BodySource>, String> {
+    /// The body source; a model's replies constrained as `constrain` says.
+    pub(crate) fn source(&self, constrain: ConstrainMode) -> Result<Box<dyn BodySource>, String> {
         match self.generator {
             DraftGenerator::Replay => {
                 let path = self

@@ -12,6 +12,7 @@ use npu_tune::replay::Transcript;
 
 use crate::draft::{DraftGenerator, Sourcing};
 use crate::llm_args::LlmArgs;
+use npu_tune::grammar::ConstrainMode;
 
 /// What `autotune draft-eval` takes.
 #[derive(Debug, clap::Args)]
@@ -35,6 +36,10 @@ pub(crate) struct DraftEvalArgs {
     candidates: usize,
     #[command(flatten)]
     llm: LlmArgs,
+    /// How the grammar and full variants constrain replies: gbnf (the llama.cpp
+    /// server), json-schema (vLLM, hosted APIs) or auto (probe the server once).
+    #[arg(long, value_enum, default_value = "gbnf")]
+    llm_constrain: crate::args::Constrain,
     /// Record the model's replies to FILE (saved after every kernel), for --generator
     /// replay.
     #[arg(long, value_name = "FILE")]
@@ -70,7 +75,11 @@ pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
     };
     let total = set.len() * args.variants.len();
     let mut done = 0;
-    let mut source = |variant: Variant| sourcing.source(variant.constrained());
+    let constrained = crate::tune::constrain_mode(args.llm_constrain);
+    let mut source = |variant: Variant| match variant.constrained() {
+        true => sourcing.source(constrained),
+        false => sourcing.source(ConstrainMode::None),
+    };
     let mut progress = |score: &Score| {
         done += 1;
         eprintln!("[{done}/{total}] {}", line(score));

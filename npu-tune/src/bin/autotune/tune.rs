@@ -188,7 +188,7 @@ fn build_generator(
     })
 }
 
-fn constrain_mode(constrain: Constrain) -> ConstrainMode {
+pub(crate) fn constrain_mode(constrain: Constrain) -> ConstrainMode {
     match constrain {
         Constrain::Auto => ConstrainMode::Auto,
         Constrain::Gbnf => ConstrainMode::Gbnf,

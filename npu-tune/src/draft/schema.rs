@@ -1,0 +1,330 @@
+//! The body as a syntax tree in JSON, for servers that decode under a JSON Schema but
+//! not a grammar (vLLM, hosted OpenAI-compatible APIs with structured outputs; the
+//! llama.cpp server gets the GBNF of [`super::grammar`]). [`body_schema`] restricts
+//! the tree to one signature and target as the GBNF does: statements name outputs or
+//! `let`s, loads name input tensors, calls and reductions are what the target
+//! computes. [`body_from_json`] prints a reply back to the language's text, every
+//! operation in parentheses, for the parser and checker to judge.
+//!
+//! ```json
+//! {"statements": [{"name": "y", "axes": ["i"], "value":
+//!   {"reduce": "sum", "axes": [{"axis": "k"}], "body":
+//!     {"load": "x", "index": ["i", "k"]}}}]}
+//! ```
+//! prints `y[i] = sum[k](x[i, k]);`.
+
+use npu_core::{Dtype, Target};
+use serde_json::{Value, json};
+
+use super::Port;
+use super::grammar::{LET_NAMES, OUTPUT_AXES, REDUCTION_AXES, UNARY, reductions, target_ops};
+
+/// Binary operators and the vector operation each needs.
+const BINARY: [(&str, &str); 11] = [
+    ("+", "add"),
+    ("-", "sub"),
+    ("*", "mul"),
+    ("/", "div"),
+    ("%", "rem"),
+    ("&", "and"),
+    ("|", "or"),
+    ("^", "xor"),
+    ("<<", "shl"),
+    (">>", "shr"),
+    ("max", "max"),
+];
+
+/// The JSON Schema of a body for `ports` on `target`.
+pub fn body_schema(ports: &[Port], target: &Target) -> Value {
+    let ops = target_ops(target);
+    let has = |name: &str| ops.contains(name);
+    let mut names: Vec<&str> = ports
+        .iter()
+        .filter(|p| p.output)
+        .map(|p| p.name.as_str())
+        .collect();
+    names.extend(LET_NAMES);
+    let axes: Vec<&str> = OUTPUT_AXES.iter().chain(&REDUCTION_AXES).copied().collect();
+    json!({
+        "type": "object",
+        "properties": {
+            "statements": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/statement" } }
+        },
+        "required": ["statements"],
+        "additionalProperties": false,
+        "$defs": {
+            "statement": object(json!({
+                "name": { "enum": names },
+                "axes": { "type": "array", "items": { "enum": OUTPUT_AXES } },
+                "value": { "$ref": "#/$defs/expr" },
+            })),
+            "expr": { "anyOf": expressions(ports, &has, &axes) },
+        }
+    })
+}
+
+/// An object schema whose every property is required and nothing else allowed.
+fn object(properties: Value) -> Value {
+    let required: Vec<&String> = properties
+        .as_object()
+        .map(|o| o.keys().collect())
+        .unwrap_or_default();
+    json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
+}
+
+/// The alternatives of an expression node.
+fn expressions(ports: &[Port], has: &impl Fn(&str) -> bool, axes: &[&str]) -> Vec<Value> {
+    let expr = json!({ "$ref": "#/$defs/expr" });
+    let tensors: Vec<&str> = ports
+        .iter()
+        .filter(|p| !p.output && p.rank > 0)
+        .map(|p| p.name.as_str())
+        .collect();
+    let mut scalars: Vec<&str> = ports
+        .iter()
+        .filter(|p| !p.output && p.rank == 0)
+        .map(|p| p.name.as_str())
+        .collect();
+    scalars.extend(LET_NAMES);
+    let index = json!({ "type": "array", "items": { "type": "string", "maxLength": 24 } });
+    let dtypes: Vec<&str> = Dtype::ALL.iter().map(|d| d.name()).collect();
+    let calls: Vec<&str> = UNARY
+        .iter()
+        .copied()
+        .filter(|f| has(f))
+        .chain(has("not").then_some("not"))
+        .collect();
+    let binary: Vec<&str> = BINARY
+        .iter()
+        .filter(|(_, op)| has(op))
+        .map(|(text, _)| *text)
+        .chain(has("min").then_some("min"))
+        .collect();
+    let mut nodes = vec![
+        object(json!({ "number": { "type": "number" } })),
+        object(json!({ "special": { "enum": ["inf", "nan"] } })),
+        object(json!({ "scalar": { "enum": scalars } })),
+        object(
+            json!({ "load": { "enum": LET_NAMES.iter().copied().chain(tensors.iter().copied()).collect::<Vec<_>>() }, "index": index }),
+        ),
+        object(json!({ "call": { "enum": calls }, "arg": expr })),
+        object(json!({ "op": { "enum": binary }, "lhs": expr, "rhs": expr })),
+        object(
+            json!({ "cast": { "enum": dtypes }, "saturate": { "type": "boolean" }, "value": expr }),
+        ),
+        object(json!({
+            "reduce": { "enum": reductions(has) },
+            "axes": { "type": "array", "minItems": 1, "items": object(json!({ "axis": { "enum": axes } })) },
+            "body": expr,
+        })),
+    ];
+    if !tensors.is_empty() {
+        nodes.push(object(
+            json!({ "pad": { "enum": tensors }, "fill": expr, "index": index }),
+        ));
+    }
+    if has("select") && has("cmp") {
+        nodes.push(object(json!({
+            "select": { "enum": ["<", "<=", ">", ">=", "==", "!="] },
+            "lhs": expr, "rhs": expr, "then": expr, "else": expr,
+        })));
+    }
+    if has("pow") {
+        nodes.push(object(
+            json!({ "pow": expr, "exponent": { "type": "number" } }),
+        ));
+    }
+    nodes
+}
+
+/// A reply written under [`body_schema`] as the body's text, or why it is not one.
+pub fn body_from_json(reply: &str) -> Result<String, String> {
+    let value: Value = serde_json::from_str(reply.trim())
+        .map_err(|e| format!("the reply is not the JSON syntax tree asked for: {e}"))?;
+    let statements = value["statements"]
+        .as_array()
+        .ok_or("the reply has no `statements` list")?;
+    let mut body = String::new();
+    for (index, statement) in statements.iter().enumerate() {
+        let line = print_statement(statement).map_err(|e| format!("statements[{index}]: {e}"))?;
+        body += &line;
+        body.push('\n');
+    }
+    Ok(body)
+}
+
+/// `let t0[i] = ...;` or `y[i, j] = ...;`.
+fn print_statement(statement: &Value) -> Result<String, String> {
+    let name = text(&statement["name"], "name")?;
+    let axes = strings(&statement["axes"], "axes")?;
+    let target = match axes.is_empty() {
+        true => name.to_string(),
+        false => format!("{name}[{}]", axes.join(", ")),
+    };
+    let keyword = if LET_NAMES.contains(&name) {
+        "let "
+    } else {
+        ""
+    };
+    Ok(format!(
+        "{keyword}{target} = {};",
+        print(&statement["value"])?
+    ))
+}
+
+/// An expression node as text. Its depth is bounded by serde_json's recursion limit
+/// (128), which refuses deeper replies before they are printed.
+fn print(node: &Value) -> Result<String, String> {
+    let sub = |key: &str| print(&node[key]);
+    if let Some(number) = node.get("number") {
+        return number_text(number);
+    }
+    if let Some(special) = node.get("special") {
+        return Ok(text(special, "special")?.to_string());
+    }
+    if let Some(scalar) = node.get("scalar") {
+        return Ok(text(scalar, "scalar")?.to_string());
+    }
+    if let Some(load) = node.get("load") {
+        let index = strings(&node["index"], "index")?;
+        let name = text(load, "load")?;
+        return Ok(format!("{name}[{}]", index.join(", ")));
+    }
+    if let Some(pad) = node.get("pad") {
+        let index = strings(&node["index"], "index")?;
+        return Ok(format!(
+            "pad({}, {})[{}]",
+            text(pad, "pad")?,
+            sub("fill")?,
+            index.join(", ")
+        ));
+    }
+    if let Some(call) = node.get("call") {
+        return Ok(match text(call, "call")? {
+            "not" => format!("!({})", sub("arg")?),
+            name => format!("{name}({})", sub("arg")?),
+        });
+    }
+    if let Some(op) = node.get("op") {
+        return Ok(match text(op, "op")? {
+            name @ ("max" | "min") => format!("{name}({}, {})", sub("lhs")?, sub("rhs")?),
+            symbol => format!("({} {symbol} {})", sub("lhs")?, sub("rhs")?),
+        });
+    }
+    if let Some(cast) = node.get("cast") {
+        let saturate = if node["saturate"].as_bool() == Some(true) {
+            "sat "
+        } else {
+            ""
+        };
+        return Ok(format!(
+            "({} as {saturate}{})",
+            sub("value")?,
+            text(cast, "cast")?
+        ));
+    }
+    if let Some(reduce) = node.get("reduce") {
+        let axes: Vec<String> = node["axes"]
+            .as_array()
+            .ok_or("`axes` is not a list")?
+            .iter()
+            .map(|a| text(&a["axis"], "axis").map(str::to_string))
+            .collect::<Result<_, _>>()?;
+        return Ok(format!(
+            "{}[{}]({})",
+            text(reduce, "reduce")?,
+            axes.join(", "),
+            sub("body")?
+        ));
+    }
+    if let Some(cmp) = node.get("select") {
+        let (lhs, rhs) = (sub("lhs")?, sub("rhs")?);
+        return Ok(format!(
+            "select({lhs} {} {rhs}, {}, {})",
+            text(cmp, "select")?,
+            sub("then")?,
+            sub("else")?
+        ));
+    }
+    if let Some(base) = node.get("pow") {
+        let exponent = number_text(&node["exponent"])?;
+        return Ok(format!("pow({}, {exponent})", print(base)?));
+    }
+    Err(format!("`{}` is not an expression node", excerpt(node)))
+}
+
+/// A JSON number as a literal: integers without a point, others as written.
+fn number_text(number: &Value) -> Result<String, String> {
+    match (number.as_i64(), number.as_f64()) {
+        (Some(integer), _) => Ok(integer.to_string()),
+        (None, Some(float)) if float.is_finite() => Ok(format!("{float:?}")),
+        _ => Err(format!("`{}` is not a number", excerpt(number))),
+    }
+}
+
+fn text<'a>(value: &'a Value, what: &str) -> Result<&'a str, String> {
+    value
+        .as_str()
+        .ok_or_else(|| format!("`{what}` is not a string"))
+}
+
+fn strings<'a>(value: &'a Value, what: &str) -> Result<Vec<&'a str>, String> {
+    let list = value
+        .as_array()
+        .ok_or_else(|| format!("`{what}` is not a list"))?;
+    list.iter().map(|v| text(v, what)).collect()
+}
+
+/// The start of a node's JSON, for messages.
+fn excerpt(value: &Value) -> String {
+    value.to_string().chars().take(60).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tree_prints_as_the_language() {
+        let reply = r#"{"statements": [
+            {"name": "t0", "axes": ["i"], "value": {"reduce": "max", "axes": [{"axis": "k"}], "body": {"load": "x", "index": ["i", "k"]}}},
+            {"name": "y", "axes": ["i", "j"], "value": {"op": "*", "lhs": {"call": "exp", "arg": {"op": "-", "lhs": {"load": "x", "index": ["i", "j"]}, "rhs": {"load": "t0", "index": ["i"]}}}, "rhs": {"number": 0.5}}}
+        ]}"#;
+        assert_eq!(
+            body_from_json(reply).unwrap(),
+            "let t0[i] = max[k](x[i, k]);\ny[i, j] = (exp((x[i, j] - t0[i])) * 0.5);\n"
+        );
+        let cast = r#"{"statements": [{"name": "q", "axes": ["i"], "value": {"cast": "i8", "saturate": true, "value": {"select": ">", "lhs": {"load": "x", "index": ["i"]}, "rhs": {"number": 0}, "then": {"pow": {"scalar": "s"}, "exponent": 2}, "else": {"special": "nan"}}}}]}"#;
+        assert_eq!(
+            body_from_json(cast).unwrap(),
+            "q[i] = (select(x[i] > 0, pow(s, 2), nan) as sat i8);\n"
+        );
+    }
+
+    #[test]
+    fn replies_that_are_not_trees_say_why() {
+        for (reply, why) in [
+            ("y[i] = x[i];", "not the JSON syntax tree"),
+            (r#"{"rows": []}"#, "no `statements`"),
+            (
+                r#"{"statements": [{"name": "y", "axes": ["i"], "value": {"frob": 1}}]}"#,
+                "statements[0]: `{\"frob\":1}` is not an expression node",
+            ),
+        ] {
+            let error = body_from_json(reply).unwrap_err();
+            assert!(error.contains(why), "{error}");
+        }
+        let deep = format!(
+            "{}{{\"number\": 1}}{}",
+            "{\"call\": \"exp\", \"arg\": ".repeat(200),
+            "}".repeat(200)
+        );
+        let reply =
+            format!(r#"{{"statements": [{{"name": "y", "axes": ["i"], "value": {deep}}}]}}"#);
+        assert!(
+            body_from_json(&reply)
+                .unwrap_err()
+                .contains("recursion limit")
+        );
+    }
+}

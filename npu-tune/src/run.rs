@@ -17,7 +17,7 @@ use super::record::*;
 
 mod summary;
 
-use summary::{baseline, best, constraint_shares, convergence, counts_as_result};
+use summary::Searches;
 
 /// How a run is set up.
 #[derive(Clone, Debug)]
@@ -182,7 +182,6 @@ struct Loop<'a> {
 
 impl Loop<'_> {
     fn tune(&self, generator: &mut dyn Generator) -> Result<KernelResult, RunError> {
-        let problem = self.problem;
         let hand = self.hand();
         let budget = u64::from(self.config.rounds) * self.config.candidates as u64;
         let started = Instant::now();
@@ -197,114 +196,14 @@ impl Loop<'_> {
         } else {
             (Vec::new(), Vec::new())
         };
-
-        let hand_best = best(&hand);
-        let main_best = best(&main);
-        let roofline = main_best
-            .or(hand_best)
-            .and_then(|r| r.report.as_ref())
-            .map_or(0, |report| report.machine_roofline_cycles);
-        let attainable = main_best
-            .or(hand_best)
-            .and_then(|r| r.report.as_ref())
-            .map_or(0, |report| report.attainable_cycles);
-        let first_round: Vec<&CandidateRecord> = main
-            .iter()
-            .filter(|r| r.round == 0 && r.verdict != Verdict::Duplicate)
-            .collect();
-        let share = |pred: &dyn Fn(&CandidateRecord) -> bool, list: &[&CandidateRecord]| {
-            if list.is_empty() {
-                0.0
-            } else {
-                list.iter().filter(|r| pred(r)).count() as f64 / list.len() as f64
-            }
+        let searches = Searches {
+            generator: generator.name(),
+            hand,
+            main,
+            random,
+            grid,
         };
-        let all_main: Vec<&CandidateRecord> = main.iter().collect();
-        let hand_cycles = hand_best.and_then(|r| r.cycles);
-        let fast = |p: f64| {
-            share(
-                &|r: &CandidateRecord| {
-                    r.verdict == Verdict::Correct
-                        && matches!((r.cycles, hand_cycles), (Some(c), Some(h)) if (h as f64) >= p * c as f64)
-                },
-                &all_main,
-            )
-        };
-        let first_correct = main
-            .iter()
-            .find(|r| r.verdict == Verdict::Correct)
-            .and_then(|r| r.cycles);
-        let best_record = main_best.map(|record| {
-            let cycles = record.cycles.unwrap_or(0);
-            let report = record.report.as_ref();
-            Best {
-                cycles,
-                source: record.source.clone(),
-                efficiency: report.map_or(0.0, |r| r.machine_efficiency),
-                speedup_over_hand: hand_cycles.map(|h| h as f64 / cycles.max(1) as f64),
-                speedup_over_first_correct: first_correct.map(|f| f as f64 / cycles.max(1) as f64),
-                evaluations_to_best: main
-                    .iter()
-                    .position(|r| r.cycles == Some(cycles) && counts_as_result(r))
-                    .map_or(0, |i| i as u64 + 1),
-                vector_score: report.map_or(0.0, |r| r.vector_score),
-                symptom: report.map(|r| r.symptom.clone()).unwrap_or_default(),
-            }
-        });
-        let failures_per_round = (0..self.config.rounds)
-            .map(|round| {
-                main.iter()
-                    .filter(|r| {
-                        r.round == round
-                            && !matches!(r.verdict, Verdict::Correct | Verdict::Duplicate)
-                    })
-                    .count() as u32
-            })
-            .collect();
-        // The hand schedule is the plot's dashed reference line, not a search.
-        let convergence = [
-            (generator.name(), &main),
-            ("random", &random),
-            ("grid", &grid),
-        ]
-        .into_iter()
-        .filter(|(_, list)| !list.is_empty())
-        .map(|(name, list)| convergence(name, list))
-        .collect();
-        let mut candidates = hand.clone();
-        candidates.extend(main.iter().cloned());
-        candidates.extend(random.iter().cloned());
-        candidates.extend(grid.iter().cloned());
-        Ok(KernelResult {
-            kernel: problem.name.clone(),
-            target: problem.kernel.target.name.clone(),
-            generator: generator.name().to_string(),
-            evaluations,
-            roofline_cycles: roofline,
-            attainable_cycles: attainable,
-            best: best_record,
-            baselines: Baselines {
-                hand: baseline(&hand),
-                random: baseline(&random),
-                grid: baseline(&grid),
-            },
-            comp_at_1: share(&|r: &CandidateRecord| r.verdict.compiled(), &first_round),
-            pass_at_1: share(
-                &|r: &CandidateRecord| r.verdict == Verdict::Correct,
-                &first_round,
-            ),
-            constraints: constraint_shares(&main),
-            duplicate_share: share(
-                &|r: &CandidateRecord| r.verdict == Verdict::Duplicate,
-                &all_main,
-            ),
-            fast_1: fast(1.0),
-            fast_1_5: fast(1.5),
-            failures_per_round,
-            mean_round_seconds: round_seconds,
-            convergence,
-            candidates,
-        })
+        Ok(searches.result(self.problem, self.config.rounds, round_seconds))
     }
 
     /// The kernel's own schedules, evaluated as written.
@@ -469,86 +368,24 @@ impl Loop<'_> {
         proposals: Vec<Proposed>,
         context: &RoundContext,
     ) -> Vec<CandidateRecord> {
-        let RoundContext {
-            seen,
-            knowledge,
-            constraints,
-            verify_below,
-        } = *context;
-        let problem = self.problem;
-        // Repeats of earlier schedules, or of an earlier proposal of this round, are
-        // recorded as duplicates instead of evaluated.
-        let mut repeats: Vec<Option<Earlier>> = Vec::with_capacity(proposals.len());
-        if let Some(seen) = seen {
-            let mut this_round: BTreeMap<String, usize> = BTreeMap::new();
-            for (index, proposal) in proposals.iter().enumerate() {
-                let Proposed::Schedule(text) = proposal else {
-                    repeats.push(None);
-                    continue;
-                };
-                let key = canonical(text);
-                repeats.push(match (seen.get(&key), this_round.get(&key)) {
-                    (Some(earlier), _) => Some(earlier.clone()),
-                    (None, Some(first)) => Some(Earlier {
-                        what: format!("candidate r{round}_{first} of this round"),
-                        result: None,
-                    }),
-                    (None, None) => {
-                        this_round.insert(key, index);
-                        None
-                    }
-                });
-            }
-        }
+        let repeats = context
+            .seen
+            .map(|seen| repeats(seen, round, &proposals))
+            .unwrap_or_default();
         let mut records: Vec<CandidateRecord> = self.pool.install(|| {
             proposals
                 .into_par_iter()
                 .enumerate()
                 .map(|(index, proposal)| {
-                    let key = CandidateKey::new(&problem.name, generator, round, index as u32);
+                    let key = CandidateKey::new(&self.problem.name, generator, round, index as u32);
                     if let Some(record) = self.done.get(&key) {
                         self.progress.advance(record);
                         return record.clone();
                     }
                     let repeat = repeats.get(index).cloned().flatten();
-                    let (source, outcome) = match (proposal, repeat) {
-                        (Proposed::Schedule(text), Some(earlier)) => {
-                            let (cycles, report) = earlier.result.unzip();
-                            (
-                                text,
-                                Outcome {
-                                    verdict: Verdict::Duplicate,
-                                    cycles,
-                                    diagnostics: Vec::new(),
-                                    feedback: format!(
-                                        "the same schedule as {}: not evaluated again; propose a different one",
-                                        earlier.what
-                                    ),
-                                    report,
-                                    verified: true,
-                                },
-                            )
-                        }
-                        (Proposed::Schedule(text), None) => {
-                            let outcome = problem.evaluate_with(&text, |cycles| {
-                                verify_below.is_none_or(|threshold| cycles < threshold)
-                            });
-                            (text, outcome)
-                        }
-                        (Proposed::Unparsable { reason, excerpt }, _) => (
-                            excerpt,
-                            Outcome {
-                                verdict: Verdict::Unparsable,
-                                cycles: None,
-                                diagnostics: Vec::new(),
-                                feedback: reason,
-                                report: None,
-                                verified: true,
-                            },
-                        ),
-                    };
+                    let (source, outcome) = self.judge(proposal, repeat, context.verify_below);
                     let record = CandidateRecord {
-                        kernel: problem.name.clone(),
+                        kernel: self.problem.name.clone(),
                         generator: generator.to_string(),
                         round,
                         index: index as u32,
@@ -558,16 +395,11 @@ impl Loop<'_> {
                         diagnostics: outcome.diagnostics,
                         feedback: outcome.feedback,
                         report: outcome.report,
-                        knowledge: knowledge.get(index).cloned().unwrap_or_default(),
+                        knowledge: context.knowledge.get(index).cloned().unwrap_or_default(),
                         verified: outcome.verified,
-                        constraint: constraints.get(index).cloned(),
+                        constraint: context.constraints.get(index).cloned(),
                     };
-                    if let Ok(mut journal) = self.journal.lock()
-                        && let Err(error) = journal.append(&record)
-                    {
-                        eprintln!("warning: could not append to the journal: {error}");
-                    }
-                    self.progress.advance(&record);
+                    self.keep(&record);
                     record
                 })
                 .collect()
@@ -575,10 +407,101 @@ impl Loop<'_> {
         records.sort_by_key(|r| r.index);
         records
     }
+
+    /// A proposal's source and outcome: a repeat is not evaluated again, a schedule
+    /// is (verified when faster than `verify_below`), an unparsable reply says why.
+    fn judge(
+        &self,
+        proposal: Proposed,
+        repeat: Option<Earlier>,
+        verify_below: Option<u64>,
+    ) -> (String, Outcome) {
+        match (proposal, repeat) {
+            (Proposed::Schedule(text), Some(earlier)) => {
+                let (cycles, report) = earlier.result.unzip();
+                let feedback = format!(
+                    "the same schedule as {}: not evaluated again; propose a different one",
+                    earlier.what
+                );
+                (
+                    text,
+                    unevaluated(Verdict::Duplicate, cycles, feedback, report),
+                )
+            }
+            (Proposed::Schedule(text), None) => {
+                let outcome = self.problem.evaluate_with(&text, |cycles| {
+                    verify_below.is_none_or(|threshold| cycles < threshold)
+                });
+                (text, outcome)
+            }
+            (Proposed::Unparsable { reason, excerpt }, _) => (
+                excerpt,
+                unevaluated(Verdict::Unparsable, None, reason, None),
+            ),
+        }
+    }
+
+    /// Appends a record to the journal and reports it to the progress display.
+    fn keep(&self, record: &CandidateRecord) {
+        if let Ok(mut journal) = self.journal.lock()
+            && let Err(error) = journal.append(record)
+        {
+            eprintln!("warning: could not append to the journal: {error}");
+        }
+        self.progress.advance(record);
+    }
 }
 
 /// A schedule's text with its name (`s`) and layout made canonical, so that two
 /// spellings of one schedule compare equal; text that is not one block is kept as is.
+/// For each proposal, the earlier schedule it repeats (of an earlier round in `seen`,
+/// or an earlier proposal of this round), if any: those are recorded as duplicates
+/// instead of evaluated.
+fn repeats(
+    seen: &BTreeMap<String, Earlier>,
+    round: u32,
+    proposals: &[Proposed],
+) -> Vec<Option<Earlier>> {
+    let mut this_round: BTreeMap<String, usize> = BTreeMap::new();
+    let mut repeats = Vec::with_capacity(proposals.len());
+    for (index, proposal) in proposals.iter().enumerate() {
+        let Proposed::Schedule(text) = proposal else {
+            repeats.push(None);
+            continue;
+        };
+        let key = canonical(text);
+        repeats.push(match (seen.get(&key), this_round.get(&key)) {
+            (Some(earlier), _) => Some(earlier.clone()),
+            (None, Some(first)) => Some(Earlier {
+                what: format!("candidate r{round}_{first} of this round"),
+                result: None,
+            }),
+            (None, None) => {
+                this_round.insert(key, index);
+                None
+            }
+        });
+    }
+    repeats
+}
+
+/// The outcome of a proposal that was not simulated.
+fn unevaluated(
+    verdict: Verdict,
+    cycles: Option<u64>,
+    feedback: String,
+    report: Option<npu_sim::Report>,
+) -> Outcome {
+    Outcome {
+        verdict,
+        cycles,
+        diagnostics: Vec::new(),
+        feedback,
+        report,
+        verified: true,
+    }
+}
+
 pub(crate) fn canonical(text: &str) -> String {
     npu_core::canonical_schedule(text, "s").unwrap_or_else(|| text.trim().to_string() + "\n")
 }

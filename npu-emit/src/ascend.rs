@@ -13,6 +13,7 @@
 
 mod copy;
 mod host;
+mod integer;
 mod math;
 mod reduce;
 mod vector;
@@ -316,6 +317,7 @@ fn instruction(
             reduce::reduce(text, program, &v)
         }
         Op::Vector(v) if math::writes(&v) => math::math(text, program, &v),
+        Op::Vector(v) if integer::writes(&v) => integer::integer(text, program, &v),
         Op::Vector(v) => {
             let source = match v.src[0] {
                 Operand::Ub { address, .. } => tags.get(&address).copied(),

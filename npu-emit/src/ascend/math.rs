@@ -190,8 +190,8 @@ fn call(op: UnaryOp) -> Option<Call> {
     Some(Call { name, scratch })
 }
 
-/// Whether the bytes the destination and the source span over the box meet.
-fn overlaps(program: &Program, v: &VectorInstr) -> bool {
+/// Whether the bytes the destination and a source span over the box meet.
+pub(super) fn overlaps(program: &Program, v: &VectorInstr) -> bool {
     let extents = &program.boxes[v.shape as usize];
     let span = |address: u32, strides: u32| {
         let last: u64 = extents

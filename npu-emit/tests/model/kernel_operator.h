@@ -9,6 +9,7 @@
 //   model_copy.h    DataCopyPad (GM<->UB) with DataCopyExtParams, DataCopy (UB->UB)
 //   model_vector.h  the vector calls over a count of elements
 //   model_math.h    the advanced math and activation calls (Tanh, Sigmoid, Sin, ...)
+//   model_shift.h   ShiftLeft, ShiftRight
 #pragma once
 
 #include "model_core.h"
@@ -17,3 +18,4 @@
 #include "model_copy.h"
 #include "model_vector.h"
 #include "model_math.h"
+#include "model_shift.h"

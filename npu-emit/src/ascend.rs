@@ -11,6 +11,7 @@
 //! Copies are written by the `copy` module, vector instructions by `vector` (and
 //! reductions by `reduce`), the launch file and CMakeLists by `host`.
 
+mod compare;
 mod copy;
 mod host;
 mod integer;
@@ -143,6 +144,7 @@ fn kernel_source(
     let mut text = Text::default();
     header(&mut text, program, target, kernel);
     let scratch = math::scratch_bytes(program, target)?;
+    compare::check(program)?;
     text.line("#include \"kernel_operator.h\"");
     text.line("");
     text.open(format!("namespace npu_{name}"));
@@ -317,6 +319,8 @@ fn instruction(
             reduce::reduce(text, program, &v)
         }
         Op::Vector(v) if math::writes(&v) => math::math(text, program, &v),
+        Op::Vector(v) if v.kind == VectorKind::Select => compare::select(text, program, &v),
+        Op::Vector(v) if compare::writes(&v) => compare::compare(text, program, &v),
         Op::Vector(v) if integer::writes(&v) => integer::integer(text, program, &v),
         Op::Vector(v) => {
             let source = match v.src[0] {

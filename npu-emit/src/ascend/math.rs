@@ -192,22 +192,24 @@ fn call(op: UnaryOp) -> Option<Call> {
 
 /// Whether the bytes the destination and a source span over the box meet.
 pub(super) fn overlaps(program: &Program, v: &VectorInstr) -> bool {
-    let extents = &program.boxes[v.shape as usize];
-    let span = |address: u32, strides: u32| {
-        let last: u64 = extents
-            .iter()
-            .zip(&program.strides[strides as usize])
-            .map(|(len, stride)| len.saturating_sub(1) * stride)
-            .sum();
-        let start = u64::from(address);
-        (start, start + last + v.dtype.size())
-    };
-    let dst = span(v.dst, v.dst_strides);
+    let dst = span(program, v, v.dst, v.dst_strides);
     v.src.iter().any(|operand| match *operand {
         Operand::Ub { address, strides } => {
-            let src = span(address, strides);
+            let src = span(program, v, address, strides);
             dst.0 < src.1 && src.0 < dst.1
         }
         _ => false,
     })
+}
+
+/// The bytes an operand of `v` at `address` with stride table `strides` spans over
+/// the box, as `start..end`.
+pub(super) fn span(program: &Program, v: &VectorInstr, address: u32, strides: u32) -> (u64, u64) {
+    let last: u64 = program.boxes[v.shape as usize]
+        .iter()
+        .zip(&program.strides[strides as usize])
+        .map(|(len, stride)| len.saturating_sub(1) * stride)
+        .sum();
+    let start = u64::from(address);
+    (start, start + last + v.dtype.size())
 }

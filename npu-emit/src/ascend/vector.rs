@@ -350,6 +350,18 @@ impl Layout {
             text.close("");
         }
     }
+
+    /// The loops' extents with operand `operand`'s byte stride along each, and the
+    /// count: two instructions with the same frame for an operand touch its
+    /// elements call by call in the same order.
+    pub(super) fn frame(&self, operand: usize) -> (Vec<(u64, u64)>, u64) {
+        let loops = self
+            .loops
+            .iter()
+            .map(|dim| (dim.len, dim.strides[operand]))
+            .collect();
+        (loops, self.count)
+    }
 }
 
 /// The layout of `v` with its UB operands viewed as `types` (C++ type and element

@@ -10,6 +10,7 @@
 //   model_vector.h  the vector calls over a count of elements
 //   model_math.h    the advanced math and activation calls (Tanh, Sigmoid, Sin, ...)
 //   model_shift.h   ShiftLeft, ShiftRight
+//   model_compare.h Compare, Compares (bit masks), Select
 #pragma once
 
 #include "model_core.h"
@@ -19,3 +20,4 @@
 #include "model_vector.h"
 #include "model_math.h"
 #include "model_shift.h"
+#include "model_compare.h"

@@ -17,6 +17,7 @@ mod host;
 mod integer;
 mod math;
 mod reduce;
+mod stepwise;
 mod vector;
 
 use std::collections::BTreeMap;
@@ -315,6 +316,7 @@ fn instruction(
             Ok(())
         }
         Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
+        Op::Vector(v) if stepwise::writes(&v) => stepwise::stepwise(text, program, &v),
         Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
             reduce::reduce(text, program, &v)
         }
@@ -354,6 +356,9 @@ fn tag(tags: &mut Tags, program: &Program, op: &Op) {
         Op::Vector(v) => {
             let written = match v.kind {
                 VectorKind::Compare(_) => Dtype::U8,
+                // An arg reduction writes the index; its accumulator names the
+                // values' dtype.
+                VectorKind::Reduce(op, _) if op.is_arg() => v.dtype,
                 VectorKind::Reduce(_, accumulator) => accumulator,
                 _ => v.dtype,
             };

@@ -9,7 +9,10 @@
 //! bases, as constant tables).
 //!
 //! Copies are written by the `copy` module, vector instructions by `vector` (and
-//! reductions by `reduce`), the launch file and CMakeLists by `host`.
+//! reductions by `reduce`; the advanced math calls and negation by `math`; the
+//! integer calls beyond arithmetic by `integer`; compares and selects by `compare`;
+//! arg reductions and scans, element by element, by `stepwise`), the launch file and
+//! CMakeLists by `host`.
 
 mod compare;
 mod copy;

@@ -9,11 +9,18 @@
 //! bases, as constant tables).
 //!
 //! Copies are written by the `copy` module, vector instructions by `vector` (and
-//! reductions by `reduce`), the launch file and CMakeLists by `host`.
+//! reductions by `reduce`; the advanced math calls and negation by `math`; the
+//! integer calls beyond arithmetic by `integer`; compares and selects by `compare`;
+//! arg reductions and scans, element by element, by `stepwise`), the launch file and
+//! CMakeLists by `host`.
 
+mod compare;
 mod copy;
 mod host;
+mod integer;
+mod math;
 mod reduce;
+mod stepwise;
 mod vector;
 
 use std::collections::BTreeMap;
@@ -140,10 +147,12 @@ fn kernel_source(
 ) -> Result<String, Unsupported> {
     let mut text = Text::default();
     header(&mut text, program, target, kernel);
+    let scratch = math::scratch_bytes(program, target)?;
+    compare::check(program)?;
     text.line("#include \"kernel_operator.h\"");
     text.line("");
     text.open(format!("namespace npu_{name}"));
-    tables(&mut text, program);
+    tables(&mut text, program, scratch);
     text.line("");
     for line in reduce::HELPERS.lines() {
         text.line(line);
@@ -192,12 +201,20 @@ fn header(text: &mut Text, program: &Program, target: &Target, kernel: &CheckedK
     text.line("");
 }
 
-/// Launch geometry and each core's class and global-memory bases.
-fn tables(text: &mut Text, program: &Program) {
+/// Launch geometry, the temporary buffer of the advanced calls (`scratch` bytes past
+/// the program's buffers, when any) and each core's class and global-memory bases.
+fn tables(text: &mut Text, program: &Program, scratch: u64) {
     let block_dim = program.cores.iter().map(|c| c.core + 1).max().unwrap_or(0);
     let ub = program.peak(Level::Ub).div_ceil(32) * 32;
     text.line(format!("constexpr uint32_t BLOCK_DIM = {block_dim};"));
-    text.line(format!("constexpr uint32_t UB_BYTES = {};", ub.max(32)));
+    if scratch > 0 {
+        text.comment("The advanced math calls' temporary buffer, past the program's buffers.");
+        text.line(format!("constexpr uint32_t TMP_AT = {ub};"));
+    }
+    text.line(format!(
+        "constexpr uint32_t UB_BYTES = {};",
+        (ub + scratch).max(32)
+    ));
     let mut class = vec![-1i64; block_dim as usize];
     let mut bases = vec![vec![0u64; program.tensors.len()]; block_dim as usize];
     for core in &program.cores {
@@ -302,9 +319,14 @@ fn instruction(
             Ok(())
         }
         Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
+        Op::Vector(v) if stepwise::writes(&v) => stepwise::stepwise(text, program, &v),
         Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
             reduce::reduce(text, program, &v)
         }
+        Op::Vector(v) if math::writes(&v) => math::math(text, program, &v),
+        Op::Vector(v) if v.kind == VectorKind::Select => compare::select(text, program, &v),
+        Op::Vector(v) if compare::writes(&v) => compare::compare(text, program, &v),
+        Op::Vector(v) if integer::writes(&v) => integer::integer(text, program, &v),
         Op::Vector(v) => {
             let source = match v.src[0] {
                 Operand::Ub { address, .. } => tags.get(&address).copied(),
@@ -337,6 +359,9 @@ fn tag(tags: &mut Tags, program: &Program, op: &Op) {
         Op::Vector(v) => {
             let written = match v.kind {
                 VectorKind::Compare(_) => Dtype::U8,
+                // An arg reduction writes the index; its accumulator names the
+                // values' dtype.
+                VectorKind::Reduce(op, _) if op.is_arg() => v.dtype,
                 VectorKind::Reduce(_, accumulator) => accumulator,
                 _ => v.dtype,
             };

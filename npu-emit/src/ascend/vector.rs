@@ -323,3 +323,80 @@ fn flatten(
     }
     Ok((dims, inner.len))
 }
+
+/// The loops of calls over an instruction's box, each call's element count, and each
+/// operand's view as text (the destination first, then the UB sources): the frame
+/// the calls written beside this module (`math`, `compare`) share with `vector`.
+pub(super) struct Layout {
+    loops: Vec<Dim>,
+    pub(super) views: Vec<String>,
+    pub(super) count: u64,
+}
+
+impl Layout {
+    /// Opens the loops around the calls.
+    pub(super) fn open(&self, text: &mut Text) {
+        for (depth, dim) in self.loops.iter().enumerate() {
+            text.open(format!(
+                "for (uint64_t v{depth} = 0; v{depth} < {}; ++v{depth})",
+                dim.len
+            ));
+        }
+    }
+
+    /// Closes what `open` opened.
+    pub(super) fn close(&self, text: &mut Text) {
+        for _ in &self.loops {
+            text.close("");
+        }
+    }
+
+    /// The loops' extents with operand `operand`'s byte stride along each, and the
+    /// count: two instructions with the same frame for an operand touch its
+    /// elements call by call in the same order.
+    pub(super) fn frame(&self, operand: usize) -> (Vec<(u64, u64)>, u64) {
+        let loops = self
+            .loops
+            .iter()
+            .map(|dim| (dim.len, dim.strides[operand]))
+            .collect();
+        (loops, self.count)
+    }
+}
+
+/// The layout of `v` with its UB operands viewed as `types` (C++ type and element
+/// size, the destination's first); a box the count form cannot express is
+/// unsupported, as in `vector`.
+pub(super) fn layout(
+    program: &Program,
+    v: &VectorInstr,
+    types: &[(&str, u64)],
+) -> Result<Layout, Unsupported> {
+    let sources = v.src.iter().filter_map(|operand| match operand {
+        Operand::Ub { address, strides } => Some((*address, *strides)),
+        _ => None,
+    });
+    let operands: Vec<View> = std::iter::once((v.dst, v.dst_strides))
+        .chain(sources)
+        .zip(types)
+        .map(|((address, strides), (ty, size))| (address, strides, *ty, *size))
+        .collect();
+    let (loops, count) = flatten(program, v, &operands)?;
+    let views = operands
+        .iter()
+        .enumerate()
+        .map(|(operand, (address, _, ty, _))| {
+            let moves: String = loops
+                .iter()
+                .enumerate()
+                .map(|(d, dim)| format!(" + v{d} * {}", dim.strides[operand]))
+                .collect();
+            format!("ub[{address}{moves}].ReinterpretCast<{ty}>()")
+        })
+        .collect();
+    Ok(Layout {
+        loops,
+        views,
+        count,
+    })
+}

@@ -141,6 +141,98 @@ const CASES: &[crate::support::ModelCase] = &[
         Ok("3.75 inf"),
     ),
     (
+        // The reference's Compare example (src0 < src1, a bit per element, little
+        // endian): 64 floats, i < 32 for the first 32.
+        "compare_writes_a_bit_per_element",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         for (int i = 0; i < 64; ++i) { f.SetValue(i, float(i)); f.SetValue(64 + i, 32.0f); }
+         AscendC::SetFlag<AscendC::HardEvent::S_V>(0);
+         AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);
+         AscendC::Compare(ub[1024], f[0], f[64], AscendC::CMPMODE::LT, 64);
+         std::printf(\"%x %x %x\", core.ub[1024], core.ub[1027], core.ub[1028]);",
+        Ok("ff ff 0"),
+    ),
+    (
+        "a_compare_not_of_whole_256_byte_blocks_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::Compares(ub[1024], f[0], 0.0f, AscendC::CMPMODE::GT, 8);",
+        Err("not whole 256-byte blocks"),
+    ),
+    (
+        // The reference's Select example in tensor-scalar mode: bit 1 takes src0,
+        // bit 0 the scalar (here 0b01010101: the even elements).
+        "select_takes_src0_where_the_bit_is_set",
+        "AscendC::Duplicate(h[0], half(7), 16);
+         core.ub[1024] = 0x55; core.ub[1025] = 0x55;
+         AscendC::Select(h[64], ub[1024], h[0], half(0), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, 16);
+         std::printf(\"%g %g %g\", double(core_half(128)), double(core_half(130)), double(core_half(132)));",
+        Ok("7 0 7"),
+    ),
+    (
+        "a_select_overlapping_a_source_in_part_fails",
+        "AscendC::Select(h[16], ub[1024], h[0], h[64], AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, 32);",
+        Err("overlaps a source at ub 0x0 in part"),
+    ),
+    (
+        // The reference's shift examples on int16: 0b1010101010101010 arithmetic
+        // right by 1 is 0b1101010101010101 (0xd555), by 3 0b1111010101010101
+        // (0xf555); left shifts keep the low bits (0x4001 << 1 = 0x8002).
+        "shifts_are_arithmetic_and_keep_the_low_bits",
+        "AscendC::LocalTensor<int16_t> s = buffer.Get<int16_t>();
+         AscendC::Duplicate(s[0], int16_t(0xaaaa), 16);
+         AscendC::Duplicate(s[16], int16_t(0x4001), 16);
+         AscendC::ShiftRight(s[32], s[0], int16_t(1), 16);
+         AscendC::ShiftRight(s[48], s[0], int16_t(3), 16);
+         AscendC::ShiftLeft(s[64], s[16], int16_t(1), 16);
+         AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
+         AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+         std::printf(\"%x %x %x\", uint16_t(s.GetValue(32)), uint16_t(s.GetValue(48)), uint16_t(s.GetValue(64)));",
+        Ok("d555 f555 8002"),
+    ),
+    (
+        "a_shift_past_the_width_fails",
+        "AscendC::LocalTensor<int16_t> s = buffer.Get<int16_t>();
+         AscendC::ShiftRight(s[32], s[0], int16_t(17), 16);",
+        Err("shift 17 outside [0, 16]"),
+    ),
+    (
+        // The reference: Round goes to the nearest integer, a half to the even one.
+        "round_takes_ties_to_even",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         f.SetValue(0, 0.5f); f.SetValue(1, 1.5f); f.SetValue(2, 2.5f); f.SetValue(3, -0.5f);
+         for (int i = 4; i < 8; ++i) f.SetValue(i, 0.0f);
+         AscendC::SetFlag<AscendC::HardEvent::S_V>(0);
+         AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);
+         AscendC::Round(f[64], f[0], ub[4096], 8);
+         std::printf(\"%g %g %g %g\", core_float(256), core_float(260), core_float(264), core_float(268));",
+        Ok("0 2 2 -0"),
+    ),
+    (
+        // erf(0.5) = 0.5204998778..., rounded to float.
+        "erf_is_the_simulators",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::Duplicate(f[0], 0.5f, 8);
+         AscendC::Erf(f[64], f[0], ub[4096], 8);
+         std::printf(\"%.7f\", core_float(256));",
+        Ok("0.5204999"),
+    ),
+    (
+        "an_advanced_call_in_place_fails",
+        "AscendC::Tanh(h[0], h[0], ub[4096], 16);",
+        Err("overlaps the source"),
+    ),
+    (
+        // Tanh on half needs at least 1024 B of temporary buffer.
+        "a_temporary_buffer_below_the_least_fails",
+        "AscendC::Tanh(h[64], h[0], ub[196608 - 512], 16);",
+        Err("less than the least 1024 B"),
+    ),
+    (
+        "a_temporary_buffer_over_an_operand_fails",
+        "AscendC::Sin(h[64], h[0], ub[96], 16);",
+        Err("temporary buffer at ub 0x60 overlaps an operand"),
+    ),
+    (
         "a_vector_call_past_its_buffer_fails",
         "AscendC::Duplicate(h[98304 - 16], half(0), 32);",
         Err("run past the buffer's end"),
@@ -170,6 +262,8 @@ fn program() -> String {
              npu_model::Core &core = npu_model::core();\n\
              auto core_half = [&](int byte) {{ half v; std::memcpy(&v, &core.ub[byte], 2); return v; }};\n\
              (void)core_half;\n\
+             auto core_float = [&](int byte) {{ float v; std::memcpy(&v, &core.ub[byte], 4); return double(v); }};\n\
+             (void)core_float;\n\
              AscendC::TPipe pipe;\nAscendC::TBuf<AscendC::TPosition::VECCALC> buffer;\n\
              pipe.InitBuffer(buffer, 196608);\n\
              AscendC::LocalTensor<uint8_t> ub = buffer.Get<uint8_t>();\n\

@@ -38,12 +38,37 @@ const DIVIDE: &str = "kernel mutant(x: [f32; 4096]) -> y: [f32; 4096] {
     target ascend910b;
     schedule s { split i by 1024; stage x, y in ub depth 2; }";
 
+/// A select on a compare: `Compares` writes a bit mask that `Select` reads, over a
+/// tail of 992 elements that `Compares` rounds up to whole 256-byte blocks.
+const SELECT: &str = "kernel mutant(x: [f32; 4064]) -> y: [f32; 4064] {
+        y[i] = select(x[i] > 0, x[i], x[i] * 0.25);
+    }
+    target ascend910b;
+    schedule s { split i by 1024; stage x, y in ub depth 2; tail pad; }";
+
+/// An advanced math call with its temporary buffer past the program's buffers.
+const TANH: &str = "kernel mutant(x: [f16; 4096]) -> y: [f16; 4096] {
+        y[i] = tanh(x[i]);
+    }
+    target ascend910b;
+    schedule s { split i by 1024; stage x, y in ub depth 2; }";
+
+/// A row's arg max: value and index stepped in index order on the scalar unit.
+const ARGMAX: &str = "kernel mutant(x: [f32; 64, 100]) -> y: [i32; 64] {
+        y[i] = argmax[k](x[i, k]);
+    }
+    target ascend910b;
+    schedule s { split i by 8; stage x, y in ub depth 1; }";
+
 /// The kernels mutated, with the names their originals are built under.
-const KERNELS: [(&str, &str); 4] = [
+const KERNELS: [(&str, &str); 7] = [
     (TILES_2D, "tiles_2d"),
     (RUN_1D, "run_1d"),
     (FOLD, "fold"),
     (DIVIDE, "divide"),
+    (SELECT, "compare_select"),
+    (TANH, "math_tanh"),
+    (ARGMAX, "arg_max"),
 ];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
@@ -92,6 +117,22 @@ const MUTANTS: &[Mutation] = &[
         };
         let swapped = format!("AscendC::Div({dst}, {divisor}, {src}, {count}");
         Some(format!("{}{swapped}{}", &t[..at], &t[end..]))
+    }),
+    ("a wrong compare mode", SELECT, |t| {
+        let t = t.replacen("AscendC::CMPMODE::GT", "AscendC::CMPMODE::LT", 1);
+        t.contains("CMPMODE::LT").then_some(t)
+    }),
+    (
+        "a compare over the count, not whole 256-byte blocks",
+        SELECT,
+        |t| edit_number_after(t, "AscendC::CMPMODE::GT, ", 2, |n| n - 32),
+    ),
+    ("a temporary buffer over the source", TANH, |t| {
+        edit_number_after(t, "TMP_AT = ", 1, |_| 0)
+    }),
+    ("an arg index off by one", ARGMAX, |t| {
+        let t = t.replacen("static_cast<int32_t>(0 + ", "static_cast<int32_t>(1 + ", 1);
+        t.contains("(1 + ").then_some(t)
     }),
     ("a wrong core share", TILES_2D, |t| {
         let at = t.find("GM_BASE[BLOCK_DIM]")?;
@@ -183,7 +224,7 @@ fn every_mutant_fails() {
     let cases = crate::support::with_mutants(&named, MUTANTS, "mutant");
     let build = support::build(&cases);
     let mut expected = Vec::new();
-    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9, 10]) {
+    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9, 10, 11, 12, 13]) {
         let inputs = kernel.random_inputs(seed);
         let outputs = simulated(case, kernel, &inputs);
         let run = build.run(case, &inputs, "original");

@@ -8,6 +8,9 @@
 //   model_sync.h    HardEvent, SetFlag, WaitFlag, PipeBarrier
 //   model_copy.h    DataCopyPad (GM<->UB) with DataCopyExtParams, DataCopy (UB->UB)
 //   model_vector.h  the vector calls over a count of elements
+//   model_math.h    the advanced math and activation calls (Tanh, Sigmoid, Sin, ...)
+//   model_shift.h   ShiftLeft, ShiftRight
+//   model_compare.h Compare, Compares (bit masks), Select
 #pragma once
 
 #include "model_core.h"
@@ -15,3 +18,6 @@
 #include "model_sync.h"
 #include "model_copy.h"
 #include "model_vector.h"
+#include "model_math.h"
+#include "model_shift.h"
+#include "model_compare.h"

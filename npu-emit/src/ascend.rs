@@ -9,9 +9,12 @@
 //! bases, as constant tables).
 //!
 //! Copies are written by the `copy` module, vector instructions by `vector` (and
-//! reductions by `reduce`), the launch file and CMakeLists by `host`.
+//! reductions by `reduce`), the cube path (copies into L1, loads into L0A/L0B, `Mmad`
+//! and `Fixpipe`, each cube memory a `TBuf` of its own) by `cube`, the launch file
+//! and CMakeLists by `host`.
 
 mod copy;
+mod cube;
 mod host;
 mod reduce;
 mod vector;
@@ -33,12 +36,7 @@ pub(crate) fn emit(
     kernel: &CheckedKernel,
 ) -> Result<Emitted, Unsupported> {
     supported_target(target)?;
-    if program.cube.is_some() {
-        return Err(unsupported(
-            "the cube path (load_l0a, load_l0b, mmad, fixpipe)",
-            "LoadData, Mmad and Fixpipe are not emitted yet",
-        ));
-    }
+    cube::check(program)?;
     for tensor in &program.signature {
         c_type(tensor.dtype).ok_or_else(|| {
             unsupported(
@@ -176,6 +174,18 @@ fn header(text: &mut Text, program: &Program, target: &Target, kernel: &CheckedK
             buffer.name, buffer.address, buffer.depth, buffer.slot_bytes
         ));
     }
+    if program.cube.is_some() {
+        text.comment("Cube buffers (byte offsets inside each memory's TBuf, fractal layouts):");
+    }
+    for buffer in program.buffers.iter().filter(|b| b.level != Level::Ub) {
+        text.comment(&format!(
+            "  {} in {} at 0x{:05x}, {} x {} B",
+            buffer.name, buffer.level, buffer.address, buffer.depth, buffer.slot_bytes
+        ));
+    }
+    if let Some([m, n, k]) = program.cube {
+        text.comment(&format!("  cube block m {m}, n {n}, k {k}"));
+    }
     for (index, code) in program.classes.iter().enumerate() {
         let cores: Vec<String> = program
             .cores
@@ -233,6 +243,9 @@ fn class_parameters(program: &Program) -> String {
         parameters.push(format!("{} {}", c_type(t.dtype).unwrap_or("float"), t.name));
     }
     parameters.push("const AscendC::LocalTensor<uint8_t> &ub".into());
+    for (_, name, _) in cube::used(program) {
+        parameters.push(format!("const AscendC::LocalTensor<uint8_t> &{name}"));
+    }
     parameters.join(", ")
 }
 
@@ -301,6 +314,9 @@ fn instruction(
             text.line("AscendC::PipeBarrier<PIPE_ALL>();");
             Ok(())
         }
+        Op::CopyIn {
+            level: Level::L1, ..
+        } => cube::copy_in(text, program, step, iteration),
         Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
         Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
             reduce::reduce(text, program, &v)
@@ -312,10 +328,9 @@ fn instruction(
             };
             vector::vector(text, program, &v, source.unwrap_or(v.dtype))
         }
-        Op::LoadL0 { .. } | Op::Mmad { .. } | Op::Fixpipe { .. } => Err(unsupported(
-            "the cube path (load_l0a, load_l0b, mmad, fixpipe)",
-            "LoadData, Mmad and Fixpipe are not emitted yet",
-        )),
+        Op::LoadL0 { .. } => cube::load(text, program, &step.op),
+        Op::Mmad { .. } => cube::mmad(text, &step.op),
+        Op::Fixpipe { .. } => cube::fixpipe(text, program, step, iteration),
     }
 }
 
@@ -328,7 +343,10 @@ type Tags = BTreeMap<u32, Dtype>;
 fn tag(tags: &mut Tags, program: &Program, op: &Op) {
     match *op {
         Op::CopyIn {
-            tensor, address, ..
+            tensor,
+            address,
+            level: Level::Ub,
+            ..
         } => {
             if let Some(declared) = program.signature.get(usize::from(tensor)) {
                 tags.insert(address, declared.dtype);
@@ -372,6 +390,7 @@ fn entry(text: &mut Text, program: &Program, name: &str) {
     text.line("AscendC::TBuf<AscendC::TPosition::VECCALC> unified;");
     text.line("pipe.InitBuffer(unified, UB_BYTES);");
     text.line("const AscendC::LocalTensor<uint8_t> ub = unified.Get<uint8_t>();");
+    cube::declare(text, program);
     let mut call = Vec::new();
     for (index, t) in gm_tensors(program) {
         let ty = c_type(t.dtype).unwrap_or("uint8_t");
@@ -384,6 +403,7 @@ fn entry(text: &mut Text, program: &Program, name: &str) {
     }
     call.extend(parameters(program).map(|(_, t)| t.name.clone()));
     call.push("ub".into());
+    call.extend(cube::used(program).map(|(_, name, _)| name.to_string()));
     text.line("switch (CLASS_OF[core]) {");
     for class in 0..program.classes.len() {
         text.line(format!("case {class}:"));

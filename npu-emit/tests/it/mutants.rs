@@ -40,9 +40,10 @@ const DIVIDE: &str = "kernel mutant(x: [f32; 4096]) -> y: [f32; 4096] {
 
 /// A matmul on the cube: two k tiles per C block, each two Mmads of 32 x 32 x 32,
 /// so C accumulates across Mmads (behind a `PipeBarrier<PIPE_M>`) and leaves
-/// through Fixpipe after an M->FIX flag.
-const CUBE: &str = "kernel mutant(a: [f16; 64, 128], b: [f16; 128, 64]) -> c: [f32; 64, 64] {
-        c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32);
+/// through Fixpipe after an M->FIX flag, cast to f16 on the way (no bundled kernel
+/// on ascend910b has an f16 result).
+const CUBE: &str = "kernel mutant(a: [f16; 64, 128], b: [f16; 128, 64]) -> c: [f16; 64, 64] {
+        c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32) as f16;
     }
     target ascend910b;
     schedule s { split k by 64; cube m by 32, n by 32, k by 32; stage a, b in l1 depth 1; stage a in l0a depth 1; stage b in l0b depth 1; stage c in l0c depth 1; }";
@@ -134,6 +135,11 @@ const MUTANTS: &[Mutation] = &[
     ),
     ("a wrong Nz column stride of an ND2NZ copy", CUBE, |t| {
         edit_number_after(t, "nd2nz.dstNzC0Stride = ", 1, |n| n + 16)
+    }),
+    ("a Fixpipe to f16 without its cast", CUBE, |t| {
+        let cast = "fixpipe.quantPre = QuantMode_t::F322F16;";
+        t.contains(cast)
+            .then(|| t.replace(cast, "fixpipe.quantPre = QuantMode_t::NoQuant;"))
     }),
 ];
 

@@ -21,7 +21,8 @@
 // C[i][j] starts from 0 (cmatrixInitVal) or what L0C holds, and adds
 // A[i][kk] * B[kk][j] for kk = 0, 1, ... in order, rounding to f32 after each
 // addition; an f16 product is exact in f32. The reference does not fix the order in
-// which the cube sums over k; this model and the simulator agree on this one.
+// which the cube sums over k; this model and the simulator agree on this one, NaNs
+// included (see multiply_add).
 #pragma once
 
 #include <algorithm>
@@ -255,6 +256,20 @@ inline void check_m_barrier(const Memory &l0c, uint64_t address, uint64_t bytes,
     }
 }
 
+// One step of Mmad's sum with the NaNs the simulator gives (its vectorised build adds
+// the product to the accumulator, so a NaN product replaces a NaN accumulator, which
+// the edge inputs show): a NaN factor passes on, inf x 0 is the default NaN, and a NaN
+// accumulator stays only while the products are numbers. Which of two NaN factors
+// passes on the edge inputs do not tell; the first does here. Written out because a
+// compiler may swap the operands of an addition, which changes which NaN comes out.
+inline float multiply_add(float acc, float x, float y) {
+    float product = x != x ? x : (y != y ? y : x * y);
+    if (product != product) {
+        return product;
+    }
+    return acc != acc ? acc : acc + product;
+}
+
 }  // namespace npu_model
 
 namespace AscendC {
@@ -300,11 +315,23 @@ void Mmad(const LocalTensor<T> &dst, const LocalTensor<U> &fm, const LocalTensor
         npu_model::read_shadow(l0c.shadow, l0c.name, PIPE_M, time, dst.address(), c_bytes, what);
     }
     npu_model::write_shadow(l0c.shadow, l0c.name, PIPE_M, time, dst.address(), c_bytes, what);
+    // A row by row and B column by column as floats first: a half converts in
+    // software on the host, so once per element rather than once per product.
+    std::vector<float> rows(m * k), columns(n * k);
     auto element = [](const npu_model::Memory &memory, uint64_t at) {
         half value;
         std::memcpy(&value, &memory.bytes[at], 2);
         return float(value);
     };
+    for (uint64_t kk = 0; kk < k; ++kk) {
+        for (uint64_t i = 0; i < m; ++i) {
+            rows[i * k + kk] = element(l0a, fm.address() + ((i / 16) * k1 + kk / 16) * 512 + ((i % 16) * 16 + kk % 16) * 2);
+        }
+        for (uint64_t j = 0; j < n; ++j) {
+            columns[j * k + kk] =
+                element(l0b, filter.address() + ((kk / 16) * n1 + j / 16) * 512 + ((j % 16) * 16 + kk % 16) * 2);
+        }
+    }
     for (uint64_t i = 0; i < m; ++i) {
         for (uint64_t j = 0; j < n; ++j) {
             uint64_t c_at = dst.address() + ((j / 16) * m1 * 16 + i) * 64 + (j % 16) * 4;
@@ -312,10 +339,10 @@ void Mmad(const LocalTensor<T> &dst, const LocalTensor<U> &fm, const LocalTensor
             if (!params.cmatrixInitVal) {
                 std::memcpy(&acc, &l0c.bytes[c_at], 4);
             }
+            const float *row = &rows[i * k];
+            const float *column = &columns[j * k];
             for (uint64_t kk = 0; kk < k; ++kk) {
-                uint64_t a_at = fm.address() + ((i / 16) * k1 + kk / 16) * 512 + ((i % 16) * 16 + kk % 16) * 2;
-                uint64_t b_at = filter.address() + ((kk / 16) * n1 + j / 16) * 512 + ((j % 16) * 16 + kk % 16) * 2;
-                acc = acc + element(l0a, a_at) * element(l0b, b_at);
+                acc = npu_model::multiply_add(acc, row[kk], column[kk]);
             }
             std::memcpy(&l0c.bytes[c_at], &acc, 4);
         }

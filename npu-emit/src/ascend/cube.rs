@@ -35,6 +35,8 @@ const C0: u64 = 16;
 const FRACTAL_BYTES: u64 = 512;
 /// The most fractals one `LoadData` moves (`repeatTimes` is 8 bits).
 const MAX_REPEAT: u64 = 255;
+/// The most rows of one ND2NZ copy (`nValue`) and of an Nz column (`dstNzC0Stride`).
+const MAX_ND_ROWS: u64 = 16384;
 /// The cube path's memories: the `TBuf` each is declared as, its name in the kernel,
 /// and the `TPosition` of the reference.
 pub(super) const MEMORIES: [(Level, &str, &str); 4] = [
@@ -179,6 +181,15 @@ pub(super) fn copy_in(
     }
     let (rows, row, columns) = matrix(&copy.dims, copy.element_bytes)?;
     let tile = tile(program, u64::from(address), row.buf_stride)?;
+    if rows > MAX_ND_ROWS || tile.rows > MAX_ND_ROWS || columns > 65535 || row.gm_stride > 65535 {
+        return Err(unsupported(
+            &format!(
+                "a copy into l1 of {rows}x{columns}, rows {} elements apart",
+                row.gm_stride
+            ),
+            "Nd2NzParams holds at most 16384 rows and 65535 columns and elements between rows",
+        ));
+    }
     let fields = [
         ("ndNum", "1".to_string()),
         ("nValue", rows.to_string()),
@@ -350,16 +361,7 @@ pub(super) fn fixpipe(
         return Ok(());
     };
     let declared = &program.signature[usize::from(tensor)];
-    let (ty, quant) = match (declared.dtype, dtype) {
-        (Dtype::F32, Dtype::F32) => ("float", "NoQuant"),
-        (Dtype::F16, Dtype::F16) => ("half", "F322F16"),
-        (declared, _) => {
-            return Err(unsupported(
-                &format!("a fixpipe to {} from f32", declared.name()),
-                "Fixpipe is written for f32 and f16 results so far",
-            ));
-        }
-    };
+    let (ty, quant) = result_type(declared.dtype, dtype)?;
     if !cols.is_multiple_of(16) || !source.is_multiple_of(1024) {
         return Err(unsupported(
             &format!("a fixpipe of {rows}x{cols} from l0c 0x{source:x}"),
@@ -383,4 +385,20 @@ pub(super) fn fixpipe(
     );
     call(text, "FixpipeParamsV220", "fixpipe", &fields, &call_text);
     Ok(())
+}
+
+/// The C++ type of a Fixpipe's result and the `quantPre` that casts the f32
+/// accumulators to it.
+fn result_type(
+    declared: Dtype,
+    rounded: Dtype,
+) -> Result<(&'static str, &'static str), Unsupported> {
+    match (declared, rounded) {
+        (Dtype::F32, Dtype::F32) => Ok(("float", "NoQuant")),
+        (Dtype::F16, Dtype::F16) => Ok(("half", "F322F16")),
+        _ => Err(unsupported(
+            &format!("a fixpipe to {} from f32", declared.name()),
+            "Fixpipe is written for f32 and f16 results so far",
+        )),
+    }
 }

@@ -16,9 +16,10 @@
 //! (NZ2ND), cast by its `quantPre`. The outputs are therefore the simulator's byte
 //! for byte, and the model checks the layouts' preconditions on the way.
 //!
-//! Written so far: f16 inputs with f32 accumulators, fractal-aligned tiles (rows and
-//! cube blocks in multiples of 16), on the Atlas A2 series (ascend910b), whose
-//! Fixpipe writes global memory; everything else is an "unsupported" error.
+//! Written so far: f16 inputs (f32 accumulators, f32 or f16 results), fractal-aligned
+//! tiles (rows and cube blocks in multiples of 16), on the Atlas A2 series
+//! (ascend910b), whose Fixpipe writes global memory; everything else is an
+//! "unsupported" error.
 
 use npu_core::program::{CopyDim, Op, Placement, Program};
 use npu_core::{Dtype, Level};
@@ -37,8 +38,8 @@ const FRACTAL_BYTES: u64 = 512;
 const MAX_REPEAT: u64 = 255;
 /// The most rows of one ND2NZ copy (`nValue`) and of an Nz column (`dstNzC0Stride`).
 const MAX_ND_ROWS: u64 = 16384;
-/// The cube path's memories: the `TBuf` each is declared as, its name in the kernel,
-/// and the `TPosition` of the reference.
+/// The cube path's memories: each level, its name in the kernel, and the
+/// `TPosition` of the `TBuf` that holds it (the reference's A1 for L1, A2, B2, CO1).
 pub(super) const MEMORIES: [(Level, &str, &str); 4] = [
     (Level::L1, "l1", "A1"),
     (Level::L0a, "l0a", "A2"),

@@ -11,11 +11,13 @@
 //! Copies are written by the `copy` module, vector instructions by `vector` (and
 //! reductions by `reduce`; the advanced math calls and negation by `math`; the
 //! integer calls beyond arithmetic by `integer`; compares and selects by `compare`;
-//! arg reductions and scans, element by element, by `stepwise`), the launch file and
-//! CMakeLists by `host`.
+//! arg reductions and scans, element by element, by `stepwise`), the cube path
+//! (copies into L1, loads into L0A/L0B, `Mmad` and `Fixpipe`, each cube memory a
+//! `TBuf` of its own) by `cube`, the launch file and CMakeLists by `host`.
 
 mod compare;
 mod copy;
+mod cube;
 mod host;
 mod integer;
 mod math;
@@ -40,12 +42,7 @@ pub(crate) fn emit(
     kernel: &CheckedKernel,
 ) -> Result<Emitted, Unsupported> {
     supported_target(target)?;
-    if program.cube.is_some() {
-        return Err(unsupported(
-            "the cube path (load_l0a, load_l0b, mmad, fixpipe)",
-            "LoadData, Mmad and Fixpipe are not emitted yet",
-        ));
-    }
+    cube::check(program)?;
     for tensor in &program.signature {
         c_type(tensor.dtype).ok_or_else(|| {
             unsupported(
@@ -185,6 +182,18 @@ fn header(text: &mut Text, program: &Program, target: &Target, kernel: &CheckedK
             buffer.name, buffer.address, buffer.depth, buffer.slot_bytes
         ));
     }
+    if program.cube.is_some() {
+        text.comment("Cube buffers (byte offsets inside each memory's TBuf, fractal layouts):");
+    }
+    for buffer in program.buffers.iter().filter(|b| b.level != Level::Ub) {
+        text.comment(&format!(
+            "  {} in {} at 0x{:05x}, {} x {} B",
+            buffer.name, buffer.level, buffer.address, buffer.depth, buffer.slot_bytes
+        ));
+    }
+    if let Some([m, n, k]) = program.cube {
+        text.comment(&format!("  cube block m {m}, n {n}, k {k}"));
+    }
     for (index, code) in program.classes.iter().enumerate() {
         let cores: Vec<String> = program
             .cores
@@ -250,6 +259,9 @@ fn class_parameters(program: &Program) -> String {
         parameters.push(format!("{} {}", c_type(t.dtype).unwrap_or("float"), t.name));
     }
     parameters.push("const AscendC::LocalTensor<uint8_t> &ub".into());
+    for (_, name, _) in cube::used(program) {
+        parameters.push(format!("const AscendC::LocalTensor<uint8_t> &{name}"));
+    }
     parameters.join(", ")
 }
 
@@ -318,6 +330,9 @@ fn instruction(
             text.line("AscendC::PipeBarrier<PIPE_ALL>();");
             Ok(())
         }
+        Op::CopyIn {
+            level: Level::L1, ..
+        } => cube::copy_in(text, program, step, iteration),
         Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
         Op::Vector(v) if stepwise::writes(&v) => stepwise::stepwise(text, program, &v),
         Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
@@ -334,10 +349,9 @@ fn instruction(
             };
             vector::vector(text, program, &v, source.unwrap_or(v.dtype))
         }
-        Op::LoadL0 { .. } | Op::Mmad { .. } | Op::Fixpipe { .. } => Err(unsupported(
-            "the cube path (load_l0a, load_l0b, mmad, fixpipe)",
-            "LoadData, Mmad and Fixpipe are not emitted yet",
-        )),
+        Op::LoadL0 { .. } => cube::load(text, program, &step.op),
+        Op::Mmad { .. } => cube::mmad(text, &step.op),
+        Op::Fixpipe { .. } => cube::fixpipe(text, program, step, iteration),
     }
 }
 
@@ -350,7 +364,10 @@ type Tags = BTreeMap<u32, Dtype>;
 fn tag(tags: &mut Tags, program: &Program, op: &Op) {
     match *op {
         Op::CopyIn {
-            tensor, address, ..
+            tensor,
+            address,
+            level: Level::Ub,
+            ..
         } => {
             if let Some(declared) = program.signature.get(usize::from(tensor)) {
                 tags.insert(address, declared.dtype);
@@ -397,6 +414,7 @@ fn entry(text: &mut Text, program: &Program, name: &str) {
     text.line("AscendC::TBuf<AscendC::TPosition::VECCALC> unified;");
     text.line("pipe.InitBuffer(unified, UB_BYTES);");
     text.line("const AscendC::LocalTensor<uint8_t> ub = unified.Get<uint8_t>();");
+    cube::declare(text, program);
     let mut call = Vec::new();
     for (index, t) in gm_tensors(program) {
         let ty = c_type(t.dtype).unwrap_or("uint8_t");
@@ -409,6 +427,7 @@ fn entry(text: &mut Text, program: &Program, name: &str) {
     }
     call.extend(parameters(program).map(|(_, t)| t.name.clone()));
     call.push("ub".into());
+    call.extend(cube::used(program).map(|(_, name, _)| name.to_string()));
     text.line("switch (CLASS_OF[core]) {");
     for class in 0..program.classes.len() {
         text.line(format!("case {class}:"));

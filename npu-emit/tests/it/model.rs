@@ -247,13 +247,19 @@ const CASES: &[crate::support::ModelCase] = &[
     ),
 ];
 
-/// The test program: one function per case, chosen by name.
+/// The test program of [`CASES`].
 fn program() -> String {
+    program_of(CASES, "")
+}
+
+/// The test program: one function per case, chosen by name, each body after
+/// `prelude`.
+fn program_of(cases: &[crate::support::ModelCase], prelude: &str) -> String {
     let mut text = String::from(
         "#include \"kernel_operator.h\"\n\
          static uint8_t in[256];\nstatic uint8_t out[256];\n",
     );
-    for (name, body, _) in CASES {
+    for (name, body, _) in cases {
         text.push_str(&format!(
             "static void {name}() {{\n\
              npu_model::start_core(0, 196608, 8);\n\
@@ -271,12 +277,12 @@ fn program() -> String {
              AscendC::GlobalTensor<uint8_t> in_gm;\nin_gm.SetGlobalBuffer(in);\n\
              AscendC::GlobalTensor<uint8_t> out_gm;\nout_gm.SetGlobalBuffer(out);\n\
              (void)h; (void)ub;\n\
-             {body}\n\
+             {prelude}\n{body}\n\
              npu_model::finish_core();\n}}\n"
         ));
     }
     text.push_str("int main(int argc, char **argv) {\n");
-    for (name, _, _) in CASES {
+    for (name, _, _) in cases {
         text.push_str(&format!(
             "    if (argc == 2 && std::strcmp(argv[1], \"{name}\") == 0) {{ {name}(); return 0; }}\n"
         ));
@@ -288,5 +294,167 @@ fn program() -> String {
 #[test]
 fn the_model_does_what_the_reference_says_and_refuses_what_it_forbids() {
     let wrong = crate::support::run_model_cases("model_cases", &program(), CASES);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// What every cube case starts from: the cube memories of an ascend910b core, each
+/// one `TBuf` (`l1`, `a` in L0A, `b` in L0B, `c` in L0C), `in` as 128 halves valued
+/// 0, 1, 2, ..., and helpers to set and read elements of a memory directly.
+const CUBE_PRELUDE: &str = "npu_model::start_cube(524288, 65536, 65536, 131072);
+    AscendC::TBuf<AscendC::TPosition::A1> l1_buffer; pipe.InitBuffer(l1_buffer, 524288);
+    AscendC::TBuf<AscendC::TPosition::A2> a_buffer; pipe.InitBuffer(a_buffer, 65536);
+    AscendC::TBuf<AscendC::TPosition::B2> b_buffer; pipe.InitBuffer(b_buffer, 65536);
+    AscendC::TBuf<AscendC::TPosition::CO1> c_buffer; pipe.InitBuffer(c_buffer, 131072);
+    AscendC::LocalTensor<half> l1 = l1_buffer.Get<half>(), a = a_buffer.Get<half>(), b = b_buffer.Get<half>();
+    AscendC::LocalTensor<float> c = c_buffer.Get<float>();
+    half *in_halves = reinterpret_cast<half *>(in);
+    for (int i = 0; i < 128; ++i) in_halves[i] = half(i);
+    AscendC::GlobalTensor<half> in_half; in_half.SetGlobalBuffer(in_halves);
+    AscendC::GlobalTensor<half> out_half; out_half.SetGlobalBuffer(reinterpret_cast<half *>(out));
+    auto get_half = [](npu_model::Memory &m, uint64_t byte) { half v; std::memcpy(&v, &m.bytes[byte], 2); return double(v); };
+    auto set_half = [](npu_model::Memory &m, uint64_t byte, double x) { half v = half(x); std::memcpy(&m.bytes[byte], &v, 2); };
+    auto get_float = [](npu_model::Memory &m, uint64_t byte) { float v; std::memcpy(&v, &m.bytes[byte], 4); return double(v); };
+    auto set_float = [](npu_model::Memory &m, uint64_t byte, float v) { std::memcpy(&m.bytes[byte], &v, 4); };
+    (void)get_half; (void)set_half; (void)get_float; (void)set_float; (void)l1; (void)a; (void)b; (void)c;";
+
+/// The cube calls' cases, the worked examples of the reference's LoadData, Mmad,
+/// ND2NZ and Fixpipe pages among them.
+const CUBE_CASES: &[crate::support::ModelCase] = &[
+    (
+        // A 2 x 20 matrix, rows 24 elements apart in GM, into Nz with 16 rows per
+        // column of fractals: (1, 17) lands at 1 x 16 x 32 + 1 x 32 + 1 x 2 = 546 B,
+        // and the row's tail (1, 20..31) is zero.
+        "nd2nz_lays_rows_into_fractal_columns",
+        "AscendC::Nd2NzParams p; p.ndNum = 1; p.nValue = 2; p.dValue = 20; p.srcDValue = 24; p.dstNzC0Stride = 16; p.dstNzNStride = 1;
+         AscendC::DataCopy(l1, in_half, p);
+         std::printf(\"%g %g %g\", get_half(core.l1, 546), get_half(core.l1, 552), get_half(core.l1, 6));",
+        Ok("41 0 3"),
+    ),
+    (
+        // The reference's non-contiguous example: 4 repeats, srcStride 2, dstGap 2:
+        // fractal r comes from source fractal 2r and lands at fractal 3r.
+        "load_data_strides_over_fractals",
+        "for (int f = 0; f < 8; ++f) set_half(core.l1, f * 512, f);
+         AscendC::LoadData2DParams p; p.repeatTimes = 4; p.srcStride = 2; p.dstGap = 2;
+         AscendC::LoadData(a, l1, p);
+         std::printf(\"%g %g %g %g\", get_half(core.l0a, 0), get_half(core.l0a, 1536), get_half(core.l0a, 3072), get_half(core.l0a, 4608));",
+        Ok("0 2 4 6"),
+    ),
+    (
+        // ifTranspose turns a fractal's row-major (1, 2) into (2, 1): Nz to Zn.
+        "load_data_transposes_each_fractal",
+        "set_half(core.l1, (1 * 16 + 2) * 2, 7);
+         AscendC::LoadData2DParams p; p.repeatTimes = 1; p.ifTranspose = true;
+         AscendC::LoadData(b, l1, p);
+         std::printf(\"%g\", get_half(core.l0b, (2 * 16 + 1) * 2));",
+        Ok("7"),
+    ),
+    (
+        // The reference's M = 30, K = 70, N = 40: A is 2 x 5 fractals (Zz), B 5 x 3
+        // (Zn), C 2 x 3 (Nz); the invalid parts of the edge fractals (set to 1000
+        // here) are ignored.
+        "mmad_of_partial_fractals_ignores_the_padding",
+        "const int M = 30, K = 70, N = 40, M1 = 2, K1 = 5, N1 = 3;
+         for (int i = 0; i < M1 * 16; ++i) for (int k = 0; k < K1 * 16; ++k)
+             set_half(core.l0a, ((i / 16 * K1 + k / 16) * 256 + i % 16 * 16 + k % 16) * 2, i < M && k < K ? (i + 2 * k) % 5 - 2 : 1000);
+         for (int k = 0; k < K1 * 16; ++k) for (int j = 0; j < N1 * 16; ++j)
+             set_half(core.l0b, ((k / 16 * N1 + j / 16) * 256 + j % 16 * 16 + k % 16) * 2, k < K && j < N ? (3 * k + j) % 7 - 3 : 1000);
+         AscendC::MmadParams p; p.m = M; p.n = N; p.k = K;
+         AscendC::Mmad(c, a, b, p);
+         int wrong = 0;
+         for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
+             double sum = 0;
+             for (int k = 0; k < K; ++k) sum += double((i + 2 * k) % 5 - 2) * double((3 * k + j) % 7 - 3);
+             wrong += get_float(core.l0c, ((j / 16 * M1 * 16) + i) * 64 + j % 16 * 4) != sum;
+         }
+         std::printf(\"%d wrong\", wrong);",
+        Ok("0 wrong"),
+    ),
+    (
+        // Summed in k order, rounding to f32 after each addition (the simulator's
+        // order): 2^24 + 1 + 1 stays 2^24, where 1 + 1 + 2^24 would be 2^24 + 2.
+        "mmad_sums_in_k_order_rounding_each_step",
+        "for (int byte = 0; byte < 512; byte += 2) { set_half(core.l0a, byte, 0); set_half(core.l0b, byte, 0); }
+         set_half(core.l0a, 0, 4096); set_half(core.l0a, 2, 1); set_half(core.l0a, 4, 1);
+         set_half(core.l0b, 0, 4096); set_half(core.l0b, 2, 1); set_half(core.l0b, 4, 1);
+         AscendC::MmadParams p; p.m = 16; p.n = 16; p.k = 3;
+         AscendC::Mmad(c, a, b, p);
+         std::printf(\"%.1f\", get_float(core.l0c, 0));",
+        Ok("16777216.0"),
+    ),
+    (
+        "a_small_accumulating_mmad_needs_a_pipe_m_barrier",
+        "AscendC::MmadParams p; p.m = 16; p.n = 16; p.k = 16;
+         AscendC::Mmad(c, a, b, p);
+         p.cmatrixInitVal = false;
+         AscendC::Mmad(c, a, b, p);",
+        Err("no PipeBarrier<PIPE_M> between"),
+    ),
+    (
+        "a_pipe_m_barrier_orders_the_accumulation",
+        "AscendC::MmadParams p; p.m = 16; p.n = 16; p.k = 16;
+         AscendC::Mmad(c, a, b, p);
+         p.cmatrixInitVal = false;
+         AscendC::PipeBarrier<PIPE_M>();
+         AscendC::Mmad(c, a, b, p);
+         std::printf(\"ordered\");",
+        Ok("ordered"),
+    ),
+    (
+        "an_mmad_after_a_load_needs_a_flag",
+        "AscendC::LoadData2DParams l; l.repeatTimes = 1;
+         AscendC::LoadData(a, l1, l);
+         AscendC::MmadParams p; p.m = 16; p.n = 16; p.k = 16;
+         AscendC::Mmad(c, a, b, p);",
+        Err("Mmad on M reads l0a 0x0, written by MTE1"),
+    ),
+    (
+        // 256 x 256 f16 is 128 KiB: twice L0A.
+        "an_mmad_past_l0a_fails",
+        "AscendC::MmadParams p; p.m = 256; p.n = 16; p.k = 256;
+         AscendC::Mmad(c, a, b, p);",
+        Err("past its buffer's end"),
+    ),
+    (
+        // CAST_RINT: 1 + 2^-11 is halfway between two halves and goes to the even
+        // one, 1; 1 + 3 x 2^-11 goes to 1 + 2^-9.
+        "fixpipe_casts_to_half_to_nearest_even",
+        "set_float(core.l0c, 0, 1.00048828125f); set_float(core.l0c, 4, 1.00146484375f);
+         AscendC::FixpipeParamsV220 p; p.nSize = 16; p.mSize = 1; p.srcStride = 16; p.dstStride = 16; p.quantPre = QuantMode_t::F322F16;
+         AscendC::Fixpipe<half, float, AscendC::CFG_ROW_MAJOR>(out_half, c, p);
+         half first, second; std::memcpy(&first, &out[0], 2); std::memcpy(&second, &out[2], 2);
+         std::printf(\"%g %g\", double(first), double(second));",
+        Ok("1 1.00195"),
+    ),
+    (
+        "a_fixpipe_src_stride_other_than_m_rounded_up_fails",
+        "AscendC::FixpipeParamsV220 p; p.nSize = 16; p.mSize = 16; p.srcStride = 32; p.dstStride = 16; p.quantPre = QuantMode_t::F322F16;
+         AscendC::Fixpipe<half, float, AscendC::CFG_ROW_MAJOR>(out_half, c, p);",
+        Err("srcStride 32 is not mSize 16 rounded up"),
+    ),
+    (
+        "a_load_of_256_fractals_fails",
+        "AscendC::LoadData2DParams p; p.repeatTimes = 256;
+         AscendC::LoadData(a, l1, p);",
+        Err("repeatTimes 256 is not in 0..255"),
+    ),
+    (
+        "a_load_to_an_unaligned_l0a_start_fails",
+        "AscendC::LoadData2DParams p; p.repeatTimes = 1;
+         AscendC::LoadData(a[16], l1, p);",
+        Err("does not start 512-byte aligned"),
+    ),
+    (
+        "nd2nz_into_the_unified_buffer_fails",
+        "AscendC::Nd2NzParams p; p.ndNum = 1; p.nValue = 1; p.dValue = 16; p.srcDValue = 16; p.dstNzC0Stride = 1; p.dstNzNStride = 1;
+         AscendC::DataCopy(h, in_half, p);",
+        Err("a local tensor in VECCALC, where the reference allows A1/B1"),
+    ),
+];
+
+#[test]
+fn the_cube_model_does_what_the_reference_says_and_refuses_what_it_forbids() {
+    let program = program_of(CUBE_CASES, CUBE_PRELUDE);
+    let wrong = crate::support::run_model_cases("model_cube_cases", &program, CUBE_CASES);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

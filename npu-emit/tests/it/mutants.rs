@@ -60,8 +60,18 @@ const ARGMAX: &str = "kernel mutant(x: [f32; 64, 100]) -> y: [i32; 64] {
     target ascend910b;
     schedule s { split i by 8; stage x, y in ub depth 1; }";
 
+/// A matmul on the cube: two k tiles per C block, each two Mmads of 32 x 32 x 32,
+/// so C accumulates across Mmads (behind a `PipeBarrier<PIPE_M>`) and leaves
+/// through Fixpipe after an M->FIX flag, cast to f16 on the way (no bundled kernel
+/// on ascend910b has an f16 result).
+const CUBE: &str = "kernel mutant(a: [f16; 64, 128], b: [f16; 128, 64]) -> c: [f16; 64, 64] {
+        c[m, n] = sum[k](a[m, k] as f32 * b[k, n] as f32) as f16;
+    }
+    target ascend910b;
+    schedule s { split k by 64; cube m by 32, n by 32, k by 32; stage a, b in l1 depth 1; stage a in l0a depth 1; stage b in l0b depth 1; stage c in l0c depth 1; }";
+
 /// The kernels mutated, with the names their originals are built under.
-const KERNELS: [(&str, &str); 7] = [
+const KERNELS: [(&str, &str); 8] = [
     (TILES_2D, "tiles_2d"),
     (RUN_1D, "run_1d"),
     (FOLD, "fold"),
@@ -69,6 +79,7 @@ const KERNELS: [(&str, &str); 7] = [
     (SELECT, "compare_select"),
     (TANH, "math_tanh"),
     (ARGMAX, "arg_max"),
+    (CUBE, "cube"),
 ];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
@@ -144,6 +155,32 @@ const MUTANTS: &[Mutation] = &[
             &t[..second_start],
             &t[second_end..]
         ))
+    }),
+    ("a wrong k of an Mmad", CUBE, |t| {
+        edit_number_after(t, "mmad.k = ", 1, |n| n - 16)
+    }),
+    ("a wrong LoadData repeat count", CUBE, |t| {
+        edit_number_after(t, "load.repeatTimes = ", 1, |n| n - 1)
+    }),
+    ("a wrong fractal stride of a LoadData", CUBE, |t| {
+        edit_number_after(t, "load.srcStride = ", 1, |n| n + 1)
+    }),
+    ("a dropped M->FIX flag", CUBE, |t| {
+        let t = drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::M_FIX>", 1)?;
+        drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::M_FIX>", 1)
+    }),
+    (
+        "a dropped PipeBarrier<PIPE_M> between accumulating Mmads",
+        CUBE,
+        |t| drop_line(t, "AscendC::PipeBarrier<PIPE_M>", 1),
+    ),
+    ("a wrong Nz column stride of an ND2NZ copy", CUBE, |t| {
+        edit_number_after(t, "nd2nz.dstNzC0Stride = ", 1, |n| n + 16)
+    }),
+    ("a Fixpipe to f16 without its cast", CUBE, |t| {
+        let cast = "fixpipe.quantPre = QuantMode_t::F322F16;";
+        t.contains(cast)
+            .then(|| t.replace(cast, "fixpipe.quantPre = QuantMode_t::NoQuant;"))
     }),
 ];
 
@@ -224,7 +261,7 @@ fn every_mutant_fails() {
     let cases = crate::support::with_mutants(&named, MUTANTS, "mutant");
     let build = support::build(&cases);
     let mut expected = Vec::new();
-    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9, 10, 11, 12, 13]) {
+    for ((kernel, case), seed) in originals.iter().zip(7..) {
         let inputs = kernel.random_inputs(seed);
         let outputs = simulated(case, kernel, &inputs);
         let run = build.run(case, &inputs, "original");

@@ -219,13 +219,18 @@ fn driver(case: &Case) -> String {
     }
     // The entry takes global tensors first, then parameters (a stable sort).
     arguments.sort_by_key(|argument| !argument.ends_with(".data()"));
+    let memory = &case.target.memory;
     let _ = writeln!(
         text,
-        "    for (uint32_t block = 0; block < npu_{0}::BLOCK_DIM; ++block) {{\n        npu_model::start_core(block, {1}, {2});\n        {0}({3});\n        npu_model::finish_core();\n    }}",
+        "    for (uint32_t block = 0; block < npu_{0}::BLOCK_DIM; ++block) {{\n        npu_model::start_core(block, {1}, {2});\n        npu_model::start_cube({4}, {5}, {6}, {7});\n        {0}({3});\n        npu_model::finish_core();\n    }}",
         case.function,
-        case.target.memory.ub,
+        memory.ub,
         case.target.events,
-        arguments.join(", ")
+        arguments.join(", "),
+        memory.l1,
+        memory.l0a,
+        memory.l0b,
+        memory.l0c
     );
     for tensor in program.signature.iter().filter(|t| t.role == Role::Output) {
         let _ = writeln!(

@@ -11,6 +11,7 @@
 //   model_math.h    the advanced math and activation calls (Tanh, Sigmoid, Sin, ...)
 //   model_shift.h   ShiftLeft, ShiftRight
 //   model_compare.h Compare, Compares (bit masks), Select
+//   model_cube.h    the cube path: DataCopy GM->L1 (ND2NZ), LoadData, Mmad, Fixpipe
 #pragma once
 
 #include "model_core.h"
@@ -21,3 +22,4 @@
 #include "model_math.h"
 #include "model_shift.h"
 #include "model_compare.h"
+#include "model_cube.h"

@@ -74,6 +74,15 @@ struct Allocation {
     std::vector<int32_t> writer;
 };
 
+// One on-chip memory of the cube path (L1, L0A, L0B, L0C): its bytes and the last
+// write and reads of each, as the UB keeps them. Capacity 0 until start_cube.
+struct Memory {
+    const char *name = "";
+    uint64_t capacity = 0;
+    std::vector<uint8_t> bytes;
+    std::vector<Shadow> shadow;
+};
+
 struct Core {
     uint32_t block = 0;
     uint64_t ub_capacity = 0;
@@ -83,6 +92,9 @@ struct Core {
     Clock clocks[PIPES];
     std::map<std::pair<int, int>, std::deque<Clock>> flags;
     bool buffer_taken = false;
+    Memory l1, l0a, l0b, l0c;
+    // M's time at its last PipeBarrier<PIPE_M> (see model_cube.h's Mmad).
+    uint64_t m_barrier = 0;
 };
 
 inline Core &core() {
@@ -108,6 +120,27 @@ inline void start_core(uint32_t block, uint64_t capacity, uint32_t events) {
     }
     c.flags.clear();
     c.buffer_taken = false;
+    for (Memory *m : {&c.l1, &c.l0a, &c.l0b, &c.l0c}) {
+        *m = Memory{};
+    }
+    c.l1.name = "l1";
+    c.l0a.name = "l0a";
+    c.l0b.name = "l0b";
+    c.l0c.name = "l0c";
+    c.m_barrier = 0;
+}
+
+// Gives the started core the cube path's memories, of the target's capacities, each
+// filled with a poison pattern.
+inline void start_cube(uint64_t l1, uint64_t l0a, uint64_t l0b, uint64_t l0c) {
+    Core &c = core();
+    Memory *memories[] = {&c.l1, &c.l0a, &c.l0b, &c.l0c};
+    uint64_t capacities[] = {l1, l0a, l0b, l0c};
+    for (int i = 0; i < 4; ++i) {
+        memories[i]->capacity = capacities[i];
+        memories[i]->bytes.assign(capacities[i], 0xA5);
+        memories[i]->shadow.assign(capacities[i], Shadow{});
+    }
 }
 
 // Every flag set on the core was waited for: a flag left set would satisfy a wait
@@ -149,39 +182,53 @@ inline void check_ub_range(uint64_t address, uint64_t bytes, const char *what) {
     }
 }
 
-// `pipe` reads UB bytes [address, address + bytes) at `time`.
-inline void read_ub(int pipe, uint64_t time, uint64_t address, uint64_t bytes, const char *what) {
-    check_ub_range(address, bytes, what);
+// `pipe` reads bytes [address, address + bytes) of `memory` (whose shadows are
+// `shadow`) at `time`: the write it sees must be ordered before it.
+inline void read_shadow(std::vector<Shadow> &shadow, const char *memory, int pipe, uint64_t time, uint64_t address,
+                        uint64_t bytes, const char *what) {
     Core &c = core();
     for (uint64_t b = address; b < address + bytes; ++b) {
-        Shadow &s = c.shadow[b];
+        Shadow &s = shadow[b];
         if (s.writer >= 0 && s.writer != pipe && s.written > c.clocks[pipe].at[s.writer]) {
-            fail("%s on %s reads ub 0x%llx, written by %s at its step %llu with no flag between", what,
-                 pipe_name(pipe), (unsigned long long)b, pipe_name(s.writer), (unsigned long long)s.written);
+            fail("%s on %s reads %s 0x%llx, written by %s at its step %llu with no flag between", what,
+                 pipe_name(pipe), memory, (unsigned long long)b, pipe_name(s.writer), (unsigned long long)s.written);
         }
         s.read[pipe] = time;
     }
 }
 
-// `pipe` writes UB bytes [address, address + bytes) at `time`.
-inline void write_ub(int pipe, uint64_t time, uint64_t address, uint64_t bytes, const char *what) {
-    check_ub_range(address, bytes, what);
+// `pipe` writes bytes [address, address + bytes) of `memory` at `time`: earlier
+// writes and reads on other pipes must be ordered before it.
+inline void write_shadow(std::vector<Shadow> &shadow, const char *memory, int pipe, uint64_t time, uint64_t address,
+                         uint64_t bytes, const char *what) {
     Core &c = core();
     for (uint64_t b = address; b < address + bytes; ++b) {
-        Shadow &s = c.shadow[b];
+        Shadow &s = shadow[b];
         if (s.writer >= 0 && s.writer != pipe && s.written > c.clocks[pipe].at[s.writer]) {
-            fail("%s on %s overwrites ub 0x%llx, written by %s at its step %llu with no flag between", what,
-                 pipe_name(pipe), (unsigned long long)b, pipe_name(s.writer), (unsigned long long)s.written);
+            fail("%s on %s overwrites %s 0x%llx, written by %s at its step %llu with no flag between", what,
+                 pipe_name(pipe), memory, (unsigned long long)b, pipe_name(s.writer), (unsigned long long)s.written);
         }
         for (int q = 0; q < PIPES; ++q) {
             if (q != pipe && s.read[q] > c.clocks[pipe].at[q]) {
-                fail("%s on %s overwrites ub 0x%llx, read by %s at its step %llu with no flag between", what,
-                     pipe_name(pipe), (unsigned long long)b, pipe_name(q), (unsigned long long)s.read[q]);
+                fail("%s on %s overwrites %s 0x%llx, read by %s at its step %llu with no flag between", what,
+                     pipe_name(pipe), memory, (unsigned long long)b, pipe_name(q), (unsigned long long)s.read[q]);
             }
         }
         s.writer = int8_t(pipe);
         s.written = time;
     }
+}
+
+// `pipe` reads UB bytes [address, address + bytes) at `time`.
+inline void read_ub(int pipe, uint64_t time, uint64_t address, uint64_t bytes, const char *what) {
+    check_ub_range(address, bytes, what);
+    read_shadow(core().shadow, "ub", pipe, time, address, bytes, what);
+}
+
+// `pipe` writes UB bytes [address, address + bytes) at `time`.
+inline void write_ub(int pipe, uint64_t time, uint64_t address, uint64_t bytes, const char *what) {
+    check_ub_range(address, bytes, what);
+    write_shadow(core().shadow, "ub", pipe, time, address, bytes, what);
 }
 
 // The current core writes global bytes [at, at + bytes).

@@ -1,4 +1,6 @@
 // Synchronisation between pipes: HardEvent, SetFlag, WaitFlag, PipeBarrier.
+// The events are those between the vector path's pipes (MTE2, V, MTE3, S) and the
+// cube path's (MTE2 into L1, MTE1 into L0A/L0B, M, FIX).
 //
 // SetFlag<HardEvent::SRC_DST>(id) is issued on the source pipe and sets the event
 // once the pipe's earlier work is done; WaitFlag<...>(id) stalls the destination pipe
@@ -21,7 +23,15 @@ namespace AscendC {
     X(MTE3_MTE2, PIPE_MTE3, PIPE_MTE2)                                                                       \
     X(V_V, PIPE_V, PIPE_V)                                                                                   \
     X(S_V, PIPE_S, PIPE_V)                                                                                   \
-    X(V_S, PIPE_V, PIPE_S)
+    X(V_S, PIPE_V, PIPE_S)                                                                                   \
+    X(MTE2_MTE1, PIPE_MTE2, PIPE_MTE1)                                                                       \
+    X(MTE1_MTE2, PIPE_MTE1, PIPE_MTE2)                                                                       \
+    X(MTE1_M, PIPE_MTE1, PIPE_M)                                                                             \
+    X(M_MTE1, PIPE_M, PIPE_MTE1)                                                                             \
+    X(M_FIX, PIPE_M, PIPE_FIX)                                                                               \
+    X(FIX_M, PIPE_FIX, PIPE_M)                                                                               \
+    X(MTE2_FIX, PIPE_MTE2, PIPE_FIX)                                                                         \
+    X(FIX_MTE2, PIPE_FIX, PIPE_MTE2)
 
 enum class HardEvent {
 #define NPU_MODEL_ENUM(name, from, to) name,
@@ -67,9 +77,15 @@ template <HardEvent event> void WaitFlag(int32_t id) {
     npu_model::tick(to);
 }
 
+// PipeBarrier<PIPE_ALL> joins every pipe; PipeBarrier<PIPE_M> orders the cube's own
+// instructions (an Mmad after it sees the L0C an earlier Mmad wrote: see Mmad).
 template <pipe_t pipe> void PipeBarrier() {
-    static_assert(pipe == PIPE_ALL, "the model has PipeBarrier<PIPE_ALL> only");
+    static_assert(pipe == PIPE_ALL || pipe == PIPE_M, "the model has PipeBarrier<PIPE_ALL> and <PIPE_M> only");
     npu_model::Core &c = npu_model::core();
+    if (pipe == PIPE_M) {
+        c.m_barrier = npu_model::tick(PIPE_M);
+        return;
+    }
     npu_model::Clock all;
     for (const npu_model::Clock &clock : c.clocks) {
         all.join(clock);

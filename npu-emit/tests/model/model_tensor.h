@@ -1,8 +1,9 @@
 // Tensors and buffers: GlobalTensor, LocalTensor, TPipe, TBuf, GetBlockIdx.
 //
-// A LocalTensor is a byte address in the unified buffer and the end of the buffer it
-// was taken from (the model's bound for that TPosition). operator[] moves it by
-// elements and ReinterpretCast changes the element type, as in the reference.
+// A LocalTensor is a byte address in the memory of its TPosition (the unified buffer
+// for VECCALC, L1 for A1/B1, L0A for A2, L0B for B2, L0C for CO1) and the end of the
+// buffer it was taken from (the model's bound). operator[] moves it by elements and
+// ReinterpretCast changes the element type, as in the reference.
 #pragma once
 
 #include "model_core.h"
@@ -33,13 +34,17 @@ private:
 template <typename T> class LocalTensor {
 public:
     LocalTensor() = default;
-    LocalTensor(uint64_t address, uint64_t limit) : address_(address), limit_(limit) {}
+    LocalTensor(uint64_t address, uint64_t limit, TPosition position = TPosition::VECCALC)
+        : address_(address), limit_(limit), position_(position) {}
     LocalTensor operator[](uint64_t offset) const {
-        return LocalTensor(address_ + offset * sizeof(T), limit_);
+        return LocalTensor(address_ + offset * sizeof(T), limit_, position_);
     }
-    template <typename U> LocalTensor<U> ReinterpretCast() const { return LocalTensor<U>(address_, limit_); }
+    template <typename U> LocalTensor<U> ReinterpretCast() const {
+        return LocalTensor<U>(address_, limit_, position_);
+    }
     // Scalar access on the scalar unit (pipe S), element `index` from this view.
     T GetValue(uint64_t index) const {
+        check_in_ub("GetValue");
         uint64_t at = address_ + index * sizeof(T);
         if (at + sizeof(T) > limit_) {
             npu_model::fail("GetValue at ub 0x%llx past the buffer's end", (unsigned long long)at);
@@ -50,6 +55,7 @@ public:
         return value;
     }
     void SetValue(uint64_t index, T value) const {
+        check_in_ub("SetValue");
         uint64_t at = address_ + index * sizeof(T);
         if (at + sizeof(T) > limit_) {
             npu_model::fail("SetValue at ub 0x%llx past the buffer's end", (unsigned long long)at);
@@ -59,10 +65,18 @@ public:
     }
     uint64_t address() const { return address_; }
     uint64_t limit() const { return limit_; }
+    TPosition position() const { return position_; }
 
 private:
+    // The scalar unit reads and writes the unified buffer only.
+    void check_in_ub(const char *what) const {
+        if (position_ != TPosition::VECCALC) {
+            npu_model::fail("%s on a tensor outside the unified buffer", what);
+        }
+    }
     uint64_t address_ = 0;
     uint64_t limit_ = 0;
+    TPosition position_ = TPosition::VECCALC;
 };
 
 template <TPosition position> class TBuf {
@@ -71,7 +85,7 @@ public:
         if (!initialised_) {
             npu_model::fail("TBuf::Get before TPipe::InitBuffer");
         }
-        return LocalTensor<T>(address_, address_ + bytes_);
+        return LocalTensor<T>(address_, address_ + bytes_, position);
     }
     void init(uint64_t address, uint64_t bytes) {
         address_ = address;
@@ -85,22 +99,45 @@ private:
     bool initialised_ = false;
 };
 
-// Hands out UB from its start, each buffer 32-byte aligned, within the UB's capacity.
+// Hands out each memory from its start, each buffer 32-byte aligned, within the
+// memory's capacity: the UB for VECCALC, L1 for A1 and B1 (one memory), L0A for A2,
+// L0B for B2, L0C for CO1.
 class TPipe {
 public:
     template <TPosition position> void InitBuffer(TBuf<position> &buffer, uint32_t bytes) {
-        static_assert(position == TPosition::VECCALC, "the model holds VECCALC buffers in the UB only");
-        uint64_t start = (next_ + 31) / 32 * 32;
-        if (bytes == 0 || start + bytes > npu_model::core().ub_capacity) {
-            npu_model::fail("InitBuffer of %u B at 0x%llx does not fit the %llu B unified buffer", bytes,
-                            (unsigned long long)start, (unsigned long long)npu_model::core().ub_capacity);
+        static_assert(position == TPosition::VECCALC || position == TPosition::A1 || position == TPosition::B1 ||
+                          position == TPosition::A2 || position == TPosition::B2 || position == TPosition::CO1,
+                      "the model holds VECCALC, A1, B1, A2, B2 and CO1 buffers");
+        int memory = memory_of(position);
+        static const char *names[] = {"unified buffer", "l1", "l0a", "l0b", "l0c"};
+        npu_model::Core &c = npu_model::core();
+        uint64_t capacities[] = {c.ub_capacity, c.l1.capacity, c.l0a.capacity, c.l0b.capacity, c.l0c.capacity};
+        uint64_t start = (next_[memory] + 31) / 32 * 32;
+        if (bytes == 0 || start + bytes > capacities[memory]) {
+            npu_model::fail("InitBuffer of %u B at 0x%llx does not fit the %llu B %s", bytes,
+                            (unsigned long long)start, (unsigned long long)capacities[memory], names[memory]);
         }
         buffer.init(start, bytes);
-        next_ = start + bytes;
+        next_[memory] = start + bytes;
     }
 
 private:
-    uint64_t next_ = 0;
+    static int memory_of(TPosition position) {
+        switch (position) {
+        case TPosition::A1:
+        case TPosition::B1:
+            return 1;
+        case TPosition::A2:
+            return 2;
+        case TPosition::B2:
+            return 3;
+        case TPosition::CO1:
+            return 4;
+        default:
+            return 0;
+        }
+    }
+    uint64_t next_[5] = {};
 };
 
 }  // namespace AscendC
@@ -110,6 +147,9 @@ namespace npu_model {
 // A local operand of `count` elements: 32-byte-aligned start, inside its buffer.
 template <typename T>
 inline void check_local(const AscendC::LocalTensor<T> &tensor, uint64_t count, const char *what) {
+    if (tensor.position() != AscendC::TPosition::VECCALC) {
+        fail("%s: a local tensor outside the unified buffer", what);
+    }
     if (tensor.address() % 32 != 0) {
         fail("%s: local tensor at ub 0x%llx does not start 32-byte aligned", what,
              (unsigned long long)tensor.address());

@@ -9,11 +9,13 @@
 //! bases, as constant tables).
 //!
 //! Copies are written by the `copy` module, vector instructions by `vector` (and
-//! reductions by `reduce`), the launch file and CMakeLists by `host`.
+//! reductions by `reduce`, moves the count form cannot write and gathers by
+//! `strided`), the launch file and CMakeLists by `host`.
 
 mod copy;
 mod host;
 mod reduce;
+mod strided;
 mod vector;
 
 use std::collections::BTreeMap;
@@ -47,6 +49,7 @@ pub(crate) fn emit(
             )
         })?;
     }
+    scratch_fits(program, target)?;
     let name = function_name(program);
     let source = kernel_source(program, target, kernel, &name)?;
     Ok(Emitted {
@@ -74,6 +77,22 @@ pub(crate) fn unsupported(construct: &str, reason: &str) -> Unsupported {
         construct: construct.to_string(),
         reason: reason.to_string(),
     }
+}
+
+/// The offset tables of gathers and strided moves fit after the program's buffers.
+fn scratch_fits(program: &Program, target: &Target) -> Result<(), Unsupported> {
+    let table = strided::scratch_bytes(program);
+    let end = strided::scratch_address(program) + table;
+    if end <= target.capacity(Level::Ub) {
+        return Ok(());
+    }
+    Err(unsupported(
+        &format!("an offset table of {table} B after the program's buffers"),
+        &format!(
+            "the ub holds {} B and the table would end at {end} B",
+            target.capacity(Level::Ub)
+        ),
+    ))
 }
 
 /// Ascend C runs on Ascend AI cores only.
@@ -195,7 +214,7 @@ fn header(text: &mut Text, program: &Program, target: &Target, kernel: &CheckedK
 /// Launch geometry and each core's class and global-memory bases.
 fn tables(text: &mut Text, program: &Program) {
     let block_dim = program.cores.iter().map(|c| c.core + 1).max().unwrap_or(0);
-    let ub = program.peak(Level::Ub).div_ceil(32) * 32;
+    let ub = strided::scratch_address(program) + strided::scratch_bytes(program);
     text.line(format!("constexpr uint32_t BLOCK_DIM = {block_dim};"));
     text.line(format!("constexpr uint32_t UB_BYTES = {};", ub.max(32)));
     let mut class = vec![-1i64; block_dim as usize];

@@ -146,6 +146,80 @@ const CASES: &[crate::support::ModelCase] = &[
         Err("run past the buffer's end"),
     ),
     (
+        // The reference's Copy example: 8 elements of each of 18 rows of 64 int32,
+        // packed (mask 8, 18 repeats, source repeat 8 blocks, destination 1). The
+        // element after the last row keeps the UB's poison.
+        "copy_picks_a_column_block_of_each_row",
+        "AscendC::LocalTensor<int32_t> w = buffer.Get<int32_t>();
+         for (int32_t i = 0; i < 18 * 64; ++i) std::memcpy(&core.ub[4 * i], &i, 4);
+         AscendC::Copy(w[2048], w[0], 8, 18, AscendC::CopyRepeatParams{1, 1, 1, 8});
+         int32_t a, b, c;
+         std::memcpy(&a, &core.ub[8192 + 4 * 9], 4); std::memcpy(&b, &core.ub[8192 + 4 * 143], 4); std::memcpy(&c, &core.ub[8192 + 4 * 144], 4);
+         std::printf(\"%d %d %d\", a, b, c);",
+        Ok("65 1095 -1515870811"),
+    ),
+    (
+        // A masked tail moves bits: -0.0 stays negative, the fourth element is left.
+        "copy_with_a_mask_moves_the_tail_bits",
+        "AscendC::Duplicate(h[0], half(-0.0), 16);
+         AscendC::Copy(h[64], h[0], 3, 1, AscendC::CopyRepeatParams{1, 1, 8, 8});
+         std::printf(\"%d %d\", int(std::signbit(double(core_half(132)))), int(core.ub[134]));",
+        Ok("1 165"),
+    ),
+    (
+        "a_copy_mask_past_a_repeat_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::Copy(f[64], f[0], 65, 1, AscendC::CopyRepeatParams{1, 1, 8, 8});",
+        Err("mask 65 is not in 1..64"),
+    ),
+    (
+        "a_copy_at_an_unaligned_start_fails",
+        "AscendC::Copy(h[3], h[64], 8, 1, AscendC::CopyRepeatParams{1, 1, 8, 8});",
+        Err("does not start 32-byte aligned"),
+    ),
+    (
+        // The reference's pseudo-code: dst[i] = src[(srcBaseAddr + srcOffset[i]) / 4].
+        "gather_reads_byte_offsets_from_the_base",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::LocalTensor<uint32_t> o = buffer.Get<uint32_t>();
+         for (int i = 0; i < 16; ++i) { float v = float(i); std::memcpy(&core.ub[4 * i], &v, 4); }
+         for (uint32_t i = 0; i < 8; ++i) { uint32_t v = (7 - i) * 4; std::memcpy(&core.ub[1024 + 4 * i], &v, 4); }
+         AscendC::Gather(f[64], f[0], o[256], 16, 8);
+         float a, b;
+         std::memcpy(&a, &core.ub[256], 4); std::memcpy(&b, &core.ub[256 + 28], 4);
+         std::printf(\"%g %g\", double(a), double(b));",
+        Ok("11 4"),
+    ),
+    (
+        "a_gather_offset_past_the_buffer_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::LocalTensor<uint32_t> o = buffer.Get<uint32_t>();
+         uint32_t far = 196608; std::memcpy(&core.ub[1024], &far, 4);
+         AscendC::Gather(f[64], f[0], o[256], 0, 1);",
+        Err("not an element inside the source's buffer"),
+    ),
+    (
+        "a_gather_from_its_own_destination_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::LocalTensor<uint32_t> o = buffer.Get<uint32_t>();
+         std::memset(&core.ub[1024], 0, 32);
+         AscendC::Gather(f[0], f[0], o[256], 4, 8);",
+        Err("inside the destination"),
+    ),
+    (
+        "a_gather_offset_table_written_on_the_scalar_unit_needs_a_flag",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::LocalTensor<uint32_t> o = buffer.Get<uint32_t>();
+         o.SetValue(256, 0);
+         AscendC::Gather(f[64], f[0], o[256], 0, 1);",
+        Err("Gather on V reads ub 0x400, written by S"),
+    ),
+    (
+        "a_trap_stops_the_kernel",
+        "AscendC::Trap();",
+        Err("Trap"),
+    ),
+    (
         "two_cores_writing_the_same_bytes_fail",
         "for (int i = 0; i < 64; ++i) core.ub[i] = 1;
          AscendC::DataCopyPad(out_gm[0], ub[0], AscendC::DataCopyExtParams{1, 32, 0, 0, 0});

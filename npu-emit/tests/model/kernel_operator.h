@@ -8,6 +8,7 @@
 //   model_sync.h    HardEvent, SetFlag, WaitFlag, PipeBarrier
 //   model_copy.h    DataCopyPad (GM<->UB) with DataCopyExtParams, DataCopy (UB->UB)
 //   model_vector.h  the vector calls over a count of elements
+//   model_move.h    Copy (masked, with repeats and strides), Gather (byte offsets), Trap
 #pragma once
 
 #include "model_core.h"
@@ -15,3 +16,4 @@
 #include "model_sync.h"
 #include "model_copy.h"
 #include "model_vector.h"
+#include "model_move.h"

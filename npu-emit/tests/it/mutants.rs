@@ -38,12 +38,29 @@ const DIVIDE: &str = "kernel mutant(x: [f32; 4096]) -> y: [f32; 4096] {
     target ascend910b;
     schedule s { split i by 1024; stage x, y in ub depth 2; }";
 
+/// Row sums of 12 rows a tile: the 48-byte result moves from the accumulator to the
+/// output with a masked `Copy` that spans two 32-byte blocks.
+const SHORT_MOVE: &str = "kernel mutant(x: [f32; 48, 40]) -> y: [f32; 48] {
+        y[i] = sum[k](x[i, k]);
+    }
+    target ascend910b;
+    schedule s { split i by 12; stage x, y in ub depth 1; tail pad; }";
+
+/// A transpose: the tile moves through a `Gather` with a table of byte offsets.
+const TRANSPOSE: &str = "kernel mutant(x: [f32; 64, 32]) -> y: [f32; 32, 64] {
+        y[j, i] = x[i, j];
+    }
+    target ascend910b;
+    schedule s { split j by 8; split i by 64; stage x, y in ub depth 1; }";
+
 /// The kernels mutated, with the names their originals are built under.
-const KERNELS: [(&str, &str); 4] = [
+const KERNELS: [(&str, &str); 6] = [
     (TILES_2D, "tiles_2d"),
     (RUN_1D, "run_1d"),
     (FOLD, "fold"),
     (DIVIDE, "divide"),
+    (SHORT_MOVE, "short_move"),
+    (TRANSPOSE, "transpose"),
 ];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
@@ -93,6 +110,25 @@ const MUTANTS: &[Mutation] = &[
         let swapped = format!("AscendC::Div({dst}, {divisor}, {src}, {count}");
         Some(format!("{}{swapped}{}", &t[..at], &t[end..]))
     }),
+    ("a masked move one element short", SHORT_MOVE, |t| {
+        copy_mask(t, |n| n - 1)
+    }),
+    ("a wrong block stride of a masked move", SHORT_MOVE, |t| {
+        edit_field(t, "AscendC::CopyRepeatParams{", 0, |n| n + 1)
+    }),
+    (
+        "a wrong stride in a gather's offset table",
+        TRANSPOSE,
+        |t| edit_number_after(t, "g1 * ", 1, |n| n + 4),
+    ),
+    (
+        "a dropped flag before a gather reads its table",
+        TRANSPOSE,
+        |t| {
+            let t = drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::S_V>", 1)?;
+            drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::S_V>", 1)
+        },
+    ),
     ("a wrong core share", TILES_2D, |t| {
         let at = t.find("GM_BASE[BLOCK_DIM]")?;
         let first = t[at..].find("{0, 0, 0},")? + at;
@@ -150,6 +186,16 @@ fn last_argument_minus_one(t: &str, pattern: &str) -> Option<String> {
     Some(format!("{}{}{}", &t[..comma], count - 1, &t[end..]))
 }
 
+/// The first `Copy` call with its mask (the third argument) changed by `f`.
+fn copy_mask(t: &str, f: fn(u64) -> u64) -> Option<String> {
+    let start = t.find("AscendC::Copy(")?;
+    let mut commas = t[start..].match_indices(", ").map(|(at, _)| at + start + 2);
+    let (_, mask) = (commas.next()?, commas.next()?);
+    let digits = t[mask..].chars().take_while(char::is_ascii_digit).count();
+    let value: u64 = t[mask..mask + digits].parse().ok()?;
+    Some(format!("{}{}{}", &t[..mask], f(value), &t[mask + digits..]))
+}
+
 /// The kernel of `source` on ascend910b, checked, and its emitted case named `function`.
 fn original(source: &str, function: &str) -> (CheckedKernel, Case) {
     let target = Target::preset("ascend910b").expect("a preset");
@@ -183,7 +229,7 @@ fn every_mutant_fails() {
     let cases = crate::support::with_mutants(&named, MUTANTS, "mutant");
     let build = support::build(&cases);
     let mut expected = Vec::new();
-    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9, 10]) {
+    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9, 10, 11, 12]) {
         let inputs = kernel.random_inputs(seed);
         let outputs = simulated(case, kernel, &inputs);
         let run = build.run(case, &inputs, "original");

@@ -40,7 +40,7 @@ pub(super) fn scratch_bytes(program: &Program) -> u64 {
         .iter()
         .flat_map(|code| &code.streams[Pipe::V.index()])
         .filter_map(|instr| match instr.op {
-            Op::Vector(v) if needs_table(program, &v) => Some(u64::from(v.elements) * 4),
+            Op::Vector(v) => scratch_of(program, &v),
             _ => None,
         })
         .max()
@@ -111,6 +111,86 @@ pub(super) fn aligned(operands: &[View], loops: &[Dim]) -> bool {
     operands.iter().enumerate().all(|(index, (address, ..))| {
         address % 32 == 0 && loops.iter().all(|dim| dim.strides[index] % 32 == 0)
     })
+}
+
+/// Sources of an elementwise instruction that the count form cannot read (strided
+/// along the innermost run, or left unaligned by the box's steps) are gathered into
+/// contiguous staging after the offset table, and `operands` names the staging
+/// instead, so that the call runs over the destination's contiguous box. Nothing
+/// happens where the instruction needs no staging or staging cannot help (the
+/// caller then reports why the call cannot be written).
+pub(super) fn stage(text: &mut Text, program: &Program, v: &VectorInstr, operands: &mut [View]) {
+    let Some(staged) = staged_sources(program, v, operands) else {
+        return;
+    };
+    let extents = &program.boxes[v.shape as usize];
+    let count: u64 = extents.iter().product();
+    let mut at = staging_address(program, v);
+    for operand in staged {
+        let (src, src_strides, ty, size) = operands[operand];
+        let strides = &program.strides[src_strides as usize];
+        let base = src / 32 * 32;
+        text.comment(&format!(
+            "source {operand} of {} {} staged contiguous: gathered from ub {src}",
+            v.kind.mnemonic(),
+            v.dtype.name()
+        ));
+        let table = table(
+            text,
+            program,
+            extents,
+            u64::from(src - base),
+            |d| strides[d],
+            None,
+        );
+        text.line(format!(
+            "AscendC::Gather(ub[{at}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, 0, {count});"
+        ));
+        text.close("");
+        operands[operand] = (at, v.dst_strides, ty, size);
+        at += u32::try_from((count * size).div_ceil(32) * 32).unwrap_or(u32::MAX);
+    }
+}
+
+/// The sources `stage` gathers: for a unary or binary instruction whose box the
+/// count form cannot cover as it stands, into a contiguous, aligned destination,
+/// each source not laid out as the destination is; `None` when there is nothing to
+/// stage or staging would not help.
+fn staged_sources(program: &Program, v: &VectorInstr, operands: &[View]) -> Option<Vec<usize>> {
+    if !matches!(v.kind, VectorKind::Unary(_) | VectorKind::Binary(_)) {
+        return None;
+    }
+    if let Ok((loops, _)) = super::vector::flatten(program, v, operands)
+        && aligned(operands, &loops)
+    {
+        return None;
+    }
+    let extents = &program.boxes[v.shape as usize];
+    if !contiguous(program, extents, operands[0]) {
+        return None;
+    }
+    let staged: Vec<usize> = (1..operands.len())
+        .filter(|&operand| !contiguous(program, extents, operands[operand]))
+        .collect();
+    (!staged.is_empty()).then_some(staged)
+}
+
+/// Where an instruction's staged sources start: after its offset table.
+fn staging_address(program: &Program, v: &VectorInstr) -> u32 {
+    let table = (u64::from(v.elements) * 4).div_ceil(32) * 32;
+    u32::try_from(scratch_address(program) + table).unwrap_or(u32::MAX)
+}
+
+/// Whether a view covers the box contiguously in its order from an aligned start.
+fn contiguous(program: &Program, extents: &[u64], (address, strides, _, size): View) -> bool {
+    let strides = &program.strides[strides as usize];
+    let mut expected = size;
+    let laid_out = extents.iter().zip(strides).rev().all(|(len, stride)| {
+        let fits = *len == 1 || *stride == expected;
+        expected *= len;
+        fits
+    });
+    laid_out && address.is_multiple_of(32)
 }
 
 /// A move of any source view into a contiguous, aligned destination, as `Gather`.
@@ -321,6 +401,25 @@ fn span(extents: &[u64], strides: &[u64]) -> u64 {
         .zip(strides)
         .map(|(len, stride)| len.saturating_sub(1) * stride)
         .sum()
+}
+
+/// The scratch one instruction needs: its offset table, and after it its staged
+/// sources.
+fn scratch_of(program: &Program, v: &VectorInstr) -> Option<u64> {
+    let table = u64::from(v.elements) * 4;
+    if needs_table(program, v) {
+        return Some(table);
+    }
+    let size = v.dtype.size();
+    let operands: Vec<View> = std::iter::once((v.dst, v.dst_strides, "", size))
+        .chain(v.src.iter().filter_map(|operand| match *operand {
+            Operand::Ub { address, strides } => Some((address, strides, "", size)),
+            _ => None,
+        }))
+        .collect();
+    let staged = staged_sources(program, v, &operands)?;
+    let staging = (u64::from(v.elements) * size).div_ceil(32) * 32;
+    Some(table.div_ceil(32) * 32 + staging * staged.len() as u64)
 }
 
 /// Whether an instruction may need an offset table: every `vgather`, and every move

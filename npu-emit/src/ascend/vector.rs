@@ -58,6 +58,9 @@ pub(super) fn vector(
             operands.push((address, strides, ty, size));
         }
     }
+    if call != "DataCopy" {
+        super::strided::stage(text, program, v, &mut operands);
+    }
     let (loops, count) = match flatten(program, v, &operands) {
         Ok(flat) => flat,
         Err(_) if call == "DataCopy" => {

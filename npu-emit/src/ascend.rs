@@ -13,7 +13,9 @@
 //! `strided`), the launch file and CMakeLists by `host`.
 
 mod copy;
+mod fill;
 mod host;
+mod pad;
 mod reduce;
 mod strided;
 mod vector;

@@ -58,6 +58,9 @@ pub(super) fn vector(
             operands.push((address, strides, ty, size));
         }
     }
+    if super::fill::masked_fill(text, program, v, &operands) {
+        return Ok(());
+    }
     if call != "DataCopy" {
         super::strided::stage(text, program, v, &mut operands);
     }

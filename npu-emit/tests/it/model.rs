@@ -38,6 +38,20 @@ const CASES: &[crate::support::ModelCase] = &[
         Ok("9 9"),
     ),
     (
+        // Left padding of 4 elements: each 20-byte block lands after 4 bytes of the
+        // pad value, the rest of its 32-byte block is padded too, and the next block
+        // starts on the next data block.
+        "copy_left_padding_shifts_each_block",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{2, 20, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{true, 4, 0, 9});
+         std::printf(\"%d %d %d %d %d\", core.ub[3], core.ub[4], core.ub[24], core.ub[35], core.ub[36]);",
+        Ok("9 0 9 9 20"),
+    ),
+    (
+        "left_padding_past_32_bytes_fails",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{1, 20, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{true, 33, 0, 9});",
+        Err("leftPadding 33 and rightPadding 0"),
+    ),
+    (
         "copy_out_reads_data_blocks",
         "for (int i = 0; i < 128; ++i) core.ub[i] = uint8_t(i);
          AscendC::DataCopyPad(out_gm[0], ub[0], AscendC::DataCopyExtParams{2, 8, 1, 4, 0});
@@ -213,6 +227,23 @@ const CASES: &[crate::support::ModelCase] = &[
          o.SetValue(256, 0);
          AscendC::Gather(f[64], f[0], o[256], 0, 1);",
         Err("Gather on V reads ub 0x400, written by S"),
+    ),
+    (
+        // A column of a padded f16 tile, rows 64 bytes (2 blocks) apart: bit 0 of
+        // each of the 8 blocks, block stride 2, repeat stride 16; two repeats write
+        // rows 0 to 15, and each row's next element keeps the UB's poison.
+        "masked_duplicate_writes_a_column",
+        "uint64_t mask[2] = {0x0001000100010001ULL, 0x0001000100010001ULL};
+         AscendC::Duplicate(h[0], half(-1), mask, 2, 2, 16);
+         std::printf(\"%g %g %g %d\", double(core_half(0)), double(core_half(64 * 9)), double(core_half(64 * 15)), int(core.ub[2]));",
+        Ok("-1 -1 -1 165"),
+    ),
+    (
+        "a_masked_duplicate_of_floats_with_high_mask_bits_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         uint64_t mask[2] = {1, 1};
+         AscendC::Duplicate(f[0], 1.0f, mask, 1, 1, 8);",
+        Err("past the 64 elements of a repeat"),
     ),
     (
         "a_trap_stops_the_kernel",

@@ -8,7 +8,7 @@
 //   model_sync.h    HardEvent, SetFlag, WaitFlag, PipeBarrier
 //   model_copy.h    DataCopyPad (GM<->UB) with DataCopyExtParams, DataCopy (UB->UB)
 //   model_vector.h  the vector calls over a count of elements
-//   model_move.h    Copy (masked, with repeats and strides), Gather (byte offsets), Trap
+//   model_move.h    Copy and Duplicate (masked, with repeats and strides), Gather (byte offsets), Trap
 #pragma once
 
 #include "model_core.h"

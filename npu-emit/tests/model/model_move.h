@@ -1,6 +1,7 @@
 // Moves inside the unified buffer on the vector pipe that DataCopy's whole blocks do
 // not cover: Copy (the mask-and-repeat form, continuous mask) and Gather (the count
-// form, byte offsets from a uint32 tensor), plus Trap.
+// form, byte offsets from a uint32 tensor); Duplicate's mask-and-repeat form (bit
+// mask, block and repeat strides); Trap.
 //
 // Copy (UBToUB masked move): repeat r moves the first `mask` elements of 8 data
 // blocks; element e of a repeat lies in block e / (32 / sizeof(T)) at position
@@ -137,6 +138,40 @@ void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTen
     }
     npu_model::write_ub(PIPE_V, time, dst.address(), values.size(), what);
     std::memcpy(&c.ub[dst.address()], values.data(), values.size());
+}
+
+// Duplicate's mask-and-repeat form (bit mask): in repeat r, element e of the 256
+// bytes is written when bit e of the mask is set (mask[0] bits 0..63, mask[1] bits
+// 64..127; elements of 32-bit types stop at 63, so mask[1] must be 0 for them); element
+// e lies in block e / (32 / sizeof(T)) at position e % (32 / sizeof(T)), and block j of
+// repeat r starts (r * dstRepeatStride + j * dstBlockStride) * 32 bytes from the
+// 32-byte-aligned destination. Elements the mask leaves out are not written.
+template <typename T>
+void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, uint64_t mask[], const uint8_t repeatTime,
+               const uint16_t dstBlockStride, const uint8_t dstRepeatStride) {
+    const char *what = "Duplicate (masked)";
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Duplicate takes 16- and 32-bit elements");
+    npu_model::check_local(dst, 0, what);
+    uint64_t per_repeat = 256 / sizeof(T);
+    if (per_repeat == 64 && mask[1] != 0) {
+        npu_model::fail("%s: mask[1] is 0x%llx, past the 64 elements of a repeat", what,
+                        (unsigned long long)mask[1]);
+    }
+    uint64_t time = npu_model::tick(PIPE_V);
+    for (uint64_t r = 0; r < repeatTime; ++r) {
+        for (uint64_t e = 0; e < per_repeat; ++e) {
+            if ((mask[e / 64] >> (e % 64) & 1) == 0) {
+                continue;
+            }
+            uint64_t to = npu_model::repeat_element(dst.address(), r, e, sizeof(T), dstBlockStride, dstRepeatStride);
+            if (to + sizeof(T) > dst.limit()) {
+                npu_model::fail("%s: repeat %llu element %llu runs past the buffer's end", what,
+                                (unsigned long long)r, (unsigned long long)e);
+            }
+            npu_model::write_ub(PIPE_V, time, to, sizeof(T), what);
+            std::memcpy(&npu_model::core().ub[to], &scalarValue, sizeof(T));
+        }
+    }
 }
 
 // Stops the kernel with an exception on the device; the model reports it and fails.

@@ -301,6 +301,16 @@ fn instruction(
     iteration: Option<&str>,
     tags: &mut Tags,
 ) -> Result<(), Unsupported> {
+    // The source's dtype is the one written there before this instruction: an
+    // instruction in place (a narrowing cast over its own accumulator) reads what
+    // was there, not what it writes.
+    let source = match step.op {
+        Op::Vector(v) => match v.src[0] {
+            Operand::Ub { address, .. } => tags.get(&address).copied(),
+            _ => None,
+        },
+        _ => None,
+    };
     tag(tags, program, &step.op);
     match step.op {
         Op::Loop => Ok(()),
@@ -326,13 +336,7 @@ fn instruction(
         Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
             reduce::reduce(text, program, &v)
         }
-        Op::Vector(v) => {
-            let source = match v.src[0] {
-                Operand::Ub { address, .. } => tags.get(&address).copied(),
-                _ => None,
-            };
-            vector::vector(text, program, &v, source.unwrap_or(v.dtype))
-        }
+        Op::Vector(v) => vector::vector(text, program, &v, source.unwrap_or(v.dtype)),
         Op::LoadL0 { .. } | Op::Mmad { .. } | Op::Fixpipe { .. } => Err(unsupported(
             "the cube path (load_l0a, load_l0b, mmad, fixpipe)",
             "LoadData, Mmad and Fixpipe are not emitted yet",

@@ -77,6 +77,12 @@ pub(super) fn vector(
             "a division by a scalar fills the destination with it first, so the destination may not overlap the source",
         ));
     }
+    if call == "Cast" && source_dtype.size() != v.dtype.size() && overlap(program, v, &operands) {
+        return Err(unsupported(
+            &construct(),
+            "a cast's source and destination may overlap only completely, and this one changes the element's size in place",
+        ));
+    }
     let aligned = super::strided::aligned(&operands, &loops);
     if call == "DataCopy" && (!aligned || !(count * v.dtype.size()).is_multiple_of(32)) {
         return super::strided::short_move(text, program, v, &operands, &loops, count);

@@ -246,6 +246,15 @@ const CASES: &[crate::support::ModelCase] = &[
         Err("past the 64 elements of a repeat"),
     ),
     (
+        // A narrowing cast in place: each repeat's f16 results land on half of its
+        // f32 sources, a partial overlap the reference's general rule forbids.
+        "a_narrowing_cast_in_place_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::Duplicate(f[0], 1.0f, 64);
+         AscendC::Cast(h[0], f[0], AscendC::RoundMode::CAST_RINT, 64);",
+        Err("overlap partly"),
+    ),
+    (
         "a_trap_stops_the_kernel",
         "AscendC::Trap();",
         Err("Trap"),

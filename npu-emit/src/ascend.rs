@@ -14,6 +14,7 @@
 
 mod copy;
 mod fill;
+mod gather;
 mod host;
 mod pad;
 mod reduce;

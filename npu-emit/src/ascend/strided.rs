@@ -8,8 +8,9 @@
 //! - Any other move into a contiguous, 32-byte-aligned destination (a transpose, a
 //!   broadcast, a window, a run at an unaligned start) is `Gather` from the source's
 //!   32-byte block with a table of byte offsets, one per element in the box's order.
-//! - `vgather` is `Gather` with a table whose offsets are each element's position in
-//!   the table's view plus its index times the table's row bytes.
+//! - `vgather` (the `gather` module) is `Gather` with a table whose offsets are each
+//!   element's position in the table's view plus its index times the table's row
+//!   bytes.
 //!
 //! The table lives in scratch after the program's buffers (`scratch_bytes` says how
 //! much the kernel reserves). It is written on the scalar unit between a `V_S` flag
@@ -21,8 +22,9 @@
 
 use npu_core::program::{Op, Operand, Pipe, Program, VectorInstr, VectorKind};
 
+use super::gather::Lookup;
+use super::unsupported;
 use super::vector::{Dim, View};
-use super::{c_type, unsupported};
 use crate::Unsupported;
 use crate::text::Text;
 
@@ -236,94 +238,10 @@ pub(super) fn gather_move(
     Ok(())
 }
 
-/// `vgather`: each element reads its index on the scalar unit, checks it against the
-/// gathered extent (`Trap()` outside it, where the simulator stops with an error),
-/// and `Gather` reads the table's view moved on by the index's rows.
-pub(super) fn gather(
-    text: &mut Text,
-    program: &Program,
-    v: &VectorInstr,
-    gather: u8,
-) -> Result<(), Unsupported> {
-    let construct = format!("{} {}", v.kind.mnemonic(), v.dtype.name());
-    let facts = &program.gathers[usize::from(gather)];
-    let (
-        Operand::Ub {
-            address: from,
-            strides: from_strides,
-        },
-        Operand::Ub {
-            address: index,
-            strides: index_strides,
-        },
-    ) = (v.src[0], v.src[1])
-    else {
-        return Err(unsupported(
-            &construct,
-            "the table and the index lie in the ub",
-        ));
-    };
-    let (Some(ty), Some(index_ty)) = (c_type(v.dtype), c_type(facts.index_dtype)) else {
-        return Err(unsupported(
-            &construct,
-            "Gather is written for f16, f32, i16 and i32 tables with i16 or i32 indices",
-        ));
-    };
-    let extents = &program.boxes[v.shape as usize];
-    let size = v.dtype.size();
-    destination(
-        program,
-        &construct,
-        extents,
-        (v.dst, v.dst_strides, ty, size),
-    )?;
-    let from_strides = &program.strides[from_strides as usize];
-    let index_strides = &program.strides[index_strides as usize];
-    let base = from / 32 * 32;
-    let index_at: String = (0..extents.len())
-        .map(|d| format!(" + g{d} * {}", index_strides[d]))
-        .collect();
-    let lookup = Lookup {
-        read: format!(
-            "ub.ReinterpretCast<{index_ty}>().GetValue(({index}{index_at}) / {})",
-            facts.index_dtype.size()
-        ),
-        extent: facts.extent,
-        row_bytes: facts.row_bytes,
-    };
-    text.comment(&format!(
-        "{construct}: each element's index read and checked on the scalar unit"
-    ));
-    let offset = |d: usize| from_strides[d];
-    let table = table(
-        text,
-        program,
-        extents,
-        u64::from(from - base),
-        offset,
-        Some(&lookup),
-    );
-    let count: u64 = extents.iter().product();
-    text.line(format!(
-        "AscendC::Gather(ub[{}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, 0, {count});",
-        v.dst
-    ));
-    text.close("");
-    Ok(())
-}
-
-/// How a `vgather` element finds its row: the index it reads, the extent the index
-/// must lie in, and the bytes one row of the table moves it by.
-struct Lookup {
-    read: String,
-    extent: u64,
-    row_bytes: u64,
-}
-
 /// Opens a block and writes the offset table of a box on the scalar unit, between
 /// the `V_S` and `S_V` flags; returns the table's name. The caller writes the
 /// `Gather` and closes the block.
-fn table(
+pub(super) fn table(
     text: &mut Text,
     program: &Program,
     extents: &[u64],
@@ -368,7 +286,7 @@ fn table(
 
 /// Checks that a `Gather` can write the destination: contiguous over the box in its
 /// order and starting 32-byte aligned.
-fn destination(
+pub(super) fn destination(
     program: &Program,
     construct: &str,
     extents: &[u64],

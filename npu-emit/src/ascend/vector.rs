@@ -31,7 +31,7 @@ pub(super) fn vector(
     source_dtype: Dtype,
 ) -> Result<(), Unsupported> {
     if let VectorKind::Gather(gather) = v.kind {
-        return super::strided::gather(text, program, v, gather);
+        return super::gather::gather(text, program, v, gather);
     }
     let construct = || format!("{} {}", v.kind.mnemonic(), v.dtype.name());
     let (Some(ty), Some(source_ty)) = (c_type(v.dtype), c_type(source_dtype)) else {

@@ -53,14 +53,23 @@ const TRANSPOSE: &str = "kernel mutant(x: [f32; 64, 32]) -> y: [f32; 32, 64] {
     target ascend910b;
     schedule s { split j by 8; split i by 64; stage x, y in ub depth 1; }";
 
+/// A border of -1 around each 30 x 30 plane: the copy in pads one element on the left
+/// of each row, and the border columns are masked `Duplicate` calls.
+const PAD: &str = "kernel mutant(x: [f16; 2, 30, 30]) -> y: [f16; 2, 32, 32] {
+        y[c, i, j] = pad(x, -1)[c, i - 1, j - 1];
+    }
+    target ascend910b;
+    schedule s { split c by 1; stage x, y in ub depth 1; }";
+
 /// The kernels mutated, with the names their originals are built under.
-const KERNELS: [(&str, &str); 6] = [
+const KERNELS: [(&str, &str); 7] = [
     (TILES_2D, "tiles_2d"),
     (RUN_1D, "run_1d"),
     (FOLD, "fold"),
     (DIVIDE, "divide"),
     (SHORT_MOVE, "short_move"),
     (TRANSPOSE, "transpose"),
+    (PAD, "pad"),
 ];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
@@ -129,6 +138,13 @@ const MUTANTS: &[Mutation] = &[
             drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::S_V>", 1)
         },
     ),
+    ("a wrong block stride of a masked Duplicate", PAD, |t| {
+        // The block stride follows the mask and the repeat count.
+        edit_number_after(t, ", mask, 3, ", 1, |n| n + 1)
+    }),
+    ("a left padding one element short", PAD, |t| {
+        edit_field(t, "AscendC::DataCopyPadExtParams<half>{", 1, |n| n - 1)
+    }),
     ("a wrong core share", TILES_2D, |t| {
         let at = t.find("GM_BASE[BLOCK_DIM]")?;
         let first = t[at..].find("{0, 0, 0},")? + at;
@@ -229,7 +245,7 @@ fn every_mutant_fails() {
     let cases = crate::support::with_mutants(&named, MUTANTS, "mutant");
     let build = support::build(&cases);
     let mut expected = Vec::new();
-    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9, 10, 11, 12]) {
+    for ((kernel, case), seed) in originals.iter().zip([7, 8, 9, 10, 11, 12, 13]) {
         let inputs = kernel.random_inputs(seed);
         let outputs = simulated(case, kernel, &inputs);
         let run = build.run(case, &inputs, "original");

@@ -11,18 +11,23 @@
 //! Copies are written by the `copy` module, vector instructions by `vector` (and
 //! reductions by `reduce`; the advanced math calls and negation by `math`; the
 //! integer calls beyond arithmetic by `integer`; compares and selects by `compare`;
-//! arg reductions and scans, element by element, by `stepwise`), the cube path
+//! arg reductions and scans, element by element, by `stepwise`; moves the count form
+//! cannot write and gathers by `strided`, `gather`, `fill` and `pad`), the cube path
 //! (copies into L1, loads into L0A/L0B, `Mmad` and `Fixpipe`, each cube memory a
 //! `TBuf` of its own) by `cube`, the launch file and CMakeLists by `host`.
 
 mod compare;
 mod copy;
 mod cube;
+mod fill;
+mod gather;
 mod host;
 mod integer;
 mod math;
+mod pad;
 mod reduce;
 mod stepwise;
+mod strided;
 mod vector;
 
 use std::collections::BTreeMap;
@@ -51,6 +56,7 @@ pub(crate) fn emit(
             )
         })?;
     }
+    scratch_fits(program, target)?;
     let name = function_name(program);
     let source = kernel_source(program, target, kernel, &name)?;
     Ok(Emitted {
@@ -78,6 +84,22 @@ pub(crate) fn unsupported(construct: &str, reason: &str) -> Unsupported {
         construct: construct.to_string(),
         reason: reason.to_string(),
     }
+}
+
+/// The offset tables of gathers and strided moves fit after the program's buffers.
+fn scratch_fits(program: &Program, target: &Target) -> Result<(), Unsupported> {
+    let table = strided::scratch_bytes(program);
+    let end = strided::scratch_address(program) + table;
+    if end <= target.capacity(Level::Ub) {
+        return Ok(());
+    }
+    Err(unsupported(
+        &format!("an offset table of {table} B after the program's buffers"),
+        &format!(
+            "the ub holds {} B and the table would end at {end} B",
+            target.capacity(Level::Ub)
+        ),
+    ))
 }
 
 /// Ascend C runs on Ascend AI cores only.
@@ -214,7 +236,7 @@ fn header(text: &mut Text, program: &Program, target: &Target, kernel: &CheckedK
 /// the program's buffers, when any) and each core's class and global-memory bases.
 fn tables(text: &mut Text, program: &Program, scratch: u64) {
     let block_dim = program.cores.iter().map(|c| c.core + 1).max().unwrap_or(0);
-    let ub = program.peak(Level::Ub).div_ceil(32) * 32;
+    let ub = strided::scratch_address(program) + strided::scratch_bytes(program);
     text.line(format!("constexpr uint32_t BLOCK_DIM = {block_dim};"));
     if scratch > 0 {
         text.comment("The advanced math calls' temporary buffer, past the program's buffers.");
@@ -309,6 +331,16 @@ fn instruction(
     iteration: Option<&str>,
     tags: &mut Tags,
 ) -> Result<(), Unsupported> {
+    // The source's dtype is the one written there before this instruction: an
+    // instruction in place (a narrowing cast over its own accumulator) reads what
+    // was there, not what it writes.
+    let source = match step.op {
+        Op::Vector(v) => match v.src[0] {
+            Operand::Ub { address, .. } => tags.get(&address).copied(),
+            _ => None,
+        },
+        _ => None,
+    };
     tag(tags, program, &step.op);
     match step.op {
         Op::Loop => Ok(()),
@@ -342,13 +374,7 @@ fn instruction(
         Op::Vector(v) if v.kind == VectorKind::Select => compare::select(text, program, &v),
         Op::Vector(v) if compare::writes(&v) => compare::compare(text, program, &v),
         Op::Vector(v) if integer::writes(&v) => integer::integer(text, program, &v),
-        Op::Vector(v) => {
-            let source = match v.src[0] {
-                Operand::Ub { address, .. } => tags.get(&address).copied(),
-                _ => None,
-            };
-            vector::vector(text, program, &v, source.unwrap_or(v.dtype))
-        }
+        Op::Vector(v) => vector::vector(text, program, &v, source.unwrap_or(v.dtype)),
         Op::LoadL0 { .. } => cube::load(text, program, &step.op),
         Op::Mmad { .. } => cube::mmad(text, &step.op),
         Op::Fixpipe { .. } => cube::fixpipe(text, program, step, iteration),

@@ -55,13 +55,20 @@ pub(super) fn copy(
     let declared = &program.signature[usize::from(tensor)];
     let ty = c_type(declared.dtype).unwrap_or("uint8_t");
     let copy = &program.copies[shape as usize];
-    if address % 32 != 0 {
-        return Err(unsupported(
-            &format!("a copy at ub 0x{address:x}, not 32-byte aligned"),
-            "DataCopyPad's local tensor starts on a 32-byte data block (a padding move in UB is not written yet)",
-        ));
-    }
-    let calls = plan(&copy.dims, copy.element_bytes)?;
+    let left = address % 32;
+    let calls = plan(&copy.dims, copy.element_bytes, u64::from(left))?;
+    let padding = if left == 0 {
+        None
+    } else {
+        Some(left_padding(
+            program,
+            direction,
+            address,
+            &calls,
+            declared.dtype,
+        )?)
+    };
+    let address = address - left;
     let gm_text = offset(gm, step.gm_step, iteration);
     for (depth, dim) in calls.loops.iter().enumerate() {
         text.open(format!(
@@ -78,7 +85,7 @@ pub(super) fn copy(
     let local = format!("ub[{address}{ub_moves}].ReinterpretCast<{ty}>()");
     let global = format!("{}_gm[{gm_text}{gm_moves}]", declared.name);
     let call = if has_data_copy_pad(program) {
-        pad_call(direction, &local, &global, &calls, ty)
+        pad_call(direction, &local, &global, &calls, ty, padding.as_deref())
     } else {
         block_call(direction, &local, &global, &calls)?
     };
@@ -126,12 +133,60 @@ fn has_data_copy_pad(program: &Program) -> bool {
     program.target != "ascend310p"
 }
 
-/// The `DataCopyPad` call of a copy.
-fn pad_call(direction: Direction, local: &str, global: &str, calls: &Calls, ty: &str) -> String {
+/// The left padding of a copy in to an unaligned address: `leftPadding` and the
+/// value, as the `pad` module finds it, for `DataCopyPadExtParams`.
+fn left_padding(
+    program: &Program,
+    direction: Direction,
+    address: u32,
+    calls: &Calls,
+    dtype: npu_core::Dtype,
+) -> Result<String, Unsupported> {
+    let construct = format!("a copy at ub 0x{address:x}, not 32-byte aligned");
+    let left = u64::from(address % 32);
+    if direction == Direction::Out || !has_data_copy_pad(program) || left % dtype.size() != 0 {
+        return Err(unsupported(
+            &construct,
+            "DataCopyPad's local tensor starts on a 32-byte data block, and only a copy in pads on the left",
+        ));
+    }
+    let pitch = (left + calls.block_bytes).div_ceil(32) * 32 + calls.ub_gap_blocks * 32;
+    let mut starts: Vec<u64> = (0..calls.blocks)
+        .map(|b| u64::from(address) + b * pitch)
+        .collect();
+    for dim in &calls.loops {
+        starts = starts
+            .iter()
+            .flat_map(|start| (0..dim.len).map(move |i| start + i * dim.buf_stride))
+            .collect();
+    }
+    let fill = super::pad::fill(program, &starts, left, dtype).ok_or_else(|| {
+        unsupported(
+            &construct,
+            "the left padding would overwrite bytes no vdup of the pad value fills",
+        )
+    })?;
+    Ok(format!("true, {}, 0, {fill}", left / dtype.size()))
+}
+
+/// The `DataCopyPad` call of a copy; `padding` is the `DataCopyPadExtParams` of a
+/// copy in with left padding.
+fn pad_call(
+    direction: Direction,
+    local: &str,
+    global: &str,
+    calls: &Calls,
+    ty: &str,
+    padding: Option<&str>,
+) -> String {
     match direction {
         Direction::In => format!(
-            "AscendC::DataCopyPad({local}, {global}, AscendC::DataCopyExtParams{{{}, {}, {}, {}, 0}}, AscendC::DataCopyPadExtParams<{ty}>{{false, 0, 0, 0}});",
-            calls.blocks, calls.block_bytes, calls.gm_gap_bytes, calls.ub_gap_blocks
+            "AscendC::DataCopyPad({local}, {global}, AscendC::DataCopyExtParams{{{}, {}, {}, {}, 0}}, AscendC::DataCopyPadExtParams<{ty}>{{{}}});",
+            calls.blocks,
+            calls.block_bytes,
+            calls.gm_gap_bytes,
+            calls.ub_gap_blocks,
+            padding.unwrap_or("false, 0, 0, 0")
         ),
         Direction::Out => format!(
             "AscendC::DataCopyPad({global}, {local}, AscendC::DataCopyExtParams{{{}, {}, {}, {}, 0}});",
@@ -199,8 +254,9 @@ fn merged_runs(dims: &[CopyDim]) -> Vec<CopyDim> {
     merged
 }
 
-/// The calls of a copy of `dims` with `element_bytes`-byte elements.
-fn plan(dims: &[CopyDim], element_bytes: u64) -> Result<Calls, Unsupported> {
+/// The calls of a copy of `dims` with `element_bytes`-byte elements, each block
+/// after `left` bytes of padding in the unified buffer.
+fn plan(dims: &[CopyDim], element_bytes: u64, left: u64) -> Result<Calls, Unsupported> {
     let mut merged = merged_runs(dims);
     let inner = merged.pop().unwrap_or(CopyDim {
         len: 1,
@@ -223,7 +279,7 @@ fn plan(dims: &[CopyDim], element_bytes: u64) -> Result<Calls, Unsupported> {
             ub_gap_blocks: 0,
         });
     };
-    let padded_block = block_bytes.div_ceil(32) * 32;
+    let padded_block = (left + block_bytes).div_ceil(32) * 32;
     let gm_gap = outer
         .gm_stride
         .checked_sub(inner.len)

@@ -11,7 +11,7 @@
 
 use npu_core::ir::{BinaryOp, UnaryOp};
 use npu_core::program::{Op, Operand, Program, VectorInstr, VectorKind};
-use npu_core::{Dtype, Level, Target};
+use npu_core::{Dtype, Target};
 
 use super::vector::layout;
 use super::{c_type, unsupported};
@@ -47,7 +47,8 @@ pub(super) fn scratch_bytes(program: &Program, target: &Target) -> Result<u64, U
             }
         }
     }
-    let start = program.peak(Level::Ub).div_ceil(32) * 32;
+    // Past the program's buffers and the offset table of `strided`, if any.
+    let start = super::strided::scratch_address(program) + super::strided::scratch_bytes(program);
     if bytes > 0 && start + bytes > target.memory.ub {
         return Err(unsupported(
             &format!("an advanced math call's {bytes} B temporary buffer"),

@@ -16,9 +16,9 @@ use crate::text::Text;
 
 /// A box dimension: its extent and each UB operand's byte stride along it.
 #[derive(Clone)]
-struct Dim {
-    len: u64,
-    strides: Vec<u64>,
+pub(super) struct Dim {
+    pub(super) len: u64,
+    pub(super) strides: Vec<u64>,
 }
 
 /// Writes one vector instruction; `source_dtype` is the dtype its first source was
@@ -30,6 +30,9 @@ pub(super) fn vector(
     v: &VectorInstr,
     source_dtype: Dtype,
 ) -> Result<(), Unsupported> {
+    if let VectorKind::Gather(gather) = v.kind {
+        return super::gather::gather(text, program, v, gather);
+    }
     let construct = || format!("{} {}", v.kind.mnemonic(), v.dtype.name());
     let (Some(ty), Some(source_ty)) = (c_type(v.dtype), c_type(source_dtype)) else {
         return Err(unsupported(
@@ -55,17 +58,39 @@ pub(super) fn vector(
             operands.push((address, strides, ty, size));
         }
     }
-    let (loops, count) = flatten(program, v, &operands)?;
+    if super::fill::masked_fill(text, program, v, &operands) {
+        return Ok(());
+    }
+    if call != "DataCopy" {
+        super::strided::stage(text, program, v, &mut operands);
+    }
+    let (loops, count) = match flatten(program, v, &operands) {
+        Ok(flat) => flat,
+        Err(_) if call == "DataCopy" => {
+            return super::strided::gather_move(text, program, v, &operands);
+        }
+        Err(error) => return Err(error),
+    };
     if call == "Div" && operands.len() == 2 && overlap(program, v, &operands) {
         return Err(unsupported(
             &construct(),
             "a division by a scalar fills the destination with it first, so the destination may not overlap the source",
         ));
     }
-    if call == "DataCopy" && !(count * v.dtype.size()).is_multiple_of(32) {
+    if call == "Cast" && source_dtype.size() != v.dtype.size() && overlap(program, v, &operands) {
         return Err(unsupported(
-            &format!("{} of {count} elements", construct()),
-            "a move inside the UB (DataCopy) takes whole 32-byte blocks",
+            &construct(),
+            "a cast's source and destination may overlap only completely, and this one changes the element's size in place",
+        ));
+    }
+    let aligned = super::strided::aligned(&operands, &loops);
+    if call == "DataCopy" && (!aligned || !(count * v.dtype.size()).is_multiple_of(32)) {
+        return super::strided::short_move(text, program, v, &operands, &loops, count);
+    }
+    if !aligned {
+        return Err(unsupported(
+            &construct(),
+            "a vector call's operands start 32-byte aligned, and this box's steps leave them unaligned",
         ));
     }
     for (depth, dim) in loops.iter().enumerate() {
@@ -273,10 +298,10 @@ fn scalar_operand(
 }
 
 /// A UB operand: address, stride table, element type and size.
-type View<'t> = (u32, u32, &'t str, u64);
+pub(super) type View<'t> = (u32, u32, &'t str, u64);
 
 /// The loops around one call and the call's element count.
-fn flatten(
+pub(super) fn flatten(
     program: &Program,
     v: &VectorInstr,
     operands: &[View],

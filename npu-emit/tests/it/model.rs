@@ -38,6 +38,20 @@ const CASES: &[crate::support::ModelCase] = &[
         Ok("9 9"),
     ),
     (
+        // Left padding of 4 elements: each 20-byte block lands after 4 bytes of the
+        // pad value, the rest of its 32-byte block is padded too, and the next block
+        // starts on the next data block.
+        "copy_left_padding_shifts_each_block",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{2, 20, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{true, 4, 0, 9});
+         std::printf(\"%d %d %d %d %d\", core.ub[3], core.ub[4], core.ub[24], core.ub[35], core.ub[36]);",
+        Ok("9 0 9 9 20"),
+    ),
+    (
+        "left_padding_past_32_bytes_fails",
+        "AscendC::DataCopyPad(ub[0], in_gm[0], AscendC::DataCopyExtParams{1, 20, 0, 0, 0}, AscendC::DataCopyPadExtParams<uint8_t>{true, 33, 0, 9});",
+        Err("leftPadding 33 and rightPadding 0"),
+    ),
+    (
         "copy_out_reads_data_blocks",
         "for (int i = 0; i < 128; ++i) core.ub[i] = uint8_t(i);
          AscendC::DataCopyPad(out_gm[0], ub[0], AscendC::DataCopyExtParams{2, 8, 1, 4, 0});
@@ -236,6 +250,106 @@ const CASES: &[crate::support::ModelCase] = &[
         "a_vector_call_past_its_buffer_fails",
         "AscendC::Duplicate(h[98304 - 16], half(0), 32);",
         Err("run past the buffer's end"),
+    ),
+    (
+        // The reference's Copy example: 8 elements of each of 18 rows of 64 int32,
+        // packed (mask 8, 18 repeats, source repeat 8 blocks, destination 1). The
+        // element after the last row keeps the UB's poison.
+        "copy_picks_a_column_block_of_each_row",
+        "AscendC::LocalTensor<int32_t> w = buffer.Get<int32_t>();
+         for (int32_t i = 0; i < 18 * 64; ++i) std::memcpy(&core.ub[4 * i], &i, 4);
+         AscendC::Copy(w[2048], w[0], 8, 18, AscendC::CopyRepeatParams{1, 1, 1, 8});
+         int32_t a, b, c;
+         std::memcpy(&a, &core.ub[8192 + 4 * 9], 4); std::memcpy(&b, &core.ub[8192 + 4 * 143], 4); std::memcpy(&c, &core.ub[8192 + 4 * 144], 4);
+         std::printf(\"%d %d %d\", a, b, c);",
+        Ok("65 1095 -1515870811"),
+    ),
+    (
+        // A masked tail moves bits: -0.0 stays negative, the fourth element is left.
+        "copy_with_a_mask_moves_the_tail_bits",
+        "AscendC::Duplicate(h[0], half(-0.0), 16);
+         AscendC::Copy(h[64], h[0], 3, 1, AscendC::CopyRepeatParams{1, 1, 8, 8});
+         std::printf(\"%d %d\", int(std::signbit(double(core_half(132)))), int(core.ub[134]));",
+        Ok("1 165"),
+    ),
+    (
+        "a_copy_mask_past_a_repeat_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::Copy(f[64], f[0], 65, 1, AscendC::CopyRepeatParams{1, 1, 8, 8});",
+        Err("mask 65 is not in 1..64"),
+    ),
+    (
+        "a_copy_at_an_unaligned_start_fails",
+        "AscendC::Copy(h[3], h[64], 8, 1, AscendC::CopyRepeatParams{1, 1, 8, 8});",
+        Err("does not start 32-byte aligned"),
+    ),
+    (
+        // The reference's pseudo-code: dst[i] = src[(srcBaseAddr + srcOffset[i]) / 4].
+        "gather_reads_byte_offsets_from_the_base",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::LocalTensor<uint32_t> o = buffer.Get<uint32_t>();
+         for (int i = 0; i < 16; ++i) { float v = float(i); std::memcpy(&core.ub[4 * i], &v, 4); }
+         for (uint32_t i = 0; i < 8; ++i) { uint32_t v = (7 - i) * 4; std::memcpy(&core.ub[1024 + 4 * i], &v, 4); }
+         AscendC::Gather(f[64], f[0], o[256], 16, 8);
+         float a, b;
+         std::memcpy(&a, &core.ub[256], 4); std::memcpy(&b, &core.ub[256 + 28], 4);
+         std::printf(\"%g %g\", double(a), double(b));",
+        Ok("11 4"),
+    ),
+    (
+        "a_gather_offset_past_the_buffer_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::LocalTensor<uint32_t> o = buffer.Get<uint32_t>();
+         uint32_t far = 196608; std::memcpy(&core.ub[1024], &far, 4);
+         AscendC::Gather(f[64], f[0], o[256], 0, 1);",
+        Err("not an element inside the source's buffer"),
+    ),
+    (
+        "a_gather_from_its_own_destination_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::LocalTensor<uint32_t> o = buffer.Get<uint32_t>();
+         std::memset(&core.ub[1024], 0, 32);
+         AscendC::Gather(f[0], f[0], o[256], 4, 8);",
+        Err("inside the destination"),
+    ),
+    (
+        "a_gather_offset_table_written_on_the_scalar_unit_needs_a_flag",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::LocalTensor<uint32_t> o = buffer.Get<uint32_t>();
+         o.SetValue(256, 0);
+         AscendC::Gather(f[64], f[0], o[256], 0, 1);",
+        Err("Gather on V reads ub 0x400, written by S"),
+    ),
+    (
+        // A column of a padded f16 tile, rows 64 bytes (2 blocks) apart: bit 0 of
+        // each of the 8 blocks, block stride 2, repeat stride 16; two repeats write
+        // rows 0 to 15, and each row's next element keeps the UB's poison.
+        "masked_duplicate_writes_a_column",
+        "uint64_t mask[2] = {0x0001000100010001ULL, 0x0001000100010001ULL};
+         AscendC::Duplicate(h[0], half(-1), mask, 2, 2, 16);
+         std::printf(\"%g %g %g %d\", double(core_half(0)), double(core_half(64 * 9)), double(core_half(64 * 15)), int(core.ub[2]));",
+        Ok("-1 -1 -1 165"),
+    ),
+    (
+        "a_masked_duplicate_of_floats_with_high_mask_bits_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         uint64_t mask[2] = {1, 1};
+         AscendC::Duplicate(f[0], 1.0f, mask, 1, 1, 8);",
+        Err("past the 64 elements of a repeat"),
+    ),
+    (
+        // A narrowing cast in place: each repeat's f16 results land on half of its
+        // f32 sources, a partial overlap the reference's general rule forbids.
+        "a_narrowing_cast_in_place_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::Duplicate(f[0], 1.0f, 64);
+         AscendC::Cast(h[0], f[0], AscendC::RoundMode::CAST_RINT, 64);",
+        Err("overlap partly"),
+    ),
+    (
+        "a_trap_stops_the_kernel",
+        "AscendC::Trap();",
+        Err("Trap"),
     ),
     (
         "two_cores_writing_the_same_bytes_fail",

@@ -70,8 +70,31 @@ const CUBE: &str = "kernel mutant(a: [f16; 64, 128], b: [f16; 128, 64]) -> c: [f
     target ascend910b;
     schedule s { split k by 64; cube m by 32, n by 32, k by 32; stage a, b in l1 depth 1; stage a in l0a depth 1; stage b in l0b depth 1; stage c in l0c depth 1; }";
 
+/// Row sums of 12 rows a tile: the 48-byte result moves from the accumulator to the
+/// output with a masked `Copy` that spans two 32-byte blocks.
+const SHORT_MOVE: &str = "kernel mutant(x: [f32; 48, 40]) -> y: [f32; 48] {
+        y[i] = sum[k](x[i, k]);
+    }
+    target ascend910b;
+    schedule s { split i by 12; stage x, y in ub depth 1; tail pad; }";
+
+/// A transpose: the tile moves through a `Gather` with a table of byte offsets.
+const TRANSPOSE: &str = "kernel mutant(x: [f32; 64, 32]) -> y: [f32; 32, 64] {
+        y[j, i] = x[i, j];
+    }
+    target ascend910b;
+    schedule s { split j by 8; split i by 64; stage x, y in ub depth 1; }";
+
+/// A border of -1 around each 30 x 30 plane: the copy in pads one element on the left
+/// of each row, and the border columns are masked `Duplicate` calls.
+const PAD: &str = "kernel mutant(x: [f16; 2, 30, 30]) -> y: [f16; 2, 32, 32] {
+        y[c, i, j] = pad(x, -1)[c, i - 1, j - 1];
+    }
+    target ascend910b;
+    schedule s { split c by 1; stage x, y in ub depth 1; }";
+
 /// The kernels mutated, with the names their originals are built under.
-const KERNELS: [(&str, &str); 8] = [
+const KERNELS: [(&str, &str); 11] = [
     (TILES_2D, "tiles_2d"),
     (RUN_1D, "run_1d"),
     (FOLD, "fold"),
@@ -80,6 +103,9 @@ const KERNELS: [(&str, &str); 8] = [
     (TANH, "math_tanh"),
     (ARGMAX, "arg_max"),
     (CUBE, "cube"),
+    (SHORT_MOVE, "short_move"),
+    (TRANSPOSE, "transpose"),
+    (PAD, "pad"),
 ];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
@@ -144,6 +170,32 @@ const MUTANTS: &[Mutation] = &[
     ("an arg index off by one", ARGMAX, |t| {
         let t = t.replacen("static_cast<int32_t>(0 + ", "static_cast<int32_t>(1 + ", 1);
         t.contains("(1 + ").then_some(t)
+    }),
+    ("a masked move one element short", SHORT_MOVE, |t| {
+        copy_mask(t, |n| n - 1)
+    }),
+    ("a wrong block stride of a masked move", SHORT_MOVE, |t| {
+        edit_field(t, "AscendC::CopyRepeatParams{", 0, |n| n + 1)
+    }),
+    (
+        "a wrong stride in a gather's offset table",
+        TRANSPOSE,
+        |t| edit_number_after(t, "g1 * ", 1, |n| n + 4),
+    ),
+    (
+        "a dropped flag before a gather reads its table",
+        TRANSPOSE,
+        |t| {
+            let t = drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::S_V>", 1)?;
+            drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::S_V>", 1)
+        },
+    ),
+    ("a wrong block stride of a masked Duplicate", PAD, |t| {
+        // The block stride follows the mask and the repeat count.
+        edit_number_after(t, ", mask, 3, ", 1, |n| n + 1)
+    }),
+    ("a left padding one element short", PAD, |t| {
+        edit_field(t, "AscendC::DataCopyPadExtParams<half>{", 1, |n| n - 1)
     }),
     ("a wrong core share", TILES_2D, |t| {
         let at = t.find("GM_BASE[BLOCK_DIM]")?;
@@ -226,6 +278,16 @@ fn last_argument_minus_one(t: &str, pattern: &str) -> Option<String> {
     let comma = t[start..end].rfind(", ")? + start + 2;
     let count: u64 = t[comma..end].parse().ok()?;
     Some(format!("{}{}{}", &t[..comma], count - 1, &t[end..]))
+}
+
+/// The first `Copy` call with its mask (the third argument) changed by `f`.
+fn copy_mask(t: &str, f: fn(u64) -> u64) -> Option<String> {
+    let start = t.find("AscendC::Copy(")?;
+    let mut commas = t[start..].match_indices(", ").map(|(at, _)| at + start + 2);
+    let (_, mask) = (commas.next()?, commas.next()?);
+    let digits = t[mask..].chars().take_while(char::is_ascii_digit).count();
+    let value: u64 = t[mask..mask + digits].parse().ok()?;
+    Some(format!("{}{}{}", &t[..mask], f(value), &t[mask + digits..]))
 }
 
 /// The kernel of `source` on ascend910b, checked, and its emitted case named `function`.

@@ -12,6 +12,7 @@
 //   model_shift.h   ShiftLeft, ShiftRight
 //   model_compare.h Compare, Compares (bit masks), Select
 //   model_cube.h    the cube path: DataCopy GM->L1 (ND2NZ), LoadData, Mmad, Fixpipe
+//   model_move.h    Copy and Duplicate (masked, with repeats and strides), Gather (byte offsets), Trap
 #pragma once
 
 #include "model_core.h"
@@ -23,3 +24,4 @@
 #include "model_shift.h"
 #include "model_compare.h"
 #include "model_cube.h"
+#include "model_move.h"

@@ -5,10 +5,12 @@
 //
 // GM->UB (MTE2): blockCount blocks of blockLen bytes; block i is read at
 // i * (blockLen + srcStride) bytes into global memory and written at
-// i * (ceil32(blockLen) + dstStride * 32) bytes into the local tensor, each block
-// starting on a 32-byte data block. The bytes from blockLen up to the next 32-byte
-// boundary are the pad: paddingValue when isPad is set, otherwise undefined (the
-// model writes a pattern there, so a kernel that relied on them fails).
+// i * (ceil32(left + blockLen + right) + dstStride * 32) bytes into the local tensor,
+// each block starting on a 32-byte data block with leftPadding elements (`left`
+// bytes, at most 32) before its data and rightPadding elements (`right`) after. The
+// padding and the bytes up to the next 32-byte boundary get paddingValue when isPad
+// is set, otherwise they are undefined (the model writes a pattern there, so a
+// kernel that relied on them fails).
 // UB->GM (MTE3): the same with the strides' units swapped: srcStride in 32-byte data
 // blocks in the unified buffer, dstStride in bytes in global memory.
 #pragma once
@@ -63,8 +65,14 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
                  const DataCopyPadExtParams<T> &pad) {
     const char *what = "DataCopyPad GM->UB";
     npu_model::check_blocks(params, what);
-    uint64_t pitch = npu_model::ceil32(params.blockLen) + uint64_t(params.dstStride) * 32;
-    uint64_t span = pitch * (params.blockCount - 1) + npu_model::ceil32(params.blockLen);
+    uint64_t left = uint64_t(pad.leftPadding) * sizeof(T), right = uint64_t(pad.rightPadding) * sizeof(T);
+    if (left > 32 || right > 32) {
+        npu_model::fail("%s: leftPadding %u and rightPadding %u elements are not each within 32 bytes", what,
+                        unsigned(pad.leftPadding), unsigned(pad.rightPadding));
+    }
+    uint64_t padded = npu_model::ceil32(left + params.blockLen + right);
+    uint64_t pitch = padded + uint64_t(params.dstStride) * 32;
+    uint64_t span = pitch * (params.blockCount - 1) + padded;
     npu_model::check_local(dst, 0, what);
     if (dst.address() + span > dst.limit()) {
         npu_model::fail("%s: %llu B at ub 0x%llx run past the buffer's end", what, (unsigned long long)span,
@@ -77,17 +85,18 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
         const uint8_t *gm = from + block * (uint64_t(params.blockLen) + params.srcStride);
         npu_model::global(gm, params.blockLen);
         uint64_t ub = dst.address() + block * pitch;
-        uint64_t padded = npu_model::ceil32(params.blockLen);
         npu_model::write_ub(PIPE_MTE2, time, ub, padded, what);
-        std::memcpy(&c.ub[ub], gm, params.blockLen);
-        for (uint64_t b = params.blockLen; b < padded; b += sizeof(T)) {
-            T fill = pad.isPad ? pad.paddingValue : T(0);
+        for (uint64_t b = 0; b < padded; b += sizeof(T)) {
+            if (b >= left && b < left + params.blockLen) {
+                continue;
+            }
             if (pad.isPad) {
-                std::memcpy(&c.ub[ub + b], &fill, sizeof(T));
+                std::memcpy(&c.ub[ub + b], &pad.paddingValue, sizeof(T));
             } else {
                 std::memset(&c.ub[ub + b], 0x7E, sizeof(T));
             }
         }
+        std::memcpy(&c.ub[ub + left], gm, params.blockLen);
     }
 }
 

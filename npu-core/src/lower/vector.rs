@@ -13,45 +13,177 @@
 //! per output tile, held until the tile is done. A broadcast (a load of fewer axes
 //! than the expression runs over) is copied into its temporary only when its source
 //! was copied again or the box grew, so a `bias[j]` row is broadcast once per `j`.
+//!
+//! A class is lowered in two passes: `Walk::plan` works out the steps and which input
+//! tiles each copies and frees, then `ClassLowering` emits each step pipe by pipe.
+
+mod steps;
 
 use super::copy;
-use super::nodes::{Planned, build_statements};
+use super::nodes::{Planned, Statement, build_statements};
 use super::planner::Planner;
 use super::queue::Queue;
 use super::skip::Skip;
-use super::{AxisRange, Compact, Lowering};
+use super::{Compact, Lowering};
 // Re-exported for the lowering modules that call them as `vector::choose_skip` and
 // `vector::lcm`; they are defined in `skip`.
 pub(super) use super::skip::{choose_skip, lcm};
 use crate::ir::{BufferKind, Role};
 use crate::program::{CoreCode, Op, Pipe, Repeat};
 use crate::target::Level;
-
-#[derive(Clone, Copy)]
-struct Step {
-    /// The loop iteration, counting the iterations a compact class leaves out.
-    index: u64,
-    /// The reduction axis list this iteration folds (an index into the groups), if any.
-    phase: Option<usize>,
-    first_of_phase: bool,
-    last_of_tile: bool,
-}
+use steps::{Run, Step, steps};
 
 /// Lowers one class into `code`; `false` when a compact lowering's runs turned out
 /// not to repeat, and the class must be lowered in full.
 pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) -> bool {
-    let kernel = lowering.kernel;
     // A fused kernel runs each tile in one iteration: every axis it reduces over is
     // whole (the checker's E035), and its statements run in order.
-    let fused = kernel.is_fused();
+    let fused = lowering.kernel.is_fused();
     let groups = if fused {
         Vec::new()
     } else {
-        crate::plan::reduction_groups(kernel)
+        crate::plan::reduction_groups(lowering.kernel)
     };
-    let (mut statements, spaces) = build_statements(lowering);
+    let (statements, spaces) = build_statements(lowering);
+    let queues = stage_queues(lowering);
+    let walk = Walk::plan(lowering, &queues, fused, groups, spaces, &statements);
+    reserve(code, &walk, &statements);
+    let mut class = ClassLowering {
+        lowering,
+        code,
+        walk: &walk,
+        queues,
+        statements,
+        planned: Vec::new(),
+    };
+    let marks = class.emit_steps();
+    if !record_repeats(class.code, &walk.runs, &marks) {
+        return false;
+    }
+    class.close();
+    true
+}
 
-    // One queue per staged tensor; inputs and outputs number their events separately.
+/// What each step of a class does, worked out before any instruction is emitted.
+struct Walk {
+    /// A fused kernel runs each tile in one iteration.
+    fused: bool,
+    /// The reduction axis lists, folded one after another.
+    groups: Vec<Vec<usize>>,
+    /// The axes of each space the nodes are evaluated over.
+    spaces: Vec<Vec<usize>>,
+    /// The staged inputs the kernel reads, in stage order.
+    inputs: Vec<usize>,
+    /// The tensors the statements write to global memory.
+    outputs: Vec<usize>,
+    steps: Vec<Step>,
+    /// The tile coordinates of each step, one entry per kernel axis.
+    coords: Vec<u64>,
+    runs: Vec<Run>,
+    /// Per step and tensor: the input's tile is copied anew at that step.
+    fresh: Vec<bool>,
+    /// Per step and tensor: the input's tile is freed after that step.
+    release: Vec<bool>,
+    tensor_count: usize,
+    axis_count: usize,
+}
+
+impl Walk {
+    /// Works out the steps of a class and which input tiles each copies and frees.
+    fn plan(
+        lowering: &Lowering,
+        queues: &[Queue],
+        fused: bool,
+        groups: Vec<Vec<usize>>,
+        spaces: Vec<Vec<usize>>,
+        statements: &[Statement],
+    ) -> Walk {
+        let kernel = lowering.kernel;
+        let phases = input_phases(lowering, fused, &groups);
+        let skip = compact_skip(lowering, queues);
+        let axis_count = kernel.axes.len();
+        let (steps, coords, runs) = steps(
+            lowering.ranges,
+            &lowering.schedule.order,
+            &groups,
+            axis_count,
+            skip,
+        );
+        let tensor_count = kernel.tensors.len();
+        let mut walk = Walk {
+            fused,
+            groups,
+            spaces,
+            inputs: staged_inputs(lowering),
+            outputs: statements
+                .iter()
+                .filter(|s| s.local.is_none())
+                .map(|s| s.output)
+                .collect(),
+            fresh: vec![false; steps.len() * tensor_count],
+            release: vec![false; steps.len() * tensor_count],
+            steps,
+            coords,
+            runs,
+            tensor_count,
+            axis_count,
+        };
+        walk.mark_copies(lowering, &phases);
+        walk
+    }
+
+    /// The tile coordinates of a step, one per kernel axis.
+    fn at(&self, step: usize) -> &[u64] {
+        &self.coords[step * self.axis_count..(step + 1) * self.axis_count]
+    }
+
+    /// Whether an input's tile is copied anew at a step.
+    fn fresh(&self, step: usize, tensor: usize) -> bool {
+        self.fresh[step * self.tensor_count + tensor]
+    }
+
+    /// Whether an input's tile is freed after a step.
+    fn releases(&self, step: usize, tensor: usize) -> bool {
+        self.release[step * self.tensor_count + tensor]
+    }
+
+    /// Marks, for each input, the steps that copy its tile anew (it differs from the
+    /// tile of the input's previous use) and the steps after which the tile is freed
+    /// (its last use). An input copied per reduction tile is used only at the steps
+    /// of its axis list (`phases`).
+    fn mark_copies(&mut self, lowering: &Lowering, phases: &[Option<usize>]) {
+        for index in 0..self.inputs.len() {
+            let tensor = self.inputs[index];
+            let indexing = &lowering.tensors[tensor].indexing;
+            let mut previous: Option<usize> = None;
+            for step in 0..self.steps.len() {
+                if phases[tensor].is_some_and(|phase| self.steps[step].phase != Some(phase)) {
+                    continue;
+                }
+                let new = previous.is_none_or(|p| !self.same_tile(indexing, p, step));
+                self.fresh[step * self.tensor_count + tensor] = new;
+                if new && let Some(p) = previous {
+                    self.release[p * self.tensor_count + tensor] = true;
+                }
+                previous = Some(step);
+            }
+            if let Some(p) = previous {
+                self.release[p * self.tensor_count + tensor] = true;
+            }
+        }
+    }
+
+    /// Whether two steps are at the same tile along every axis in `indexing`.
+    fn same_tile(&self, indexing: &[usize], a: usize, b: usize) -> bool {
+        indexing
+            .iter()
+            .all(|axis| self.at(a)[*axis] == self.at(b)[*axis])
+    }
+}
+
+/// One queue per staged tensor; inputs and outputs number their events separately.
+fn stage_queues(lowering: &Lowering) -> Vec<Queue> {
+    let kernel = lowering.kernel;
     let mut queues: Vec<Queue> = vec![Queue::default(); kernel.tensors.len()];
     let (mut input_events, mut output_events) = (0u16, 0u16);
     for stage in &lowering.schedule.stages {
@@ -75,15 +207,25 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) -> bool 
         };
         *events += stage.depth as u16;
     }
-    let inputs: Vec<usize> = lowering
+    queues
+}
+
+/// The staged inputs the kernel reads, in stage order.
+fn staged_inputs(lowering: &Lowering) -> Vec<usize> {
+    let kernel = lowering.kernel;
+    lowering
         .schedule
         .stages
         .iter()
         .map(|s| s.tensor)
         .filter(|t| kernel.tensors[*t].role == Role::Input && lowering.tensors[*t].used)
-        .collect();
-    // The reduction axis list an input is copied per tile of, if any.
-    let input_phase: Vec<Option<usize>> = (0..kernel.tensors.len())
+        .collect()
+}
+
+/// The reduction axis list each tensor is copied per tile of, if any.
+fn input_phases(lowering: &Lowering, fused: bool, groups: &[Vec<usize>]) -> Vec<Option<usize>> {
+    let kernel = lowering.kernel;
+    (0..kernel.tensors.len())
         .map(|t| {
             if fused {
                 return None;
@@ -95,230 +237,42 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) -> bool 
                 .find(|a| kernel.axes[*a].reduction)?;
             groups.iter().position(|g| g.contains(&axis))
         })
-        .collect();
+        .collect()
+}
 
-    // A compact class leaves out runs of alike tiles (`lower::compacts` says which
-    // kernels have them).
-    let skip = if lowering.compact != Compact::No {
-        let copy = queues
-            .iter()
-            .filter(|q| q.depth > 0)
-            .fold(1, |copy, q| lcm(copy, q.depth));
-        choose_skip(lowering.ranges, &lowering.schedule.order, copy).map(|(_, skip)| skip)
-    } else {
-        None
-    };
-    let (steps, coords, runs) = steps(
-        lowering.ranges,
-        &lowering.schedule.order,
-        &groups,
-        kernel.axes.len(),
-        skip,
-    );
-    let axes_count = kernel.axes.len();
-    let at = |step: usize| &coords[step * axes_count..(step + 1) * axes_count];
-    let used_at = |tensor: usize, step: usize| match input_phase[tensor] {
-        None => true,
-        Some(axis) => steps[step].phase == Some(axis),
-    };
-    let same_tile = |tensor: usize, a: usize, b: usize| {
-        lowering.tensors[tensor]
-            .indexing
-            .iter()
-            .all(|axis| at(a)[*axis] == at(b)[*axis])
-    };
-    // Whether each input is copied at a step, and released after it.
-    let n = steps.len();
-    let mut fresh = vec![false; n * kernel.tensors.len()];
-    let mut release = vec![false; n * kernel.tensors.len()];
-    for &tensor in &inputs {
-        let mut previous: Option<usize> = None;
-        for step in (0..n).filter(|s| used_at(tensor, *s)) {
-            let new = previous.is_none_or(|p| !same_tile(tensor, p, step));
-            fresh[step * kernel.tensors.len() + tensor] = new;
-            if new && let Some(p) = previous {
-                release[p * kernel.tensors.len() + tensor] = true;
-            }
-            previous = Some(step);
-        }
-        if let Some(p) = previous {
-            release[p * kernel.tensors.len() + tensor] = true;
-        }
+/// The runs of alike tiles a compact class leaves out (`lower::compacts` says which
+/// kernels have them): a copy is as many steps as every queue's depth divides.
+fn compact_skip(lowering: &Lowering, queues: &[Queue]) -> Option<Skip> {
+    if lowering.compact == Compact::No {
+        return None;
     }
-
-    // Room for every instruction up front: the streams are the bulk of the work.
-    let copies = fresh.iter().filter(|f| **f).count();
-    let outputs: Vec<usize> = statements
+    let copy = queues
         .iter()
-        .filter(|s| s.local.is_none())
-        .map(|s| s.output)
-        .collect();
-    let writes = steps.iter().filter(|s| s.last_of_tile).count() * outputs.len();
+        .filter(|q| q.depth > 0)
+        .fold(1, |copy, q| lcm(copy, q.depth));
+    choose_skip(lowering.ranges, &lowering.schedule.order, copy).map(|(_, skip)| skip)
+}
+
+/// Reserves room for every instruction up front: the streams are the bulk of the work.
+fn reserve(code: &mut CoreCode, walk: &Walk, statements: &[Statement]) {
+    let n = walk.steps.len();
+    let copies = walk.fresh.iter().filter(|f| **f).count();
+    let writes = walk.steps.iter().filter(|s| s.last_of_tile).count() * walk.outputs.len();
     let nodes: usize = statements.iter().map(|s| s.nodes.len()).sum();
     code.streams[Pipe::S.index()].reserve(n + 1);
-    code.streams[Pipe::Mte2.index()].reserve(3 * copies + 4 * inputs.len() + 1);
+    code.streams[Pipe::Mte2.index()].reserve(3 * copies + 4 * walk.inputs.len() + 1);
     code.streams[Pipe::V.index()]
         .reserve(n * (nodes + 2) + 3 * copies + 3 * writes + 4 * statements.len() + 1);
     code.streams[Pipe::Mte3.index()].reserve(3 * writes + 1);
-    let mut planned: Vec<Planned> = Vec::new();
-    let mut marks: Vec<[usize; 7]> = Vec::with_capacity(3 * runs.len());
-    let mut next_mark = runs
-        .iter()
-        .flat_map(|r| (0..3).map(move |c| r.first + c * r.steps));
-    let mut mark_at = next_mark.next();
-    for (step, info) in steps.iter().enumerate() {
-        if mark_at == Some(step) {
-            marks.push(code.streams.each_ref().map(Vec::len));
-            mark_at = next_mark.next();
-        }
-        let tile = info.index as u32;
-        let coords = at(step);
-        code.push(Pipe::S, tile, Op::Loop);
+}
 
-        // MTE2: copy the tiles this iteration needs anew.
-        for &tensor in &inputs {
-            if !fresh[step * kernel.tensors.len() + tensor] {
-                continue;
-            }
-            let queue = &mut queues[tensor];
-            let slot = queue.next_slot();
-            if queue.count >= queue.depth {
-                code.wait_flag(tile, Pipe::V, Pipe::Mte2, queue.event(slot));
-            }
-            let mut address = lowering.program.buffers[queue.buffer].slot(slot) as u32;
-            let (shape, gm, padded) = lowering.copy(tensor, Level::Ub, coords);
-            if lowering.tensors[tensor].padded {
-                let window = lowering.window(tensor, coords);
-                address += lowering.clipped_offset(tensor, &window) as u32;
-            }
-            code.push(
-                Pipe::Mte2,
-                tile,
-                Op::CopyIn {
-                    tensor: tensor as u16,
-                    gm,
-                    level: Level::Ub,
-                    address,
-                    shape,
-                    padded,
-                },
-            );
-            code.set_flag(tile, Pipe::Mte2, Pipe::V, queue.event(slot));
-            queue.count += 1;
-            queue.pending = true;
-        }
-
-        // V: plan the instructions, then place the flags around them. A padded view's
-        // fresh tile first gets the pad value outside its tensor.
-        planned.clear();
-        for &tensor in &inputs {
-            if !lowering.tensors[tensor].padded || !fresh[step * kernel.tensors.len() + tensor] {
-                continue;
-            }
-            let queue = &queues[tensor];
-            let address = lowering.program.buffers[queue.buffer].slot(queue.slot()) as u32;
-            let window = lowering.window(tensor, coords);
-            for instr in copy::pad_fills(lowering, tensor, &window, address) {
-                planned.push(Planned {
-                    instr,
-                    reads: [Some(tensor), None, None],
-                    writes: None,
-                });
-            }
-        }
-        let mut planner = Planner {
-            lowering: &mut *lowering,
-            queues: &queues,
-            coords,
-            spaces: &spaces,
-            out: &mut planned,
-        };
-        if let Some(group) = info.phase {
-            for statement in statements.iter_mut() {
-                planner.reductions(statement, &groups[group], info.first_of_phase);
-            }
-        }
-        if fused {
-            for (index, statement) in statements.iter_mut().enumerate() {
-                for group in crate::plan::statement_reduction_groups(&kernel.body[index]) {
-                    planner.reductions(statement, &group, true);
-                }
-                planner.outer(statement, index);
-            }
-        } else if info.last_of_tile {
-            for (index, statement) in statements.iter_mut().enumerate() {
-                planner.outer(statement, index);
-            }
-        }
-        for &tensor in &inputs {
-            let releasing = release[step * kernel.tensors.len() + tensor];
-            if releasing && !planned.iter().any(|p| p.reads.contains(&Some(tensor))) {
-                let queue = &mut queues[tensor];
-                consume(code, tile, queue);
-                code.set_flag(tile, Pipe::V, Pipe::Mte2, queue.event(queue.slot()));
-            }
-        }
-        for (index, p) in planned.iter().enumerate() {
-            for tensor in p.reads.iter().flatten() {
-                consume(code, tile, &mut queues[*tensor]);
-            }
-            if let Some(statement) = p.writes {
-                let queue = &queues[statements[statement].output];
-                if queue.count >= queue.depth {
-                    let event = queue.event(queue.next_slot());
-                    code.wait_flag(tile, Pipe::Mte3, Pipe::V, event);
-                }
-            }
-            code.push(Pipe::V, tile, Op::Vector(p.instr));
-            if let Some(statement) = p.writes {
-                let queue = &queues[statements[statement].output];
-                code.set_flag(tile, Pipe::V, Pipe::Mte3, queue.event(queue.next_slot()));
-            }
-            for (position, tensor) in p.reads.iter().enumerate() {
-                let Some(tensor) = *tensor else { continue };
-                let first_mention = !p.reads[..position].contains(&Some(tensor));
-                let last_read = !planned[index + 1..]
-                    .iter()
-                    .any(|later| later.reads.contains(&Some(tensor)));
-                if first_mention && last_read && release[step * kernel.tensors.len() + tensor] {
-                    let queue = &queues[tensor];
-                    code.set_flag(tile, Pipe::V, Pipe::Mte2, queue.event(queue.slot()));
-                }
-            }
-        }
-
-        // MTE3: copy the finished outputs out.
-        if info.last_of_tile {
-            for &tensor in &outputs {
-                let queue = &mut queues[tensor];
-                let slot = queue.next_slot();
-                code.wait_flag(tile, Pipe::V, Pipe::Mte3, queue.event(slot));
-                let address = lowering.program.buffers[queue.buffer].slot(slot) as u32;
-                let (shape, gm, padded) = lowering.copy(tensor, Level::Ub, coords);
-                code.push(
-                    Pipe::Mte3,
-                    tile,
-                    Op::CopyOut {
-                        tensor: tensor as u16,
-                        gm,
-                        address,
-                        shape,
-                        padded,
-                    },
-                );
-                code.set_flag(tile, Pipe::Mte3, Pipe::V, queue.event(slot));
-                queue.count += 1;
-            }
-        }
-    }
-
-    if mark_at.is_some() {
-        marks.push(code.streams.each_ref().map(Vec::len));
-    }
+/// Records each run as a repeat of its first two copies, from the stream lengths
+/// `emit_steps` marked; `false`, with no repeat kept, when a run's two copies differ
+/// in length on some pipe (they were not alike after all).
+fn record_repeats(code: &mut CoreCode, runs: &[Run], marks: &[[usize; 7]]) -> bool {
     for (run, marks) in runs.iter().zip(marks.chunks_exact(3)) {
         let len: [usize; 7] = std::array::from_fn(|pipe| marks[1][pipe] - marks[0][pipe]);
         if (0..7).any(|pipe| marks[2][pipe] - marks[1][pipe] != len[pipe]) {
-            // Not alike after all: the caller lowers the class in full.
             code.repeats.clear();
             return false;
         }
@@ -329,20 +283,261 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) -> bool 
             count: run.count,
         });
     }
-
-    // Every producer waits for the frees it has not consumed, then all pipes meet.
-    let end = steps.last().map_or(0, |s| s.index as u32 + 1);
-    for &tensor in &inputs {
-        drain(code, end, &queues[tensor], Pipe::V, Pipe::Mte2);
-    }
-    for &tensor in &outputs {
-        drain(code, end, &queues[tensor], Pipe::Mte3, Pipe::V);
-    }
-    for pipe in [Pipe::S, Pipe::Mte2, Pipe::V, Pipe::Mte3] {
-        code.push(pipe, end, Op::Barrier);
-    }
-    code.tiles = end;
     true
+}
+
+/// Emits a class's steps: the queues' fills and the statements' nodes change from
+/// step to step.
+struct ClassLowering<'l, 'a> {
+    lowering: &'l mut Lowering<'a>,
+    code: &'l mut CoreCode,
+    walk: &'l Walk,
+    queues: Vec<Queue>,
+    statements: Vec<Statement<'a>>,
+    /// The vector instructions of the current step, before their flags are placed.
+    planned: Vec<Planned>,
+}
+
+impl ClassLowering<'_, '_> {
+    /// Emits every step, and returns the stream lengths where each run's copy 0,
+    /// copy 1 and what follows them start.
+    fn emit_steps(&mut self) -> Vec<[usize; 7]> {
+        let walk = self.walk;
+        let mut marks: Vec<[usize; 7]> = Vec::with_capacity(3 * walk.runs.len());
+        let mut next_mark = walk
+            .runs
+            .iter()
+            .flat_map(|r| (0..3).map(move |c| r.first + c * r.steps));
+        let mut mark_at = next_mark.next();
+        for step in 0..walk.steps.len() {
+            if mark_at == Some(step) {
+                marks.push(self.code.streams.each_ref().map(Vec::len));
+                mark_at = next_mark.next();
+            }
+            self.emit_step(step);
+        }
+        if mark_at.is_some() {
+            marks.push(self.code.streams.each_ref().map(Vec::len));
+        }
+        marks
+    }
+
+    /// Emits one loop iteration: its copies in, its vector instructions, and on a
+    /// tile's last step its copies out.
+    fn emit_step(&mut self, step: usize) {
+        let walk = self.walk;
+        let info = walk.steps[step];
+        self.code.push(Pipe::S, info.index as u32, Op::Loop);
+        // MTE2: copy the tiles this iteration needs anew.
+        for &tensor in &walk.inputs {
+            if walk.fresh(step, tensor) {
+                self.copy_in(step, tensor);
+            }
+        }
+        // V: plan the instructions, then place the flags around them.
+        self.plan_vector(step);
+        self.free_unread_inputs(step);
+        for index in 0..self.planned.len() {
+            self.emit_planned(step, index);
+        }
+        // MTE3: copy the finished outputs out.
+        if info.last_of_tile {
+            for &tensor in &walk.outputs {
+                self.copy_out(step, tensor);
+            }
+        }
+    }
+
+    /// Copies an input's tile into the next slot of its queue, once V has freed it.
+    fn copy_in(&mut self, step: usize, tensor: usize) {
+        let walk = self.walk;
+        let (tile, coords) = (walk.steps[step].index as u32, walk.at(step));
+        let queue = &mut self.queues[tensor];
+        let slot = queue.next_slot();
+        if queue.count >= queue.depth {
+            self.code
+                .wait_flag(tile, Pipe::V, Pipe::Mte2, queue.event(slot));
+        }
+        let mut address = self.lowering.program.buffers[queue.buffer].slot(slot) as u32;
+        let (shape, gm, padded) = self.lowering.copy(tensor, Level::Ub, coords);
+        if self.lowering.tensors[tensor].padded {
+            let window = self.lowering.window(tensor, coords);
+            address += self.lowering.clipped_offset(tensor, &window) as u32;
+        }
+        let copy_in = Op::CopyIn {
+            tensor: tensor as u16,
+            gm,
+            level: Level::Ub,
+            address,
+            shape,
+            padded,
+        };
+        self.code.push(Pipe::Mte2, tile, copy_in);
+        self.code
+            .set_flag(tile, Pipe::Mte2, Pipe::V, queue.event(slot));
+        queue.count += 1;
+        queue.pending = true;
+    }
+
+    /// Plans a step's vector instructions: the reductions this step folds and, on a
+    /// tile's last step (every step of a fused kernel), what lies outside them.
+    fn plan_vector(&mut self, step: usize) {
+        let walk = self.walk;
+        let info = walk.steps[step];
+        let kernel = self.lowering.kernel;
+        self.planned.clear();
+        self.plan_pad_fills(step);
+        let mut planner = Planner {
+            lowering: &mut *self.lowering,
+            queues: &self.queues,
+            coords: walk.at(step),
+            spaces: &walk.spaces,
+            out: &mut self.planned,
+        };
+        if let Some(group) = info.phase {
+            for statement in &mut self.statements {
+                planner.reductions(statement, &walk.groups[group], info.first_of_phase);
+            }
+        }
+        if walk.fused {
+            for (index, statement) in self.statements.iter_mut().enumerate() {
+                for group in crate::plan::statement_reduction_groups(&kernel.body[index]) {
+                    planner.reductions(statement, &group, true);
+                }
+                planner.outer(statement, index);
+            }
+        } else if info.last_of_tile {
+            for (index, statement) in self.statements.iter_mut().enumerate() {
+                planner.outer(statement, index);
+            }
+        }
+    }
+
+    /// Plans the pad value outside its tensor into each padded view's fresh tile,
+    /// before anything reads it.
+    fn plan_pad_fills(&mut self, step: usize) {
+        let walk = self.walk;
+        let coords = walk.at(step);
+        for &tensor in &walk.inputs {
+            if !self.lowering.tensors[tensor].padded || !walk.fresh(step, tensor) {
+                continue;
+            }
+            let queue = &self.queues[tensor];
+            let address = self.lowering.program.buffers[queue.buffer].slot(queue.slot()) as u32;
+            let window = self.lowering.window(tensor, coords);
+            for instr in copy::pad_fills(self.lowering, tensor, &window, address) {
+                self.planned.push(Planned {
+                    instr,
+                    reads: [Some(tensor), None, None],
+                    writes: None,
+                });
+            }
+        }
+    }
+
+    /// Frees the inputs this step releases that no planned instruction reads, as no
+    /// read would free them.
+    fn free_unread_inputs(&mut self, step: usize) {
+        let walk = self.walk;
+        let tile = walk.steps[step].index as u32;
+        for &tensor in &walk.inputs {
+            let read = self.planned.iter().any(|p| p.reads.contains(&Some(tensor)));
+            if walk.releases(step, tensor) && !read {
+                let queue = &mut self.queues[tensor];
+                consume(self.code, tile, queue);
+                self.code
+                    .set_flag(tile, Pipe::V, Pipe::Mte2, queue.event(queue.slot()));
+            }
+        }
+    }
+
+    /// Emits one planned instruction between its flags: V waits for each input's fill
+    /// and for MTE3 to free the output slot it writes, then tells MTE3 it is written.
+    fn emit_planned(&mut self, step: usize, index: usize) {
+        let tile = self.walk.steps[step].index as u32;
+        let Planned {
+            instr,
+            reads,
+            writes,
+        } = self.planned[index];
+        for tensor in reads.iter().flatten() {
+            consume(self.code, tile, &mut self.queues[*tensor]);
+        }
+        if let Some(statement) = writes {
+            let queue = &self.queues[self.statements[statement].output];
+            if queue.count >= queue.depth {
+                let event = queue.event(queue.next_slot());
+                self.code.wait_flag(tile, Pipe::Mte3, Pipe::V, event);
+            }
+        }
+        self.code.push(Pipe::V, tile, Op::Vector(instr));
+        if let Some(statement) = writes {
+            let queue = &self.queues[self.statements[statement].output];
+            let event = queue.event(queue.next_slot());
+            self.code.set_flag(tile, Pipe::V, Pipe::Mte3, event);
+        }
+        self.free_after_last_read(step, index);
+    }
+
+    /// Frees each input a planned instruction reads for the last time in a step that
+    /// releases it.
+    fn free_after_last_read(&mut self, step: usize, index: usize) {
+        let walk = self.walk;
+        let tile = walk.steps[step].index as u32;
+        let reads = self.planned[index].reads;
+        for (position, tensor) in reads.iter().enumerate() {
+            let Some(tensor) = *tensor else { continue };
+            let first_mention = !reads[..position].contains(&Some(tensor));
+            let last_read = !self.planned[index + 1..]
+                .iter()
+                .any(|later| later.reads.contains(&Some(tensor)));
+            if first_mention && last_read && walk.releases(step, tensor) {
+                let queue = &self.queues[tensor];
+                self.code
+                    .set_flag(tile, Pipe::V, Pipe::Mte2, queue.event(queue.slot()));
+            }
+        }
+    }
+
+    /// Copies a finished output tile out of its slot, once V has written it.
+    fn copy_out(&mut self, step: usize, tensor: usize) {
+        let walk = self.walk;
+        let (tile, coords) = (walk.steps[step].index as u32, walk.at(step));
+        let queue = &mut self.queues[tensor];
+        let slot = queue.next_slot();
+        self.code
+            .wait_flag(tile, Pipe::V, Pipe::Mte3, queue.event(slot));
+        let address = self.lowering.program.buffers[queue.buffer].slot(slot) as u32;
+        let (shape, gm, padded) = self.lowering.copy(tensor, Level::Ub, coords);
+        let copy_out = Op::CopyOut {
+            tensor: tensor as u16,
+            gm,
+            address,
+            shape,
+            padded,
+        };
+        self.code.push(Pipe::Mte3, tile, copy_out);
+        self.code
+            .set_flag(tile, Pipe::Mte3, Pipe::V, queue.event(slot));
+        queue.count += 1;
+    }
+
+    /// Closes the class: every producer waits for the frees it has not consumed, then
+    /// all pipes meet.
+    fn close(&mut self) {
+        let walk = self.walk;
+        let end = walk.steps.last().map_or(0, |s| s.index as u32 + 1);
+        for &tensor in &walk.inputs {
+            drain(self.code, end, &self.queues[tensor], Pipe::V, Pipe::Mte2);
+        }
+        for &tensor in &walk.outputs {
+            drain(self.code, end, &self.queues[tensor], Pipe::Mte3, Pipe::V);
+        }
+        for pipe in [Pipe::S, Pipe::Mte2, Pipe::V, Pipe::Mte3] {
+            self.code.push(pipe, end, Op::Barrier);
+        }
+        self.code.tiles = end;
+    }
 }
 
 /// Waits for the consumer's frees of the last `min(count, depth)` fills.
@@ -359,108 +554,4 @@ fn consume(code: &mut CoreCode, tile: u32, queue: &mut Queue) {
         code.wait_flag(tile, Pipe::Mte2, Pipe::V, queue.event(queue.slot()));
         queue.pending = false;
     }
-}
-
-/// The runs of held copies in a class's steps: where copy 0 starts in the step list,
-/// how many steps a copy is, and how many copies the run has.
-#[derive(Clone, Copy, Debug)]
-struct Run {
-    first: usize,
-    steps: usize,
-    count: u64,
-}
-
-/// The loop iterations of a core and the tile coordinates of each (flattened, one
-/// entry per kernel axis), leaving out what `skip` says. Each axis list's tiles run as
-/// an odometer, its first axis outermost.
-fn steps(
-    ranges: &[AxisRange],
-    order: &[usize],
-    groups: &[Vec<usize>],
-    axes: usize,
-    skip: Option<Skip>,
-) -> (Vec<Step>, Vec<u64>, Vec<Run>) {
-    let mut steps = Vec::new();
-    let mut coords = Vec::new();
-    let mut runs = Vec::new();
-    let mut current = vec![0u64; axes];
-    let per_tile: u64 = if groups.is_empty() {
-        1
-    } else {
-        groups
-            .iter()
-            .map(|g| g.iter().map(|a| ranges[*a].count).product::<u64>())
-            .sum()
-    };
-    let inner = |level: usize| -> u64 {
-        order[level + 1..]
-            .iter()
-            .map(|a| ranges[*a].count)
-            .product::<u64>()
-    };
-    let tiles: u64 = order.iter().map(|a| ranges[*a].count).product();
-    let mut index = 0u64;
-    let mut tile = 0u64;
-    while tile < tiles {
-        // At the first tile of an iteration of the skipped axis, a run may start or
-        // its left-out copies begin.
-        if let Some(skip) = skip {
-            let axis = order[skip.level];
-            let at_start = order[skip.level + 1..].iter().all(|a| current[*a] == 0);
-            if at_start && current[axis] == skip.first {
-                runs.push(Run {
-                    first: steps.len(),
-                    steps: (skip.copy * inner(skip.level) * per_tile) as usize,
-                    count: skip.count,
-                });
-            } else if at_start && current[axis] == skip.first + 2 * skip.copy {
-                let left_out = (skip.count - 2) * skip.copy;
-                current[axis] += left_out;
-                tile += left_out * inner(skip.level);
-                index += left_out * inner(skip.level) * per_tile;
-            }
-        }
-        if groups.is_empty() {
-            steps.push(Step {
-                index,
-                phase: None,
-                first_of_phase: true,
-                last_of_tile: true,
-            });
-            coords.extend_from_slice(&current);
-            index += 1;
-        }
-        for (g, group) in groups.iter().enumerate() {
-            let count: u64 = group.iter().map(|a| ranges[*a].count).product();
-            for k in 0..count {
-                let last = g + 1 == groups.len() && k + 1 == count;
-                steps.push(Step {
-                    index,
-                    phase: Some(g),
-                    first_of_phase: k == 0,
-                    last_of_tile: last,
-                });
-                coords.extend_from_slice(&current);
-                index += 1;
-                // Advance the list's odometer, its last axis fastest.
-                for &axis in group.iter().rev() {
-                    current[axis] += 1;
-                    if current[axis] < ranges[axis].count {
-                        break;
-                    }
-                    current[axis] = 0;
-                }
-            }
-        }
-        // Advance the output tile: the innermost axis of `order` fastest.
-        tile += 1;
-        for &axis in order.iter().rev() {
-            current[axis] += 1;
-            if current[axis] < ranges[axis].count {
-                break;
-            }
-            current[axis] = 0;
-        }
-    }
-    (steps, coords, runs)
 }

@@ -7,10 +7,21 @@ use crate::program::{Operand, VectorInstr, VectorKind};
 use crate::target::Level;
 
 impl Validator<'_> {
+    /// Checks one vector instruction against every vector rule, in the order its
+    /// reports are listed.
     pub(super) fn vector(&mut self, site: Site, v: &VectorInstr) {
-        let program = self.program;
-        let extents = &program.boxes[v.shape as usize];
-        let elements: u64 = extents.iter().product();
+        let elements: u64 = self.program.boxes[v.shape as usize].iter().product();
+        self.vector_elements(site, v, elements);
+        self.vector_unit(site, v);
+        self.vector_accumulator(site, v);
+        self.vector_repeats(site, v, elements);
+        if elements > 0 {
+            self.vector_views(site, v);
+        }
+    }
+
+    /// The instruction's element count is its box's.
+    fn vector_elements(&mut self, site: Site, v: &VectorInstr, elements: u64) {
         if elements != u64::from(v.elements) {
             let message = format!(
                 "says it covers {} elements but its box holds {elements}",
@@ -18,6 +29,11 @@ impl Validator<'_> {
             );
             self.report(Rule::Structure, Some(site), message);
         }
+    }
+
+    /// The vector unit computes the instruction's dtype (unless it only moves data) and
+    /// its operation.
+    fn vector_unit(&mut self, site: Site, v: &VectorInstr) {
         let arithmetic = !matches!(
             v.kind,
             VectorKind::Dup
@@ -46,6 +62,11 @@ impl Validator<'_> {
             );
             self.report(Rule::Unit, Some(site), message);
         }
+    }
+
+    /// A fold or scan accumulates in a dtype the vector unit computes or accumulates
+    /// in, and a multiply-accumulate fold holds every product exactly.
+    fn vector_accumulator(&mut self, site: Site, v: &VectorInstr) {
         if let VectorKind::Reduce(_, accumulator)
         | VectorKind::Cumsum(accumulator)
         | VectorKind::Cumprod(accumulator) = v.kind
@@ -71,6 +92,11 @@ impl Validator<'_> {
             );
             self.report(Rule::Unit, Some(site), message);
         }
+    }
+
+    /// The instruction's elements at its widest operand fit the repeats the target
+    /// issues at most.
+    fn vector_repeats(&mut self, site: Site, v: &VectorInstr, elements: u64) {
         let (dst_bytes, src_bytes) = operand_bytes(v);
         let width = dst_bytes
             .max(src_bytes.iter().copied().max().unwrap_or(0))
@@ -85,26 +111,36 @@ impl Validator<'_> {
             );
             self.report(Rule::Repeats, Some(site), message);
         }
-        let strides = &program.strides;
+    }
+
+    /// Every view the instruction writes or reads lies in UB.
+    fn vector_views(&mut self, site: Site, v: &VectorInstr) {
+        for (address, end) in self.vector_view_ranges(v) {
+            self.range(site, Level::Ub, u64::from(address), end);
+        }
+    }
+
+    /// The start and end of each view of a vector instruction in UB: its destination,
+    /// then its sources in UB, a gather's table moved by up to `extent - 1` rows and
+    /// its index view in the index's dtype.
+    fn vector_view_ranges(&self, v: &VectorInstr) -> Vec<(u32, u64)> {
+        let program = self.program;
+        let extents = &program.boxes[v.shape as usize];
         let view_end = |address: u32, index: u32, bytes: u64| {
-            let last: u64 = strides[index as usize]
+            let last: u64 = program.strides[index as usize]
                 .iter()
                 .zip(extents)
                 .map(|(stride, extent)| extent.saturating_sub(1) * stride)
                 .sum();
             u64::from(address) + last + bytes
         };
-        if elements == 0 {
-            return;
-        }
+        let (dst_bytes, src_bytes) = operand_bytes(v);
         let mut views = vec![(v.dst, view_end(v.dst, v.dst_strides, dst_bytes))];
         for (operand, bytes) in v.src.iter().zip(src_bytes) {
             if let Operand::Ub { address, strides } = *operand {
                 views.push((address, view_end(address, strides, bytes)));
             }
         }
-        // A gather reads its table's view moved by up to `extent - 1` rows, and its
-        // index view in the index's dtype.
         if let VectorKind::Gather(g) = v.kind
             && let Some(gather) = program.gathers.get(g as usize)
             && let [
@@ -133,9 +169,7 @@ impl Validator<'_> {
                 view_end(index, index_strides, gather.index_dtype.size()),
             ));
         }
-        for (address, end) in views {
-            self.range(site, Level::Ub, u64::from(address), end);
-        }
+        views
     }
 }
 

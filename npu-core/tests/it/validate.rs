@@ -41,50 +41,22 @@ fn each_break_is_named() {
         (
             Rule::Capacity,
             "capacity: MTE2 of core class 0 at `copy_in a[+0] -> ub@0x2fc00 [1024] 2048 B`: touches ub 0x2fc00..0x30400, 1024 B past the 196608 B of ub",
-            |p| {
-                if let Op::CopyIn { address, .. } = first_copy_in(p) {
-                    *address = 196_608 - 1024;
-                }
-            },
+            copy_past_ub_end,
         ),
         (
             Rule::Alignment,
             "alignment: MTE2 of core class 0 at `copy_in a[+0] -> ub@0x00002 [1024] 2048 B`: starts at ub 0x2, not a multiple of the 32-byte ub alignment",
-            |p| {
-                if let Op::CopyIn { address, .. } = first_copy_in(p) {
-                    *address = 2;
-                }
-            },
+            misaligned_copy,
         ),
         (
             Rule::Events,
             "core class 0 sets flag MTE2->V #0 4 times but waits for it 3 times",
-            |p| {
-                let v = &mut p.classes[0].streams[Pipe::V.index()];
-                let at = v
-                    .iter()
-                    .position(|i| matches!(i.op, Op::WaitFlag { .. }))
-                    .expect("a wait");
-                v.remove(at);
-            },
+            first_v_wait_dropped,
         ),
         (
             Rule::Events,
             "event id 9 of MTE2->V, but `ascend910b` has ids 0 to 7",
-            |p| {
-                for class in &mut p.classes {
-                    for stream in &mut class.streams {
-                        for instr in stream {
-                            if let Op::SetFlag { event, .. } | Op::WaitFlag { event, .. } =
-                                &mut instr.op
-                                && *event == 0
-                            {
-                                *event = 9;
-                            }
-                        }
-                    }
-                }
-            },
+            event_0_renumbered_9,
         ),
         (
             Rule::Cores,
@@ -94,29 +66,12 @@ fn each_break_is_named() {
         (
             Rule::Repeats,
             "65536 elements of 2 B need 512 repeats of 256 B but `ascend910b` issues at most 255",
-            |p| {
-                for class in &mut p.classes {
-                    for instr in &mut class.streams[Pipe::V.index()] {
-                        if let Op::Vector(v) = &mut instr.op {
-                            v.elements = 65536;
-                        }
-                    }
-                }
-                p.boxes[0] = vec![65536];
-            },
+            vector_box_grown,
         ),
         (
             Rule::Unit,
             "computes in i8, but the vector unit of `ascend910b` computes in f16, f32, i16, i32",
-            |p| {
-                for class in &mut p.classes {
-                    for instr in &mut class.streams[Pipe::V.index()] {
-                        if let Op::Vector(v) = &mut instr.op {
-                            v.dtype = npu_core::Dtype::I8;
-                        }
-                    }
-                }
-            },
+            vector_in_i8,
         ),
         (
             Rule::Signature,
@@ -151,5 +106,67 @@ fn each_break_is_named() {
                 .collect::<Vec<_>>()
                 .join("\n")
         );
+    }
+}
+
+/// Moves the first copy in to end 1024 B past the end of ub.
+fn copy_past_ub_end(program: &mut Program) {
+    if let Op::CopyIn { address, .. } = first_copy_in(program) {
+        *address = 196_608 - 1024;
+    }
+}
+
+/// Moves the first copy in to ub address 2, off the 32-byte alignment.
+fn misaligned_copy(program: &mut Program) {
+    if let Op::CopyIn { address, .. } = first_copy_in(program) {
+        *address = 2;
+    }
+}
+
+/// Drops V's first wait, leaving one flag set more often than it is waited for.
+fn first_v_wait_dropped(program: &mut Program) {
+    let v = &mut program.classes[0].streams[Pipe::V.index()];
+    let at = v
+        .iter()
+        .position(|i| matches!(i.op, Op::WaitFlag { .. }))
+        .expect("a wait");
+    v.remove(at);
+}
+
+/// Renumbers event 0 of every flag to 9, past the target's event ids.
+fn event_0_renumbered_9(program: &mut Program) {
+    for class in &mut program.classes {
+        for stream in &mut class.streams {
+            for instr in stream {
+                if let Op::SetFlag { event, .. } | Op::WaitFlag { event, .. } = &mut instr.op
+                    && *event == 0
+                {
+                    *event = 9;
+                }
+            }
+        }
+    }
+}
+
+/// Makes every vector instruction cover 65536 elements, more repeats than one issues.
+fn vector_box_grown(program: &mut Program) {
+    for class in &mut program.classes {
+        for instr in &mut class.streams[Pipe::V.index()] {
+            if let Op::Vector(v) = &mut instr.op {
+                v.elements = 65536;
+            }
+        }
+    }
+    program.boxes[0] = vec![65536];
+}
+
+/// Makes every vector instruction compute in i8, which the vector unit does not.
+fn vector_in_i8(program: &mut Program) {
+    for class in &mut program.classes {
+        for instr in &mut class.streams[Pipe::V.index()] {
+            if let Op::Vector(v) = &mut instr.op {
+                v.dtype = npu_core::Dtype::I8;
+            }
+        }
     }
 }

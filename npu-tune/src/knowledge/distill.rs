@@ -63,97 +63,134 @@ pub fn distill(
 ) -> Distilled {
     let mut out = Distilled {
         base: base.clone(),
+        utility: utilities(candidates),
         ..Distilled::default()
     };
-    let class = match kernel.class {
-        KernelClass::Matmul(_) => "matmul",
-        KernelClass::Reduction => "reduction",
-        KernelClass::Elementwise => "elementwise",
-    };
-
-    // Utility, from the candidates each entry was shown for.
-    let mut best: Option<u64> = None;
-    for record in candidates {
-        let improved = record.verdict == Verdict::Correct
-            && record.cycles.is_some_and(|c| best.is_none_or(|b| c < b));
-        let harmed = matches!(record.verdict, Verdict::Rejected | Verdict::Wrong);
-        for id in &record.knowledge {
-            let utility = out.utility.entry(id.clone()).or_default();
-            utility.shown += 1;
-            utility.helped += u32::from(improved);
-            utility.hurt += u32::from(harmed);
-        }
-        if improved {
-            best = record.cycles;
-        }
-    }
-
     // Provisional entries from edits that fixed a rejection or a bottleneck.
     for (index, record) in candidates.iter().enumerate() {
         let next_correct = candidates[index + 1..]
             .iter()
             .find(|r| r.generator == record.generator && r.verdict == Verdict::Correct);
         let Some(fixed) = next_correct else { continue };
-        let (trigger, rationale) = match record.verdict {
-            Verdict::Rejected if !record.diagnostics.is_empty() => {
-                let mut codes: Vec<_> = record.diagnostics.iter().map(|d| d.code).collect();
-                codes.sort();
-                codes.dedup();
-                let first = &record.diagnostics[0];
-                (
-                    Trigger {
-                        classes: vec![class.into()],
-                        codes,
-                        ..Trigger::default()
-                    },
-                    format!(
-                        "Learned on `{}`: [{}] {} was fixed by the schedule below.",
-                        kernel.name, first.code, first.message
-                    ),
-                )
-            }
-            Verdict::Correct => {
-                let (Some(before), Some(after)) = (record.cycles, fixed.cycles) else {
-                    continue;
-                };
-                if (before as f64) < GAIN * after as f64 {
-                    continue;
-                }
-                let symptom = record
-                    .report
-                    .as_ref()
-                    .map(|r| r.symptom.to_ascii_lowercase())
-                    .unwrap_or_default();
-                let bottlenecks: Vec<String> = BOTTLENECKS
-                    .iter()
-                    .filter(|b| symptom.contains(*b))
-                    .map(|b| b.to_string())
-                    .collect();
-                if bottlenecks.is_empty() {
-                    continue;
-                }
-                (
-                    Trigger {
-                        classes: vec![class.into()],
-                        bottlenecks,
-                        ..Trigger::default()
-                    },
-                    format!(
-                        "Learned on `{}`: {} went from {before} to {after} cycles with the schedule below.",
-                        kernel.name, symptom
-                    ),
-                )
-            }
-            _ => continue,
+        let lesson = match record.verdict {
+            Verdict::Rejected if !record.diagnostics.is_empty() => rejection_lesson(kernel, record),
+            Verdict::Correct => speedup_lesson(kernel, record, fixed),
+            _ => None,
         };
+        if let Some((trigger, rationale)) = lesson {
+            out.learn(kernel, record, fixed, trigger, rationale);
+        }
+    }
+    out.prune_harmful();
+    out.base.entries.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
+/// The kernel class a trigger names.
+fn class_name(kernel: &CheckedKernel) -> &'static str {
+    match kernel.class {
+        KernelClass::Matmul(_) => "matmul",
+        KernelClass::Reduction => "reduction",
+        KernelClass::Elementwise => "elementwise",
+    }
+}
+
+/// Each entry's utility, from the candidates it was shown for: a correct candidate
+/// faster than every one before it helped, a rejected or wrong one hurt.
+fn utilities(candidates: &[CandidateRecord]) -> BTreeMap<String, Utility> {
+    let mut utility: BTreeMap<String, Utility> = BTreeMap::new();
+    let mut best: Option<u64> = None;
+    for record in candidates {
+        let improved = record.verdict == Verdict::Correct
+            && record.cycles.is_some_and(|c| best.is_none_or(|b| c < b));
+        let harmed = matches!(record.verdict, Verdict::Rejected | Verdict::Wrong);
+        for id in &record.knowledge {
+            let entry = utility.entry(id.clone()).or_default();
+            entry.shown += 1;
+            entry.helped += u32::from(improved);
+            entry.hurt += u32::from(harmed);
+        }
+        if improved {
+            best = record.cycles;
+        }
+    }
+    utility
+}
+
+/// The trigger and rationale learned from a rejected candidate the generator fixed
+/// next: its diagnostics' codes.
+fn rejection_lesson(kernel: &CheckedKernel, record: &CandidateRecord) -> Option<(Trigger, String)> {
+    let mut codes: Vec<_> = record.diagnostics.iter().map(|d| d.code).collect();
+    codes.sort();
+    codes.dedup();
+    let first = record.diagnostics.first()?;
+    let trigger = Trigger {
+        classes: vec![class_name(kernel).into()],
+        codes,
+        ..Trigger::default()
+    };
+    let rationale = format!(
+        "Learned on `{}`: [{}] {} was fixed by the schedule below.",
+        kernel.name, first.code, first.message
+    );
+    Some((trigger, rationale))
+}
+
+/// The trigger and rationale learned from a correct candidate the generator's next
+/// correct one beat by [`GAIN`]: the bottleneck classes its report names, if any.
+fn speedup_lesson(
+    kernel: &CheckedKernel,
+    record: &CandidateRecord,
+    fixed: &CandidateRecord,
+) -> Option<(Trigger, String)> {
+    let (before, after) = (record.cycles?, fixed.cycles?);
+    if (before as f64) < GAIN * after as f64 {
+        return None;
+    }
+    let symptom = record
+        .report
+        .as_ref()
+        .map(|r| r.symptom.to_ascii_lowercase())
+        .unwrap_or_default();
+    let bottlenecks: Vec<String> = BOTTLENECKS
+        .iter()
+        .filter(|b| symptom.contains(*b))
+        .map(|b| b.to_string())
+        .collect();
+    if bottlenecks.is_empty() {
+        return None;
+    }
+    let trigger = Trigger {
+        classes: vec![class_name(kernel).into()],
+        bottlenecks,
+        ..Trigger::default()
+    };
+    let rationale = format!(
+        "Learned on `{}`: {} went from {before} to {after} cycles with the schedule below.",
+        kernel.name, symptom
+    );
+    Some((trigger, rationale))
+}
+
+impl Distilled {
+    /// Adds the entry `fixed`'s schedule teaches under `trigger`, unless its id is
+    /// there already or an entry with the same trigger and template is (then merged).
+    fn learn(
+        &mut self,
+        kernel: &CheckedKernel,
+        record: &CandidateRecord,
+        fixed: &CandidateRecord,
+        trigger: Trigger,
+        rationale: String,
+    ) {
         let template = npu_core::canonical_schedule(&fixed.source, "t")
             .unwrap_or_else(|| fixed.source.trim().to_string() + "\n");
         let id = format!(
             "learned-{}-{}-r{}-{}",
             kernel.name, fixed.generator, fixed.round, fixed.index
         );
-        if out.base.entries.iter().any(|e| e.id == id) {
-            continue;
+        if self.base.entries.iter().any(|e| e.id == id) {
+            return;
         }
         let entry = Entry {
             id: id.clone(),
@@ -164,45 +201,45 @@ pub fn distill(
             origin: format!("learned from candidate r{}_{}", fixed.round, fixed.index),
         };
         // Merge: a learned entry with the same trigger and template as one already there.
-        let same = out
+        let same = self
             .base
             .entries
             .iter()
             .find(|e| e.trigger == entry.trigger && e.template == entry.template);
         match same {
-            Some(existing) => out.audit.push(format!(
+            Some(existing) => self.audit.push(format!(
                 "merged {id} into {} (same trigger and template)",
                 existing.id
             )),
             None => {
-                out.audit.push(format!(
+                self.audit.push(format!(
                     "added {id} from candidates r{}_{} -> r{}_{}",
                     record.round, record.index, fixed.round, fixed.index
                 ));
-                out.base.entries.push(entry);
+                self.base.entries.push(entry);
             }
         }
     }
 
-    // Prune what measurably hurts.
-    let harmful: Vec<String> = out
-        .utility
-        .iter()
-        .filter(|(_, u)| u.is_harmful())
-        .map(|(id, _)| id.clone())
-        .collect();
-    for id in harmful {
-        if let Some(position) = out.base.entries.iter().position(|e| e.id == id) {
-            let u = out.utility[&id];
-            out.audit.push(format!(
-                "pruned {id}: shown {} times, helped {}, hurt {}",
-                u.shown, u.helped, u.hurt
-            ));
-            out.base.entries.remove(position);
+    /// Prunes the entries that measurably hurt (see [`Utility::is_harmful`]).
+    fn prune_harmful(&mut self) {
+        let harmful: Vec<String> = self
+            .utility
+            .iter()
+            .filter(|(_, u)| u.is_harmful())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in harmful {
+            if let Some(position) = self.base.entries.iter().position(|e| e.id == id) {
+                let u = self.utility[&id];
+                self.audit.push(format!(
+                    "pruned {id}: shown {} times, helped {}, hurt {}",
+                    u.shown, u.helped, u.hurt
+                ));
+                self.base.entries.remove(position);
+            }
         }
     }
-    out.base.entries.sort_by(|a, b| a.id.cmp(&b.id));
-    out
 }
 
 impl KnowledgeBase {

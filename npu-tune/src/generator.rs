@@ -243,26 +243,50 @@ impl Generator for Heuristic {
 
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError> {
         let problem = request.problem;
-        let kernel = &problem.kernel;
-        let space = Space::of(kernel);
-        let mut seen = seen(request);
+        let mut round = HeuristicRound {
+            request,
+            space: Space::of(&problem.kernel),
+            seen: seen(request),
+            out: Vec::new(),
+            knowledge: self.knowledge.as_ref(),
+        };
         // The hand schedules were evaluated already: an edit that lands on one is no news.
-        seen.extend(request.hand.iter().map(|r| canonical(problem, &r.source)));
-        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        round
+            .seen
+            .extend(request.hand.iter().map(|r| canonical(problem, &r.source)));
+        round.keep_the_hand_schedule();
+        let mut ideas = Vec::new();
+        if !request.history.iter().any(|r| is_result(&r)) {
+            ideas.extend(round.first_drafts());
+        }
+        ideas.extend(round.edits_of_the_best());
+        ideas.extend(repairs(request));
+        round.legalize(ideas, request.count);
+        round.fill_with_random_points();
+        self.used = round.out.iter().map(|(_, used)| used.clone()).collect();
+        Ok(round
+            .out
+            .into_iter()
+            .map(|(text, _)| Proposed::Schedule(text))
+            .collect())
+    }
+}
 
-        // What is known: this search's results and the hand schedules', fastest first.
-        let mut known: Vec<&CandidateRecord> = request
-            .history
-            .iter()
-            .chain(request.hand)
-            .filter(is_result)
-            .collect();
-        known.sort_by_key(|r| r.cycles);
-        let hand_best = request
-            .hand
-            .iter()
-            .filter(is_result)
-            .min_by_key(|r| r.cycles);
+/// One round of the heuristic: what it has proposed so far and what it has seen.
+struct HeuristicRound<'a> {
+    request: &'a Request<'a>,
+    space: Space,
+    seen: HashSet<String>,
+    /// Each proposal with the knowledge entries it drew on.
+    out: Vec<(String, Vec<String>)>,
+    knowledge: Option<&'a KnowledgeBase>,
+}
+
+impl HeuristicRound<'_> {
+    /// The guarantee: in the last round, when the search has not beaten the best hand
+    /// schedule, that schedule is proposed again, so the search's best is never slower.
+    fn keep_the_hand_schedule(&mut self) {
+        let request = self.request;
         let own_best = request
             .history
             .iter()
@@ -270,101 +294,139 @@ impl Generator for Heuristic {
             .filter_map(|r| r.cycles)
             .min();
         let last_round = request.history.len() + request.count >= request.budget as usize;
-        if let Some(hand) = hand_best
+        if let Some(hand) = hand_best(request)
             && last_round
             && own_best.is_none_or(|own| Some(own) > hand.cycles)
             && let Some(text) =
                 npu_core::canonical_schedule(&hand.source, &name("heuristic", request, 0))
         {
-            // The guarantee: the search's best is never slower than the hand schedule.
-            seen.insert(canonical(problem, &text));
-            out.push((text, Vec::new()));
+            self.seen.insert(canonical(request.problem, &text));
+            self.out.push((text, Vec::new()));
         }
+    }
 
-        let mut ideas: Vec<Idea> = Vec::new();
-        let steer = |base: &Draft, records: &[CandidateRecord]| -> Vec<Idea> {
-            match &self.knowledge {
-                Some(knowledge) => steer::edits(problem, &space, knowledge, records, base),
-                None => Vec::new(),
-            }
+    /// Before the search has results: first drafts in two of three slots (a draft
+    /// often beats a hand schedule outright), and edits of the best hand schedule as
+    /// ideas for the rest (an edit of it is a safer step).
+    fn first_drafts(&mut self) -> Vec<Idea> {
+        let (request, problem) = (self.request, self.request.problem);
+        let drafts = first_drafts(problem, &self.space)
+            .into_iter()
+            .map(|spec| Idea::plain(Draft::of(spec)));
+        let quota = request.count - request.count / 3;
+        self.legalize(drafts, quota);
+        let Some(hand) = hand_best(request) else {
+            return Vec::new();
         };
-        let own_results = request.history.iter().any(|r| is_result(&r));
-        if !own_results {
-            // First drafts, and in every third slot an edit of the best hand schedule: a
-            // draft often beats a hand schedule outright, an edit of it is a safer step.
-            let drafts = first_drafts(problem, &space)
+        let Some(base) = Draft::parse(problem, &hand.source) else {
+            return Vec::new();
+        };
+        let mut ideas = self.steer(&base, request.hand);
+        ideas.extend(
+            neighbours(problem, &self.space, &base.spec, &symptom(hand))
                 .into_iter()
-                .map(|spec| Idea::plain(Draft::of(spec)));
-            let mut from_hand: Vec<Idea> = Vec::new();
-            if let Some(hand) = hand_best
-                && let Some(base) = Draft::parse(problem, &hand.source)
-            {
-                let symptom = symptom(hand);
-                from_hand.extend(steer(&base, request.hand));
-                from_hand.extend(
-                    neighbours(problem, &space, &base.spec, &symptom)
-                        .into_iter()
-                        .map(|spec| Idea::plain(base.edited(spec))),
-                );
-            }
-            let quota = request.count - request.count / 3;
-            propose_from(problem, request, drafts, quota, &mut seen, &mut out);
-            ideas.extend(from_hand);
-        }
+                .map(|spec| Idea::plain(base.edited(spec))),
+        );
+        ideas
+    }
+
+    /// Edits of the three fastest results known (this search's and the hand
+    /// schedules'): the knowledge base's for the fastest, neighbours for each.
+    fn edits_of_the_best(&self) -> Vec<Idea> {
+        let (request, problem) = (self.request, self.request.problem);
+        let mut known: Vec<&CandidateRecord> = request
+            .history
+            .iter()
+            .chain(request.hand)
+            .filter(is_result)
+            .collect();
+        known.sort_by_key(|r| r.cycles);
         let records: Vec<CandidateRecord> = request
             .history
             .iter()
             .chain(request.hand)
             .cloned()
             .collect();
+        let mut ideas = Vec::new();
         for (rank, record) in known.iter().take(3).enumerate() {
             let Some(base) = Draft::parse(problem, &record.source) else {
                 continue;
             };
             if rank == 0 {
-                ideas.extend(steer(&base, &records));
+                ideas.extend(self.steer(&base, &records));
             }
             ideas.extend(
-                neighbours(problem, &space, &base.spec, &symptom(record))
+                neighbours(problem, &self.space, &base.spec, &symptom(record))
                     .into_iter()
                     .map(|spec| Idea::plain(base.edited(spec))),
             );
         }
-        // Rejected candidates of the last round are repaired from their diagnostics.
-        for record in request
-            .history
-            .iter()
-            .rev()
-            .take(request.count)
-            .filter(|r| r.verdict == Verdict::Rejected)
-        {
-            if let Some(draft) = Draft::parse(problem, &record.source) {
-                ideas.push(Idea::plain(draft));
+        ideas
+    }
+
+    /// The knowledge base's edits of `base` given `records`; none without one.
+    fn steer(&self, base: &Draft, records: &[CandidateRecord]) -> Vec<Idea> {
+        match self.knowledge {
+            Some(knowledge) => {
+                steer::edits(self.request.problem, &self.space, knowledge, records, base)
             }
+            None => Vec::new(),
         }
-        propose_from(problem, request, ideas, request.count, &mut seen, &mut out);
-        // Fill the round with legal random points when the ideas run out.
+    }
+
+    /// Legalizes `ideas` into the round until it holds `until` proposals.
+    fn legalize(&mut self, ideas: impl IntoIterator<Item = Idea>, until: usize) {
+        let (problem, request) = (self.request.problem, self.request);
+        propose_from(
+            problem,
+            request,
+            ideas,
+            until,
+            &mut self.seen,
+            &mut self.out,
+        );
+    }
+
+    /// Fills the round with legal random points when the ideas run out.
+    fn fill_with_random_points(&mut self) {
+        let request = self.request;
+        let kernel = &request.problem.kernel;
         let mut rng = round_rng(request, "heuristic");
         for _ in 0..request.count * 50 {
-            if out.len() == request.count {
+            if self.out.len() == request.count {
                 break;
             }
-            let spec = space.point(kernel, rng.u64(0..space.size()));
-            if let Some(text) = legalize(
-                problem,
-                Draft::of(spec),
-                &name("heuristic", request, out.len()),
-            ) && seen.insert(canonical(problem, &text))
+            let spec = self.space.point(kernel, rng.u64(0..self.space.size()));
+            let name = name("heuristic", request, self.out.len());
+            if let Some(text) = legalize(request.problem, Draft::of(spec), &name)
+                && self.seen.insert(canonical(request.problem, &text))
             {
-                out.push((text, Vec::new()));
+                self.out.push((text, Vec::new()));
             }
         }
-        self.used = out.iter().map(|(_, used)| used.clone()).collect();
-        Ok(out
-            .into_iter()
-            .map(|(text, _)| Proposed::Schedule(text))
-            .collect())
     }
+}
+
+/// The fastest hand schedule with a result.
+fn hand_best<'a>(request: &Request<'a>) -> Option<&'a CandidateRecord> {
+    request
+        .hand
+        .iter()
+        .filter(is_result)
+        .min_by_key(|r| r.cycles)
+}
+
+/// Rejected candidates of the last round, to be repaired from their diagnostics.
+fn repairs(request: &Request) -> Vec<Idea> {
+    request
+        .history
+        .iter()
+        .rev()
+        .take(request.count)
+        .filter(|r| r.verdict == Verdict::Rejected)
+        .filter_map(|record| Draft::parse(request.problem, &record.source))
+        .map(Idea::plain)
+        .collect()
 }
 
 /// Legalizes `ideas` in order into `out` until it holds `until` proposals, skipping

@@ -7,7 +7,12 @@ use std::path::Path;
 
 use npyz::{DType, NpyFile, Order, TypeChar};
 
-use super::examples::Array;
+/// An array's values in row-major order, with its shape when the file has one.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Array {
+    pub(super) shape: Option<Vec<u64>>,
+    pub(super) values: Vec<f64>,
+}
 
 /// The most bytes one array of an archive may unpack to, so that a small archive
 /// cannot claim unbounded memory.

@@ -27,6 +27,7 @@ use npu_core::Dtype;
 use npu_core::host::HostTensor;
 use serde::Deserialize;
 
+use super::arrays::Array;
 use super::signature::Port;
 
 /// One example: the kernel's inputs and the outputs it must compute from them, in
@@ -284,13 +285,6 @@ fn split(ports: &[Port], named: Named) -> (Named, Named) {
 
 /// Arrays by name: an example's inputs or outputs.
 type Named = BTreeMap<String, Array>;
-
-/// An array's values in row-major order, with its shape when the file has one.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Array {
-    pub(super) shape: Option<Vec<u64>>,
-    pub(super) values: Vec<f64>,
-}
 
 /// One example from its named inputs and outputs.
 fn example(ports: &[Port], inputs: &Named, outputs: &Named) -> Result<Example, String> {

@@ -10,7 +10,8 @@
 //! offsets relative to their buffers; tiles whose code is the same text share one
 //! function, so a tail tile gets a function of its own. The header comment lists the
 //! calls the design makes, tile by tile, with the buffer slots each gets. The
-//! buffers as arguments and the tile bodies are the `body` module's.
+//! buffers as arguments are the `layout` module's, a tile's body being written the
+//! `body` module's, and the tiles as calls the `tiles` module's.
 //!
 //! Arithmetic and bitwise instructions on contiguous runs are AIE API vector calls
 //! (the `vector` module); moves, fills, casts and the order-preserving folds of
@@ -19,17 +20,22 @@
 //! operations the AIE API lacks, as documented helpers (the `math` module).
 
 mod body;
+mod layout;
 mod math;
+mod names;
 mod reduce;
 mod scalar;
+mod tiles;
 mod vector;
 
-use npu_core::program::Operand;
-use npu_core::{CheckedKernel, Dtype, Program, Target};
+use npu_core::{CheckedKernel, Program, Target};
 
-use self::body::{Body, Call, Layout, Tiles, tiles};
+use self::layout::Layout;
+use self::names::{c_type, unsupported};
+use self::tiles::{Call, Tiles, tiles};
+use crate::output::{Emitted, File, Unsupported, kernel_hash};
+use crate::signature::{self, function_name};
 use crate::text::Text;
-use crate::{Backend, Emitted, File, Unsupported};
 
 /// Writes the tile kernel of `program`.
 pub(crate) fn emit(
@@ -55,7 +61,7 @@ pub(crate) fn emit(
     let program = program.clone().into_expanded();
     let layout = Layout::new(&program)?;
     let tiles = tiles(&program, &layout)?;
-    let name = crate::ascend::function_name(&program);
+    let name = function_name(&program);
     let text = source(&program, target, kernel, &layout, &tiles, &name);
     Ok(Emitted {
         files: vec![File {
@@ -63,15 +69,6 @@ pub(crate) fn emit(
             text,
         }],
     })
-}
-
-/// An error naming a construct this backend cannot write.
-pub(crate) fn unsupported(construct: &str, reason: &str) -> Unsupported {
-    Unsupported {
-        backend: Backend::Aie,
-        construct: construct.to_string(),
-        reason: reason.to_string(),
-    }
 }
 
 fn supported_target(target: &Target) -> Result<(), Unsupported> {
@@ -88,21 +85,6 @@ fn supported_target(target: &Target) -> Result<(), Unsupported> {
     Err(unsupported(&format!("target {}", target.name), reason))
 }
 
-/// The AIE API's element type of a dtype.
-pub(crate) fn c_type(dtype: Dtype) -> Option<&'static str> {
-    Some(match dtype {
-        Dtype::Bf16 => "bfloat16",
-        Dtype::F32 => "float",
-        Dtype::I8 => "int8_t",
-        Dtype::U8 => "uint8_t",
-        Dtype::I16 => "int16_t",
-        Dtype::U16 => "uint16_t",
-        Dtype::I32 => "int32_t",
-        Dtype::U32 => "uint32_t",
-        _ => return None,
-    })
-}
-
 /// The argument list of a tile function.
 fn parameters(program: &Program, layout: &Layout) -> String {
     let mut parameters: Vec<String> = layout
@@ -110,7 +92,7 @@ fn parameters(program: &Program, layout: &Layout) -> String {
         .iter()
         .map(|a| format!("{} *{}", c_type(a.dtype).unwrap_or("uint8_t"), a.name))
         .collect();
-    for (_, t) in crate::ascend::parameters(program) {
+    for (_, t) in signature::parameters(program) {
         parameters.push(format!(
             "{} {}",
             c_type(t.dtype).unwrap_or("int32_t"),
@@ -183,7 +165,7 @@ fn header(
         program.kernel,
         program.schedule,
         target.name,
-        crate::kernel_hash(kernel)
+        kernel_hash(kernel)
     ));
     for arg in &layout.args {
         text.comment(&format!(
@@ -216,55 +198,4 @@ fn header(
         start += run;
     }
     text.line("");
-}
-
-/// The value of constant or parameter `operand` as a C++ expression of `dtype`: a
-/// constant must be a value of the dtype (the simulator computes with it unrounded).
-pub(crate) fn scalar_value(
-    program: &Program,
-    operand: Operand,
-    dtype: Dtype,
-) -> Result<String, Unsupported> {
-    let ty = c_type(dtype).unwrap_or("float");
-    match operand {
-        Operand::Param(tensor) => parameter_name(program, tensor),
-        Operand::Scalar(index) => {
-            let value = program.constants[index as usize];
-            literal(value, dtype, ty)
-        }
-        _ => Err(unsupported("an operand", "not a scalar")),
-    }
-}
-
-/// The name of scalar parameter `tensor`, as the kernel's argument.
-pub(crate) fn parameter_name(program: &Program, tensor: u16) -> Result<String, Unsupported> {
-    program
-        .signature
-        .get(usize::from(tensor))
-        .map(|t| t.name.clone())
-        .ok_or_else(|| {
-            unsupported(
-                &format!("scalar parameter #{tensor}"),
-                "it is not in the program's signature",
-            )
-        })
-}
-
-/// A C++ literal of `value` as `ty`, or why the dtype cannot hold it.
-pub(crate) fn literal(value: f64, dtype: Dtype, ty: &str) -> Result<String, Unsupported> {
-    if value.is_infinite() && dtype.is_float() {
-        let sign = if value < 0.0 { "-" } else { "" };
-        return Ok(format!("{ty}({sign}__builtin_huge_valf())"));
-    }
-    if value.is_nan() || dtype.round(value).to_bits() != value.to_bits() {
-        return Err(unsupported(
-            &format!("the constant {value} as {}", dtype.name()),
-            "the dtype does not hold it, and the simulator computes with it unrounded",
-        ));
-    }
-    Ok(if dtype.is_float() {
-        format!("{ty}({value:?}f)")
-    } else {
-        format!("{ty}({value})")
-    })
 }

@@ -14,7 +14,10 @@
 //! arg reductions and scans, element by element, by `stepwise`; moves the count form
 //! cannot write and gathers by `strided`, `gather`, `fill` and `pad`), the cube path
 //! (copies into L1, loads into L0A/L0B, `Mmad` and `Fixpipe`, each cube memory a
-//! `TBuf` of its own) by `cube`, the launch file and CMakeLists by `host`.
+//! `TBuf` of its own) by `cube`, the launch file and CMakeLists by `host`. The facts
+//! these writers share are leaves: `names` (element types and the unsupported error),
+//! `view` (an instruction's UB operands and the loops of calls over its box) and
+//! `offsets` (the offset table a `Gather` reads, and where it lives).
 
 mod compare;
 mod copy;
@@ -24,21 +27,25 @@ mod gather;
 mod host;
 mod integer;
 mod math;
+mod names;
+mod offsets;
 mod pad;
 mod reduce;
 mod stepwise;
 mod strided;
 mod vector;
+mod view;
 
 use std::collections::BTreeMap;
 
-use npu_core::ir::Role;
 use npu_core::program::{CoreCode, Op, Operand, VectorKind};
 use npu_core::{CheckedKernel, Dtype, Level, Pipe, Program, Target};
 
+use self::names::{c_type, unsupported};
 use crate::order::{self, Block, Step};
+use crate::output::{Emitted, File, Unsupported, kernel_hash};
+use crate::signature::{function_name, gm_tensors, parameters};
 use crate::text::Text;
-use crate::{Backend, Emitted, File, Unsupported};
 
 /// Writes the kernel, launch file and CMakeLists of `program`.
 pub(crate) fn emit(
@@ -77,19 +84,10 @@ pub(crate) fn emit(
     })
 }
 
-/// An error naming a construct this backend cannot write.
-pub(crate) fn unsupported(construct: &str, reason: &str) -> Unsupported {
-    Unsupported {
-        backend: Backend::AscendC,
-        construct: construct.to_string(),
-        reason: reason.to_string(),
-    }
-}
-
 /// The offset tables of gathers and strided moves fit after the program's buffers.
 fn scratch_fits(program: &Program, target: &Target) -> Result<(), Unsupported> {
     let table = strided::scratch_bytes(program);
-    let end = strided::scratch_address(program) + table;
+    let end = offsets::scratch_address(program) + table;
     if end <= target.capacity(Level::Ub) {
         return Ok(());
     }
@@ -115,45 +113,6 @@ fn supported_target(target: &Target) -> Result<(), Unsupported> {
         "Ascend C is written for the Ascend presets only"
     };
     Err(unsupported(&format!("target {}", target.name), reason))
-}
-
-/// The C++ element type of a dtype, for the dtypes written so far.
-pub(crate) fn c_type(dtype: Dtype) -> Option<&'static str> {
-    match dtype {
-        Dtype::F16 => Some("half"),
-        Dtype::F32 => Some("float"),
-        Dtype::I16 => Some("int16_t"),
-        Dtype::I32 => Some("int32_t"),
-        _ => None,
-    }
-}
-
-/// The kernel's symbol: kernel and schedule, which together name a program.
-pub(crate) fn function_name(program: &Program) -> String {
-    format!("{}_{}", program.kernel, program.schedule)
-}
-
-/// The tensors passed to the kernel in global memory (inputs and outputs, not
-/// rank-0 parameters or on-chip intermediates), with their index in the signature.
-pub(crate) fn gm_tensors(
-    program: &Program,
-) -> impl Iterator<Item = (usize, &npu_core::ir::Tensor)> {
-    program
-        .signature
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| t.role != Role::Local && !(t.role == Role::Input && t.shape.is_empty()))
-}
-
-/// The scalar parameters, passed by value.
-pub(crate) fn parameters(
-    program: &Program,
-) -> impl Iterator<Item = (usize, &npu_core::ir::Tensor)> {
-    program
-        .signature
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| t.role == Role::Input && t.shape.is_empty())
 }
 
 /// The kernel source: header comment, constant tables, one function per core class,
@@ -195,7 +154,7 @@ fn header(text: &mut Text, program: &Program, target: &Target, kernel: &CheckedK
         program.kernel,
         program.schedule,
         target.name,
-        crate::kernel_hash(kernel)
+        kernel_hash(kernel)
     ));
     text.comment("\nSchedule and buffers (unified-buffer byte offsets inside the one TBuf):");
     for buffer in program.buffers.iter().filter(|b| b.level == Level::Ub) {
@@ -236,7 +195,7 @@ fn header(text: &mut Text, program: &Program, target: &Target, kernel: &CheckedK
 /// the program's buffers, when any) and each core's class and global-memory bases.
 fn tables(text: &mut Text, program: &Program, scratch: u64) {
     let block_dim = program.cores.iter().map(|c| c.core + 1).max().unwrap_or(0);
-    let ub = strided::scratch_address(program) + strided::scratch_bytes(program);
+    let ub = offsets::scratch_address(program) + strided::scratch_bytes(program);
     text.line(format!("constexpr uint32_t BLOCK_DIM = {block_dim};"));
     if scratch > 0 {
         text.comment("The advanced math calls' temporary buffer, past the program's buffers.");
@@ -277,7 +236,7 @@ fn class_parameters(program: &Program) -> String {
             format!("const AscendC::GlobalTensor<{ty}> &{}_gm", t.name)
         })
         .collect();
-    for (_, t) in self::parameters(program) {
+    for (_, t) in crate::signature::parameters(program) {
         parameters.push(format!("{} {}", c_type(t.dtype).unwrap_or("float"), t.name));
     }
     parameters.push("const AscendC::LocalTensor<uint8_t> &ub".into());

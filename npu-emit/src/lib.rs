@@ -14,6 +14,11 @@
 //! - `ascend`: the Ascend C kernel (`extern "C" __global__ __aicore__`), its
 //!   `DataCopyPad` and vector calls, and the host side (launch file and CMakeLists).
 //!
+//! What the backends share sits in leaves both read, so neither backend depends on
+//! the other or on this dispatcher: `output` (the backend's name, the emitted files,
+//! [`Unsupported`] and the kernel hash) and `signature` (the program's symbol, its
+//! global-memory tensors and its scalar parameters).
+//!
 //! A construct the chosen API cannot express is an [`Unsupported`] error that names
 //! it; nothing is guessed. Emission is deterministic: the same program gives the same
 //! bytes.
@@ -56,72 +61,13 @@
 mod aie;
 mod ascend;
 mod order;
+mod output;
+mod signature;
 mod text;
-
-use std::fmt;
 
 use npu_core::{CheckedKernel, Program, Target};
 
-/// The language an emitted kernel is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    /// Ascend C (the `kernel_operator.h` API) for the Ascend presets.
-    AscendC,
-    /// AIE C++ (the AIE API) for the aie2_tile preset: the tile kernel.
-    Aie,
-}
-
-impl Backend {
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::AscendC => "ascend-c",
-            Backend::Aie => "aie",
-        }
-    }
-}
-
-/// The files of one emitted kernel, in a fixed order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Emitted {
-    pub files: Vec<File>,
-}
-
-/// One emitted file: its path relative to the output directory, and its text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct File {
-    pub path: String,
-    pub text: String,
-}
-
-impl Emitted {
-    /// The file at `path`, if emitted.
-    pub fn file(&self, path: &str) -> Option<&File> {
-        self.files.iter().find(|f| f.path == path)
-    }
-}
-
-/// A program the backend cannot write: the construct, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported {
-    pub backend: Backend,
-    /// The construct, e.g. `vreduce.sum` or `target npueval_demo`.
-    pub construct: String,
-    pub reason: String,
-}
-
-impl fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} cannot express {}: {}",
-            self.backend.name(),
-            self.construct,
-            self.reason
-        )
-    }
-}
-
-impl std::error::Error for Unsupported {}
+pub use output::{Backend, Emitted, File, Unsupported};
 
 /// Writes `program` (lowered from `kernel` for `target`, and valid there) as source for
 /// `backend`. A program the validator rejects, or one for another target, is refused
@@ -156,9 +102,4 @@ pub fn emit(
         Backend::AscendC => ascend::emit(program, target, kernel),
         Backend::Aie => aie::emit(program, target, kernel),
     }
-}
-
-/// The stable hash of the kernel's canonical text, as emitted files record it.
-pub(crate) fn kernel_hash(kernel: &CheckedKernel) -> String {
-    npu_core::variants::fnv1a64(kernel.source.bytes())
 }

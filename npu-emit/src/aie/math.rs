@@ -14,8 +14,9 @@ use npu_core::Dtype;
 use npu_core::ir::{BinaryOp, UnaryOp};
 use npu_core::program::{Operand, VectorInstr, VectorKind};
 
-use super::{Body, c_type, unsupported};
-use crate::Unsupported;
+use super::body::Body;
+use super::names::{c_type, parameter_name, unsupported};
+use crate::output::Unsupported;
 
 /// The helpers the scalar elementwise forms call.
 pub(super) const HELPERS: &str = "\
@@ -158,10 +159,7 @@ fn operand(
     Ok(match v.src[slot] {
         Operand::Ub { .. } => format!("{as_type}({})", sources[slot]),
         Operand::Param(tensor) => {
-            format!(
-                "{as_type}({})",
-                super::parameter_name(body.program, tensor)?
-            )
+            format!("{as_type}({})", parameter_name(body.program, tensor)?)
         }
         Operand::Scalar(index) => {
             let value = body.program.constants[index as usize];

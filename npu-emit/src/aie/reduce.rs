@@ -8,8 +8,9 @@
 use npu_core::ir::ReduceOp;
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
-use super::{Body, c_type, unsupported};
-use crate::Unsupported;
+use super::body::Body;
+use super::names::{c_type, unsupported};
+use crate::output::Unsupported;
 
 /// Whether this module writes `v`: an integer max or min into an accumulator that
 /// holds the source, reduced along the innermost dimension, contiguous there, over a

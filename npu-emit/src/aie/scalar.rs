@@ -12,8 +12,9 @@ use npu_core::Dtype;
 use npu_core::ir::{ReduceOp, ScanOp};
 use npu_core::program::{Operand, VectorInstr, VectorKind};
 
-use super::{Body, c_type, literal, unsupported};
-use crate::Unsupported;
+use super::body::Body;
+use super::names::{c_type, literal, parameter_name, unsupported};
+use crate::output::Unsupported;
 
 /// The scalar-unit steps the folds call. A sum keeps a NaN accumulator as it is (the
 /// simulator's x86 build does); max and min are `f64::max`/`min` as the simulator
@@ -100,7 +101,7 @@ fn dtype_of(body: &Body, v: &VectorInstr, slot: Slot) -> Dtype {
         _ => None,
     };
     match (slot, v.kind) {
-        (Slot::Dst, _) => super::body::written(v),
+        (Slot::Dst, _) => super::layout::written(v),
         (Slot::Src(0), VectorKind::Cast | VectorKind::SatCast) => match v.src[0] {
             Operand::Ub { address, .. } => body.tag(address, v.dtype),
             _ => v.dtype,
@@ -166,7 +167,7 @@ fn dup(body: &mut Body, v: &VectorInstr) -> Result<String, Unsupported> {
     let ty = c_type(v.dtype).unwrap_or("float");
     let value = match v.src[0] {
         Operand::Param(tensor) => {
-            let name = super::parameter_name(body.program, tensor)?;
+            let name = parameter_name(body.program, tensor)?;
             format!("{ty}({name})")
         }
         // The store converts as Rust's `as` does: integers saturate (±inf to the

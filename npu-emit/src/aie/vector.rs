@@ -16,8 +16,9 @@ use npu_core::Dtype;
 use npu_core::ir::{BinaryOp, UnaryOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
-use super::{Body, c_type, scalar_value, unsupported};
-use crate::Unsupported;
+use super::body::Body;
+use super::names::{c_type, scalar_value, unsupported};
+use crate::output::Unsupported;
 
 /// Whether every UB operand's innermost box dimension (of extent > 1) is contiguous.
 fn contiguous(program: &Program, v: &VectorInstr) -> bool {

@@ -22,9 +22,9 @@ use npu_core::program::Placement;
 use npu_core::program::{Op, Operand, Program, VectorInstr, VectorKind};
 
 use super::math::span;
-use super::vector::{Layout, layout};
-use super::{c_type, unsupported};
-use crate::Unsupported;
+use super::names::{c_type, unsupported};
+use super::view::{Layout, layout};
+use crate::output::Unsupported;
 use crate::text::Text;
 
 /// Whether this module writes `v`.

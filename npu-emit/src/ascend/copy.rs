@@ -15,9 +15,9 @@
 use npu_core::Level;
 use npu_core::program::{CopyDim, Op, Program};
 
-use super::{c_type, unsupported};
-use crate::Unsupported;
+use super::names::{c_type, unsupported};
 use crate::order::Step;
+use crate::output::Unsupported;
 use crate::text::Text;
 
 /// The largest `blockCount` of one `DataCopyPad` (12 bits in the instruction).

@@ -25,9 +25,9 @@ use npu_core::program::{CopyDim, Op, Placement, Program};
 use npu_core::{Dtype, Level};
 
 use super::copy::offset;
-use super::unsupported;
-use crate::Unsupported;
+use super::names::unsupported;
 use crate::order::Step;
+use crate::output::Unsupported;
 use crate::text::Text;
 
 /// Elements of f16 in one 32-byte row of a fractal (C0), and rows in a fractal.

@@ -13,8 +13,7 @@ use std::collections::BTreeMap;
 
 use npu_core::program::{Program, VectorInstr, VectorKind};
 
-use super::strided::aligned;
-use super::vector::{View, flatten};
+use super::view::{View, aligned, flatten};
 use crate::text::Text;
 
 /// The most blocks one `dstRepeatStride` (8 bits) moves by, over 8 blocks a repeat.

@@ -1,4 +1,4 @@
-//! `vgather` as `Gather`: the offset table (the `strided` module writes it on the
+//! `vgather` as `Gather`: the offset table (the `offsets` module writes it on the
 //! scalar unit) holds, for each element of the box, its position in the table's view
 //! plus its index times the table's row bytes. Each index is read and checked on the
 //! scalar unit first: outside the gathered extent the kernel calls `Trap()`, where
@@ -6,9 +6,9 @@
 
 use npu_core::program::{Operand, Program, VectorInstr};
 
-use super::strided::{destination, table};
-use super::{c_type, unsupported};
-use crate::Unsupported;
+use super::names::{c_type, unsupported};
+use super::offsets::{Lookup, destination, table};
+use crate::output::Unsupported;
 use crate::text::Text;
 
 /// `vgather`: each element reads its index on the scalar unit, checks it against the
@@ -85,12 +85,4 @@ pub(super) fn gather(
     ));
     text.close("");
     Ok(())
-}
-
-/// How a `vgather` element finds its row: the index it reads, the extent the index
-/// must lie in, and the bytes one row of the table moves it by.
-pub(super) struct Lookup {
-    pub(super) read: String,
-    pub(super) extent: u64,
-    pub(super) row_bytes: u64,
 }

@@ -7,7 +7,8 @@
 use npu_core::ir::Role;
 use npu_core::{Level, Program, Target};
 
-use super::{c_type, gm_tensors, parameters};
+use super::names::c_type;
+use crate::signature::{gm_tensors, parameters};
 use crate::text::Text;
 
 /// `main.cpp`: allocate, copy in, launch, copy out.

@@ -11,9 +11,9 @@ use npu_core::ir::{BinaryOp, UnaryOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
 use super::math::overlaps;
-use super::vector::layout;
-use super::{c_type, unsupported};
-use crate::Unsupported;
+use super::names::{c_type, unsupported};
+use super::view::layout;
+use crate::output::Unsupported;
 use crate::text::Text;
 
 /// Whether this module writes `v`.

@@ -13,9 +13,9 @@ use npu_core::ir::{BinaryOp, UnaryOp};
 use npu_core::program::{Op, Operand, Program, VectorInstr, VectorKind};
 use npu_core::{Dtype, Target};
 
-use super::vector::layout;
-use super::{c_type, unsupported};
-use crate::Unsupported;
+use super::names::{c_type, unsupported};
+use super::view::layout;
+use crate::output::Unsupported;
 use crate::text::Text;
 
 /// An advanced call: its name and the least temporary buffer it takes for f32 and
@@ -48,7 +48,7 @@ pub(super) fn scratch_bytes(program: &Program, target: &Target) -> Result<u64, U
         }
     }
     // Past the program's buffers and the offset table of `strided`, if any.
-    let start = super::strided::scratch_address(program) + super::strided::scratch_bytes(program);
+    let start = super::offsets::scratch_address(program) + super::strided::scratch_bytes(program);
     if bytes > 0 && start + bytes > target.memory.ub {
         return Err(unsupported(
             &format!("an advanced math call's {bytes} B temporary buffer"),

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use npu_core::Dtype;
 use npu_core::program::{Op, Operand, Pipe, Program, VectorKind};
 
-use super::c_type;
+use super::names::c_type;
 
 /// The left padding of a copy whose blocks start at `starts` (UB byte addresses) with
 /// `left` bytes before each: the value to pad with, as C++ text; `None` if no `vdup`

@@ -14,8 +14,8 @@
 use npu_core::ir::ReduceOp;
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
-use super::{c_type, unsupported};
-use crate::Unsupported;
+use super::names::{c_type, unsupported};
+use crate::output::Unsupported;
 use crate::text::Text;
 
 /// The helpers a fold calls. `FoldSum` keeps a NaN accumulator as it is (IEEE 754

@@ -21,8 +21,8 @@ use npu_core::Dtype;
 use npu_core::ir::{ReduceOp, ScanOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
-use super::{c_type, unsupported};
-use crate::Unsupported;
+use super::names::{c_type, unsupported};
+use crate::output::Unsupported;
 use crate::text::Text;
 
 /// Whether this module writes `v`.

@@ -12,8 +12,8 @@
 //!   element's position in the table's view plus its index times the table's row
 //!   bytes.
 //!
-//! The table lives in scratch after the program's buffers (`scratch_bytes` says how
-//! much the kernel reserves). It is written on the scalar unit between a `V_S` flag
+//! The table (the `offsets` module) lives in scratch after the program's buffers
+//! (`scratch_bytes` says how much the kernel reserves). It is written on the scalar unit between a `V_S` flag
 //! (earlier vector calls, the last `Gather` among them, are done with it) and an `S_V`
 //! flag (the `Gather` waits for it): the emitter's own flags, id 0 of pipe pairs the
 //! program does not use, as `reduce` uses them. Writing the table element by element
@@ -22,10 +22,10 @@
 
 use npu_core::program::{Op, Operand, Pipe, Program, VectorInstr, VectorKind};
 
-use super::gather::Lookup;
-use super::unsupported;
-use super::vector::{Dim, View};
-use crate::Unsupported;
+use super::names::unsupported;
+use super::offsets::{destination, scratch_address, table};
+use super::view::{Dim, View, aligned};
+use crate::output::Unsupported;
 use crate::text::Text;
 
 /// Bytes of one vector repeat.
@@ -47,11 +47,6 @@ pub(super) fn scratch_bytes(program: &Program) -> u64 {
         })
         .max()
         .unwrap_or(0)
-}
-
-/// Where the scratch starts: the program's peak, rounded up to a 32-byte block.
-pub(super) fn scratch_address(program: &Program) -> u64 {
-    program.peak(npu_core::Level::Ub).div_ceil(32) * 32
 }
 
 /// A contiguous move of `count` elements a call, inside `loops`, that is not whole
@@ -107,14 +102,6 @@ pub(super) fn short_move(
     Ok(())
 }
 
-/// Whether every call inside `loops` finds each operand 32-byte aligned, as the
-/// vector calls require.
-pub(super) fn aligned(operands: &[View], loops: &[Dim]) -> bool {
-    operands.iter().enumerate().all(|(index, (address, ..))| {
-        address % 32 == 0 && loops.iter().all(|dim| dim.strides[index] % 32 == 0)
-    })
-}
-
 /// Sources of an elementwise instruction that the count form cannot read (strided
 /// along the innermost run, or left unaligned by the box's steps) are gathered into
 /// contiguous staging after the offset table, and `operands` names the staging
@@ -162,7 +149,7 @@ fn staged_sources(program: &Program, v: &VectorInstr, operands: &[View]) -> Opti
     if !matches!(v.kind, VectorKind::Unary(_) | VectorKind::Binary(_)) {
         return None;
     }
-    if let Ok((loops, _)) = super::vector::flatten(program, v, operands)
+    if let Ok((loops, _)) = super::view::flatten(program, v, operands)
         && aligned(operands, &loops)
     {
         return None;
@@ -235,80 +222,6 @@ pub(super) fn gather_move(
         "AscendC::Gather(ub[{dst}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, 0, {count});"
     ));
     text.close("");
-    Ok(())
-}
-
-/// Opens a block and writes the offset table of a box on the scalar unit, between
-/// the `V_S` and `S_V` flags; returns the table's name. The caller writes the
-/// `Gather` and closes the block.
-pub(super) fn table(
-    text: &mut Text,
-    program: &Program,
-    extents: &[u64],
-    start: u64,
-    stride: impl Fn(usize) -> u64,
-    lookup: Option<&Lookup>,
-) -> &'static str {
-    text.open("");
-    text.line(format!(
-        "const AscendC::LocalTensor<uint32_t> offsets = ub[{}].ReinterpretCast<uint32_t>();",
-        scratch_address(program)
-    ));
-    text.line("AscendC::SetFlag<AscendC::HardEvent::V_S>(0);");
-    text.line("AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);");
-    text.line("uint32_t n = 0;");
-    let mut position = start.to_string();
-    for (d, len) in extents.iter().enumerate() {
-        text.open(format!("for (uint32_t g{d} = 0; g{d} < {len}; ++g{d})"));
-        position.push_str(&format!(" + g{d} * {}", stride(d)));
-    }
-    match lookup {
-        None => text.line(format!("offsets.SetValue(n, {position});")),
-        Some(lookup) => {
-            text.line(format!("const int64_t row = {};", lookup.read));
-            text.open(format!("if (row < 0 || row >= {})", lookup.extent));
-            text.line("AscendC::Trap();");
-            text.close("");
-            text.line(format!(
-                "offsets.SetValue(n, static_cast<uint32_t>({position} + row * {}));",
-                lookup.row_bytes
-            ));
-        }
-    }
-    text.line("++n;");
-    for _ in extents {
-        text.close("");
-    }
-    text.line("AscendC::SetFlag<AscendC::HardEvent::S_V>(0);");
-    text.line("AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);");
-    "offsets"
-}
-
-/// Checks that a `Gather` can write the destination: contiguous over the box in its
-/// order and starting 32-byte aligned.
-pub(super) fn destination(
-    program: &Program,
-    construct: &str,
-    extents: &[u64],
-    (address, strides, _, size): View,
-) -> Result<(), Unsupported> {
-    let strides = &program.strides[strides as usize];
-    let mut expected = size;
-    for (len, stride) in extents.iter().zip(strides).rev() {
-        if *len > 1 && *stride != expected {
-            return Err(unsupported(
-                construct,
-                "Gather writes contiguous elements, and the destination is strided",
-            ));
-        }
-        expected *= len;
-    }
-    if address % 32 != 0 {
-        return Err(unsupported(
-            construct,
-            &format!("Gather's destination starts 32-byte aligned, not at ub 0x{address:x}"),
-        ));
-    }
     Ok(())
 }
 

@@ -1,0 +1,73 @@
+//! What every backend produces and shares: the backend's name, the emitted files, the
+//! unsupported-construct error and the kernel hash the files record. It is a leaf, so
+//! the backends can name these without depending on the dispatcher in `lib.rs`.
+
+use std::fmt;
+
+use npu_core::CheckedKernel;
+
+/// The language an emitted kernel is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// Ascend C (the `kernel_operator.h` API) for the Ascend presets.
+    AscendC,
+    /// AIE C++ (the AIE API) for the aie2_tile preset: the tile kernel.
+    Aie,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::AscendC => "ascend-c",
+            Backend::Aie => "aie",
+        }
+    }
+}
+
+/// The files of one emitted kernel, in a fixed order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Emitted {
+    pub files: Vec<File>,
+}
+
+/// One emitted file: its path relative to the output directory, and its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct File {
+    pub path: String,
+    pub text: String,
+}
+
+impl Emitted {
+    /// The file at `path`, if emitted.
+    pub fn file(&self, path: &str) -> Option<&File> {
+        self.files.iter().find(|f| f.path == path)
+    }
+}
+
+/// A program the backend cannot write: the construct, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    pub backend: Backend,
+    /// The construct, e.g. `vreduce.sum` or `target npueval_demo`.
+    pub construct: String,
+    pub reason: String,
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} cannot express {}: {}",
+            self.backend.name(),
+            self.construct,
+            self.reason
+        )
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+/// The stable hash of the kernel's canonical text, as emitted files record it.
+pub(crate) fn kernel_hash(kernel: &CheckedKernel) -> String {
+    npu_core::variants::fnv1a64(kernel.source.bytes())
+}

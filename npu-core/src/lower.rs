@@ -57,7 +57,7 @@ pub(crate) use tensors::{Window, gm_strides};
 
 use crate::ir::{CheckedKernel, CheckedSchedule, KernelClass};
 use crate::plan;
-use crate::program::{CoreAssignment, CoreCode, Op, Placement, Program};
+use crate::program::{CoreAssignment, CoreCode, Op, Pipe, Placement, Program};
 use crate::target::{Level, Target};
 pub(crate) use context::{AxisRange, Compact, Lowering, Tables};
 use tensors::tensor_infos;
@@ -195,7 +195,7 @@ fn lower_with(kernel: &CheckedKernel, schedule: usize, compact: bool) -> Program
 }
 
 /// The lengths of the program's tables and of the lowering's caches of them.
-fn table_lengths(program: &Program, tables: &Tables) -> [usize; 7] {
+fn table_lengths(program: &Program, tables: &Tables) -> [usize; Pipe::COUNT] {
     [
         program.constants.len(),
         program.boxes.len(),
@@ -207,7 +207,7 @@ fn table_lengths(program: &Program, tables: &Tables) -> [usize; 7] {
     ]
 }
 
-fn truncate(program: &mut Program, tables: &mut Tables, lengths: [usize; 7]) {
+fn truncate(program: &mut Program, tables: &mut Tables, lengths: [usize; Pipe::COUNT]) {
     program.constants.truncate(lengths[0]);
     program.boxes.truncate(lengths[1]);
     program.strides.truncate(lengths[2]);
@@ -228,7 +228,7 @@ fn runs_hold(program: &Program, target: &Target, code: &CoreCode) -> bool {
         return false;
     }
     code.repeats.iter().all(|run| {
-        (0..7).all(|pipe| {
+        (0..Pipe::COUNT).all(|pipe| {
             let stream = &code.streams[pipe];
             (run.start[pipe]..run.start[pipe] + run.len[pipe]).all(|i| {
                 let (level, size, a, b) = match (stream[i].op, stream[i + run.len[pipe]].op) {

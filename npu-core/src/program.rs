@@ -100,7 +100,10 @@ pub enum Pipe {
 }
 
 impl Pipe {
-    pub const ALL: [Pipe; 7] = [
+    /// How many pipes a core has.
+    pub const COUNT: usize = 7;
+
+    pub const ALL: [Pipe; Pipe::COUNT] = [
         Pipe::S,
         Pipe::Mte2,
         Pipe::Mte1,
@@ -197,7 +200,7 @@ impl Placement {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CoreCode {
     /// One stream per pipe, indexed by [`Pipe::index`].
-    pub streams: [Vec<Instr>; 7],
+    pub streams: [Vec<Instr>; Pipe::COUNT],
     /// Scalar loop iterations (`loop` instructions on S).
     pub tiles: u32,
     /// What this class covers, for listings: e.g. `8 tiles of i, the last a tail of 96`.
@@ -214,9 +217,9 @@ pub struct CoreCode {
 pub struct Repeat {
     /// Per pipe, where copy 0 starts in the stream as held (the earlier runs held
     /// compactly too).
-    pub start: [usize; 7],
+    pub start: [usize; Pipe::COUNT],
     /// Per pipe, the instructions of one copy.
-    pub len: [usize; 7],
+    pub len: [usize; Pipe::COUNT],
     /// Loop iterations per copy.
     pub tiles: u32,
     /// Copies in all, the two held ones included (at least 2).
@@ -259,7 +262,9 @@ impl CoreCode {
 
     /// Instructions, every copy of a run counted.
     pub fn instruction_count(&self) -> u64 {
-        (0..7).map(|pipe| self.stream_len(pipe) as u64).sum()
+        (0..Pipe::COUNT)
+            .map(|pipe| self.stream_len(pipe) as u64)
+            .sum()
     }
 }
 

@@ -50,23 +50,23 @@ pub(crate) struct OrderError(pub String);
 /// The blocks of one core class, in program order.
 pub(crate) fn blocks(code: &CoreCode) -> Result<Vec<Block>, OrderError> {
     let mut pending: BTreeMap<Flag, i64> = BTreeMap::new();
-    let mut position = [0usize; 7];
+    let mut position = [0usize; Pipe::COUNT];
     let mut blocks = Vec::new();
     for repeat in &code.repeats {
-        let slice = |from: &[usize; 7], len: &dyn Fn(usize) -> usize| {
+        let slice = |from: &[usize; Pipe::COUNT], len: &dyn Fn(usize) -> usize| {
             std::array::from_fn(|p| &code.streams[p][from[p]..from[p] + len(p)])
         };
-        let before: [&[Instr]; 7] = slice(&position, &|p| repeat.start[p] - position[p]);
+        let before: [&[Instr]; Pipe::COUNT] = slice(&position, &|p| repeat.start[p] - position[p]);
         blocks.push(Block::Straight(merge(before, &mut pending)?));
-        let first: [&[Instr]; 7] = slice(&repeat.start, &|p| repeat.len[p]);
+        let first: [&[Instr]; Pipe::COUNT] = slice(&repeat.start, &|p| repeat.len[p]);
         blocks.push(Block::Straight(merge(first, &mut pending)?));
         let second_start = std::array::from_fn(|p| repeat.start[p] + repeat.len[p]);
-        let second: [&[Instr]; 7] = slice(&second_start, &|p| repeat.len[p]);
+        let second: [&[Instr]; Pipe::COUNT] = slice(&second_start, &|p| repeat.len[p]);
         let body = loop_body(first, second, repeat.count - 1, &mut pending)?;
         blocks.push(body);
         position = std::array::from_fn(|p| repeat.start[p] + 2 * repeat.len[p]);
     }
-    let rest: [&[Instr]; 7] = std::array::from_fn(|p| &code.streams[p][position[p]..]);
+    let rest: [&[Instr]; Pipe::COUNT] = std::array::from_fn(|p| &code.streams[p][position[p]..]);
     blocks.push(Block::Straight(merge(rest, &mut pending)?));
     blocks.retain(|b| !matches!(b, Block::Straight(steps) if steps.is_empty()));
     Ok(blocks)
@@ -75,8 +75,8 @@ pub(crate) fn blocks(code: &CoreCode) -> Result<Vec<Block>, OrderError> {
 /// Copy 1 of a run as a loop body of `count` iterations, each global-memory offset
 /// stepping by copy 1's minus copy 0's.
 fn loop_body(
-    first: [&[Instr]; 7],
-    second: [&[Instr]; 7],
+    first: [&[Instr]; Pipe::COUNT],
+    second: [&[Instr]; Pipe::COUNT],
     count: u64,
     pending: &mut BTreeMap<Flag, i64>,
 ) -> Result<Block, OrderError> {
@@ -94,7 +94,7 @@ fn loop_body(
     }
     // The step of each instruction: the same instruction of copy 0 is at the same
     // index of its pipe's slice.
-    let mut index = [0usize; 7];
+    let mut index = [0usize; Pipe::COUNT];
     for step in body.iter_mut().filter(|s| s.op != Op::Barrier) {
         let p = step.pipe.index();
         while second[p][index[p]].op != step.op {
@@ -119,13 +119,13 @@ pub(crate) fn gm(op: &Op) -> u64 {
 /// instructions left has one at its head. `Loop` instructions are dropped: the
 /// emitted loops are the scalar unit's.
 fn merge(
-    streams: [&[Instr]; 7],
+    streams: [&[Instr]; Pipe::COUNT],
     pending: &mut BTreeMap<Flag, i64>,
 ) -> Result<Vec<Step>, OrderError> {
-    let mut at = [0usize; 7];
+    let mut at = [0usize; Pipe::COUNT];
     let mut steps = Vec::new();
     loop {
-        let heads: Vec<(usize, &Instr)> = (0..7)
+        let heads: Vec<(usize, &Instr)> = (0..Pipe::COUNT)
             .filter_map(|p| streams[p].get(at[p]).map(|i| (p, i)))
             .collect();
         if heads.is_empty() {

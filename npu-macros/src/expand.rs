@@ -110,6 +110,50 @@ pub(crate) fn kernel(
     module(&interface, &bodies)
 }
 
+/// `reference`'s parameters: a slice per input tensor, a value per scalar.
+fn parameters(interface: &Interface) -> Vec<TokenStream> {
+    interface
+        .inputs
+        .iter()
+        .map(|port| {
+            let Port { name, element, .. } = port;
+            if port.scalar {
+                quote_spanned!(name.span()=> #name: #element)
+            } else {
+                quote_spanned!(name.span()=> #name: &[#element])
+            }
+        })
+        .collect()
+}
+
+/// The fields of `Outputs`, documented: a vector per output tensor, a value per scalar.
+fn output_fields(interface: &Interface) -> Vec<TokenStream> {
+    interface
+        .outputs
+        .iter()
+        .map(|port| {
+            let Port {
+                name,
+                element,
+                declared,
+                ..
+            } = port;
+            if port.scalar {
+                let doc = format!(
+                    "Output `{}`, declared `{declared}`: one value.",
+                    unraw(name)
+                );
+                return quote_spanned!(name.span()=> #[doc = #doc] pub #name: #element);
+            }
+            let doc = format!(
+                "Output `{}`, declared `{declared}`, in row-major order.",
+                unraw(name)
+            );
+            quote_spanned!(name.span()=> #[doc = #doc] pub #name: ::std::vec::Vec<#element>)
+        })
+        .collect()
+}
+
 /// The module: constants, `kernel()`, `Outputs`, `reference` and `reference_host`.
 pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
     let private = private();
@@ -124,34 +168,8 @@ pub(crate) fn module(interface: &Interface, bodies: &Bodies) -> TokenStream {
     let target_toml = &interface.target_toml;
     let schedules = &interface.schedules;
     let schedule_count = schedules.len();
-    let params = interface.inputs.iter().map(|port| {
-        let Port { name, element, .. } = port;
-        if port.scalar {
-            quote_spanned!(name.span()=> #name: #element)
-        } else {
-            quote_spanned!(name.span()=> #name: &[#element])
-        }
-    });
-    let fields = interface.outputs.iter().map(|port| {
-        let Port {
-            name,
-            element,
-            declared,
-            ..
-        } = port;
-        if port.scalar {
-            let doc = format!(
-                "Output `{}`, declared `{declared}`: one value.",
-                unraw(name)
-            );
-            return quote_spanned!(name.span()=> #[doc = #doc] pub #name: #element);
-        }
-        let doc = format!(
-            "Output `{}`, declared `{declared}`, in row-major order.",
-            unraw(name)
-        );
-        quote_spanned!(name.span()=> #[doc = #doc] pub #name: ::std::vec::Vec<#element>)
-    });
+    let params = parameters(interface);
+    let fields = output_fields(interface);
     let Bodies {
         kernel,
         reference,

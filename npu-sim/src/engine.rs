@@ -200,7 +200,7 @@ impl<'a> Engine<'a> {
 
     fn new(code: &'a CoreCode, costs: &'a Costs) -> Engine<'a> {
         let mut engine = Engine::empty(code, costs);
-        for pipe in 0..7 {
+        for pipe in 0..Pipe::COUNT {
             engine.moved(pipe);
         }
         engine
@@ -217,10 +217,11 @@ impl<'a> Engine<'a> {
     }
 
     fn empty(code: &'a CoreCode, costs: &'a Costs) -> Engine<'a> {
-        let streams: [StreamView; 7] = std::array::from_fn(|pipe| StreamView::new(code, pipe));
+        let streams: [StreamView; Pipe::COUNT] =
+            std::array::from_fn(|pipe| StreamView::new(code, pipe));
         let events = code.event_ids();
         // Dense ids for the flags the program uses.
-        let mut flag_ids = vec![u32::MAX; 49 * events];
+        let mut flag_ids = vec![u32::MAX; Pipe::COUNT * Pipe::COUNT * events];
         let mut flags: Vec<FlagQueue> = Vec::new();
         for stream in &code.streams {
             for instr in stream {
@@ -248,20 +249,22 @@ impl<'a> Engine<'a> {
         Engine {
             code,
             costs,
-            active: (0..7).filter(|p| !streams[*p].is_empty()).collect(),
+            active: (0..Pipe::COUNT)
+                .filter(|p| !streams[*p].is_empty())
+                .collect(),
             streams,
-            pc: [0; 7],
-            next: [None; 7],
-            previous_tile: [None; 7],
-            time: [0.0; 7],
-            busy: [0.0; 7],
-            stall: [0.0; 7],
-            stall_by: [[0.0; 7]; 7],
-            count: [0; 7],
-            candidate: [0.0; 7],
-            blocked: [Blocked::No; 7],
-            reads: [None; 7],
-            dirty: [true; 7],
+            pc: [0; Pipe::COUNT],
+            next: [None; Pipe::COUNT],
+            previous_tile: [None; Pipe::COUNT],
+            time: [0.0; Pipe::COUNT],
+            busy: [0.0; Pipe::COUNT],
+            stall: [0.0; Pipe::COUNT],
+            stall_by: [[0.0; Pipe::COUNT]; Pipe::COUNT],
+            count: [0; Pipe::COUNT],
+            candidate: [0.0; Pipe::COUNT],
+            blocked: [Blocked::No; Pipe::COUNT],
+            reads: [None; Pipe::COUNT],
+            dirty: [true; Pipe::COUNT],
             flag_ids,
             events,
             flags,
@@ -272,10 +275,10 @@ impl<'a> Engine<'a> {
             compute,
             last_busy: [(0.0, 0.0); 2],
             overlap: 0.0,
-            barriers: [0; 7],
+            barriers: [0; Pipe::COUNT],
             releases: Vec::new(),
             port: 0.0,
-            landed: [0.0; 7],
+            landed: [0.0; Pipe::COUNT],
         }
     }
 

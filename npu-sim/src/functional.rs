@@ -26,10 +26,13 @@ pub(crate) fn run(
     gm_base: &[u64],
     machine: &mut Machine,
 ) -> Result<(), SimError> {
-    let streams: [StreamView; 7] = std::array::from_fn(|pipe| StreamView::new(code, pipe));
-    let active: Vec<usize> = (0..7).filter(|p| !streams[*p].is_empty()).collect();
+    let streams: [StreamView; Pipe::COUNT] =
+        std::array::from_fn(|pipe| StreamView::new(code, pipe));
+    let active: Vec<usize> = (0..Pipe::COUNT)
+        .filter(|p| !streams[*p].is_empty())
+        .collect();
     let mut flags = Flags::new(code);
-    let mut pc = [Cursor::default(); 7];
+    let mut pc = [Cursor::default(); Pipe::COUNT];
     loop {
         let mut moved = false;
         for &pipe in &active {
@@ -103,7 +106,7 @@ impl Flags {
         let events = code.event_ids();
         Flags {
             events,
-            pending: vec![0; 49 * events],
+            pending: vec![0; Pipe::COUNT * Pipe::COUNT * events],
         }
     }
 

@@ -257,17 +257,7 @@ fn eval(
             saturate: true,
         } => scalar::cast_saturating(*dtype, eval(kernel, arg, data, strides, scans, env)?),
         Expr::Reduce { op, axes, body, .. } if op.is_arg() => {
-            // One axis: the first position whose value beats every earlier one.
-            let axis = axes[0];
-            let (mut best, mut at) = (scalar::reduce_init(*op), 0u64);
-            for position in 0..kernel.axes[axis].extent {
-                env[axis] = position;
-                let x = eval(kernel, body, data, strides, scans, env)?;
-                if scalar::arg_takes(*op, best, x) {
-                    (best, at) = (x, position);
-                }
-            }
-            at as f64
+            arg_reduce(kernel, *op, axes[0], body, data, strides, scans, env)?
         }
         Expr::Scan { .. } => scans.at(expr, env).unwrap_or(f64::NAN),
         Expr::Reduce { .. } if let Some(value) = scans.at(expr, env) => value,
@@ -282,6 +272,30 @@ fn eval(
             fold(kernel, *op, axes, body, types, data, strides, scans, env)?
         }
     })
+}
+
+/// `argmax`/`argmin` over one axis: the first position whose value beats every
+/// earlier one.
+#[allow(clippy::too_many_arguments)] // The evaluation's context, as `eval` takes it.
+fn arg_reduce(
+    kernel: &CheckedKernel,
+    op: ReduceOp,
+    axis: usize,
+    body: &Expr,
+    data: &[Vec<f64>],
+    strides: &[Vec<u64>],
+    scans: &Whole,
+    env: &mut [u64],
+) -> Result<f64, IndexError> {
+    let (mut best, mut at) = (scalar::reduce_init(op), 0u64);
+    for position in 0..kernel.axes[axis].extent {
+        env[axis] = position;
+        let x = eval(kernel, body, data, strides, scans, env)?;
+        if scalar::arg_takes(op, best, x) {
+            (best, at) = (x, position);
+        }
+    }
+    Ok(at as f64)
 }
 
 /// The element a load reads. A padded view reads its pad value wherever a subscript

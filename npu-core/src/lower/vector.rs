@@ -269,10 +269,10 @@ fn reserve(code: &mut CoreCode, walk: &Walk, statements: &[Statement]) {
 /// Records each run as a repeat of its first two copies, from the stream lengths
 /// `emit_steps` marked; `false`, with no repeat kept, when a run's two copies differ
 /// in length on some pipe (they were not alike after all).
-fn record_repeats(code: &mut CoreCode, runs: &[Run], marks: &[[usize; 7]]) -> bool {
+fn record_repeats(code: &mut CoreCode, runs: &[Run], marks: &[[usize; Pipe::COUNT]]) -> bool {
     for (run, marks) in runs.iter().zip(marks.chunks_exact(3)) {
-        let len: [usize; 7] = std::array::from_fn(|pipe| marks[1][pipe] - marks[0][pipe]);
-        if (0..7).any(|pipe| marks[2][pipe] - marks[1][pipe] != len[pipe]) {
+        let len: [usize; Pipe::COUNT] = std::array::from_fn(|pipe| marks[1][pipe] - marks[0][pipe]);
+        if (0..Pipe::COUNT).any(|pipe| marks[2][pipe] - marks[1][pipe] != len[pipe]) {
             code.repeats.clear();
             return false;
         }
@@ -301,9 +301,9 @@ struct ClassLowering<'l, 'a> {
 impl ClassLowering<'_, '_> {
     /// Emits every step, and returns the stream lengths where each run's copy 0,
     /// copy 1 and what follows them start.
-    fn emit_steps(&mut self) -> Vec<[usize; 7]> {
+    fn emit_steps(&mut self) -> Vec<[usize; Pipe::COUNT]> {
         let walk = self.walk;
-        let mut marks: Vec<[usize; 7]> = Vec::with_capacity(3 * walk.runs.len());
+        let mut marks: Vec<[usize; Pipe::COUNT]> = Vec::with_capacity(3 * walk.runs.len());
         let mut next_mark = walk
             .runs
             .iter()

@@ -257,7 +257,7 @@ impl Program {
         let tiles = class.tiles;
         // Tile `tiles` is the epilogue: what the pipes do after the last loop iteration.
         let shown = |tile: u32| full || tiles <= 4 || tile < 2 || tile + 2 >= tiles;
-        let mut cursors = [0usize; 7];
+        let mut cursors = [0usize; Pipe::COUNT];
         for tile in 0..=tiles {
             let show = shown(tile);
             if !show && tile == 2 {

@@ -91,7 +91,7 @@ impl CoreCode {
         if self.repeats.is_empty() {
             return self.clone();
         }
-        let mut streams: [Vec<Instr>; 7] = Default::default();
+        let mut streams: [Vec<Instr>; Pipe::COUNT] = Default::default();
         for (pipe, stream) in streams.iter_mut().enumerate() {
             let view = StreamView::new(self, pipe);
             stream.reserve_exact(view.len());
@@ -109,7 +109,7 @@ impl CoreCode {
     /// copies each, and copy 1 the same as copy 0 but for tiles (moved on by the run's
     /// `tiles`) and global-memory offsets. Hand-built programs may break this.
     pub fn check_repeats(&self) -> Result<(), String> {
-        let mut end = [0usize; 7];
+        let mut end = [0usize; Pipe::COUNT];
         for (index, repeat) in self.repeats.iter().enumerate() {
             if repeat.count < 2 || repeat.tiles == 0 {
                 return Err(format!(

@@ -67,11 +67,11 @@ struct Checkpoint {
     issued: usize,
     start: f64,
     relative: Vec<u64>,
-    pc: [usize; 7],
-    count: [u64; 7],
-    busy: [f64; 7],
-    stall: [f64; 7],
-    stall_by: [[f64; 7]; 7],
+    pc: [usize; Pipe::COUNT],
+    count: [u64; Pipe::COUNT],
+    busy: [f64; Pipe::COUNT],
+    stall: [f64; Pipe::COUNT],
+    stall_by: [[f64; Pipe::COUNT]; Pipe::COUNT],
     flags: Vec<(usize, usize)>,
     run: CoreRun,
     overlap: f64,
@@ -191,8 +191,37 @@ fn snapshot(engine: &mut Engine, start: f64, outside: &Outside) -> Option<Checkp
         return None;
     }
     let relative_to = |at: f64| (at.max(floor) - start).to_bits();
+    let mut relative = pipe_states(engine, &relative_to);
+    let oldest = oldest_tile(engine);
+    let issue = match engine.by_formula {
+        true => formula_issue(engine, floor, oldest).map(|(past, at)| (past, relative_to(at))),
+        false => None,
+    };
+    issue_times(engine, floor, oldest, &relative_to, &mut relative);
+    Some(Checkpoint {
+        tile,
+        issued: engine.issued.len(),
+        start,
+        relative,
+        pc: engine.pc,
+        count: engine.count,
+        busy: engine.busy,
+        stall: engine.stall,
+        stall_by: engine.stall_by,
+        flags: engine.flags.iter().map(|q| (q.sets, q.waits)).collect(),
+        run: outside.run.clone(),
+        overlap: engine.overlap,
+        issue,
+        issue_bound: engine.issue_bound,
+    })
+}
+
+/// Each pipe's times, barrier and parking, the port, the releases, the pending flags
+/// and the latest busy intervals, relative to the checkpoint (times below the floor
+/// raised to it).
+fn pipe_states(engine: &mut Engine, relative_to: &impl Fn(f64) -> u64) -> Vec<u64> {
     let mut relative = Vec::with_capacity(64);
-    for pipe in 0..7 {
+    for pipe in 0..Pipe::COUNT {
         // Raising landed to the pipe's time changes none of its uses (see the module doc).
         engine.landed[pipe] = engine.landed[pipe].max(engine.time[pipe]);
         if engine.by_formula && pipe == Pipe::S.index() {
@@ -222,11 +251,13 @@ fn snapshot(engine: &mut Engine, start: f64, outside: &Outside) -> Option<Checkp
         relative.push(relative_to(start));
         relative.push(relative_to(end));
     }
-    // The oldest tile any working pipe's next instruction belongs to; the periodic
-    // windows keep tiles non-decreasing, so no later instruction reads an older issue
-    // time. Issue times only grow, so those at or below the floor are a prefix; when
-    // S has issued every tile and none is above the floor, how long that prefix is
-    // does not matter.
+    relative
+}
+
+/// The oldest tile any working pipe's next instruction belongs to (every issued tile
+/// when none waits): the periodic windows keep tiles non-decreasing, so no later
+/// instruction reads an older issue time.
+fn oldest_tile(engine: &Engine) -> usize {
     let issued = if engine.by_formula {
         engine.loops
     } else {
@@ -241,23 +272,34 @@ fn snapshot(engine: &mut Engine, start: f64, outside: &Outside) -> Option<Checkp
             oldest = oldest.min(next.tile as usize);
         }
     }
-    let mut issue = None;
-    if engine.by_formula {
-        // Loop `t` was issued at `(t + 1) × loop_cycles`: from the first above the
-        // floor on, the issue times are that progression, which its first term and
-        // where it starts describe.
-        let cycles = engine.costs.loop_cycles;
-        let mut above = ((floor / cycles).floor().max(0.0) as usize).max(oldest);
-        while above > oldest && engine.issued_at(above - 1).is_some_and(|at| at > floor) {
-            above -= 1;
-        }
-        while engine.issued_at(above).is_some_and(|at| at <= floor) {
-            above += 1;
-        }
-        if above < engine.loops {
-            issue = Some((above - oldest, relative_to((above + 1) as f64 * cycles)));
-        }
+    oldest
+}
+
+/// With S issuing by formula, loop `t` was issued at `(t + 1) × loop_cycles`: from the
+/// first above the floor on, the issue times are that progression, which how far past
+/// `oldest` it starts and its first term describe (`None` when none is above).
+fn formula_issue(engine: &Engine, floor: f64, oldest: usize) -> Option<(usize, f64)> {
+    let cycles = engine.costs.loop_cycles;
+    let mut above = ((floor / cycles).floor().max(0.0) as usize).max(oldest);
+    while above > oldest && engine.issued_at(above - 1).is_some_and(|at| at > floor) {
+        above -= 1;
     }
+    while engine.issued_at(above).is_some_and(|at| at <= floor) {
+        above += 1;
+    }
+    (above < engine.loops).then(|| (above - oldest, (above + 1) as f64 * cycles))
+}
+
+/// The issue times from `oldest` on. They only grow, so those at or below the floor
+/// are a prefix; when S has issued every tile and none is above the floor, how long
+/// that prefix is does not matter.
+fn issue_times(
+    engine: &Engine,
+    floor: f64,
+    oldest: usize,
+    relative_to: &impl Fn(f64) -> u64,
+    relative: &mut Vec<u64>,
+) {
     let relevant = &engine.issued[oldest.min(engine.issued.len())..];
     let below = relevant.iter().take_while(|at| **at <= floor).count();
     let all_issued = engine.issued.len() == engine.loops;
@@ -270,22 +312,6 @@ fn snapshot(engine: &mut Engine, start: f64, outside: &Outside) -> Option<Checkp
             relative.push(relative_to(*at));
         }
     }
-    Some(Checkpoint {
-        tile,
-        issued: engine.issued.len(),
-        start,
-        relative,
-        pc: engine.pc,
-        count: engine.count,
-        busy: engine.busy,
-        stall: engine.stall,
-        stall_by: engine.stall_by,
-        flags: engine.flags.iter().map(|q| (q.sets, q.waits)).collect(),
-        run: outside.run.clone(),
-        overlap: engine.overlap,
-        issue,
-        issue_bound: engine.issue_bound,
-    })
 }
 
 /// How many whole periods after `b` repeat the period `a` → `b` instruction for
@@ -296,7 +322,7 @@ fn periods(engine: &Engine, a: &Checkpoint, b: &Checkpoint) -> u64 {
     let period = (b.tile - a.tile) as u32;
     let loops = engine.loops as u64;
     let mut most = u64::MAX;
-    for pipe in 0..7 {
+    for pipe in 0..Pipe::COUNT {
         let advance = b.pc[pipe] - a.pc[pipe];
         if advance == 0 {
             // A pipe that does nothing per period must be parked at its closing
@@ -478,7 +504,7 @@ fn advance(engine: &mut Engine, a: &Checkpoint, b: &Checkpoint, periods: u64, bu
     }
     let shift = periods as f64 * delta;
     let times = periods as f64;
-    for pipe in 0..7 {
+    for pipe in 0..Pipe::COUNT {
         let advance = engine.pc[pipe] - a.pc[pipe];
         // A parked pipe does not run in the skipped periods: its times stay.
         if advance > 0 {
@@ -490,7 +516,7 @@ fn advance(engine: &mut Engine, a: &Checkpoint, b: &Checkpoint, periods: u64, bu
         engine.count[pipe] += (b.count[pipe] - a.count[pipe]) * periods;
         engine.busy[pipe] += (b.busy[pipe] - a.busy[pipe]) * times;
         engine.stall[pipe] += (b.stall[pipe] - a.stall[pipe]) * times;
-        for from in 0..7 {
+        for from in 0..Pipe::COUNT {
             engine.stall_by[pipe][from] +=
                 (b.stall_by[pipe][from] - a.stall_by[pipe][from]) * times;
         }

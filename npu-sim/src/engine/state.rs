@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use npu_core::program::{CoreCode, Instr, StreamView};
+use npu_core::program::{CoreCode, Instr, Pipe, StreamView};
 use npu_core::target::VectorOp;
 
 use crate::costs::Costs;
@@ -12,11 +12,11 @@ use crate::costs::Costs;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CoreRun {
     pub total: f64,
-    pub busy: [f64; 7],
-    pub stall: [f64; 7],
+    pub busy: [f64; Pipe::COUNT],
+    pub stall: [f64; Pipe::COUNT],
     /// Stall of each pipe by the pipe whose flag it waited for.
-    pub stall_by: [[f64; 7]; 7],
-    pub instructions: [u64; 7],
+    pub stall_by: [[f64; Pipe::COUNT]; Pipe::COUNT],
+    pub instructions: [u64; Pipe::COUNT],
     pub gm_read: u64,
     pub gm_written: u64,
     pub into: [u64; 5],
@@ -81,27 +81,27 @@ pub(super) enum Blocked {
 pub(super) struct Engine<'a> {
     pub(super) code: &'a CoreCode,
     /// Each pipe's full stream, runs of a compact class written out on the fly.
-    pub(super) streams: [StreamView<'a>; 7],
+    pub(super) streams: [StreamView<'a>; Pipe::COUNT],
     pub(super) costs: &'a Costs,
     /// Pipes with instructions.
     pub(super) active: Vec<usize>,
-    pub(super) pc: [usize; 7],
+    pub(super) pc: [usize; Pipe::COUNT],
     /// Each pipe's instruction at `pc` (`None` when it is done) and the tile of the
     /// one before it, kept by [`Engine::moved`].
-    pub(super) next: [Option<Instr>; 7],
-    pub(super) previous_tile: [Option<u32>; 7],
-    pub(super) time: [f64; 7],
-    pub(super) busy: [f64; 7],
-    pub(super) stall: [f64; 7],
-    pub(super) stall_by: [[f64; 7]; 7],
-    pub(super) count: [u64; 7],
+    pub(super) next: [Option<Instr>; Pipe::COUNT],
+    pub(super) previous_tile: [Option<u32>; Pipe::COUNT],
+    pub(super) time: [f64; Pipe::COUNT],
+    pub(super) busy: [f64; Pipe::COUNT],
+    pub(super) stall: [f64; Pipe::COUNT],
+    pub(super) stall_by: [[f64; Pipe::COUNT]; Pipe::COUNT],
+    pub(super) count: [u64; Pipe::COUNT],
     /// Each pipe's next start time, valid unless `dirty`; recomputed only when
     /// something it depends on changed.
-    pub(super) candidate: [f64; 7],
-    pub(super) blocked: [Blocked; 7],
+    pub(super) candidate: [f64; Pipe::COUNT],
+    pub(super) blocked: [Blocked; Pipe::COUNT],
     /// The flag a pipe's next start time was read from.
-    pub(super) reads: [Option<usize>; 7],
-    pub(super) dirty: [bool; 7],
+    pub(super) reads: [Option<usize>; Pipe::COUNT],
+    pub(super) dirty: [bool; Pipe::COUNT],
     /// Dense flag ids by `(from, to, event)`, and each flag's queue of set times.
     pub(super) flag_ids: Vec<u32>,
     pub(super) events: usize,
@@ -121,10 +121,10 @@ pub(super) struct Engine<'a> {
     pub(super) last_busy: [(f64, f64); 2],
     pub(super) overlap: f64,
     /// Barriers each pipe has passed, and the release time of each barrier.
-    pub(super) barriers: [usize; 7],
+    pub(super) barriers: [usize; Pipe::COUNT],
     pub(super) releases: Vec<f64>,
     /// When the core's global-memory port is next free.
     pub(super) port: f64,
     /// When the last transfer each pipe issued lands.
-    pub(super) landed: [f64; 7],
+    pub(super) landed: [f64; Pipe::COUNT],
 }

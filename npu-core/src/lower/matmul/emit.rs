@@ -38,7 +38,7 @@ impl MatmulLowering<'_, '_> {
         let facts = self.facts;
         let runs = &facts.runs;
         // Stream lengths where each run's copies 0, 1 and 2 start.
-        let mut marks: Vec<[[usize; 7]; 3]> = vec![[[0; 7]; 3]; runs.len()];
+        let mut marks: Vec<[[usize; Pipe::COUNT]; 3]> = vec![[[0; Pipe::COUNT]; 3]; runs.len()];
         let mut scratch = CoreCode::default();
         for index in 0..facts.steps.len() {
             // A copy after a run's second is lowered into the scratch streams.
@@ -66,7 +66,8 @@ impl MatmulLowering<'_, '_> {
             }
         }
         for (run, marks) in runs.iter().zip(&marks) {
-            let len: [usize; 7] = std::array::from_fn(|pipe| marks[1][pipe] - marks[0][pipe]);
+            let len: [usize; Pipe::COUNT] =
+                std::array::from_fn(|pipe| marks[1][pipe] - marks[0][pipe]);
             code.repeats.push(Repeat {
                 start: marks[0],
                 len,

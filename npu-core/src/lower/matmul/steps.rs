@@ -4,7 +4,7 @@
 use crate::ir::MatmulShape;
 use crate::lower::Lowering;
 use crate::lower::skip::Skip;
-use crate::program::{CoreCode, Instr, moved_on};
+use crate::program::{CoreCode, Instr, Pipe, moved_on};
 
 /// One innermost iteration: a k tile of one base block of one matrix of one output
 /// tile. `t` is the batch tile and `bt` the matrix within it (both 0 without a batch).
@@ -131,11 +131,11 @@ pub(super) fn runs(steps: &[Step], mm: &MatmulShape, order: &[usize], skip: Skip
 pub(super) fn repeats_copy_1(
     code: &CoreCode,
     scratch: &CoreCode,
-    marks: &[[usize; 7]; 3],
+    marks: &[[usize; Pipe::COUNT]; 3],
     times: u64,
     tiles: u32,
 ) -> bool {
-    (0..7).all(|pipe| {
+    (0..Pipe::COUNT).all(|pipe| {
         let len = marks[1][pipe] - marks[0][pipe];
         let held = &code.streams[pipe];
         let later: &[Instr] = &scratch.streams[pipe];

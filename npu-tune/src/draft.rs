@@ -127,7 +127,7 @@ impl Task {
         let lines: Vec<String> = body
             .trim()
             .lines()
-            .map(|line| format!("    {}", line.trim_end()))
+            .map(|line| format!("    {}", line.trim()))
             .collect();
         format!(
             "{}{{\n{}\n}}{}",

@@ -29,7 +29,10 @@ pub(super) const UNARY: [&str; 23] = [
     "tan", "floor", "ceil", "round", "trunc", "exp2", "log2", "log10", "erf", "sign", "popcount",
 ];
 
-/// The GBNF of a body for `ports` on `target`.
+/// The GBNF of a body for `ports` on `target`. A statement may be indented as in the
+/// kernel the prompt shows, the body may be fenced, and an intermediate takes any
+/// lower-case name: a model refused the indentation, fence or name it means to write
+/// turns to other statements (with the 1.5B model, `let t0 = x[0];` six times).
 pub fn body_gbnf(ports: &[Port], target: &Target) -> String {
     let ops = target_ops(target);
     let has = |name: &str| ops.contains(name);
@@ -41,22 +44,31 @@ pub fn body_gbnf(ports: &[Port], target: &Target) -> String {
         .unwrap_or(0);
     let integers = ports.iter().any(|p| p.dtype.is_some_and(|d| !d.is_float()));
     let mut rules = vec![
-        "root ::= outs | lets outs".to_string(),
-        "lets ::= let | let lets".to_string(),
-        "let ::= \"let \" letname \" = \" expr0 \";\\n\" | \"let \" letname \"[\" oaxes \"] = \" expr \";\\n\"".to_string(),
-        format!("letname ::= {}", choice(&LET_NAMES)),
+        "root ::= body | \"```\\n\" body \"```\"".to_string(),
+        "body ::= lets? outs".to_string(),
+        "let ::= indent? \"let \" letname letrest".to_string(),
+        "indent ::= \"    \"".to_string(),
+        "letrest ::= \" = \" expr0 \";\\n\" | \"[\" oaxes \"] = \" expr \";\\n\"".to_string(),
+        "letname ::= [a-z] [a-z0-9_]*".to_string(),
         format!("outs ::= {}", outputs(ports)),
         format!("oaxis ::= {}", choice(&OUTPUT_AXES[..rank.max(1)])),
         format!("raxis ::= {}", choice(&REDUCTION_AXES)),
         "axis ::= oaxis | raxis".to_string(),
-        "raxes ::= raxis | raxis \", \" raxes".to_string(),
-        "index ::= axis | number | axis \" + \" number | axis \" - \" positive | positive \" * \" axis | positive \" * \" axis \" + \" axis".to_string(),
+        "raxes ::= raxis raxesmore?".to_string(),
+        "raxesmore ::= \", \" raxes".to_string(),
+        "index ::= axis offset? | \"0\" | positive scaled?".to_string(),
+        "offset ::= \" + \" number | \" - \" positive".to_string(),
+        "scaled ::= \" * \" axis scaledplus?".to_string(),
+        "scaledplus ::= \" + \" axis".to_string(),
         "number ::= \"0\" | positive".to_string(),
-        "positive ::= [1-9] | [1-9] [0-9]".to_string(),
-        "literal ::= number | number \".\" [0-9] | number \".\" [0-9] [0-9] | \"inf\" | \"nan\"".to_string(),
+        "positive ::= [1-9] digit?".to_string(),
+        "digit ::= [0-9]".to_string(),
+        "literal ::= number fraction? | \"inf\" | \"nan\"".to_string(),
+        "fraction ::= \".\" [0-9] digit?".to_string(),
         format!("dtype ::= {}", choice(&Dtype::ALL.map(Dtype::name))),
-        expressions(integers, &has),
     ];
+    rules.extend(expressions(integers, &has));
+    rules.extend(lets());
     rules.push(format!("atom ::= {}", atoms(ports, &has).join(" | ")));
     rules.extend(loads(ports));
     let zero_d = without_output_axes(&rules);
@@ -74,29 +86,59 @@ pub fn body_gbnf(ports: &[Port], target: &Target) -> String {
 }
 
 /// `expr`, `term` and `unary`, by binding power: bit operations for integers,
-/// division and remainder where the target computes them.
-fn expressions(integers: bool, has: &impl Fn(&str) -> bool) -> String {
-    let (bits, not) = match integers {
-        true => (" | term bits expr", " | \"!\" atom"),
-        false => ("", ""),
-    };
-    let mut term = String::from("term ::= unary | unary \" * \" term");
+/// division and remainder where the target computes them. Each is an operand and an
+/// optional rest, so that no two alternatives begin with the same rule: llama.cpp's
+/// server keeps a parse stack per live alternative, and alternatives that share a
+/// nested prefix (`term | term " + " expr`) multiply the stacks at every level of
+/// nesting, until one token takes minutes.
+fn expressions(integers: bool, has: &impl Fn(&str) -> bool) -> Vec<String> {
+    let mut more = String::from("exprmore ::= \" + \" expr | \" - \" expr");
+    if integers {
+        more += " | bits expr";
+    }
+    let mut term_more = String::from("termmore ::= \" * \" term");
     for (op, name) in [("/", "div"), ("%", "rem")] {
         if has(name) {
-            term += &format!(" | unary \" {op} \" term");
+            term_more += &format!(" | \" {op} \" term");
         }
     }
-    format!(
-        "expr ::= term | term \" + \" expr | term \" - \" expr{bits}\n{term}\n\
-         unary ::= atom | \"-\" atom | atom \" as \" dtype | atom \" as sat \" dtype{not}"
-    )
+    let not = if integers { " | \"!\" atom" } else { "" };
+    vec![
+        "expr ::= term exprmore?".to_string(),
+        more,
+        "term ::= unary termmore?".to_string(),
+        term_more,
+        format!("unary ::= atom cast? | \"-\" atom{not}"),
+        "cast ::= \" as \" dtype | \" as sat \" dtype".to_string(),
+    ]
+}
+
+/// `lets`: up to [`LET_NAMES`]`.len()` statements, as a chain of rules so that the
+/// count of statements is never ambiguous.
+fn lets() -> Vec<String> {
+    let mut rules = vec!["lets ::= let lets1?".to_string()];
+    for n in 1..LET_NAMES.len() - 1 {
+        rules.push(format!("lets{n} ::= let lets{}?", n + 1));
+    }
+    rules.push(format!("lets{} ::= let", LET_NAMES.len() - 1));
+    rules
 }
 
 /// The expression rules again for a statement without output axes (a 0-d `let` or
 /// output), suffixed `0`: its loads index with reduction axes and numbers only, and it
 /// reads intermediates by bare name, as the checker requires.
 fn without_output_axes(rules: &[String]) -> Vec<String> {
-    const FAMILY: [&str; 5] = ["expr", "term", "unary", "atom", "index"];
+    const FAMILY: [&str; 9] = [
+        "expr",
+        "exprmore",
+        "term",
+        "termmore",
+        "unary",
+        "atom",
+        "index",
+        "scaled",
+        "scaledplus",
+    ];
     let renamed = |word: &str| -> Option<String> {
         if FAMILY.contains(&word) {
             Some(format!("{word}0"))
@@ -115,7 +157,7 @@ fn without_output_axes(rules: &[String]) -> Vec<String> {
             let (name, body) = line.split_once(" ::= ")?;
             let name = renamed(name).filter(|n| n != "raxis")?;
             let body = rename_outside_quotes(body, &renamed);
-            let body = body.replace(" | letname \"[\" oaxes \"]\"", "");
+            let body = body.replace("letname letindex?", "letname");
             Some(format!("{name} ::= {body}"))
         })
         .collect()
@@ -173,7 +215,10 @@ fn outputs(ports: &[Port]) -> String {
                 format!("{}[{axes}]", p.name)
             };
             let expr = if p.rank == 0 { "expr0" } else { "expr" };
-            format!("{} {expr} \";\\n\"", literal(&format!("{target} = ")))
+            format!(
+                "indent? {} {expr} \";\\n\"",
+                literal(&format!("{target} = "))
+            )
         })
         .collect();
     lines.join(" ")
@@ -190,7 +235,7 @@ fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
             format!("load-{}", port.name)
         });
     }
-    atoms.push("letname | letname \"[\" oaxes \"]\"".into());
+    atoms.push("letname letindex?".into());
     atoms.push("\"(\" expr \")\"".into());
     if has("min") && has("max") {
         atoms.push("\"max(\" expr \", \" expr \")\" | \"min(\" expr \", \" expr \")\"".into());
@@ -210,7 +255,11 @@ fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
 
 /// `load-x ::= "x[" index ", " index "]"`, and `pad(x, 0)[...]`, per input tensor.
 fn loads(ports: &[Port]) -> Vec<String> {
-    let mut rules = vec!["oaxes ::= oaxis | oaxis \", \" oaxes".to_string()];
+    let mut rules = vec![
+        "oaxes ::= oaxis oaxesmore?".to_string(),
+        "oaxesmore ::= \", \" oaxes".to_string(),
+        "letindex ::= \"[\" oaxes \"]\"".to_string(),
+    ];
     for port in ports.iter().filter(|p| !p.output && p.rank > 0) {
         let indices = vec!["index"; port.rank].join(" \", \" ");
         rules.push(format!(

@@ -9,6 +9,7 @@ use npu_core::host::HostTensor;
 use super::Task;
 use super::attempt::Attempt;
 use super::examples::Example;
+use super::grammar::OUTPUT_AXES;
 use crate::llm::ChatMessage;
 
 /// How many values of a tensor an example shows.
@@ -36,7 +37,7 @@ pub fn contract() -> String {
         .and_then(|code| code.split("\nschedule").next())
         .unwrap_or_default();
     format!(
-        "One statement per output, `out[i, j] = EXPR;`, after any `let` intermediates \
+        "One statement per output, `y[i, j] = EXPR;`, after any `let` intermediates \
          (`let m[i] = max[k](x[i, k]);`). The output's subscripts name the axes.\n\n{}\n\nExample:\n{}\n",
         table.join("\n"),
         example.trim_end()
@@ -81,14 +82,30 @@ pub fn messages(
     }
     let _ = writeln!(
         user,
-        "Write the statements of this kernel's body:\n```\n{}```",
-        task.kernel_with_body("...")
+        "Write the statements of this kernel's body, in place of each `...`; index \
+         inputs by the output's axes (`x[i]`), not by numbers:\n```\n{}```",
+        task.kernel_with_body(&skeleton(task))
     );
     if let Some(example) = examples.first() {
         user += &example_text(task, example);
     }
     user += &feedback(history);
     vec![ChatMessage::system(system), ChatMessage::user(user)]
+}
+
+/// The body's last statements with their right-hand sides left out: each output
+/// written over its axes, named as the body grammar names them (`y[i, j] = ...;`).
+fn skeleton(task: &Task) -> String {
+    let mut lines = String::new();
+    for port in task.ports.iter().filter(|p| p.output) {
+        let axes = &OUTPUT_AXES[..port.rank.min(OUTPUT_AXES.len())];
+        let target = match port.rank {
+            0 => port.name.clone(),
+            _ => format!("{}[{}]", port.name, axes.join(", ")),
+        };
+        let _ = writeln!(lines, "{target} = ...;");
+    }
+    lines
 }
 
 /// The idioms the task's name and description call for.

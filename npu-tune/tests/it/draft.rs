@@ -43,6 +43,22 @@ fn bodies_sampled_under_the_grammar_parse_and_name_only_the_signature() {
     }
 }
 
+/// No rule of a body grammar has two alternatives that begin with the same rule: a
+/// server decoding under `expr ::= term | term " + " expr` keeps a parse stack per
+/// live alternative at every level of nesting, and with the 1.5B model one token of a
+/// nested expression took minutes.
+#[test]
+fn body_grammars_are_left_factored() {
+    for text in TASKS {
+        let task = Task::parse(text).unwrap();
+        for target in ["ascend910b", "ascend310p", "aie2_tile"] {
+            let grammar = body_gbnf(&task.ports, &npu_core::Target::preset(target).unwrap());
+            let shared = gbnf::shared_prefixes(&grammar).unwrap();
+            assert!(shared.is_empty(), "{shared:?}\n{grammar}");
+        }
+    }
+}
+
 #[test]
 fn the_grammar_offers_only_what_the_target_computes() {
     let task = Task::parse(TASKS[2]).unwrap();
@@ -65,7 +81,7 @@ fn the_grammar_offers_only_what_the_target_computes() {
         &integers.ports,
         &npu_core::Target::preset("ascend910b").unwrap(),
     );
-    assert!(grammar.contains("term bits expr"), "{grammar}");
+    assert!(grammar.contains("| bits expr"), "{grammar}");
     assert!(
         grammar.contains("\"s\""),
         "the scalar parameter by bare name: {grammar}"
@@ -219,12 +235,9 @@ fn zero_d_statements_index_with_reduction_axes_only() {
             .unwrap_or_else(|| panic!("no rule {name}:\n{grammar}"))
             .to_string()
     };
+    assert!(rule("letrest").contains("\" = \" expr0"), "{grammar}");
     assert!(
-        rule("let").contains("\"let \" letname \" = \" expr0"),
-        "{grammar}"
-    );
-    assert!(
-        rule("index0").starts_with("index0 ::= raxis | number"),
+        rule("index0").starts_with("index0 ::= raxis offset? | \"0\""),
         "{grammar}"
     );
     assert!(
@@ -241,7 +254,10 @@ fn zero_d_statements_index_with_reduction_axes_only() {
         &total.ports,
         &npu_core::Target::preset("aie2_tile").unwrap(),
     );
-    assert!(grammar.contains("outs ::= \"y = \" expr0"), "{grammar}");
+    assert!(
+        grammar.contains("outs ::= indent? \"y = \" expr0"),
+        "{grammar}"
+    );
     for seed in 0..40 {
         let body = gbnf::sample(&grammar, seed).unwrap();
         let statement = body.lines().last().unwrap();

@@ -26,6 +26,27 @@ pub fn sample(grammar: &str, seed: u64) -> Result<String, String> {
 /// The depth past which [`expand`] stops choosing.
 const DEEP: usize = 24;
 
+/// The rules of `grammar` with two alternatives that begin with the same rule, each
+/// as `rule: name`. A server that keeps a parse stack per live alternative (llama.cpp)
+/// doubles its stacks at every nesting of such a rule.
+pub fn shared_prefixes(grammar: &str) -> Result<Vec<String>, String> {
+    let mut shared = Vec::new();
+    for (name, alternatives) in parse(grammar)? {
+        let mut firsts: Vec<&str> = alternatives
+            .iter()
+            .filter_map(|alternative| match alternative.first() {
+                Some(Element::Rule { name, .. }) => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        firsts.sort_unstable();
+        for pair in firsts.windows(2).filter(|pair| pair[0] == pair[1]) {
+            shared.push(format!("{name}: {}", pair[0]));
+        }
+    }
+    Ok(shared)
+}
+
 fn expand(
     rules: &BTreeMap<String, Vec<Vec<Element>>>,
     name: &str,

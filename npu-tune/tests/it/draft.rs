@@ -26,8 +26,8 @@ fn bodies_sampled_under_the_grammar_parse_and_name_only_the_signature() {
         let target = npu_core::Target::preset(target_name).unwrap();
         let grammar = body_gbnf(&task.ports, &target);
         for seed in 0..40 {
-            let body = gbnf::sample(&grammar, seed).unwrap();
-            let kernel = task.with_body(&body);
+            let reply = gbnf::sample(&grammar, seed).unwrap();
+            let kernel = task.with_body(&npu_tune::draft::run::extract_body(&reply));
             let parsed = npu_core::internal::parse_str(&kernel)
                 .map(|_| ())
                 .map_err(|diagnostics| diagnostics.render(&kernel));

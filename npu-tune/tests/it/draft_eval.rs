@@ -79,3 +79,48 @@ fn scores_count_checks_matches_and_rounds() {
     );
     insta::assert_snapshot!(scoreboard::table(&scores, budget));
 }
+
+/// The recorded run of Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, llama.cpp's server) on the
+/// fresh kernels under the full variant, made by the command the README gives,
+/// replays offline to the table the README shows.
+#[test]
+fn the_recorded_small_model_run_replays_to_the_readme_table() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let transcript = Transcript::load(root.join("tests/fixtures/draft-eval-1.5b.json")).unwrap();
+    let budget = Budget {
+        rounds: 2,
+        candidates: 2,
+    };
+    let set: Vec<EvalKernel> = set()
+        .into_iter()
+        .filter(|k| k.group == eval::FRESH)
+        .collect();
+    let scores = replay(&set, &transcript, &[Variant::Full], budget);
+    assert_eq!(scores.len(), set.len(), "every fresh kernel is recorded");
+    let table = scoreboard::table(&scores, budget);
+    insta::assert_snapshot!(table);
+    let readme = std::fs::read_to_string(root.join("../README.md")).unwrap();
+    assert!(readme.contains(&table), "the README shows:\n{table}");
+}
+
+/// `--table drafts.md` writes its scores to `drafts.json`: with `--record drafts.json`
+/// the run is refused before it asks for anything, and the recording is untouched.
+#[test]
+fn a_table_that_would_overwrite_the_recording_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("drafts.json");
+    std::fs::write(&record, "kept").unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+        .args(["draft-eval", "--generator", "replay", "--replay"])
+        .arg(&record)
+        .arg("--record")
+        .arg(&record)
+        .arg("--table")
+        .arg(dir.path().join("drafts.md"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("the --record file"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), "kept");
+}

@@ -58,6 +58,7 @@ fn variant(name: &str) -> Result<Variant, String> {
 
 /// Runs `autotune draft-eval` with `args`.
 pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
+    refuse_clobbering(args)?;
     let set = selected(eval::load(&args.set)?, &args.only)?;
     let recording = args
         .record
@@ -91,6 +92,24 @@ pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
     let table = scoreboard::table(&scores, budget);
     print!("{table}");
     write_table(args, &table, &scores)
+}
+
+/// An error when the scores `--table` writes would overwrite the `--record`ing: a
+/// run that took hours would lose the model's replies at its last step.
+fn refuse_clobbering(args: &DraftEvalArgs) -> Result<(), String> {
+    let (Some(record), Some(table)) = (&args.record, &args.table) else {
+        return Ok(());
+    };
+    let absolute = |path: &std::path::Path| std::path::absolute(path).ok();
+    let scores = table.with_extension("json");
+    match absolute(record) == absolute(&scores) {
+        true => Err(format!(
+            "--table {} writes its scores to {}, the --record file: name one of them otherwise",
+            table.display(),
+            scores.display()
+        )),
+        false => Ok(()),
+    }
 }
 
 /// The kernels of `set` that `only` names (by kernel or group); all when empty.

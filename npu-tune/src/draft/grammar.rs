@@ -4,7 +4,9 @@
 //! written once and in order after any `let`s, and only the functions and reductions
 //! the target's vector unit computes are offered; bit operations only when the
 //! signature has an integer tensor. Output axes are `i`, `j`, `p`, `q`, ... by
-//! position, reduction axes `k`, `l`, `kh`, `kw`.
+//! position, reduction axes `k`, `l`, `kh`, `kw`; a reduction may state a window's
+//! extent (`max[k < 3](..)`) and its accumulator (`sum[k: f32](..)`), and a load's
+//! subscripts are affine (`x[2 * i + k - 1]`).
 //!
 //! The grammar is GBNF (llama.cpp's server decodes under it). It is context-free, so
 //! it admits bodies the checker refuses (an axis reduced twice, a `let` read before it
@@ -21,6 +23,8 @@ use super::Port;
 pub(super) const OUTPUT_AXES: [&str; 6] = ["i", "j", "p", "q", "r", "s"];
 /// Axes a reduction or a window introduces.
 pub(super) const REDUCTION_AXES: [&str; 4] = ["k", "l", "kh", "kw"];
+/// The most digits a number's integer or fractional part has.
+const DIGITS: usize = 8;
 /// Names a `let` intermediate may take.
 pub(super) const LET_NAMES: [&str; 6] = ["t0", "t1", "t2", "t3", "t4", "t5"];
 /// Unary functions, each issuing the vector operation of the same name.
@@ -54,19 +58,17 @@ pub fn body_gbnf(ports: &[Port], target: &Target) -> String {
         format!("oaxis ::= {}", choice(&OUTPUT_AXES[..rank.max(1)])),
         format!("raxis ::= {}", choice(&REDUCTION_AXES)),
         "axis ::= oaxis | raxis".to_string(),
-        "raxes ::= raxis raxesmore?".to_string(),
-        "raxesmore ::= \", \" raxes".to_string(),
-        "index ::= axis offset? | \"0\" | positive scaled?".to_string(),
-        "offset ::= \" + \" number | \" - \" positive".to_string(),
-        "scaled ::= \" * \" axis scaledplus?".to_string(),
-        "scaledplus ::= \" + \" axis".to_string(),
+        "raxes ::= raxis extent? raxesmore?".to_string(),
+        "extent ::= \" < \" positive".to_string(),
+        "raxesmore ::= \", \" raxes | \": \" dtype".to_string(),
+        "index ::= iterm indexmore?".to_string(),
+        "iterm ::= axis | \"0\" | positive scaled?".to_string(),
+        "scaled ::= \" * \" axis".to_string(),
+        "indexmore ::= \" + \" iterm indexmore? | \" - \" positive indexmore?".to_string(),
         "number ::= \"0\" | positive".to_string(),
-        "positive ::= [1-9] digit?".to_string(),
-        "digit ::= [0-9]".to_string(),
-        "literal ::= number fraction? | \"inf\" | \"nan\"".to_string(),
-        "fraction ::= \".\" [0-9] digit?".to_string(),
         format!("dtype ::= {}", choice(&Dtype::ALL.map(Dtype::name))),
     ];
+    rules.extend(numbers());
     rules.extend(expressions(integers, &has));
     rules.extend(lets());
     rules.push(format!("atom ::= {}", atoms(ports, &has).join(" | ")));
@@ -83,6 +85,25 @@ pub fn body_gbnf(ports: &[Port], target: &Target) -> String {
         rules.push("bits ::= \" & \" | \" | \" | \" ^ \" | \" << \" | \" >> \"".into());
     }
     rules.join("\n") + "\n"
+}
+
+/// `positive` integers up to [`DIGITS`] digits, and `literal`s: a number with up to
+/// [`DIGITS`] fractional digits and an optional exponent (`128`, `0.0625`, `1e-5`), or
+/// `inf` and `nan`. The digits are a chain of optional rules, bounded so that a model
+/// cannot run on writing digits, and long enough for a row length or an epsilon.
+fn numbers() -> Vec<String> {
+    let mut rules = vec![
+        "positive ::= [1-9] digits1?".to_string(),
+        "literal ::= number fraction? exponent? | \"inf\" | \"nan\"".to_string(),
+        "fraction ::= \".\" [0-9] digits1?".to_string(),
+        "exponent ::= \"e\" minus? positive".to_string(),
+        "minus ::= \"-\"".to_string(),
+    ];
+    for n in 1..DIGITS - 1 {
+        rules.push(format!("digits{n} ::= [0-9] digits{}?", n + 1));
+    }
+    rules.push(format!("digits{} ::= [0-9]", DIGITS - 1));
+    rules
 }
 
 /// `expr`, `term` and `unary`, by binding power: bit operations for integers,
@@ -128,7 +149,7 @@ fn lets() -> Vec<String> {
 /// output), suffixed `0`: its loads index with reduction axes and numbers only, and it
 /// reads intermediates by bare name, as the checker requires.
 fn without_output_axes(rules: &[String]) -> Vec<String> {
-    const FAMILY: [&str; 9] = [
+    const FAMILY: [&str; 10] = [
         "expr",
         "exprmore",
         "term",
@@ -136,8 +157,9 @@ fn without_output_axes(rules: &[String]) -> Vec<String> {
         "unary",
         "atom",
         "index",
+        "iterm",
+        "indexmore",
         "scaled",
-        "scaledplus",
     ];
     let renamed = |word: &str| -> Option<String> {
         if FAMILY.contains(&word) {

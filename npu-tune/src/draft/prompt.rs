@@ -180,5 +180,7 @@ fn feedback(history: &[Attempt]) -> String {
             attempt.summary.trim()
         );
     }
+    out +=
+        "None of these is right: do not write them again, write a body that fixes what is wrong.\n";
     out
 }

@@ -72,6 +72,22 @@ fn object(properties: Value) -> Value {
     json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
 }
 
+/// `schema` (an [`object`]) with one more property, not required.
+fn with_optional(mut schema: Value, name: &str, property: Value) -> Value {
+    schema["properties"][name] = property;
+    schema
+}
+
+/// An axis a reduction introduces, with the extent of a window (`k < 3`) when no
+/// tensor is indexed by the axis alone.
+fn reduction_axis(axes: &[&str]) -> Value {
+    with_optional(
+        object(json!({ "axis": { "enum": axes } })),
+        "extent",
+        json!({ "type": "integer", "minimum": 1 }),
+    )
+}
+
 /// The alternatives of an expression node.
 fn expressions(ports: &[Port], has: &impl Fn(&str) -> bool, axes: &[&str]) -> Vec<Value> {
     let expr = json!({ "$ref": "#/$defs/expr" });
@@ -112,11 +128,15 @@ fn expressions(ports: &[Port], has: &impl Fn(&str) -> bool, axes: &[&str]) -> Ve
         object(
             json!({ "cast": { "enum": dtypes }, "saturate": { "type": "boolean" }, "value": expr }),
         ),
-        object(json!({
-            "reduce": { "enum": reductions(has) },
-            "axes": { "type": "array", "minItems": 1, "items": object(json!({ "axis": { "enum": axes } })) },
-            "body": expr,
-        })),
+        with_optional(
+            object(json!({
+                "reduce": { "enum": reductions(has) },
+                "axes": { "type": "array", "minItems": 1, "items": reduction_axis(axes) },
+                "body": expr,
+            })),
+            "accumulator",
+            json!({ "enum": dtypes }),
+        ),
     ];
     if !tensors.is_empty() {
         nodes.push(object(
@@ -228,10 +248,14 @@ fn print(node: &Value) -> Result<String, String> {
             .as_array()
             .ok_or("`axes` is not a list")?
             .iter()
-            .map(|a| text(&a["axis"], "axis").map(str::to_string))
+            .map(reduction_axis_text)
             .collect::<Result<_, _>>()?;
+        let accumulator = match node.get("accumulator") {
+            Some(dtype) => format!(": {}", text(dtype, "accumulator")?),
+            None => String::new(),
+        };
         return Ok(format!(
-            "{}[{}]({})",
+            "{}[{}{accumulator}]({})",
             text(reduce, "reduce")?,
             axes.join(", "),
             sub("body")?
@@ -251,6 +275,21 @@ fn print(node: &Value) -> Result<String, String> {
         return Ok(format!("pow({}, {exponent})", print(base)?));
     }
     Err(format!("`{}` is not an expression node", excerpt(node)))
+}
+
+/// One axis of a reduction: `k`, or `k < 3` with its extent.
+fn reduction_axis_text(axis: &Value) -> Result<String, String> {
+    let name = text(&axis["axis"], "axis")?;
+    match axis.get("extent") {
+        None => Ok(name.to_string()),
+        Some(extent) => match extent.as_u64() {
+            Some(n) if n > 0 => Ok(format!("{name} < {n}")),
+            _ => Err(format!(
+                "extent `{}` is not a positive integer",
+                excerpt(extent)
+            )),
+        },
+    }
 }
 
 /// A JSON number as a literal: integers without a point, others as written.
@@ -298,6 +337,11 @@ mod tests {
         assert_eq!(
             body_from_json(cast).unwrap(),
             "q[i] = (select(x[i] > 0, pow(s, 2), nan) as sat i8);\n"
+        );
+        let window = r#"{"statements": [{"name": "y", "axes": ["i"], "value": {"reduce": "sum", "accumulator": "f16", "axes": [{"axis": "k", "extent": 3}, {"axis": "l"}], "body": {"load": "x", "index": ["2 * i + k", "l"]}}}]}"#;
+        assert_eq!(
+            body_from_json(window).unwrap(),
+            "y[i] = sum[k < 3, l: f16](x[2 * i + k, l]);\n"
         );
     }
 

@@ -237,7 +237,7 @@ fn zero_d_statements_index_with_reduction_axes_only() {
     };
     assert!(rule("letrest").contains("\" = \" expr0"), "{grammar}");
     assert!(
-        rule("index0").starts_with("index0 ::= raxis offset? | \"0\""),
+        rule("iterm0").starts_with("iterm0 ::= raxis | \"0\""),
         "{grammar}"
     );
     assert!(

@@ -21,6 +21,7 @@
 mod arrays;
 #[cfg(feature = "llm")]
 mod attempt;
+pub mod axes;
 pub mod eval;
 pub mod examples;
 pub mod grammar;

@@ -3,8 +3,8 @@
 //! tensors with their ranks, scalar parameters appear by bare name, every output is
 //! written once and in order after any `let`s, and only the functions and reductions
 //! the target's vector unit computes are offered; bit operations only when the
-//! signature has an integer tensor. Output axes are `i`, `j`, `p`, `q`, ... by
-//! position, reduction axes `k`, `l`, `kh`, `kw`; a reduction may state a window's
+//! signature has an integer tensor. Axes take the usual names (`i`, `j`, `k`, ...)
+//! and those the description's subscripts use ([`axes::pool`]); a reduction may state a window's
 //! extent (`max[k < 3](..)`) and its accumulator (`sum[k: f32](..)`), and a load's
 //! subscripts are affine (`x[2 * i + k - 1]`).
 //!
@@ -17,12 +17,8 @@ use std::collections::BTreeSet;
 
 use npu_core::{Dtype, Target};
 
-use super::Port;
+use super::{Port, Task, axes};
 
-/// Output axes by position.
-pub(super) const OUTPUT_AXES: [&str; 6] = ["i", "j", "p", "q", "r", "s"];
-/// Axes a reduction or a window introduces.
-pub(super) const REDUCTION_AXES: [&str; 4] = ["k", "l", "kh", "kw"];
 /// The most digits a number's integer or fractional part has.
 const DIGITS: usize = 8;
 /// Names a `let` intermediate may take.
@@ -37,28 +33,24 @@ pub(super) const UNARY: [&str; 23] = [
 /// kernel the prompt shows, the body may be fenced, and an intermediate takes any
 /// lower-case name: a model refused the indentation, fence or name it means to write
 /// turns to other statements (with the 1.5B model, `let t0 = x[0];` six times).
-pub fn body_gbnf(ports: &[Port], target: &Target) -> String {
+pub fn body_gbnf(task: &Task, target: &Target) -> String {
+    let ports = &task.ports;
     let ops = target_ops(target);
     let has = |name: &str| ops.contains(name);
-    let rank = ports
-        .iter()
-        .filter(|p| p.output)
-        .map(|p| p.rank)
-        .max()
-        .unwrap_or(0);
+    let pool = axes::pool(&task.doc);
+    let pool: Vec<&str> = pool.iter().map(String::as_str).collect();
     let integers = ports.iter().any(|p| p.dtype.is_some_and(|d| !d.is_float()));
     let mut rules = vec![
         "root ::= body | \"```\\n\" body \"```\"".to_string(),
         "body ::= lets? outs".to_string(),
         "let ::= indent? \"let \" letname letrest".to_string(),
         "indent ::= \"    \"".to_string(),
-        "letrest ::= \" = \" expr0 \";\\n\" | \"[\" oaxes \"] = \" expr \";\\n\"".to_string(),
+        "letrest ::= \" = \" expr0 \";\\n\" | \"[\" axes \"] = \" expr \";\\n\"".to_string(),
         "letname ::= [a-z] [a-z0-9_]*".to_string(),
         format!("outs ::= {}", outputs(ports)),
-        format!("oaxis ::= {}", choice(&OUTPUT_AXES[..rank.max(1)])),
-        format!("raxis ::= {}", choice(&REDUCTION_AXES)),
-        "axis ::= oaxis | raxis".to_string(),
-        "raxes ::= raxis extent? raxesmore?".to_string(),
+        format!("axis ::= {}", choice(&pool)),
+        format!("raxis ::= {}", choice_of(&reduction_pool(task, &pool))),
+        "raxes ::= axis extent? raxesmore?".to_string(),
         "extent ::= \" < \" positive".to_string(),
         "raxesmore ::= \", \" raxes | \": \" dtype".to_string(),
         "index ::= iterm indexmore?".to_string(),
@@ -146,10 +138,10 @@ fn lets() -> Vec<String> {
 }
 
 /// The expression rules again for a statement without output axes (a 0-d `let` or
-/// output), suffixed `0`: its loads index with reduction axes and numbers only, and it
-/// reads intermediates by bare name, as the checker requires.
+/// output), suffixed `0`: its loads index with `raxis`, the names no output is written
+/// over, and it reads intermediates by bare name, as the checker requires.
 fn without_output_axes(rules: &[String]) -> Vec<String> {
-    const FAMILY: [&str; 10] = [
+    const FAMILY: [&str; 12] = [
         "expr",
         "exprmore",
         "term",
@@ -160,6 +152,8 @@ fn without_output_axes(rules: &[String]) -> Vec<String> {
         "iterm",
         "indexmore",
         "scaled",
+        "raxes",
+        "raxesmore",
     ];
     let renamed = |word: &str| -> Option<String> {
         if FAMILY.contains(&word) {
@@ -182,6 +176,22 @@ fn without_output_axes(rules: &[String]) -> Vec<String> {
             let body = body.replace("letname letindex?", "letname");
             Some(format!("{name} ::= {body}"))
         })
+        .collect()
+}
+
+/// The axis names a 0-d statement may reduce over: the pool without the names outputs
+/// are written over, by position or as the description writes them, so that a 0-d
+/// `let` meant to be written over an output axis is refused by the grammar.
+fn reduction_pool(task: &Task, pool: &[&str]) -> Vec<String> {
+    let outputs: Vec<String> = task
+        .ports
+        .iter()
+        .filter(|p| p.output)
+        .flat_map(|p| axes::output_axes(&task.doc, p))
+        .collect();
+    pool.iter()
+        .filter(|a| !axes::OUTPUT_AXES.contains(a) && !outputs.iter().any(|o| o == *a))
+        .map(|a| a.to_string())
         .collect()
 }
 
@@ -224,23 +234,22 @@ pub(super) fn target_ops(target: &Target) -> BTreeSet<String> {
         .collect()
 }
 
-/// Every output's statement, in signature order, each on its own line.
+/// Every output's statement, in signature order, each on its own line, over any
+/// axis names ([`axes::pool`]) as many as the output has dimensions.
 fn outputs(ports: &[Port]) -> String {
     let lines: Vec<String> = ports
         .iter()
         .filter(|p| p.output)
-        .map(|p| {
-            let axes = OUTPUT_AXES[..p.rank.min(OUTPUT_AXES.len())].join(", ");
-            let target = if p.rank == 0 {
-                p.name.clone()
-            } else {
-                format!("{}[{axes}]", p.name)
-            };
-            let expr = if p.rank == 0 { "expr0" } else { "expr" };
-            format!(
-                "indent? {} {expr} \";\\n\"",
-                literal(&format!("{target} = "))
-            )
+        .map(|p| match p.rank {
+            0 => format!(
+                "indent? {} expr0 \";\\n\"",
+                literal(&format!("{} = ", p.name))
+            ),
+            rank => format!(
+                "indent? {} {} \"] = \" expr \";\\n\"",
+                literal(&format!("{}[", p.name)),
+                vec!["axis"; rank].join(" \", \" ")
+            ),
         })
         .collect();
     lines.join(" ")
@@ -278,9 +287,9 @@ fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
 /// `load-x ::= "x[" index ", " index "]"`, and `pad(x, 0)[...]`, per input tensor.
 fn loads(ports: &[Port]) -> Vec<String> {
     let mut rules = vec![
-        "oaxes ::= oaxis oaxesmore?".to_string(),
-        "oaxesmore ::= \", \" oaxes".to_string(),
-        "letindex ::= \"[\" oaxes \"]\"".to_string(),
+        "axes ::= axis axesmore?".to_string(),
+        "axesmore ::= \", \" axes".to_string(),
+        "letindex ::= \"[\" axes \"]\"".to_string(),
     ];
     for port in ports.iter().filter(|p| !p.output && p.rank > 0) {
         let indices = vec!["index"; port.rank].join(" \", \" ");
@@ -301,6 +310,10 @@ pub(super) fn reductions(has: &impl Fn(&str) -> bool) -> Vec<&'static str> {
         }
     }
     names
+}
+
+fn choice_of(names: &[String]) -> String {
+    choice(&names.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 fn choice(names: &[&str]) -> String {

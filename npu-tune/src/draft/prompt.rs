@@ -9,7 +9,6 @@ use npu_core::host::HostTensor;
 use super::Task;
 use super::attempt::Attempt;
 use super::examples::Example;
-use super::grammar::OUTPUT_AXES;
 use crate::llm::ChatMessage;
 
 /// How many values of a tensor an example shows.
@@ -94,11 +93,11 @@ pub fn messages(
 }
 
 /// The body's last statements with their right-hand sides left out: each output
-/// written over its axes, named as the body grammar names them (`y[i, j] = ...;`).
+/// written over its axes, named as the description names them (`y[i, j] = ...;`).
 fn skeleton(task: &Task) -> String {
     let mut lines = String::new();
     for port in task.ports.iter().filter(|p| p.output) {
-        let axes = &OUTPUT_AXES[..port.rank.min(OUTPUT_AXES.len())];
+        let axes = super::axes::output_axes(&task.doc, port);
         let target = match port.rank {
             0 => port.name.clone(),
             _ => format!("{}[{}]", port.name, axes.join(", ")),

@@ -169,8 +169,8 @@ pub fn draft(
     source: &mut dyn BodySource,
     config: &DraftConfig,
 ) -> Result<Drafted, String> {
-    let grammar = super::grammar::body_gbnf(&task.ports, target);
-    let schema = super::schema::body_schema(&task.ports, target);
+    let grammar = super::grammar::body_gbnf(task, target);
+    let schema = super::schema::body_schema(task, target);
     let mut drafted = Drafted {
         kernel: task.name.clone(),
         attempts: Vec::new(),

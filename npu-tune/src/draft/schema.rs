@@ -16,8 +16,8 @@
 use npu_core::{Dtype, Target};
 use serde_json::{Value, json};
 
-use super::Port;
-use super::grammar::{LET_NAMES, OUTPUT_AXES, REDUCTION_AXES, UNARY, reductions, target_ops};
+use super::grammar::{LET_NAMES, UNARY, reductions, target_ops};
+use super::{Port, Task, axes};
 
 /// Binary operators and the vector operation each needs.
 const BINARY: [(&str, &str); 11] = [
@@ -35,7 +35,8 @@ const BINARY: [(&str, &str); 11] = [
 ];
 
 /// The JSON Schema of a body for `ports` on `target`.
-pub fn body_schema(ports: &[Port], target: &Target) -> Value {
+pub fn body_schema(task: &Task, target: &Target) -> Value {
+    let ports = &task.ports;
     let ops = target_ops(target);
     let has = |name: &str| ops.contains(name);
     let mut names: Vec<&str> = ports
@@ -44,7 +45,8 @@ pub fn body_schema(ports: &[Port], target: &Target) -> Value {
         .map(|p| p.name.as_str())
         .collect();
     names.extend(LET_NAMES);
-    let axes: Vec<&str> = OUTPUT_AXES.iter().chain(&REDUCTION_AXES).copied().collect();
+    let pool = axes::pool(&task.doc);
+    let axes: Vec<&str> = pool.iter().map(String::as_str).collect();
     json!({
         "type": "object",
         "properties": {
@@ -55,7 +57,7 @@ pub fn body_schema(ports: &[Port], target: &Target) -> Value {
         "$defs": {
             "statement": object(json!({
                 "name": { "enum": names },
-                "axes": { "type": "array", "items": { "enum": OUTPUT_AXES } },
+                "axes": { "type": "array", "items": { "enum": axes } },
                 "value": { "$ref": "#/$defs/expr" },
             })),
             "expr": { "anyOf": expressions(ports, &has, &axes) },

@@ -274,8 +274,14 @@ impl Checker<'_> {
             }
             (Ty::Value(a), Ty::Value(b)) if a == b => Some(a),
             (Ty::Value(a), Ty::Value(b)) => {
+                let (wide, narrow) = match wider(a, b) {
+                    wide if wide == a => (a, b),
+                    _ => (b, a),
+                };
                 self.error(Code::E010, span, format!("`{what}` mixes {a} and {b}"))
-                    .help = Some(format!("cast one side, e.g. `(x as {})`", wider(a, b)));
+                    .help = Some(format!(
+                    "cast the {narrow} operand to {wide}: `(OPERAND as {wide})`"
+                ));
                 None
             }
             (Ty::Value(d), Ty::Literal { is_float }) | (Ty::Literal { is_float }, Ty::Value(d)) => {
@@ -628,6 +634,13 @@ pub(super) fn subscripts(count: usize) -> String {
     }
 }
 
+/// The dtype two operands of `a` and `b` meet in: a float over an integer, else the
+/// larger.
 fn wider(a: Dtype, b: Dtype) -> Dtype {
-    if a.size() >= b.size() { a } else { b }
+    match (a.is_float(), b.is_float()) {
+        (true, false) => a,
+        (false, true) => b,
+        _ if a.size() >= b.size() => a,
+        _ => b,
+    }
 }

@@ -4,6 +4,7 @@
 use proc_macro2::Ident;
 
 use super::expr::{expr_span, subscripts};
+use super::reduce::fresh_axis;
 use super::{Checker, PadKey, Scope, Ty};
 use crate::ast;
 use crate::diag::{Code, suggestion};
@@ -310,6 +311,12 @@ impl Checker<'_> {
                     format!(
                         "an intermediate holds one tile over its own axes: read it as it is written, `{}`",
                         show(first)
+                    )
+                } else if let Some((axis, window)) = window_read(first, subscripts, &scope.axes) {
+                    format!(
+                        "a staged tensor holds one tile at a time: `{}` and `{}` are one window, read once as `{name}[{window}]` in a reduction over a new axis `{axis}` that states the window's extent, as in `sum[{axis} < 3](..)` or `max[{axis} < 3](..)`",
+                        show(first),
+                        show(subscripts)
                     )
                 } else {
                     format!(
@@ -632,18 +639,45 @@ impl Checker<'_> {
 }
 
 /// A subscript as DSL text with the kernel's axis names: `2*i + k - 1`.
-pub(super) fn affine_text(subscript: &Subscript, axes: &[Axis]) -> String {
-    let mut out = String::new();
-    for (position, (axis, c)) in subscript.terms().iter().enumerate() {
-        if position > 0 {
-            out.push_str(" + ");
-        }
-        if *c != 1 {
-            out.push_str(&format!("{c}*"));
-        }
-        out.push_str(&axes[*axis].name);
+/// The subscripts of one read covering both `first` and `here` when they differ in
+/// the constant offset of one position only (`x[2*t]` and `x[2*t + 1]`, `w[0]` and
+/// `w[1]`): a new axis name and the subscripts with it added at the smaller offset,
+/// `2*t + k`.
+fn window_read(first: &[Subscript], here: &[Subscript], axes: &[Axis]) -> Option<(String, String)> {
+    let gather = |s: &Subscript| matches!(s, Subscript::Gather { .. });
+    if first.len() != here.len() || first.iter().chain(here).any(gather) {
+        return None;
     }
-    match subscript.offset() {
+    let differing: Vec<usize> = (0..first.len()).filter(|&p| first[p] != here[p]).collect();
+    let [position] = differing[..] else {
+        return None;
+    };
+    let (a, b) = (&first[position], &here[position]);
+    if a.terms() != b.terms() {
+        return None;
+    }
+    let axis = fresh_axis(axes);
+    let offset = a.offset().min(b.offset());
+    let mut texts: Vec<String> = first.iter().map(|s| affine_text(s, axes)).collect();
+    texts[position] = terms_text(&a.terms(), Some(&axis), offset, axes);
+    Some((axis, texts.join(", ")))
+}
+
+pub(super) fn affine_text(subscript: &Subscript, axes: &[Axis]) -> String {
+    terms_text(&subscript.terms(), None, subscript.offset(), axes)
+}
+
+/// `2*i + k - 1`: the terms, then the axis named `extra`, then the offset.
+fn terms_text(terms: &[(usize, u64)], extra: Option<&str>, offset: i64, axes: &[Axis]) -> String {
+    let names = terms.iter().map(|(axis, c)| match c {
+        1 => axes[*axis].name.clone(),
+        c => format!("{c}*{}", axes[*axis].name),
+    });
+    let mut out = names
+        .chain(extra.map(str::to_string))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    match offset {
         offset if out.is_empty() => out.push_str(&offset.to_string()),
         0 => {}
         offset if offset < 0 => out.push_str(&format!(" - {}", offset.unsigned_abs())),

@@ -232,9 +232,7 @@ impl Checker<'_> {
                 axis_ident.span(),
                 format!("axis `{axis_name}` is already in use here"),
             )
-            .help = Some(format!(
-                "reduce over a new axis name, such as `k`, or reduce over `{axis_name}` in an intermediate over the other axes: `let s[i] = sum[{axis_name}](...);`"
-            ));
+            .help = Some(in_use_help(&axis_name, scope));
             return None;
         }
         let stated_extent = reduction.extents[position];
@@ -510,5 +508,37 @@ pub(super) fn reduction_extent(
         ast::Expr::Call { args, .. } => args
             .iter()
             .find_map(|a| reduction_extent(a, axis, names, tensors)),
+    }
+}
+
+/// The help for a reduction over `axis`, an axis already in use: a name that is not,
+/// or the reduction in an intermediate over the other live axes.
+fn in_use_help(axis: &str, scope: &Scope) -> String {
+    let fresh = fresh_axis(&scope.axes);
+    let others: Vec<&str> = scope
+        .live
+        .iter()
+        .map(|a| scope.axes[*a].name.as_str())
+        .filter(|name| *name != axis)
+        .collect();
+    let intermediate = match others.is_empty() {
+        true => "s".to_string(),
+        false => format!("s[{}]", others.join(", ")),
+    };
+    format!(
+        "reduce over a new axis name, such as `{fresh}`, or reduce over `{axis}` in an intermediate over the other axes: `let {intermediate} = sum[{axis}](...);`"
+    )
+}
+
+/// A name for a new axis that no axis of `axes` has, for help text.
+pub(super) fn fresh_axis(axes: &[Axis]) -> String {
+    const NAMES: [&str; 4] = ["k", "l", "r", "kk"];
+    let taken = |name: &str| axes.iter().any(|a| a.name == name);
+    match NAMES.into_iter().find(|n| !taken(n)) {
+        Some(name) => name.to_string(),
+        None => (1..)
+            .map(|n| format!("k{n}"))
+            .find(|n| !taken(n))
+            .unwrap_or_default(),
     }
 }

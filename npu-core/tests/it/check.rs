@@ -84,6 +84,7 @@ cases! {
     parallel_tile_too_big: vmla("ascend910b", "    parallel i over 8 cores;\n    split i by 16384;\n    stage a, b, c, y in ub;");
     unknown_function_and_dtype: "kernel k(x: [fp16; 1024]) -> y: [f16; 1024] { y[i] = expf(x[i]); }\ntarget npueval_demo;\nschedule s { stage x, y in ub; }\n";
     type_mismatches: "kernel k(a: [f16; 1024], b: [f32; 1024], n: [i32; 1024]) -> (y: [f16; 1024], z: [f16; 1024]) {\n    y[i] = a[i] + b[i];\n    z[i] = exp(n[i]) as f16;\n}\ntarget npueval_demo;\nschedule s { stage a, b, n, y, z in ub; }\n";
+    window_reads_are_one_reduction: "kernel k(x: [f32; 1026], w: [f32; 3]) -> y: [f32; 512] {\n    y[t] = min(x[2 * t], x[2 * t + 2]) + x[t + 1] * w[0] + x[t] * w[1];\n}\ntarget ascend910b;\n";
     output_dtype_mismatch: "kernel k(a: [f16; 1024]) -> y: [f16; 1024] { y[i] = a[i] as f32; }\ntarget npueval_demo;\nschedule s { stage a, y in ub; }\n";
     shape_and_range: "kernel k(a: [f16; 1024], b: [f16; 512], m: [f16; 4, 256]) -> y: [f16; 1024] {\n    y[i] = a[i] + b[i] + m[i] + m[7, 0];\n}\ntarget npueval_demo;\nschedule s { stage a, b, m, y in ub; }\n";
     unknown_target: vmla("ascend910", "    stage a, b, c, y in ub;");

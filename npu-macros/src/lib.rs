@@ -161,17 +161,25 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
     }
 
+    /// The entries of `dir`, sorted; none when it cannot be read.
+    fn listing(dir: &Path) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        paths.sort();
+        paths
+    }
+
     /// The bodies of every `npu_kernel!` call in the UI cases and the examples, with the
     /// name of the file they come from.
     fn corpus() -> Vec<(String, TokenStream)> {
         let mut bodies = Vec::new();
-        for dir in ["tests/ui/fail", "tests/ui/pass", "examples"] {
-            let Ok(entries) = std::fs::read_dir(workspace().join(dir)) else {
-                continue;
-            };
-            let mut files: Vec<PathBuf> =
-                entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-            files.sort();
+        let fail = workspace().join("tests/ui/fail");
+        let folders = listing(&fail).into_iter().filter(|p| p.is_dir());
+        let dirs = folders.chain(["tests/ui/pass", "examples"].map(|d| workspace().join(d)));
+        for dir in dirs {
+            let files = listing(&dir);
             for file in files
                 .iter()
                 .filter(|f| f.extension().is_some_and(|e| e == "rs"))

@@ -50,12 +50,7 @@ fn diagnostics_are_identical_across_processes() {
 /// equal splits both exceed the repeat limit.
 fn render_all() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut cases: Vec<_> = std::fs::read_dir(root.join("tests/ui/fail"))
-        .expect("tests/ui/fail exists")
-        .map(|entry| entry.expect("a directory entry").path())
-        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
-        .collect();
-    cases.sort();
+    let cases = crate::ui::fail_cases();
     let mut sources: Vec<String> = cases
         .iter()
         .map(|case| {

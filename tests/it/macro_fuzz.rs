@@ -242,17 +242,9 @@ fn render(diagnostics: &npu::Diagnostics, text: &str) -> Result<(), String> {
 
 /// The bodies of every `npu_kernel!` call in the UI cases and the examples.
 fn corpus(root: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    for dir in ["tests/ui/fail", "tests/ui/pass", "examples"] {
-        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
-            continue;
-        };
-        files.extend(
-            entries
-                .filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "rs")),
-        );
+    let mut files = crate::ui::fail_cases();
+    for dir in ["tests/ui/pass", "examples"] {
+        files.extend(crate::ui::cases(&root.join(dir)));
     }
     files.sort();
     files

@@ -1,6 +1,6 @@
 //! The string API and the macro agree: for every compile-fail UI case, checking the
 //! macro's body as text (`npu::check_source_with`) reports exactly the diagnostics, at
-//! exactly the lines and columns, that rustc reported for the macro in the case's
+//! exactly the lines and columns and with the same help, that rustc reported for the macro in the case's
 //! reviewed `.stderr`. Also, no `.stderr` holds any other error or a warning: a broken
 //! kernel costs its user only its own diagnostics.
 //!
@@ -8,16 +8,17 @@
 //! applied to the kernel, clears its diagnostic without bringing a new one; and no
 //! diagnostic points at the call site instead of a token of the kernel.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// One diagnostic as both sides report it: code, 1-based line and column, message.
-type Reported = (String, usize, usize, String);
+/// One diagnostic as both sides report it: code, 1-based line and column, message
+/// and help.
+type Reported = (String, usize, usize, String, Option<String>);
 
 #[test]
 fn text_and_macro_report_the_same_diagnostics() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut mismatches = Vec::new();
-    let cases = fail_cases(root);
+    let cases = crate::ui::fail_cases();
     assert!(
         cases.len() >= 25,
         "expected the compile-fail UI cases, found {}",
@@ -56,7 +57,7 @@ fn every_help_fix_clears_its_diagnostic() {
     let read = |path: &str| std::fs::read_to_string(root.join(path)).map_err(|e| e.to_string());
     let mut applied = 0;
     let mut failures = Vec::new();
-    for case in fail_cases(root) {
+    for case in crate::ui::fail_cases() {
         let body = macro_body(&std::fs::read_to_string(&case).expect("a readable UI case"));
         let Err(diagnostics) = npu::check_source_with(&body, read) else {
             continue;
@@ -108,9 +109,9 @@ fn every_help_fix_clears_its_diagnostic() {
 #[test]
 fn no_diagnostic_points_at_the_call_site() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for case in fail_cases(root) {
+    for case in crate::ui::fail_cases() {
         let text = std::fs::read_to_string(&case).expect("a readable UI case");
-        for (code, line, column, message) in text_diagnostics(root, &text) {
+        for (code, line, column, message, _) in text_diagnostics(root, &text) {
             let call = text
                 .lines()
                 .position(|l| l.contains("npu_kernel!"))
@@ -138,17 +139,6 @@ fn code_counts(diagnostics: &npu::Diagnostics) -> Vec<(npu::Code, usize)> {
     counts
 }
 
-fn fail_cases(root: &Path) -> Vec<PathBuf> {
-    let dir = root.join("tests/ui/fail");
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("tests/ui/fail exists")
-        .map(|entry| entry.expect("a readable directory entry").path())
-        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
-        .collect();
-    cases.sort();
-    cases
-}
-
 /// The diagnostics of the one `npu_kernel!` body in `text`, checked as text with target
 /// files read relative to the crate root, as the macro reads them.
 fn text_diagnostics(root: &Path, text: &str) -> Vec<Reported> {
@@ -161,7 +151,10 @@ fn text_diagnostics(root: &Path, text: &str) -> Vec<Reported> {
         Err(diagnostics) => diagnostics
             .records()
             .into_iter()
-            .map(|r| (r.code.to_string(), r.line, r.column, r.message))
+            .map(|r| {
+                let help = shared_help(&r.message, r.help);
+                (r.code.to_string(), r.line, r.column, r.message, help)
+            })
             .collect(),
     };
     list.sort();
@@ -230,11 +223,18 @@ fn matching_close(chars: &[char], open: usize) -> usize {
     panic!("unbalanced `npu_kernel!` call");
 }
 
+/// `help`, unless the diagnostic is about a target file that cannot be read: only the
+/// macro knows where a relative path starts, and says so in a help of its own.
+fn shared_help(message: &str, help: Option<String>) -> Option<String> {
+    help.filter(|_| !message.starts_with("cannot use target file"))
+}
+
 /// The `error: [E0xx] message` lines of a `.stderr` with the `--> file:line:column`
 /// that follows each. Any other error or warning is a problem of its own.
 fn rustc_diagnostics(stderr: &str) -> Result<Vec<Reported>, String> {
     let mut list = Vec::new();
     let mut pending: Option<(String, String)> = None;
+    let mut help = None;
     for line in stderr.lines() {
         if let Some(rest) = line.strip_prefix("error: [") {
             let (code, message) = rest
@@ -246,6 +246,10 @@ fn rustc_diagnostics(stderr: &str) -> Result<Vec<Reported>, String> {
             {
                 return Err("an error without a location".into());
             }
+        } else if let Some(text) = line.trim_start().strip_prefix("= help: ")
+            && pending.is_some()
+        {
+            help = Some(text.to_string());
         } else if line.starts_with("error") || line.starts_with("warning") {
             return Err(format!(
                 "rustc reported more than the kernel's diagnostics: `{line}`"
@@ -259,7 +263,8 @@ fn rustc_diagnostics(stderr: &str) -> Result<Vec<Reported>, String> {
             let (Some(column), Some(line_number)) = (column, line_number) else {
                 return Err(format!("unreadable location `{location}`"));
             };
-            list.push((code, line_number, column, message));
+            let help = shared_help(&message, help.take());
+            list.push((code, line_number, column, message, help));
         }
     }
     if pending.is_some() {

@@ -41,51 +41,10 @@ impl Checker<'_> {
             },
             None => None,
         };
-        let mut subscripts = Vec::new();
-        let mut ok = true;
-        for (dim, index) in indices.iter().enumerate() {
-            let extent = tensor.shape[dim];
-            match index {
-                ast::Index::Const(number) => {
-                    if number.value >= extent && !padded {
-                        let pad = if scope.gather_index {
-                            String::new()
-                        } else {
-                            format!(", or read through `pad({name}, 0)[...]`")
-                        };
-                        self.error(Code::E012, number.span, format!("index {} is out of range for `{name}`, which has {extent} elements along dimension {dim}", number.value))
-                            .help = Some(format!("use an index below {extent}{pad}"));
-                        ok = false;
-                    }
-                    subscripts.push(Subscript::Const(number.value));
-                }
-                ast::Index::Axis(axis_ident) => {
-                    let view = (name.as_str(), tensor);
-                    match self.axis_subscript(axis_ident, view, dim, padded, scope) {
-                        Some(subscript) => subscripts.push(subscript),
-                        None => ok = false,
-                    }
-                }
-                ast::Index::Gather(gather) => {
-                    match self.gather(gather, tensor, dim, padded, &subscripts, scope, tensors) {
-                        Some(subscript) => subscripts.push(subscript),
-                        None => ok = false,
-                    }
-                }
-                ast::Index::Affine(affine) => {
-                    let view = (name.as_str(), indices);
-                    let at = (extent, dim);
-                    if let Some(subscript) =
-                        self.affine_subscript(affine, view, at, padded, scope, &mut ok)
-                    {
-                        subscripts.push(subscript);
-                    }
-                }
-            }
-        }
-        if !ok {
+        let Some(subscripts) = self.load_subscripts(&name, tensor, indices, padded, scope, tensors)
+        else {
             return (None, Ty::Error);
-        }
+        };
         if !self.same_view(ident, index, tensor, &subscripts, scope, tensors) {
             return (None, Ty::Error);
         }
@@ -112,6 +71,62 @@ impl Checker<'_> {
             }),
             ty,
         )
+    }
+
+    /// The subscripts of a load of `tensor` (named `name`) at `indices`, each checked
+    /// against its dimension; `None` when any is reported.
+    fn load_subscripts(
+        &mut self,
+        name: &str,
+        tensor: &Tensor,
+        indices: &[ast::Index],
+        padded: bool,
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> Option<Vec<Subscript>> {
+        let mut subscripts = Vec::new();
+        let mut ok = true;
+        for (dim, index) in indices.iter().enumerate() {
+            let extent = tensor.shape[dim];
+            match index {
+                ast::Index::Const(number) => {
+                    if number.value >= extent && !padded {
+                        let pad = if scope.gather_index {
+                            String::new()
+                        } else {
+                            format!(", or read through `pad({name}, 0)[...]`")
+                        };
+                        self.error(Code::E012, number.span, format!("index {} is out of range for `{name}`, which has {extent} elements along dimension {dim}", number.value))
+                            .help = Some(format!("use an index below {extent}{pad}"));
+                        ok = false;
+                    }
+                    subscripts.push(Subscript::Const(number.value));
+                }
+                ast::Index::Axis(axis_ident) => {
+                    let view = (name, tensor);
+                    match self.axis_subscript(axis_ident, view, dim, padded, scope) {
+                        Some(subscript) => subscripts.push(subscript),
+                        None => ok = false,
+                    }
+                }
+                ast::Index::Gather(gather) => {
+                    match self.gather(gather, tensor, dim, padded, &subscripts, scope, tensors) {
+                        Some(subscript) => subscripts.push(subscript),
+                        None => ok = false,
+                    }
+                }
+                ast::Index::Affine(affine) => {
+                    let view = (name, indices);
+                    let at = (extent, dim);
+                    if let Some(subscript) =
+                        self.affine_subscript(affine, view, at, padded, scope, &mut ok)
+                    {
+                        subscripts.push(subscript);
+                    }
+                }
+            }
+        }
+        ok.then_some(subscripts)
     }
 
     /// The tensor a load names: declared, not an output, and not an intermediate whose

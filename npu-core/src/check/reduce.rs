@@ -48,37 +48,12 @@ impl Checker<'_> {
         if !self.reduction_form(func, op, reduction, args.len(), scope) {
             return (None, Ty::Error);
         }
-        let accumulator = match &reduction.accumulator {
-            Some(ident) => match self.dtype(ident) {
-                Some(dtype) => Some((dtype, ident)),
-                None => return (None, Ty::Error),
-            },
-            None => None,
-        };
-        if let Some((dtype, ident)) = accumulator
-            && op.is_arg()
-            && dtype.is_float()
-        {
-            self.error(
-                Code::E010,
-                ident.span(),
-                format!("`{name}` returns an index, which {dtype} cannot be"),
-            )
-            .help = Some(format!(
-                "name an integer dtype for the index, as in `{name}[{}: i32]`, or leave it out",
-                reduction.axes[0]
-            ));
+        let Some(accumulator) = self.named_accumulator(&name, op, reduction) else {
             return (None, Ty::Error);
-        }
-        let mut axes: Vec<usize> = Vec::with_capacity(reduction.axes.len());
-        for position in 0..reduction.axes.len() {
-            let Some(axis) =
-                self.reduction_axis(&name, reduction, position, &args[0], scope, tensors)
-            else {
-                return (None, Ty::Error);
-            };
-            axes.push(axis);
-        }
+        };
+        let Some(axes) = self.reduction_axes(&name, reduction, &args[0], scope, tensors) else {
+            return (None, Ty::Error);
+        };
         if !self.one_axis_list(reduction, &axes, scope) {
             return (None, Ty::Error);
         }
@@ -124,6 +99,49 @@ impl Checker<'_> {
             }),
             Ty::Value(dtype),
         )
+    }
+
+    /// The accumulator dtype a reduction names, with its token: `Some(None)` when it
+    /// names none, `None` when the one named is reported (unknown, or a float for an
+    /// index).
+    fn named_accumulator<'a>(
+        &mut self,
+        name: &str,
+        op: ReduceOp,
+        reduction: &'a ast::Reduction,
+    ) -> Option<Option<(Dtype, &'a Ident)>> {
+        let Some(ident) = &reduction.accumulator else {
+            return Some(None);
+        };
+        let dtype = self.dtype(ident)?;
+        if op.is_arg() && dtype.is_float() {
+            self.error(
+                Code::E010,
+                ident.span(),
+                format!("`{name}` returns an index, which {dtype} cannot be"),
+            )
+            .help = Some(format!(
+                "name an integer dtype for the index, as in `{name}[{}: i32]`, or leave it out",
+                reduction.axes[0]
+            ));
+            return None;
+        }
+        Some(Some((dtype, ident)))
+    }
+
+    /// The axes a reduction introduces, each checked in turn; `None` at the first
+    /// reported.
+    fn reduction_axes(
+        &mut self,
+        name: &str,
+        reduction: &ast::Reduction,
+        body: &ast::Expr,
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> Option<Vec<usize>> {
+        (0..reduction.axes.len())
+            .map(|position| self.reduction_axis(name, reduction, position, body, scope, tensors))
+            .collect()
     }
 
     /// The dtype of an argmax's or argmin's index: the one named, if it holds every

@@ -425,10 +425,10 @@ const CUBE_PRELUDE: &str = "npu_model::start_cube(524288, 65536, 65536, 131072);
     for (int i = 0; i < 128; ++i) in_halves[i] = half(i);
     AscendC::GlobalTensor<half> in_half; in_half.SetGlobalBuffer(in_halves);
     AscendC::GlobalTensor<half> out_half; out_half.SetGlobalBuffer(reinterpret_cast<half *>(out));
-    auto get_half = [](npu_model::Memory &m, uint64_t byte) { half v; std::memcpy(&v, &m.bytes[byte], 2); return double(v); };
-    auto set_half = [](npu_model::Memory &m, uint64_t byte, double x) { half v = half(x); std::memcpy(&m.bytes[byte], &v, 2); };
-    auto get_float = [](npu_model::Memory &m, uint64_t byte) { float v; std::memcpy(&v, &m.bytes[byte], 4); return double(v); };
-    auto set_float = [](npu_model::Memory &m, uint64_t byte, float v) { std::memcpy(&m.bytes[byte], &v, 4); };
+    auto get_half = [](npu_model::Memory &m, uint64_t byte) { half v; std::memcpy(&v, &npu_model::filled(m).bytes[byte], 2); return double(v); };
+    auto set_half = [](npu_model::Memory &m, uint64_t byte, double x) { half v = half(x); std::memcpy(&npu_model::filled(m).bytes[byte], &v, 2); };
+    auto get_float = [](npu_model::Memory &m, uint64_t byte) { float v; std::memcpy(&v, &npu_model::filled(m).bytes[byte], 4); return double(v); };
+    auto set_float = [](npu_model::Memory &m, uint64_t byte, float v) { std::memcpy(&npu_model::filled(m).bytes[byte], &v, 4); };
     (void)get_half; (void)set_half; (void)get_float; (void)set_float; (void)l1; (void)a; (void)b; (void)c;";
 
 /// The cube calls' cases, the worked examples of the reference's LoadData, Mmad,

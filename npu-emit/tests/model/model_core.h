@@ -120,8 +120,11 @@ inline void start_core(uint32_t block, uint64_t capacity, uint32_t events) {
     }
     c.flags.clear();
     c.buffer_taken = false;
+    // Cleared, not freed: the next core that uses a memory refills the allocation.
     for (Memory *m : {&c.l1, &c.l0a, &c.l0b, &c.l0c}) {
-        *m = Memory{};
+        m->capacity = 0;
+        m->bytes.clear();
+        m->shadow.clear();
     }
     c.l1.name = "l1";
     c.l0a.name = "l0a";
@@ -130,16 +133,24 @@ inline void start_core(uint32_t block, uint64_t capacity, uint32_t events) {
     c.m_barrier = 0;
 }
 
+// `memory` with its bytes and shadow, filled with a poison pattern on first use, so
+// vector-only kernels do not pay for the cube's memories.
+inline Memory &filled(Memory &memory) {
+    if (memory.bytes.empty()) {
+        memory.bytes.assign(memory.capacity, 0xA5);
+        memory.shadow.assign(memory.capacity, Shadow{});
+    }
+    return memory;
+}
+
 // Gives the started core the cube path's memories, of the target's capacities, each
-// filled with a poison pattern.
+// filled when the core first uses it (`filled`).
 inline void start_cube(uint64_t l1, uint64_t l0a, uint64_t l0b, uint64_t l0c) {
     Core &c = core();
     Memory *memories[] = {&c.l1, &c.l0a, &c.l0b, &c.l0c};
     uint64_t capacities[] = {l1, l0a, l0b, l0c};
     for (int i = 0; i < 4; ++i) {
         memories[i]->capacity = capacities[i];
-        memories[i]->bytes.assign(capacities[i], 0xA5);
-        memories[i]->shadow.assign(capacities[i], Shadow{});
     }
 }
 

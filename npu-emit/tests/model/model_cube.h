@@ -138,7 +138,7 @@ inline Memory &cube_memory(const AscendC::LocalTensor<T> &tensor, const char *wh
     if (memory->capacity == 0) {
         fail("%s: the core has no %s (start_cube was not called)", what, memory->name);
     }
-    return *memory;
+    return filled(*memory);
 }
 
 // `bytes` from `address` lie inside the tensor's buffer and its memory.

@@ -7,6 +7,7 @@ use npu_core::CheckedKernel;
 use npu_core::host::HostTensor;
 use npu_emit::{Backend, emit};
 use npu_sim::{SimOptions, simulate};
+use rayon::prelude::*;
 
 use crate::support::{self, Case};
 
@@ -137,6 +138,52 @@ pub fn first_difference(expected: &[Vec<u8>], got: &[Vec<u8>]) -> String {
     "outputs differ in number".into()
 }
 
+/// One case's inputs and the simulator's outputs on them: random, then edge values.
+type Expectation = Vec<(&'static str, Vec<HostTensor>, Vec<Vec<u8>>)>;
+
+/// What the simulator computes for every case; runs beside the C++ compiles.
+fn expectations(cases: &[(Case, &'static CheckedKernel)]) -> Vec<Expectation> {
+    cases
+        .par_iter()
+        .map(|(case, kernel)| {
+            [
+                ("random", kernel.random_inputs(1)),
+                ("edges", kernel.edge_inputs(2)),
+            ]
+            .into_iter()
+            .map(|(tag, inputs)| {
+                let expected = simulated(case, kernel, &inputs);
+                (tag, inputs, expected)
+            })
+            .collect()
+        })
+        .collect()
+}
+
+/// Runs every case's binary on its inputs; a line per mismatch.
+fn mismatches(build: &support::Build, cases: &[Case], expected: &[Expectation]) -> Vec<String> {
+    let per_case: Vec<Vec<String>> = cases
+        .par_iter()
+        .zip(expected)
+        .map(|(case, runs)| {
+            runs.iter()
+                .filter_map(
+                    |(tag, inputs, expected)| match build.run(case, inputs, tag) {
+                        Ok(got) if got == *expected => None,
+                        Ok(got) => Some(format!(
+                            "{} on {tag} inputs: {}",
+                            case.function,
+                            first_difference(expected, &got)
+                        )),
+                        Err(model) => Some(format!("{} on {tag} inputs: {model}", case.function)),
+                    },
+                )
+                .collect()
+        })
+        .collect();
+    per_case.concat()
+}
+
 #[test]
 fn bundled_ascend_kernels_match_the_simulator_bit_for_bit() {
     let (cases, skipped) = cases();
@@ -144,25 +191,12 @@ fn bundled_ascend_kernels_match_the_simulator_bit_for_bit() {
         println!("skipped {kernel}: {reason}");
     }
     let plain: Vec<Case> = cases.iter().map(|(c, _)| c.clone()).collect();
-    let build = support::build(&plain);
-    let mut failures = Vec::new();
-    for (case, kernel) in &cases {
-        for (tag, inputs) in [
-            ("random", kernel.random_inputs(1)),
-            ("edges", kernel.edge_inputs(2)),
-        ] {
-            let expected = simulated(case, kernel, &inputs);
-            match build.run(case, &inputs, tag) {
-                Ok(got) if got == expected => {}
-                Ok(got) => failures.push(format!(
-                    "{} on {tag} inputs: {}",
-                    case.function,
-                    first_difference(&expected, &got)
-                )),
-                Err(model) => failures.push(format!("{} on {tag} inputs: {model}", case.function)),
-            }
-        }
-    }
+    let (build, expected) = std::thread::scope(|scope| {
+        let build = scope.spawn(|| support::build(&plain));
+        let expected = expectations(&cases);
+        (build.join().expect("the build finishes"), expected)
+    });
+    let failures = mismatches(&build, &plain, &expected);
     println!(
         "{} of {} Ascend programs (hand and tuned schedules) written; mismatches: {}",
         cases.len(),

@@ -156,7 +156,7 @@ mod tests {
 
     use super::*;
 
-    /// The workspace root, where the UI cases, examples and their target files live.
+    /// The workspace root, where the examples live (the UI cases are in npu-ui).
     fn workspace() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
     }
@@ -172,13 +172,19 @@ mod tests {
     }
 
     /// The bodies of every `npu_kernel!` call in the UI cases and the examples, with the
-    /// name of the file they come from.
-    fn corpus() -> Vec<(String, TokenStream)> {
+    /// name of the file they come from and the root of its crate (which the macro
+    /// resolves target files against).
+    fn corpus() -> Vec<(String, PathBuf, TokenStream)> {
         let mut bodies = Vec::new();
-        let fail = workspace().join("tests/ui/fail");
-        let folders = listing(&fail).into_iter().filter(|p| p.is_dir());
-        let dirs = folders.chain(["tests/ui/pass", "examples"].map(|d| workspace().join(d)));
-        for dir in dirs {
+        let ui = workspace().join("npu-ui");
+        let folders = listing(&ui.join("tests/ui/fail"))
+            .into_iter()
+            .filter(|p| p.is_dir());
+        let ui_dirs = folders
+            .chain([ui.join("tests/ui/pass")])
+            .map(|d| (ui.clone(), d));
+        let dirs = ui_dirs.chain([(workspace(), workspace().join("examples"))]);
+        for (root, dir) in dirs {
             let files = listing(&dir);
             for file in files
                 .iter()
@@ -198,7 +204,7 @@ mod tests {
                         && name == "npu_kernel"
                         && bang.as_char() == '!'
                     {
-                        bodies.push((file.display().to_string(), body.stream()));
+                        bodies.push((file.display().to_string(), root.clone(), body.stream()));
                     }
                 }
             }
@@ -206,9 +212,14 @@ mod tests {
         bodies
     }
 
-    /// Expands `input`, or says why the result is wrong.
+    /// Expands `input` in the workspace's root crate, or says why the result is wrong.
     fn expand(input: TokenStream) -> Result<TokenStream, String> {
-        let output = catch_unwind(AssertUnwindSafe(|| expand_kernel(input, &workspace())))
+        expand_in(input, &workspace())
+    }
+
+    /// Expands `input` in the crate at `root`, or says why the result is wrong.
+    fn expand_in(input: TokenStream, root: &Path) -> Result<TokenStream, String> {
+        let output = catch_unwind(AssertUnwindSafe(|| expand_kernel(input, root)))
             .map_err(|panic| format!("panicked: {:?}", panic.downcast_ref::<String>()))?;
         let text = output.to_string();
         if text.parse::<TokenStream>().is_err() {
@@ -224,8 +235,9 @@ mod tests {
     fn every_ui_case_and_example_expands_as_its_folder_says() {
         let corpus = corpus();
         assert!(corpus.len() >= 30, "found {} kernels", corpus.len());
-        for (file, body) in corpus {
-            let output = expand(body).unwrap_or_else(|problem| panic!("{file}: {problem}"));
+        for (file, root, body) in corpus {
+            let output =
+                expand_in(body, &root).unwrap_or_else(|problem| panic!("{file}: {problem}"));
             let failed = output.to_string().contains("compile_error");
             assert_eq!(failed, file.contains("fail"), "{file}");
         }
@@ -301,7 +313,7 @@ mod tests {
     fn mutated_token_streams_expand_without_panicking() {
         let mut random = fastrand::Rng::with_seed(0x00c0_ffee_1234_5678);
         let mut expanded = 0;
-        for (file, body) in corpus() {
+        for (file, root, body) in corpus() {
             let leaves = count_leaves(&body);
             for _ in 0..150 {
                 let mutant = mutate(
@@ -311,13 +323,13 @@ mod tests {
                     &mut random,
                 );
                 expanded += 1;
-                if let Err(problem) = expand(mutant.clone()) {
+                if let Err(problem) = expand_in(mutant.clone(), &root) {
                     panic!("{file}: {problem}\n--- input ---\n{mutant}");
                 }
             }
             for cut in 0..body.clone().into_iter().count() {
                 let truncated: TokenStream = body.clone().into_iter().take(cut).collect();
-                expand(truncated)
+                expand_in(truncated, &root)
                     .unwrap_or_else(|problem| panic!("{file} cut at {cut}: {problem}"));
                 expanded += 1;
             }
@@ -331,9 +343,9 @@ mod tests {
     fn expansion_time() {
         let vmla = corpus()
             .into_iter()
-            .find(|(file, _)| file.ends_with("examples/vmla.rs"))
+            .find(|(file, _, _)| file.ends_with("examples/vmla.rs"))
             .expect("examples/vmla.rs")
-            .1;
+            .2;
         let iterations: u32 = std::env::var("NPU_EXPANSIONS")
             .ok()
             .and_then(|n| n.parse().ok())

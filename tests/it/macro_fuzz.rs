@@ -240,17 +240,30 @@ fn render(diagnostics: &npu::Diagnostics, text: &str) -> Result<(), String> {
     }
 }
 
-/// The bodies of every `npu_kernel!` call in the UI cases and the examples.
+/// The bodies of every `npu_kernel!` call in the UI cases (npu-ui) and the examples.
 fn corpus(root: &Path) -> Vec<String> {
-    let mut files = crate::ui::fail_cases();
-    for dir in ["tests/ui/pass", "examples"] {
-        files.extend(crate::ui::cases(&root.join(dir)));
+    let mut files = Vec::new();
+    for dir in ["npu-ui/tests/ui", "examples"] {
+        rust_files(&root.join(dir), &mut files);
     }
     files.sort();
     files
         .iter()
         .flat_map(|file: &PathBuf| macro_bodies(&std::fs::read_to_string(file).unwrap_or_default()))
         .collect()
+}
+
+/// Every `.rs` file under `dir`, at any depth.
+fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("a readable directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
 }
 
 /// The text inside the braces of each `npu_kernel! { .. }` in `source`.

@@ -358,7 +358,7 @@ cases! {
 /// An axis whose extent the output declares, or a reduction states (`k < n`), reads
 /// the first elements of a longer input dimension, as `d + 0` always could: the same
 /// checked kernel. An axis whose extent was found from another tensor still refuses
-/// a tensor that disagrees (tests/ui/fail/e011/shape_mismatch.rs).
+/// a tensor that disagrees (npu-ui/tests/ui/fail/e011/shape_mismatch.rs).
 #[test]
 fn a_declared_axis_reads_the_first_elements_of_a_longer_dimension() {
     let kernel = |read: &str| {

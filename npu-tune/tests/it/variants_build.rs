@@ -462,7 +462,7 @@ fn autotune_reads_a_kernel_file_whose_target_file_is_relative_to_the_crate_root(
     std::fs::write(krate.path("Cargo.toml"), "[package]\nname = \"k\"\n").unwrap();
     std::fs::create_dir_all(krate.path("targets")).unwrap();
     std::fs::copy(
-        "../tests/ui/targets/tiny.toml",
+        "../npu-ui/tests/ui/targets/tiny.toml",
         krate.path("targets/tiny.toml"),
     )
     .unwrap();

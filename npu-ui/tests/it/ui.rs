@@ -5,8 +5,8 @@
 //! rustc compiles the first case of each code's folder and every pass case; the other
 //! fail cases are held to their reviewed `.stderr` through the string API, which reports
 //! the same diagnostics (ui_positions.rs). `NPU_UI_ALL=1` compiles every case. The
-//! `.stderr` files are generated with `NPU_UI_ALL=1 TRYBUILD=overwrite cargo test -p npu
-//! --test it ui` and reviewed, never written by hand.
+//! `.stderr` files are generated with `NPU_UI_ALL=1 TRYBUILD=overwrite cargo test -p
+//! npu-ui --test it ui` and reviewed, never written by hand.
 
 use std::path::{Path, PathBuf};
 
@@ -53,12 +53,12 @@ fn folders(dir: &Path) -> Vec<PathBuf> {
     folders
 }
 
-/// trybuild compiles each case as a crate of its own in `<target>/tests/trybuild/npu`,
+/// trybuild compiles each case as a crate of its own in `<target>/tests/trybuild/npu-ui`,
 /// which is the `CARGO_MANIFEST_DIR` the macro resolves `target "tests/ui/targets/..";`
 /// against. The target files are copied there, so the cases read them as a user's crate
 /// would read its own.
 fn copy_target_files_into_trybuild_project() {
-    let project = target_dir().join("tests").join("trybuild").join("npu");
+    let project = target_dir().join("tests").join("trybuild").join("npu-ui");
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/targets");
     let to = project.join("tests/ui/targets");
     std::fs::create_dir_all(&to).expect("create the trybuild project's target directory");

@@ -202,8 +202,7 @@ fn stage_queues(lowering: &Lowering) -> Vec<Queue> {
             buffer,
             depth: stage.depth,
             event: *events,
-            count: 0,
-            pending: false,
+            ..Queue::default()
         };
         *events += stage.depth as u16;
     }
@@ -528,23 +527,15 @@ impl ClassLowering<'_, '_> {
         let walk = self.walk;
         let end = walk.steps.last().map_or(0, |s| s.index as u32 + 1);
         for &tensor in &walk.inputs {
-            drain(self.code, end, &self.queues[tensor], Pipe::V, Pipe::Mte2);
+            self.queues[tensor].drain(self.code, end, Pipe::V, Pipe::Mte2);
         }
         for &tensor in &walk.outputs {
-            drain(self.code, end, &self.queues[tensor], Pipe::Mte3, Pipe::V);
+            self.queues[tensor].drain(self.code, end, Pipe::Mte3, Pipe::V);
         }
         for pipe in [Pipe::S, Pipe::Mte2, Pipe::V, Pipe::Mte3] {
             self.code.push(pipe, end, Op::Barrier);
         }
         self.code.tiles = end;
-    }
-}
-
-/// Waits for the consumer's frees of the last `min(count, depth)` fills.
-fn drain(code: &mut CoreCode, tile: u32, queue: &Queue, from: Pipe, to: Pipe) {
-    let outstanding = queue.count.min(queue.depth);
-    for fill in queue.count - outstanding..queue.count {
-        code.wait_flag(tile, from, to, queue.event(fill % queue.depth));
     }
 }
 

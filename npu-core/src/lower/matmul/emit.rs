@@ -3,7 +3,7 @@
 //! each finished block to global memory.
 
 use super::facts::Facts;
-use super::queues::{Operand, Queue, Queues};
+use super::queues::{Operand, Queues};
 use super::steps::repeats_copy_1;
 use crate::lower::Lowering;
 use crate::program::{CoreCode, Op, Pipe, Repeat};
@@ -329,22 +329,14 @@ impl MatmulLowering<'_, '_> {
     pub(super) fn close(&self, code: &mut CoreCode) {
         let end = self.facts.steps.len() as u32;
         let queues = &self.queues;
-        drain(code, end, &queues.l1a, Pipe::Mte1, Pipe::Mte2);
-        drain(code, end, &queues.l1b, Pipe::Mte1, Pipe::Mte2);
-        drain(code, end, &queues.l0a, Pipe::M, Pipe::Mte1);
-        drain(code, end, &queues.l0b, Pipe::M, Pipe::Mte1);
-        drain(code, end, &queues.l0c, Pipe::Fix, Pipe::M);
+        queues.l1a.drain(code, end, Pipe::Mte1, Pipe::Mte2);
+        queues.l1b.drain(code, end, Pipe::Mte1, Pipe::Mte2);
+        queues.l0a.drain(code, end, Pipe::M, Pipe::Mte1);
+        queues.l0b.drain(code, end, Pipe::M, Pipe::Mte1);
+        queues.l0c.drain(code, end, Pipe::Fix, Pipe::M);
         for pipe in [Pipe::S, Pipe::Mte2, Pipe::Mte1, Pipe::M, Pipe::Fix] {
             code.push(pipe, end, Op::Barrier);
         }
         code.tiles = end;
-    }
-}
-
-/// Waits for the consumer's frees of the last `min(count, depth)` fills.
-fn drain(code: &mut CoreCode, tile: u32, queue: &Queue, from: Pipe, to: Pipe) {
-    let outstanding = queue.count.min(queue.depth);
-    for fill in queue.count - outstanding..queue.count {
-        code.wait_flag(tile, from, to, queue.event(fill % queue.depth));
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::ir::{BufferKind, MatmulShape};
 use crate::lower::Lowering;
+use crate::lower::queue::Queue;
 use crate::target::Level;
 
 /// One of a matmul's two input operands.
@@ -10,18 +11,6 @@ use crate::target::Level;
 pub(super) enum Operand {
     A,
     B,
-}
-
-/// Producer/consumer state of one staged buffer (as in the vector lowering).
-#[derive(Clone, Copy, Default)]
-pub(super) struct Queue {
-    pub(super) buffer: usize,
-    pub(super) depth: u64,
-    pub(super) event: u16,
-    pub(super) count: u64,
-    pub(super) pending: bool,
-    /// The slot the current step reads (L1 queues).
-    pub(super) current: u64,
 }
 
 /// Where each step finds its L1 tile of one operand (module doc: L1 residency).
@@ -67,20 +56,6 @@ impl Residency {
             residency.release[step] = true;
         }
         residency
-    }
-}
-
-impl Queue {
-    pub(super) fn slot(&self) -> u64 {
-        (self.count.max(1) - 1) % self.depth
-    }
-
-    pub(super) fn next_slot(&self) -> u64 {
-        self.count % self.depth
-    }
-
-    pub(super) fn event(&self, slot: u64) -> u16 {
-        self.event + slot as u16
     }
 }
 
@@ -150,9 +125,6 @@ fn staged_queue(lowering: &Lowering, tensor: usize, level: Level) -> Queue {
     Queue {
         buffer,
         depth,
-        event: 0,
-        count: 0,
-        pending: false,
-        current: 0,
+        ..Queue::default()
     }
 }

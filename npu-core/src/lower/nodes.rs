@@ -1,5 +1,5 @@
-//! The expressions of a vector kernel as nodes with buffers, which the planner
-//! ([`super::planner`]) turns into the vector instructions of one loop iteration.
+//! The expressions of a vector kernel as nodes with buffers, which instruction
+//! selection ([`super::select`]) turns into the vector instructions of one loop iteration.
 //!
 //! Each node of a statement (numbered in pre-order, as the plan numbers temporaries)
 //! knows where its value is read from: a scalar (constants fold), the staged tile of a
@@ -78,7 +78,7 @@ pub(super) struct Statement<'e> {
 }
 
 /// A vector instruction before its flags are placed around it.
-pub(super) struct Planned {
+pub(super) struct Selected {
     pub(super) instr: VectorInstr,
     pub(super) reads: [Option<usize>; 3],
     /// The statement whose output this writes.

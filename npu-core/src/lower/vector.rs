@@ -20,9 +20,9 @@
 mod steps;
 
 use super::copy;
-use super::nodes::{Planned, Statement, build_statements};
-use super::planner::Planner;
+use super::nodes::{Selected, Statement, build_statements};
 use super::queue::Queue;
+use super::select::Selector;
 use super::skip::Skip;
 use super::{Compact, Lowering};
 // Re-exported for the lowering modules that call them as `vector::choose_skip` and
@@ -54,7 +54,7 @@ pub(super) fn lower_class(lowering: &mut Lowering, code: &mut CoreCode) -> bool 
         walk: &walk,
         queues,
         statements,
-        planned: Vec::new(),
+        selected: Vec::new(),
     };
     let marks = class.emit_steps();
     if !record_repeats(class.code, &walk.runs, &marks) {
@@ -294,7 +294,7 @@ struct ClassLowering<'l, 'a> {
     queues: Vec<Queue>,
     statements: Vec<Statement<'a>>,
     /// The vector instructions of the current step, before their flags are placed.
-    planned: Vec<Planned>,
+    selected: Vec<Selected>,
 }
 
 impl ClassLowering<'_, '_> {
@@ -336,8 +336,8 @@ impl ClassLowering<'_, '_> {
         // V: plan the instructions, then place the flags around them.
         self.plan_vector(step);
         self.free_unread_inputs(step);
-        for index in 0..self.planned.len() {
-            self.emit_planned(step, index);
+        for index in 0..self.selected.len() {
+            self.emit_selected(step, index);
         }
         // MTE3: copy the finished outputs out.
         if info.last_of_tile {
@@ -384,30 +384,30 @@ impl ClassLowering<'_, '_> {
         let walk = self.walk;
         let info = walk.steps[step];
         let kernel = self.lowering.kernel;
-        self.planned.clear();
+        self.selected.clear();
         self.plan_pad_fills(step);
-        let mut planner = Planner {
+        let mut selector = Selector {
             lowering: &mut *self.lowering,
             queues: &self.queues,
             coords: walk.at(step),
             spaces: &walk.spaces,
-            out: &mut self.planned,
+            out: &mut self.selected,
         };
         if let Some(group) = info.phase {
             for statement in &mut self.statements {
-                planner.reductions(statement, &walk.groups[group], info.first_of_phase);
+                selector.reductions(statement, &walk.groups[group], info.first_of_phase);
             }
         }
         if walk.fused {
             for (index, statement) in self.statements.iter_mut().enumerate() {
                 for group in crate::plan::statement_reduction_groups(&kernel.body[index]) {
-                    planner.reductions(statement, &group, true);
+                    selector.reductions(statement, &group, true);
                 }
-                planner.outer(statement, index);
+                selector.outer(statement, index);
             }
         } else if info.last_of_tile {
             for (index, statement) in self.statements.iter_mut().enumerate() {
-                planner.outer(statement, index);
+                selector.outer(statement, index);
             }
         }
     }
@@ -425,7 +425,7 @@ impl ClassLowering<'_, '_> {
             let address = self.lowering.program.buffers[queue.buffer].slot(queue.slot()) as u32;
             let window = self.lowering.window(tensor, coords);
             for instr in copy::pad_fills(self.lowering, tensor, &window, address) {
-                self.planned.push(Planned {
+                self.selected.push(Selected {
                     instr,
                     reads: [Some(tensor), None, None],
                     writes: None,
@@ -434,13 +434,16 @@ impl ClassLowering<'_, '_> {
         }
     }
 
-    /// Frees the inputs this step releases that no planned instruction reads, as no
+    /// Frees the inputs this step releases that no selected instruction reads, as no
     /// read would free them.
     fn free_unread_inputs(&mut self, step: usize) {
         let walk = self.walk;
         let tile = walk.steps[step].index as u32;
         for &tensor in &walk.inputs {
-            let read = self.planned.iter().any(|p| p.reads.contains(&Some(tensor)));
+            let read = self
+                .selected
+                .iter()
+                .any(|p| p.reads.contains(&Some(tensor)));
             if walk.releases(step, tensor) && !read {
                 let queue = &mut self.queues[tensor];
                 consume(self.code, tile, queue);
@@ -450,15 +453,15 @@ impl ClassLowering<'_, '_> {
         }
     }
 
-    /// Emits one planned instruction between its flags: V waits for each input's fill
+    /// Emits one selected instruction between its flags: V waits for each input's fill
     /// and for MTE3 to free the output slot it writes, then tells MTE3 it is written.
-    fn emit_planned(&mut self, step: usize, index: usize) {
+    fn emit_selected(&mut self, step: usize, index: usize) {
         let tile = self.walk.steps[step].index as u32;
-        let Planned {
+        let Selected {
             instr,
             reads,
             writes,
-        } = self.planned[index];
+        } = self.selected[index];
         for tensor in reads.iter().flatten() {
             consume(self.code, tile, &mut self.queues[*tensor]);
         }
@@ -478,16 +481,16 @@ impl ClassLowering<'_, '_> {
         self.free_after_last_read(step, index);
     }
 
-    /// Frees each input a planned instruction reads for the last time in a step that
+    /// Frees each input a selected instruction reads for the last time in a step that
     /// releases it.
     fn free_after_last_read(&mut self, step: usize, index: usize) {
         let walk = self.walk;
         let tile = walk.steps[step].index as u32;
-        let reads = self.planned[index].reads;
+        let reads = self.selected[index].reads;
         for (position, tensor) in reads.iter().enumerate() {
             let Some(tensor) = *tensor else { continue };
             let first_mention = !reads[..position].contains(&Some(tensor));
-            let last_read = !self.planned[index + 1..]
+            let last_read = !self.selected[index + 1..]
                 .iter()
                 .any(|later| later.reads.contains(&Some(tensor)));
             if first_mention && last_read && walk.releases(step, tensor) {

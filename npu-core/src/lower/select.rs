@@ -1,8 +1,8 @@
-//! The planner: turns the nodes of one loop iteration (see [`super::nodes`]) into
+//! Instruction selection: turns the nodes of one loop iteration (see [`super::nodes`]) into
 //! vector instructions.
 
 use super::Lowering;
-use super::nodes::{Planned, Statement, Value};
+use super::nodes::{Selected, Statement, Value};
 use super::queue::Queue;
 use crate::dtype::Dtype;
 use crate::ir::{BufferKind, Expr, Role};
@@ -12,16 +12,16 @@ use crate::scalar;
 use crate::target::Level;
 
 /// Turns the nodes of one iteration into vector instructions.
-pub(super) struct Planner<'l, 'a> {
+pub(super) struct Selector<'l, 'a> {
     pub(super) lowering: &'l mut Lowering<'a>,
     pub(super) queues: &'l [Queue],
     pub(super) coords: &'l [u64],
     /// The axes of each space (see [`Node::space`](super::nodes::Node::space)).
     pub(super) spaces: &'l [Vec<usize>],
-    pub(super) out: &'l mut Vec<Planned>,
+    pub(super) out: &'l mut Vec<Selected>,
 }
 
-impl Planner<'_, '_> {
+impl Selector<'_, '_> {
     /// The reductions over the axis list `group` in a statement: their bodies, then the
     /// fold.
     pub(super) fn reductions(&mut self, statement: &mut Statement, group: &[usize], first: bool) {
@@ -208,10 +208,10 @@ impl Planner<'_, '_> {
         }
     }
 
-    /// Plans a non-root node and what it needs, children first.
-    /// What the fold of reduction `index` reads, each planned first: its body's value,
-    /// or for a multiply-accumulate ([`crate::plan::mac_operands`]) the product's two
-    /// operands under their casts. Each with the staged input it reads, if any.
+    /// What the fold of reduction `index` reads, its instructions selected first: its
+    /// body's value, or for a multiply-accumulate ([`crate::plan::mac_operands`]) the
+    /// product's two operands under their casts. Each with the staged input it reads,
+    /// if any.
     fn fold_sources(
         &mut self,
         statement: &mut Statement,
@@ -552,7 +552,7 @@ impl Planner<'_, '_> {
         reads: [Option<usize>; 3],
         writes: Option<usize>,
     ) {
-        self.out.push(Planned {
+        self.out.push(Selected {
             instr,
             reads,
             writes,

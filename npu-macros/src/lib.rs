@@ -12,7 +12,7 @@
 
 mod expand;
 mod fallback;
-mod variants;
+mod variants_from;
 
 use std::path::{Path, PathBuf};
 
@@ -81,7 +81,7 @@ fn check_tokens(input: TokenStream, dir: &Path) -> Result<TokenStream, Diagnosti
     let mut beside = TokenStream::new();
     let checked = target.and_then(|target| {
         let hand = check(&def, &target)?;
-        let (kernel, tokens) = variants::add(&def, &target, hand, dir)?;
+        let (kernel, tokens) = variants_from::add(&def, &target, hand, dir)?;
         beside = tokens;
         Ok(kernel)
     });

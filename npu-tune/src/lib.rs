@@ -43,4 +43,4 @@ pub mod report;
 pub mod run;
 pub mod space;
 pub mod suite;
-pub mod variants;
+pub mod variants_writer;

@@ -24,7 +24,7 @@
 //! why.
 //!
 //! What may be overwritten at all is one rule shared with `autotune --write-variants`
-//! ([`crate::variants::destination`]): only a variants file of this kernel
+//! ([`crate::variants_writer::destination`]): only a variants file of this kernel
 //! (by its header) or a path that does not exist. Another kernel's file, a source file,
 //! a binary, a directory or a read-only file is never written, asked or not.
 //!
@@ -44,7 +44,7 @@ use crate::evaluate::Problem;
 use crate::generator::{Generator, Heuristic};
 use crate::record::{KernelResult, Verdict};
 use crate::run::{RunConfig, Silent, Verify, run};
-use crate::variants::{
+use crate::variants_writer::{
     Existing, Provenance, best_distinct, first_hand, inspect, may_replace, regeneration_requested,
     render, today, write,
 };
@@ -96,7 +96,7 @@ pub enum Action {
     Kept,
     /// The file was written by this generator.
     Written { generator: String, variants: usize },
-    /// The file may not be written (see [`crate::variants::destination`]) and
+    /// The file may not be written (see [`crate::variants_writer::destination`]) and
     /// was left alone, with a warning naming it and why; the macro reports a file it
     /// cannot use when the crate compiles.
     LeftAlone,
@@ -302,7 +302,7 @@ impl Variants {
         )
     }
 
-    /// Applies the writers' one rule ([`crate::variants::destination`]) to the
+    /// Applies the writers' one rule ([`crate::variants_writer::destination`]) to the
     /// file at `path`: what is there and whether its old text is to be kept, or `None`
     /// (with the warning emitted) when it must be left alone. A file that is current
     /// for the kernel is reported as `Generated { current: true }`, to be kept.

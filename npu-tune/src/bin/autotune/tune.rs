@@ -20,7 +20,9 @@ use npu_tune::replay::Transcript;
 use npu_tune::report;
 use npu_tune::run::{RunConfig, run};
 use npu_tune::suite::{self, SuiteBudget};
-use npu_tune::variants::{self, Chosen, Provenance, best_distinct, first_hand, render, today};
+use npu_tune::variants_writer::{
+    self, Chosen, Provenance, best_distinct, first_hand, render, today,
+};
 
 use crate::args::{Constrain, GeneratorKind, TuneArgs};
 use crate::problems::{bundled_problems, load_target, user_problems};
@@ -313,7 +315,7 @@ fn write_variants(
     let text = render(problem, &provenance, first_hand(problem, result), &chosen);
     // Asked again: the file may have changed during the run.
     let keep_original = variants_destination(path, problem)?;
-    let original = variants::write(path, &text, keep_original)
+    let original = variants_writer::write(path, &text, keep_original)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     eprintln!(
         "wrote {} variants of `{}` to {}",
@@ -331,15 +333,15 @@ fn write_variants(
     Ok(chosen)
 }
 
-/// The variants writers' one rule ([`variants::destination`]) for `path`: whether it
+/// The variants writers' one rule ([`variants_writer::destination`]) for `path`: whether it
 /// may be written and its old text is to be kept, or the error.
 fn variants_destination(path: &Path, problem: &Problem) -> Result<bool, String> {
-    let regenerate = variants::regeneration_requested(
+    let regenerate = variants_writer::regeneration_requested(
         std::env::var("NPU_REGEN_VARIANTS").ok().as_deref(),
         &problem.name,
     );
-    let hash = variants::kernel_hash(problem);
-    variants::destination(path, &problem.name, &hash, regenerate)
+    let hash = variants_writer::kernel_hash(problem);
+    variants_writer::destination(path, &problem.name, &hash, regenerate)
         .map_err(|why| format!("--write-variants: {why}"))
 }
 

@@ -10,7 +10,7 @@
 //! let text = "/// y = 2x\nkernel double(x: [f32; 4]) -> y: [f32; 4] {}\ntarget ascend910b;\n";
 //! let task = Task::parse(text).unwrap();
 //! let target = npu_core::Target::preset("ascend910b").unwrap();
-//! let Outcome::Matches { kernel, .. } = task.evaluate("y[i] = x[i] * 2.0;", &target, &[], None)
+//! let Outcome::Matches { kernel, .. } = task.try_body("y[i] = x[i] * 2.0;", &target, &[], None)
 //! else {
 //!     panic!("the body checks")
 //! };
@@ -165,7 +165,7 @@ impl Task {
 
     /// Checks `body` on `target` and runs it on every example, comparing within
     /// `tolerance` (each output dtype's default when `None`).
-    pub fn evaluate(
+    pub fn try_body(
         &self,
         body: &str,
         target: &Target,
@@ -335,9 +335,9 @@ mod tests {
     fn a_right_body_matches_and_a_wrong_one_says_where() {
         let task = Task::parse(FILE).unwrap();
         let examples = examples(&task);
-        let right = task.evaluate("y[i] = sum[k](x[i, k]);", &target(), &examples, None);
+        let right = task.try_body("y[i] = sum[k](x[i, k]);", &target(), &examples, None);
         assert!(matches!(right, Outcome::Matches { verified: true, .. }));
-        let wrong = task.evaluate("y[i] = max[k](x[i, k]);", &target(), &examples, None);
+        let wrong = task.try_body("y[i] = max[k](x[i, k]);", &target(), &examples, None);
         let Outcome::Mismatch(mismatch) = wrong else {
             panic!("{wrong:?}")
         };
@@ -351,7 +351,7 @@ mod tests {
     fn a_body_that_does_not_check_gets_the_diagnostics() {
         let task = Task::parse(FILE).unwrap();
         let Outcome::Rejected { rendered, .. } =
-            task.evaluate("y[i] = sum[k](z[i, k]);", &target(), &[], None)
+            task.try_body("y[i] = sum[k](z[i, k]);", &target(), &[], None)
         else {
             panic!("an unknown tensor is an error")
         };
@@ -372,7 +372,7 @@ mod tests {
                 .trim()
                 .starts_with("/// y = 3x")
         );
-        let outcome = task.evaluate("y[i] = x[i] * 3.0;", &target(), &[], None);
+        let outcome = task.try_body("y[i] = x[i] * 3.0;", &target(), &[], None);
         assert!(matches!(outcome, Outcome::Matches { .. }), "{outcome:?}");
         assert!(
             Task::parse_named(rust, Some("a"))

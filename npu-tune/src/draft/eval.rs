@@ -199,7 +199,7 @@ mod tests {
             };
             let outcome = kernel
                 .task
-                .evaluate(&body, &kernel.target, &kernel.examples, None);
+                .try_body(&body, &kernel.target, &kernel.examples, None);
             assert!(
                 matches!(outcome, Outcome::Matches { verified: true, .. }),
                 "{}: {outcome:?}",

@@ -1,5 +1,5 @@
 //! The drafting loop: rounds of candidate bodies from a [`BodySource`], each evaluated
-//! ([`Task::evaluate`]), the failures fed back, until a body checks and matches every
+//! ([`Task::try_body`]), the failures fed back, until a body checks and matches every
 //! example.
 
 use std::sync::{Arc, Mutex};
@@ -195,7 +195,7 @@ pub fn draft(
         drafted.rounds = round + 1;
         for reply in replies {
             let body = extract_body(&reply);
-            let outcome = task.evaluate(&body, target, examples, config.tolerance);
+            let outcome = task.try_body(&body, target, examples, config.tolerance);
             let (verdict, summary, verified) = judge(&outcome);
             drafted.attempts.push(Attempt {
                 round,

@@ -80,7 +80,7 @@ pub struct Budget {
 /// Drafts every kernel of `set` under every variant of `variants` (variant by
 /// variant, kernels in set order), with the body source `source` makes for a
 /// variant; `progress` hears of each score as it comes.
-pub fn evaluate(
+pub fn score_set(
     set: &[EvalKernel],
     variants: &[Variant],
     budget: Budget,

@@ -33,7 +33,7 @@ fn replay(
     let mut source = |_: Variant| -> Result<Box<dyn BodySource>, String> {
         Ok(Box::new(ReplayBodies(Replayer::new(transcript.clone()))))
     };
-    scoreboard::evaluate(&kernels, variants, budget, &mut source, &mut |_| {}).unwrap()
+    scoreboard::score_set(&kernels, variants, budget, &mut source, &mut |_| {}).unwrap()
 }
 
 /// A first round with one body that checks and matches and one that does not check,

@@ -86,7 +86,7 @@ pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
         eprintln!("[{done}/{total}] {}", line(score));
         save(args, recording.as_ref());
     };
-    let scores = scoreboard::evaluate(&set, &args.variants, budget, &mut source, &mut progress);
+    let scores = scoreboard::score_set(&set, &args.variants, budget, &mut source, &mut progress);
     save(args, recording.as_ref());
     let scores = scores?;
     let table = scoreboard::table(&scores, budget);

@@ -150,7 +150,7 @@ pub fn run(
     let journal = Mutex::new(journal);
     let mut results = Vec::new();
     for problem in problems {
-        let loop_ = Loop {
+        let session = KernelSession {
             problem,
             config,
             journal: &journal,
@@ -158,7 +158,7 @@ pub fn run(
             progress,
             pool: &pool,
         };
-        results.push(loop_.tune(generator)?);
+        results.push(session.tune(generator)?);
     }
     progress.finish();
     Ok(results)
@@ -171,7 +171,9 @@ fn target_hash(target: &npu_core::target::Target) -> String {
     content_hash(&serde_json::to_vec(target).unwrap_or_default())
 }
 
-struct Loop<'a> {
+/// One kernel's tuning within a run: its problem and what the run shares (settings,
+/// journal, the candidates a resumed run has done, progress, the worker pool).
+struct KernelSession<'a> {
     problem: &'a Problem,
     config: &'a RunConfig,
     journal: &'a Mutex<Journal>,
@@ -180,7 +182,7 @@ struct Loop<'a> {
     pool: &'a rayon::ThreadPool,
 }
 
-impl Loop<'_> {
+impl KernelSession<'_> {
     fn tune(&self, generator: &mut dyn Generator) -> Result<KernelResult, RunError> {
         let hand = self.hand();
         let budget = u64::from(self.config.rounds) * self.config.candidates as u64;

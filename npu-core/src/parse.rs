@@ -31,7 +31,7 @@ mod tokens;
 
 pub use expr::{MAX_CHAIN_TERMS, MAX_EXPR_DEPTH};
 use leaves::{keyword_as_name, kw, number, subscripts};
-use schedule::{RECOVERED, schedule_body};
+use schedule::schedule_body;
 pub use tokens::MAX_GROUP_DEPTH;
 use tokens::{point_missing_semicolons, too_deeply_nested};
 
@@ -56,7 +56,7 @@ pub fn parse_tokens_partial(tokens: TokenStream) -> (Option<KernelDef>, Diagnost
     if let Some(too_deep) = too_deeply_nested(&tokens) {
         return (None, too_deep.into());
     }
-    let (value, mut diagnostics) = run(|| kernel_def.parse2(tokens.clone()));
+    let (value, mut diagnostics) = run(tokens.clone(), kernel_def);
     point_missing_semicolons(&tokens, &mut diagnostics);
     (value, diagnostics)
 }
@@ -74,10 +74,15 @@ fn strict<T>((value, diagnostics): (Option<T>, Diagnostics)) -> Result<T, Diagno
     }
 }
 
-fn run<T>(parse: impl FnOnce() -> syn::Result<T>) -> (Option<T>, Diagnostics) {
-    RECOVERED.with(|r| r.borrow_mut().clear());
-    let result = parse();
-    let recovered = RECOVERED.with(|r| std::mem::take(&mut *r.borrow_mut()));
+/// A parser of this grammar: it reads `input` and adds what it recovered from (an
+/// unknown schedule word it skipped) to the list it is given.
+type Grammar<T> = fn(ParseStream, &mut Vec<Diagnostic>) -> syn::Result<T>;
+
+/// Runs `parser` over `tokens`: the value, with every problem found, the recovered
+/// ones first.
+fn run<T>(tokens: TokenStream, parser: Grammar<T>) -> (Option<T>, Diagnostics) {
+    let mut recovered = Vec::new();
+    let result = (|input: ParseStream| parser(input, &mut recovered)).parse2(tokens);
     let mut diagnostics = Diagnostics { list: recovered };
     match result {
         Ok(value) => (Some(value), diagnostics),
@@ -102,10 +107,7 @@ fn run<T>(parse: impl FnOnce() -> syn::Result<T>) -> (Option<T>, Diagnostics) {
 /// [`run`] over text, which has positions that rustc's tokens lack. Two things syn and
 /// proc-macro2 report vaguely are made exact with them: text that does not split into
 /// tokens, and the end of the text, which syn places at line 1, column 1.
-fn run_text<T>(
-    source: &str,
-    parser: fn(ParseStream) -> syn::Result<T>,
-) -> (Option<T>, Diagnostics) {
+fn run_text<T>(source: &str, parser: Grammar<T>) -> (Option<T>, Diagnostics) {
     let tokens: TokenStream = match source.parse() {
         Ok(tokens) => tokens,
         Err(error) => return (None, lex_error(source, &error).into()),
@@ -117,7 +119,7 @@ fn run_text<T>(
         TokenTree::Group(group) => group.span_close(),
         token => token.span(),
     });
-    let (value, mut diagnostics) = run(|| parser.parse2(tokens.clone()));
+    let (value, mut diagnostics) = run(tokens.clone(), parser);
     point_missing_semicolons(&tokens, &mut diagnostics);
     if let Some(last_token) = last_token {
         for diagnostic in &mut diagnostics.list {
@@ -150,11 +152,11 @@ fn lex_error(source: &str, error: &LexError) -> Diagnostic {
 }
 
 // schedules := ('schedule' IDENT '{' item* '}')*
-fn schedules(input: ParseStream) -> syn::Result<Vec<Schedule>> {
+fn schedules(input: ParseStream, recovered: &mut Vec<Diagnostic>) -> syn::Result<Vec<Schedule>> {
     let mut list = Vec::new();
     while !input.is_empty() {
         input.parse::<kw::schedule>()?;
-        list.push(schedule_body(input)?);
+        list.push(schedule_body(input, recovered)?);
     }
     Ok(list)
 }
@@ -162,7 +164,7 @@ fn schedules(input: ParseStream) -> syn::Result<Vec<Schedule>> {
 // kernel_def := doc* 'kernel' IDENT '(' params ')' '->' outputs '{' stmt* '}' section*
 // section    := 'target' (IDENT | STRING) ';' | 'schedule' IDENT '{' item* '}'
 //             | 'variants' INT 'from' STRING ';'
-fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
+fn kernel_def(input: ParseStream, recovered: &mut Vec<Diagnostic>) -> syn::Result<KernelDef> {
     let doc = doc_comments(input)?;
     let kernel_span = input.parse::<kw::kernel>()?.span;
     let name: Ident = input.parse()?;
@@ -214,7 +216,7 @@ fn kernel_def(input: ParseStream) -> syn::Result<KernelDef> {
             targets.push(target);
         } else if lookahead.peek(kw::schedule) {
             input.parse::<kw::schedule>()?;
-            schedules.push(schedule_body(input)?);
+            schedules.push(schedule_body(input, recovered)?);
         } else if lookahead.peek(kw::variants) {
             variants.push(variants_ref(input)?);
         } else {

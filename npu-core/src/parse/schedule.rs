@@ -1,8 +1,6 @@
 //! A `schedule` block's items: splits, core grids, staging, cube blocks, tails and
 //! loop order.
 
-use std::cell::RefCell;
-
 use syn::parse::ParseStream;
 use syn::{Ident, LitInt, Token, braced};
 
@@ -10,19 +8,18 @@ use super::leaves::{integer, kw, number};
 use crate::ast::*;
 use crate::diag::{Code, Diagnostic, suggestion};
 
-thread_local! {
-    /// Unknown schedule words found while parsing; the parser recovers from them.
-    pub(super) static RECOVERED: RefCell<Vec<Diagnostic>> = const { RefCell::new(Vec::new()) };
-}
-
 // schedule_body := IDENT '{' item* '}'
-pub(super) fn schedule_body(input: ParseStream) -> syn::Result<Schedule> {
+/// An unknown schedule word is added to `recovered` and its item skipped.
+pub(super) fn schedule_body(
+    input: ParseStream,
+    recovered: &mut Vec<Diagnostic>,
+) -> syn::Result<Schedule> {
     let name: Ident = input.parse()?;
     let content;
     braced!(content in input);
     let mut items = Vec::new();
     while !content.is_empty() {
-        items.extend(item(&content)?);
+        items.extend(item(&content, recovered)?);
     }
     Ok(Schedule { name, items })
 }
@@ -36,7 +33,7 @@ pub(super) fn schedule_body(input: ParseStream) -> syn::Result<Schedule> {
 //
 // A core grid, `parallel m, n over 4 x 5 cores;`, is one `parallel` item per axis
 // (`parallel m over 4 cores; parallel n over 5 cores;`), which is how it prints.
-fn item(input: ParseStream) -> syn::Result<Vec<Item>> {
+fn item(input: ParseStream, recovered: &mut Vec<Diagnostic>) -> syn::Result<Vec<Item>> {
     let keyword = input.span();
     let kind = if input.peek(kw::parallel) {
         input.parse::<kw::parallel>()?;
@@ -104,16 +101,14 @@ fn item(input: ParseStream) -> syn::Result<Vec<Item>> {
         // An unknown word: report it with a suggestion and skip the item.
         let word: Ident = input.parse()?;
         let name = word.to_string();
-        RECOVERED.with(|r| {
-            r.borrow_mut().push(
-                Diagnostic::new(
-                    Code::E006,
-                    word.span(),
-                    format!("unknown schedule item `{name}`"),
-                )
-                .help(item_suggestion(&name)),
+        recovered.push(
+            Diagnostic::new(
+                Code::E006,
+                word.span(),
+                format!("unknown schedule item `{name}`"),
             )
-        });
+            .help(item_suggestion(&name)),
+        );
         while !input.is_empty() && !input.peek(Token![;]) {
             input.parse::<proc_macro2::TokenTree>()?;
         }

@@ -148,6 +148,26 @@ pub const MAX_SHOWN_PER_CODE: usize = 20;
 /// window around the caret.
 pub const EXCERPT_CHARS: usize = 120;
 
+/// A span's identity, to find a token again: where it starts and ends, in lines and
+/// columns. `Span` has no equality of its own, and two tokens of one input never share
+/// both ends (rustc gives proc macros these positions since 1.88).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SpanKey {
+    start: (usize, usize),
+    end: (usize, usize),
+}
+
+impl SpanKey {
+    /// The key of `span`.
+    pub fn of(span: Span) -> SpanKey {
+        let (start, end) = (span.start(), span.end());
+        SpanKey {
+            start: (start.line, start.column),
+            end: (end.line, end.column),
+        }
+    }
+}
+
 /// One problem found in a kernel.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {

@@ -6,7 +6,7 @@
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 
 use super::expr::{self, MAX_EXPR_DEPTH};
-use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::diag::{Code, Diagnostic, Diagnostics, SpanKey};
 
 /// The deepest nesting of delimiters (`(`, `[`, `{`) the parser accepts. syn builds
 /// its view of the tokens recursively, one stack frame per level, so the depth is
@@ -24,7 +24,7 @@ pub(super) fn point_missing_semicolons(tokens: &TokenStream, diagnostics: &mut D
     }
     let flat = flat_tokens(tokens);
     for diagnostic in diagnostics.list.iter_mut().filter(|d| missing(d)) {
-        let at = format!("{:?}", diagnostic.span);
+        let at = SpanKey::of(diagnostic.span);
         let Some(next) = flat.iter().position(|token| token.keys.contains(&at)) else {
             continue;
         };
@@ -42,9 +42,9 @@ pub(super) fn point_missing_semicolons(tokens: &TokenStream, diagnostics: &mut D
 /// A leaf token or one delimiter of a group, in source order.
 struct FlatToken {
     span: Span,
-    /// The debug forms of the spans syn may report this token at (for an opening
-    /// delimiter, also the whole group's).
-    keys: Vec<String>,
+    /// The spans syn may report this token at (for an opening delimiter, also the
+    /// whole group's).
+    keys: Vec<SpanKey>,
     text: String,
 }
 
@@ -61,10 +61,7 @@ fn flat_tokens(tokens: &TokenStream) -> Vec<FlatToken> {
                     Delimiter::Brace => ("{", "}"),
                     Delimiter::None => ("", ""),
                 };
-                let keys = vec![
-                    format!("{:?}", group.span_open()),
-                    format!("{:?}", group.span()),
-                ];
+                let keys = vec![SpanKey::of(group.span_open()), SpanKey::of(group.span())];
                 flat.push(FlatToken {
                     span: group.span_open(),
                     keys,
@@ -72,14 +69,14 @@ fn flat_tokens(tokens: &TokenStream) -> Vec<FlatToken> {
                 });
                 let close = FlatToken {
                     span: group.span_close(),
-                    keys: vec![format!("{:?}", group.span_close())],
+                    keys: vec![SpanKey::of(group.span_close())],
                     text: close.to_string(),
                 };
                 stack.push((group.stream().into_iter(), Some(close)));
             }
             Some(token) => flat.push(FlatToken {
                 span: token.span(),
-                keys: vec![format!("{:?}", token.span())],
+                keys: vec![SpanKey::of(token.span())],
                 text: token.to_string(),
             }),
             None => {

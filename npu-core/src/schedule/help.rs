@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::{Collected, ScheduleChecker};
-use crate::diag::{Code, Diagnostics};
+use crate::diag::{Code, Diagnostics, SpanKey};
 use crate::fix::{Edit, Fix};
 use crate::ir::*;
 use crate::plan;
@@ -47,7 +47,7 @@ impl ScheduleChecker<'_> {
         }
         for pending in std::mem::take(&mut self.pending) {
             let code = self.diagnostics.list[pending.index].code;
-            let at = format!("{:?}", self.diagnostics.list[pending.index].span);
+            let at = SpanKey::of(self.diagnostics.list[pending.index].span);
             let mut fixes: Vec<Fix> = Vec::new();
             for alternative in pending.alternatives {
                 // A candidate that leaves the schedule legal beats one that only clears
@@ -59,7 +59,7 @@ impl ScheduleChecker<'_> {
                         schedule: self.schedule.name.to_string(),
                         edits,
                     };
-                    match self.recheck(&fix, code, &at, &before) {
+                    match self.recheck(&fix, code, at, &before) {
                         Recheck::Legal => {
                             legal = Some(fix);
                             break;
@@ -87,9 +87,15 @@ impl ScheduleChecker<'_> {
     }
 
     /// Checks the schedule with `fix` applied: legal, or without this diagnostic
-    /// (`code` at the token `at`, a span's debug form) and with no more of any code
-    /// than `before`, or neither.
-    fn recheck(&self, fix: &Fix, code: Code, at: &str, before: &BTreeMap<Code, usize>) -> Recheck {
+    /// (`code` at the token `at`) and with no more of any code than `before`, or
+    /// neither.
+    fn recheck(
+        &self,
+        fix: &Fix,
+        code: Code,
+        at: SpanKey,
+        before: &BTreeMap<Code, usize>,
+    ) -> Recheck {
         let edited = fix.applied(self.schedule);
         let mut scratch = Diagnostics::default();
         ScheduleChecker::new(self.kernel, &edited, &mut scratch, true).check();
@@ -105,7 +111,7 @@ impl ScheduleChecker<'_> {
         let still_there = scratch
             .list
             .iter()
-            .any(|d| d.code == code && format!("{:?}", d.span) == at);
+            .any(|d| d.code == code && SpanKey::of(d.span) == at);
         if !still_there
             && count(&after, code) < count(before, code)
             && after.iter().all(|(c, n)| *n <= count(before, *c))

@@ -20,7 +20,7 @@ pub(crate) struct AxisRange {
 
 impl AxisRange {
     /// The extent of local tile `index`.
-    pub fn extent(&self, index: u64) -> u64 {
+    pub(crate) fn extent(&self, index: u64) -> u64 {
         if index + 1 == self.count {
             self.last_extent
         } else {
@@ -28,7 +28,7 @@ impl AxisRange {
         }
     }
 
-    pub fn is_tail(&self, index: u64) -> bool {
+    pub(crate) fn is_tail(&self, index: u64) -> bool {
         index + 1 == self.count && self.last_extent != self.tile
     }
 }
@@ -71,11 +71,11 @@ pub(crate) struct Tables {
 
 impl Lowering<'_> {
     /// The extent of axis `axis` in the tile at `coords`.
-    pub fn extent(&self, axis: usize, coords: &[u64]) -> u64 {
+    pub(crate) fn extent(&self, axis: usize, coords: &[u64]) -> u64 {
         self.ranges[axis].extent(coords[axis])
     }
 
-    pub fn constant(&mut self, value: f64) -> u32 {
+    pub(crate) fn constant(&mut self, value: f64) -> u32 {
         let constants = &mut self.program.constants;
         match constants
             .iter()
@@ -89,7 +89,7 @@ impl Lowering<'_> {
         }
     }
 
-    pub fn strides(&mut self, strides: Vec<u64>) -> u32 {
+    pub(crate) fn strides(&mut self, strides: Vec<u64>) -> u32 {
         let table = &mut self.program.strides;
         match table.iter().position(|s| *s == strides) {
             Some(index) => index as u32,
@@ -102,7 +102,7 @@ impl Lowering<'_> {
 
     /// The box of `dims` (axes) in the tile at `coords`; `space` names the dimension
     /// list for the cache.
-    pub fn vector_box(&mut self, space: usize, dims: &[usize], coords: &[u64]) -> (u32, u64) {
+    pub(crate) fn vector_box(&mut self, space: usize, dims: &[usize], coords: &[u64]) -> (u32, u64) {
         let mask = dims.iter().fold(0u64, |m, &a| {
             if self.ranges[a].is_tail(coords[a]) {
                 m | 1 << a
@@ -131,7 +131,7 @@ impl Lowering<'_> {
     }
 
     /// The index of a box of `extents` in the program's table.
-    pub fn raw_box(&mut self, extents: Vec<u64>) -> u32 {
+    pub(crate) fn raw_box(&mut self, extents: Vec<u64>) -> u32 {
         let table = &mut self.program.boxes;
         match table.iter().position(|b| *b == extents) {
             Some(index) => index as u32,

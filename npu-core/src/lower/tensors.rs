@@ -72,7 +72,7 @@ impl TensorInfo {
     /// Bytes between consecutive elements along `axis` in the tile's buffer: the sum
     /// over the dimensions it indexes of its coefficient times the dimension's stride
     /// (0 when it indexes none), so a window `x[2*i + k]` is a strided view.
-    pub fn buffer_stride(&self, axis: usize) -> u64 {
+    pub(crate) fn buffer_stride(&self, axis: usize) -> u64 {
         let size = self.dtype.size();
         self.subscripts
             .iter()

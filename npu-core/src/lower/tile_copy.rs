@@ -12,7 +12,7 @@ impl Lowering<'_> {
     /// The copy of `tensor`'s tile at `coords` between global memory and a buffer of
     /// `level`: the interned shape, the element offset relative to the core's origin,
     /// and whether it is padded.
-    pub fn copy(&mut self, tensor: usize, level: Level, coords: &[u64]) -> (u32, u64, bool) {
+    pub(crate) fn copy(&mut self, tensor: usize, level: Level, coords: &[u64]) -> (u32, u64, bool) {
         let info = &self.tensors[tensor];
         if info.padded {
             let window = self.window(tensor, coords);
@@ -87,7 +87,7 @@ impl Lowering<'_> {
     /// The window of a padded view's tile at `coords` along each dimension: where it
     /// starts in the tensor (possibly before 0), its length, and the part inside
     /// the tensor.
-    pub fn window(&self, tensor: usize, coords: &[u64]) -> Vec<Window> {
+    pub(crate) fn window(&self, tensor: usize, coords: &[u64]) -> Vec<Window> {
         let info = &self.tensors[tensor];
         let extents: Vec<u64> = (0..self.ranges.len())
             .map(|a| self.extent(a, coords))
@@ -159,7 +159,7 @@ impl Lowering<'_> {
 
     /// Bytes from the start of a padded view's tile to its first element inside the
     /// tensor.
-    pub fn clipped_offset(&self, tensor: usize, window: &[Window]) -> u64 {
+    pub(crate) fn clipped_offset(&self, tensor: usize, window: &[Window]) -> u64 {
         let info = &self.tensors[tensor];
         if window.iter().any(|w| w.high <= w.low) {
             return 0;

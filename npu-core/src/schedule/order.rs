@@ -22,7 +22,7 @@ pub fn scan_axes(kernel: &CheckedKernel) -> Vec<usize> {
 
 /// The tile loop order a schedule without `order` gets: the output axes as written,
 /// scan axes moved innermost, so a split scan axis runs its tiles one after another.
-pub fn default_order(kernel: &CheckedKernel) -> Vec<usize> {
+pub(crate) fn default_order(kernel: &CheckedKernel) -> Vec<usize> {
     let scans = scan_axes(kernel);
     let mut order: Vec<usize> = kernel
         .output_axes()

@@ -11,7 +11,7 @@ pub(crate) struct Text {
 
 impl Text {
     /// One line at the current depth; an empty line stays empty.
-    pub fn line(&mut self, line: impl AsRef<str>) {
+    pub(crate) fn line(&mut self, line: impl AsRef<str>) {
         let line = line.as_ref();
         if !line.is_empty() {
             for _ in 0..self.depth {
@@ -23,7 +23,7 @@ impl Text {
     }
 
     /// Opens a block: writes `head {` and indents.
-    pub fn open(&mut self, head: impl AsRef<str>) {
+    pub(crate) fn open(&mut self, head: impl AsRef<str>) {
         let head = head.as_ref();
         if head.is_empty() {
             self.line("{");
@@ -34,13 +34,13 @@ impl Text {
     }
 
     /// Closes a block with `}` followed by `tail` (e.g. `;`).
-    pub fn close(&mut self, tail: &str) {
+    pub(crate) fn close(&mut self, tail: &str) {
         self.depth = self.depth.saturating_sub(1);
         self.line(format!("}}{tail}"));
     }
 
     /// `// text` comment lines, one per line of `text`.
-    pub fn comment(&mut self, text: &str) {
+    pub(crate) fn comment(&mut self, text: &str) {
         for line in text.lines() {
             if line.is_empty() {
                 self.line("//");
@@ -52,7 +52,7 @@ impl Text {
         }
     }
 
-    pub fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         self.out
     }
 }

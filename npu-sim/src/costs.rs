@@ -53,7 +53,7 @@ pub(crate) struct Demand {
 }
 
 impl Demand {
-    pub fn of(kernel: &CheckedKernel, program: &Program) -> Demand {
+    pub(crate) fn of(kernel: &CheckedKernel, program: &Program) -> Demand {
         let mut per_class = vec![(0u64, 0u64); program.classes.len()];
         for (class, code) in program.classes.iter().enumerate() {
             for pipe in [Pipe::Mte2, Pipe::Mte3, Pipe::Fix] {
@@ -92,7 +92,7 @@ impl Demand {
     }
 
     /// The bytes per cycle the chip delivers to all cores together (module doc).
-    pub fn chip_rate(&self, target: &Target) -> f64 {
+    pub(crate) fn chip_rate(&self, target: &Target) -> f64 {
         let gm = target.dma.gm_bytes_per_cycle;
         let moved = self.reads + self.writes;
         if target.dma.l2_bytes == 0 || self.inputs > target.dma.l2_bytes || moved == 0 {
@@ -105,7 +105,7 @@ impl Demand {
 }
 
 impl Costs {
-    pub fn new(target: &Target, active_cores: u64, chip_rate: f64) -> Costs {
+    pub(crate) fn new(target: &Target, active_cores: u64, chip_rate: f64) -> Costs {
         let share = chip_rate / active_cores.max(1) as f64;
         let mut vector = [1.0; VectorOp::ALL.len()];
         for op in VectorOp::ALL {
@@ -135,7 +135,7 @@ impl Costs {
     /// [`npu_core::program`]): `repeats × cycles[op]`, and for a scan the cheaper of a
     /// step per position along its axis over the other elements and a log-step scan
     /// over the whole box, each step issued on its own.
-    pub fn vector_cycles(&self, v: &VectorInstr, program: &Program) -> f64 {
+    pub(crate) fn vector_cycles(&self, v: &VectorInstr, program: &Program) -> f64 {
         let repeats = |elements: u64| (elements * u64::from(v.width)).div_ceil(self.repeat_bytes);
         let per_repeat = self.vector[v.kind.cost_op() as usize];
         let elements = u64::from(v.elements);

@@ -98,7 +98,7 @@ impl Packed for f64 {
 }
 
 impl Gemm {
-    pub fn mmad(
+    pub(crate) fn mmad(
         &mut self,
         op: Mmad,
         l0a: &Level,

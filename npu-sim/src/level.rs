@@ -13,7 +13,7 @@ pub(crate) struct Level {
 }
 
 impl Level {
-    pub fn new(bytes: usize) -> Level {
+    pub(crate) fn new(bytes: usize) -> Level {
         Level {
             bytes: vec![storage::POISON; bytes],
             tags: vec![storage::UNWRITTEN; bytes],
@@ -21,21 +21,21 @@ impl Level {
     }
 
     /// Forgets everything written below `end`.
-    pub fn clear(&mut self, end: usize) {
+    pub(crate) fn clear(&mut self, end: usize) {
         let end = end.min(self.bytes.len());
         self.bytes[..end].fill(storage::POISON);
         self.tags[..end].fill(storage::UNWRITTEN);
     }
 
     /// The dtype last written at byte `address`, or `otherwise` if none was.
-    pub fn dtype_at(&self, address: usize, otherwise: Dtype) -> Dtype {
+    pub(crate) fn dtype_at(&self, address: usize, otherwise: Dtype) -> Dtype {
         self.tags
             .get(address)
             .and_then(|tag| storage::tagged(*tag))
             .unwrap_or(otherwise)
     }
 
-    pub fn load(&self, dtype: Dtype, run: Run, lanes: &mut [f64]) -> Result<(), String> {
+    pub(crate) fn load(&self, dtype: Dtype, run: Run, lanes: &mut [f64]) -> Result<(), String> {
         if storage::load(dtype, &self.bytes, run, lanes) {
             Ok(())
         } else {
@@ -47,7 +47,7 @@ impl Level {
     }
 
     /// The element of `dtype` at byte `address`.
-    pub fn element(&self, dtype: Dtype, address: usize) -> Result<f64, String> {
+    pub(crate) fn element(&self, dtype: Dtype, address: usize) -> Result<f64, String> {
         let mut one = [0.0];
         let run = Run {
             offset: address,
@@ -59,7 +59,12 @@ impl Level {
     }
 
     /// Writes `value` as an element of `dtype` at byte `address`.
-    pub fn set_element(&mut self, dtype: Dtype, address: usize, value: f64) -> Result<(), String> {
+    pub(crate) fn set_element(
+        &mut self,
+        dtype: Dtype,
+        address: usize,
+        value: f64,
+    ) -> Result<(), String> {
         let run = Run {
             offset: address,
             stride: 0,
@@ -69,7 +74,7 @@ impl Level {
     }
 
     /// [`Level::load`] of f16 elements into f32 lanes.
-    pub fn load_f16(&self, run: Run, lanes: &mut [f32]) -> Result<(), String> {
+    pub(crate) fn load_f16(&self, run: Run, lanes: &mut [f32]) -> Result<(), String> {
         if storage::load_f16(&self.bytes, run, lanes) {
             Ok(())
         } else {
@@ -81,7 +86,7 @@ impl Level {
     }
 
     /// [`Level::store`] of f32 lanes as f16 elements.
-    pub fn store_f16(&mut self, lanes: &[f32], run: Run) -> Result<(), String> {
+    pub(crate) fn store_f16(&mut self, lanes: &[f32], run: Run) -> Result<(), String> {
         if storage::store_f16(lanes, &mut self.bytes, &mut self.tags, run) {
             Ok(())
         } else {
@@ -92,7 +97,7 @@ impl Level {
         }
     }
 
-    pub fn store(&mut self, dtype: Dtype, lanes: &[f64], run: Run) -> Result<(), String> {
+    pub(crate) fn store(&mut self, dtype: Dtype, lanes: &[f64], run: Run) -> Result<(), String> {
         if storage::store(dtype, lanes, &mut self.bytes, &mut self.tags, run) {
             Ok(())
         } else {

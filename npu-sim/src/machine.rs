@@ -41,7 +41,7 @@ pub(crate) struct Machine<'h> {
 impl<'h> Machine<'h> {
     /// On-chip memories as large as the program's buffers reach (an access past them
     /// is outside every buffer, so it is reported rather than silently allowed).
-    pub fn new(target: &Target, program: &Program, gm: Vec<Global<'h>>) -> Machine<'h> {
+    pub(crate) fn new(target: &Target, program: &Program, gm: Vec<Global<'h>>) -> Machine<'h> {
         let bytes = |level: LevelKind| program.peak(level).min(target.capacity(level)) as usize;
         let level = |level: LevelKind| Level::new(bytes(level));
         let origins = if program.gathers.is_empty() {
@@ -65,13 +65,18 @@ impl<'h> Machine<'h> {
     }
 
     /// Forgets on-chip data between cores, up to each level's peak.
-    pub fn clear(&mut self, program: &Program) {
+    pub(crate) fn clear(&mut self, program: &Program) {
         for level in LevelKind::ALL {
             self.levels[level_index(level)].clear(program.peak(level) as usize);
         }
     }
 
-    pub fn execute(&mut self, program: &Program, op: &Op, gm_base: &[u64]) -> Result<(), Fault> {
+    pub(crate) fn execute(
+        &mut self,
+        program: &Program,
+        op: &Op,
+        gm_base: &[u64],
+    ) -> Result<(), Fault> {
         match *op {
             Op::Vector(ref v) => {
                 let gm = &self.gm;
@@ -341,7 +346,10 @@ impl<'h> Machine<'h> {
     }
 
     /// The tensors `keep` picks, as host tensors of the shape `shape` gives.
-    pub fn into_outputs<'s>(self, keep: impl Fn(usize) -> Option<&'s [u64]>) -> Vec<HostTensor> {
+    pub(crate) fn into_outputs<'s>(
+        self,
+        keep: impl Fn(usize) -> Option<&'s [u64]>,
+    ) -> Vec<HostTensor> {
         self.gm
             .into_iter()
             .enumerate()

@@ -29,7 +29,7 @@ pub(crate) struct Run {
 
 impl Run {
     /// One past the last byte the run touches, or `None` if it overflows.
-    pub fn end(&self, size: usize) -> Option<usize> {
+    pub(crate) fn end(&self, size: usize) -> Option<usize> {
         self.len
             .checked_sub(1)
             .map_or(Some(self.offset), |last| {
@@ -213,7 +213,7 @@ pub(crate) struct Tensor {
 
 impl Tensor {
     /// `elements` elements no instruction has written yet (NaN in a float dtype).
-    pub fn poisoned(dtype: Dtype, elements: usize) -> Tensor {
+    pub(crate) fn poisoned(dtype: Dtype, elements: usize) -> Tensor {
         Tensor {
             dtype,
             bytes: vec![POISON; elements * dtype.size() as usize],
@@ -231,14 +231,14 @@ pub(crate) enum Global<'h> {
 }
 
 impl Global<'_> {
-    pub fn dtype(&self) -> Dtype {
+    pub(crate) fn dtype(&self) -> Dtype {
         match self {
             Global::Host(tensor) => tensor.dtype(),
             Global::Written(tensor) => tensor.dtype,
         }
     }
 
-    pub fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Global::Host(tensor) => tensor.bytes(),
             Global::Written(tensor) => &tensor.bytes,
@@ -246,7 +246,7 @@ impl Global<'_> {
     }
 
     /// The first element (a scalar parameter's value), if any.
-    pub fn first(&self) -> Option<f64> {
+    pub(crate) fn first(&self) -> Option<f64> {
         let size = self.dtype().size() as usize;
         let mut one = [0.0];
         decode(self.dtype(), self.bytes().get(..size)?, &mut one);
@@ -254,7 +254,7 @@ impl Global<'_> {
     }
 
     /// The tensor to write, copying a caller's input first.
-    pub fn written(&mut self) -> &mut Tensor {
+    pub(crate) fn written(&mut self) -> &mut Tensor {
         if let Global::Host(tensor) = *self {
             *self = Global::Written(Tensor {
                 dtype: tensor.dtype(),
@@ -268,7 +268,7 @@ impl Global<'_> {
     }
 
     /// The tensor as a host tensor of `shape`, moving what instructions wrote.
-    pub fn into_host(self, shape: &[u64]) -> HostTensor {
+    pub(crate) fn into_host(self, shape: &[u64]) -> HostTensor {
         match self {
             Global::Host(tensor) => tensor.clone(),
             Global::Written(Tensor { dtype, bytes }) => {

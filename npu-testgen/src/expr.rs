@@ -299,7 +299,7 @@ pub fn literal(rng: &mut Rng, dtype: &str) -> String {
     }
 }
 
-pub fn pick<T: Copy>(rng: &mut Rng, items: &[T]) -> T {
+pub(crate) fn pick<T: Copy>(rng: &mut Rng, items: &[T]) -> T {
     items[rng.usize(0..items.len())]
 }
 

@@ -9,7 +9,7 @@ use crate::kernel::{Preset, Rendered};
 
 /// `count` schedules, each a list of items; the first stages everything at depth 1,
 /// splits nothing and pads tails, which most kernels that fit pass.
-pub fn schedules(
+pub(crate) fn schedules(
     rng: &mut Rng,
     kernel: &Rendered,
     preset: &Preset,

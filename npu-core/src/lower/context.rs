@@ -102,7 +102,12 @@ impl Lowering<'_> {
 
     /// The box of `dims` (axes) in the tile at `coords`; `space` names the dimension
     /// list for the cache.
-    pub(crate) fn vector_box(&mut self, space: usize, dims: &[usize], coords: &[u64]) -> (u32, u64) {
+    pub(crate) fn vector_box(
+        &mut self,
+        space: usize,
+        dims: &[usize],
+        coords: &[u64],
+    ) -> (u32, u64) {
         let mask = dims.iter().fold(0u64, |m, &a| {
             if self.ranges[a].is_tail(coords[a]) {
                 m | 1 << a

@@ -24,7 +24,7 @@ pub(super) struct Body<'p> {
 impl Body<'_> {
     /// The dtype `address` was last written in, or `default`.
     /// A buffer not written yet holds its argument's dtype (a staged tensor's).
-    pub fn tag(&self, address: u32, default: Dtype) -> Dtype {
+    pub(super) fn tag(&self, address: u32, default: Dtype) -> Dtype {
         let held = || {
             let (index, _, _) = self.layout.locate(u64::from(address))?;
             Some(self.layout.args[index].dtype)
@@ -39,7 +39,11 @@ impl Body<'_> {
     /// UB byte `address` as `dtype`: a pointer expression (its argument, cast if the
     /// argument holds another dtype) and an element offset from it; records the
     /// argument's slot.
-    pub fn pointer(&mut self, address: u32, dtype: Dtype) -> Result<(String, u64), Unsupported> {
+    pub(super) fn pointer(
+        &mut self,
+        address: u32,
+        dtype: Dtype,
+    ) -> Result<(String, u64), Unsupported> {
         let construct = || format!("an operand at ub 0x{address:05x}");
         let (index, slot, offset) = self.layout.locate(u64::from(address)).ok_or_else(|| {
             unsupported(&construct(), "it lies in no buffer of the program's plan")

@@ -68,7 +68,7 @@ impl Layout {
     }
 
     /// The argument holding UB byte `address`: its index, slot and offset in the slot.
-    pub fn locate(&self, address: u64) -> Option<(usize, u64, u64)> {
+    pub(super) fn locate(&self, address: u64) -> Option<(usize, u64, u64)> {
         self.args.iter().enumerate().find_map(|(index, a)| {
             let end = a.address + a.slot_bytes * a.depth;
             (a.address <= address && address < end && a.slot_bytes > 0).then(|| {

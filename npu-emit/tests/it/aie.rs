@@ -18,7 +18,7 @@ use crate::support::{self, Build, Case};
 const AT_LEAST_WRITTEN: usize = 56;
 
 /// Emitted cases with their kernels, and skipped kernels with the reason.
-pub type Suite = (Vec<(Case, &'static CheckedKernel)>, Vec<(String, String)>);
+pub(crate) type Suite = (Vec<(Case, &'static CheckedKernel)>, Vec<(String, String)>);
 
 /// The aie2_tile kernels with their hand schedules, then their tuned ones.
 fn cases() -> Suite {
@@ -42,7 +42,7 @@ fn cases() -> Suite {
 }
 
 /// Emits schedule `schedule` of `kernel` as a case, or records why it is skipped.
-pub fn add(suite: &mut Suite, name: &str, kernel: &'static CheckedKernel, schedule: usize) {
+pub(crate) fn add(suite: &mut Suite, name: &str, kernel: &'static CheckedKernel, schedule: usize) {
     let program = npu_core::lower::lower_compact(kernel, schedule);
     match emit(&program, &kernel.target, kernel, Backend::Aie) {
         Ok(emitted) => {
@@ -61,7 +61,7 @@ pub fn add(suite: &mut Suite, name: &str, kernel: &'static CheckedKernel, schedu
 }
 
 /// Compiles AIE cases, a dozen per translation unit.
-pub fn build(cases: &[Case]) -> Build {
+pub(crate) fn build(cases: &[Case]) -> Build {
     support::build_units(cases, unit)
 }
 
@@ -274,7 +274,7 @@ fn call_line(text: &mut String, program: &npu_core::Program, source: &str, call:
 }
 
 /// Runs every case on random and edge inputs against the simulator; the mismatches.
-pub fn mismatches(build: &Build, cases: &[(Case, &'static CheckedKernel)]) -> Vec<String> {
+pub(crate) fn mismatches(build: &Build, cases: &[(Case, &'static CheckedKernel)]) -> Vec<String> {
     let mut failures = Vec::new();
     for (case, kernel) in cases {
         for (tag, inputs) in [

@@ -21,7 +21,7 @@ type Suite = (Vec<(Case, &'static CheckedKernel)>, Vec<(String, String)>);
 
 /// The Ascend kernels of the suite with their hand schedules, then with the tuned
 /// schedules docs/suite.json records, as cases; the skipped ones with reasons.
-pub fn cases() -> Suite {
+pub(crate) fn cases() -> Suite {
     let mut suite = (Vec::new(), Vec::new());
     for bundled in npu_tune::kernels::all() {
         let kernel = (bundled.kernel)();
@@ -44,7 +44,7 @@ pub fn cases() -> Suite {
 /// Each kernel of docs/suite.json whose target's name starts with `target` with the
 /// fastest schedule the tuner recorded (grid, random or heuristic), checked again
 /// from its text. The kernels live as long as the test binary.
-pub fn tuned(target: &str) -> Vec<(String, &'static CheckedKernel)> {
+pub(crate) fn tuned(target: &str) -> Vec<(String, &'static CheckedKernel)> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/suite.json");
     let text = std::fs::read_to_string(path).expect("docs/suite.json");
     let suite: serde_json::Value = serde_json::from_str(&text).expect("docs/suite.json is JSON");
@@ -110,7 +110,11 @@ fn add(suite: &mut Suite, name: &str, kernel: &'static CheckedKernel, schedule: 
 }
 
 /// The simulator's outputs of `case` on `inputs`, as bytes.
-pub fn simulated(case: &Case, kernel: &CheckedKernel, inputs: &[HostTensor]) -> Vec<Vec<u8>> {
+pub(crate) fn simulated(
+    case: &Case,
+    kernel: &CheckedKernel,
+    inputs: &[HostTensor],
+) -> Vec<Vec<u8>> {
     let simulation = simulate(kernel, &case.program, inputs, &SimOptions::default())
         .unwrap_or_else(|e| panic!("{} does not simulate: {e}", case.function));
     simulation
@@ -121,7 +125,7 @@ pub fn simulated(case: &Case, kernel: &CheckedKernel, inputs: &[HostTensor]) -> 
 }
 
 /// The first element where two outputs differ, for the failure message.
-pub fn first_difference(expected: &[Vec<u8>], got: &[Vec<u8>]) -> String {
+pub(crate) fn first_difference(expected: &[Vec<u8>], got: &[Vec<u8>]) -> String {
     for (index, (e, g)) in expected.iter().zip(got).enumerate() {
         if let Some(byte) = e.iter().zip(g).position(|(a, b)| a != b) {
             let word = byte / 4 * 4..(byte / 4 * 4 + 4).min(e.len()).min(g.len());

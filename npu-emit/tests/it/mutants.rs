@@ -237,7 +237,12 @@ const MUTANTS: &[Mutation] = &[
 ];
 
 /// `t` with the `nth` (1-based) number right after `pattern` changed by `f`.
-pub fn edit_number_after(t: &str, pattern: &str, nth: usize, f: fn(u64) -> u64) -> Option<String> {
+pub(crate) fn edit_number_after(
+    t: &str,
+    pattern: &str,
+    nth: usize,
+    f: fn(u64) -> u64,
+) -> Option<String> {
     let at = t.match_indices(pattern).nth(nth - 1)?.0 + pattern.len();
     let digits = t[at..].chars().take_while(char::is_ascii_digit).count();
     let number: u64 = t[at..at + digits].parse().ok()?;
@@ -255,7 +260,7 @@ fn edit_field(t: &str, pattern: &str, index: usize, f: fn(u64) -> u64) -> Option
 }
 
 /// `t` without the `nth` (1-based) line containing `pattern`.
-pub fn drop_line(t: &str, pattern: &str, nth: usize) -> Option<String> {
+pub(crate) fn drop_line(t: &str, pattern: &str, nth: usize) -> Option<String> {
     let index = t
         .lines()
         .enumerate()

@@ -20,7 +20,7 @@ const CASES_PER_UNIT: usize = 12;
 
 /// One emitted kernel to compile.
 #[derive(Clone, Debug)]
-pub struct Case {
+pub(crate) struct Case {
     /// The kernel's symbol, e.g. `relu_hand`.
     pub function: String,
     /// The emitted kernel source.
@@ -31,13 +31,13 @@ pub struct Case {
 
 /// Compiled cases: which binary holds each.
 #[derive(Debug)]
-pub struct Build {
+pub(crate) struct Build {
     pub dir: tempfile::TempDir,
     binaries: Vec<(String, PathBuf)>,
 }
 
 /// The system C++ compiler; the tests cannot verify anything without one.
-pub fn compiler() -> String {
+pub(crate) fn compiler() -> String {
     let compiler = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
     let found = Command::new(&compiler).arg("--version").output();
     assert!(
@@ -48,18 +48,18 @@ pub fn compiler() -> String {
 }
 
 /// The directory of the CPU model's headers.
-pub fn model_dir() -> PathBuf {
+pub(crate) fn model_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/model")
 }
 
 /// Compiles `cases` in batches, two compilers at a time; a failure to compile is a
 /// test failure that shows the compiler's message.
-pub fn build(cases: &[Case]) -> Build {
+pub(crate) fn build(cases: &[Case]) -> Build {
     build_units(cases, unit)
 }
 
 /// As [`build`], each translation unit written by `unit`.
-pub fn build_units(cases: &[Case], unit: fn(&[Case]) -> String) -> Build {
+pub(crate) fn build_units(cases: &[Case], unit: fn(&[Case]) -> String) -> Build {
     let compiler = compiler();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let units: Vec<(PathBuf, &[Case])> = cases
@@ -108,7 +108,7 @@ pub fn build_units(cases: &[Case], unit: fn(&[Case]) -> String) -> Build {
 impl Build {
     /// Runs `case` on `inputs` (signature order); its outputs' bytes, or the model's
     /// complaint.
-    pub fn run(
+    pub(crate) fn run(
         &self,
         case: &Case,
         inputs: &[HostTensor],
@@ -245,7 +245,7 @@ fn driver(case: &Case) -> String {
 
 /// A model's own cases: `(name, body, expected)`, where `expected` is the stdout of a
 /// case that runs, or a part of the complaint (exit status 3) of one the model refuses.
-pub type ModelCase = (
+pub(crate) type ModelCase = (
     &'static str,
     &'static str,
     Result<&'static str, &'static str>,
@@ -253,7 +253,7 @@ pub type ModelCase = (
 
 /// Compiles `program` (every case as a function, `main` running the one named by its
 /// argument) against the models, runs each case, and returns what went wrong.
-pub fn run_model_cases(stem: &str, program: &str, cases: &[ModelCase]) -> Vec<String> {
+pub(crate) fn run_model_cases(stem: &str, program: &str, cases: &[ModelCase]) -> Vec<String> {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let source = dir.path().join(format!("{stem}.cpp"));
     std::fs::write(&source, program).expect("the program is written");
@@ -296,11 +296,15 @@ pub fn run_model_cases(stem: &str, program: &str, cases: &[ModelCase]) -> Vec<St
 
 /// A mutation of emitted source: its name, the kernel it applies to, and the edit
 /// (`None` when the source has nothing to change).
-pub type Mutation = (&'static str, &'static str, fn(&str) -> Option<String>);
+pub(crate) type Mutation = (&'static str, &'static str, fn(&str) -> Option<String>);
 
 /// The original cases, then one case per mutant of the original it names, each
 /// renamed `{prefix}{index}`; a mutant that changes nothing fails the test.
-pub fn with_mutants(originals: &[(&str, Case)], mutants: &[Mutation], prefix: &str) -> Vec<Case> {
+pub(crate) fn with_mutants(
+    originals: &[(&str, Case)],
+    mutants: &[Mutation],
+    prefix: &str,
+) -> Vec<Case> {
     let mut cases: Vec<Case> = originals.iter().map(|(_, c)| c.clone()).collect();
     for (index, (name, kernel, mutate)) in mutants.iter().enumerate() {
         let base = &originals

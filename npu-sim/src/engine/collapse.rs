@@ -98,7 +98,7 @@ impl Collapse {
     /// Whether the engine, about to run the next instruction of `pipe`, is at a
     /// checkpoint: the first instruction of a tile on the reference pipe (the first
     /// pipe after S with instructions).
-    pub fn at_checkpoint(engine: &Engine, pipe: usize) -> bool {
+    pub(super) fn at_checkpoint(engine: &Engine, pipe: usize) -> bool {
         let reference = engine
             .active
             .iter()
@@ -114,7 +114,7 @@ impl Collapse {
     /// the checkpoint and, when it repeats an earlier one, advances the engine over the
     /// identical periods ahead; returns whether it did (the caller then chooses the
     /// next instruction anew).
-    pub fn checkpoint(&mut self, engine: &mut Engine, start: f64, outside: Outside) -> bool {
+    pub(super) fn checkpoint(&mut self, engine: &mut Engine, start: f64, outside: Outside) -> bool {
         let Some(current) = snapshot(engine, start, &outside) else {
             self.history.clear();
             return false;

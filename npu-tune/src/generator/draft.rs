@@ -18,12 +18,12 @@ pub(super) struct Draft {
 
 impl Draft {
     /// A point of the space.
-    pub fn of(spec: Spec) -> Draft {
+    pub(super) fn of(spec: Spec) -> Draft {
         Draft { spec, base: None }
     }
 
     /// The draft of a schedule block's text; `None` when it is not one block.
-    pub fn parse(problem: &Problem, text: &str) -> Option<Draft> {
+    pub(super) fn parse(problem: &Problem, text: &str) -> Option<Draft> {
         let kernel = &problem.kernel;
         let schedules = npu_core::internal::parse_schedules_str(text).ok()?;
         let [schedule] = schedules.as_slice() else {
@@ -44,7 +44,7 @@ impl Draft {
     }
 
     /// The same schedule with its knobs set to `spec`.
-    pub fn edited(&self, spec: Spec) -> Draft {
+    pub(super) fn edited(&self, spec: Spec) -> Draft {
         Draft {
             spec,
             base: self.base.clone(),
@@ -53,7 +53,7 @@ impl Draft {
 
     /// The schedule block named `name`: the space's rendering, or the base text with
     /// the knobs that changed edited in.
-    pub fn render(&self, kernel: &CheckedKernel, name: &str) -> String {
+    pub(super) fn render(&self, kernel: &CheckedKernel, name: &str) -> String {
         match &self.base {
             None => self.spec.to_dsl(kernel, name),
             Some((text, from)) => edit(kernel, text, from, &self.spec, name),

@@ -10,7 +10,7 @@
 macro_rules! bundled {
     ($category:ident: $($kernel:ident),+ $(,)?) => {
         /// This module's kernels, in the order the suite lists them.
-        pub const KERNELS: &[$crate::kernels::Bundled] = &[$($crate::kernels::Bundled {
+        pub(super) const KERNELS: &[$crate::kernels::Bundled] = &[$($crate::kernels::Bundled {
             name: $kernel::NAME,
             category: $crate::kernels::Category::$category,
             kernel: $kernel::kernel,

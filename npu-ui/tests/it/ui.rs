@@ -25,14 +25,14 @@ fn ui() {
 }
 
 /// The compile-fail cases, every code's folder in order.
-pub fn fail_cases() -> Vec<PathBuf> {
+pub(crate) fn fail_cases() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let folders = folders(&root.join("tests/ui/fail"));
     folders.iter().flat_map(|folder| cases(folder)).collect()
 }
 
 /// The `.rs` files of `dir`, sorted.
-pub fn cases(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn cases(dir: &Path) -> Vec<PathBuf> {
     let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{} is readable: {e}", dir.display()))
         .map(|entry| entry.expect("a readable directory entry").path())

@@ -12,7 +12,7 @@
 /// Kernel templates: `{T}` is the element dtype, `{A}` its accumulator dtype, `{N}`,
 /// `{R}`, `{C}` extents, `{U}` a second dtype. Then the staged tensors, and whether
 /// the kernel needs a float dtype (it has float constants or `exp`).
-pub const TEMPLATES: &[(&str, &str, bool)] = &[
+pub(crate) const TEMPLATES: &[(&str, &str, bool)] = &[
     (
         "kernel vmla(a: [{T}; {N}], b: [{T}; {N}], c: [{T}; {N}]) -> y: [{T}; {N}] { y[i] = a[i] * b[i] + c[i]; }",
         "a, b, c, y",
@@ -239,7 +239,7 @@ pub const TEMPLATES: &[(&str, &str, bool)] = &[
 ];
 
 /// Kernels of integer bit operations: `{T}` is an integer dtype.
-pub const INTEGER_TEMPLATES: &[(&str, &str)] = &[
+pub(crate) const INTEGER_TEMPLATES: &[(&str, &str)] = &[
     (
         "kernel bits(a: [{T}; {N}], b: [{T}; {N}]) -> y: [{T}; {N}] { y[i] = (a[i] & b[i]) ^ (a[i] >> 1) | !b[i] << 2; }",
         "a, b, y",
@@ -250,8 +250,8 @@ pub const INTEGER_TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
-pub const DTYPES: [&str; 6] = ["f16", "f32", "bf16", "i16", "i32", "i8"];
-pub const INTEGER_DTYPES: [&str; 6] = ["i8", "u8", "i16", "u16", "i32", "u32"];
+pub(crate) const DTYPES: [&str; 6] = ["f16", "f32", "bf16", "i16", "i32", "i8"];
+pub(crate) const INTEGER_DTYPES: [&str; 6] = ["i8", "u8", "i16", "u16", "i32", "u32"];
 const EXTENTS_1D: [u64; 8] = [1000, 2048, 4000, 4096, 8192, 10000, 16384, 1736];
 const ROWS: [u64; 7] = [4, 8, 16, 40, 64, 3, 33];
 const COLUMNS: [u64; 11] = [16, 64, 100, 128, 217, 256, 1020, 50, 1000, 80, 24];
@@ -261,7 +261,7 @@ const TILES: [u64; 20] = [
 const CORES: [u64; 8] = [2, 3, 4, 8, 16, 40, 48, 1];
 
 /// The shared seeded generator (`fastrand`, in npu-testgen).
-pub use npu_testgen::Random;
+pub(crate) use npu_testgen::Random;
 
 fn accumulator(dtype: &str) -> &'static str {
     match dtype {
@@ -271,7 +271,7 @@ fn accumulator(dtype: &str) -> &'static str {
 }
 
 /// A random vector kernel and schedule, as text.
-pub fn vector_case(random: &mut Random, target: &str) -> String {
+pub(crate) fn vector_case(random: &mut Random, target: &str) -> String {
     let (template, staged, dtype) = vector_template(random);
     let extent = random.pick(&EXTENTS_1D);
     let rows = random.pick(&ROWS);
@@ -406,7 +406,7 @@ fn tail(random: &mut Random) -> String {
 }
 
 /// A random matmul and schedule, as text.
-pub fn matmul_case(random: &mut Random, target: &str) -> String {
+pub(crate) fn matmul_case(random: &mut Random, target: &str) -> String {
     let dtype = random.pick(&["f16", "bf16", "i8", "f32"]);
     let accumulator = accumulator(dtype);
     let output = if random.chance(30) {

@@ -5,7 +5,7 @@ use npu_core::ir::{CheckedKernel, Expr};
 use npu_sim::{SimError, SimOptions, compare_outputs_with, folds, reference, simulate};
 
 /// `Err((stage, detail))` where the stages disagree.
-pub fn agree(kernel: &CheckedKernel) -> Result<(), (&'static str, String)> {
+pub(super) fn agree(kernel: &CheckedKernel) -> Result<(), (&'static str, String)> {
     let program = npu_core::lower::lower(kernel, 0);
     if let Err(violations) = npu_core::validate(&program, &kernel.target) {
         return Err(("validator", violations[0].to_string()));
@@ -76,7 +76,7 @@ fn differ(want: &HostTensor, got: &HostTensor, inputs: &[HostTensor]) -> Option<
 /// so its sum rounds differently; the outputs are then held to the folds' tolerance
 /// ([`npu_sim::compare_outputs_with`]) instead of bit equality. A split of the first
 /// reduction axis only, and every integer fold, keep index order and bit equality.
-pub fn folds_tile_by_tile(kernel: &CheckedKernel) -> bool {
+pub(super) fn folds_tile_by_tile(kernel: &CheckedKernel) -> bool {
     let tiles = &kernel.schedules[0].tiles;
     let mut found = false;
     for assign in &kernel.body {

@@ -8,7 +8,7 @@ use npu_testgen::{Case, FEATURES, Form, Preset, is_float};
 
 /// Accepted kernels each expected cell needs in any campaign at least as long as the
 /// default one.
-pub const MIN_PER_CELL: usize = 2;
+pub(super) const MIN_PER_CELL: usize = 2;
 
 /// The statement forms, in table order.
 const FORMS: [&str; 8] = [
@@ -23,7 +23,7 @@ const FORMS: [&str; 8] = [
 ];
 
 #[derive(Default)]
-pub struct Table {
+pub(super) struct Table {
     /// (preset, construct, dtype) → accepted kernels.
     cells: BTreeMap<(String, String, String), usize>,
 }
@@ -31,7 +31,7 @@ pub struct Table {
 impl Table {
     /// Counts an accepted case under its form and each feature it has; a matmul under
     /// its operand dtypes (`f16xi8`).
-    pub fn count(&mut self, case: &Case) {
+    pub(super) fn count(&mut self, case: &Case) {
         let dtype = match &case.kernel.form {
             Form::Matmul { a, b, .. } => format!("{a}x{b}"),
             _ => case.kernel.dtype.clone(),
@@ -45,7 +45,7 @@ impl Table {
     }
 
     /// One block per preset: a row per construct, a column per dtype.
-    pub fn render(&self) -> String {
+    pub(super) fn render(&self) -> String {
         let presets: BTreeSet<&String> = self.cells.keys().map(|(p, _, _)| p).collect();
         let mut out = String::new();
         for preset in presets {
@@ -75,7 +75,7 @@ impl Table {
 
     /// The expected cells (every form and feature on every dtype of each preset that
     /// can have it) with fewer than [`MIN_PER_CELL`] accepted kernels.
-    pub fn thin_cells(&self, presets: &[Preset]) -> Vec<String> {
+    pub(super) fn thin_cells(&self, presets: &[Preset]) -> Vec<String> {
         let mut thin = Vec::new();
         for preset in presets {
             for (construct, dtype) in expected(preset) {
@@ -120,7 +120,7 @@ fn unreachable(_preset: &Preset, _construct: &str, _dtype: &str) -> bool {
 }
 
 /// Compares `table` with the committed `coverage.txt` (`NPU_DIFF_BLESS=1` rewrites it).
-pub fn compare_with_committed(table: &str) {
+pub(super) fn compare_with_committed(table: &str) {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/it/kernels_differential/coverage.txt"

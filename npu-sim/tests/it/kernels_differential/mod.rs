@@ -34,7 +34,7 @@ const SCHEDULES: usize = 4;
 
 /// How a case failed: the stage that disagrees and what it said.
 #[derive(Clone, Debug)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// The class: the stage, the kernel's form and dtype, e.g. `mismatch/reduce/f16`.
     pub class: String,
     pub detail: String,
@@ -159,7 +159,7 @@ fn random_kernels_agree_between_checker_validator_interpreter_and_simulator() {
 
 /// What one schedule of a case did.
 #[derive(Debug)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Rejected,
     Agreed,
     Failed(Failure),
@@ -167,7 +167,7 @@ pub enum Outcome {
 
 /// Checks schedule `index` of `case` and, if accepted, validates, interprets and
 /// simulates it; a panic anywhere is a failure.
-pub fn run(case: &Case, index: usize, target: &Target) -> Outcome {
+pub(crate) fn run(case: &Case, index: usize, target: &Target) -> Outcome {
     let text = case.text(index);
     let form = format!("{}/{}", case.kernel.form.construct(), case.kernel.dtype);
     let fail = |stage: &str, detail: String| {

@@ -9,7 +9,7 @@ use super::{Outcome, run};
 /// At most this many cases are tried in all.
 const BUDGET: usize = 400;
 
-pub fn shrink(case: &Case, index: usize, class: &str, target: &Target) -> Case {
+pub(super) fn shrink(case: &Case, index: usize, class: &str, target: &Target) -> Case {
     let mut current = Case {
         schedules: vec![case.schedules[index].clone()],
         ..case.clone()

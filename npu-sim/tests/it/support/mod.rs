@@ -4,7 +4,7 @@
 // Each test binary uses its own subset of these helpers.
 #![allow(dead_code)]
 
-pub mod schedules;
+pub(crate) mod schedules;
 
 use std::path::Path;
 
@@ -13,7 +13,7 @@ use npu_core::ir::{CheckedKernel, Role};
 use npu_core::{Target, check_source};
 
 /// The example kernels: (file stem, source), sorted by name.
-pub fn kernel_files() -> Vec<(String, String)> {
+pub(crate) fn kernel_files() -> Vec<(String, String)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
     let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
         .expect("tests/kernels exists")
@@ -36,7 +36,7 @@ pub fn kernel_files() -> Vec<(String, String)> {
 }
 
 /// An example kernel by file stem.
-pub fn kernel_file(stem: &str) -> String {
+pub(crate) fn kernel_file(stem: &str) -> String {
     kernel_files()
         .into_iter()
         .find(|(s, _)| s == stem)
@@ -45,19 +45,19 @@ pub fn kernel_file(stem: &str) -> String {
 }
 
 /// Checks source text against the preset it names.
-pub fn check(source: &str) -> CheckedKernel {
+pub(crate) fn check(source: &str) -> CheckedKernel {
     npu_core::check_source_with(source, |path| Err(format!("no files in tests: {path}")))
         .unwrap_or_else(|diagnostics| panic!("{}", diagnostics.render(source)))
 }
 
 /// Checks source text against `target`, whatever it names.
-pub fn check_on(source: &str, target: &Target) -> CheckedKernel {
+pub(crate) fn check_on(source: &str, target: &Target) -> CheckedKernel {
     check_source(source, target)
         .unwrap_or_else(|diagnostics| panic!("{}", diagnostics.render(source)))
 }
 
 /// Deterministic inputs for every input tensor.
-pub fn inputs(kernel: &CheckedKernel, seed: u64) -> Vec<HostTensor> {
+pub(crate) fn inputs(kernel: &CheckedKernel, seed: u64) -> Vec<HostTensor> {
     kernel
         .tensors
         .iter()
@@ -71,7 +71,7 @@ pub fn inputs(kernel: &CheckedKernel, seed: u64) -> Vec<HostTensor> {
 /// core, 100 cycles of DMA latency, 4 cycles per extra burst, a pad penalty of 2, no
 /// vector issue cost, `mul` at 40 cycles per 256-byte repeat (`add` at 1), 1 cycle per
 /// loop iteration, 32-byte alignment, up to 4 vector cores.
-pub fn hand_target() -> Target {
+pub(crate) fn hand_target() -> Target {
     let text = r#"
         name = "hand"
         description = "round numbers for hand-computed cycle counts"

@@ -5,7 +5,7 @@ use npu_core::Target;
 use npu_core::ir::{CheckedKernel, KernelClass};
 
 /// Kernels without schedules, the target they are checked on, and one legal schedule.
-pub const KERNELS: &[(&str, &str, &str)] = &[
+pub(crate) const KERNELS: &[(&str, &str, &str)] = &[
     (
         "npueval_demo",
         "kernel vmla(a: [f16; 8192], b: [f16; 8192], c: [f16; 8192]) -> y: [f16; 8192] { y[i] = a[i] * b[i] + c[i]; }",
@@ -88,10 +88,10 @@ pub const KERNELS: &[(&str, &str, &str)] = &[
 ];
 
 /// The shared seeded generator (`fastrand`, in npu-testgen).
-pub use npu_testgen::Random;
+pub(crate) use npu_testgen::Random;
 
 /// A random schedule block for `kernel`, as an LLM might write it.
-pub fn schedule(
+pub(crate) fn schedule(
     kernel: &CheckedKernel,
     target: &Target,
     name: &str,

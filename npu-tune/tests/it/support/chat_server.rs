@@ -20,7 +20,7 @@ use super::gbnf;
 
 /// How the server answers one request.
 #[derive(Clone, Debug)]
-pub enum Behaviour {
+pub(crate) enum Behaviour {
     /// 200 with one choice, as the llama.cpp server does whatever `n` says.
     Reply(String),
     /// 200 with one choice per text.
@@ -52,7 +52,7 @@ pub enum Behaviour {
 
 /// What the server read from one request.
 #[derive(Clone, Debug)]
-pub struct Recorded {
+pub(crate) struct Recorded {
     pub method: String,
     pub path: String,
     /// The `Authorization` header, if sent.
@@ -61,7 +61,7 @@ pub struct Recorded {
     pub body: Value,
 }
 
-pub struct ChatServer {
+pub(crate) struct ChatServer {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     shared: Arc<Shared>,
@@ -80,23 +80,23 @@ const MAX_HEAD: usize = 64 * 1024;
 
 impl ChatServer {
     /// Answers requests with `script` in order, then with HTTP 500 "script exhausted".
-    pub fn start(script: Vec<Behaviour>) -> Self {
+    pub(crate) fn start(script: Vec<Behaviour>) -> Self {
         let exhausted = Behaviour::Status(500, "chat_server: script exhausted".into());
         Self::spawn(script.into(), exhausted)
     }
 
     /// Answers every request with `behaviour`.
-    pub fn start_repeating(behaviour: Behaviour) -> Self {
+    pub(crate) fn start_repeating(behaviour: Behaviour) -> Self {
         Self::spawn(VecDeque::new(), behaviour)
     }
 
     /// The API base to give the client: `http://127.0.0.1:PORT/v1`.
-    pub fn base_url(&self) -> String {
+    pub(crate) fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
     }
 
     /// Every request read so far, in order.
-    pub fn requests(&self) -> Vec<Recorded> {
+    pub(crate) fn requests(&self) -> Vec<Recorded> {
         lock(&self.shared.requests).clone()
     }
 

@@ -14,7 +14,7 @@ enum Element {
 }
 
 /// A string the grammar admits, its choices drawn from `seed`.
-pub fn sample(grammar: &str, seed: u64) -> Result<String, String> {
+pub(crate) fn sample(grammar: &str, seed: u64) -> Result<String, String> {
     let rules = parse(grammar)?;
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut next = move |bound: usize| rng.usize(..bound.max(1));
@@ -29,7 +29,7 @@ const DEEP: usize = 24;
 /// The rules of `grammar` with two alternatives that begin with the same rule, each
 /// as `rule: name`. A server that keeps a parse stack per live alternative (llama.cpp)
 /// doubles its stacks at every nesting of such a rule.
-pub fn shared_prefixes(grammar: &str) -> Result<Vec<String>, String> {
+pub(crate) fn shared_prefixes(grammar: &str) -> Result<Vec<String>, String> {
     let mut shared = Vec::new();
     for (name, alternatives) in parse(grammar)? {
         let mut firsts: Vec<&str> = alternatives

@@ -7,7 +7,10 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// `work`'s answer, or a panic naming `what` when there is none within 20 s.
-pub fn within_20_s<T: Send + 'static>(what: &str, work: impl FnOnce() -> T + Send + 'static) -> T {
+pub(crate) fn within_20_s<T: Send + 'static>(
+    what: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
     let (send, receive) = mpsc::channel();
     std::thread::spawn(move || {
         let _ = send.send(work());
@@ -18,7 +21,7 @@ pub fn within_20_s<T: Send + 'static>(what: &str, work: impl FnOnce() -> T + Sen
 }
 
 /// Makes a FIFO at `path` with the `mkfifo` command.
-pub fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     let made = std::process::Command::new("mkfifo")
         .arg(path)
         .status()
@@ -27,7 +30,7 @@ pub fn mkfifo(path: &Path) {
 }
 
 /// Whether `path` is (still) a FIFO.
-pub fn is_fifo(path: &Path) -> bool {
+pub(crate) fn is_fifo(path: &Path) -> bool {
     use std::os::unix::fs::FileTypeExt as _;
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_fifo())
 }

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)] // Each module uses its own part.
 
-pub mod chat_server;
-pub mod gbnf;
+pub(crate) mod chat_server;
+pub(crate) mod gbnf;
 #[cfg(unix)]
-pub mod hang;
+pub(crate) mod hang;

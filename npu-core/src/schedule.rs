@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use proc_macro2::{Ident, Span};
 
 use crate::ast::{self, KernelDef};
-use crate::diag::{Code, Diagnostic, Diagnostics, list, suggestion};
+use crate::diag::{Code, Diagnostic, Diagnostics, SpanKey, list, suggestion};
 use crate::dtype::Dtype;
 use crate::fix::Edit;
 use crate::ir::*;
@@ -77,7 +77,7 @@ struct ScheduleChecker<'a> {
     /// The schedule's tail policy, once its items are collected.
     tail: Tail,
     /// The (code, span) of every error said, so that saying one again costs O(1).
-    reported: HashSet<(Code, String)>,
+    reported: HashSet<(Code, SpanKey)>,
 }
 
 /// A diagnostic whose help is chosen once every rule has run, so that each candidate
@@ -148,8 +148,7 @@ impl<'a> ScheduleChecker<'a> {
         message: impl Into<String>,
         help: impl Into<String>,
     ) -> bool {
-        // A span's debug form names its byte range, in the compiler and out of it.
-        if !self.reported.insert((code, format!("{span:?}"))) {
+        if !self.reported.insert((code, SpanKey::of(span))) {
             return false;
         }
         let help = help.into();

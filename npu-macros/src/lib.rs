@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Span, TokenStream, TokenTree};
 
 use npu_core::ast::{KernelDef, TargetRef};
+use npu_core::diag::SpanKey;
 use npu_core::internal::{check, parse_tokens_partial, resolve_target};
 use npu_core::{Code, Diagnostics, Target};
 
@@ -110,11 +111,11 @@ fn explain_target_file(def: &KernelDef, diagnostics: &mut Diagnostics) {
     let Some(TargetRef::File { span, .. }) = def.targets.first() else {
         return;
     };
-    let at = format!("{span:?}");
+    let at = SpanKey::of(*span);
     for diagnostic in &mut diagnostics.list {
         if diagnostic.code == Code::E005
             && diagnostic.help.is_none()
-            && format!("{:?}", diagnostic.span) == at
+            && SpanKey::of(diagnostic.span) == at
         {
             diagnostic.help = Some(
                 "a relative path starts at the crate's directory, where its Cargo.toml is".into(),
@@ -127,9 +128,9 @@ fn explain_target_file(def: &KernelDef, diagnostics: &mut Diagnostics) {
 /// whole macro call. The text parser points such errors at the last token instead; so
 /// does the macro, so that both report the same position.
 fn point_end_of_input_at(diagnostics: &mut Diagnostics, last_token: Span) {
-    let call_site = format!("{:?}", Span::call_site());
+    let call_site = SpanKey::of(Span::call_site());
     for diagnostic in &mut diagnostics.list {
-        if diagnostic.code == Code::E001 && format!("{:?}", diagnostic.span) == call_site {
+        if diagnostic.code == Code::E001 && SpanKey::of(diagnostic.span) == call_site {
             diagnostic.span = last_token;
         }
     }

@@ -16,6 +16,7 @@ use std::fmt;
 use proc_macro2::{LineColumn, Span};
 use serde::{Deserialize, Serialize};
 
+mod render;
 mod words;
 
 pub use words::{did_you_mean, list, suggestion};
@@ -180,6 +181,8 @@ pub struct Diagnostic {
     /// The concrete edits the help line proposes, each checked to clear this diagnostic
     /// without bringing another (see [`crate::fix`]).
     pub fixes: Vec<crate::fix::Fix>,
+    /// Secondary spans that explain the primary one, each with what it says there.
+    pub labels: Vec<Label>,
     /// The span's position, once [`Diagnostics::detach`] has read it; from then on the
     /// span is `Span::call_site()` and this is the only position.
     location: Option<(LineColumn, LineColumn)>,
@@ -193,8 +196,15 @@ impl Diagnostic {
             message: message.into(),
             help: None,
             fixes: Vec::new(),
+            labels: Vec::new(),
             location: None,
         }
+    }
+
+    /// Adds a secondary span labelled `text`.
+    pub fn label(mut self, span: Span, text: impl Into<String>) -> Self {
+        self.labels.push(Label::new(span, text));
+        self
     }
 
     /// Where the diagnostic starts: 1-based line, 0-based column in characters.
@@ -236,6 +246,55 @@ impl Diagnostic {
             column: start.column + 1,
             message: self.message.clone(),
             help: self.help.clone(),
+            labels: self.labels.iter().map(Label::record).collect(),
+        }
+    }
+}
+
+/// A secondary span of a diagnostic and what it says there (rustc's `-` marks).
+#[derive(Clone, Debug)]
+pub struct Label {
+    pub span: Span,
+    pub text: String,
+    /// As [`Diagnostic`]'s: the position once [`Diagnostics::detach`] has read it.
+    location: Option<(LineColumn, LineColumn)>,
+}
+
+impl Label {
+    /// A label at `span` saying `text`.
+    pub fn new(span: Span, text: impl Into<String>) -> Label {
+        Label {
+            span,
+            text: text.into(),
+            location: None,
+        }
+    }
+
+    /// Where the label starts, as [`Diagnostic::start`] counts.
+    pub fn start(&self) -> LineColumn {
+        self.location
+            .map_or_else(|| self.span.start(), |(start, _)| start)
+    }
+
+    /// Where the label ends.
+    pub fn end(&self) -> LineColumn {
+        self.location
+            .map_or_else(|| self.span.end(), |(_, end)| end)
+    }
+
+    fn detach(&mut self) {
+        if self.location.is_none() {
+            self.location = Some((self.span.start(), self.span.end()));
+            self.span = Span::call_site();
+        }
+    }
+
+    fn record(&self) -> LabelRecord {
+        let start = self.start();
+        LabelRecord {
+            line: start.line,
+            column: start.column + 1,
+            text: self.text.clone(),
         }
     }
 }
@@ -250,6 +309,19 @@ pub struct DiagnosticRecord {
     pub column: usize,
     pub message: String,
     pub help: Option<String>,
+    /// The labelled secondary spans, when there are any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<LabelRecord>,
+}
+
+/// A label without its span.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabelRecord {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    pub text: String,
 }
 
 /// All the diagnostics of one parse or check, in source order.
@@ -297,6 +369,7 @@ impl Diagnostics {
                 diagnostic.location = Some((diagnostic.span.start(), diagnostic.span.end()));
                 diagnostic.span = Span::call_site();
             }
+            diagnostic.labels.iter_mut().for_each(Label::detach);
         }
     }
 
@@ -343,17 +416,6 @@ impl Diagnostics {
     pub fn records(&self) -> Vec<DiagnosticRecord> {
         self.shown().iter().map(|d| d.record()).collect()
     }
-
-    /// Renders the diagnostics [`shown`](Self::shown) as rustc does, with a caret
-    /// excerpt of `source`, the text the spans were parsed from.
-    pub fn render(&self, source: &str) -> String {
-        let lines = line_starts(source);
-        let mut out = String::new();
-        for diagnostic in self.shown() {
-            render_one(&diagnostic, source, &lines, &mut out);
-        }
-        out
-    }
 }
 
 impl From<Diagnostic> for Diagnostics {
@@ -382,89 +444,3 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
-
-fn render_one(diagnostic: &Diagnostic, source: &str, lines: &[usize], out: &mut String) {
-    use std::fmt::Write as _;
-    let start = diagnostic.start();
-    let end = diagnostic.end();
-    let _ = writeln!(out, "error[{}]: {}", diagnostic.code, diagnostic.message);
-    let line_text = start
-        .line
-        .checked_sub(1)
-        .and_then(|index| Some((*lines.get(index)?, lines.get(index + 1).copied())))
-        .map(|(from, to)| source[from..to.unwrap_or(source.len())].trim_end_matches(['\n', '\r']));
-    match line_text {
-        Some(text) => {
-            let number = start.line.to_string();
-            let pad = " ".repeat(number.len());
-            let width = if end.line == start.line && end.column > start.column {
-                end.column - start.column
-            } else {
-                1
-            };
-            let _ = writeln!(
-                out,
-                "{pad}--> line {}, column {}",
-                start.line,
-                start.column + 1
-            );
-            let _ = writeln!(out, "{pad} |");
-            let (shown, indent, width) = excerpt(text, start.column, width);
-            let _ = writeln!(out, "{number} | {shown}");
-            let _ = writeln!(out, "{pad} | {indent}{}", "^".repeat(width));
-            if let Some(help) = &diagnostic.help {
-                let _ = writeln!(out, "{pad} = help: {help}");
-            }
-        }
-        None => {
-            if let Some(help) = &diagnostic.help {
-                let _ = writeln!(out, "  = help: {help}");
-            }
-        }
-    }
-    out.push('\n');
-}
-
-/// The byte offset of the start of each line of `source`, as `str::lines` counts them
-/// (no empty line after a final newline).
-fn line_starts(source: &str) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(source.match_indices('\n').map(|(at, _)| at + 1))
-        .filter(|&start| start < source.len())
-        .collect()
-}
-
-/// The part of `line` to show for a caret at character `column`, `width` characters
-/// wide: the whole line when it is short, else a window of [`EXCERPT_CHARS`] around
-/// the caret with `…` where it was cut. Returns the text, the caret's indent (tabs
-/// kept, so that it lines up) and the caret's width within the window.
-fn excerpt(line: &str, column: usize, width: usize) -> (String, String, usize) {
-    let indent_of = |text: &str| -> String {
-        text.chars()
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect()
-    };
-    let chars = line.chars().count();
-    if chars <= EXCERPT_CHARS {
-        let before: String = line.chars().take(column).collect();
-        return (line.to_string(), indent_of(&before), width);
-    }
-    // Show a third of the window before the caret, the rest from it on.
-    let first = column.saturating_sub(EXCERPT_CHARS / 3).min(chars);
-    let last = (first + EXCERPT_CHARS).min(chars);
-    let window: String = line.chars().skip(first).take(last - first).collect();
-    let before: String = window.chars().take(column - first).collect();
-    let mut shown = String::new();
-    let mut indent = String::new();
-    if first > 0 {
-        shown.push('…');
-        indent.push(' ');
-    }
-    shown.push_str(&window);
-    if last < chars {
-        shown.push('…');
-    }
-    indent.push_str(&indent_of(&before));
-    let width = width.min(last.saturating_sub(column)).max(1);
-    (shown, indent, width)
-}

@@ -45,7 +45,7 @@ pub mod target;
 pub mod validate;
 pub mod variants;
 
-pub use diag::{Code, Diagnostic, DiagnosticRecord, Diagnostics};
+pub use diag::{Code, Diagnostic, DiagnosticRecord, Diagnostics, Label, LabelRecord};
 pub use dtype::Dtype;
 pub use fix::{Edit, Fix};
 pub use ir::CheckedKernel;

@@ -107,6 +107,8 @@ struct Collected {
 struct StageItem {
     stage: Stage,
     keyword: Span,
+    /// The tensor's name in the item.
+    name: Span,
 }
 
 /// What a schedule's items say, each with the span a diagnostic points at.
@@ -169,20 +171,22 @@ impl<'a> ScheduleChecker<'a> {
         message: impl Into<String>,
         alternatives: Vec<Vec<Vec<Edit>>>,
         fallback: impl Into<String>,
-    ) {
+    ) -> bool {
         let fallback = fallback.into();
         let help = if self.rechecking {
             String::new()
         } else {
             fallback.clone()
         };
-        if self.error(code, span, message, help) && !self.rechecking {
+        let reported = self.error(code, span, message, help);
+        if reported && !self.rechecking {
             self.pending.push(Pending {
                 index: self.diagnostics.len() - 1,
                 alternatives,
                 fallback,
             });
         }
+        reported
     }
 
     fn axis(&mut self, ident: &Ident) -> Option<usize> {

@@ -229,6 +229,7 @@ impl ScheduleChecker<'_> {
                     depth: depth_value,
                 },
                 keyword: item.keyword,
+                name: ident.span(),
             });
         }
     }

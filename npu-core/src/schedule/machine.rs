@@ -7,7 +7,7 @@ use proc_macro2::Span;
 
 use super::{Collected, ScheduleChecker, StageItem, help};
 use crate::ast;
-use crate::diag::{Code, list};
+use crate::diag::{Code, Label, list};
 use crate::fix::Edit;
 use crate::ir::*;
 use crate::plan;
@@ -333,7 +333,7 @@ impl ScheduleChecker<'_> {
             if !deep.is_empty() {
                 alternatives.push(vec![depth_one(kernel, &deep)]);
             }
-            self.error_with_fixes(
+            let reported = self.error_with_fixes(
                 Code::E020,
                 first.keyword,
                 format!(
@@ -344,6 +344,9 @@ impl ScheduleChecker<'_> {
                 alternatives,
                 shrink.1,
             );
+            if reported && let Some(diagnostic) = self.diagnostics.list.last_mut() {
+                diagnostic.labels = staged_labels(&collected.stages, buffers, level);
+            }
         }
     }
 
@@ -422,6 +425,24 @@ fn breakdown<'b>(buffers: impl Iterator<Item = &'b Buffer>) -> String {
         text.push_str(&format!(" and {} more ({bytes} B)", rest.len()));
     }
     text
+}
+
+/// A label at each tensor staged in `level` saying what its buffer takes there.
+fn staged_labels(stages: &[StageItem], buffers: &[Buffer], level: Level) -> Vec<Label> {
+    let mut labels = Vec::new();
+    for item in stages.iter().filter(|s| s.stage.level == level) {
+        let kind = BufferKind::Tensor(item.stage.tensor);
+        let Some(buffer) = buffers.iter().find(|b| b.kind == kind && b.level == level) else {
+            continue;
+        };
+        let text = if buffer.depth > 1 {
+            format!("{} slots of {} B", buffer.depth, buffer.bytes)
+        } else {
+            format!("{} B", buffer.bytes)
+        };
+        labels.push(Label::new(item.name, text));
+    }
+    labels
 }
 
 /// Buffers an E020 message names one by one; the rest are summed.

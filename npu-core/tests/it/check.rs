@@ -425,3 +425,35 @@ fn an_out_of_range_read_names_every_subscript() {
         "{out}"
     );
 }
+
+/// E020's labels reach the span-free records reports keep: one per staged tensor at its
+/// name, saying what its buffer takes.
+#[test]
+fn e020_records_label_each_staged_buffer() {
+    let source = vmla(
+        "npueval_demo",
+        "    split i by 8192;\n    stage a, b in ub depth 3;\n    stage c, y in ub;",
+    );
+    let diagnostics = check_source_with(&source, |_| Err("no files".into())).unwrap_err();
+    let record = diagnostics
+        .records()
+        .into_iter()
+        .find(|r| r.code == npu_core::Code::E020);
+    let labels: Vec<(usize, usize, String)> = record
+        .expect("an E020")
+        .labels
+        .into_iter()
+        .map(|l| (l.line, l.column, l.text))
+        .collect();
+    let expected = [
+        (7, 11, "3 slots of 16384 B"),
+        (7, 14, "3 slots of 16384 B"),
+        (8, 11, "16384 B"),
+        (8, 14, "16384 B"),
+    ];
+    let expected: Vec<(usize, usize, String)> = expected
+        .iter()
+        .map(|(l, c, t)| (*l, *c, t.to_string()))
+        .collect();
+    assert_eq!(labels, expected);
+}

@@ -358,6 +358,7 @@ mod tests {
                 column: 5,
                 message: "ub holds 131072 B but this schedule needs 147456 B".into(),
                 help: None,
+                labels: Vec::new(),
             }],
             _ => Vec::new(),
         };

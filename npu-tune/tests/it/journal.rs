@@ -45,6 +45,7 @@ fn record(round: u32, index: u32) -> CandidateRecord {
                 column: 8,
                 message: "ub holds 196608 B; a, b, y at depth 2 need 262144 B".into(),
                 help: Some("split i by 2048 or less fits".into()),
+                labels: Vec::new(),
             }]
         } else {
             Vec::new()

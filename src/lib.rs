@@ -63,6 +63,9 @@
 //! and [`schedule`], [`plan`], [`ir`], [`print`](mod@print), [`lower`](mod@lower) to a [`Program`], and the
 //! scalar semantics both the host reference and the simulator use, [`scalar`].
 
+// Every public item says what it is; CI denies warnings.
+#![warn(missing_docs)]
+
 // Generated code names this crate `::npu`; this makes the name work inside it too.
 extern crate self as npu;
 

@@ -58,6 +58,9 @@
 //! assert!(text.contains("//   calls 0..7: relu_s (0 0)"));
 //! ```
 
+// Every public item says what it is; CI denies warnings.
+#![warn(missing_docs)]
+
 mod aie;
 mod ascend;
 mod order;

@@ -16,6 +16,7 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// The backend's name on the command line (`--emit ascend-c`).
     pub fn name(self) -> &'static str {
         match self {
             Backend::AscendC => "ascend-c",
@@ -27,13 +28,16 @@ impl Backend {
 /// The files of one emitted kernel, in a fixed order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Emitted {
+    /// Every file, the kernel source first.
     pub files: Vec<File>,
 }
 
 /// One emitted file: its path relative to the output directory, and its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct File {
+    /// Relative to the output directory, `/`-separated.
     pub path: String,
+    /// The whole file.
     pub text: String,
 }
 
@@ -47,9 +51,11 @@ impl Emitted {
 /// A program the backend cannot write: the construct, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unsupported {
+    /// The backend that refused.
     pub backend: Backend,
     /// The construct, e.g. `vreduce.sum` or `target npueval_demo`.
     pub construct: String,
+    /// Why the backend cannot write it yet.
     pub reason: String,
 }
 

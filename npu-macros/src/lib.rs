@@ -10,6 +10,9 @@
 //! reader (`npu_core::file`), as the tools' reads do: a FIFO, a device or an oversized
 //! file is a compile error naming it, never a compiler that waits or fills memory.
 
+// Every public item says what it is; CI denies warnings.
+#![warn(missing_docs)]
+
 mod expand;
 mod fallback;
 mod variants_from;

@@ -22,7 +22,9 @@ pub struct Circle {
 /// One file using names defined in another.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edge {
+    /// The using file, relative to the crate's `src`.
     pub from: String,
+    /// The defining file.
     pub to: String,
     /// The names `from` uses, sorted.
     pub names: Vec<String>,

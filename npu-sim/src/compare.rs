@@ -30,7 +30,9 @@ use serde::{Deserialize, Serialize};
 /// How far an element may be from the reference.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tolerance {
+    /// Allowed difference as a share of the expected value.
     pub relative: f64,
+    /// Allowed difference on top of the relative part.
     pub absolute: f64,
 }
 
@@ -55,6 +57,7 @@ impl Tolerance {
         }
     }
 
+    /// Whether `actual` is within this tolerance of `expected`; NaN matches only NaN, an infinity only itself.
     pub fn allows(&self, expected: f64, actual: f64) -> bool {
         if expected.is_nan() || actual.is_nan() {
             return expected.is_nan() && actual.is_nan();
@@ -81,7 +84,9 @@ fn figures(dtype: Dtype) -> Option<(f64, f64)> {
 /// the dtype it accumulates in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fold {
+    /// How many terms it folds.
     pub terms: u64,
+    /// The dtype it accumulates in.
     pub accumulator: Dtype,
 }
 
@@ -139,24 +144,39 @@ pub fn folds(kernel: &CheckedKernel) -> Vec<Option<Fold>> {
 pub enum Mismatch {
     /// Elements out of tolerance; the first one in index order.
     Value {
+        /// The output tensor.
         tensor: String,
+        /// Row-major index of the element.
         flat_index: u64,
+        /// The element's index, one entry per dimension.
         index: Vec<u64>,
+        /// The reference value.
         expected: f64,
+        /// The simulated value.
         actual: f64,
+        /// The difference allowed at this element.
         tolerance: f64,
         /// Elements out of tolerance in this tensor.
         count: u64,
+        /// Elements in this tensor.
         elements: u64,
     },
     /// A tensor of another shape or dtype.
     Shape {
+        /// The output tensor.
         tensor: String,
+        /// The expected shape and dtype.
         expected: String,
+        /// The simulated one.
         actual: String,
     },
     /// Another number of tensors.
-    Count { expected: usize, actual: usize },
+    Count {
+        /// Tensors expected.
+        expected: usize,
+        /// Tensors simulated.
+        actual: usize,
+    },
 }
 
 impl Mismatch {

@@ -8,8 +8,11 @@ use serde::{Deserialize, Serialize};
 /// A flag a pipe waits for: `wait_flag from->to #event`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Flag {
+    /// The pipe that sets the flag.
     pub from: Pipe,
+    /// The pipe that waits for it.
     pub to: Pipe,
+    /// The event id.
     pub event: u16,
 }
 
@@ -19,11 +22,17 @@ pub enum SimError {
     /// No pipe can go on. `pipe` of `core` has waited longest, since `cycle`, at
     /// `instruction` (for `event`, when it is a flag); `reason` says why it never ends.
     Deadlock {
+        /// The core that waited longest.
         core: u32,
+        /// Its pipe.
         pipe: Pipe,
+        /// The flag it waits for, when it is a flag wait.
         event: Option<Flag>,
+        /// The instruction it is stuck at, as the listing shows it.
         instruction: String,
+        /// The cycle it started waiting.
         cycle: u64,
+        /// Why the wait never ends.
         reason: String,
     },
     /// The run would execute more instructions than [`SimOptions::max_instructions`](crate::SimOptions::max_instructions):
@@ -32,41 +41,66 @@ pub enum SimError {
     /// ([`npu_core::lower::lower_compact`]) in a timing-only run with the collapse is
     /// held to the instructions the engine runs one at a time, the collapse advancing
     /// over the rest; its refusal too states the real count.
-    InstructionBudget { limit: u64, needed: u64 },
+    InstructionBudget {
+        /// The budget.
+        limit: u64,
+        /// The real count.
+        needed: u64,
+    },
     /// [`evaluate`](crate::evaluate) did not lower the schedule: the estimate of what the run would
     /// execute ([`npu_core::lower::estimate_instructions`], which overshoots by up to
     /// about 2×, on data; for timing, of the instructions the program holds,
     /// [`npu_core::lower::estimate_held_instructions`]) is more than
     /// [`LOWERING_FACTOR`](crate::LOWERING_FACTOR) times the budget, so the real count would be over it too
     /// and building the program would only waste memory.
-    TooLargeToLower { limit: u64, estimate: u64 },
+    TooLargeToLower {
+        /// The budget.
+        limit: u64,
+        /// The estimate of the instructions.
+        estimate: u64,
+    },
     /// Inputs, expected outputs or a schedule index that do not fit the kernel.
-    BadInput { message: String },
+    BadInput {
+        /// Why the input does not fit.
+        message: String,
+    },
     /// A program the validator ([`npu_core::validate()`]) rejects for its target: the
     /// first violation, and how many there are.
     Invalid {
+        /// The first violation, as the validator words it.
         violation: String,
+        /// How many violations there are.
         violations: usize,
     },
     /// A pipe's time passed [`MAX_CYCLES`](crate::MAX_CYCLES): the costs of the target or the program are
     /// out of any real range, and a cycle count that large would not be exact.
     CycleOverflow {
+        /// The core whose pipe overflowed.
         core: u32,
+        /// The pipe.
         pipe: Pipe,
+        /// The instruction that passed the limit.
         instruction: String,
+        /// The limit, in cycles.
         limit: u64,
     },
     /// A gather met an index outside the dimension it indexes: the input data's
     /// fault. Nothing was read.
     Index {
+        /// The core that ran the gather.
         core: u32,
+        /// The index and where it was read.
         error: npu_core::scalar::IndexError,
     },
     /// An instruction that touches memory outside its level or tensor.
     BadProgram {
+        /// The core that ran it.
         core: u32,
+        /// Its pipe.
         pipe: Pipe,
+        /// The instruction, as the listing shows it.
         instruction: String,
+        /// What it touched.
         message: String,
     },
 }

@@ -73,6 +73,9 @@
 //! assert!(evaluation.report.total_cycles >= evaluation.report.roofline_cycles);
 //! ```
 
+// Every public item says what it is; CI denies warnings.
+#![warn(missing_docs)]
+
 mod compare;
 mod costs;
 mod cube;
@@ -148,9 +151,11 @@ impl Default for SimOptions {
 /// The result of [`simulate`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Simulation {
+    /// The cycles, pipes, traffic and bottleneck measured.
     pub report: Report,
     /// The outputs in signature order; empty unless [`SimOptions::functional`].
     pub outputs: Vec<HostTensor>,
+    /// Every executed instruction, when [`SimOptions::trace`] asked for it.
     pub trace: Option<Trace>,
     /// Instructions advanced over by arithmetic instead of timed one by one (over
     /// the timed cores: one per class unless traced): the steady-state
@@ -181,8 +186,10 @@ pub const MODEL_FINGERPRINTS: &[(u32, &str)] = &[(1, "fnv1a64:68ad779d53941f49")
 pub enum Correctness {
     /// Every element within tolerance; the largest absolute difference.
     Passed {
+        /// The largest absolute difference from the expected outputs.
         max_abs_error: f64,
     },
+    /// Some element, shape or count differs; the first difference.
     Mismatch(Mismatch),
     /// Timing only: nothing was computed.
     NotChecked,
@@ -191,8 +198,11 @@ pub enum Correctness {
 /// The result of [`evaluate`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluation {
+    /// What the simulation measured.
     pub report: Report,
+    /// Whether the outputs matched.
     pub correctness: Correctness,
+    /// Every executed instruction, when asked for.
     pub trace: Option<Trace>,
 }
 

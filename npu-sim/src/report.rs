@@ -32,19 +32,25 @@ use crate::roofline::{Roofline, attainable, machine_roofline, minimum_traffic, r
 /// What a simulation measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// The kernel's name.
     pub kernel: String,
+    /// The schedule's name.
     pub schedule: String,
+    /// The target's name.
     pub target: String,
     /// Cores that got work, and cores the schedule asked for.
     pub cores: u64,
+    /// Cores the schedule's `parallel` items ask for.
     pub requested_cores: u64,
     /// The core that finished last, whose pipes `pipes` describes.
     pub critical_core: u32,
+    /// Cycles until the last core finishes.
     pub total_cycles: u64,
     /// Instructions over all cores.
     pub instructions: u64,
     /// The pipes the program uses, in pipe order.
     pub pipes: Vec<PipeReport>,
+    /// Bytes moved between memories.
     pub traffic: Traffic,
     /// The peak of each on-chip level the target has.
     pub memory: Vec<LevelUse>,
@@ -54,57 +60,81 @@ pub struct Report {
     pub vector_score: f64,
     /// The schedule's roofline bound (see [`crate::roofline`]) and which part sets it.
     pub roofline_cycles: u64,
+    /// The part that sets the roofline: memory, vector or cube.
     pub roofline_bound: String,
     /// roofline / total.
     pub efficiency: f64,
     /// The bound of the whole machine (every core of the kernel's class).
     pub machine_roofline_cycles: u64,
+    /// machine roofline / total.
     pub machine_efficiency: f64,
     /// The machine's bound plus what no schedule avoids (see
     /// [`crate::roofline::attainable`]), and attainable / total.
     #[serde(default)]
     pub attainable_cycles: u64,
     #[serde(default)]
+    /// attainable / total.
     pub attainable_efficiency: f64,
     /// The busiest pipe, or the one waited for most when no pipe is busy.
     pub bottleneck: Pipe,
+    /// What the bottleneck's numbers say, in one line, for feedback.
     pub symptom: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One pipe of the critical core: its instructions and how its cycles were spent.
 pub struct PipeReport {
+    /// The pipe.
     pub pipe: Pipe,
+    /// Instructions it issued.
     pub instructions: u64,
+    /// Cycles executing.
     pub busy: u64,
     /// Waiting for another pipe's flag.
     pub stall: u64,
     /// Neither: done (or at the closing barrier), or waiting for S to issue.
     pub idle: u64,
+    /// busy / total cycles.
     pub busy_ratio: f64,
+    /// stall / total cycles.
     pub stall_ratio: f64,
 }
 
 /// Bytes moved over all cores (padded copies count their padding).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Traffic {
+    /// Bytes read from global memory.
     pub gm_read: u64,
+    /// Bytes written to global memory.
     pub gm_written: u64,
     /// Each input element read once, each output written once.
     pub minimum_gm_read: u64,
+    /// Each output element written once.
     pub minimum_gm_written: u64,
+    /// Bytes copied into UB.
     pub ub_in: u64,
+    /// Bytes copied out of UB.
     pub ub_out: u64,
+    /// Bytes copied into L1.
     pub l1_in: u64,
+    /// Bytes copied out of L1.
     pub l1_out: u64,
+    /// Bytes loaded into L0A.
     pub l0a_in: u64,
+    /// Bytes loaded into L0B.
     pub l0b_in: u64,
+    /// Bytes moved out of L0C.
     pub l0c_out: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// How much of one on-chip level the program used at its peak.
 pub struct LevelUse {
+    /// The level.
     pub level: Level,
+    /// The most bytes in use at once.
     pub peak: u64,
+    /// The level's size on the target.
     pub capacity: u64,
 }
 

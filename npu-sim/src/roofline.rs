@@ -54,11 +54,17 @@ use serde::{Deserialize, Serialize};
 /// A roofline bound and its parts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Roofline {
+    /// The bound: the largest of the parts.
     pub cycles: u64,
+    /// Cores the work is spread over.
     pub cores: u64,
+    /// Bytes the kernel must move at least.
     pub minimum_bytes: u64,
+    /// Cycles to move them over these cores' ports, at most the chip's bandwidth.
     pub memory_cycles: f64,
+    /// Cycles of vector work, spread over the cores.
     pub vector_cycles: f64,
+    /// Cycles of cube work, spread over the cores.
     pub cube_cycles: f64,
 }
 
@@ -118,11 +124,15 @@ fn bound(kernel: &CheckedKernel, cores: u64) -> Roofline {
 /// The attainable bound of the machine and its parts (see the module docs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Attainable {
+    /// The bound.
     pub cycles: u64,
     /// The least share of the work the busiest core can get.
     pub share: f64,
+    /// Cycles of the busiest core's share of the traffic.
     pub memory_cycles: f64,
+    /// Cycles of its share of the compute.
     pub compute_cycles: f64,
+    /// The DMA latency (`dma.latency_cycles`) no schedule hides.
     pub latency_cycles: u64,
 }
 

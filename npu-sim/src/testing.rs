@@ -29,14 +29,18 @@ pub const BENCH_SEED: u64 = 0;
 /// Every schedule of a kernel, simulated; `Display` is a stable markdown table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchTable {
+    /// The kernel's name.
     pub kernel: String,
+    /// The target's name.
     pub target: String,
+    /// One row per schedule, in the kernel's order.
     pub rows: Vec<BenchRow>,
 }
 
 /// One schedule's row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchRow {
+    /// The schedule's name.
     pub schedule: String,
     /// Simulated cycles; `None` when the simulator refused the program.
     pub cycles: Option<u64>,

@@ -11,17 +11,22 @@ use serde::{Deserialize, Serialize};
 /// Every executed instruction of a simulation, with its start and duration.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
+    /// In the order the simulator executed them.
     pub events: Vec<TraceEvent>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One executed instruction.
 pub struct TraceEvent {
     /// The instruction as the program listing shows it.
     pub name: String,
+    /// The core that ran it.
     pub core: u32,
+    /// The pipe that ran it.
     pub pipe: Pipe,
     /// Cycles. A wait's duration is 0; the stall before it shows as the gap.
     pub start: f64,
+    /// Cycles it took.
     pub duration: f64,
 }
 

@@ -59,9 +59,12 @@
 //! # }
 //! ```
 //!
-//! The pipeline stages live in npu-core and are re-exported here: [`parse`], [`check`]
-//! and [`schedule`], [`plan`], [`ir`], [`print`](mod@print), [`lower`](mod@lower) to a [`Program`], and the
-//! scalar semantics both the host reference and the simulator use, [`scalar`].
+//! The pipeline stages live in npu-core; what a user reaches is re-exported here:
+//! [`check_source`] (parse and check), the syntax tree [`ast`], the checked kernel
+//! [`ir`], its canonical text [`print`](mod@print), [`lower`](mod@lower) to a
+//! [`Program`], the second guard [`validate`](mod@validate), variants files
+//! [`variants`], and the scalar semantics both the host reference and the simulator
+//! use, [`scalar`]. The parser's, checker's and buffer plan's internals are not.
 
 // Every public item says what it is; CI denies warnings.
 #![warn(missing_docs)]
@@ -98,8 +101,8 @@ pub use npu_core::{
     Program, Target, TargetError, check_source, check_source_with,
 };
 pub use npu_core::{
-    ast, check, diag, dtype, fix, ir, lower, parse, plan, print, program, scalar, schedule, target,
-    validate, variants,
+    EXCERPT_CHARS, Label, LabelRecord, MAX_CHAIN_TERMS, MAX_EXPR_DEPTH, MAX_GROUP_DEPTH,
+    MAX_SHOWN_PER_CODE, ast, ir, lower, print, program, scalar, target, validate, variants,
 };
 pub use npu_macros::npu_kernel;
 

@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use npu_core::parse::parse_schedules_str;
+use npu_core::internal::parse_schedules_str;
 use npu_core::{Target, check_source};
 
 fn duplicate_items(count: usize) -> String {

@@ -34,7 +34,7 @@ pub use class::vector_op;
 pub(crate) use matmul::{near_matmul, vector_matmul};
 
 /// The functions of the algorithm language, for "did you mean" suggestions.
-pub const FUNCTIONS: &[&str] = &[
+pub(crate) const FUNCTIONS: &[&str] = &[
     "exp", "log", "sqrt", "rsqrt", "tanh", "recip", "sigmoid", "abs", "neg", "relu", "min", "max",
     "select", "sum", "sin", "cos", "tan", "floor", "ceil", "round", "trunc", "exp2", "log2",
     "log10", "erf", "sign", "popcount", "pow", "argmax", "argmin", "cumsum", "cumprod",
@@ -43,7 +43,7 @@ pub const FUNCTIONS: &[&str] = &[
 /// The most elements a tensor or a statement's loop nest may have: 2^48, more than any
 /// NPU's memory holds, and few enough that no tile, buffer or repeat count of the plan
 /// can overflow a `u64`.
-pub const MAX_ELEMENTS: u64 = 1 << 48;
+pub(crate) const MAX_ELEMENTS: u64 = 1 << 48;
 
 fn too_many_elements(extents: &[u64]) -> bool {
     let elements = extents

@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 mod render;
 mod words;
 
-pub use words::{did_you_mean, list, suggestion};
+pub use words::did_you_mean;
+pub(crate) use words::{list, suggestion};
 
 /// The stable code of a diagnostic class. Docs, tests and the knowledge base use these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -135,7 +135,7 @@ pub fn encode(dtype: Dtype, lanes: &[f64], bytes: &mut [u8]) {
 /// Encodes any `values` as consecutive elements of `dtype`, each rounded as
 /// [`Dtype::round`] does: floats to nearest even, integers truncated and wrapped
 /// (where [`encode`] alone would saturate).
-pub fn encode_rounded(dtype: Dtype, values: &[f64], bytes: &mut [u8]) {
+pub(crate) fn encode_rounded(dtype: Dtype, values: &[f64], bytes: &mut [u8]) {
     if dtype.is_float() {
         encode(dtype, values, bytes);
     } else {

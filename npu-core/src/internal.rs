@@ -5,8 +5,14 @@
 
 pub mod generated;
 
-pub use crate::check::{check, check_algorithm, resolve_target};
+pub use crate::check::{MAX_VARIANTS, check, check_algorithm, resolve_target, vector_op};
+pub use crate::diag::{SpanKey, did_you_mean};
+pub use crate::dtype::{bf16_from_f64, f16_from_f64};
+pub use crate::encoding::{CHUNK, decode, encode};
 pub use crate::merge;
 pub use crate::parse::{
     parse_schedules_str, parse_str, parse_str_partial, parse_tokens, parse_tokens_partial,
 };
+pub use crate::plan::buffers as buffer_plan;
+pub use crate::plan::{mac_operands, subscript_extent, tensor_axes, whole_axes};
+pub use crate::schedule::{ordered_fold, scan_axes};

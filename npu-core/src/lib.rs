@@ -2,10 +2,12 @@
 //!
 //! The stages, each in its own module:
 //!
-//! 1. [`parse`]: tokens or text to a [`KernelDef`](ast::KernelDef) with spans.
-//! 2. [`check`] and [`schedule`]: a `KernelDef` and a [`Target`] to a span-free
-//!    [`CheckedKernel`], or [`Diagnostics`] that point at the offending tokens. The
-//!    buffer plan both the checker and lowering use is in [`plan`].
+//! 1. `parse`: tokens or text to a [`KernelDef`](ast::KernelDef) with spans.
+//! 2. `check` and `schedule`: a `KernelDef` and a [`Target`] to a span-free
+//!    [`CheckedKernel`], or [`Diagnostics`] that point at the offending tokens
+//!    ([`check_source`] runs both). The buffer plan both the checker and lowering use
+//!    is in `plan`. These modules are private: their entry points are here and, for
+//!    npu's own crates, in `internal`.
 //! 3. [`print`](mod@print): the canonical text of a kernel, for the macro, prompts and snapshots.
 //! 4. [`lower`](mod@lower): a checked schedule to a [`Program`] of per-core, per-pipe instruction
 //!    streams with placed buffers and explicit synchronisation ([`program`] documents
@@ -24,33 +26,38 @@
 extern crate proc_macro;
 
 pub mod ast;
-pub mod check;
-pub mod diag;
-pub mod dtype;
-pub mod encoding;
+mod check;
+mod diag;
+mod dtype;
+mod encoding;
 pub mod file;
-pub mod fix;
+mod fix;
 pub mod host;
 #[doc(hidden)]
 pub mod internal;
 pub mod ir;
 pub mod lower;
-pub mod parse;
-pub mod plan;
+mod parse;
+mod plan;
 pub mod print;
 pub mod program;
 pub mod scalar;
-pub mod schedule;
+mod schedule;
 pub mod target;
 pub mod validate;
 pub mod variants;
 
-pub use diag::{Code, Diagnostic, DiagnosticRecord, Diagnostics, Label, LabelRecord};
+pub use diag::{
+    Code, Diagnostic, DiagnosticRecord, Diagnostics, EXCERPT_CHARS, Label, LabelRecord,
+    MAX_SHOWN_PER_CODE,
+};
 pub use dtype::Dtype;
 pub use fix::{Edit, Fix};
 pub use ir::CheckedKernel;
 pub use lower::{lower, lower_named};
+pub use parse::{MAX_CHAIN_TERMS, MAX_EXPR_DEPTH, MAX_GROUP_DEPTH};
 pub use program::{Pipe, Program};
+pub use schedule::max_repeats;
 pub use target::{Level, Target, TargetError};
 pub use validate::{Rule, Violation, validate};
 

@@ -50,14 +50,15 @@ use crate::target::{Level, Target};
 
 mod temps;
 
-pub use temps::{TempSpec, mac_operands, temps};
+pub use temps::mac_operands;
+pub(crate) use temps::{TempSpec, temps};
 
 /// The nodes of an expression in pre-order (parents first), the numbering temporaries
 /// use. A chain of n steps is n nodes, one per step, numbered as the left-deep tree of
 /// its steps would be: the last step (the chain's value) first, then the one before
 /// it, down to the first step, then the operands in order. Each of them is the chain
 /// here; [`chain_step`] says which step a position is.
-pub fn preorder(expr: &Expr) -> Vec<&Expr> {
+pub(crate) fn preorder(expr: &Expr) -> Vec<&Expr> {
     let mut nodes = Vec::new();
     push_preorder(expr, &mut nodes);
     nodes
@@ -76,33 +77,16 @@ fn push_preorder<'e>(expr: &'e Expr, nodes: &mut Vec<&'e Expr>) {
 
 /// The step (1 for the first) that the `offset`-th of a chain's nodes in
 /// [`preorder`] stands for, counted from the chain's first node; 0 for other nodes.
-pub fn chain_step(expr: &Expr, offset: usize) -> usize {
+pub(crate) fn chain_step(expr: &Expr, offset: usize) -> usize {
     match expr {
         Expr::Chain { rest, .. } => rest.len() - offset,
         _ => 0,
     }
 }
 
-/// The axes a statement iterates over: its output axes, then the reduction axes in
-/// the order they appear.
-pub fn iteration_axes(kernel: &CheckedKernel, statement: usize) -> Vec<usize> {
-    let assign = &kernel.body[statement];
-    let mut axes = assign.axes.clone();
-    assign.value.walk(&mut |node| {
-        if let Expr::Reduce { axes: reduced, .. } = node {
-            for axis in reduced {
-                if !axes.contains(axis) {
-                    axes.push(*axis);
-                }
-            }
-        }
-    });
-    axes
-}
-
 /// The axes that index a tensor (constant subscripts index none; an affine one
 /// indexes each of its axes), each once, in subscript order.
-pub fn load_axes(subscripts: &[Subscript]) -> Vec<usize> {
+pub(crate) fn load_axes(subscripts: &[Subscript]) -> Vec<usize> {
     let mut axes = Vec::new();
     for (axis, _) in subscripts.iter().flat_map(Subscript::terms) {
         if !axes.contains(&axis) {
@@ -141,7 +125,7 @@ pub fn subscript_extent(subscript: &Subscript, tiles: &[u64]) -> u64 {
 }
 
 /// Whether the algorithm reads `tensor` through a padded view (`pad(x, 0)[..]`).
-pub fn is_padded(kernel: &CheckedKernel, tensor: usize) -> bool {
+pub(crate) fn is_padded(kernel: &CheckedKernel, tensor: usize) -> bool {
     kernel.body.iter().any(|assign| {
         let mut found = false;
         assign.value.walk(&mut |node| {
@@ -152,7 +136,7 @@ pub fn is_padded(kernel: &CheckedKernel, tensor: usize) -> bool {
 }
 
 /// The subscripts of the first store or load of `tensor`, if the algorithm has one.
-pub fn tensor_subscripts(kernel: &CheckedKernel, tensor: usize) -> Option<Vec<Subscript>> {
+pub(crate) fn tensor_subscripts(kernel: &CheckedKernel, tensor: usize) -> Option<Vec<Subscript>> {
     for assign in &kernel.body {
         if assign.output == tensor {
             return Some(assign.axes.iter().map(|a| Subscript::Axis(*a)).collect());
@@ -172,7 +156,7 @@ pub fn tensor_subscripts(kernel: &CheckedKernel, tensor: usize) -> Option<Vec<Su
 
 /// Whether the algorithm reads or writes `tensor` at all. An input nothing reads is
 /// never copied, so it needs no staging and has no copies to align.
-pub fn is_accessed(kernel: &CheckedKernel, tensor: usize) -> bool {
+pub(crate) fn is_accessed(kernel: &CheckedKernel, tensor: usize) -> bool {
     kernel.body.iter().any(|assign| {
         let mut found = assign.output == tensor;
         assign.value.accesses(&mut |t, _| found |= t == tensor);
@@ -182,7 +166,7 @@ pub fn is_accessed(kernel: &CheckedKernel, tensor: usize) -> bool {
 
 /// The tile shape of a tensor: per dimension, the tile of the axis indexing it (1 for
 /// a constant subscript; with the halo for an affine one, see [`subscript_extent`]).
-pub fn tile_shape(kernel: &CheckedKernel, tensor: usize, tiles: &[u64]) -> Vec<u64> {
+pub(crate) fn tile_shape(kernel: &CheckedKernel, tensor: usize, tiles: &[u64]) -> Vec<u64> {
     match tensor_subscripts(kernel, tensor) {
         Some(subscripts) => subscripts
             .iter()
@@ -193,7 +177,7 @@ pub fn tile_shape(kernel: &CheckedKernel, tensor: usize, tiles: &[u64]) -> Vec<u
 }
 
 /// Elements of one tile of a tensor.
-pub fn tile_elements(kernel: &CheckedKernel, tensor: usize, tiles: &[u64]) -> u64 {
+pub(crate) fn tile_elements(kernel: &CheckedKernel, tensor: usize, tiles: &[u64]) -> u64 {
     tile_shape(kernel, tensor, tiles).iter().product()
 }
 
@@ -202,7 +186,12 @@ pub fn tile_elements(kernel: &CheckedKernel, tensor: usize, tiles: &[u64]) -> u6
 /// aligned pitch: its copies are DataCopyPad bursts of one row each, which start on
 /// chip at the alignment, so each row takes its length rounded up to `align` bytes
 /// (a 100-element f16 row takes 224 B on a 32-byte level, not 200 B).
-pub fn tile_strides(kernel: &CheckedKernel, tensor: usize, tiles: &[u64], align: u64) -> Vec<u64> {
+pub(crate) fn tile_strides(
+    kernel: &CheckedKernel,
+    tensor: usize,
+    tiles: &[u64],
+    align: u64,
+) -> Vec<u64> {
     let shape = tile_shape(kernel, tensor, tiles);
     let size = kernel.tensors[tensor].dtype.size();
     let mut strides = vec![1u64; shape.len()];
@@ -221,7 +210,7 @@ pub fn tile_strides(kernel: &CheckedKernel, tensor: usize, tiles: &[u64], align:
 
 /// Elements a tensor's tile spans in its buffer: the outermost extent times its
 /// stride (see [`tile_strides`]).
-pub fn tile_span(kernel: &CheckedKernel, tensor: usize, tiles: &[u64], align: u64) -> u64 {
+pub(crate) fn tile_span(kernel: &CheckedKernel, tensor: usize, tiles: &[u64], align: u64) -> u64 {
     let shape = tile_shape(kernel, tensor, tiles);
     let strides = tile_strides(kernel, tensor, tiles, align);
     match (shape.first(), strides.first()) {
@@ -344,7 +333,7 @@ fn local_buffers<'a>(
 /// each statement's nodes outside its reductions, children before parents, ending at
 /// its root. Each loop iteration of lowering runs a subsequence of this order, so two
 /// temporaries whose spans in it do not overlap are never live together.
-pub fn evaluation_order(kernel: &CheckedKernel) -> Vec<(usize, usize)> {
+pub(crate) fn evaluation_order(kernel: &CheckedKernel) -> Vec<(usize, usize)> {
     let mut order = Vec::new();
     if kernel.is_fused() {
         // Statements run in order, each its reductions (by axis list, in order of
@@ -387,7 +376,7 @@ pub fn whole_axes(kernel: &CheckedKernel) -> Vec<usize> {
 
 /// The axis list of every reduction of the kernel, in the order they first appear.
 /// The checker keeps them disjoint: an axis belongs to one list.
-pub fn reduction_groups(kernel: &CheckedKernel) -> Vec<Vec<usize>> {
+pub(crate) fn reduction_groups(kernel: &CheckedKernel) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for assign in &kernel.body {
         for group in statement_reduction_groups(assign) {
@@ -400,7 +389,7 @@ pub fn reduction_groups(kernel: &CheckedKernel) -> Vec<Vec<usize>> {
 }
 
 /// The axis lists a statement reduces over, in order of appearance.
-pub fn statement_reduction_groups(assign: &crate::ir::Assign) -> Vec<Vec<usize>> {
+pub(crate) fn statement_reduction_groups(assign: &crate::ir::Assign) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     assign.value.walk(&mut |node| {
         if let Expr::Reduce { axes, .. } = node
@@ -486,6 +475,6 @@ fn chain_post_order(
 }
 
 /// `value` rounded up to a multiple of `align`.
-pub fn align_up(value: u64, align: u64) -> u64 {
+pub(crate) fn align_up(value: u64, align: u64) -> u64 {
     value.div_ceil(align.max(1)) * align.max(1)
 }

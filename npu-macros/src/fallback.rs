@@ -14,7 +14,7 @@ use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 use quote::quote;
 
 use npu_core::Dtype;
-use npu_core::diag::did_you_mean;
+use npu_core::internal::did_you_mean;
 
 use crate::expand::{self, Bodies, Interface, Port};
 

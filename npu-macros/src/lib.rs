@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Span, TokenStream, TokenTree};
 
 use npu_core::ast::{KernelDef, TargetRef};
-use npu_core::diag::SpanKey;
+use npu_core::internal::SpanKey;
 use npu_core::internal::{check, parse_tokens_partial, resolve_target};
 use npu_core::{Code, Diagnostics, Target};
 

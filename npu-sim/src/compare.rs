@@ -22,8 +22,8 @@
 use std::fmt;
 
 use npu_core::Dtype;
-use npu_core::encoding::{CHUNK, decode};
 use npu_core::host::HostTensor;
+use npu_core::internal::{CHUNK, decode};
 use npu_core::ir::{CheckedKernel, Expr, Role};
 use serde::{Deserialize, Serialize};
 

@@ -43,11 +43,10 @@
 //!   compute cannot start before its first input lands (`L_in = L`, or 0 for a kernel
 //!   that reads nothing) and its last result lands `L` after its copy starts.
 
-use npu_core::check::vector_op;
+use npu_core::internal::vector_op;
+use npu_core::internal::{mac_operands, subscript_extent};
 use npu_core::ir::{CheckedKernel, CheckedSchedule, Expr, KernelClass, Role, Subscript};
 use npu_core::lower::{active_cores, vector_width};
-use npu_core::plan;
-use npu_core::plan::mac_operands;
 use npu_core::target::VectorOp;
 use serde::{Deserialize, Serialize};
 
@@ -238,7 +237,7 @@ pub fn minimum_traffic(kernel: &CheckedKernel) -> (u64, u64) {
                                     .map(|(s, extent)| {
                                         let extents: Vec<u64> =
                                             kernel.axes.iter().map(|a| a.extent).collect();
-                                        plan::subscript_extent(s, &extents).min(*extent)
+                                        subscript_extent(s, &extents).min(*extent)
                                     })
                                     .product();
                                 windowed = Some(hull);

@@ -1,5 +1,5 @@
 //! How the functional simulator stores values: every memory is bytes, each element in
-//! its dtype's own encoding (little-endian, [`npu_core::encoding`]), with a tag per
+//! its dtype's own encoding (little-endian, `npu_core::encoding`), with a tag per
 //! byte recording which dtype wrote it.
 //!
 //! Arithmetic happens on lanes of `f64`, which hold every value of every dtype exactly:
@@ -16,7 +16,7 @@ use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 use npu_core::Dtype;
 use npu_core::host::HostTensor;
 
-pub(crate) use npu_core::encoding::{CHUNK, decode, encode};
+pub(crate) use npu_core::internal::{CHUNK, decode, encode};
 
 /// A run of elements in a byte memory: the byte offset of the first, the byte stride
 /// between consecutive ones (0 repeats one element), and how many.

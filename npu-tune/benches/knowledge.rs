@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use npu_core::Code;
-use npu_core::dtype::Dtype;
+use npu_core::Dtype;
 use npu_tune::knowledge::{KnowledgeBase, Query};
 
 /// `count` entries: the built-in ones, copied under new ids, sorted by id as a loaded

@@ -257,9 +257,9 @@ impl Space {
         // A fused kernel keeps every axis a statement reduces over whole (the checker's
         // E035): no split of it, and no cores across it. A scan's running value passes
         // from tile to tile of its axis on one core.
-        let whole = npu_core::plan::whole_axes(kernel);
+        let whole = npu_core::internal::whole_axes(kernel);
         if first.is_none_or(|first| {
-            whole.contains(&first) || npu_core::schedule::scan_axes(kernel).contains(&first)
+            whole.contains(&first) || npu_core::internal::scan_axes(kernel).contains(&first)
         }) {
             cores = vec![[1, 1]];
         }
@@ -279,7 +279,7 @@ impl Space {
                     align_elements(kernel, axis)
                 };
                 let mut list: Vec<Option<u64>> = vec![None];
-                if npu_core::schedule::ordered_fold(kernel, axis).is_some() || whole.contains(&axis)
+                if npu_core::internal::ordered_fold(kernel, axis).is_some() || whole.contains(&axis)
                 {
                     // The checker refuses a split that would reorder this fold, or cut
                     // an axis a fused statement reduces over.
@@ -478,7 +478,7 @@ pub fn align_elements(kernel: &CheckedKernel, axis: usize) -> u64 {
     let align = kernel.target.align.ub;
     let mut step = 1;
     for (t, tensor) in kernel.tensors.iter().enumerate() {
-        let axes = npu_core::plan::tensor_axes(kernel, t);
+        let axes = npu_core::internal::tensor_axes(kernel, t);
         if axes.last().copied().flatten() == Some(axis)
             && (tensor.role == Role::Input || tensor.role == Role::Output)
         {

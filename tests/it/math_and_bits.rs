@@ -204,7 +204,7 @@ fn a_chain_at_the_limit_is_one_node_of_the_checked_kernel() {
     let npu::ir::Expr::Chain { rest, .. } = value else {
         panic!("not one chain: {value:?}");
     };
-    assert_eq!(rest.len() + 1, npu::parse::MAX_CHAIN_TERMS);
+    assert_eq!(rest.len() + 1, npu::MAX_CHAIN_TERMS);
 }
 
 #[test]

@@ -19,7 +19,7 @@ pub fn did_you_mean<'a>(
 }
 
 /// "did you mean `x`" or a list of what is allowed, for a help line.
-pub fn suggestion(name: &str, candidates: &[&str]) -> String {
+pub(crate) fn suggestion(name: &str, candidates: &[&str]) -> String {
     match did_you_mean(name, candidates.iter().copied()) {
         Some(best) => format!("did you mean `{best}`?"),
         None => format!("expected one of {}", list(candidates)),
@@ -27,7 +27,7 @@ pub fn suggestion(name: &str, candidates: &[&str]) -> String {
 }
 
 /// `a`, `b` and `c` as "`a`, `b`, `c`".
-pub fn list<S: AsRef<str>>(items: &[S]) -> String {
+pub(crate) fn list<S: AsRef<str>>(items: &[S]) -> String {
     items
         .iter()
         .map(|s| format!("`{}`", s.as_ref()))

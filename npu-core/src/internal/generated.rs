@@ -9,7 +9,7 @@ pub use half::{bf16, f16};
 pub use crate::host::{Element, HostTensor};
 pub use crate::ir::{BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp};
 pub use crate::scalar::{self, IndexError, InputError, ShapeError};
-pub use crate::{CheckedKernel, Dtype, Target, check, parse};
+pub use crate::{CheckedKernel, Dtype, Target};
 
 /// The row a gather reads: `value`, the element of `index` at `position`, when it
 /// lies in `0..extent` (dimension `dim` of `table`), else the error that names them.

@@ -7,7 +7,7 @@ use crate::ir::{BufferKind, CheckedKernel, Expr, KernelClass, ReduceOp, Role};
 
 /// A temporary the plan gives to one expression node.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TempSpec {
+pub(crate) struct TempSpec {
     /// Index of the statement in the kernel body.
     pub statement: usize,
     /// Pre-order index of the node within the statement's expression (see [`preorder`]).
@@ -23,7 +23,7 @@ pub struct TempSpec {
 
 /// The temporaries and accumulators of a vector kernel, statement by statement, each
 /// with the buffer liveness gives it.
-pub fn temps(kernel: &CheckedKernel, tiles: &[u64], align: u64) -> Vec<TempSpec> {
+pub(crate) fn temps(kernel: &CheckedKernel, tiles: &[u64], align: u64) -> Vec<TempSpec> {
     let mut specs = temp_specs(kernel, tiles);
     allocate(kernel, &mut specs, align);
     specs

@@ -9,7 +9,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use npu_core::{Code, Diagnostics, Edit, Fix, Target, check_source, lower, parse, print, validate};
+use npu_core::internal::parse_str;
+use npu_core::{Code, Diagnostics, Edit, Fix, Target, check_source, lower, print, validate};
 
 use crate::differential::generate;
 
@@ -180,7 +181,7 @@ fn apply_and_recheck(
     diagnostic: &npu_core::Diagnostic,
     fix: &Fix,
 ) -> Option<String> {
-    let mut def = parse::parse_str(source).expect("the case parses");
+    let mut def = parse_str(source).expect("the case parses");
     if !fix.apply(&mut def) {
         return Some(format!("`{fix}`: no schedule `{}`", fix.schedule));
     }

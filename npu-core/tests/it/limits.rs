@@ -4,9 +4,10 @@
 //! of diagnostics and a bounded rendering. How long these cases take is measured by
 //! `cargo bench -p npu-core --bench pathological`, never asserted here.
 
-use npu_core::diag::{EXCERPT_CHARS, MAX_SHOWN_PER_CODE};
-use npu_core::parse::{MAX_CHAIN_TERMS, MAX_EXPR_DEPTH, MAX_GROUP_DEPTH, parse_schedules_str};
+use npu_core::internal::parse_schedules_str;
 use npu_core::{Code, DiagnosticRecord, Diagnostics, Target, check_source};
+use npu_core::{EXCERPT_CHARS, MAX_SHOWN_PER_CODE};
+use npu_core::{MAX_CHAIN_TERMS, MAX_EXPR_DEPTH, MAX_GROUP_DEPTH};
 
 /// Runs `f` on a thread with a 2 MiB stack, the size of a test thread: deep input
 /// must not need more.
@@ -193,8 +194,11 @@ fn an_attribute_with_a_deep_value_is_refused_without_parsing_it() {
         "#[doc = \"y\" {}1] kernel k(a: [f32; 64]) -> y: [f32; 64] {{ y[i] = a[i]; }}",
         "- ".repeat(20_000)
     );
-    let records =
-        on_small_stack(move || npu_core::parse::parse_str(&source).unwrap_err().records());
+    let records = on_small_stack(move || {
+        npu_core::internal::parse_str(&source)
+            .unwrap_err()
+            .records()
+    });
     assert_eq!(
         positions(&records),
         [(

@@ -2,7 +2,7 @@
 //! token of the item, with a help saying what to add, instead of at the first token of
 //! the next line. (The cases before this rule are in `parse.rs`: `missing_semicolon*`.)
 
-use npu_core::parse::parse_str;
+use npu_core::internal::parse_str;
 
 /// The rendered diagnostics of `input`, which must be rejected.
 fn check(input: &str) -> String {

@@ -7,7 +7,7 @@
 
 use insta::assert_snapshot;
 use npu_core::ast::{Expr, Index, KernelDef, Reduction};
-use npu_core::parse::{parse_schedules_str, parse_str};
+use npu_core::internal::{parse_schedules_str, parse_str};
 use npu_core::print;
 
 /// The canonical form of `input`, or its diagnostics rendered against it.

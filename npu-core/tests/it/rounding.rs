@@ -2,7 +2,7 @@
 //! just beside a tie, where rounding through f32 first can end an ulp off.
 
 use npu_core::Dtype;
-use npu_core::dtype::{bf16_from_f64, f16_from_f64};
+use npu_core::internal::{bf16_from_f64, f16_from_f64};
 
 /// Every pair of adjacent finite positive values of a 16-bit format (by its bits), and
 /// the f64 just above, at and just below their midpoint: above rounds up, below rounds

@@ -4,9 +4,9 @@
 
 use crate::support;
 
-use npu_core::fix::{Edit, Fix};
 use npu_core::ir::Role;
 use npu_core::target::Level;
+use npu_core::{Edit, Fix};
 use npu_sim::{SimOptions, evaluate};
 
 fn timing() -> SimOptions {

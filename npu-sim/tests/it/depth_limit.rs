@@ -8,7 +8,7 @@
 use crate::support;
 
 use npu_core::lower::lower;
-use npu_core::parse::{MAX_CHAIN_TERMS, MAX_EXPR_DEPTH};
+use npu_core::{MAX_CHAIN_TERMS, MAX_EXPR_DEPTH};
 use npu_core::{Target, check_source};
 use npu_sim::{Correctness, SimOptions, evaluate, reference, simulate};
 

@@ -276,7 +276,7 @@ fn mixed_dtype_matmul_runs_on_the_vector_unit_item_10a() {
         );
         let diagnostics = refused(&format!("{kernel}\nschedule s {{ {cube} }}"));
         let first = diagnostics.iter().next().expect("a diagnostic");
-        assert_eq!(first.code, npu_core::diag::Code::E026);
+        assert_eq!(first.code, npu_core::Code::E026);
         assert!(
             first
                 .message

@@ -215,7 +215,7 @@ impl Variants {
                 };
                 let path = crate_dir.join(&variants.path);
                 emit(format!("cargo:rerun-if-changed={}", path.display()));
-                let count = variants.count.value.min(npu_core::check::MAX_VARIANTS) as usize;
+                let count = variants.count.value.min(npu_core::internal::MAX_VARIANTS) as usize;
                 let action = self
                     .kernel(&found, &crate_dir, &out_dir, &path, count, &mut emit)
                     .unwrap_or_else(|why| {

@@ -1,5 +1,5 @@
 //! Repairs: a draft the checker refuses is edited by the fixes its diagnostics carry
-//! (checked edits, see [`npu_core::fix`]) or, without one, by the edit the help line or
+//! (checked edits, see [`npu_core::Fix`]) or, without one, by the edit the help line or
 //! the diagnostic's class names, until it checks or nothing changes.
 
 use npu_core::Code;
@@ -44,7 +44,7 @@ pub(super) fn legalize(problem: &Problem, mut draft: Draft, name: &str) -> Optio
     None
 }
 
-/// Applies a checked fix (see [`npu_core::fix`]) to the spec. Returns whether it changed.
+/// Applies a checked fix (see [`npu_core::Fix`]) to the spec. Returns whether it changed.
 fn apply_fix(problem: &Problem, spec: &mut Spec, fix: &npu_core::Fix) -> bool {
     use npu_core::{Edit, Level};
     let kernel = &problem.kernel;

@@ -393,7 +393,7 @@ fn the_space_keeps_a_fused_kernels_reduced_axes_whole() {
         let problem = problem(name);
         let kernel = &problem.kernel;
         let space = npu_tune::space::Space::of(kernel);
-        for axis in npu_core::plan::whole_axes(kernel) {
+        for axis in npu_core::internal::whole_axes(kernel) {
             assert_eq!(
                 space.tiles[axis],
                 [None],

@@ -1,5 +1,5 @@
 // A flat chain of 4,096 operands, the most one chain may have
-// (`npu_core::parse::MAX_CHAIN_TERMS`), through the macro: rustc compiles its host
+// (`npu_core::MAX_CHAIN_TERMS`), through the macro: rustc compiles its host
 // reference, a block of one statement per step. Included by tests/it/math_and_bits.rs.
 // Operand n is the n-th of `a[i]`, `b[i]`, `0.5`, `exp(b[i])`, `a[i] * b[i]` (cycling)
 // and the operators cycle through `- + +`, twelve operands a line.

@@ -17,9 +17,10 @@
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use npu_core::internal::buffer_plan;
 use npu_core::ir::CheckedKernel;
 use npu_core::lower::{estimate_instructions, lower};
-use npu_core::{Dtype, Target, check_source, plan, validate};
+use npu_core::{Dtype, Target, check_source, validate};
 
 use generate::{DTYPES, Random, matmul_case, vector_case};
 
@@ -176,7 +177,7 @@ fn for_target(mut kernel: CheckedKernel, target: &Target) -> CheckedKernel {
     kernel.target = target.clone();
     let mut schedules = std::mem::take(&mut kernel.schedules);
     for schedule in &mut schedules {
-        schedule.buffers = plan::buffers(
+        schedule.buffers = buffer_plan(
             &kernel,
             target,
             &schedule.tiles,

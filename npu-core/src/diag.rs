@@ -210,14 +210,12 @@ impl Diagnostic {
 
     /// Where the diagnostic starts: 1-based line, 0-based column in characters.
     pub fn start(&self) -> LineColumn {
-        self.location
-            .map_or_else(|| self.span.start(), |(start, _)| start)
+        ends(self.span, self.location).0
     }
 
     /// Where the diagnostic ends, as [`start`](Self::start) counts.
     pub fn end(&self) -> LineColumn {
-        self.location
-            .map_or_else(|| self.span.end(), |(_, end)| end)
+        ends(self.span, self.location).1
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
@@ -273,21 +271,12 @@ impl Label {
 
     /// Where the label starts, as [`Diagnostic::start`] counts.
     pub fn start(&self) -> LineColumn {
-        self.location
-            .map_or_else(|| self.span.start(), |(start, _)| start)
+        ends(self.span, self.location).0
     }
 
     /// Where the label ends.
     pub fn end(&self) -> LineColumn {
-        self.location
-            .map_or_else(|| self.span.end(), |(_, end)| end)
-    }
-
-    fn detach(&mut self) {
-        if self.location.is_none() {
-            self.location = Some((self.span.start(), self.span.end()));
-            self.span = Span::call_site();
-        }
+        ends(self.span, self.location).1
     }
 
     fn record(&self) -> LabelRecord {
@@ -297,6 +286,19 @@ impl Label {
             column: start.column + 1,
             text: self.text.clone(),
         }
+    }
+}
+
+/// Where `span` starts and ends, or the position [`detach`] read out of it.
+fn ends(span: Span, location: Option<(LineColumn, LineColumn)>) -> (LineColumn, LineColumn) {
+    location.unwrap_or_else(|| (span.start(), span.end()))
+}
+
+/// Reads `span`'s position into `location` and leaves `Span::call_site()` in its place.
+fn detach(span: &mut Span, location: &mut Option<(LineColumn, LineColumn)>) {
+    if location.is_none() {
+        *location = Some((span.start(), span.end()));
+        *span = Span::call_site();
     }
 }
 
@@ -366,11 +368,10 @@ impl Diagnostics {
     /// (see [`crate::check_source`]). Positions and rendering are unchanged.
     pub fn detach(&mut self) {
         for diagnostic in &mut self.list {
-            if diagnostic.location.is_none() {
-                diagnostic.location = Some((diagnostic.span.start(), diagnostic.span.end()));
-                diagnostic.span = Span::call_site();
+            detach(&mut diagnostic.span, &mut diagnostic.location);
+            for label in &mut diagnostic.labels {
+                detach(&mut label.span, &mut label.location);
             }
-            diagnostic.labels.iter_mut().for_each(Label::detach);
         }
     }
 

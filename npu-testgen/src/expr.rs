@@ -22,9 +22,13 @@ pub enum Expr {
     Select(&'static str, Box<[Expr; 4]>),
     /// `((e as [sat] via) as back)`: through another dtype and back.
     Cast {
+        /// The dtype it passes through.
         via: String,
+        /// Whether the first cast saturates (`as sat`).
         saturating: bool,
+        /// The dtype it returns to.
         back: String,
+        /// The cast expression.
         value: Box<Expr>,
     },
 }
@@ -33,12 +37,17 @@ pub enum Expr {
 /// and the dtypes a cast may pass through.
 #[derive(Clone, Debug)]
 pub struct Scope {
+    /// The dtype of the expression.
     pub dtype: String,
+    /// The loads in scope, as text (`x[i]`).
     pub loads: Vec<String>,
+    /// The scalar parameters in scope.
     pub params: Vec<String>,
+    /// The dtypes a cast may pass through.
     pub cast_dtypes: Vec<String>,
 }
 
+/// Whether `dtype` names a float dtype (`f16`, `f32`, `bf16`).
 pub fn is_float(dtype: &str) -> bool {
     dtype.starts_with('f') || dtype == "bf16"
 }

@@ -9,59 +9,80 @@ use crate::expr::{Expr, Scope, is_float, pick};
 /// What the target computes, read from its file by the caller.
 #[derive(Clone, Debug)]
 pub struct Preset {
+    /// The preset's name, as a kernel's `target` names it.
     pub name: String,
     /// The vector unit's dtypes (`vector.dtypes`).
     pub vector_dtypes: Vec<String>,
     /// The cube's operand dtypes (`cube.dtypes`); empty without a cube.
     pub cube_dtypes: Vec<String>,
+    /// The target's core count (a schedule now and then asks for one more, to be refused).
     pub cores: u64,
 }
 
 /// The statement form of a kernel and what it fixes besides its expressions.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Form {
+    /// `y[axes] = e`.
     Elementwise,
     /// `y[outer] = op[reduced](e)`, over the last `reduced` axes, with an accumulator.
     Reduce {
+        /// The reduction (`sum`, `max` or `min`).
         op: &'static str,
+        /// How many trailing axes it reduces.
         reduced: usize,
+        /// The accumulator dtype, when stated.
         accumulator: Option<String>,
     },
     /// `y[outer] = argmax[k](e)` into i32.
     Arg {
+        /// The arg reduction (`argmax` or `argmin`).
         op: &'static str,
     },
     /// `y[axes] = cumsum[axis](e)`.
     Scan {
+        /// The scan (`cumsum` or `cumprod`).
         op: &'static str,
+        /// The axis it scans.
         axis: usize,
+        /// The accumulator dtype, when stated.
         accumulator: Option<String>,
     },
     /// `let t[axes] = e0; y[axes] = e1` (e1 reads `t`).
     Let,
     /// `let m[outer] = op[k](e0); y[axes] = e1` (e1 reads `m`).
     LetReduce {
+        /// The reduction of the intermediate.
         op: &'static str,
     },
     /// `y[axes] = e` where e reads `pad(x, fill)[i - shift, ..]`; `y` is 2 longer.
     /// With a window `(op, stride)` (1-d): `y[i] = op[k < 3](e)` where e reads
     /// `pad(x, fill)[stride*i + k - shift]`, `x` `stride` times longer than `y`.
     Pad {
+        /// The pad value, as a literal.
         fill: String,
+        /// How far the read is shifted.
         shift: u64,
+        /// A window's reduction and stride, when there is one.
         window: Option<(&'static str, u64)>,
     },
     /// `y[i(, d)] = e` where e reads `x[idx[i](, d)]` from a table of `rows` rows.
     Gather {
+        /// The index tensor's dtype.
         index: String,
+        /// Rows of the table.
         rows: u64,
     },
     /// `c[(t,) m, n] = sum[k](a[..] as acc * b[..] as acc)`, dims are m, n, k.
     Matmul {
+        /// `a`'s dtype.
         a: String,
+        /// `b`'s dtype.
         b: String,
+        /// The output's dtype.
         out: String,
+        /// The batch extent, when batched.
         batch: Option<u64>,
+        /// Whether the batches share `b`.
         shared: bool,
     },
 }
@@ -69,24 +90,30 @@ pub enum Form {
 /// A random kernel, kept as parts so that a shrinker can make it smaller.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Kernel {
+    /// Its statement form.
     pub form: Form,
     /// The element dtype of its expressions.
     pub dtype: String,
+    /// Axis extents: output axes, then reduced ones.
     pub dims: Vec<u64>,
     /// Scalar parameters, all of `dtype`.
     pub params: Vec<String>,
+    /// Its expressions, as the form reads them.
     pub exprs: Vec<Expr>,
 }
 
 /// A kernel as text, with what a schedule needs to know.
 #[derive(Clone, Debug)]
 pub struct Rendered {
+    /// The kernel's DSL text.
     pub text: String,
     /// Tensors to stage (inputs read, then outputs).
     pub staged: Vec<String>,
     /// Output axes then reduction axes, with extents.
     pub axes: Vec<(String, u64)>,
+    /// How many outputs it writes.
     pub outputs: usize,
+    /// Whether it is a matmul (staged through L1 and L0).
     pub matmul: bool,
 }
 

@@ -11,6 +11,9 @@
 //! matmuls), its expressions random trees of bounded depth, and several random
 //! schedules, legal or not. [`Case::smaller`] lists the cases a shrinker tries.
 
+// Every public item says what it is; CI denies warnings.
+#![warn(missing_docs)]
+
 mod expr;
 mod kernel;
 mod random;
@@ -26,7 +29,9 @@ use fastrand::Rng;
 /// A random kernel with its schedules.
 #[derive(Clone, Debug)]
 pub struct Case {
+    /// The kernel, as parts a shrinker can make smaller.
     pub kernel: Kernel,
+    /// The preset it is written for.
     pub target: String,
     /// Each schedule's items.
     pub schedules: Vec<Vec<String>>,

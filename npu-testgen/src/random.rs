@@ -6,6 +6,7 @@
 pub struct Random(pub fastrand::Rng);
 
 impl Random {
+    /// A generator seeded with `seed`.
     pub fn new(seed: u64) -> Random {
         Random(fastrand::Rng::with_seed(seed))
     }
@@ -15,10 +16,12 @@ impl Random {
         self.0.u64(0..n.max(1))
     }
 
+    /// True `percent` times in a hundred.
     pub fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
 
+    /// One of `items`, uniformly.
     pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.0.usize(0..items.len())]
     }

@@ -223,91 +223,6 @@ impl Space {
     /// the cores, and each core at least one fractal of m and of n (a smaller share is
     /// never legal: the cube block divides the core's tile, E023).
     pub fn of(kernel: &CheckedKernel) -> Space {
-        let target = &kernel.target;
-        // A 0-d output has no axis to spread over cores.
-        let first = kernel.output_axes().first().copied();
-        let extent = first.map_or(1, |first| kernel.axes[first].extent);
-        let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
-        let mut cores: Vec<[u64; 2]> = match (&kernel.class, &target.cube) {
-            (KernelClass::Matmul(mm), Some(unit)) => {
-                let available = u64::from(target.cores.cube).max(1);
-                // The first output axis: a batch spreads by whole matrices, m by
-                // fractals.
-                let rows = match mm.batch {
-                    Some(batch) => kernel.axes[batch].extent,
-                    None => kernel.axes[mm.m].extent / unit.m.max(1),
-                };
-                core_grids(available, rows, kernel.axes[mm.n].extent / unit.n.max(1))
-            }
-            _ => {
-                let max_cores = u64::from(if is_matmul {
-                    target.cores.cube
-                } else {
-                    target.cores.vector
-                })
-                .min(extent)
-                .max(1);
-                let mut counts: Vec<u64> = powers_of_two(1, max_cores);
-                if !counts.contains(&max_cores) {
-                    counts.push(max_cores);
-                }
-                counts.into_iter().map(|c| [c, 1]).collect()
-            }
-        };
-        // A fused kernel keeps every axis a statement reduces over whole (the checker's
-        // E035): no split of it, and no cores across it. A scan's running value passes
-        // from tile to tile of its axis on one core.
-        let whole = npu_core::internal::whole_axes(kernel);
-        if first.is_none_or(|first| {
-            whole.contains(&first) || npu_core::internal::scan_axes(kernel).contains(&first)
-        }) {
-            cores = vec![[1, 1]];
-        }
-        let tiles = kernel
-            .axes
-            .iter()
-            .enumerate()
-            .map(|(axis, a)| {
-                // A batched matmul's batch tile holds whole matrices: any count of them.
-                let batch =
-                    matches!(&kernel.class, KernelClass::Matmul(mm) if mm.batch == Some(axis));
-                let min = if batch {
-                    1
-                } else if is_matmul {
-                    16
-                } else {
-                    align_elements(kernel, axis)
-                };
-                let mut list: Vec<Option<u64>> = vec![None];
-                if npu_core::internal::ordered_fold(kernel, axis).is_some() || whole.contains(&axis)
-                {
-                    // The checker refuses a split that would reorder this fold, or cut
-                    // an axis a fused statement reduces over.
-                    return list;
-                }
-                list.extend(
-                    powers_of_two(min.max(1), a.extent)
-                        .into_iter()
-                        .filter(|t| *t < a.extent)
-                        .map(Some),
-                );
-                list
-            })
-            .collect();
-        let cube = if let (KernelClass::Matmul(_), Some(unit)) = (&kernel.class, &target.cube) {
-            let sizes = [unit.m, unit.m * 2, unit.m * 4, unit.m * 8, unit.m * 16];
-            let mut blocks = Vec::new();
-            for m in sizes {
-                for n in sizes {
-                    for k in sizes {
-                        blocks.push([m, n, k]);
-                    }
-                }
-            }
-            blocks
-        } else {
-            Vec::new()
-        };
         let tails = if short_output(kernel) {
             vec![Tail::Pad]
         } else if unaligned_rows(kernel) {
@@ -315,11 +230,14 @@ impl Space {
         } else {
             vec![Tail::None]
         };
+        let whole = npu_core::internal::whole_axes(kernel);
         Space {
-            cores,
-            tiles,
+            cores: core_choices(kernel, &whole),
+            tiles: (0..kernel.axes.len())
+                .map(|axis| tile_choices(kernel, axis, &whole))
+                .collect(),
             depths: vec![1, 2],
-            cube,
+            cube: cube_blocks(kernel),
             tails,
         }
     }
@@ -438,6 +356,91 @@ impl Space {
         }
         out
     }
+}
+/// The core grids a kernel may spread over (see [`Space::of`]); `[1, 1]` alone when
+/// its first output axis must stay whole (in `whole`, or scanned).
+fn core_choices(kernel: &CheckedKernel, whole: &[usize]) -> Vec<[u64; 2]> {
+    let target = &kernel.target;
+    // A 0-d output has no axis to spread over cores.
+    let first = kernel.output_axes().first().copied();
+    // A fused kernel keeps every axis a statement reduces over whole (the checker's
+    // E035): no cores across it. A scan's running value passes from tile to tile of
+    // its axis on one core.
+    if first.is_none_or(|first| {
+        whole.contains(&first) || npu_core::internal::scan_axes(kernel).contains(&first)
+    }) {
+        return vec![[1, 1]];
+    }
+    let extent = first.map_or(1, |first| kernel.axes[first].extent);
+    if let (KernelClass::Matmul(mm), Some(unit)) = (&kernel.class, &target.cube) {
+        let available = u64::from(target.cores.cube).max(1);
+        // The first output axis: a batch spreads by whole matrices, m by fractals.
+        let rows = match mm.batch {
+            Some(batch) => kernel.axes[batch].extent,
+            None => kernel.axes[mm.m].extent / unit.m.max(1),
+        };
+        return core_grids(available, rows, kernel.axes[mm.n].extent / unit.n.max(1));
+    }
+    let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
+    let max_cores = u64::from(if is_matmul {
+        target.cores.cube
+    } else {
+        target.cores.vector
+    })
+    .min(extent)
+    .max(1);
+    let mut counts: Vec<u64> = powers_of_two(1, max_cores);
+    if !counts.contains(&max_cores) {
+        counts.push(max_cores);
+    }
+    counts.into_iter().map(|c| [c, 1]).collect()
+}
+
+/// The tiles of `axis` (`None`: the axis whole): powers of two from the least a
+/// tile may be, or only `None` when the checker refuses any split of it (an ordered
+/// fold's axis, or one in `whole`).
+fn tile_choices(kernel: &CheckedKernel, axis: usize, whole: &[usize]) -> Vec<Option<u64>> {
+    let mut list: Vec<Option<u64>> = vec![None];
+    // The checker refuses a split that would reorder this fold, or cut an axis a
+    // fused statement reduces over.
+    if npu_core::internal::ordered_fold(kernel, axis).is_some() || whole.contains(&axis) {
+        return list;
+    }
+    // A batched matmul's batch tile holds whole matrices: any count of them.
+    let batch = matches!(&kernel.class, KernelClass::Matmul(mm) if mm.batch == Some(axis));
+    let min = if batch {
+        1
+    } else if matches!(kernel.class, KernelClass::Matmul(_)) {
+        16
+    } else {
+        align_elements(kernel, axis)
+    };
+    let extent = kernel.axes[axis].extent;
+    list.extend(
+        powers_of_two(min.max(1), extent)
+            .into_iter()
+            .filter(|t| *t < extent)
+            .map(Some),
+    );
+    list
+}
+
+/// A matmul's cube blocks: every `m x n x k` of 1, 2, 4, 8 and 16 fractals; none for
+/// other kernels.
+fn cube_blocks(kernel: &CheckedKernel) -> Vec<[u64; 3]> {
+    let (KernelClass::Matmul(_), Some(unit)) = (&kernel.class, &kernel.target.cube) else {
+        return Vec::new();
+    };
+    let sizes = [unit.m, unit.m * 2, unit.m * 4, unit.m * 8, unit.m * 16];
+    let mut blocks = Vec::new();
+    for m in sizes {
+        for n in sizes {
+            for k in sizes {
+                blocks.push([m, n, k]);
+            }
+        }
+    }
+    blocks
 }
 
 /// The second output axis of a matmul (n), the one a core grid spreads beside m;

@@ -111,7 +111,9 @@ pub fn check_source_with(
 /// text (the kernel's header and the block) they point into.
 #[derive(Clone, Debug)]
 pub struct Rejected {
+    /// Why the block was refused, with spans into `source`.
     pub diagnostics: Diagnostics,
+    /// The kernel's header followed by the block: the text the diagnostics point into.
     pub source: String,
 }
 

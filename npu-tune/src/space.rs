@@ -20,9 +20,11 @@ pub struct Spec {
     pub depth: u64,
     /// Matmul only: depth of the L0A/L0B blocks and of the L0C block.
     pub l0_depth: u64,
+    /// Matmul only: depth of the L0C block; 1 otherwise.
     pub l0c_depth: u64,
     /// Matmul only: the cube base block (m, n, k).
     pub cube: Option<[u64; 3]>,
+    /// The `tail` item to write; `None` writes none.
     pub tail: Tail,
 }
 
@@ -34,7 +36,10 @@ pub struct Space {
     pub cores: Vec<[u64; 2]>,
     /// Candidate tiles per axis (`None` = unsplit).
     pub tiles: Vec<Vec<Option<u64>>>,
+    /// Buffer depths (1 and 2), for `depth` and a matmul's L0 depths alike.
     pub depths: Vec<u64>,
+    /// Matmul only: cube base blocks (m, n, k), every mix of 1, 2, 4, 8 and 16
+    /// fractals; empty otherwise.
     pub cube: Vec<[u64; 3]>,
     /// `tail pad` is a choice of its own (beside the tails tiles leave) when some row
     /// is not aligned: padded copies of whole unaligned rows are legal, and sometimes

@@ -133,7 +133,7 @@ impl Index {
 pub enum Expr {
     /// `a[i, j]`; `offset` (no indices): a scalar parameter by its bare name; or a
     /// padded view `pad(a, 0)[i - 1]` whose out-of-range elements read as `pad` (an
-    /// expression slot; a literal today).
+    /// expression slot: a literal, a negated literal or a scalar parameter).
     Load {
         /// The tensor or scalar parameter read, by name; for a padded view, the name
         /// inside `pad(..)`.

@@ -25,7 +25,8 @@ pub struct CheckedKernel {
     pub doc: String,
     /// The machine the kernel was checked against, from its `target` line.
     pub target: Target,
-    /// Inputs first, in signature order, then outputs.
+    /// Inputs first, in signature order, then outputs, then the `let` intermediates
+    /// ([`Role::Local`]) in order of definition.
     pub tensors: Vec<Tensor>,
     /// Every loop axis of the body, in order of first appearance; subscripts, statements
     /// and schedules refer to axes by their index here.
@@ -251,7 +252,7 @@ impl Subscript {
 /// `Select` consumes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Expr {
-    /// A read of an input. With `pad` it is a padded view (`pad(x, 0)[i - 1]`): an
+    /// A read of an input or of a `let` intermediate (a 0-d one by its bare name). With `pad` it is a padded view (`pad(x, 0)[i - 1]`): an
     /// element whose subscripts fall outside the tensor reads as the pad value, a
     /// scalar of the load's dtype (a constant or a scalar parameter). The pad is not a node
     /// of the tree: [`Expr::walk`] does not visit it.

@@ -36,7 +36,7 @@
 //!   the program uses the cube, its vector cores otherwise.
 //! - **Gathers.** A `vgather`'s table view, moved by any row up to its extent, and
 //!   its index view (in the index's dtype) lie in UB, as the capacity rule asks of
-//!   every operand.
+//!   every operand (a violation is reported as [`Rule::Capacity`]).
 //! - **Units.** Vector arithmetic (unary, binary, compare, select, reduce) computes in
 //!   a dtype of `vector.dtypes`; moves (`vdup`, `vcopy`) and conversions (`vconv`)
 //!   and `vgather` only move bits, and a reduction's accumulator is the unit's own wider format, so

@@ -100,7 +100,8 @@ impl std::error::Error for GenerateError {}
 
 /// A source of candidate schedules.
 pub trait Generator: Send {
-    /// The name reports use: `heuristic`, `random`, `grid`, `llm`, `replay`.
+    /// The name reports use: `heuristic`, `random`, `grid`, `llm`, `llm+heuristic`,
+    /// `replay`.
     fn name(&self) -> &'static str;
 
     /// Up to `request.count` candidates for this round; fewer, or none, when the

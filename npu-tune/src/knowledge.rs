@@ -450,8 +450,6 @@ impl Query {
     }
 }
 
-/// The entry files of a knowledge directory: its `*.toml` files but [`PRUNED_FILE`], in
-/// name order.
 /// Whether `e`'s trigger admits `query`: its class, a dtype, and cores for a template
 /// that spreads over them.
 fn eligible(query: &Query, e: &Entry) -> bool {
@@ -494,6 +492,8 @@ fn read_entry_file(path: &Path) -> Result<String, KnowledgeError> {
     })
 }
 
+/// The entry files of a knowledge directory: its `*.toml` files but [`PRUNED_FILE`], in
+/// name order.
 fn entry_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, KnowledgeError> {
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| KnowledgeError {

@@ -464,8 +464,6 @@ impl KernelSession<'_> {
     }
 }
 
-/// A schedule's text with its name (`s`) and layout made canonical, so that two
-/// spellings of one schedule compare equal; text that is not one block is kept as is.
 /// For each proposal, the earlier schedule it repeats (of an earlier round in `seen`,
 /// or an earlier proposal of this round), if any: those are recorded as duplicates
 /// instead of evaluated.
@@ -514,6 +512,8 @@ fn unevaluated(
     }
 }
 
+/// A schedule's text with its name (`s`) and layout made canonical, so that two
+/// spellings of one schedule compare equal; text that is not one block is kept as is.
 pub(crate) fn canonical(text: &str) -> String {
     npu_core::canonical_schedule(text, "s").unwrap_or_else(|| text.trim().to_string() + "\n")
 }

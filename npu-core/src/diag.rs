@@ -173,7 +173,9 @@ impl SpanKey {
 /// One problem found in a kernel.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
+    /// The stable code docs, tests and the knowledge base refer to.
     pub code: Code,
+    /// The offending tokens: where the caret goes.
     pub span: Span,
     /// Lower-case, names the construct and the numbers, no trailing period.
     pub message: String,
@@ -194,6 +196,8 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// A diagnostic of `code` at `span` with no help, labels or notes; attach those
+    /// with the builders before it is reported.
     pub fn new(code: Code, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
             code,
@@ -302,7 +306,9 @@ impl Diagnostic {
 /// A secondary span of a diagnostic and what it says there (rustc's `-` marks).
 #[derive(Clone, Debug)]
 pub struct Label {
+    /// The tokens the label marks.
     pub span: Span,
+    /// What the label says there, lower-case.
     pub text: String,
     /// As [`Diagnostic`]'s: the position once [`Diagnostics::detach`] has read it.
     location: Option<(LineColumn, LineColumn)>,
@@ -354,12 +360,15 @@ fn detach(span: &mut Span, location: &mut Option<(LineColumn, LineColumn)>) {
 /// A diagnostic without its span: what reports, journals and tests keep.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiagnosticRecord {
+    /// As [`Diagnostic::code`].
     pub code: Code,
     /// 1-based line in the source the diagnostic was found in.
     pub line: usize,
     /// 1-based column, in characters, as rustc counts them.
     pub column: usize,
+    /// As [`Diagnostic::message`].
     pub message: String,
+    /// As [`Diagnostic::help`].
     pub help: Option<String>,
     /// The labelled secondary spans, when there are any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -376,28 +385,34 @@ pub struct LabelRecord {
     pub line: usize,
     /// 1-based column, in characters.
     pub column: usize,
+    /// As [`Label::text`].
     pub text: String,
 }
 
 /// All the diagnostics of one parse or check, in source order.
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
+    /// Every diagnostic found, in the order found until [`sort`](Self::sort)ed.
     pub list: Vec<Diagnostic>,
 }
 
 impl Diagnostics {
+    /// Adds a diagnostic at the end.
     pub fn push(&mut self, diagnostic: Diagnostic) {
         self.list.push(diagnostic);
     }
 
+    /// Whether there is none.
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
 
+    /// How many there are, shown or not.
     pub fn len(&self) -> usize {
         self.list.len()
     }
 
+    /// Every diagnostic, shown or not, in list order.
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
         self.list.iter()
     }

@@ -23,6 +23,8 @@
 //! and the rule for where a write goes ([`file::destination`]). [`target::read_file`]
 //! is that reader for target files. Everything else takes text.
 
+#![warn(missing_docs)]
+
 extern crate proc_macro;
 
 pub mod ast;

@@ -379,81 +379,101 @@ impl Validator<'_> {
                     pipe,
                     op: &instr.op,
                 };
-                match instr.op {
-                    Op::SetFlag { from, to, event } | Op::WaitFlag { from, to, event } => {
-                        let set = matches!(instr.op, Op::SetFlag { .. });
-                        self.flag(site, from, to, event, set);
-                        let counts = entry(&mut flags, (from, to, event));
-                        if set {
-                            counts.0 += weight;
-                        } else {
-                            counts.1 += weight;
-                        }
+                if let Op::SetFlag { from, to, event } | Op::WaitFlag { from, to, event } = instr.op
+                {
+                    let set = matches!(instr.op, Op::SetFlag { .. });
+                    self.flag(site, from, to, event, set);
+                    let counts = entry(&mut flags, (from, to, event));
+                    if set {
+                        counts.0 += weight;
+                    } else {
+                        counts.1 += weight;
                     }
-                    Op::CopyIn {
-                        level,
-                        address,
-                        shape,
-                        padded,
-                        ..
-                    } => self.copy(site, level, address, shape, padded),
-                    Op::CopyOut {
-                        address,
-                        shape,
-                        padded,
-                        ..
-                    } => self.copy(site, Level::Ub, address, shape, padded),
-                    Op::Vector(ref v) => self.vector(site, v),
-                    Op::LoadL0 {
-                        level,
-                        source,
-                        source_row_bytes,
-                        dest,
-                        dest_row_bytes,
-                        rows,
-                        cols,
-                        dtype,
-                    } => {
-                        if !matches!(level, Level::L0a | Level::L0b) {
-                            let message = format!("loads into {level}, which MTE1 does not feed");
-                            self.report(Rule::Unit, Some(site), message);
-                        }
-                        self.cube_dtype(site, dtype);
-                        let row = u64::from(cols) * dtype.size();
-                        let rows = u64::from(rows);
-                        let source_end = rows_end(source, source_row_bytes, rows, row);
-                        let dest_end = rows_end(dest, dest_row_bytes, rows, row);
-                        self.range(site, Level::L1, u64::from(source), source_end);
-                        self.range(site, level, u64::from(dest), dest_end);
-                        self.aligned(site, level, u64::from(dest));
-                    }
-                    Op::Mmad {
-                        a,
-                        b,
-                        c,
-                        m,
-                        n,
-                        k,
-                        dtype,
-                        ..
-                    } => self.mmad(site, [a, b, c], [m, n, k], dtype),
-                    Op::Fixpipe {
-                        source,
-                        source_row_bytes,
-                        rows,
-                        cols,
-                        dtype,
-                        ..
-                    } => {
-                        let row = u64::from(cols) * dtype.accumulator().size();
-                        let end = rows_end(source, source_row_bytes, u64::from(rows), row);
-                        self.range(site, Level::L0c, u64::from(source), end);
-                        self.aligned(site, Level::L0c, u64::from(source));
-                    }
-                    Op::Loop | Op::Barrier => {}
+                } else {
+                    self.instruction(site);
                 }
             }
         }
+        self.balance(class, flags);
+    }
+
+    /// The rules of one instruction other than a flag's.
+    fn instruction(&mut self, site: Site<'_>) {
+        match *site.op {
+            Op::CopyIn {
+                level,
+                address,
+                shape,
+                padded,
+                ..
+            } => self.copy(site, level, address, shape, padded),
+            Op::CopyOut {
+                address,
+                shape,
+                padded,
+                ..
+            } => self.copy(site, Level::Ub, address, shape, padded),
+            Op::Vector(ref v) => self.vector(site, v),
+            Op::LoadL0 { .. } => self.load_l0(site),
+            Op::Mmad {
+                a,
+                b,
+                c,
+                m,
+                n,
+                k,
+                dtype,
+                ..
+            } => self.mmad(site, [a, b, c], [m, n, k], dtype),
+            Op::Fixpipe {
+                source,
+                source_row_bytes,
+                rows,
+                cols,
+                dtype,
+                ..
+            } => {
+                let row = u64::from(cols) * dtype.accumulator().size();
+                let end = rows_end(source, source_row_bytes, u64::from(rows), row);
+                self.range(site, Level::L0c, u64::from(source), end);
+                self.aligned(site, Level::L0c, u64::from(source));
+            }
+            Op::SetFlag { .. } | Op::WaitFlag { .. } | Op::Loop | Op::Barrier => {}
+        }
+    }
+
+    /// An MTE1 load: into L0A or L0B, from L1, in a dtype the cube takes, both row
+    /// ranges inside their levels and the destination aligned.
+    fn load_l0(&mut self, site: Site<'_>) {
+        let Op::LoadL0 {
+            level,
+            source,
+            source_row_bytes,
+            dest,
+            dest_row_bytes,
+            rows,
+            cols,
+            dtype,
+        } = *site.op
+        else {
+            return;
+        };
+        if !matches!(level, Level::L0a | Level::L0b) {
+            let message = format!("loads into {level}, which MTE1 does not feed");
+            self.report(Rule::Unit, Some(site), message);
+        }
+        self.cube_dtype(site, dtype);
+        let row = u64::from(cols) * dtype.size();
+        let rows = u64::from(rows);
+        let source_end = rows_end(source, source_row_bytes, rows, row);
+        let dest_end = rows_end(dest, dest_row_bytes, rows, row);
+        self.range(site, Level::L1, u64::from(source), source_end);
+        self.range(site, level, u64::from(dest), dest_end);
+        self.aligned(site, level, u64::from(dest));
+    }
+
+    /// Each flag of `class` set as many times as it is waited for.
+    fn balance(&mut self, class: u32, mut flags: Vec<(FlagId, (u64, u64))>) {
         flags.sort_unstable_by_key(|(key, _)| *key);
         for ((from, to, event), (sets, waits)) in flags {
             if sets != waits {

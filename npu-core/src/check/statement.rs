@@ -13,6 +13,18 @@ use crate::diag::{Code, Diagnostic, suggestion};
 use crate::ir::*;
 
 impl Checker<'_> {
+    /// A statement whose value is a comparison's mask, which no tensor holds.
+    fn mask_held(&mut self, output: Span, name: &str) {
+        self.report(
+            Diagnostic::new(
+                Code::E010,
+                output,
+                format!("`{name}` cannot hold a comparison's mask"),
+            )
+            .help("use the comparison in `select(cond, a, b)`"),
+        );
+    }
+
     pub(super) fn statement(
         &mut self,
         stmt: &ast::Stmt,
@@ -53,14 +65,7 @@ impl Checker<'_> {
                 None
             }
             Ty::Mask(_) => {
-                self.report(
-                    Diagnostic::new(
-                        Code::E010,
-                        stmt.output.span(),
-                        format!("`{name}` cannot hold a comparison's mask"),
-                    )
-                    .help("use the comparison in `select(cond, a, b)`"),
-                );
+                self.mask_held(stmt.output.span(), &name);
                 None
             }
             Ty::Error => None,
@@ -384,14 +389,7 @@ impl Checker<'_> {
                 return None;
             }
             Ty::Mask(_) => {
-                self.report(
-                    Diagnostic::new(
-                        Code::E010,
-                        stmt.output.span(),
-                        format!("`{name}` cannot hold a comparison's mask"),
-                    )
-                    .help("use the comparison in `select(cond, a, b)`"),
-                );
+                self.mask_held(stmt.output.span(), &name);
                 return None;
             }
             Ty::Error => return None,

@@ -47,7 +47,6 @@ pub fn body_gbnf(task: &Task, target: &Target) -> String {
         "indent ::= \"    \"".to_string(),
         "letrest ::= \" = \" expr0 \";\\n\" | \"[\" axes \"] = \" expr \";\\n\"".to_string(),
         "letname ::= [a-z] [a-z0-9_]*".to_string(),
-        format!("outs ::= {}", outputs(ports)),
         format!("axis ::= {}", choice(&pool)),
         format!("raxis ::= {}", choice_of(&reduction_pool(task, &pool))),
         "raxes ::= axis extent? raxesmore?".to_string(),
@@ -66,7 +65,10 @@ pub fn body_gbnf(task: &Task, target: &Target) -> String {
     rules.push(format!("atom ::= {}", atoms(ports, &has).join(" | ")));
     rules.extend(loads(ports));
     let zero_d = without_output_axes(&rules);
+    let (outs, written) = outputs(task, &pool, &rules);
     rules.extend(zero_d);
+    rules.push(format!("outs ::= {outs}"));
+    rules.extend(written);
     rules.push(format!("reduce ::= {}", choice(&reductions(&has))));
     let unary: Vec<&str> = UNARY.iter().copied().filter(|f| has(f)).collect();
     if !unary.is_empty() {
@@ -234,25 +236,87 @@ pub(super) fn target_ops(target: &Target) -> BTreeSet<String> {
         .collect()
 }
 
-/// Every output's statement, in signature order, each on its own line, over any
-/// axis names ([`axes::pool`]) as many as the output has dimensions.
-fn outputs(ports: &[Port]) -> String {
-    let lines: Vec<String> = ports
-        .iter()
-        .filter(|p| p.output)
-        .map(|p| match p.rank {
+/// Every output's statement, in signature order, each on its own line, and the rules
+/// they are written under. An output of rank 1 to [`axes::OUTPUT_AXES`]`.len()` is
+/// written over the axes the prompt's skeleton shows ([`axes::output_axes`]), its
+/// expression under rules of its own whose reductions take none of those axes:
+/// reducing over an axis the statement is written over is the checker's E030, and the
+/// 1.5B model wrote `y[i, k] = x[i, k] - sum[k](x[i, k]) / 128.0;` again after the
+/// checker said so. Outputs over the same axes share their rules.
+fn outputs(task: &Task, pool: &[&str], rules: &[String]) -> (String, Vec<String>) {
+    let mut families: Vec<Vec<String>> = Vec::new();
+    let mut written = Vec::new();
+    let mut lines = Vec::new();
+    for port in task.ports.iter().filter(|p| p.output) {
+        let head = literal(&format!("{}[", port.name));
+        let over = axes::output_axes(&task.doc, port);
+        lines.push(match port.rank {
             0 => format!(
                 "indent? {} expr0 \";\\n\"",
-                literal(&format!("{} = ", p.name))
+                literal(&format!("{} = ", port.name))
             ),
-            rank => format!(
-                "indent? {} {} \"] = \" expr \";\\n\"",
-                literal(&format!("{}[", p.name)),
+            rank if over.len() != rank => format!(
+                "indent? {head} {} \"] = \" expr \";\\n\"",
                 vec!["axis"; rank].join(" \", \" ")
             ),
+            _ => {
+                let family = families.iter().position(|f| *f == over).unwrap_or_else(|| {
+                    written.extend(over_axes(rules, &over, pool, families.len()));
+                    families.push(over.clone());
+                    families.len() - 1
+                });
+                format!(
+                    "indent? {head} {} \"] = \" expr-o{family} \";\\n\"",
+                    literal(&over.join(", "))
+                )
+            }
+        });
+    }
+    (lines.join(" "), written)
+}
+
+/// The expression rules again for a statement written over `over`, suffixed
+/// `-oN`: the same loads and intermediates, but reductions over the pool's other
+/// names only (all of the pool if `over` takes every name).
+fn over_axes(rules: &[String], over: &[String], pool: &[&str], family: usize) -> Vec<String> {
+    const FAMILY: [&str; 8] = [
+        "expr",
+        "exprmore",
+        "term",
+        "termmore",
+        "unary",
+        "atom",
+        "raxes",
+        "raxesmore",
+    ];
+    let free: Vec<&str> = pool
+        .iter()
+        .copied()
+        .filter(|a| !over.iter().any(|o| o == a))
+        .collect();
+    let free = if free.is_empty() { pool.to_vec() } else { free };
+    let renamed = |word: &str| -> Option<String> {
+        if FAMILY.contains(&word) {
+            Some(format!("{word}-o{family}"))
+        } else if word == "axis" {
+            Some(format!("raxis-o{family}"))
+        } else {
+            None
+        }
+    };
+    let mut copied: Vec<String> = rules
+        .iter()
+        .flat_map(|rule| rule.lines())
+        .filter_map(|line| {
+            let (name, body) = line.split_once(" ::= ")?;
+            FAMILY.contains(&name).then(|| {
+                let name = renamed(name).unwrap_or_else(|| name.to_string());
+                format!("{name} ::= {}", rename_outside_quotes(body, &renamed))
+            })
         })
         .collect();
-    lines.join(" ")
+    copied.push(format!("raxis-o{family} ::= {}", choice(&free)));
+    copied
 }
 
 /// The alternatives of `atom`: literals, parameters, loads, intermediates,

@@ -161,17 +161,19 @@ fn first_values(tensor: &HostTensor) -> String {
     format!("[{}{more}]", shown.join(", "))
 }
 
-/// The last round's failed attempts with what was wrong.
+/// The last round's failed attempts with what was wrong, each body once.
 fn feedback(history: &[Attempt]) -> String {
     let Some(last) = history.last().map(|a| a.round) else {
         return String::new();
     };
     let mut out = String::from("\nEarlier attempts and what was wrong with them:\n");
-    for attempt in history
-        .iter()
-        .filter(|a| a.round == last)
-        .take(SHOWN_ATTEMPTS)
-    {
+    let mut shown: Vec<String> = Vec::new();
+    for attempt in history.iter().filter(|a| a.round == last) {
+        let body = super::run::same_body(&attempt.body);
+        if shown.contains(&body) || shown.len() == SHOWN_ATTEMPTS {
+            continue;
+        }
+        shown.push(body);
         let _ = writeln!(
             out,
             "```\n{}\n```\n{}\n",

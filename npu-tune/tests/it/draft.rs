@@ -332,10 +332,25 @@ fn an_outputs_reductions_take_none_of_its_axes() {
         grammar.contains("outs ::= indent? \"y[\" \"i, k\" \"] = \" expr-o0"),
         "{grammar}"
     );
-    let reduced = grammar
-        .lines()
-        .find_map(|line| line.strip_prefix("raxis-o0 ::= "))
-        .unwrap();
+    // With no `let` before it, the statement reads no intermediate: the model wrote
+    // `sum[k]`, refused as a reduction, as the read of one.
+    assert!(
+        grammar.contains("body ::= lets outs | outsalone\n"),
+        "{grammar}"
+    );
+    assert!(
+        grammar.contains("outsalone ::= indent? \"y[\" \"i, k\" \"] = \" expr-o1"),
+        "{grammar}"
+    );
+    let rule = |name: &str| {
+        grammar
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{name} ::= ")))
+            .unwrap()
+    };
+    assert!(rule("atom-o0").contains("letname"), "{grammar}");
+    assert!(!rule("atom-o1").contains("letname"), "{grammar}");
+    let reduced = rule("raxis-o0");
     assert_eq!(
         reduced,
         "\"j\" | \"p\" | \"q\" | \"r\" | \"s\" | \"l\" | \"kh\" | \"kw\""

@@ -13,11 +13,17 @@ pub struct KernelDef {
     pub doc: Vec<String>,
     /// The `kernel` keyword, where "missing item" diagnostics point.
     pub kernel_span: Span,
+    /// The kernel's name, after `kernel`.
     pub name: Ident,
+    /// The parameters in the parentheses after the name, in order.
     pub inputs: Vec<Param>,
+    /// The parameters after `->`: one bare, or several in parentheses.
     pub outputs: Vec<Param>,
+    /// The statements inside the braces, in source order.
     pub body: Vec<Stmt>,
+    /// Every `target` line, in order; the checker wants exactly one.
     pub targets: Vec<TargetRef>,
+    /// The `schedule` blocks after the body, in source order.
     pub schedules: Vec<Schedule>,
     /// `variants 6 from "kernels/vmla.variants.npu";`, when the kernel asks for them.
     pub variants: Vec<VariantsRef>,
@@ -27,7 +33,9 @@ pub struct KernelDef {
 /// `offset: i8`: a scalar parameter, with an empty shape.
 #[derive(Clone, Debug)]
 pub struct Param {
+    /// The tensor's name; a raw identifier (`r#in`) for a Rust keyword.
     pub name: Ident,
+    /// The element dtype as written; the checker resolves it and reports an unknown one.
     pub dtype: Ident,
     /// Empty for a scalar parameter.
     pub shape: Vec<Number>,
@@ -43,15 +51,20 @@ impl Param {
 /// A non-negative integer literal and where it was written.
 #[derive(Clone, Copy, Debug)]
 pub struct Number {
+    /// The value; a negative literal or one past 64 bits is a parse error.
     pub value: u64,
+    /// The literal token.
     pub span: Span,
 }
 
 /// `y[i, j] = expr;`, or `let m[i] = expr;` for an intermediate.
 #[derive(Clone, Debug)]
 pub struct Stmt {
+    /// The tensor written: an output, or the intermediate a `let` declares.
     pub output: Ident,
+    /// The subscripts of the written tensor; empty for a 0-d one (`y = ...;`).
     pub indices: Vec<Index>,
+    /// The right-hand side.
     pub value: Expr,
     /// The `let` keyword of an intermediate: a tensor the kernel computes on chip, that
     /// later statements read and that is not an output.
@@ -76,22 +89,29 @@ pub enum Index {
 /// `idx[i]` as a subscript: the index tensor and its subscripts.
 #[derive(Clone, Debug)]
 pub struct Gather {
+    /// The index tensor, `idx` in `idx[i]`; the checker wants an integer input.
     pub tensor: Ident,
+    /// The index tensor's own subscripts.
     pub indices: Vec<Index>,
 }
 
 /// `2*i + k - 1`: positive integer coefficients on axes plus an integer offset.
 #[derive(Clone, Debug)]
 pub struct Affine {
+    /// The axis terms in written order; an axis may appear more than once.
     pub terms: Vec<AffineTerm>,
+    /// The sum of the constant terms, with their signs (`- 1` gives -1).
     pub offset: i64,
+    /// The subscript's first token, where bounds diagnostics point.
     pub span: Span,
 }
 
 /// `2*i`, or `k` (coefficient 1).
 #[derive(Clone, Debug)]
 pub struct AffineTerm {
+    /// The multiplier, at least 1 (1 when none is written); axes are never subtracted.
     pub coefficient: u64,
+    /// The loop axis it multiplies.
     pub axis: Ident,
 }
 
@@ -113,56 +133,96 @@ impl Index {
 pub enum Expr {
     /// `a[i, j]`; `offset` (no indices): a scalar parameter by its bare name; or a
     /// padded view `pad(a, 0)[i - 1]` whose out-of-range elements read as `pad` (an
-    /// expression slot; a literal today).
+    /// expression slot: a literal, a negated literal or a scalar parameter).
     Load {
+        /// The tensor or scalar parameter read, by name; for a padded view, the name
+        /// inside `pad(..)`.
         tensor: Ident,
+        /// The subscripts in brackets; empty for a bare name.
         indices: Vec<Index>,
+        /// The pad value of a padded view, `0` in `pad(a, 0)[..]`.
         pad: Option<Box<Expr>>,
     },
     /// `2`, `0.5`, `inf`, `nan`
     Literal {
+        /// The value, never negative: a leading `-` is an [`Expr::Neg`]. An integer
+        /// literal is converted from `u64`, so one above 2^53 is rounded.
         value: f64,
+        /// Whether it was written as a float (`0.5`, `inf`, `nan`); an integer
+        /// operand refuses one.
         is_float: bool,
+        /// The literal token.
         span: Span,
     },
     /// `-x`
-    Neg { arg: Box<Expr>, span: Span },
+    Neg {
+        /// The negated operand.
+        arg: Box<Expr>,
+        /// The `-` token.
+        span: Span,
+    },
     /// `x + y`, `x < y`, ...
     Binary {
+        /// The operator; a comparison makes the node a mask.
         op: BinOp,
+        /// The operator token.
         span: Span,
+        /// The left operand.
         lhs: Box<Expr>,
+        /// The right operand.
         rhs: Box<Expr>,
     },
     /// `a + b - c + d`: three operands or more joined by operators of one binding power
     /// (comparisons never chain), folded left to right in source order, as
     /// `((a + b) - c) + d` is. Two operands are a `Binary`. A chain is one node however
     /// long it is, so that no pass recurses once per operator.
-    Chain { first: Box<Expr>, rest: Vec<Link> },
+    Chain {
+        /// The leftmost operand.
+        first: Box<Expr>,
+        /// Each later operator with the operand after it, in source order; two or
+        /// more.
+        rest: Vec<Link>,
+    },
     /// `exp(x)`, `max(x, y)`, `select(c, x, y)`, or a reduction `sum[k](x)`,
     /// `sum[kh, kw](x)`, `sum[k: bf16](x)`; a window reduction states its axis's
     /// extent: `max[k < 3](x[2*i + k])`.
     Call {
+        /// The function, reduction or scan name as written, not yet checked to exist.
         func: Ident,
+        /// The bracket of a reduction or scan (`sum[k]`, `cumsum[k]`); `None` for a
+        /// plain call.
         reduction: Option<Reduction>,
+        /// The arguments in order.
         args: Vec<Expr>,
     },
     /// `x as f32`, or `x as sat i8` (`saturating`)
     Cast {
+        /// The value cast.
         arg: Box<Expr>,
+        /// The dtype after `as` (and `sat`), as written; diagnostics about the cast
+        /// point at it.
         dtype: Ident,
+        /// Whether `sat` was written: out-of-range values clamp instead of wrapping.
         saturating: bool,
     },
     /// `!x`, bitwise not
-    Not { arg: Box<Expr>, span: Span },
+    Not {
+        /// The operand; the checker wants an integer.
+        arg: Box<Expr>,
+        /// The `!` token.
+        span: Span,
+    },
 }
 
 /// One operator of a chain and the operand after it: `- c` in `a + b - c`.
 #[derive(Clone, Debug)]
 pub struct Link {
+    /// The operator before the operand; one of the same binding power as the chain's
+    /// other links.
     pub op: BinOp,
     /// The operator, where diagnostics about this step point.
     pub span: Span,
+    /// The operand after the operator.
     pub operand: Expr,
 }
 
@@ -199,21 +259,37 @@ impl Reduction {
 /// A binary operator of the algorithm language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
+    /// `+`, addition.
     Add,
+    /// `-`, subtraction.
     Sub,
+    /// `*`, multiplication.
     Mul,
+    /// `/`, division.
     Div,
+    /// `<`, a comparison.
     Lt,
+    /// `<=`, a comparison.
     Le,
+    /// `>`, a comparison.
     Gt,
+    /// `>=`, a comparison.
     Ge,
+    /// `==`, a comparison.
     Eq,
+    /// `!=`, a comparison.
     Ne,
+    /// `&`, on integers only.
     BitAnd,
+    /// `|`, on integers only.
     BitOr,
+    /// `^`, on integers only.
     BitXor,
+    /// `<<`, on integers only.
     Shl,
+    /// `>>`, on integers only.
     Shr,
+    /// `%`, the remainder.
     Rem,
 }
 
@@ -273,11 +349,19 @@ impl BinOp {
 /// `target ascend910b;` or `target "targets/my_chip.toml";`
 #[derive(Clone, Debug)]
 pub enum TargetRef {
+    /// A built-in target by name, `ascend910b`.
     Preset(Ident),
-    File { path: String, span: Span },
+    /// A target TOML file.
+    File {
+        /// The path as written, relative to the crate root of the kernel's crate.
+        path: String,
+        /// The path's string literal.
+        span: Span,
+    },
 }
 
 impl TargetRef {
+    /// The preset name or the path literal, where diagnostics about the target point.
     pub fn span(&self) -> Span {
         match self {
             TargetRef::Preset(ident) => ident.span(),
@@ -292,7 +376,9 @@ impl TargetRef {
 pub struct VariantsRef {
     /// The `variants` keyword.
     pub keyword: Span,
+    /// How many schedules to generate; the checker allows 1 to `MAX_VARIANTS`.
     pub count: Number,
+    /// The variants file's path as written, relative to the crate root.
     pub path: String,
     /// The path's string literal.
     pub path_span: Span,
@@ -301,35 +387,62 @@ pub struct VariantsRef {
 /// `schedule name { item; ... }`
 #[derive(Clone, Debug)]
 pub struct Schedule {
+    /// The schedule's name; unique within a kernel.
     pub name: Ident,
+    /// The items in source order; a core grid is one `parallel` item per axis.
     pub items: Vec<Item>,
 }
 
 /// One line of a schedule. `keyword` is the span of its first word.
 #[derive(Clone, Debug)]
 pub struct Item {
+    /// The item's first word (`split`, `stage`, ...).
     pub keyword: Span,
+    /// What the item says.
     pub kind: ItemKind,
 }
 
+/// What one schedule item says, with its names and numbers as written.
 #[derive(Clone, Debug)]
 pub enum ItemKind {
     /// `parallel i over 8 cores;`
-    Parallel { axis: Ident, cores: Number },
+    Parallel {
+        /// The axis whose tiles are shared out across cores.
+        axis: Ident,
+        /// How many cores share it.
+        cores: Number,
+    },
     /// `split i by 2048;`
-    Split { axis: Ident, tile: Number },
+    Split {
+        /// The axis split into tiles.
+        axis: Ident,
+        /// The tile's extent along the axis, in elements.
+        tile: Number,
+    },
     /// `stage a, b in ub depth 2;` (depth 1 when omitted)
     Stage {
+        /// The tensors staged, in order.
         tensors: Vec<Ident>,
+        /// The memory level's name (`ub`, `l1`, `l0a`, ...), not yet checked.
         level: Ident,
+        /// Buffer slots per tensor (2 for double buffering), when written.
         depth: Option<Number>,
     },
     /// `cube m by 64, n by 64, k by 32;`
-    Cube { tiles: Vec<(Ident, Number)> },
+    Cube {
+        /// Each axis of the cube's base block with its extent in elements, as written.
+        tiles: Vec<(Ident, Number)>,
+    },
     /// `tail pad;` or `tail exact;`
-    Tail { policy: Ident },
+    Tail {
+        /// The policy word, not yet checked to be `pad` or `exact`.
+        policy: Ident,
+    },
     /// `order j, i;`
-    Order { axes: Vec<Ident> },
+    Order {
+        /// The output axes' tile loops, outermost first.
+        axes: Vec<Ident>,
+    },
 }
 
 impl ItemKind {

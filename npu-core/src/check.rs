@@ -237,9 +237,16 @@ struct Scope {
 }
 
 impl Checker<'_> {
-    fn error(&mut self, code: Code, span: Span, message: impl Into<String>) -> &mut Diagnostic {
-        self.diagnostics.push(Diagnostic::new(code, span, message));
-        self.diagnostics.list.last_mut().expect("just pushed")
+    /// Reports `diagnostic`, built with its help, labels and notes: the builder is the
+    /// one way to attach them, so a diagnostic is complete when it is reported.
+    fn report(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Reports a diagnostic that has no help, label or note. It returns nothing, so
+    /// that nothing can be attached to the diagnostic after it is reported.
+    fn error(&mut self, code: Code, span: Span, message: impl Into<String>) {
+        self.report(Diagnostic::new(code, span, message));
     }
 
     /// The kernel's tensors, inputs then outputs, each named once, with a known dtype,
@@ -255,12 +262,14 @@ impl Checker<'_> {
         for (param, role) in params {
             let name = param.name.to_string();
             if names.contains_key(&name) {
-                self.error(
-                    Code::E030,
-                    param.name.span(),
-                    format!("tensor `{name}` is declared twice"),
-                )
-                .help = Some("give each tensor its own name".into());
+                self.report(
+                    Diagnostic::new(
+                        Code::E030,
+                        param.name.span(),
+                        format!("tensor `{name}` is declared twice"),
+                    )
+                    .help("give each tensor its own name"),
+                );
                 continue;
             }
             let dtype = self.dtype(&param.dtype).unwrap_or_else(|| {
@@ -269,23 +278,25 @@ impl Checker<'_> {
             });
             for dim in &param.shape {
                 if dim.value == 0 {
-                    self.error(
-                        Code::E011,
-                        dim.span,
-                        format!("tensor `{name}` has an extent of 0"),
-                    )
-                    .help = Some("every extent must be at least 1".into());
+                    self.report(
+                        Diagnostic::new(
+                            Code::E011,
+                            dim.span,
+                            format!("tensor `{name}` has an extent of 0"),
+                        )
+                        .help("every extent must be at least 1"),
+                    );
                 }
             }
             let shape: Vec<u64> = param.shape.iter().map(|dim| dim.value).collect();
             if too_many_elements(&shape) {
-                self.error(
-                    Code::E011,
-                    param.name.span(),
-                    format!("tensor `{name}` has more than {MAX_ELEMENTS} elements (2^48)"),
-                )
-                .help = Some(
-                    "no NPU memory holds it; give the kernel a smaller part of the work".into(),
+                self.report(
+                    Diagnostic::new(
+                        Code::E011,
+                        param.name.span(),
+                        format!("tensor `{name}` has more than {MAX_ELEMENTS} elements (2^48)"),
+                    )
+                    .help("no NPU memory holds it; give the kernel a smaller part of the work"),
                 );
             }
             names.insert(name.clone(), tensors.len());
@@ -321,12 +332,14 @@ impl Checker<'_> {
                         format!("add a statement such as `{name}[i] = ...;` to the kernel body")
                     }
                 };
-                self.error(
-                    Code::E031,
-                    param.name.span(),
-                    format!("output `{name}` is never assigned"),
-                )
-                .help = Some(help);
+                self.report(
+                    Diagnostic::new(
+                        Code::E031,
+                        param.name.span(),
+                        format!("output `{name}` is never assigned"),
+                    )
+                    .help(help),
+                );
             }
         }
     }
@@ -342,15 +355,17 @@ impl Checker<'_> {
                 .filter(|p| !p.is_scalar())
                 .map(|p| p.name.to_string())
                 .collect();
-            self.error(
-                Code::E031,
-                def.name.span(),
-                format!("kernel `{}` has no schedule", def.name),
-            )
-            .help = Some(format!(
-                "add a block such as `schedule hand {{ stage {} in ub; }}` after the kernel",
-                tensors.join(", ")
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E031,
+                    def.name.span(),
+                    format!("kernel `{}` has no schedule", def.name),
+                )
+                .help(format!(
+                    "add a block such as `schedule hand {{ stage {} in ub; }}` after the kernel",
+                    tensors.join(", ")
+                )),
+            );
         }
     }
 
@@ -426,18 +441,22 @@ impl Checker<'_> {
     /// At most one `variants` line, asking for between 1 and [`MAX_VARIANTS`] schedules.
     fn variants(&mut self, def: &KernelDef) {
         for repeated in def.variants.iter().skip(1) {
-            self.error(Code::E030, repeated.keyword, "duplicate `variants` line")
-                .help = Some("keep one `variants N from \"FILE\";` line per kernel".into());
+            self.report(
+                Diagnostic::new(Code::E030, repeated.keyword, "duplicate `variants` line")
+                    .help("keep one `variants N from \"FILE\";` line per kernel"),
+            );
         }
         for variants in &def.variants {
             let count = variants.count.value;
             if count == 0 || count > MAX_VARIANTS {
-                self.error(
-                    Code::E012,
-                    variants.count.span,
-                    format!("`variants {count}` is outside 1..={MAX_VARIANTS}"),
-                )
-                .help = Some(format!("ask for between 1 and {MAX_VARIANTS} variants"));
+                self.report(
+                    Diagnostic::new(
+                        Code::E012,
+                        variants.count.span,
+                        format!("`variants {count}` is outside 1..={MAX_VARIANTS}"),
+                    )
+                    .help(format!("ask for between 1 and {MAX_VARIANTS} variants")),
+                );
             }
         }
     }
@@ -447,8 +466,10 @@ impl Checker<'_> {
         let dtype = Dtype::from_name(&name);
         if dtype.is_none() {
             let help = suggestion(&name, &Dtype::NAMES);
-            self.error(Code::E004, ident.span(), format!("unknown dtype `{name}`"))
-                .help = Some(help);
+            self.report(
+                Diagnostic::new(Code::E004, ident.span(), format!("unknown dtype `{name}`"))
+                    .help(help),
+            );
         }
         dtype
     }

@@ -6,7 +6,7 @@
 //! [`Diagnostics::records`] gives the span-free, serialisable form reports store.
 //!
 //! What is shown is bounded, however broken the input: the first
-//! [`MAX_SHOWN_PER_CODE`] diagnostics of each code, then one "and N more" note, and
+//! [`MAX_SHOWN_PER_CODE`] diagnostics of each code, then one "and N more" summary, and
 //! each excerpt is a window of at most [`EXCERPT_CHARS`] characters around its caret.
 
 use std::borrow::Cow;
@@ -143,7 +143,7 @@ impl fmt::Display for Code {
     }
 }
 
-/// Diagnostics of one code shown before the rest are summed up in one note.
+/// Diagnostics of one code shown before the rest are summed up in one diagnostic.
 pub const MAX_SHOWN_PER_CODE: usize = 20;
 
 /// Characters of a source line an excerpt shows at most; a longer line is cut to a
@@ -173,23 +173,31 @@ impl SpanKey {
 /// One problem found in a kernel.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
+    /// The stable code docs, tests and the knowledge base refer to.
     pub code: Code,
+    /// The offending tokens: where the caret goes.
     pub span: Span,
     /// Lower-case, names the construct and the numbers, no trailing period.
     pub message: String,
-    /// A fix that would pass, when there is one.
+    /// A fix that would pass, when there is one. Attached with [`help`](Self::help),
+    /// the one way to attach it.
     pub help: Option<String>,
     /// The concrete edits the help line proposes, each checked to clear this diagnostic
     /// without bringing another (see [`crate::fix`]).
     pub fixes: Vec<crate::fix::Fix>,
     /// Secondary spans that explain the primary one, each with what it says there.
     pub labels: Vec<Label>,
+    /// Context that is neither the problem nor the fix: why a rule exists, how a
+    /// number was counted. Lower-case, no trailing period, like the message.
+    pub notes: Vec<String>,
     /// The span's position, once [`Diagnostics::detach`] has read it; from then on the
     /// span is `Span::call_site()` and this is the only position.
     location: Option<(LineColumn, LineColumn)>,
 }
 
 impl Diagnostic {
+    /// A diagnostic of `code` at `span` with no help, labels or notes; attach those
+    /// with the builders before it is reported.
     pub fn new(code: Code, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
             code,
@@ -198,6 +206,7 @@ impl Diagnostic {
             help: None,
             fixes: Vec::new(),
             labels: Vec::new(),
+            notes: Vec::new(),
             location: None,
         }
     }
@@ -218,17 +227,59 @@ impl Diagnostic {
         ends(self.span, self.location).1
     }
 
+    /// Attaches the help: what to change so that the diagnostic goes away. This is the
+    /// one way to attach a help, so that a diagnostic is built whole before it is
+    /// reported.
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
     }
 
-    /// The message as rustc shows it: the code first, the help on its own line.
-    pub fn compiler_message(&self) -> String {
-        match &self.help {
-            Some(help) => format!("[{}] {}\n= help: {}", self.code, self.message, help),
-            None => format!("[{}] {}", self.code, self.message),
+    /// Adds a note: context that explains the diagnostic without being the problem or
+    /// the fix (rustc's `= note:` lines). Notes are shown in the order they are added.
+    pub fn note(mut self, text: impl Into<String>) -> Self {
+        self.notes.push(text.into());
+        self
+    }
+
+    /// Attaches the fixes a recheck found to clear this diagnostic and the help line
+    /// that proposes them, or `fallback` when none was found. The schedule checker
+    /// can only recheck candidates once every rule has run, after the diagnostic was
+    /// reported (see `schedule::help`); this is the one way it sets the help then.
+    pub(crate) fn resolve_fixes(&mut self, fixes: Vec<crate::fix::Fix>, fallback: String) {
+        self.help = Some(if fixes.is_empty() {
+            fallback
+        } else {
+            let texts: Vec<String> = fixes.iter().map(ToString::to_string).collect();
+            texts.join(", or ")
+        });
+        self.fixes = fixes;
+    }
+
+    /// The diagnostic [`Diagnostics::shown`] puts in this one's place when it is the
+    /// first of its code past [`MAX_SHOWN_PER_CODE`]: at its position, counting the
+    /// `omitted` ones. It keeps none of this diagnostic's labels, notes or fixes,
+    /// which are about a problem it does not show.
+    fn summary(&self, omitted: usize) -> Diagnostic {
+        let message = format!("and {omitted} more {} errors not shown", self.code.title());
+        Diagnostic {
+            location: self.location,
+            ..Diagnostic::new(self.code, self.span, message)
         }
+        .help("fix the ones shown and check again")
+    }
+
+    /// The message as rustc shows it: the code first, then each note and the help on a
+    /// line of its own, in rustc's order.
+    pub fn compiler_message(&self) -> String {
+        let mut text = format!("[{}] {}", self.code, self.message);
+        for note in &self.notes {
+            text.push_str(&format!("\n= note: {note}"));
+        }
+        if let Some(help) = &self.help {
+            text.push_str(&format!("\n= help: {help}"));
+        }
+        text
     }
 
     /// This diagnostic as a `syn::Error` at its span, for `compile_error!`.
@@ -236,7 +287,8 @@ impl Diagnostic {
         syn::Error::new(self.span, self.compiler_message())
     }
 
-    /// The span-free form: code, 1-based line and column, message and help.
+    /// The span-free form: code, 1-based line and column, message, help, labels and
+    /// notes.
     pub fn record(&self) -> DiagnosticRecord {
         let start = self.start();
         DiagnosticRecord {
@@ -246,6 +298,7 @@ impl Diagnostic {
             message: self.message.clone(),
             help: self.help.clone(),
             labels: self.labels.iter().map(Label::record).collect(),
+            notes: self.notes.clone(),
         }
     }
 }
@@ -253,7 +306,9 @@ impl Diagnostic {
 /// A secondary span of a diagnostic and what it says there (rustc's `-` marks).
 #[derive(Clone, Debug)]
 pub struct Label {
+    /// The tokens the label marks.
     pub span: Span,
+    /// What the label says there, lower-case.
     pub text: String,
     /// As [`Diagnostic`]'s: the position once [`Diagnostics::detach`] has read it.
     location: Option<(LineColumn, LineColumn)>,
@@ -305,16 +360,22 @@ fn detach(span: &mut Span, location: &mut Option<(LineColumn, LineColumn)>) {
 /// A diagnostic without its span: what reports, journals and tests keep.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiagnosticRecord {
+    /// As [`Diagnostic::code`].
     pub code: Code,
     /// 1-based line in the source the diagnostic was found in.
     pub line: usize,
     /// 1-based column, in characters, as rustc counts them.
     pub column: usize,
+    /// As [`Diagnostic::message`].
     pub message: String,
+    /// As [`Diagnostic::help`].
     pub help: Option<String>,
     /// The labelled secondary spans, when there are any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<LabelRecord>,
+    /// The notes, when there are any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// A label without its span.
@@ -324,28 +385,34 @@ pub struct LabelRecord {
     pub line: usize,
     /// 1-based column, in characters.
     pub column: usize,
+    /// As [`Label::text`].
     pub text: String,
 }
 
 /// All the diagnostics of one parse or check, in source order.
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
+    /// Every diagnostic found, in the order found until [`sort`](Self::sort)ed.
     pub list: Vec<Diagnostic>,
 }
 
 impl Diagnostics {
+    /// Adds a diagnostic at the end.
     pub fn push(&mut self, diagnostic: Diagnostic) {
         self.list.push(diagnostic);
     }
 
+    /// Whether there is none.
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
 
+    /// How many there are, shown or not.
     pub fn len(&self) -> usize {
         self.list.len()
     }
 
+    /// Every diagnostic, shown or not, in list order.
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
         self.list.iter()
     }
@@ -376,10 +443,10 @@ impl Diagnostics {
     }
 
     /// The diagnostics as shown: in order, the first [`MAX_SHOWN_PER_CODE`] of each
-    /// code, and in place of the first one past that, a note that counts the rest.
+    /// code, and in place of the first one past that, a summary that counts the rest.
     pub fn shown(&self) -> Vec<Cow<'_, Diagnostic>> {
         let mut counts: BTreeMap<Code, usize> = BTreeMap::new();
-        let mut notes: BTreeMap<Code, usize> = BTreeMap::new();
+        let mut summaries: BTreeMap<Code, usize> = BTreeMap::new();
         let mut shown = Vec::new();
         for diagnostic in &self.list {
             let count = counts.entry(diagnostic.code).or_default();
@@ -387,16 +454,13 @@ impl Diagnostics {
             if *count <= MAX_SHOWN_PER_CODE {
                 shown.push(Cow::Borrowed(diagnostic));
             } else if *count == MAX_SHOWN_PER_CODE + 1 {
-                notes.insert(diagnostic.code, shown.len());
+                summaries.insert(diagnostic.code, shown.len());
                 shown.push(Cow::Borrowed(diagnostic));
             }
         }
-        for (code, index) in notes {
+        for (code, index) in summaries {
             let omitted = counts[&code] - MAX_SHOWN_PER_CODE;
-            let mut note = shown[index].clone().into_owned();
-            note.message = format!("and {omitted} more {} errors not shown", code.title());
-            note.help = Some("fix the ones shown and check again".to_string());
-            shown[index] = Cow::Owned(note);
+            shown[index] = Cow::Owned(shown[index].summary(omitted));
         }
         shown
     }
@@ -429,7 +493,8 @@ impl From<Diagnostic> for Diagnostics {
 }
 
 impl fmt::Display for Diagnostics {
-    /// Without the source text: one `error[CODE] line:column: message` line each.
+    /// Without the source text: one `error[CODE] line:column: message` line each, then
+    /// its notes and its help.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for record in self.records() {
             writeln!(
@@ -437,6 +502,9 @@ impl fmt::Display for Diagnostics {
                 "error[{}] {}:{}: {}",
                 record.code, record.line, record.column, record.message
             )?;
+            for note in &record.notes {
+                writeln!(f, "  = note: {note}")?;
+            }
             if let Some(help) = &record.help {
                 writeln!(f, "  = help: {help}")?;
             }

@@ -8,14 +8,23 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dtype {
+    /// IEEE 754 half precision: 5 exponent and 10 stored significand bits, 2 bytes.
     F16,
+    /// bfloat16: f32's 8 exponent bits with 7 stored significand bits, 2 bytes.
     Bf16,
+    /// IEEE 754 single precision, 4 bytes; the accumulator of float reductions.
     F32,
+    /// Signed 8-bit integer, two's complement.
     I8,
+    /// Unsigned 8-bit integer.
     U8,
+    /// Signed 16-bit integer, two's complement.
     I16,
+    /// Signed 32-bit integer; the accumulator of every integer reduction but u32's.
     I32,
+    /// Unsigned 16-bit integer.
     U16,
+    /// Unsigned 32-bit integer; accumulates its own reductions.
     U32,
 }
 
@@ -37,10 +46,13 @@ impl Dtype {
     pub const NAMES: [&'static str; 9] =
         ["f16", "bf16", "f32", "i8", "u8", "i16", "i32", "u16", "u32"];
 
+    /// The dtype a source, target or knowledge file spells `name` (`"bf16"`), or
+    /// `None` for an unknown name.
     pub fn from_name(name: &str) -> Option<Dtype> {
         Dtype::ALL.into_iter().find(|d| d.name() == name)
     }
 
+    /// The lowercase name the language, serde and `Display` use: `"f16"`.
     pub fn name(self) -> &'static str {
         match self {
             Dtype::F16 => "f16",
@@ -64,6 +76,7 @@ impl Dtype {
         }
     }
 
+    /// Whether the dtype is a float (f16, bf16, f32) rather than an integer.
     pub fn is_float(self) -> bool {
         matches!(self, Dtype::F16 | Dtype::Bf16 | Dtype::F32)
     }
@@ -154,6 +167,7 @@ impl Dtype {
         self.size() as u32 * 8
     }
 
+    /// Whether the dtype has negative values: every float and i8, i16, i32.
     pub fn is_signed(self) -> bool {
         !matches!(self, Dtype::U8 | Dtype::U16 | Dtype::U32)
     }

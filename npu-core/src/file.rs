@@ -116,8 +116,11 @@ impl fmt::Display for Kind {
 /// A file that could not be read: which, of what kind, and why.
 #[derive(Debug)]
 pub struct ReadError {
+    /// The path as the caller gave it, not resolved through links.
     pub path: PathBuf,
+    /// What npu read the file as, which set its size limit and names it in messages.
     pub kind: Kind,
+    /// What went wrong.
     pub reason: Reason,
 }
 
@@ -129,9 +132,18 @@ pub enum Reason {
     /// Not a regular file: "a FIFO", "a directory" (see [`describe`]).
     NotRegular(&'static str),
     /// Larger than `limit`; `size` when the file said it before it was read.
-    TooLarge { size: Option<u64>, limit: u64 },
+    TooLarge {
+        /// The length the file's metadata gave; `None` when it outgrew the limit while
+        /// being read.
+        size: Option<u64>,
+        /// The limit in force, in bytes ([`Kind::limit`]).
+        limit: u64,
+    },
     /// Not UTF-8 text: `byte` is the offset of the first byte that is not valid.
-    NotUtf8 { byte: usize },
+    NotUtf8 {
+        /// Offset of the first invalid byte: the length of the valid UTF-8 prefix.
+        byte: usize,
+    },
 }
 
 impl ReadError {

@@ -18,6 +18,7 @@ use crate::target::Level;
 pub struct Fix {
     /// The schedule the edits apply to.
     pub schedule: String,
+    /// The edits, applied in order.
     pub edits: Vec<Edit>,
 }
 
@@ -25,26 +26,50 @@ pub struct Fix {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Edit {
     /// Sets the tile of an axis: replaces its `split` item, or adds one.
-    Split { axis: String, tile: u64 },
+    Split {
+        /// The axis split.
+        axis: String,
+        /// Its tile, in elements.
+        tile: u64,
+    },
     /// Sets the cores of an axis's `parallel` item; 1 removes the item.
-    Cores { axis: String, cores: u64 },
+    Cores {
+        /// The axis spread over cores.
+        axis: String,
+        /// How many cores.
+        cores: u64,
+    },
     /// Sets the tail policy: replaces the `tail` item, or adds one.
-    Tail { policy: String },
+    Tail {
+        /// `pad` or `exact`, as the `tail` item writes it.
+        policy: String,
+    },
     /// Sets the buffer depth of these tensors at a level, splitting a `stage` item that
     /// also names other tensors.
     Depth {
+        /// The tensors whose depth changes.
         tensors: Vec<String>,
+        /// The memory level they are staged in.
         level: Level,
+        /// The new depth (buffer slots).
         depth: u64,
     },
     /// Adds `stage TENSORS in LEVEL depth DEPTH;`.
     Stage {
+        /// The tensors staged.
         tensors: Vec<String>,
+        /// The level they are staged in.
         level: Level,
+        /// Their buffer depth.
         depth: u64,
     },
     /// Sets the cube base block along an axis.
-    Cube { axis: String, tile: u64 },
+    Cube {
+        /// The matmul axis (m, n or k).
+        axis: String,
+        /// The block along it, in elements.
+        tile: u64,
+    },
 }
 
 impl Fix {

@@ -16,7 +16,9 @@ use crate::encoding::{decode, encode_rounded};
 
 /// A Rust element type a tensor can be given as.
 pub trait Element: Copy + Send + Sync + 'static {
+    /// The dtype whose encoding this Rust type holds, one to one.
     const DTYPE: Dtype;
+    /// The element's value, exact: an `f64` holds every value of every dtype.
     fn to_f64(self) -> f64;
     /// From an exact value of `Self::DTYPE` (see [`Dtype::round`]).
     fn from_f64(value: f64) -> Self;
@@ -131,10 +133,13 @@ impl HostTensor {
             })
     }
 
+    /// The dtype every element has and is encoded in.
     pub fn dtype(&self) -> Dtype {
         self.dtype
     }
 
+    /// The extents, outermost dimension first (row-major); not checked against
+    /// [`len`](Self::len).
     pub fn shape(&self) -> &[u64] {
         &self.shape
     }
@@ -144,6 +149,7 @@ impl HostTensor {
         self.bytes.len() / self.dtype.size() as usize
     }
 
+    /// Whether the tensor holds no elements, whatever its shape says.
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }

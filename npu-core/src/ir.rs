@@ -19,15 +19,24 @@ pub use ops::{BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp};
 /// A kernel that passed the checker against `target`, with every schedule legal.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckedKernel {
+    /// The kernel's name, as written after `kernel`.
     pub name: String,
     /// The `///` doc comment, lines joined with `\n`.
     pub doc: String,
+    /// The machine the kernel was checked against, from its `target` line.
     pub target: Target,
-    /// Inputs first, in signature order, then outputs.
+    /// Inputs first, in signature order, then outputs, then the `let` intermediates
+    /// ([`Role::Local`]) in order of definition.
     pub tensors: Vec<Tensor>,
+    /// Every loop axis of the body, in order of first appearance; subscripts, statements
+    /// and schedules refer to axes by their index here.
     pub axes: Vec<Axis>,
+    /// The statements in source order, with each product a `sum` folds cast up to its
+    /// accumulator so that it is exact (the printed source keeps what was written).
     pub body: Vec<Assign>,
+    /// Which unit the body runs on, and for a matmul its operands and axes.
     pub class: KernelClass,
+    /// The legal schedules in source order, each name once.
     pub schedules: Vec<CheckedSchedule>,
     /// The canonical DSL text of the whole kernel (see [`crate::print`]).
     pub source: String,
@@ -36,19 +45,27 @@ pub struct CheckedKernel {
     pub header: String,
 }
 
+/// A tensor of the kernel: a parameter, an output or a `let` intermediate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tensor {
+    /// The name declared in the signature or by `let`.
     pub name: String,
+    /// The element dtype.
     pub dtype: Dtype,
+    /// Extent of each dimension in elements, outermost first (row-major: the last is
+    /// contiguous); empty for a scalar parameter or a 0-d value.
     pub shape: Vec<u64>,
+    /// Whether it is read, written or kept on chip.
     pub role: Role,
 }
 
 impl Tensor {
+    /// Elements in the whole tensor: the product of its extents, 1 when 0-d.
     pub fn elements(&self) -> u64 {
         self.shape.iter().product()
     }
 
+    /// Bytes of the whole tensor, unpadded: its elements times the dtype's size.
     pub fn bytes(&self) -> u64 {
         self.elements() * self.dtype.size()
     }
@@ -61,10 +78,14 @@ impl Tensor {
     }
 }
 
+/// Where a tensor's values come from and go to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// A parameter before `->`: read from global memory or, for a scalar parameter,
+    /// passed in a scalar register.
     Input,
+    /// A parameter after `->`: computed on chip and copied out to global memory.
     Output,
     /// A `let` intermediate: computed and read on chip, never copied to or from
     /// global memory, not an output. Listed after the outputs.
@@ -75,8 +96,13 @@ pub enum Role {
 /// (named by `sum[k]`, `max[k]`, `min[k]`, or one of `sum[kh, kw]`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Axis {
+    /// The name written in subscripts and reduction brackets; one name, one axis.
     pub name: String,
+    /// Positions along the axis (its loop's trip count): the extent of a tensor
+    /// dimension it indexes, or a window's stated `k < n`.
     pub extent: u64,
+    /// Whether no output runs over it, so that a reduction folds it away; a `let`
+    /// intermediate may still run over it.
     pub reduction: bool,
 }
 
@@ -125,19 +151,25 @@ pub struct Assign {
     pub output: usize,
     /// The axis of each output dimension, indices into [`CheckedKernel::axes`].
     pub axes: Vec<usize>,
+    /// The value of each element, in the written tensor's dtype.
     pub value: Expr,
 }
 
 /// One subscript of a load.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Subscript {
+    /// The axis's current value; an index into [`CheckedKernel::axes`].
     Axis(usize),
+    /// A fixed position along the dimension.
     Const(u64),
     /// `Σ coefficient × axis + offset`, e.g. `2*i + k - 1`: terms in written order,
     /// one per axis, every coefficient at least 1. Plain axes and constants keep
     /// their own variants.
     Affine {
+        /// `(axis, coefficient)` pairs: indices into [`CheckedKernel::axes`], each
+        /// coefficient at least 1.
         terms: Vec<(usize, u64)>,
+        /// The constant added, possibly negative.
         offset: i64,
     },
     /// A gather, `idx[i]` in `table[idx[i], d]`: the position is the value of the
@@ -146,9 +178,13 @@ pub enum Subscript {
     /// run-time error, never a read. The gathered dimension has no axis, so every
     /// tile of the tensor holds it whole.
     Gather {
+        /// The index tensor, an integer input; an index into [`CheckedKernel::tensors`].
         tensor: usize,
+        /// The index tensor's subscripts, one per its dimension; never a gather.
         subscripts: Vec<Subscript>,
+        /// The index tensor's integer dtype.
         dtype: Dtype,
+        /// The gathered dimension's length, in elements.
         extent: u64,
     },
 }
@@ -216,29 +252,48 @@ impl Subscript {
 /// `Select` consumes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Expr {
-    /// A read of an input. With `pad` it is a padded view (`pad(x, 0)[i - 1]`): an
+    /// A read of an input or of a `let` intermediate (a 0-d one by its bare name). With `pad` it is a padded view (`pad(x, 0)[i - 1]`): an
     /// element whose subscripts fall outside the tensor reads as the pad value, a
     /// scalar of the load's dtype (a constant or a scalar parameter). The pad is not a node
     /// of the tree: [`Expr::walk`] does not visit it.
     Load {
+        /// Index into [`CheckedKernel::tensors`]: an input or a `let` intermediate.
         tensor: usize,
+        /// One per dimension of the tensor, outermost first; empty for a 0-d
+        /// intermediate.
         subscripts: Vec<Subscript>,
+        /// The tensor's dtype.
         dtype: Dtype,
+        /// The pad value of a padded view: an [`Expr::Const`] or an [`Expr::Param`].
         pad: Option<Box<Expr>>,
     },
+    /// A literal, the same for every element.
     Const {
+        /// The value, rounded to `dtype`.
         value: f64,
+        /// The dtype its context settles on: the other operand's, a cast's target, the
+        /// output's or the padded tensor's.
         dtype: Dtype,
     },
+    /// A one-operand operation: `exp(x)`, `-x`, `!x`, ...
     Unary {
+        /// The operation, applied to each element.
         op: UnaryOp,
+        /// The operand, of `dtype`.
         arg: Box<Expr>,
+        /// The dtype of the operand and the result.
         dtype: Dtype,
     },
+    /// A two-operand operation, an operator (`x + y`) or a function (`max(x, y)`,
+    /// `pow(x, 2.0)`).
     Binary {
+        /// The operation, applied to each pair of elements.
         op: BinaryOp,
+        /// The left operand; the base of a `pow`.
         lhs: Box<Expr>,
+        /// The right operand; the constant exponent of a `pow`, the count of a shift.
         rhs: Box<Expr>,
+        /// The dtype of both operands and the result.
         dtype: Dtype,
     },
     /// `a + b - c + ...`: three operands or more folded left to right in source
@@ -251,28 +306,44 @@ pub enum Expr {
     /// checker nests a leading run of constant operands as a node of its own, `first`,
     /// so that lowering folds it into one scalar operand, as it folded the tree's.
     Chain {
+        /// The first operand, or the leading run of constant operands as one node.
         first: Box<Expr>,
+        /// Each step's operation and its right operand, in source order.
         rest: Vec<(BinaryOp, Expr)>,
+        /// The dtype of every operand and every step's result.
         dtype: Dtype,
     },
     /// Yields a mask; `dtype` is the operands' dtype.
     Compare {
+        /// How `lhs` is compared with `rhs`.
         op: CompareOp,
+        /// The left operand, of `dtype`.
         lhs: Box<Expr>,
+        /// The right operand, of `dtype`.
         rhs: Box<Expr>,
+        /// The dtype both operands are compared in.
         dtype: Dtype,
     },
+    /// `select(cond, then, otherwise)`: per element, `then` where the mask holds and
+    /// `otherwise` where it does not.
     Select {
+        /// The mask, always an [`Expr::Compare`].
         cond: Box<Expr>,
+        /// The value where the mask holds.
         then: Box<Expr>,
+        /// The value where it does not.
         otherwise: Box<Expr>,
+        /// The dtype of both branches and the result.
         dtype: Dtype,
     },
     /// `x as i8` wraps (truncating a float first); `x as sat i8` (`saturate`) clamps
     /// to the dtype's range and turns NaN into 0.
     Cast {
+        /// The value converted, in its own dtype.
         arg: Box<Expr>,
+        /// The dtype converted to.
         dtype: Dtype,
+        /// Whether it is `as sat`: clamp rather than wrap.
         #[serde(default)]
         saturate: bool,
     },
@@ -286,16 +357,23 @@ pub enum Expr {
     /// counts as greater (less) than every number and the first NaN wins, as numpy's
     /// `argmax` (`argmin`) does.
     Reduce {
+        /// How the values are combined: a sum, a max or min, or an arg reduction.
         op: ReduceOp,
+        /// The reduction axes, indices into [`CheckedKernel::axes`], outermost first.
         axes: Vec<usize>,
+        /// The value folded, evaluated at every position of `axes`.
         body: Box<Expr>,
+        /// The result's dtype; for an arg reduction, the integer dtype of the index.
         dtype: Dtype,
+        /// The dtype every step of the fold is rounded to.
         accumulator: Dtype,
     },
     /// A scalar parameter's value (`offset`): the same for every element, read from a
     /// scalar register. `tensor` indexes [`CheckedKernel::tensors`].
     Param {
+        /// The scalar parameter, an index into [`CheckedKernel::tensors`].
         tensor: usize,
+        /// The parameter's dtype.
         dtype: Dtype,
     },
     /// An inclusive scan (`cumsum[k]`, `cumprod[k]`) of `body` along `axis`, an axis of
@@ -303,10 +381,15 @@ pub enum Expr {
     /// axis in index order, in `accumulator` (each step rounded to it), rounded to
     /// `dtype`.
     Scan {
+        /// The running operation, `cumsum` or `cumprod`.
         op: ScanOp,
+        /// The axis scanned along, an index into [`CheckedKernel::axes`].
         axis: usize,
+        /// The value accumulated.
         body: Box<Expr>,
+        /// The result's dtype.
         dtype: Dtype,
+        /// The dtype every step is rounded to.
         accumulator: Dtype,
     },
 }
@@ -481,11 +564,17 @@ pub enum KernelClass {
 /// The tensors and axes of a matmul, as indices into the kernel's tables.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MatmulShape {
+    /// The left operand, `a[m, k]`: a tensor index.
     pub a: usize,
+    /// The right operand, `b[k, n]`: a tensor index.
     pub b: usize,
+    /// The output, `c[m, n]`: a tensor index.
     pub c: usize,
+    /// The row axis of `a` and `c`: an axis index.
     pub m: usize,
+    /// The column axis of `b` and `c`: an axis index.
     pub n: usize,
+    /// The reduction axis the products are summed over: an axis index.
     pub k: usize,
     /// The leading batch axis of a batched matmul: `c`'s first axis, and the first of
     /// each operand that has one. The cube's base block never covers it; each batch
@@ -510,6 +599,7 @@ impl MatmulShape {
 /// A legal schedule with every default filled in.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckedSchedule {
+    /// The schedule's name as written; unique within the kernel.
     pub name: String,
     /// The block's canonical text (see [`crate::print::schedule`]).
     pub source: String,
@@ -519,7 +609,9 @@ pub struct CheckedSchedule {
     pub tiles: Vec<u64>,
     /// The cube's base block (m, n, k) for matmul kernels.
     pub cube: Option<[u64; 3]>,
+    /// One entry per tensor of each `stage` item, in source order.
     pub stages: Vec<Stage>,
+    /// The `tail` item's policy; [`Tail::None`] when the schedule has none.
     pub tail: Tail,
     /// The order of the tile loops over output axes, outermost first. Reduction axes
     /// always run innermost, in the order they appear.
@@ -554,8 +646,12 @@ impl CheckedSchedule {
 /// `stage t in level depth d`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stage {
+    /// The tensor staged, an index into [`CheckedKernel::tensors`]; never a scalar
+    /// parameter or a `let` intermediate.
     pub tensor: usize,
+    /// The on-chip memory level its tiles are copied to.
     pub level: Level,
+    /// Buffer slots, 1 to 4; 2 double-buffers, overlapping copies with compute.
     pub depth: u64,
 }
 
@@ -576,7 +672,9 @@ pub enum Tail {
 pub struct Buffer {
     /// The staged tensor's name, or `tmp0`, `acc0`, ... for temporaries.
     pub name: String,
+    /// The memory level it is placed in.
     pub level: Level,
+    /// Whether it holds a staged tensor's tile, a temporary or an accumulator.
     pub kind: BufferKind,
     /// Bytes of one slot, rounded up to the level's alignment.
     pub bytes: u64,
@@ -585,11 +683,13 @@ pub struct Buffer {
 }
 
 impl Buffer {
+    /// Bytes of every slot together: `bytes × depth`.
     pub fn total_bytes(&self) -> u64 {
         self.bytes * self.depth
     }
 }
 
+/// What an on-chip buffer holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BufferKind {

@@ -23,6 +23,8 @@
 //! and the rule for where a write goes ([`file::destination`]). [`target::read_file`]
 //! is that reader for target files. Everything else takes text.
 
+#![warn(missing_docs)]
+
 extern crate proc_macro;
 
 pub mod ast;
@@ -111,7 +113,9 @@ pub fn check_source_with(
 /// text (the kernel's header and the block) they point into.
 #[derive(Clone, Debug)]
 pub struct Rejected {
+    /// Why the block was refused, with spans into `source`.
     pub diagnostics: Diagnostics,
+    /// The kernel's header followed by the block: the text the diagnostics point into.
     pub source: String,
 }
 

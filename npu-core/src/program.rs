@@ -90,12 +90,19 @@ pub use vector::{Operand, VectorInstr, VectorKind};
 /// A pipe of the AI core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Pipe {
+    /// Scalar: loop control, issuing each tile's iteration (`loop`).
     S,
+    /// Global memory to UB or L1 (`copy_in`).
     Mte2,
+    /// L1 to L0A or L0B (`load_l0a`, `load_l0b`).
     Mte1,
+    /// The vector unit, on UB (`v<op>`, `vgather`, `vscan`).
     V,
+    /// The cube: `mmad` from L0A and L0B into L0C.
     M,
+    /// L0C to global memory, cast to the output's dtype (`fixpipe`).
     Fix,
+    /// UB to global memory (`copy_out`).
     Mte3,
 }
 
@@ -103,6 +110,7 @@ impl Pipe {
     /// How many pipes a core has.
     pub const COUNT: usize = 7;
 
+    /// Every pipe, in the order of [`CoreCode::streams`].
     pub const ALL: [Pipe; Pipe::COUNT] = [
         Pipe::S,
         Pipe::Mte2,
@@ -113,6 +121,7 @@ impl Pipe {
         Pipe::Mte3,
     ];
 
+    /// The name listings and messages use, e.g. `MTE2`.
     pub fn name(self) -> &'static str {
         match self {
             Pipe::S => "S",
@@ -140,8 +149,12 @@ impl fmt::Display for Pipe {
 /// A whole lowered schedule.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Program {
+    /// The kernel's name.
     pub kernel: String,
+    /// The name of the schedule this program lowers.
     pub schedule: String,
+    /// The [`Target::name`](crate::Target::name) it was lowered for; npu-emit refuses
+    /// another target.
     pub target: String,
     /// Tensor names, in kernel order (inputs, then outputs).
     pub tensors: Vec<String>,
@@ -176,16 +189,22 @@ pub struct Program {
 /// Where one buffer of the plan lives.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Placement {
+    /// The plan's name for the buffer, as listings and the validator's messages give it.
     pub name: String,
+    /// The memory it lives in.
     pub level: Level,
+    /// What it holds: a staged tensor's tiles, an intermediate, or an accumulator.
     pub kind: BufferKind,
     /// Byte address of slot 0; slot `s` starts at `address + s * slot_bytes`.
     pub address: u64,
+    /// Bytes of one slot: one tile.
     pub slot_bytes: u64,
+    /// Slots: the depth of the queue (2 for double buffering).
     pub depth: u64,
 }
 
 impl Placement {
+    /// Byte address of slot `slot`.
     pub fn slot(&self, slot: u64) -> u64 {
         self.address + slot * self.slot_bytes
     }
@@ -227,10 +246,13 @@ pub struct Repeat {
 }
 
 impl CoreCode {
+    /// The held instructions of `pipe`'s stream: a compact code's runs are not written
+    /// out ([`StreamView`] reads the full stream).
     pub fn stream(&self, pipe: Pipe) -> &[Instr] {
         &self.streams[pipe.index()]
     }
 
+    /// Appends `op` to `pipe`'s stream, issued in loop iteration `tile`.
     pub fn push(&mut self, pipe: Pipe, tile: u32, op: Op) {
         self.streams[pipe.index()].push(Instr { tile, op });
     }
@@ -271,6 +293,7 @@ impl CoreCode {
 /// One core with work.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CoreAssignment {
+    /// The core's id, below [`Program::requested_cores`].
     pub core: u32,
     /// Index into [`Program::classes`].
     pub class: u32,
@@ -284,7 +307,9 @@ pub struct CoreAssignment {
 /// `address + Σ i·buf_stride` (bytes).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyShape {
+    /// One per tensor dimension, outermost first.
     pub dims: Vec<CopyDim>,
+    /// Bytes per element of the tensor.
     pub element_bytes: u64,
     /// Valid bytes.
     pub bytes: u64,
@@ -302,10 +327,13 @@ pub struct Gather {
     /// The gathered tensor and the integer index tensor, by index into
     /// [`Program::tensors`] (for error messages).
     pub table: u16,
+    /// The index tensor, by index into [`Program::tensors`].
     pub index: u16,
+    /// The index tensor's integer dtype, as its tile holds it in UB.
     pub index_dtype: Dtype,
     /// The gathered dimension of the table and its length.
     pub dim: u64,
+    /// The table's length along `dim`: every index must lie in `0..extent`.
     pub extent: u64,
     /// Bytes between consecutive rows in the table's buffer.
     pub row_bytes: u64,
@@ -313,14 +341,19 @@ pub struct Gather {
     pub index_shape: Vec<u64>,
 }
 
+/// One dimension of a [`CopyShape`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyDim {
+    /// Elements along it.
     pub len: u64,
+    /// Elements between neighbours along it in global memory.
     pub gm_stride: u64,
+    /// Bytes between neighbours along it in the buffer.
     pub buf_stride: u64,
 }
 
 impl CopyShape {
+    /// Elements the copy moves: the product of the dimensions' lengths, no padding.
     pub fn elements(&self) -> u64 {
         self.dims.iter().map(|d| d.len).product()
     }
@@ -329,76 +362,132 @@ impl CopyShape {
 /// An instruction and the scalar iteration that issued it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Instr {
+    /// The scalar loop iteration that issued it; it does not start before S has issued
+    /// that iteration.
     pub tile: u32,
+    /// The operation and its operands.
     pub op: Op,
 }
 
+/// An operation and its operands, by pipe (see the module's instruction set);
+/// [`Op::pipe`] gives the pipe.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Op {
     /// S: issue one loop iteration.
     Loop,
+    /// Posted on `from`: raises flag (`from`, `to`, `event`) once the pipe's earlier
+    /// transfers have landed.
     SetFlag {
+        /// The producer, whose stream holds the set.
         from: Pipe,
+        /// The consumer, whose stream holds the matching wait.
         to: Pipe,
+        /// Event id, below the target's `events`.
         event: u16,
     },
+    /// On `to`: stalls until a matching `SetFlag`; each set satisfies one wait.
     WaitFlag {
+        /// The producer, whose stream holds the matching set.
         from: Pipe,
+        /// The consumer, whose stream holds the wait.
         to: Pipe,
+        /// Event id, below the target's `events`.
         event: u16,
     },
+    /// Every pipe: waits until each pipe of the core is at its barrier or done. Lowering
+    /// ends each stream a core uses with one.
     Barrier,
     /// MTE2: global memory to UB or L1.
     CopyIn {
+        /// The source tensor, by index into [`Program::tensors`].
         tensor: u16,
+        /// Element offset of the copy's origin, relative to the core's
+        /// [`CoreAssignment::gm_base`].
         gm: u64,
+        /// The destination: UB, or L1 for a matmul's tiles.
         level: Level,
+        /// Byte address of the destination in `level`.
         address: u32,
+        /// Index into [`Program::copies`].
         shape: u32,
+        /// A padded copy (DataCopyPad): its bursts rounded up to the alignment, at
+        /// `dma.pad_penalty`.
         padded: bool,
     },
     /// MTE3: UB to global memory.
     CopyOut {
+        /// The destination tensor, by index into [`Program::tensors`].
         tensor: u16,
+        /// Element offset of the copy's origin, relative to the core's
+        /// [`CoreAssignment::gm_base`].
         gm: u64,
+        /// Byte address of the source in UB.
         address: u32,
+        /// Index into [`Program::copies`].
         shape: u32,
+        /// A padded copy (DataCopyPad), as for `CopyIn`.
         padded: bool,
     },
     /// V: one vector instruction.
     Vector(VectorInstr),
     /// MTE1: a row-major block from an L1 tile into L0A or L0B.
     LoadL0 {
+        /// The destination: L0A or L0B.
         level: Level,
+        /// Byte address in L1 of the block's first row.
         source: u32,
+        /// Bytes between rows in L1.
         source_row_bytes: u32,
+        /// Byte address in the L0 buffer.
         dest: u32,
+        /// Bytes between rows in L0: a base block's row, `k` elements for L0A and `n` for
+        /// L0B.
         dest_row_bytes: u32,
+        /// Rows moved.
         rows: u32,
+        /// Elements per row moved.
         cols: u32,
+        /// The elements' dtype: the matmul's input dtype.
         dtype: Dtype,
     },
     /// M: `c[m × n] (+)= a[m × k] · b[k × n]` on row-major base blocks of
     /// [`Program::cube`]; `init` starts from zero. Accumulates in f32 (i32 for integers).
     Mmad {
+        /// Byte address in L0A of the `m × k` block.
         a: u32,
+        /// Byte address in L0B of the `k × n` block.
         b: u32,
+        /// Byte address in L0C of the `m × n` accumulator block.
         c: u32,
+        /// Rows of `a` and `c`.
         m: u32,
+        /// Columns of `b` and `c`.
         n: u32,
+        /// Columns of `a` and rows of `b`: the depth summed over.
         k: u32,
+        /// Whether `c` starts from zero instead of accumulating onto what it holds.
         init: bool,
+        /// The input dtype of `a` and `b`; `c` holds its accumulator.
         dtype: Dtype,
     },
     /// FIX: an L0C block to global memory, cast to the tensor's dtype.
     Fixpipe {
+        /// Byte address in L0C of the block's first accumulator.
         source: u32,
+        /// Bytes between rows in L0C.
         source_row_bytes: u32,
+        /// The output tensor, by index into [`Program::tensors`].
         tensor: u16,
+        /// Element offset of the block's first element, relative to the core's
+        /// [`CoreAssignment::gm_base`].
         gm: u64,
+        /// Elements between rows in the tensor.
         gm_row_stride: u64,
+        /// Rows moved.
         rows: u32,
+        /// Elements per row moved.
         cols: u32,
+        /// The dtype each accumulator is rounded to: the output's.
         dtype: Dtype,
     },
 }
@@ -463,6 +552,7 @@ impl Program {
             .unwrap_or(0)
     }
 
+    /// The code `core` runs: its class's.
     pub fn code(&self, core: &CoreAssignment) -> &CoreCode {
         &self.classes[core.class as usize]
     }

@@ -148,6 +148,8 @@ fn shift(op: BinaryOp, dtype: Dtype, a: f64, n: f64) -> f64 {
     }
 }
 
+/// Whether `a op b` holds for exact values; every comparison with NaN is false but
+/// `Ne`'s. Callers store the result as a 0 or 1 mask byte.
 pub fn compare(op: CompareOp, a: f64, b: f64) -> bool {
     match op {
         CompareOp::Lt => a < b,
@@ -246,8 +248,11 @@ pub fn reduce_step_in(op: ReduceOp, accumulator: Dtype, acc: f64, x: f64) -> f64
 /// `tensor` is `inputs` and the two numbers count tensors.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShapeError {
+    /// The tensor's declared name, or `inputs` when the count of tensors is wrong.
     pub tensor: String,
+    /// Elements (or tensors) the kernel's signature declares.
     pub expected: usize,
+    /// Elements (or tensors) the caller passed.
     pub actual: usize,
 }
 
@@ -273,12 +278,17 @@ impl std::error::Error for ShapeError {}
 /// same text; none of them reads the element.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IndexError {
+    /// The declared name of the index tensor the bad value is in.
     pub index: String,
+    /// The bad element's coordinates in the index tensor, outermost first.
     pub position: Vec<u64>,
     /// The index's value (an integer: index tensors have integer dtypes).
     pub value: i64,
+    /// The declared name of the tensor the gather reads rows from.
     pub table: String,
+    /// The table's dimension the index selects along, 0-based.
     pub dim: usize,
+    /// The table's size along `dim`: valid indices are `0..extent`.
     pub extent: u64,
 }
 
@@ -331,7 +341,9 @@ impl std::error::Error for IndexError {}
 /// data of the wrong length, or a gather index out of range.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InputError {
+    /// A tensor of the wrong length, or the wrong number of tensors.
     Shape(ShapeError),
+    /// A gather index outside its table, found while computing.
     Index(IndexError),
 }
 

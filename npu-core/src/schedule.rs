@@ -141,49 +141,36 @@ impl<'a> ScheduleChecker<'a> {
         }
     }
 
-    /// Reports a problem once: the same code at the same token is said only the first time
-    /// (three tensors misaligned by one `split` are one mistake).
-    fn error(
-        &mut self,
-        code: Code,
-        span: Span,
-        message: impl Into<String>,
-        help: impl Into<String>,
-    ) -> bool {
-        if !self.reported.insert((code, SpanKey::of(span))) {
+    /// Reports `diagnostic` once: the same code at the same token is said only the
+    /// first time (three tensors misaligned by one `split` are one mistake). Returns
+    /// whether it was reported.
+    fn error(&mut self, diagnostic: Diagnostic) -> bool {
+        if !self
+            .reported
+            .insert((diagnostic.code, SpanKey::of(diagnostic.span)))
+        {
             return false;
-        }
-        let help = help.into();
-        let mut diagnostic = Diagnostic::new(code, span, message);
-        if !help.is_empty() {
-            diagnostic = diagnostic.help(help);
         }
         self.diagnostics.push(diagnostic);
         true
     }
 
-    /// Reports a problem whose help is a fix: the first candidate of each alternative
-    /// that checks, or `fallback` when none does (see [`help`]).
+    /// Reports `diagnostic` once, as [`Self::error`] does, with a help that is a fix:
+    /// the first candidate of each alternative that checks, or `fallback` when none
+    /// does. The help is attached once every rule has run (see [`help`]); a recheck
+    /// reads only codes, so there it gets none.
     fn error_with_fixes(
         &mut self,
-        code: Code,
-        span: Span,
-        message: impl Into<String>,
+        diagnostic: Diagnostic,
         alternatives: Vec<Vec<Vec<Edit>>>,
         fallback: impl Into<String>,
     ) -> bool {
-        let fallback = fallback.into();
-        let help = if self.rechecking {
-            String::new()
-        } else {
-            fallback.clone()
-        };
-        let reported = self.error(code, span, message, help);
+        let reported = self.error(diagnostic);
         if reported && !self.rechecking {
             self.pending.push(Pending {
                 index: self.diagnostics.len() - 1,
                 alternatives,
-                fallback,
+                fallback: fallback.into(),
             });
         }
         reported
@@ -195,10 +182,8 @@ impl<'a> ScheduleChecker<'a> {
         if found.is_none() {
             let names: Vec<&str> = self.kernel.axes.iter().map(|a| a.name.as_str()).collect();
             self.error(
-                Code::E002,
-                ident.span(),
-                format!("unknown axis `{name}`"),
-                suggestion(&name, &names),
+                Diagnostic::new(Code::E002, ident.span(), format!("unknown axis `{name}`"))
+                    .help(suggestion(&name, &names)),
             );
         }
         found
@@ -215,10 +200,8 @@ impl<'a> ScheduleChecker<'a> {
                 .map(|t| t.name.as_str())
                 .collect();
             self.error(
-                Code::E002,
-                ident.span(),
-                format!("unknown tensor `{name}`"),
-                suggestion(&name, &names),
+                Diagnostic::new(Code::E002, ident.span(), format!("unknown tensor `{name}`"))
+                    .help(suggestion(&name, &names)),
             );
         }
         found
@@ -356,9 +339,11 @@ impl<'a> ScheduleChecker<'a> {
                 if tile.value > share && whole != *cores {
                     let candidates = self.tile_candidates(*a, share);
                     self.error_with_fixes(
-                        Code::E032,
-                        tile.span,
-                        format!("split `{}` by {} leaves some of the {cores} cores no work: each gets {share} elements", axes[*a].name, tile.value),
+                        Diagnostic::new(
+                            Code::E032,
+                            tile.span,
+                            format!("split `{}` by {} leaves some of the {cores} cores no work: each gets {share} elements", axes[*a].name, tile.value),
+                        ),
                         vec![candidates],
                         format!("split {} by {share} or less", axes[*a].name),
                     );
@@ -383,36 +368,43 @@ impl<'a> ScheduleChecker<'a> {
             return;
         }
         for (axis, info) in kernel.axes.iter().enumerate() {
-            let reducer = kernel.body.iter().find(|assign| {
-                let mut found = false;
-                assign.value.walk(&mut |node| {
-                    found |= matches!(node, Expr::Reduce { axes, .. } if axes.contains(&axis));
-                });
-                found
-            });
-            let Some(reducer) = reducer else { continue };
+            let Some(reducer) = reducer_of(kernel, axis) else {
+                continue;
+            };
             let statement = &kernel.tensors[reducer.output].name;
-            let name = &info.name;
-            let extent = info.extent;
-            let why = format!(
-                "`{statement}` reduces over `{name}` and a fused kernel runs its statements once per tile, so `{name}` must stay whole"
-            );
+            let (name, extent) = (&info.name, info.extent);
+            let why = format!("`{statement}` reduces over `{name}`, so `{name}` must stay whole");
+            // Why the rule exists, the same for a split and a `parallel` item.
+            let note = "a fused kernel runs its statements once per tile and keeps its intermediates on chip: spilling them to global memory is not supported";
             if let Some(tile) = splits.get(&axis)
                 && tile.value < extent
             {
+                let value = tile.value;
                 self.error(
-                    Code::E035,
-                    tile.span,
-                    format!("{why}: split {name} by {} cuts its {extent} elements into tiles", tile.value),
-                    format!("remove `split {name} by {};` and split another axis; intermediates stay on chip (spilling them to global memory is not supported)", tile.value),
+                    Diagnostic::new(
+                        Code::E035,
+                        tile.span,
+                        format!(
+                            "{why}: split {name} by {value} cuts its {extent} elements into tiles"
+                        ),
+                    )
+                    .note(note)
+                    .help(format!(
+                        "remove `split {name} by {value};` and split another axis"
+                    )),
                 );
             }
             if let Some((_, cores, span)) = parallel.iter().find(|(a, _, _)| *a == axis) {
                 self.error(
-                    Code::E035,
-                    *span,
-                    format!("{why}: parallel {name} over {cores} cores cuts it into chunks"),
-                    format!("remove `parallel {name} over {cores} cores;` and run another axis across cores"),
+                    Diagnostic::new(
+                        Code::E035,
+                        *span,
+                        format!("{why}: parallel {name} over {cores} cores cuts it into chunks"),
+                    )
+                    .note(note)
+                    .help(format!(
+                        "remove `parallel {name} over {cores} cores;` and run another axis across cores"
+                    )),
                 );
             }
         }
@@ -515,18 +507,31 @@ impl<'a> ScheduleChecker<'a> {
         };
         let candidates = vec![stage_edits(2), stage_edits(1)];
         self.error_with_fixes(
-            Code::E031,
-            schedule.name.span(),
-            format!(
-                "schedule `{}` does not stage {}",
-                schedule.name,
-                what.join(", ")
+            Diagnostic::new(
+                Code::E031,
+                schedule.name.span(),
+                format!(
+                    "schedule `{}` does not stage {}",
+                    schedule.name,
+                    what.join(", ")
+                ),
             ),
             vec![candidates],
             format!("add {}", fixes.join(" and ")),
         );
         false
     }
+}
+
+/// The first statement of `kernel` with a reduction over `axis`.
+fn reducer_of(kernel: &CheckedKernel, axis: usize) -> Option<&Assign> {
+    kernel.body.iter().find(|assign| {
+        let mut found = false;
+        assign.value.walk(&mut |node| {
+            found |= matches!(node, Expr::Reduce { axes, .. } if axes.contains(&axis));
+        });
+        found
+    })
 }
 
 /// For an axis a reduction with a named accumulator (`sum[kh, kw: bf16]`) folds inside

@@ -37,24 +37,37 @@ pub fn read_file(path: &std::path::Path) -> Result<String, String> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Target {
+    /// Identifies the target: the preset name a `target` line gives, recorded in
+    /// [`Program::target`](crate::Program::target) and quoted by errors.
     pub name: String,
+    /// One line on what hardware this is, e.g. for the tuner's prompt.
     pub description: String,
     /// Where the figures come from.
     #[serde(default)]
     pub sources: Vec<String>,
+    /// Core clock in MHz, for converting cycles to time.
     pub clock_mhz: u32,
+    /// How many cores of each kind the chip has.
     pub cores: Cores,
+    /// Capacity of each on-chip memory.
     pub memory: Memory,
+    /// Alignment each memory asks of copies and buffers.
     pub align: Align,
     /// Event ids per pair of pipes, for set_flag / wait_flag.
     pub events: u32,
+    /// The vector unit (pipe V): width, repeat limit, dtypes, costs.
     pub vector: Vector,
+    /// The cube unit (pipe M); `None` where the target has none, and a matmul is refused
+    /// (E026).
     #[serde(default)]
     pub cube: Option<Cube>,
+    /// Bandwidths and latencies of the copy pipes (MTE1, MTE2, MTE3, FIX).
     pub dma: Dma,
+    /// Costs of the scalar pipe (S).
     pub scalar: Scalar,
 }
 
+/// Core counts of the chip, by unit; at least one of the two is nonzero.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Cores {
@@ -68,10 +81,15 @@ pub struct Cores {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Memory {
+    /// Unified Buffer of one vector core: where copy_in lands and the vector unit works.
     pub ub: u64,
+    /// L1 of one cube core: where a matmul's a and b tiles are staged from global memory.
     pub l1: u64,
+    /// L0A: the cube's left-operand (a) blocks, loaded from L1 by MTE1.
     pub l0a: u64,
+    /// L0B: the cube's right-operand (b) blocks, loaded from L1 by MTE1.
     pub l0b: u64,
+    /// L0C: the cube's accumulators (4 bytes each), drained to global memory by FIX.
     pub l0c: u64,
 }
 
@@ -79,13 +97,20 @@ pub struct Memory {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Align {
+    /// Of UB buffers and copy_in / copy_out bursts; a burst off it needs a padded copy.
     pub ub: u64,
+    /// Of L1 buffers and the MTE2 copies into them.
     pub l1: u64,
+    /// Of L0A buffers, where MTE1's loads land.
     pub l0a: u64,
+    /// Of L0B buffers, where MTE1's loads land.
     pub l0b: u64,
+    /// Of L0C buffers, which `mmad` accumulates into.
     pub l0c: u64,
 }
 
+/// The vector unit (pipe V): how much one instruction covers, what it computes in, and
+/// its costs in cycles.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Vector {
@@ -111,55 +136,100 @@ pub struct Vector {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum VectorOp {
+    /// `vadd`: elementwise sum.
     Add,
+    /// `vsub`: elementwise difference.
     Sub,
+    /// `vmul`: elementwise product.
     Mul,
+    /// `vdiv`: elementwise quotient.
     Div,
+    /// `vmin`: elementwise minimum of two sources.
     Min,
+    /// `vmax`: elementwise maximum of two sources.
     Max,
+    /// `vneg`: negation.
     Neg,
+    /// `vabs`: absolute value.
     Abs,
+    /// `vexp`: e to the x.
     Exp,
+    /// `vln`: natural logarithm.
     Log,
+    /// `vsqrt`: square root.
     Sqrt,
+    /// `vrsqrt`: 1 / sqrt(x).
     Rsqrt,
+    /// `vtanh`: hyperbolic tangent.
     Tanh,
+    /// `vrec`: 1 / x.
     Recip,
+    /// `vrelu`: max(x, 0).
     Relu,
+    /// `vsigmoid`: 1 / (1 + e^-x).
     Sigmoid,
+    /// Every `vcmp` (`.lt` to `.ne`), each writing a one-byte mask.
     Cmp,
+    /// `vsel`: per element, one of two sources by a mask.
     Select,
+    /// `vconv` and the saturating `vconv.sat`.
     Cast,
+    /// `vdup` (fill with a scalar) and `vcopy` (move or broadcast a view).
     Dup,
+    /// `vreduce.sum`, `.max`, `.min`; the last of the required costs.
     Reduce,
+    /// `vsin`: sine; the first of the optional costs.
     Sin,
+    /// `vcos`: cosine.
     Cos,
+    /// `vtan`: tangent.
     Tan,
+    /// `vfloor`: round toward negative infinity.
     Floor,
+    /// `vceil`: round toward positive infinity.
     Ceil,
+    /// `vround`: round to nearest, ties to even.
     Round,
+    /// `vtrunc`: round toward zero.
     Trunc,
+    /// `vexp2`: 2 to the x.
     Exp2,
+    /// `vlog2`: base-2 logarithm.
     Log2,
+    /// `vlog10`: base-10 logarithm.
     Log10,
+    /// `verf`: the error function.
     Erf,
+    /// `vsign`: -1, 0 or 1 by the sign of x.
     Sign,
+    /// `vpow`: x to the y, elementwise.
     Pow,
+    /// `vand`: bitwise and, integers only.
     And,
+    /// `vor`: bitwise or, integers only.
     Or,
+    /// `vxor`: bitwise exclusive or, integers only.
     Xor,
+    /// `vnot`: bitwise complement, integers only.
     Not,
+    /// `vshl`: left shift, integers only.
     Shl,
+    /// `vshr`: right shift (arithmetic on signed dtypes), integers only.
     Shr,
+    /// `vpopcnt`: set bits per element, integers only.
     Popcount,
+    /// `vrem` (`%`): no instruction of its own, so the presets charge a div, trunc, mul
+    /// and sub.
     Rem,
     /// Cycles per element of a gather (`vgather`), not per repeat.
     Gather,
     /// `argmax`'s fold, keeping value and index (Ascend's ReduceMax with an index).
     Argmax,
+    /// `argmin`'s fold, as [`VectorOp::Argmax`] keeping the least value.
     Argmin,
     /// One step of a scan over the elements of the other axes.
     Cumsum,
+    /// One step of a running product, as [`VectorOp::Cumsum`].
     Cumprod,
 }
 
@@ -170,6 +240,8 @@ impl VectorOp {
     /// target file written before they existed still loads.
     pub const REQUIRED: usize = 21;
 
+    /// Every operation in declaration order, the required ones first, so `op as usize`
+    /// indexes it (npu-sim's cost table relies on this).
     pub const ALL: [VectorOp; 47] = [
         VectorOp::Add,
         VectorOp::Sub,
@@ -220,6 +292,7 @@ impl VectorOp {
         VectorOp::Cumprod,
     ];
 
+    /// The operation's key in a target file's `[vector.cycles]` table.
     pub fn name(self) -> &'static str {
         match self {
             VectorOp::Add => "add",
@@ -273,17 +346,21 @@ impl VectorOp {
     }
 }
 
+/// The cube unit (pipe M): its fractal, input dtypes and costs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Cube {
     /// The fractal: one cube instruction multiplies an m x k by a k x n block.
     pub m: u64,
+    /// Columns of the fractal's output and of its k x n block.
     pub n: u64,
+    /// Depth of the fractal: the dimension one multiply-accumulate sums over.
     pub k: u64,
     /// Input dtypes the cube multiplies; it accumulates in f32 (i32 for integers).
     pub dtypes: Vec<Dtype>,
     /// Cycles per fractal multiply-accumulate.
     pub cycles_per_fractal: u64,
+    /// Fixed cost of issuing one `mmad`, beside its fractals.
     pub issue_cycles: u64,
 }
 
@@ -317,6 +394,7 @@ pub struct Dma {
     pub l2_bytes_per_cycle: f64,
 }
 
+/// The scalar pipe (S), which runs loop control and issues every tile's iteration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scalar {
@@ -328,21 +406,30 @@ pub struct Scalar {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// Unified Buffer: the vector unit's operands, staged by MTE2 and drained by MTE3.
     Ub,
+    /// L1: a matmul's tiles, staged by MTE2 and read by MTE1.
     L1,
+    /// L0A: the cube's left-operand blocks.
     L0a,
+    /// L0B: the cube's right-operand blocks.
     L0b,
+    /// L0C: the cube's accumulator blocks, which FIX drains.
     L0c,
 }
 
 impl Level {
+    /// Every level, in declaration order (the order placement numbers them in).
     pub const ALL: [Level; 5] = [Level::Ub, Level::L1, Level::L0a, Level::L0b, Level::L0c];
+    /// [`Level::name`] of each of [`Level::ALL`], for suggestions on a misspelt level.
     pub const NAMES: [&'static str; 5] = ["ub", "l1", "l0a", "l0b", "l0c"];
 
+    /// The level a schedule names (`stage x in l1`); `None` for an unknown name.
     pub fn from_name(name: &str) -> Option<Level> {
         Level::ALL.into_iter().find(|l| l.name() == name)
     }
 
+    /// The lowercase name schedules, target files and listings use.
     pub fn name(self) -> &'static str {
         match self {
             Level::Ub => "ub",
@@ -401,6 +488,7 @@ impl Target {
         toml::to_string(self).unwrap_or_default()
     }
 
+    /// Bytes of memory at `level`; 0 when the target has none.
     pub fn capacity(&self, level: Level) -> u64 {
         match level {
             Level::Ub => self.memory.ub,
@@ -411,6 +499,7 @@ impl Target {
         }
     }
 
+    /// Alignment in bytes of buffers and copies at `level`.
     pub fn alignment(&self, level: Level) -> u64 {
         match level {
             Level::Ub => self.align.ub,

@@ -36,7 +36,7 @@
 //!   the program uses the cube, its vector cores otherwise.
 //! - **Gathers.** A `vgather`'s table view, moved by any row up to its extent, and
 //!   its index view (in the index's dtype) lie in UB, as the capacity rule asks of
-//!   every operand.
+//!   every operand (a violation is reported as [`Rule::Capacity`]).
 //! - **Units.** Vector arithmetic (unary, binary, compare, select, reduce) computes in
 //!   a dtype of `vector.dtypes`; moves (`vdup`, `vcopy`) and conversions (`vconv`)
 //!   and `vgather` only move bits, and a reduction's accumulator is the unit's own wider format, so
@@ -70,9 +70,11 @@ const MAX_VIOLATIONS: usize = 64;
 /// One thing a program does that its target cannot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
+    /// The rule broken; its name starts the violation's `Display` text.
     pub rule: Rule,
     /// The core class, pipe and listing text of the instruction to blame, if one is.
     pub at: Option<(u32, Pipe, String)>,
+    /// What is wrong, for a person: operands, limits and the target's values.
     pub message: String,
 }
 
@@ -81,11 +83,21 @@ pub struct Violation {
 pub enum Rule {
     /// The program's tables do not fit its instructions ([`Program::validate`]).
     Structure,
+    /// A placement, or a byte range an instruction touches (a gather's views
+    /// included), lies outside its memory level.
     Capacity,
+    /// A placement, a copy's on-chip start, or an unpadded copy's bursts and strides
+    /// are not multiples of the level's alignment, or padded bursts overlap.
     Alignment,
+    /// A vector instruction needs more repeats than `vector.max_repeat`.
     Repeats,
+    /// Event flags: an id past `target.events`, a set or wait in the wrong pipe's
+    /// stream, unbalanced sets and waits, or queues reserving more ids than exist.
     Events,
+    /// The requested or assigned cores exceed the target's cube or vector cores.
     Cores,
+    /// The program needs what the target lacks: a memory level, the cube, a dtype its
+    /// vector or cube unit computes or accumulates in, a block of whole fractals.
     Unit,
     /// An instruction disagrees with the program's signature: a copy of a tensor in
     /// the wrong direction or with the wrong element size, a parameter that is not a
@@ -94,6 +106,7 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// The rule's lowercase name, which starts a violation's `Display` text.
     pub fn name(self) -> &'static str {
         match self {
             Rule::Structure => "structure",

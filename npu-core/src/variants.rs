@@ -112,15 +112,22 @@ pub fn as_written(text: &str) -> Option<bool> {
 /// What a variants file's header says, as the writers fill it in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Header {
+    /// The kernel's name, also used in the regenerate hint of the first line.
     pub kernel: String,
+    /// [`kernel_hash`] of the kernel and target the schedules were generated for: the
+    /// only line [`check_hash`] reads.
     pub kernel_hash: String,
+    /// The name of the target the variants were tuned and simulated on.
     pub target: String,
     /// `heuristic`, `llm`, ...
     pub generator: String,
     /// The LLM's model name, or `none`.
     pub model: String,
+    /// Rounds the tuning run made.
     pub rounds: u32,
+    /// Candidates the tuning run proposed per round.
     pub candidates: usize,
+    /// The tuning run's random seed.
     pub seed: u64,
     /// `YYYY-MM-DD`.
     pub date: String,
@@ -133,15 +140,20 @@ pub struct Header {
 /// A variant's line in the header.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    /// The schedule's name, as its `schedule NAME { ... }` block says.
     pub name: String,
+    /// Its simulated cycles on the header's target.
     pub cycles: u64,
 }
 
 /// One `// key: value` line of a header, with its 1-based line number.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HeaderLine {
+    /// The 1-based line number in the file.
     pub line: usize,
+    /// The text before the first colon, trimmed: `kernel-hash`.
     pub key: String,
+    /// The text after the first colon, trimmed (it may hold more colons).
     pub value: String,
 }
 
@@ -152,8 +164,11 @@ pub enum Problem {
     NoHash,
     /// The file was written for another kernel, or for this one before it changed.
     Stale {
+        /// The 1-based line of the file's `kernel-hash` header.
         line: usize,
+        /// The hash the file records.
         found: String,
+        /// The hash of the kernel and target as they are now ([`kernel_hash`]).
         expected: String,
     },
     /// The schedules do not parse or check. A line of 0 means the kernel itself.

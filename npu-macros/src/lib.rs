@@ -115,16 +115,23 @@ fn explain_target_file(def: &KernelDef, diagnostics: &mut Diagnostics) {
         return;
     };
     let at = SpanKey::of(*span);
-    for diagnostic in &mut diagnostics.list {
-        if diagnostic.code == Code::E005
-            && diagnostic.help.is_none()
-            && SpanKey::of(diagnostic.span) == at
-        {
-            diagnostic.help = Some(
-                "a relative path starts at the crate's directory, where its Cargo.toml is".into(),
-            );
-        }
-    }
+    // Each diagnostic is taken by value, so that its help is attached by the builder.
+    let list = std::mem::take(&mut diagnostics.list);
+    diagnostics.list = list
+        .into_iter()
+        .map(|diagnostic| {
+            if diagnostic.code == Code::E005
+                && diagnostic.help.is_none()
+                && SpanKey::of(diagnostic.span) == at
+            {
+                diagnostic.help(
+                    "a relative path starts at the crate's directory, where its Cargo.toml is",
+                )
+            } else {
+                diagnostic
+            }
+        })
+        .collect();
 }
 
 /// syn reports the end of the input at `Span::call_site()`, which rustc shows as the

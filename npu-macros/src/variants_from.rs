@@ -37,7 +37,7 @@ pub(crate) fn add(
     let text = match read(&full) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok((hand, missing_warning(def, variants))),
-        Err(message) => return Err(error(variants, Code::E034, message, None)),
+        Err(message) => return Err(error(variants, message)),
     };
     let count = usize::try_from(variants.count.value).unwrap_or(usize::MAX);
     let checked = {
@@ -76,19 +76,24 @@ fn diagnostics(variants: &VariantsRef, problem: &Problem) -> Diagnostics {
             for record in records {
                 let at = npu_core::variants::location(path, record);
                 let message = format!("{at}: {}", record.message);
-                all.list
-                    .extend(error(variants, record.code, message, record.help.clone()).list);
+                let mut diagnostic = Diagnostic::new(record.code, variants.path_span, message);
+                for note in &record.notes {
+                    diagnostic = diagnostic.note(note.as_str());
+                }
+                if let Some(help) = &record.help {
+                    diagnostic = diagnostic.help(help.as_str());
+                }
+                all.push(diagnostic);
             }
             all
         }
-        stale => error(variants, Code::E034, stale.render(path), None),
+        stale => error(variants, stale.render(path)),
     }
 }
 
-fn error(variants: &VariantsRef, code: Code, message: String, help: Option<String>) -> Diagnostics {
-    let mut diagnostic = Diagnostic::new(code, variants.path_span, message);
-    diagnostic.help = help;
-    diagnostic.into()
+/// An E034 at the `variants` line's path.
+fn error(variants: &VariantsRef, message: String) -> Diagnostics {
+    Diagnostic::new(Code::E034, variants.path_span, message).into()
 }
 
 /// A use of a deprecated constant, which rustc reports as a warning at the path.

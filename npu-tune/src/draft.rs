@@ -74,17 +74,26 @@ pub enum Outcome {
     /// The parser or the checker refused it: the diagnostics, rendered with carets
     /// against the kernel text with this body.
     Rejected {
+        /// What the parser or checker reported, detached from the source.
         diagnostics: Diagnostics,
+        /// `diagnostics` rendered with carets against the kernel text with this body.
         rendered: String,
     },
     /// It checks, and the host reference failed on an example (a gather index out of
     /// range, an input that does not fit the signature).
-    Failed { example: usize, error: String },
+    Failed {
+        /// Which example, 0-based.
+        example: usize,
+        /// What the host reference reported.
+        error: String,
+    },
     /// It checks, and computes other values than an example's.
     Mismatch(Mismatch),
     /// It checks and matches every example (`verified`), or there were none.
     Matches {
+        /// The checked kernel (algorithm only, no schedule).
         kernel: Box<CheckedKernel>,
+        /// Whether it was run on examples; `false` when there were none.
         verified: bool,
     },
 }

@@ -15,8 +15,11 @@ use super::record::Verdict;
 /// schedules are appended to, and the data every candidate is checked on.
 #[derive(Clone, Debug)]
 pub struct Problem {
+    /// The kernel's name, which records, journal keys and recordings use.
     pub name: String,
+    /// The kernel, checked, with its hand schedules and target.
     pub kernel: CheckedKernel,
+    /// Input data every candidate is simulated on, in signature order.
     pub inputs: Vec<HostTensor>,
     /// The host reference's outputs on `inputs`.
     pub expected: Vec<HostTensor>,
@@ -25,12 +28,16 @@ pub struct Problem {
 /// What evaluating one candidate gave.
 #[derive(Clone, Debug)]
 pub struct Outcome {
+    /// What came of it.
     pub verdict: Verdict,
+    /// Simulated cycles, when the simulator ran it to the end.
     pub cycles: Option<u64>,
+    /// The checker's diagnostics, for a `Rejected` schedule; empty otherwise.
     pub diagnostics: Vec<DiagnosticRecord>,
     /// Short text for the next round's prompt: the diagnostics with carets, or the
     /// cycles and the simulator's symptom.
     pub feedback: String,
+    /// The simulator's report, when it ran to the end.
     pub report: Option<Report>,
     /// Whether the outputs were simulated on data and checked against the reference
     /// (a timing-only `Correct` is legal and simulated, its outputs unchecked).

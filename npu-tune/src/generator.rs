@@ -42,7 +42,9 @@ pub use model::{Hybrid, Replay, proposals_from_replies};
 /// What a generator is asked for in one round.
 #[derive(Clone, Copy, Debug)]
 pub struct Request<'a> {
+    /// The kernel to propose schedules for.
     pub problem: &'a Problem,
+    /// The 0-based round within this generator's search.
     pub round: u32,
     /// Candidates wanted this round.
     pub count: usize,
@@ -52,6 +54,8 @@ pub struct Request<'a> {
     pub hand: &'a [CandidateRecord],
     /// The evaluations this generator may spend in the whole run.
     pub budget: u64,
+    /// The run's seed: a generator's randomness is a function of it, the kernel and the
+    /// round.
     pub seed: u64,
 }
 
@@ -61,14 +65,22 @@ pub enum Proposed {
     /// A schedule block, as DSL text.
     Schedule(String),
     /// Something that is not a schedule; the reason goes back in the next prompt.
-    Unparsable { reason: String, excerpt: String },
+    Unparsable {
+        /// What the model is told was wrong.
+        reason: String,
+        /// The start of the offending text; empty when there was no reply.
+        excerpt: String,
+    },
 }
 
 /// A failure that ends the run: the generator cannot work at all.
 #[derive(Debug)]
 pub enum GenerateError {
+    /// The LLM server failed in a way no later round will fix (unreachable,
+    /// unauthorized, the request refused).
     #[cfg(feature = "llm")]
     Llm(LlmError),
+    /// The recording has no replies for a kernel of the run.
     Replay(String),
 }
 
@@ -88,9 +100,12 @@ impl std::error::Error for GenerateError {}
 
 /// A source of candidate schedules.
 pub trait Generator: Send {
-    /// The name reports use: `heuristic`, `random`, `grid`, `llm`, `replay`.
+    /// The name reports use: `heuristic`, `random`, `grid`, `llm`, `llm+heuristic`,
+    /// `replay`.
     fn name(&self) -> &'static str;
 
+    /// Up to `request.count` candidates for this round; fewer, or none, when the
+    /// generator has nothing new (an empty round ends the search).
     fn propose(&mut self, request: &Request) -> Result<Vec<Proposed>, GenerateError>;
 
     /// The knowledge entries each candidate of the last `propose` drew on, in proposal
@@ -224,6 +239,7 @@ impl Default for Heuristic {
 }
 
 impl Heuristic {
+    /// The heuristic steered by `knowledge`; `None` edits by the symptom alone.
     pub fn with_knowledge(knowledge: Option<KnowledgeBase>) -> Heuristic {
         Heuristic {
             knowledge,

@@ -59,12 +59,16 @@ pub enum ConstrainMode {
     /// honours `response_format`, else no constraint (with a warning saying why).
     #[default]
     Auto,
+    /// A GBNF grammar in llama.cpp's `grammar` field.
     Gbnf,
+    /// A JSON Schema in `response_format`.
     JsonSchema,
+    /// Free decoding.
     None,
 }
 
 impl ConstrainMode {
+    /// How the mode reads in messages (`a GBNF grammar`, `no constraint`).
     pub fn name(self) -> &'static str {
         match self {
             ConstrainMode::Auto => "auto",
@@ -78,6 +82,8 @@ impl ConstrainMode {
 /// The exact legal set of a kernel's tuning space, as a grammar.
 #[derive(Clone, Debug)]
 pub struct ExactSet {
+    /// The grammar, in GBNF, admitting exactly the `points`, each in the canonical
+    /// layout.
     pub gbnf: String,
     /// Legal points the grammar admits.
     pub points: usize,

@@ -78,9 +78,13 @@ pub struct Journal {
 /// Which candidate a record is: what the tuning loop looks finished work up by.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CandidateKey {
+    /// The problem's name.
     pub kernel: String,
+    /// The search: `hand`, the main generator's name, `random` or `grid`.
     pub generator: String,
+    /// The 0-based round of that search.
     pub round: u32,
+    /// The 0-based position within the round.
     pub index: u32,
 }
 
@@ -88,21 +92,33 @@ pub struct CandidateKey {
 #[derive(Debug)]
 pub enum JournalError {
     /// Creating, reading, renaming or writing the file failed.
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The journal file (where it is a link, the file it leads to).
+        path: PathBuf,
+        /// What failed.
+        source: io::Error,
+    },
     /// Another process holds the journal open.
-    Locked { path: PathBuf },
+    Locked {
+        /// The journal file.
+        path: PathBuf,
+    },
     /// A whole line (one that ends in a newline) that is not a journal line.
     Corrupt {
+        /// The journal file.
         path: PathBuf,
         /// 1-based.
         line: usize,
         /// 1-based, in bytes; 0 when the problem is the line as a whole.
         column: usize,
+        /// What is wrong with the line.
         message: String,
     },
     /// The journal was written by a run with other settings.
     HeaderMismatch {
+        /// The journal file.
         path: PathBuf,
+        /// The first setting that differs.
         mismatch: HeaderMismatch,
     },
 }
@@ -436,6 +452,7 @@ impl LineRef<'_> {
 }
 
 impl CandidateKey {
+    /// The key of `kernel`'s candidate `index` in `round` of `generator`'s search.
     pub fn new(
         kernel: impl Into<String>,
         generator: impl Into<String>,
@@ -450,6 +467,7 @@ impl CandidateKey {
         }
     }
 
+    /// The key of the candidate `record` holds.
     pub fn of(record: &CandidateRecord) -> Self {
         CandidateKey::new(
             &*record.kernel,

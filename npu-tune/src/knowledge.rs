@@ -74,11 +74,15 @@ const BUILTIN: [(&str, &str); 4] = [
 /// One entry.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    /// A unique name, which records, pruning and the audit log refer to it by.
     pub id: String,
+    /// When the entry applies.
     pub trigger: Trigger,
+    /// The rule about the hardware, in a sentence or two, as prompts show it.
     pub rationale: String,
     /// The bundled kernel the template is written for.
     pub kernel: String,
+    /// A `schedule` block for `kernel` that the checker accepts, ending in a newline.
     pub template: String,
     /// Where it was read from: `file:line`.
     pub origin: String,
@@ -87,15 +91,20 @@ pub struct Entry {
 /// When an entry applies. An empty list matches anything.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trigger {
+    /// Kernel classes it is eligible for, of [`CLASSES`].
     pub classes: Vec<String>,
+    /// Dtypes it is eligible for: the kernel must use one of them.
     pub dtypes: Vec<Dtype>,
+    /// Diagnostic codes that rank it up in the syntax space.
     pub codes: Vec<Code>,
+    /// Bottleneck classes, of [`BOTTLENECKS`], that rank it up in the hardware space.
     pub bottlenecks: Vec<String>,
 }
 
 /// Every entry, sorted by id.
 #[derive(Clone, Debug, Default)]
 pub struct KnowledgeBase {
+    /// The entries; ids are unique.
     pub entries: Vec<Entry>,
 }
 
@@ -104,6 +113,7 @@ pub struct KnowledgeBase {
 pub struct KnowledgeError {
     /// `file:line`, or the file alone when the problem has no line.
     pub at: String,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -118,7 +128,9 @@ impl std::error::Error for KnowledgeError {}
 /// What retrieval is asked about: the kernel and what its latest candidates showed.
 #[derive(Clone, Debug, Default)]
 pub struct Query {
+    /// The kernel's class, one of [`CLASSES`].
     pub class: String,
+    /// The dtypes of the kernel's tensors, each once, sorted by name.
     pub dtypes: Vec<Dtype>,
     /// Diagnostic codes of the latest rejected candidates, most recent first.
     pub codes: Vec<Code>,
@@ -438,8 +450,6 @@ impl Query {
     }
 }
 
-/// The entry files of a knowledge directory: its `*.toml` files but [`PRUNED_FILE`], in
-/// name order.
 /// Whether `e`'s trigger admits `query`: its class, a dtype, and cores for a template
 /// that spreads over them.
 fn eligible(query: &Query, e: &Entry) -> bool {
@@ -482,6 +492,8 @@ fn read_entry_file(path: &Path) -> Result<String, KnowledgeError> {
     })
 }
 
+/// The entry files of a knowledge directory: its `*.toml` files but [`PRUNED_FILE`], in
+/// name order.
 fn entry_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, KnowledgeError> {
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| KnowledgeError {

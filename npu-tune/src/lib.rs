@@ -7,6 +7,8 @@
 //! every evaluation is a [`record::CandidateRecord`], appended to the [`journal`] as it
 //! finishes and gathered into the [`report`]s.
 
+#![warn(missing_docs)]
+
 // The bundled kernels are `npu_kernel!` blocks, whose expansions name
 // `::npu::__private`; inside this crate that is npu-core's support for them.
 extern crate self as npu;

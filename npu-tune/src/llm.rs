@@ -203,6 +203,7 @@ impl LlmClient {
         self
     }
 
+    /// The settings the client was built with.
     pub fn config(&self) -> &LlmConfig {
         &self.config
     }

@@ -21,17 +21,23 @@ use serde::{Deserialize, Serialize};
 /// The exchanges of one tuning run with one model.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Transcript {
+    /// The model's name, as the LLM configuration gave it.
     pub model: String,
+    /// Every exchange, in recorded order.
     pub exchanges: Vec<Exchange>,
 }
 
 /// One prompt and the replies it got.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Exchange {
+    /// The key the exchange is filed under: the kernel's name (`VARIANT/NAME` in a
+    /// drafting evaluation).
     pub kernel: String,
+    /// The 0-based round that sent the prompt.
     pub round: u32,
     /// [`prompt_sha`] of the prompt text: 16 lower-case hex digits.
     pub prompt_sha: String,
+    /// The replies (choices) the model gave, in order.
     pub replies: Vec<String>,
     /// The prompt itself, so a recording can be read and rerun.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -50,12 +56,21 @@ pub struct Exchange {
 #[derive(Debug)]
 pub enum ReplayError {
     /// Reading, writing or renaming the file failed.
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The transcript file.
+        path: PathBuf,
+        /// What failed.
+        source: io::Error,
+    },
     /// The file is not a transcript: bad JSON or a missing or mistyped field.
     Corrupt {
+        /// The transcript file.
         path: PathBuf,
+        /// 1-based line of the error in the file.
         line: usize,
+        /// 1-based column of the error in the line.
         column: usize,
+        /// serde_json's message, without its position.
         message: String,
     },
 }
@@ -79,6 +94,7 @@ pub fn prompt_sha(text: &str) -> String {
 }
 
 impl Transcript {
+    /// An empty transcript of `model`.
     pub fn new(model: impl Into<String>) -> Self {
         Transcript {
             model: model.into(),
@@ -201,6 +217,7 @@ impl std::error::Error for ReplayError {
 }
 
 impl Replayer {
+    /// A replayer of `transcript`, indexing its exchanges by kernel.
     pub fn new(transcript: Transcript) -> Self {
         let mut by_kernel: HashMap<String, Vec<usize>> = HashMap::new();
         for (index, exchange) in transcript.exchanges.iter().enumerate() {
@@ -215,6 +232,7 @@ impl Replayer {
         }
     }
 
+    /// The transcript it serves.
     pub fn transcript(&self) -> &Transcript {
         &self.transcript
     }

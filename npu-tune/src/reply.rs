@@ -23,10 +23,20 @@ use npu_core::internal::parse_schedules_str;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Extracted {
     /// A block that parses: its name and its exact text, `schedule` to `}`.
-    Schedule { name: String, text: String },
+    Schedule {
+        /// The block's name (`schedule NAME`).
+        name: String,
+        /// The block's text.
+        text: String,
+    },
     /// A block that does not parse, or a reply without one. `reason` is what the
     /// model is told; `excerpt` is the start of the offending text.
-    Rejected { reason: String, excerpt: String },
+    Rejected {
+        /// Why, in words for the model.
+        reason: String,
+        /// The start of the offending text.
+        excerpt: String,
+    },
 }
 
 /// Every `schedule` block in `reply`, in order, each parsed or rejected. Never empty:

@@ -24,8 +24,11 @@ pub use svg::render_svg;
 /// Where [`write_reports`] put the three files.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReportPaths {
+    /// `DIR/KERNEL.json`: the whole [`KernelResult`].
     pub json: PathBuf,
+    /// `DIR/KERNEL.md`: the summary for people.
     pub markdown: PathBuf,
+    /// `DIR/KERNEL.svg`: the convergence plot.
     pub svg: PathBuf,
 }
 

@@ -22,12 +22,18 @@ use summary::Searches;
 /// How a run is set up.
 #[derive(Clone, Debug)]
 pub struct RunConfig {
+    /// Rounds of the main generator per kernel.
     pub rounds: u32,
+    /// Candidates per round.
     pub candidates: usize,
+    /// The seed of every generator's randomness; the journal header records it.
     pub seed: u64,
     /// Worker threads for evaluation; 0 uses every core.
     pub jobs: usize,
+    /// Where the journal and the reports go.
     pub report_dir: PathBuf,
+    /// Continue the journal in `report_dir` (its header must match) instead of starting
+    /// afresh.
     pub resume: bool,
     /// Whether to run the random and grid baselines.
     pub baselines: bool,
@@ -75,6 +81,7 @@ pub trait Progress: Sync {
     fn start(&self, kernel: &str, generator: &str, total: u64);
     /// One evaluation finished.
     fn advance(&self, record: &CandidateRecord);
+    /// The run is over: close whatever display is still open.
     fn finish(&self);
 }
 
@@ -91,8 +98,11 @@ impl Progress for Silent {
 /// Why a run stopped early.
 #[derive(Debug)]
 pub enum RunError {
+    /// The generator cannot continue.
     Generate(GenerateError),
+    /// The journal cannot be opened or resumed.
     Journal(JournalError),
+    /// The worker thread pool could not be built.
     Thread(String),
 }
 
@@ -454,8 +464,6 @@ impl KernelSession<'_> {
     }
 }
 
-/// A schedule's text with its name (`s`) and layout made canonical, so that two
-/// spellings of one schedule compare equal; text that is not one block is kept as is.
 /// For each proposal, the earlier schedule it repeats (of an earlier round in `seen`,
 /// or an earlier proposal of this round), if any: those are recorded as duplicates
 /// instead of evaluated.
@@ -504,6 +512,8 @@ fn unevaluated(
     }
 }
 
+/// A schedule's text with its name (`s`) and layout made canonical, so that two
+/// spellings of one schedule compare equal; text that is not one block is kept as is.
 pub(crate) fn canonical(text: &str) -> String {
     npu_core::canonical_schedule(text, "s").unwrap_or_else(|| text.trim().to_string() + "\n")
 }

@@ -18,11 +18,13 @@ pub struct Spec {
     pub tiles: Vec<Option<u64>>,
     /// Buffer depth of the staged tensors (UB for vector kernels, L1 for matmul).
     pub depth: u64,
-    /// Matmul only: depth of the L0A/L0B blocks and of the L0C block.
+    /// Matmul only: depth of the L0A/L0B blocks (L0C's is `l0c_depth`).
     pub l0_depth: u64,
+    /// Matmul only: depth of the L0C block; 1 otherwise.
     pub l0c_depth: u64,
     /// Matmul only: the cube base block (m, n, k).
     pub cube: Option<[u64; 3]>,
+    /// The `tail` item to write; `None` writes none.
     pub tail: Tail,
 }
 
@@ -34,7 +36,10 @@ pub struct Space {
     pub cores: Vec<[u64; 2]>,
     /// Candidate tiles per axis (`None` = unsplit).
     pub tiles: Vec<Vec<Option<u64>>>,
+    /// Buffer depths (1 and 2), for `depth` and a matmul's L0 depths alike.
     pub depths: Vec<u64>,
+    /// Matmul only: cube base blocks (m, n, k), every mix of 1, 2, 4, 8 and 16
+    /// fractals; empty otherwise.
     pub cube: Vec<[u64; 3]>,
     /// `tail pad` is a choice of its own (beside the tails tiles leave) when some row
     /// is not aligned: padded copies of whole unaligned rows are legal, and sometimes
@@ -431,11 +436,13 @@ fn cube_blocks(kernel: &CheckedKernel) -> Vec<[u64; 3]> {
     let (KernelClass::Matmul(_), Some(unit)) = (&kernel.class, &kernel.target.cube) else {
         return Vec::new();
     };
-    let sizes = [unit.m, unit.m * 2, unit.m * 4, unit.m * 8, unit.m * 16];
+    // Each axis in multiples of its own fractal size: a target file may give the
+    // fractal different m, n and k.
+    let sizes = |unit: u64| [1, 2, 4, 8, 16].map(|times| unit * times);
     let mut blocks = Vec::new();
-    for m in sizes {
-        for n in sizes {
-            for k in sizes {
+    for m in sizes(unit.m) {
+        for n in sizes(unit.n) {
+            for k in sizes(unit.k) {
                 blocks.push([m, n, k]);
             }
         }

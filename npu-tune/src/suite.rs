@@ -20,8 +20,11 @@ use crate::record::KernelResult;
 /// in a test, large enough that the heuristic's first edits show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SuiteBudget {
+    /// Rounds of the heuristic per kernel.
     pub rounds: u32,
+    /// Candidates per round.
     pub candidates: usize,
+    /// The run's seed.
     pub seed: u64,
 }
 
@@ -45,12 +48,19 @@ impl SuiteBudget {
 /// One kernel's row.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SuiteRow {
+    /// The bundled kernel's name.
     pub kernel: String,
+    /// Its category, which groups the table's rows.
     pub category: Category,
+    /// The target it was tuned on.
     pub target: String,
+    /// The best hand schedule's cycles; `None` when none was correct.
     pub hand: Option<u64>,
+    /// Grid search's best cycles, with as many evaluations as the heuristic.
     pub grid: Option<u64>,
+    /// Random search's best cycles, with as many evaluations as the heuristic.
     pub random: Option<u64>,
+    /// The heuristic's best cycles; `None` when it found nothing correct.
     pub heuristic: Option<u64>,
     /// Hand cycles over the heuristic's best.
     pub speedup: Option<f64>,
@@ -64,20 +74,27 @@ pub struct SuiteRow {
     pub bottleneck: String,
     /// The schedule blocks behind `grid`, `random` and `heuristic`.
     pub grid_schedule: Option<String>,
+    /// The schedule block behind `random`.
     pub random_schedule: Option<String>,
+    /// The schedule block behind `heuristic`.
     pub heuristic_schedule: Option<String>,
 }
 
 /// The suite's data file: the budget and every row (docs/suite.json).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SuiteFile {
+    /// Rounds of the budget the rows were tuned with.
     pub rounds: u32,
+    /// Candidates per round of that budget.
     pub candidates: usize,
+    /// The seed of that budget.
     pub seed: u64,
+    /// One row per kernel, in the order they were tuned.
     pub rows: Vec<SuiteRow>,
 }
 
 impl SuiteFile {
+    /// The budget the rows were tuned with.
     pub fn budget(&self) -> SuiteBudget {
         SuiteBudget {
             rounds: self.rounds,

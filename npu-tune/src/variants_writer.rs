@@ -20,11 +20,15 @@ pub use destination::{Existing, destination, inspect, may_replace, regeneration_
 /// How a run was made, for the header.
 #[derive(Clone, Debug)]
 pub struct Provenance {
+    /// The main generator's name (`heuristic`, `llm`, ...).
     pub generator: String,
     /// The LLM's model name, or `none`.
     pub model: String,
+    /// Rounds per kernel.
     pub rounds: u32,
+    /// Candidates per round.
     pub candidates: usize,
+    /// The run's seed.
     pub seed: u64,
     /// `YYYY-MM-DD`; see [`today`].
     pub date: String,
@@ -35,7 +39,9 @@ pub struct Provenance {
 pub struct Chosen {
     /// The schedule block, renamed.
     pub text: String,
+    /// The variant's new name, `v1`, `v2`, ... (skipping the hand schedules' names).
     pub name: String,
+    /// Its simulated cycles.
     pub cycles: u64,
 }
 

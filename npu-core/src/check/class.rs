@@ -8,7 +8,7 @@ use super::expr::{ast_preorder, expr_span};
 use super::matmul::{matmul_input_dtype, matmul_shape, short_of_the_fractal};
 use super::retype::Unsupported;
 use crate::ast::{self, KernelDef};
-use crate::diag::{Code, list};
+use crate::diag::{Code, Diagnostic, list};
 use crate::dtype::Dtype;
 use crate::ir::*;
 use crate::target::{Target, VectorOp};
@@ -78,16 +78,17 @@ impl Checker<'_> {
             });
             if let Some((dtype, node)) = bad {
                 let op = op_name(node);
-                self.error(
-                    Code::E026,
-                    node_span(stmt, assign, Some(node)),
-                    format!(
-                        "the vector unit of `{}` cannot compute `{op}` in {dtype}",
-                        target.name
-                    ),
-                );
+                // Reported once its help is known: the help is a rewrite checked
+                // against every other diagnostic of the kernel.
                 unsupported.push(Unsupported {
-                    diagnostic: self.diagnostics.len() - 1,
+                    diagnostic: Diagnostic::new(
+                        Code::E026,
+                        node_span(stmt, assign, Some(node)),
+                        format!(
+                            "the vector unit of `{}` cannot compute `{op}` in {dtype}",
+                            target.name
+                        ),
+                    ),
                     statement,
                     dtype,
                 });
@@ -96,7 +97,11 @@ impl Checker<'_> {
             self.missing_operation(stmt, assign);
         }
         if self.helps {
-            self.retype_helps(def, tensors, &unsupported);
+            self.retype_helps(def, tensors, unsupported);
+        } else {
+            for unsupported in unsupported {
+                self.report(unsupported.diagnostic);
+            }
         }
     }
 
@@ -114,15 +119,17 @@ impl Checker<'_> {
         let span = node_span(stmt, assign, reduce);
         match &target.cube {
             None => {
-                self.error(
-                    Code::E026,
-                    span,
-                    format!(
-                        "target `{}` has no cube unit, which a matmul needs",
-                        target.name
-                    ),
-                )
-                .help = Some("use a target with a cube, such as `ascend910b`".into());
+                self.report(
+                    Diagnostic::new(
+                        Code::E026,
+                        span,
+                        format!(
+                            "target `{}` has no cube unit, which a matmul needs",
+                            target.name
+                        ),
+                    )
+                    .help("use a target with a cube, such as `ascend910b`"),
+                );
             }
             Some(cube) => {
                 for tensor in [mm.a, mm.b] {
@@ -138,19 +145,21 @@ impl Checker<'_> {
                             }
                         });
                         let span = node_span(stmt, assign, load);
-                        self.error(
-                            Code::E026,
-                            span,
-                            format!(
-                                "the cube of `{}` multiplies {} but this matmul feeds it {dtype}",
-                                target.name,
-                                list(&names)
-                            ),
-                        )
-                        .help = Some(format!(
-                            "declare the inputs as {}",
-                            names.first().copied().unwrap_or("f16")
-                        ));
+                        self.report(
+                            Diagnostic::new(
+                                Code::E026,
+                                span,
+                                format!(
+                                    "the cube of `{}` multiplies {} but this matmul feeds it {dtype}",
+                                    target.name,
+                                    list(&names)
+                                ),
+                            )
+                            .help(format!(
+                                "declare the inputs as {}",
+                                names.first().copied().unwrap_or("f16")
+                            )),
+                        );
                         break;
                     }
                 }
@@ -176,19 +185,21 @@ impl Checker<'_> {
                 .into_iter()
                 .filter(|name| Target::preset(name).is_some_and(|t| t.computes(op)))
                 .collect();
-            self.error(
-                Code::E026,
-                node_span(stmt, assign, Some(node)),
-                format!(
-                    "the vector unit of `{}` has no `{}` operation (its `vector.cycles` gives it no cost)",
-                    target.name, name
-                ),
-            )
-            .help = Some(format!(
-                "use a target that computes it ({}), or give `vector.cycles.{}` a cost in the target file",
-                list(&presets),
-                op.name()
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E026,
+                    node_span(stmt, assign, Some(node)),
+                    format!(
+                        "the vector unit of `{}` has no `{}` operation (its `vector.cycles` gives it no cost)",
+                        target.name, name
+                    ),
+                )
+                .help(format!(
+                    "use a target that computes it ({}), or give `vector.cycles.{}` a cost in the target file",
+                    list(&presets),
+                    op.name()
+                )),
+            );
         }
     }
 }

@@ -5,7 +5,7 @@ use proc_macro2::{Ident, Span};
 
 use super::{Checker, FUNCTIONS, Scope, Ty};
 use crate::ast::{self, BinOp};
-use crate::diag::{Code, suggestion};
+use crate::diag::{Code, Diagnostic, suggestion};
 use crate::dtype::Dtype;
 use crate::ir::*;
 
@@ -57,13 +57,14 @@ impl Checker<'_> {
                         )
                     }
                     (_, Ty::Mask(_), Some(_)) => {
-                        self.error(
-                            Code::E010,
-                            dtype.span(),
-                            "a comparison's mask cannot be cast",
-                        )
-                        .help =
-                            Some("use `select(cond, 1.0, 0.0)` to turn a mask into numbers".into());
+                        self.report(
+                            Diagnostic::new(
+                                Code::E010,
+                                dtype.span(),
+                                "a comparison's mask cannot be cast",
+                            )
+                            .help("use `select(cond, 1.0, 0.0)` to turn a mask into numbers"),
+                        );
                         (None, Ty::Error)
                     }
                     _ => (None, Ty::Error),
@@ -108,15 +109,17 @@ impl Checker<'_> {
             // A constant stays a literal and takes its dtype from its context, as `-1`
             // does in `max(x[i], -1)`.
             if is_float && op.integer_only() {
-                self.error(
-                    Code::E010,
-                    span,
-                    format!(
-                        "`{}` works on integers but got a floating-point literal",
-                        op.name()
-                    ),
-                )
-                .help = Some("write an integer literal".into());
+                self.report(
+                    Diagnostic::new(
+                        Code::E010,
+                        span,
+                        format!(
+                            "`{}` works on integers but got a floating-point literal",
+                            op.name()
+                        ),
+                    )
+                    .help("write an integer literal"),
+                );
                 return (None, Ty::Error);
             }
             let is_float = is_float || op.float_only();
@@ -142,27 +145,31 @@ impl Checker<'_> {
             } else {
                 format!("{}(x as {int})", op.name())
             };
-            self.error(
-                Code::E010,
-                span,
-                format!(
-                    "`{}` works on the bits of integers but got {dtype}",
-                    op.name()
-                ),
-            )
-            .help = Some(format!("cast the operand to an integer first: `{call}`"));
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    span,
+                    format!(
+                        "`{}` works on the bits of integers but got {dtype}",
+                        op.name()
+                    ),
+                )
+                .help(format!("cast the operand to an integer first: `{call}`")),
+            );
             return (None, Ty::Error);
         }
         if op.float_only() && !dtype.is_float() {
-            self.error(
-                Code::E010,
-                span,
-                format!(
-                    "`{}` needs a floating-point operand but got {dtype}",
-                    op.name()
-                ),
-            )
-            .help = Some(format!("cast the operand first: `{}(x as f32)`", op.name()));
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    span,
+                    format!(
+                        "`{}` needs a floating-point operand but got {dtype}",
+                        op.name()
+                    ),
+                )
+                .help(format!("cast the operand first: `{}(x as f32)`", op.name())),
+            );
             return (None, Ty::Error);
         }
         let arg = resolve_literals(arg, dtype);
@@ -241,12 +248,14 @@ impl Checker<'_> {
                     ),
                 )
             };
-            self.error(
-                Code::E010,
-                span,
-                format!("`{symbol}` works on the bits of integers but got {what}"),
-            )
-            .help = Some(help);
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    span,
+                    format!("`{symbol}` works on the bits of integers but got {what}"),
+                )
+                .help(help),
+            );
             return None;
         }
         let ty = match (l, r) {
@@ -264,12 +273,14 @@ impl Checker<'_> {
         match (l, r) {
             (Ty::Error, _) | (_, Ty::Error) => None,
             (Ty::Mask(_), _) | (_, Ty::Mask(_)) => {
-                self.error(
-                    Code::E010,
-                    span,
-                    format!("`{what}` takes numbers, not a comparison's mask"),
-                )
-                .help = Some("use the comparison as the first argument of `select`".into());
+                self.report(
+                    Diagnostic::new(
+                        Code::E010,
+                        span,
+                        format!("`{what}` takes numbers, not a comparison's mask"),
+                    )
+                    .help("use the comparison as the first argument of `select`"),
+                );
                 None
             }
             (Ty::Value(a), Ty::Value(b)) if a == b => Some(a),
@@ -278,21 +289,22 @@ impl Checker<'_> {
                     wide if wide == a => (a, b),
                     _ => (b, a),
                 };
-                self.error(Code::E010, span, format!("`{what}` mixes {a} and {b}"))
-                    .help = Some(format!(
-                    "cast the {narrow} operand to {wide}: `(OPERAND as {wide})`"
-                ));
+                self.report(
+                    Diagnostic::new(Code::E010, span, format!("`{what}` mixes {a} and {b}")).help(
+                        format!("cast the {narrow} operand to {wide}: `(OPERAND as {wide})`"),
+                    ),
+                );
                 None
             }
             (Ty::Value(d), Ty::Literal { is_float }) | (Ty::Literal { is_float }, Ty::Value(d)) => {
                 if is_float && !d.is_float() {
-                    self.error(
-                        Code::E010,
-                        span,
-                        format!("`{what}` mixes {d} and a floating-point literal"),
-                    )
-                    .help = Some(
-                        "write an integer literal, or cast the other side to a float dtype".into(),
+                    self.report(
+                        Diagnostic::new(
+                            Code::E010,
+                            span,
+                            format!("`{what}` mixes {d} and a floating-point literal"),
+                        )
+                        .help("write an integer literal, or cast the other side to a float dtype"),
                     );
                     return None;
                 }
@@ -322,31 +334,37 @@ impl Checker<'_> {
             "min" | "max" | "pow" => 2,
             "select" => 3,
             "sum" | "argmax" | "argmin" => {
-                self.error(
-                    Code::E003,
-                    func.span(),
-                    format!("`{name}` needs the axis it reduces over"),
-                )
-                .help = Some(format!("write `{name}[k](x[i, k])`"));
+                self.report(
+                    Diagnostic::new(
+                        Code::E003,
+                        func.span(),
+                        format!("`{name}` needs the axis it reduces over"),
+                    )
+                    .help(format!("write `{name}[k](x[i, k])`")),
+                );
                 return (None, Ty::Error);
             }
             "cumsum" | "cumprod" => {
-                self.error(
-                    Code::E003,
-                    func.span(),
-                    format!("`{name}` needs the axis it runs along"),
-                )
-                .help = Some(format!("write `y[i, k] = {name}[k](x[i, k])`"));
+                self.report(
+                    Diagnostic::new(
+                        Code::E003,
+                        func.span(),
+                        format!("`{name}` needs the axis it runs along"),
+                    )
+                    .help(format!("write `y[i, k] = {name}[k](x[i, k])`")),
+                );
                 return (None, Ty::Error);
             }
             _ => {
                 let help = suggestion(&name, FUNCTIONS);
-                self.error(
-                    Code::E003,
-                    func.span(),
-                    format!("unknown function `{name}`"),
-                )
-                .help = Some(help);
+                self.report(
+                    Diagnostic::new(
+                        Code::E003,
+                        func.span(),
+                        format!("unknown function `{name}`"),
+                    )
+                    .help(help),
+                );
                 // The arguments may hold mistakes of their own: report those too.
                 for arg in args {
                     self.expr(arg, scope, tensors);
@@ -389,12 +407,14 @@ impl Checker<'_> {
         let then = typed.pop().expect("arity 3");
         let cond = typed.pop().expect("arity 3");
         if !matches!(cond.1, Ty::Mask(_) | Ty::Error) {
-            self.error(
-                Code::E010,
-                expr_span(&args[0]),
-                "`select` needs a comparison as its condition",
-            )
-            .help = Some("write `select(a[i] > b[i], a[i], b[i])`".into());
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    expr_span(&args[0]),
+                    "`select` needs a comparison as its condition",
+                )
+                .help("write `select(a[i] > b[i], a[i], b[i])`"),
+            );
             return (None, Ty::Error);
         }
         let Some(dtype) = self.unify(func.span(), "select", then.1, otherwise.1) else {
@@ -431,14 +451,11 @@ impl Checker<'_> {
         let rhs = typed.pop().expect("arity 2");
         let lhs = typed.pop().expect("arity 2");
         if name == "pow" && !matches!(rhs.1, Ty::Literal { .. } | Ty::Error) {
-            self.error(
-                Code::E010,
-                expr_span(&args[1]),
-                "`pow` needs a constant exponent",
-            )
-            .help = Some(
-                "write a number, as in `pow(x[i], 3.0)`, or `exp(e * log(x))` for a tensor exponent"
-                    .into(),
+            self.report(
+                Diagnostic::new(Code::E010, expr_span(&args[1]), "`pow` needs a constant exponent")
+                    .help(
+                        "write a number, as in `pow(x[i], 3.0)`, or `exp(e * log(x))` for a tensor exponent",
+                    ),
             );
             return (None, Ty::Error);
         }
@@ -454,12 +471,14 @@ impl Checker<'_> {
             _ => BinaryOp::Pow,
         };
         if op == BinaryOp::Pow && !dtype.is_float() {
-            self.error(
-                Code::E010,
-                func.span(),
-                format!("`pow` needs a floating-point operand but got {dtype}"),
-            )
-            .help = Some("cast the operand first: `pow(x as f32, 2.0)`".into());
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    func.span(),
+                    format!("`pow` needs a floating-point operand but got {dtype}"),
+                )
+                .help("cast the operand first: `pow(x as f32, 2.0)`"),
+            );
             return (None, Ty::Error);
         }
         let ty = match (lhs.1, rhs.1) {

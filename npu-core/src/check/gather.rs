@@ -3,7 +3,7 @@
 
 use super::{Checker, Scope};
 use crate::ast;
-use crate::diag::Code;
+use crate::diag::{Code, Diagnostic};
 use crate::ir::*;
 
 impl Checker<'_> {
@@ -25,7 +25,7 @@ impl Checker<'_> {
         let index_name = gather.tensor.to_string();
         let span = gather.tensor.span();
         let refuse = |checker: &mut Self, message: String, help: String| {
-            checker.error(Code::E037, span, message).help = Some(help);
+            checker.report(Diagnostic::new(Code::E037, span, message).help(help));
             None
         };
         if let Some((message, help)) =
@@ -54,14 +54,16 @@ impl Checker<'_> {
             );
         }
         if dtype.is_float() {
-            self.error(
-                Code::E010,
-                span,
-                format!("`{index_name}` indexes `{name}` but holds {dtype}; a gather's index is an integer"),
-            )
-            .help = Some(format!(
-                "declare `{index_name}` as i32, u32, i16, u16, u8 or i8"
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    span,
+                    format!("`{index_name}` indexes `{name}` but holds {dtype}; a gather's index is an integer"),
+                )
+                .help(format!(
+                    "declare `{index_name}` as i32, u32, i16, u16, u8 or i8"
+                )),
+            );
             return None;
         }
         Some(Subscript::Gather {

@@ -7,7 +7,7 @@ use super::expr::{expr_span, subscripts};
 use super::reduce::fresh_axis;
 use super::{Checker, PadKey, Scope, Ty};
 use crate::ast;
-use crate::diag::{Code, suggestion};
+use crate::diag::{Code, Diagnostic, suggestion};
 use crate::ir::*;
 
 impl Checker<'_> {
@@ -96,8 +96,14 @@ impl Checker<'_> {
                         } else {
                             format!(", or read through `pad({name}, 0)[...]`")
                         };
-                        self.error(Code::E012, number.span, format!("index {} is out of range for `{name}`, which has {extent} elements along dimension {dim}", number.value))
-                            .help = Some(format!("use an index below {extent}{pad}"));
+                        self.report(
+                            Diagnostic::new(
+                                Code::E012,
+                                number.span,
+                                format!("index {} is out of range for `{name}`, which has {extent} elements along dimension {dim}", number.value),
+                            )
+                            .help(format!("use an index below {extent}{pad}")),
+                        );
                         ok = false;
                     }
                     subscripts.push(Subscript::Const(number.value));
@@ -142,8 +148,10 @@ impl Checker<'_> {
             let mut candidates: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
             candidates.sort();
             let help = suggestion(&name, &candidates);
-            self.error(Code::E002, ident.span(), format!("unknown tensor `{name}`"))
-                .help = Some(help);
+            self.report(
+                Diagnostic::new(Code::E002, ident.span(), format!("unknown tensor `{name}`"))
+                    .help(help),
+            );
             return None;
         };
         if scope.failed.contains(&index) {
@@ -152,12 +160,14 @@ impl Checker<'_> {
         }
         let tensor = &tensors[index];
         if tensor.role == Role::Output {
-            self.error(
-                Code::E010,
-                ident.span(),
-                format!("`{name}` is an output and cannot be read"),
-            )
-            .help = Some("read inputs only; compute the value again or make it an input".into());
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    ident.span(),
+                    format!("`{name}` is an output and cannot be read"),
+                )
+                .help("read inputs only; compute the value again or make it an input"),
+            );
             return None;
         }
         Some(index)
@@ -167,20 +177,22 @@ impl Checker<'_> {
     fn read_with_rank(&mut self, ident: &Ident, indices: &[ast::Index], tensor: &Tensor) -> bool {
         let name = ident.to_string();
         if indices.len() != tensor.shape.len() {
-            self.error(
-                Code::E011,
-                ident.span(),
-                format!(
-                    "`{name}` has rank {} ({:?}) but is read with {}",
-                    tensor.shape.len(),
-                    tensor.shape,
-                    subscripts(indices.len())
-                ),
-            )
-            .help = Some(format!(
-                "read `{name}` with {}, one per dimension",
-                subscripts(tensor.shape.len())
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    ident.span(),
+                    format!(
+                        "`{name}` has rank {} ({:?}) but is read with {}",
+                        tensor.shape.len(),
+                        tensor.shape,
+                        subscripts(indices.len())
+                    ),
+                )
+                .help(format!(
+                    "read `{name}` with {}, one per dimension",
+                    subscripts(tensor.shape.len())
+                )),
+            );
             return false;
         }
         true
@@ -203,16 +215,20 @@ impl Checker<'_> {
         if padded {
             // A padded view may read past either end, or less than all.
         } else if axis_extent > extent {
-            self.error(
-                Code::E012,
-                axis_ident.span(),
-                format!("axis `{axis_name}` runs to {axis_extent} but `{name}` has {extent} elements along dimension {dim}"),
-            )
-            .help = Some(if scope.gather_index {
-                format!("give `{name}` extent {axis_extent} along dimension {dim}")
-            } else {
-                format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`")
-            });
+            self.report(
+                Diagnostic::new(
+                    Code::E012,
+                    axis_ident.span(),
+                    format!("axis `{axis_name}` runs to {axis_extent} but `{name}` has {extent} elements along dimension {dim}"),
+                )
+                .help(
+                    if scope.gather_index {
+                        format!("give `{name}` extent {axis_extent} along dimension {dim}")
+                    } else {
+                        format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`")
+                    },
+                ),
+            );
             return None;
         } else if axis_extent < extent
             && (scope.found.contains(&axis) || tensor.role == Role::Local)
@@ -235,7 +251,7 @@ impl Checker<'_> {
                     ),
                 )
             };
-            self.error(Code::E011, axis_ident.span(), message).help = Some(help);
+            self.report(Diagnostic::new(Code::E011, axis_ident.span(), message).help(help));
             return None;
         }
         Some(Subscript::Axis(axis))
@@ -321,23 +337,26 @@ impl Checker<'_> {
                 show(subscripts),
                 show(first)
             );
-            self.error(Code::E011, ident.span(), message).help = Some(
-                if tensor.role == Role::Local {
-                    format!(
-                        "an intermediate holds one tile over its own axes: read it as it is written, `{}`",
-                        show(first)
-                    )
-                } else if let Some((axis, window)) = window_read(first, subscripts, &scope.axes) {
-                    format!(
-                        "a staged tensor holds one tile at a time: `{}` and `{}` are one window, read once as `{name}[{window}]` in a reduction over a new axis `{axis}` that states the window's extent, as in `sum[{axis} < 3](..)` or `max[{axis} < 3](..)`",
-                        show(first),
-                        show(subscripts)
-                    )
-                } else {
-                    format!(
-                        "a staged tensor holds one tile at a time: read `{name}` with the same subscripts everywhere, or pass the other view as another input"
-                    )
-                },
+            self.report(
+                Diagnostic::new(Code::E011, ident.span(), message)
+                    .help(
+                        if tensor.role == Role::Local {
+                            format!(
+                                "an intermediate holds one tile over its own axes: read it as it is written, `{}`",
+                                show(first)
+                            )
+                        } else if let Some((axis, window)) = window_read(first, subscripts, &scope.axes) {
+                            format!(
+                                "a staged tensor holds one tile at a time: `{}` and `{}` are one window, read once as `{name}[{window}]` in a reduction over a new axis `{axis}` that states the window's extent, as in `sum[{axis} < 3](..)` or `max[{axis} < 3](..)`",
+                                show(first),
+                                show(subscripts)
+                            )
+                        } else {
+                            format!(
+                                "a staged tensor holds one tile at a time: read `{name}` with the same subscripts everywhere, or pass the other view as another input"
+                            )
+                        },
+                    ),
             );
             return false;
         }
@@ -356,14 +375,16 @@ impl Checker<'_> {
         if let Some(first) = scope.pads.get(&index)
             && *first != pad_key
         {
-            self.error(
-                Code::E011,
-                ident.span(),
-                format!("`{name}` is read with another padding here than before"),
-            )
-            .help = Some(format!(
-                "a staged tensor holds one tile at a time: read `{name}` through the same `pad({name}, ..)` everywhere"
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    ident.span(),
+                    format!("`{name}` is read with another padding here than before"),
+                )
+                .help(format!(
+                    "a staged tensor holds one tile at a time: read `{name}` through the same `pad({name}, ..)` everywhere"
+                )),
+            );
             return false;
         }
         true
@@ -381,12 +402,14 @@ impl Checker<'_> {
     ) -> (Option<Expr>, Ty) {
         let name = &tensor.name;
         if !indices.is_empty() || pad.is_some() {
-            self.error(
-                Code::E011,
-                ident.span(),
-                format!("`{name}` is a 0-d intermediate but is read with subscripts"),
-            )
-            .help = Some(format!("write `{name}` by its bare name"));
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    ident.span(),
+                    format!("`{name}` is a 0-d intermediate but is read with subscripts"),
+                )
+                .help(format!("write `{name}` by its bare name")),
+            );
             return (None, Ty::Error);
         }
         (
@@ -417,35 +440,39 @@ impl Checker<'_> {
                 .cycle()
                 .take(tensor.shape.len())
                 .collect();
-            self.error(
-                Code::E011,
-                ident.span(),
-                format!(
-                    "`{name}` is a tensor of rank {} ({:?}) but is read without subscripts",
-                    tensor.shape.len(),
-                    tensor.shape
-                ),
-            )
-            .help = Some(format!(
-                "write `{name}[{}]`; only scalar parameters (`{name}: {}`) are used by bare name",
-                example.join(", "),
-                tensor.dtype
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    ident.span(),
+                    format!(
+                        "`{name}` is a tensor of rank {} ({:?}) but is read without subscripts",
+                        tensor.shape.len(),
+                        tensor.shape
+                    ),
+                )
+                .help(format!(
+                    "write `{name}[{}]`; only scalar parameters (`{name}: {}`) are used by bare name",
+                    example.join(", "),
+                    tensor.dtype
+                )),
+            );
             return (None, Ty::Error);
         }
         if !indices.is_empty() {
-            self.error(
-                Code::E011,
-                ident.span(),
-                format!(
-                    "`{name}` is a scalar parameter but is read with {}",
-                    subscripts(indices.len())
-                ),
-            )
-            .help = Some(format!(
-                "write `{name}` without subscripts, or declare it as a tensor such as `{name}: [{}; N]`",
-                tensor.dtype
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    ident.span(),
+                    format!(
+                        "`{name}` is a scalar parameter but is read with {}",
+                        subscripts(indices.len())
+                    ),
+                )
+                .help(format!(
+                    "write `{name}` without subscripts, or declare it as a tensor such as `{name}: [{}; N]`",
+                    tensor.dtype
+                )),
+            );
             return (None, Ty::Error);
         }
         let ty = if self.untyped.contains(name) {
@@ -483,12 +510,14 @@ impl Checker<'_> {
             } else {
                 suggestion(&axis_name, &live)
             };
-            self.error(
-                Code::E002,
-                ident.span(),
-                format!("unknown axis `{axis_name}`"),
-            )
-            .help = Some(help);
+            self.report(
+                Diagnostic::new(
+                    Code::E002,
+                    ident.span(),
+                    format!("unknown axis `{axis_name}`"),
+                )
+                .help(help),
+            );
         }
         found
     }
@@ -565,12 +594,14 @@ impl Checker<'_> {
                 crate::print::index(&raised)
             )
         };
-        self.error(
-            Code::E012,
-            affine.span,
-            format!("`{read}` reads index {index}{when}; `{name}` has {extent} elements along dimension {dim}"),
-        )
-        .help = Some(help);
+        self.report(
+            Diagnostic::new(
+                Code::E012,
+                affine.span,
+                format!("`{read}` reads index {index}{when}; `{name}` has {extent} elements along dimension {dim}"),
+            )
+            .help(help),
+        );
         false
     }
 
@@ -596,12 +627,14 @@ impl Checker<'_> {
         {
             let param_dtype = tensors[index].dtype;
             if param_dtype != dtype {
-                self.error(
-                    Code::E010,
-                    param.span(),
-                    format!("the pad value of `{name}` is `{param}` of {param_dtype}, but `{name}` is {dtype}"),
-                )
-                .help = Some(format!("declare `{param}: {dtype}`, or pad with a literal"));
+                self.report(
+                    Diagnostic::new(
+                        Code::E010,
+                        param.span(),
+                        format!("the pad value of `{name}` is `{param}` of {param_dtype}, but `{name}` is {dtype}"),
+                    )
+                    .help(format!("declare `{param}: {dtype}`, or pad with a literal")),
+                );
                 return None;
             }
             return Some((
@@ -625,27 +658,31 @@ impl Checker<'_> {
             _ => None,
         };
         let Some((value_f64, is_float)) = literal else {
-            self.error(
-                Code::E010,
-                expr_span(value),
-                format!(
-                    "the pad value of `{name}` must be a literal or a scalar parameter of {dtype}"
-                ),
-            )
-            .help = Some(format!(
-                "write a literal, as in `pad({name}, 0)[i - 1]`, or pass the value as a parameter `v: {dtype}` and write `pad({name}, v)`"
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    expr_span(value),
+                    format!(
+                        "the pad value of `{name}` must be a literal or a scalar parameter of {dtype}"
+                    ),
+                )
+                .help(format!(
+                    "write a literal, as in `pad({name}, 0)[i - 1]`, or pass the value as a parameter `v: {dtype}` and write `pad({name}, v)`"
+                )),
+            );
             return None;
         };
         if is_float && !dtype.is_float() {
-            self.error(
-                Code::E010,
-                expr_span(value),
-                format!(
-                    "the pad value of `{name}` is a floating-point literal but `{name}` is {dtype}"
-                ),
-            )
-            .help = Some("write an integer literal, such as `0`".into());
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    expr_span(value),
+                    format!(
+                        "the pad value of `{name}` is a floating-point literal but `{name}` is {dtype}"
+                    ),
+                )
+                .help("write an integer literal, such as `0`"),
+            );
             return None;
         }
         let value = dtype.round(value_f64);

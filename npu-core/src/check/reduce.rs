@@ -8,7 +8,7 @@ use proc_macro2::Span;
 
 use super::{Checker, Scope, Ty};
 use crate::ast;
-use crate::diag::{Code, suggestion};
+use crate::diag::{Code, Diagnostic, suggestion};
 use crate::dtype::Dtype;
 use crate::ir::*;
 
@@ -36,12 +36,14 @@ impl Checker<'_> {
             "cumprod" => return self.scan(func, ScanOp::Prod, reduction, args, scope, tensors),
             _ => {
                 let help = suggestion(&name, &REDUCTIONS);
-                self.error(
-                    Code::E003,
-                    func.span(),
-                    format!("unknown reduction `{name}`"),
-                )
-                .help = Some(help);
+                self.report(
+                    Diagnostic::new(
+                        Code::E003,
+                        func.span(),
+                        format!("unknown reduction `{name}`"),
+                    )
+                    .help(help),
+                );
                 return (None, Ty::Error);
             }
         };
@@ -115,15 +117,17 @@ impl Checker<'_> {
         };
         let dtype = self.dtype(ident)?;
         if op.is_arg() && dtype.is_float() {
-            self.error(
-                Code::E010,
-                ident.span(),
-                format!("`{name}` returns an index, which {dtype} cannot be"),
-            )
-            .help = Some(format!(
-                "name an integer dtype for the index, as in `{name}[{}: i32]`, or leave it out",
-                reduction.axes[0]
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    ident.span(),
+                    format!("`{name}` returns an index, which {dtype} cannot be"),
+                )
+                .help(format!(
+                    "name an integer dtype for the index, as in `{name}[{}: i32]`, or leave it out",
+                    reduction.axes[0]
+                )),
+            );
             return None;
         }
         Some(Some((dtype, ident)))
@@ -181,38 +185,44 @@ impl Checker<'_> {
             return false;
         }
         if op.is_arg() && reduction.axes.len() > 1 {
-            self.error(
-                Code::E011,
-                reduction.axes[1].span(),
-                format!(
-                    "`{name}` returns the index along one axis, but `{name}{}` names {}",
-                    reduction.text(),
-                    reduction.axes.len()
-                ),
-            )
-            .help = Some(format!(
-                "reduce over one axis, as in `{name}[{}](...)`, or first reduce the others with `max`/`min` in an intermediate",
-                reduction.axes[0]
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    reduction.axes[1].span(),
+                    format!(
+                        "`{name}` returns the index along one axis, but `{name}{}` names {}",
+                        reduction.text(),
+                        reduction.axes.len()
+                    ),
+                )
+                .help(format!(
+                    "reduce over one axis, as in `{name}[{}](...)`, or first reduce the others with `max`/`min` in an intermediate",
+                    reduction.axes[0]
+                )),
+            );
             return false;
         }
         if scope.scanning {
-            self.error(
-                Code::E003,
-                func.span(),
-                format!("`{name}` cannot be inside a scan"),
-            )
-            .help = Some(format!(
-                "compute the reduction in an intermediate first, as in `let r[..] = {name}{}(...);`, and scan that",
-                reduction.text()
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E003,
+                    func.span(),
+                    format!("`{name}` cannot be inside a scan"),
+                )
+                .help(format!(
+                    "compute the reduction in an intermediate first, as in `let r[..] = {name}{}(...);`, and scan that",
+                    reduction.text()
+                )),
+            );
             return false;
         }
         if scope.reducing {
-            self.error(Code::E003, func.span(), "reductions cannot be nested")
-                .help = Some(format!(
-                "reduce over several axes in one reduction, as in `{name}[kh, kw](...)`, or split the kernel in two"
-            ));
+            self.report(
+                Diagnostic::new(Code::E003, func.span(), "reductions cannot be nested")
+                    .help(format!(
+                        "reduce over several axes in one reduction, as in `{name}[kh, kw](...)`, or split the kernel in two"
+                    )),
+            );
             return false;
         }
         true
@@ -233,44 +243,58 @@ impl Checker<'_> {
         let axis_ident = &reduction.axes[position];
         let axis_name = axis_ident.to_string();
         if reduction.axes[..position].iter().any(|a| *a == axis_name) {
-            self.error(
-                Code::E030,
-                axis_ident.span(),
-                format!(
-                    "axis `{axis_name}` is named twice in `{name}{}`",
-                    reduction.text()
-                ),
-            )
-            .help = Some("name each reduction axis once".into());
+            self.report(
+                Diagnostic::new(
+                    Code::E030,
+                    axis_ident.span(),
+                    format!(
+                        "axis `{axis_name}` is named twice in `{name}{}`",
+                        reduction.text()
+                    ),
+                )
+                .help("name each reduction axis once"),
+            );
             return None;
         }
         if scope.live.iter().any(|a| scope.axes[*a].name == axis_name) {
-            self.error(
-                Code::E030,
-                axis_ident.span(),
-                format!("axis `{axis_name}` is already in use here"),
-            )
-            .help = Some(in_use_help(&axis_name, scope));
+            self.report(
+                Diagnostic::new(
+                    Code::E030,
+                    axis_ident.span(),
+                    format!("axis `{axis_name}` is already in use here"),
+                )
+                .help(in_use_help(&axis_name, scope)),
+            );
             return None;
         }
         let stated_extent = reduction.extents[position];
         if let Some(stated) = stated_extent
             && stated.value == 0
         {
-            self.error(
-                Code::E011,
-                stated.span,
-                format!("`{name}[{axis_name} < 0]` reduces over no elements"),
-            )
-            .help = Some(format!("give `{axis_name}` an extent of at least 1"));
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    stated.span,
+                    format!("`{name}[{axis_name} < 0]` reduces over no elements"),
+                )
+                .help(format!("give `{axis_name}` an extent of at least 1")),
+            );
             return None;
         }
         let found = stated_extent
             .map(|stated| stated.value)
             .or_else(|| reduction_extent(body, &axis_name, &scope.tensors, tensors));
         let Some(extent) = found else {
-            self.error(Code::E011, axis_ident.span(), format!("no tensor in the body of `{name}` is indexed by `{axis_name}`, so its extent is unknown"))
-                .help = Some(format!("index an input by `{axis_name}`, as in `{name}[{axis_name}](x[i, {axis_name}])`, or state its extent: `{name}[{axis_name} < 3](x[i + {axis_name}])`"));
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    axis_ident.span(),
+                    format!("no tensor in the body of `{name}` is indexed by `{axis_name}`, so its extent is unknown"),
+                )
+                .help(
+                    format!("index an input by `{axis_name}`, as in `{name}[{axis_name}](x[i, {axis_name}])`, or state its extent: `{name}[{axis_name} < 3](x[i + {axis_name}])`"),
+                ),
+            );
             return None;
         };
         let axis = match scope.axes.iter().position(|a| a.name == axis_name) {
@@ -279,12 +303,14 @@ impl Checker<'_> {
             // `e[i, k]`.
             Some(existing) if scope.axes[existing].extent == extent => existing,
             Some(_) => {
-                self.error(
-                    Code::E030,
-                    axis_ident.span(),
-                    format!("axis `{axis_name}` is already used with another meaning"),
-                )
-                .help = Some("give the reduction axis its own name".into());
+                self.report(
+                    Diagnostic::new(
+                        Code::E030,
+                        axis_ident.span(),
+                        format!("axis `{axis_name}` is already used with another meaning"),
+                    )
+                    .help("give the reduction axis its own name"),
+                );
                 return None;
             }
             None => {
@@ -316,18 +342,20 @@ impl Checker<'_> {
                 .expect("the lists share an axis");
             let names: Vec<&str> = other.iter().map(|a| scope.axes[*a].name.as_str()).collect();
             let axis_name = &scope.axes[axes[shared]].name;
-            self.error(
-                Code::E030,
-                reduction.axes[shared].span(),
-                format!(
-                    "axis `{axis_name}` is reduced together with `{}` elsewhere; an axis belongs to one axis list",
+            self.report(
+                Diagnostic::new(
+                    Code::E030,
+                    reduction.axes[shared].span(),
+                    format!(
+                        "axis `{axis_name}` is reduced together with `{}` elsewhere; an axis belongs to one axis list",
+                        names.join(", ")
+                    ),
+                )
+                .help(format!(
+                    "write the same list, `[{}]`, or give this reduction its own axis names",
                     names.join(", ")
-                ),
-            )
-            .help = Some(format!(
-                "write the same list, `[{}]`, or give this reduction its own axis names",
-                names.join(", ")
-            ));
+                )),
+            );
             return false;
         }
         true
@@ -377,16 +405,17 @@ impl Checker<'_> {
         } else {
             ("an integer", "i32")
         };
-        self.error(
-            Code::E010,
-            ident.span(),
-            format!(
-                "`{name}` over {dtype} cannot accumulate in {accumulator}: {kind} {what} accumulates in {kind} dtype"
-            ),
-        )
-        .help = Some(format!(
-            "accumulate in {other}, or cast the body: `{name}[{axes}: {accumulator}](x as {accumulator})`"
-        ));
+        self.report(
+            Diagnostic::new(
+                Code::E010,
+                ident.span(),
+                format!("`{name}` over {dtype} cannot accumulate in {accumulator}"),
+            )
+            .note(format!("{kind} {what} accumulates in {kind} dtype"))
+            .help(format!(
+                "accumulate in {other}, or cast the body: `{name}[{axes}: {accumulator}](x as {accumulator})`"
+            )),
+        );
         None
     }
 
@@ -408,14 +437,16 @@ impl Checker<'_> {
             .into_iter()
             .find(|d| last as f64 <= d.range().1)
             .unwrap_or(Dtype::I32);
-        self.error(
-            Code::E010,
-            span,
-            format!(
-                "{index} holds indices up to {largest}, but `{name}` over {extent} elements returns up to {last}"
-            ),
-        )
-        .help = Some(format!("use {fits} for the index"));
+        self.report(
+            Diagnostic::new(
+                Code::E010,
+                span,
+                format!(
+                    "{index} holds indices up to {largest}, but `{name}` over {extent} elements returns up to {last}"
+                ),
+            )
+            .help(format!("use {fits} for the index")),
+        );
         false
     }
 
@@ -461,19 +492,21 @@ impl Checker<'_> {
         let name = op.name();
         let index = output.dtype;
         let ty = if index.is_float() {
-            self.error(
-                Code::E010,
-                stmt.output.span(),
-                format!(
-                    "`{}` is {index} but `{name}` returns an integer index",
-                    output.name
-                ),
-            )
-            .help = Some(format!(
-                "declare `{}` as i32, or convert the index with `{name}{}(...) as {index}`",
-                output.name,
-                reduction.text()
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    stmt.output.span(),
+                    format!(
+                        "`{}` is {index} but `{name}` returns an integer index",
+                        output.name
+                    ),
+                )
+                .help(format!(
+                    "declare `{}` as i32, or convert the index with `{name}{}(...) as {index}`",
+                    output.name,
+                    reduction.text()
+                )),
+            );
             Ty::Error
         } else if self.holds_indices(index, scope.axes[axes[0]].extent, func.span(), name) {
             Ty::Value(index)

@@ -6,33 +6,36 @@ use proc_macro2::Ident;
 
 use super::Checker;
 use crate::ast::{self, KernelDef};
-use crate::diag::{Diagnostics, list};
+use crate::diag::{Diagnostic, Diagnostics, list};
 use crate::dtype::Dtype;
 use crate::ir::Tensor;
 use crate::target::Target;
 
 /// An E026 about a dtype the vector unit lacks: where it is and what it is about.
 pub(super) struct Unsupported {
-    /// Index of the diagnostic in the checker's list.
-    pub diagnostic: usize,
+    /// The diagnostic, not yet reported: its help is chosen once every statement has
+    /// been checked.
+    pub diagnostic: Diagnostic,
     /// Index of the statement in the kernel's body.
     pub statement: usize,
     pub dtype: Dtype,
 }
 
 impl Checker<'_> {
-    /// Gives each E026 of `found` a help that rewrites its statement, when a rewrite
-    /// clears it: an `argmax` whose index the unit cannot hold computes it in i32 and
-    /// casts it (`argmax[k](..) as u32`); a statement over a dtype the unit lacks
-    /// casts those reads to one it has and its value back. Each candidate is checked
-    /// with the kernel before it is shown; without one, the help lists the dtypes.
+    /// Reports each E026 of `found` with a help that rewrites its statement, when a
+    /// rewrite clears it: an `argmax` whose index the unit cannot hold computes it in
+    /// i32 and casts it (`argmax[k](..) as u32`); a statement over a dtype the unit
+    /// lacks casts those reads to one it has and its value back. Each candidate is
+    /// checked with the kernel before it is shown; without one, the help lists the
+    /// dtypes.
     pub(super) fn retype_helps(
         &mut self,
         def: &KernelDef,
         tensors: &[Tensor],
-        found: &[Unsupported],
+        found: Vec<Unsupported>,
     ) {
-        let errors = self.diagnostics.len();
+        // Every diagnostic of the kernel, the E026s not yet reported included.
+        let errors = self.diagnostics.len() + found.len();
         for unsupported in found {
             let stmt = &def.body[unsupported.statement];
             let help = rewrites(stmt, def, tensors, unsupported.dtype, self.target)
@@ -43,15 +46,15 @@ impl Checker<'_> {
                     recheck(&edited, self.target).len() + 1 == errors
                 });
             let names: Vec<&str> = self.target.vector.dtypes.iter().map(|d| d.name()).collect();
-            let diagnostic = &mut self.diagnostics.list[unsupported.diagnostic];
-            diagnostic.help = Some(match help {
+            let help = match help {
                 Some((how, rewritten)) => format!(
                     "it computes {}; {how}: `{}`",
                     list(&names),
                     crate::print::statement(&rewritten)
                 ),
                 None => format!("it computes {}", list(&names)),
-            });
+            };
+            self.report(unsupported.diagnostic.help(help));
         }
     }
 }

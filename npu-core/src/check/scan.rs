@@ -5,7 +5,7 @@ use proc_macro2::Ident;
 
 use super::{Checker, Scope, Ty};
 use crate::ast;
-use crate::diag::Code;
+use crate::diag::{Code, Diagnostic};
 use crate::ir::*;
 
 impl Checker<'_> {
@@ -36,17 +36,19 @@ impl Checker<'_> {
                 .iter()
                 .map(|a| scope.axes[*a].name.as_str())
                 .collect();
-            self.error(
-                Code::E011,
-                axis_ident.span(),
-                format!(
-                    "`{name}[{axis_name}]` runs along `{axis_name}`, which the statement does not write (it writes over `{}`)",
-                    written.join(", ")
-                ),
-            )
-            .help = Some(format!(
-                "a scan keeps its axis: write the output over it, as in `y[.., {axis_name}] = {name}[{axis_name}](x[.., {axis_name}])`; to fold the axis away use `sum[{axis_name}]`"
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    axis_ident.span(),
+                    format!(
+                        "`{name}[{axis_name}]` runs along `{axis_name}`, which the statement does not write (it writes over `{}`)",
+                        written.join(", ")
+                    ),
+                )
+                .help(format!(
+                    "a scan keeps its axis: write the output over it, as in `y[.., {axis_name}] = {name}[{axis_name}](x[.., {axis_name}])`; to fold the axis away use `sum[{axis_name}]`"
+                )),
+            );
             return (None, Ty::Error);
         };
         let accumulator = match &reduction.accumulator {
@@ -97,30 +99,36 @@ impl Checker<'_> {
             return false;
         }
         if let [_, second, ..] = reduction.axes.as_slice() {
-            self.error(
-                Code::E011,
-                second.span(),
-                format!(
-                    "`{name}` runs along one axis, but `{name}{}` names {}",
-                    reduction.text(),
-                    reduction.axes.len()
-                ),
-            )
-            .help = Some(format!(
-                "scan along one axis, as in `{name}[{}](...)`",
-                reduction.axes[0]
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    second.span(),
+                    format!(
+                        "`{name}` runs along one axis, but `{name}{}` names {}",
+                        reduction.text(),
+                        reduction.axes.len()
+                    ),
+                )
+                .help(format!(
+                    "scan along one axis, as in `{name}[{}](...)`",
+                    reduction.axes[0]
+                )),
+            );
             return false;
         }
         let axis_ident = &reduction.axes[0];
         let axis_name = axis_ident.to_string();
         if let Some(extent) = reduction.extents[0] {
-            self.error(
-                Code::E011,
-                extent.span,
-                format!("`{name}` runs along the whole of `{axis_name}`, so it takes no extent"),
-            )
-            .help = Some(format!("write `{name}[{axis_name}](...)`"));
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    extent.span,
+                    format!(
+                        "`{name}` runs along the whole of `{axis_name}`, so it takes no extent"
+                    ),
+                )
+                .help(format!("write `{name}[{axis_name}](...)`")),
+            );
             return false;
         }
         if scope.reducing || scope.scanning {
@@ -129,14 +137,16 @@ impl Checker<'_> {
             } else {
                 "a scan"
             };
-            self.error(
-                Code::E003,
-                func.span(),
-                format!("`{name}` cannot be inside {outer}"),
-            )
-            .help = Some(format!(
-                "compute the scan in an intermediate first: `let c[.., {axis_name}] = {name}[{axis_name}](...);`"
-            ));
+            self.report(
+                Diagnostic::new(
+                    Code::E003,
+                    func.span(),
+                    format!("`{name}` cannot be inside {outer}"),
+                )
+                .help(format!(
+                    "compute the scan in an intermediate first: `let c[.., {axis_name}] = {name}[{axis_name}](...);`"
+                )),
+            );
             return false;
         }
         true

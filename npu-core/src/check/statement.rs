@@ -9,7 +9,7 @@ use super::expr::{resolve_literals, subscripts};
 use super::reduce::reduction_extent;
 use super::{Checker, MAX_ELEMENTS, Scope, Ty, too_many_elements};
 use crate::ast;
-use crate::diag::{Code, suggestion};
+use crate::diag::{Code, Diagnostic, suggestion};
 use crate::ir::*;
 
 impl Checker<'_> {
@@ -42,21 +42,25 @@ impl Checker<'_> {
         match ty {
             Ty::Value(dtype) if dtype != tensor.dtype => {
                 let (span, what) = (stmt.output.span(), tensor.dtype);
-                self.error(
-                    Code::E010,
-                    span,
-                    format!("`{name}` is {what} but the expression is {dtype}"),
-                )
-                .help = Some(format!("cast the expression with `as {what}`"));
+                self.report(
+                    Diagnostic::new(
+                        Code::E010,
+                        span,
+                        format!("`{name}` is {what} but the expression is {dtype}"),
+                    )
+                    .help(format!("cast the expression with `as {what}`")),
+                );
                 None
             }
             Ty::Mask(_) => {
-                self.error(
-                    Code::E010,
-                    stmt.output.span(),
-                    format!("`{name}` cannot hold a comparison's mask"),
-                )
-                .help = Some("use the comparison in `select(cond, a, b)`".into());
+                self.report(
+                    Diagnostic::new(
+                        Code::E010,
+                        stmt.output.span(),
+                        format!("`{name}` cannot hold a comparison's mask"),
+                    )
+                    .help("use the comparison in `select(cond, a, b)`"),
+                );
                 None
             }
             Ty::Error => None,
@@ -76,12 +80,14 @@ impl Checker<'_> {
                 // A tensor too large is reported already, and makes its loops too large.
                 if too_many_elements(&space) && !tensors.iter().any(|t| too_many_elements(&t.shape))
                 {
-                    self.error(
-                        Code::E011,
-                        stmt.output.span(),
-                        format!("`{name}` is computed over more than {MAX_ELEMENTS} elements (2^48), output and reduction axes together"),
-                    )
-                    .help = Some("give the kernel a smaller part of the work".into());
+                    self.report(
+                        Diagnostic::new(
+                            Code::E011,
+                            stmt.output.span(),
+                            format!("`{name}` is computed over more than {MAX_ELEMENTS} elements (2^48), output and reduction axes together"),
+                        )
+                        .help("give the kernel a smaller part of the work"),
+                    );
                     return None;
                 }
                 Some(Assign {
@@ -110,53 +116,63 @@ impl Checker<'_> {
                 .map(|t| t.name.as_str())
                 .collect();
             let help = suggestion(&name, &outputs);
-            self.error(
-                Code::E002,
-                stmt.output.span(),
-                format!("unknown output `{name}`"),
-            )
-            .help = Some(help);
+            self.report(
+                Diagnostic::new(
+                    Code::E002,
+                    stmt.output.span(),
+                    format!("unknown output `{name}`"),
+                )
+                .help(help),
+            );
             return None;
         };
         let tensor = &tensors[output];
         if tensor.role == Role::Input {
-            self.error(
-                Code::E010,
-                stmt.output.span(),
-                format!("`{name}` is an input and cannot be assigned"),
-            )
-            .help = Some("assign to an output declared after `->`".into());
+            self.report(
+                Diagnostic::new(
+                    Code::E010,
+                    stmt.output.span(),
+                    format!("`{name}` is an input and cannot be assigned"),
+                )
+                .help("assign to an output declared after `->`"),
+            );
             return None;
         }
         if let Some(_first) = assigned.insert(output, stmt.output.span()) {
-            self.error(
-                Code::E030,
-                stmt.output.span(),
-                format!("output `{name}` is assigned twice"),
-            )
-            .help = Some("assign each output in one statement".into());
+            self.report(
+                Diagnostic::new(
+                    Code::E030,
+                    stmt.output.span(),
+                    format!("output `{name}` is assigned twice"),
+                )
+                .help("assign each output in one statement"),
+            );
             return None;
         }
         if stmt.indices.len() != tensor.shape.len() {
-            self.error(
-                Code::E011,
-                stmt.output.span(),
-                format!(
-                    "`{name}` has rank {} but is written with {}",
-                    tensor.shape.len(),
-                    subscripts(stmt.indices.len())
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    stmt.output.span(),
+                    format!(
+                        "`{name}` has rank {} but is written with {}",
+                        tensor.shape.len(),
+                        subscripts(stmt.indices.len())
+                    ),
+                )
+                .help(
+                    if tensor.shape.is_empty() {
+                        format!(
+                            "`{name}` is 0-d: write it without subscripts, `{name} = ...;`, or declare it with a shape"
+                        )
+                    } else {
+                        format!(
+                            "write `{name}` with {}, one per dimension",
+                            subscripts(tensor.shape.len())
+                        )
+                    },
                 ),
-            )
-            .help = Some(if tensor.shape.is_empty() {
-                format!(
-                    "`{name}` is 0-d: write it without subscripts, `{name} = ...;`, or declare it with a shape"
-                )
-            } else {
-                format!(
-                    "write `{name}` with {}, one per dimension",
-                    subscripts(tensor.shape.len())
-                )
-            });
+            );
             return None;
         }
         Some(output)
@@ -177,37 +193,45 @@ impl Checker<'_> {
         let ident = match index {
             ast::Index::Axis(ident) => ident,
             ast::Index::Const(number) => {
-                self.error(
-                    Code::E011,
-                    number.span,
-                    format!("output `{name}` must be written over axes, not at a fixed position"),
-                )
-                .help = Some("name an axis, such as `i`".into());
+                self.report(
+                    Diagnostic::new(
+                        Code::E011,
+                        number.span,
+                        format!(
+                            "output `{name}` must be written over axes, not at a fixed position"
+                        ),
+                    )
+                    .help("name an axis, such as `i`"),
+                );
                 return None;
             }
             ast::Index::Gather(gather) => {
-                self.error(
-                    Code::E037,
-                    gather.tensor.span(),
-                    format!(
-                        "output `{name}` is written through `{}[..]`: scatter is not supported",
+                self.report(
+                    Diagnostic::new(
+                        Code::E037,
+                        gather.tensor.span(),
+                        format!(
+                            "output `{name}` is written through `{}[..]`: scatter is not supported",
+                            gather.tensor
+                        ),
+                    )
+                    .help(format!(
+                        "write the output over plain axes and gather on the right: `{name}[i] = x[{}[i]]`",
                         gather.tensor
-                    ),
-                )
-                .help = Some(format!(
-                    "write the output over plain axes and gather on the right: `{name}[i] = x[{}[i]]`",
-                    gather.tensor
-                ));
+                    )),
+                );
                 return None;
             }
             ast::Index::Affine(affine) => {
-                self.error(
-                    Code::E011,
-                    affine.span,
-                    format!("output `{name}` must be written over plain axes, not an affine form"),
-                )
-                .help = Some(
-                    "name one axis per output dimension and move the arithmetic into the loads, as in `y[i] = x[2*i + 1]`".into(),
+                self.report(
+                    Diagnostic::new(
+                        Code::E011,
+                        affine.span,
+                        format!("output `{name}` must be written over plain axes, not an affine form"),
+                    )
+                    .help(
+                        "name one axis per output dimension and move the arithmetic into the loads, as in `y[i] = x[2*i + 1]`",
+                    ),
                 );
                 return None;
             }
@@ -264,15 +288,17 @@ impl Checker<'_> {
                 .iter()
                 .map(|a| scope.axes[*a].name.as_str())
                 .collect();
-            self.error(
-                Code::E011,
-                stmt.output.span(),
-                format!(
-                    "every output must be written over the same axes, `{}`",
-                    expected.join(", ")
-                ),
-            )
-            .help = Some("give all outputs the same shape and subscripts".into());
+            self.report(
+                Diagnostic::new(
+                    Code::E011,
+                    stmt.output.span(),
+                    format!(
+                        "every output must be written over the same axes, `{}`",
+                        expected.join(", ")
+                    ),
+                )
+                .help("give all outputs the same shape and subscripts"),
+            );
             return None;
         }
         Some(())
@@ -294,12 +320,14 @@ impl Checker<'_> {
     ) -> Option<Assign> {
         let name = stmt.output.to_string();
         if scope.tensors.contains_key(&name) {
-            self.error(
-                Code::E030,
-                stmt.output.span(),
-                format!("`{name}` is already a tensor of this kernel"),
-            )
-            .help = Some("give the intermediate its own name".into());
+            self.report(
+                Diagnostic::new(
+                    Code::E030,
+                    stmt.output.span(),
+                    format!("`{name}` is already a tensor of this kernel"),
+                )
+                .help("give the intermediate its own name"),
+            );
             return None;
         }
         let assign = self.let_body(stmt, def, tensors, scope);
@@ -345,23 +373,25 @@ impl Checker<'_> {
         let dtype = match ty {
             Ty::Value(dtype) => dtype,
             Ty::Literal { .. } => {
-                self.error(
-                    Code::E010,
-                    stmt.output.span(),
-                    format!("`{name}` holds only literals, so it has no dtype"),
-                )
-                .help = Some(
-                    "write the constant where it is used, or cast it, as in `0.5 as f32`".into(),
+                self.report(
+                    Diagnostic::new(
+                        Code::E010,
+                        stmt.output.span(),
+                        format!("`{name}` holds only literals, so it has no dtype"),
+                    )
+                    .help("write the constant where it is used, or cast it, as in `0.5 as f32`"),
                 );
                 return None;
             }
             Ty::Mask(_) => {
-                self.error(
-                    Code::E010,
-                    stmt.output.span(),
-                    format!("`{name}` cannot hold a comparison's mask"),
-                )
-                .help = Some("use the comparison in `select(cond, a, b)`".into());
+                self.report(
+                    Diagnostic::new(
+                        Code::E010,
+                        stmt.output.span(),
+                        format!("`{name}` cannot hold a comparison's mask"),
+                    )
+                    .help("use the comparison in `select(cond, a, b)`"),
+                );
                 return None;
             }
             Ty::Error => return None,
@@ -402,33 +432,38 @@ impl Checker<'_> {
         let ident = match index {
             ast::Index::Axis(ident) => ident,
             ast::Index::Const(number) => {
-                self.error(
-                    Code::E011,
-                    number.span,
-                    format!(
-                        "intermediate `{name}` must be written over axes, not at a fixed position"
-                    ),
-                )
-                .help = Some("name an axis, such as `i`".into());
+                self.report(
+                    Diagnostic::new(
+                        Code::E011,
+                        number.span,
+                        format!(
+                            "intermediate `{name}` must be written over axes, not at a fixed position"
+                        ),
+                    )
+                    .help("name an axis, such as `i`"),
+                );
                 return None;
             }
             ast::Index::Gather(gather) => {
-                self.error(
-                    Code::E037,
-                    gather.tensor.span(),
-                    format!("intermediate `{name}` is written through `{}[..]`: scatter is not supported", gather.tensor),
-                )
-                .help = Some("write it over plain axes and gather on the right".into());
+                self.report(
+                    Diagnostic::new(
+                        Code::E037,
+                        gather.tensor.span(),
+                        format!("intermediate `{name}` is written through `{}[..]`: scatter is not supported", gather.tensor),
+                    )
+                    .help("write it over plain axes and gather on the right"),
+                );
                 return None;
             }
             ast::Index::Affine(affine) => {
-                self.error(
-                    Code::E011,
-                    affine.span,
-                    format!("intermediate `{name}` must be written over plain axes"),
-                )
-                .help =
-                    Some("name an axis, such as `i`; read shifted windows of it instead".into());
+                self.report(
+                    Diagnostic::new(
+                        Code::E011,
+                        affine.span,
+                        format!("intermediate `{name}` must be written over plain axes"),
+                    )
+                    .help("name an axis, such as `i`; read shifted windows of it instead"),
+                );
                 return None;
             }
         };
@@ -439,12 +474,16 @@ impl Checker<'_> {
                 let Some((extent, found)) =
                     let_axis_extent(stmt, def, &axis_name, &scope.tensors, tensors)
                 else {
-                    self.error(
-                        Code::E011,
-                        ident.span(),
-                        format!("no output and no tensor in the kernel is indexed by `{axis_name}`, so the extent of `{name}` along it is unknown"),
-                    )
-                    .help = Some(format!("read a tensor over `{axis_name}` in the expression, or use an axis of an output"));
+                    self.report(
+                        Diagnostic::new(
+                            Code::E011,
+                            ident.span(),
+                            format!("no output and no tensor in the kernel is indexed by `{axis_name}`, so the extent of `{name}` along it is unknown"),
+                        )
+                        .help(
+                            format!("read a tensor over `{axis_name}` in the expression, or use an axis of an output"),
+                        ),
+                    );
                     return None;
                 };
                 scope.axes.push(Axis {

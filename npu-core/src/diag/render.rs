@@ -1,6 +1,6 @@
 //! Diagnostics as text, drawn as rustc draws them: the message, the position, each
 //! line the diagnostic marks with `^` under the offending token and `-` under each
-//! labelled secondary span with its label, then the help.
+//! labelled secondary span with its label, then the notes and the help.
 
 use std::fmt::Write as _;
 
@@ -34,27 +34,10 @@ fn render_one(diagnostic: &Diagnostic, source: &str, lines: &[usize], out: &mut 
     let _ = writeln!(out, "error[{}]: {}", diagnostic.code, diagnostic.message);
     let start = diagnostic.start();
     if line_text(source, lines, start.line).is_none() {
-        if let Some(help) = &diagnostic.help {
-            let _ = writeln!(out, "  = help: {help}");
-        }
-        out.push('\n');
+        footer(diagnostic, " ", out);
         return;
     }
-    let mut marks = vec![Mark {
-        start,
-        end: diagnostic.end(),
-        marker: '^',
-        label: None,
-    }];
-    marks.extend(diagnostic.labels.iter().map(|label| Mark {
-        start: label.start(),
-        end: label.end(),
-        marker: '-',
-        label: Some(label.text.as_str()),
-    }));
-    marks.retain(|mark| line_text(source, lines, mark.start.line).is_some());
-    // Stable: the primary mark stays first among marks at one position.
-    marks.sort_by_key(|mark| (mark.start.line, mark.start.column));
+    let marks = marks(diagnostic, source, lines);
     let digits = marks
         .iter()
         .map(|m| m.start.line.to_string().len())
@@ -85,6 +68,36 @@ fn render_one(diagnostic: &Diagnostic, source: &str, lines: &[usize], out: &mut 
         let markers = mark.marker.to_string().repeat(width);
         let label = mark.label.map(|l| format!(" {l}")).unwrap_or_default();
         let _ = writeln!(out, "{pad} | {indent}{markers}{label}");
+    }
+    footer(diagnostic, &pad, out);
+}
+
+/// The spans `diagnostic` marks on lines of `source`, in the order they are drawn: the
+/// primary span with `^`, each label's with `-`.
+fn marks<'d>(diagnostic: &'d Diagnostic, source: &str, lines: &[usize]) -> Vec<Mark<'d>> {
+    let mut marks = vec![Mark {
+        start: diagnostic.start(),
+        end: diagnostic.end(),
+        marker: '^',
+        label: None,
+    }];
+    marks.extend(diagnostic.labels.iter().map(|label| Mark {
+        start: label.start(),
+        end: label.end(),
+        marker: '-',
+        label: Some(label.text.as_str()),
+    }));
+    marks.retain(|mark| line_text(source, lines, mark.start.line).is_some());
+    // Stable: the primary mark stays first among marks at one position.
+    marks.sort_by_key(|mark| (mark.start.line, mark.start.column));
+    marks
+}
+
+/// The lines under the excerpt, indented by `pad` as its gutter is: each note, then
+/// the help, as rustc orders them; then the blank line that ends the diagnostic.
+fn footer(diagnostic: &Diagnostic, pad: &str, out: &mut String) {
+    for note in &diagnostic.notes {
+        let _ = writeln!(out, "{pad} = note: {note}");
     }
     if let Some(help) = &diagnostic.help {
         let _ = writeln!(out, "{pad} = help: {help}");

@@ -6,39 +6,63 @@ use serde::{Deserialize, Serialize};
 
 use crate::target::VectorOp;
 
+/// An operation on one value, rounded to its dtype: a function such as `exp(x)`, or
+/// the operators `-x` and `!x`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum UnaryOp {
+    /// `-x` or `neg(x)`.
     Neg,
+    /// `abs(x)`, the magnitude.
     Abs,
+    /// `exp(x)`, e to the power x.
     Exp,
+    /// `log(x)`, the natural logarithm.
     Log,
+    /// `sqrt(x)`, the square root.
     Sqrt,
+    /// `rsqrt(x)`, 1 / sqrt(x).
     Rsqrt,
+    /// `tanh(x)`, the hyperbolic tangent.
     Tanh,
+    /// `recip(x)`, 1 / x.
     Recip,
+    /// `relu(x)`, max(x, 0).
     Relu,
+    /// `sigmoid(x)`, 1 / (1 + e^-x).
     Sigmoid,
+    /// `sin(x)`, of x in radians.
     Sin,
+    /// `cos(x)`, of x in radians.
     Cos,
+    /// `tan(x)`, of x in radians.
     Tan,
+    /// `floor(x)`, rounds toward -∞.
     Floor,
+    /// `ceil(x)`, rounds toward +∞.
     Ceil,
     /// Rounds half to even.
     Round,
+    /// `trunc(x)`, rounds toward zero.
     Trunc,
+    /// `exp2(x)`, 2 to the power x.
     Exp2,
+    /// `log2(x)`, the base-2 logarithm.
     Log2,
+    /// `log10(x)`, the base-10 logarithm.
     Log10,
+    /// `erf(x)`, the Gauss error function.
     Erf,
     /// -1, 0 or 1.
     Sign,
     /// Bitwise not, `!x`.
     Not,
+    /// `popcount(x)`, the number of set bits in the dtype's width.
     Popcount,
 }
 
 impl UnaryOp {
+    /// Every unary operation, in declaration order; [`UnaryOp::function`] searches it.
     pub const ALL: [UnaryOp; 24] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
@@ -66,6 +90,8 @@ impl UnaryOp {
         UnaryOp::Popcount,
     ];
 
+    /// The function name it is called by in source (`neg` for `Neg`), or `!` for
+    /// [`UnaryOp::Not`], which is only an operator.
     pub fn name(self) -> &'static str {
         match self {
             UnaryOp::Neg => "neg",
@@ -151,19 +177,31 @@ impl UnaryOp {
     }
 }
 
+/// An arithmetic or bitwise operation on two values of one dtype, rounded to it: an
+/// operator, or the functions `min`, `max` and `pow`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BinaryOp {
+    /// `a + b`; integers wrap.
     Add,
+    /// `a - b`; integers wrap.
     Sub,
+    /// `a * b`; integers wrap.
     Mul,
+    /// `a / b`; integer division truncates toward zero, and an integer zero divisor
+    /// gives 0.
     Div,
+    /// `min(a, b)`; a NaN operand yields the other.
     Min,
+    /// `max(a, b)`; a NaN operand yields the other.
     Max,
     /// `pow(x, e)`, with a constant exponent.
     Pow,
+    /// `a & b`, bitwise, on integers only.
     And,
+    /// `a | b`, bitwise, on integers only.
     Or,
+    /// `a ^ b`, bitwise, on integers only.
     Xor,
     /// `a << n`: a shift by `n` outside `0..bits` gives 0.
     Shl,
@@ -222,22 +260,34 @@ impl BinaryOp {
     }
 }
 
+/// A comparison of two values of one dtype. It yields a mask, which only `select`
+/// takes; a NaN operand makes every comparison false but `!=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CompareOp {
+    /// `a < b`.
     Lt,
+    /// `a <= b`.
     Le,
+    /// `a > b`.
     Gt,
+    /// `a >= b`.
     Ge,
+    /// `a == b`.
     Eq,
+    /// `a != b`.
     Ne,
 }
 
+/// The fold of a reduction over one or more axes, `sum[k](x)` and its kin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ReduceOp {
+    /// `sum[k]`, starting from 0.
     Sum,
+    /// `max[k]`, starting from -∞.
     Max,
+    /// `min[k]`, starting from +∞.
     Min,
     /// The index of the first greatest value (see [`Expr::Reduce`](super::Expr::Reduce)).
     ArgMax,

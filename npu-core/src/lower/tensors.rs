@@ -44,6 +44,7 @@ pub(crate) struct TensorInfo {
 /// The value a padded view reads outside its tensor.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PadValue {
+    /// A literal, as written in `pad(x, 0)`.
     Const(f64),
     /// A scalar parameter, by index into the kernel's tensors.
     Param(u16),

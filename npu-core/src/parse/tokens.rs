@@ -23,20 +23,36 @@ pub(super) fn point_missing_semicolons(tokens: &TokenStream, diagnostics: &mut D
         return;
     }
     let flat = flat_tokens(tokens);
-    for diagnostic in diagnostics.list.iter_mut().filter(|d| missing(d)) {
-        let at = SpanKey::of(diagnostic.span);
-        let Some(next) = flat.iter().position(|token| token.keys.contains(&at)) else {
-            continue;
-        };
-        let Some(previous) = next.checked_sub(1).map(|index| &flat[index]) else {
-            continue;
-        };
-        if previous.span.end().line < diagnostic.span.start().line {
-            diagnostic.span = previous.span;
-            diagnostic.help = Some(format!("add `;` after `{}`", previous.text));
-        }
-    }
+    // Each diagnostic is taken by value, so that its help is attached by the builder.
+    let list = std::mem::take(&mut diagnostics.list);
+    diagnostics.list = list
+        .into_iter()
+        .map(|diagnostic| {
+            if missing(&diagnostic) {
+                point_at_previous(diagnostic, &flat)
+            } else {
+                diagnostic
+            }
+        })
+        .collect();
     diagnostics.sort();
+}
+
+/// A missing `;` reported at the first token of a line, moved to the token before it
+/// on an earlier line, with a help saying what to add there.
+fn point_at_previous(mut diagnostic: Diagnostic, flat: &[FlatToken]) -> Diagnostic {
+    let at = SpanKey::of(diagnostic.span);
+    let Some(next) = flat.iter().position(|token| token.keys.contains(&at)) else {
+        return diagnostic;
+    };
+    let Some(previous) = next.checked_sub(1).map(|index| &flat[index]) else {
+        return diagnostic;
+    };
+    if previous.span.end().line >= diagnostic.span.start().line {
+        return diagnostic;
+    }
+    diagnostic.span = previous.span;
+    diagnostic.help(format!("add `;` after `{}`", previous.text))
 }
 
 /// A leaf token or one delimiter of a group, in source order.

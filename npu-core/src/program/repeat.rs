@@ -215,6 +215,7 @@ impl Segment {
 }
 
 impl<'a> StreamView<'a> {
+    /// The full stream of pipe `pipe` (a [`Pipe::index`](super::Pipe::index)) of `code`.
     pub fn new(code: &'a CoreCode, pipe: usize) -> StreamView<'a> {
         let mut skipped = 0;
         let mut runs = Vec::with_capacity(code.repeats.len());
@@ -240,10 +241,12 @@ impl<'a> StreamView<'a> {
         }
     }
 
+    /// Instructions in the full stream, every copy of every run counted.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether the full stream has no instructions.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -10,6 +10,7 @@ use super::{Op, Operand, Pipe, Program, VectorInstr, VectorKind};
 pub struct ProgramError {
     /// The class and pipe of the instruction, when one is to blame.
     pub at: Option<(u32, Pipe, String)>,
+    /// What is wrong, e.g. `names copy shape 7 of 3`.
     pub message: String,
 }
 

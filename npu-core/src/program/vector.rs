@@ -10,6 +10,7 @@ use crate::target::VectorOp;
 /// One vector instruction over a box of elements.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VectorInstr {
+    /// What it computes; [`VectorKind::mnemonic`] names it.
     pub kind: VectorKind,
     /// The result's dtype (for `Compare`, the operands'; for `Reduce`, the reduction's,
     /// which accumulates in the dtype its kind names).
@@ -22,18 +23,32 @@ pub struct VectorInstr {
     pub shape: u32,
     /// Destination: UB byte address and index into [`Program::strides`](super::Program::strides).
     pub dst: u32,
+    /// Index into [`Program::strides`](super::Program::strides): the destination's
+    /// byte stride along each box dimension.
     pub dst_strides: u32,
+    /// Up to three sources, [`Operand::None`] past the last; their roles depend on `kind`.
     pub src: [Operand; 3],
 }
 
+/// What a vector instruction computes; [`VectorKind::cost_op`] is its row in the
+/// target's cost table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum VectorKind {
+    /// `vdup`: fills the box with a scalar (a constant or a parameter).
     Dup,
+    /// `vcopy`: moves the first source; a source stride of 0 broadcasts it.
     Copy,
+    /// An elementwise function of the first source (`vexp`, `vneg`, ...).
     Unary(UnaryOp),
+    /// An elementwise operation on the first two sources (`vadd`, `vshl`, ...).
     Binary(BinaryOp),
+    /// `vcmp.<op>`: a one-byte mask, 1 where the comparison of the first two sources
+    /// holds, else 0.
     Compare(CompareOp),
+    /// `vsel`: the second source where the first (a one-byte mask) is nonzero, else
+    /// the third.
     Select,
+    /// `vconv`: the first source converted to the instruction's dtype.
     Cast,
     /// Folds in the accumulator dtype given (each step rounded to it). A sum with a
     /// second source folds the products of its two sources, each exact in the
@@ -92,6 +107,7 @@ impl VectorKind {
         }
     }
 
+    /// The instruction's name in listings, e.g. `vreduce.sum` or `vcmp.lt`.
     pub fn mnemonic(self) -> &'static str {
         match self {
             VectorKind::Dup => "vdup",
@@ -165,10 +181,14 @@ impl VectorKind {
 /// A source of a vector instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Operand {
+    /// No operand: the slot is unused.
     None,
     /// UB byte address and index into [`Program::strides`](super::Program::strides).
     Ub {
+        /// Byte address in UB of the view's first element.
         address: u32,
+        /// Index into [`Program::strides`](super::Program::strides): the view's byte stride
+        /// along each box dimension, 0 to broadcast.
         strides: u32,
     },
     /// Index into [`Program::constants`](super::Program::constants).

@@ -11,8 +11,10 @@
 //! copied so, one row per burst, each row at an aligned pitch on chip, so any of its
 //! tiles is legal (its buffer is the larger for it, see `plan::tile_strides`).
 
+use proc_macro2::Span;
+
 use super::{Collected, ScheduleChecker, StageItem};
-use crate::diag::Code;
+use crate::diag::{Code, Diagnostic};
 use crate::fix::Edit;
 use crate::ir::*;
 use crate::plan;
@@ -76,11 +78,13 @@ impl ScheduleChecker<'_> {
                 })
                 .collect();
             self.error_with_fixes(
-                Code::E033,
-                span,
-                format!(
-                    "a tile of {tile} leaves a tail of {remainder} on `{}` (extent {})",
-                    axis.name, axis.extent
+                Diagnostic::new(
+                    Code::E033,
+                    span,
+                    format!(
+                        "a tile of {tile} leaves a tail of {remainder} on `{}` (extent {})",
+                        axis.name, axis.extent
+                    ),
                 ),
                 vec![pad, divisors],
                 "neither `tail pad;` nor a tile that divides the extent clears this without bringing another error",
@@ -128,24 +132,7 @@ impl ScheduleChecker<'_> {
         }
         // Under `tail pad;` only where the rows start on chip matters.
         if self.tail == Tail::Pad {
-            // Each burst starts on chip one run after the last.
-            if model.bursts > 1 && !aligned(model.run) {
-                let fixes = run_axis.map_or_else(Vec::new, |a| {
-                    self.tile_candidates(a, self.aligned_tile(a, collected.tiles[a]))
-                });
-                self.error_with_fixes(
-                    Code::E021,
-                    run_span,
-                    format!(
-                        "rows of the `{}` tile are {} B apart in {}, not a multiple of the {align}-byte alignment that padded copies start each row at",
-                        tensor.name,
-                        model.run * size,
-                        stage.level
-                    ),
-                    vec![fixes],
-                    "make each row of the tile a multiple of the alignment",
-                );
-            }
+            self.padded_rows(collected, item, &model, run_axis, run_span);
             return;
         }
         if !aligned(model.run) {
@@ -154,11 +141,13 @@ impl ScheduleChecker<'_> {
                 self.tile_candidates(a, self.aligned_tile(a, collected.tiles[a]))
             });
             self.error_with_fixes(
-                Code::E021,
-                run_span,
-                format!(
-                    "{what}, not a multiple of the {align}-byte {} alignment",
-                    stage.level
+                Diagnostic::new(
+                    Code::E021,
+                    run_span,
+                    format!(
+                        "{what}, not a multiple of the {align}-byte {} alignment",
+                        stage.level
+                    ),
                 ),
                 vec![tiles, pad],
                 NO_ALIGNING_FIX,
@@ -166,14 +155,13 @@ impl ScheduleChecker<'_> {
             return;
         }
         if let Some((step, what)) = model.steps.iter().find(|(step, _)| !aligned(*step)) {
+            let message = format!(
+                "{what} of `{}` start every {} B in global memory, not a multiple of the {align}-byte alignment",
+                tensor.name,
+                step * size
+            );
             self.error_with_fixes(
-                Code::E021,
-                item.keyword,
-                format!(
-                    "{what} of `{}` start every {} B in global memory, not a multiple of the {align}-byte alignment",
-                    tensor.name,
-                    step * size
-                ),
+                Diagnostic::new(Code::E021, item.keyword, message),
                 vec![pad],
                 NO_ALIGNING_FIX,
             );
@@ -186,18 +174,50 @@ impl ScheduleChecker<'_> {
             let span = run_axis
                 .and_then(|a| collected.splits.get(&a).map(|n| n.span))
                 .unwrap_or(item.keyword);
+            let message = format!(
+                "the tail copy of `{}` is {} B, not a multiple of {align} B, so it cannot be copied exactly",
+                tensor.name,
+                tail_run * size
+            );
             self.error_with_fixes(
-                Code::E033,
-                span,
-                format!(
-                    "the tail copy of `{}` is {} B, not a multiple of {align} B, so it cannot be copied exactly",
-                    tensor.name,
-                    tail_run * size
-                ),
+                Diagnostic::new(Code::E033, span, message),
                 vec![pad],
                 "`tail pad;` does not clear this without bringing another error",
             );
         }
+    }
+
+    /// The rows of a tile copied under `tail pad;`: each burst starts on chip one run
+    /// after the last, so the run must be a multiple of the alignment.
+    fn padded_rows(
+        &mut self,
+        collected: &Collected,
+        item: &StageItem,
+        model: &CopyModel,
+        run_axis: Option<usize>,
+        run_span: Span,
+    ) {
+        let stage = item.stage;
+        let tensor = &self.kernel.tensors[stage.tensor];
+        let size = tensor.dtype.size();
+        let align = self.target.alignment(stage.level);
+        if model.bursts <= 1 || (model.run * size).is_multiple_of(align) {
+            return;
+        }
+        let fixes = run_axis.map_or_else(Vec::new, |a| {
+            self.tile_candidates(a, self.aligned_tile(a, collected.tiles[a]))
+        });
+        let message = format!(
+            "rows of the `{}` tile are {} B apart in {}, not a multiple of the {align}-byte alignment that padded copies start each row at",
+            tensor.name,
+            model.run * size,
+            stage.level
+        );
+        self.error_with_fixes(
+            Diagnostic::new(Code::E021, run_span, message),
+            vec![fixes],
+            "make each row of the tile a multiple of the alignment",
+        );
     }
 
     /// The copy of a full tile of `tensor`, as lowering builds it.

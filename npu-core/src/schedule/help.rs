@@ -75,14 +75,7 @@ impl ScheduleChecker<'_> {
                     fixes.push(fix);
                 }
             }
-            let diagnostic = &mut self.diagnostics.list[pending.index];
-            diagnostic.help = Some(if fixes.is_empty() {
-                pending.fallback
-            } else {
-                let texts: Vec<String> = fixes.iter().map(Fix::to_string).collect();
-                texts.join(", or ")
-            });
-            diagnostic.fixes = fixes;
+            self.diagnostics.list[pending.index].resolve_fixes(fixes, pending.fallback);
         }
     }
 

@@ -7,7 +7,7 @@ use proc_macro2::Ident;
 
 use super::{Items, ScheduleChecker, StageItem, help, machine, ordered_fold};
 use crate::ast::{self, ItemKind};
-use crate::diag::{Code, list, suggestion};
+use crate::diag::{Code, Diagnostic, list, suggestion};
 use crate::ir::*;
 use crate::target::Level;
 
@@ -46,35 +46,39 @@ impl ScheduleChecker<'_> {
         let Some(a) = self.axis(axis) else { return };
         if items.parallel.iter().any(|(p, _, _)| *p == a) {
             self.error(
-                Code::E030,
-                axis.span(),
-                format!("axis `{axis}` is split across cores twice"),
-                "keep one `parallel` item per axis",
+                Diagnostic::new(
+                    Code::E030,
+                    axis.span(),
+                    format!("axis `{axis}` is split across cores twice"),
+                )
+                .help("keep one `parallel` item per axis"),
             );
         } else if axes[a].reduction {
             self.error(
-                Code::E032,
-                axis.span(),
-                format!("`{axis}` is a reduction axis and cannot be split across cores"),
-                "split an output axis across cores",
+                Diagnostic::new(
+                    Code::E032,
+                    axis.span(),
+                    format!("`{axis}` is a reduction axis and cannot be split across cores"),
+                )
+                .help("split an output axis across cores"),
             );
         } else if self.scanned_across_cores(a, axis) {
         } else if cores.value == 0 {
             self.error(
-                Code::E024,
-                cores.span,
-                "a split across 0 cores",
-                "use at least 1 core",
+                Diagnostic::new(Code::E024, cores.span, "a split across 0 cores")
+                    .help("use at least 1 core"),
             );
         } else if cores.value > axes[a].extent {
             let extent = axes[a].extent;
             let name = axes[a].name.clone();
             self.error_with_fixes(
-                Code::E024,
-                cores.span,
-                format!(
-                    "`{axis}` has {extent} elements, fewer than {} cores",
-                    cores.value
+                Diagnostic::new(
+                    Code::E024,
+                    cores.span,
+                    format!(
+                        "`{axis}` has {extent} elements, fewer than {} cores",
+                        cores.value
+                    ),
                 ),
                 vec![self.core_candidates(&name, extent)],
                 format!("use {} or fewer", help::cores_word(extent)),
@@ -97,29 +101,31 @@ impl ScheduleChecker<'_> {
         let Some(a) = self.axis(axis) else { return };
         let std::collections::btree_map::Entry::Vacant(slot) = items.splits.entry(a) else {
             self.error(
-                Code::E030,
-                item.keyword,
-                format!("axis `{axis}` is split twice"),
-                "keep one `split` item per axis",
+                Diagnostic::new(
+                    Code::E030,
+                    item.keyword,
+                    format!("axis `{axis}` is split twice"),
+                )
+                .help("keep one `split` item per axis"),
             );
             return;
         };
         if tile.value == 0 {
             self.error(
-                Code::E032,
-                tile.span,
-                "a tile of 0 elements",
-                "tiles hold at least 1 element",
+                Diagnostic::new(Code::E032, tile.span, "a tile of 0 elements")
+                    .help("tiles hold at least 1 element"),
             );
         } else if tile.value > axes[a].extent {
             let extent = axes[a].extent;
             let candidates = self.tile_candidates(a, extent);
             self.error_with_fixes(
-                Code::E032,
-                tile.span,
-                format!(
-                    "split `{axis}` by {} is larger than its extent {extent}",
-                    tile.value
+                Diagnostic::new(
+                    Code::E032,
+                    tile.span,
+                    format!(
+                        "split `{axis}` by {} is larger than its extent {extent}",
+                        tile.value
+                    ),
                 ),
                 vec![candidates],
                 format!("split {axis} by {extent} or less"),
@@ -128,14 +134,16 @@ impl ScheduleChecker<'_> {
             && tile.value < axes[a].extent
         {
             self.error(
-                Code::E032,
-                tile.span,
-                format!(
-                    "a reduction over `{outer}, {axis}` accumulates in {accumulator} in index order, which a split of `{axis}` would change"
-                ),
-                format!(
+                Diagnostic::new(
+                    Code::E032,
+                    tile.span,
+                    format!(
+                        "a reduction over `{outer}, {axis}` accumulates in {accumulator} in index order, which a split of `{axis}` would change"
+                    ),
+                )
+                .help(format!(
                     "leave `{axis}` whole and split `{outer}`, or accumulate in the default dtype"
-                ),
+                )),
             );
         } else {
             slot.insert(*tile);
@@ -156,19 +164,23 @@ impl ScheduleChecker<'_> {
         let level_name = level.to_string();
         let Some(lvl) = Level::from_name(&level_name) else {
             self.error(
-                Code::E006,
-                level.span(),
-                format!("unknown memory level `{level_name}`"),
-                suggestion(&level_name, &Level::NAMES),
+                Diagnostic::new(
+                    Code::E006,
+                    level.span(),
+                    format!("unknown memory level `{level_name}`"),
+                )
+                .help(suggestion(&level_name, &Level::NAMES)),
             );
             return;
         };
         if self.target.capacity(lvl) == 0 {
             self.error(
-                Code::E026,
-                level.span(),
-                format!("target `{}` has no {lvl}", self.target.name),
-                "stage in `ub`",
+                Diagnostic::new(
+                    Code::E026,
+                    level.span(),
+                    format!("target `{}` has no {lvl}", self.target.name),
+                )
+                .help("stage in `ub`"),
             );
             return;
         }
@@ -176,10 +188,8 @@ impl ScheduleChecker<'_> {
         if !(1..=4).contains(&depth_value) {
             let span = depth.map_or(level.span(), |d| d.span);
             self.error(
-                Code::E032,
-                span,
-                format!("buffer depth {depth_value}"),
-                "use depth 1 (single) or 2 (double buffering); at most 4",
+                Diagnostic::new(Code::E032, span, format!("buffer depth {depth_value}"))
+                    .help("use depth 1 (single) or 2 (double buffering); at most 4"),
             );
             return;
         }
@@ -189,10 +199,12 @@ impl ScheduleChecker<'_> {
             };
             if kernel.tensors[t].is_scalar() {
                 self.error(
-                    Code::E032,
-                    ident.span(),
-                    format!("`{ident}` is a scalar parameter, held in a scalar register: it is never staged"),
-                    format!("remove `{ident}` from this `stage` item"),
+                    Diagnostic::new(
+                        Code::E032,
+                        ident.span(),
+                        format!("`{ident}` is a scalar parameter, held in a scalar register: it is never staged"),
+                    )
+                    .help(format!("remove `{ident}` from this `stage` item")),
                 );
                 continue;
             }
@@ -202,24 +214,28 @@ impl ScheduleChecker<'_> {
                 .any(|s| s.stage.tensor == t && s.stage.level == lvl)
             {
                 self.error(
-                    Code::E030,
-                    ident.span(),
-                    format!("`{ident}` is staged in {lvl} twice"),
-                    "stage each tensor once per level",
+                    Diagnostic::new(
+                        Code::E030,
+                        ident.span(),
+                        format!("`{ident}` is staged in {lvl} twice"),
+                    )
+                    .help("stage each tensor once per level"),
                 );
                 continue;
             }
             if kernel.tensors[t].role == Role::Local {
                 self.error(
-                    Code::E035,
-                    ident.span(),
-                    format!("`{ident}` is an intermediate (`let`): it lives in ub for the tile and is never copied, so it is not staged"),
-                    format!("remove `{ident}` from this `stage` item"),
+                    Diagnostic::new(
+                        Code::E035,
+                        ident.span(),
+                        format!("`{ident}` is an intermediate (`let`): it lives in ub for the tile and is never copied, so it is not staged"),
+                    )
+                    .help(format!("remove `{ident}` from this `stage` item")),
                 );
                 continue;
             }
             if let Some(problem) = self.level_fits_class(t, lvl) {
-                self.error(Code::E026, level.span(), problem.0, problem.1);
+                self.error(Diagnostic::new(Code::E026, level.span(), problem.0).help(problem.1));
                 continue;
             }
             items.stages.push(StageItem {
@@ -240,10 +256,8 @@ impl ScheduleChecker<'_> {
         let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
         if items.cube.is_some() {
             self.error(
-                Code::E030,
-                item.keyword,
-                "a second `cube` item",
-                "keep one `cube` item",
+                Diagnostic::new(Code::E030, item.keyword, "a second `cube` item")
+                    .help("keep one `cube` item"),
             );
             return;
         }
@@ -258,7 +272,7 @@ impl ScheduleChecker<'_> {
                     machine::no_matmul_help(kernel),
                 ),
             };
-            self.error(Code::E026, item.keyword, message, help);
+            self.error(Diagnostic::new(Code::E026, item.keyword, message).help(help));
             return;
         }
         let mut list = Vec::new();
@@ -269,10 +283,12 @@ impl ScheduleChecker<'_> {
             }
             if list.iter().any(|(x, _)| *x == a) {
                 self.error(
-                    Code::E030,
-                    axis.span(),
-                    format!("`{axis}` appears twice in `cube`"),
-                    "name m, n and k once each",
+                    Diagnostic::new(
+                        Code::E030,
+                        axis.span(),
+                        format!("`{axis}` appears twice in `cube`"),
+                    )
+                    .help("name m, n and k once each"),
                 );
                 continue;
             }
@@ -288,20 +304,20 @@ impl ScheduleChecker<'_> {
             "exact" => Tail::Exact,
             other => {
                 self.error(
-                    Code::E006,
-                    policy.span(),
-                    format!("unknown tail policy `{other}`"),
-                    suggestion(other, &["pad", "exact"]),
+                    Diagnostic::new(
+                        Code::E006,
+                        policy.span(),
+                        format!("unknown tail policy `{other}`"),
+                    )
+                    .help(suggestion(other, &["pad", "exact"])),
                 );
                 return;
             }
         };
         if items.tail.is_some() {
             self.error(
-                Code::E030,
-                item.keyword,
-                "a second `tail` item",
-                "keep one `tail` item",
+                Diagnostic::new(Code::E030, item.keyword, "a second `tail` item")
+                    .help("keep one `tail` item"),
             );
             return;
         }
@@ -314,10 +330,8 @@ impl ScheduleChecker<'_> {
         let (kernel, axes) = (self.kernel, &self.kernel.axes);
         if items.order.is_some() {
             self.error(
-                Code::E030,
-                item.keyword,
-                "a second `order` item",
-                "keep one `order` item",
+                Diagnostic::new(Code::E030, item.keyword, "a second `order` item")
+                    .help("keep one `order` item"),
             );
             return;
         }
@@ -326,17 +340,21 @@ impl ScheduleChecker<'_> {
             let Some(a) = self.axis(ident) else { continue };
             if axes[a].reduction {
                 self.error(
-                    Code::E032,
-                    ident.span(),
-                    format!("`{ident}` is a reduction axis; reductions always run innermost"),
-                    "list only output axes in `order`",
+                    Diagnostic::new(
+                        Code::E032,
+                        ident.span(),
+                        format!("`{ident}` is a reduction axis; reductions always run innermost"),
+                    )
+                    .help("list only output axes in `order`"),
                 );
             } else if chosen.contains(&a) {
                 self.error(
-                    Code::E030,
-                    ident.span(),
-                    format!("`{ident}` appears twice in `order`"),
-                    "list each output axis once",
+                    Diagnostic::new(
+                        Code::E030,
+                        ident.span(),
+                        format!("`{ident}` appears twice in `order`"),
+                    )
+                    .help("list each output axis once"),
                 );
             } else {
                 chosen.push(a);
@@ -350,10 +368,12 @@ impl ScheduleChecker<'_> {
             .collect();
         if !missing.is_empty() && self.diagnostics.len() == before {
             self.error(
-                Code::E031,
-                item.keyword,
-                format!("`order` leaves out {}", list(&missing)),
-                "list every output axis, outermost first",
+                Diagnostic::new(
+                    Code::E031,
+                    item.keyword,
+                    format!("`order` leaves out {}", list(&missing)),
+                )
+                .help("list every output axis, outermost first"),
             );
         }
         items.order = Some((chosen, item.keyword));

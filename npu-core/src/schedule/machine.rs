@@ -7,7 +7,7 @@ use proc_macro2::Span;
 
 use super::{Collected, ScheduleChecker, StageItem, help};
 use crate::ast;
-use crate::diag::{Code, Label, list};
+use crate::diag::{Code, Diagnostic, list};
 use crate::fix::Edit;
 use crate::ir::*;
 use crate::plan;
@@ -39,9 +39,11 @@ impl ScheduleChecker<'_> {
             let Some((_, number)) = list.iter().find(|(a, _)| *a == axis) else {
                 let candidates = self.cube_candidates(axis, unit, tiles[axis], u64::MAX);
                 self.error_with_fixes(
-                    Code::E031,
-                    *keyword,
-                    format!("`cube` does not give `{name}`"),
+                    Diagnostic::new(
+                        Code::E031,
+                        *keyword,
+                        format!("`cube` does not give `{name}`"),
+                    ),
                     vec![candidates],
                     format!("add `{name} by {}`", unit * 4),
                 );
@@ -51,9 +53,11 @@ impl ScheduleChecker<'_> {
             if value == 0 || value % unit != 0 {
                 let candidates = self.cube_candidates(axis, unit, tiles[axis], value.max(unit));
                 self.error_with_fixes(
-                    Code::E023,
-                    number.span,
-                    format!("cube `{name}` by {value} is not a multiple of the {unit}-element fractal of `{}`", self.target.name),
+                    Diagnostic::new(
+                        Code::E023,
+                        number.span,
+                        format!("cube `{name}` by {value} is not a multiple of the {unit}-element fractal of `{}`", self.target.name),
+                    ),
                     vec![candidates],
                     format!("use a multiple of {unit} that divides the `{name}` tile"),
                 );
@@ -63,11 +67,13 @@ impl ScheduleChecker<'_> {
                 let candidates = self.cube_candidates(axis, unit, tiles[axis], value);
                 let splits_up = self.tile_candidates_from(axis, value, true);
                 self.error_with_fixes(
-                    Code::E023,
-                    number.span,
-                    format!(
-                        "cube `{name}` by {value} is larger than the `{name}` tile of {}",
-                        tiles[axis]
+                    Diagnostic::new(
+                        Code::E023,
+                        number.span,
+                        format!(
+                            "cube `{name}` by {value} is larger than the `{name}` tile of {}",
+                            tiles[axis]
+                        ),
                     ),
                     vec![candidates, splits_up],
                     format!("use a smaller `{name}` block or a larger `{name}` tile"),
@@ -88,11 +94,13 @@ impl ScheduleChecker<'_> {
                     .collect();
                 let candidates = self.cube_candidates(axis, unit, tiles[axis], value);
                 self.error_with_fixes(
-                    Code::E023,
-                    span,
-                    format!(
-                        "the `{name}` tile of {} is not a multiple of cube `{name}` by {value}",
-                        tiles[axis]
+                    Diagnostic::new(
+                        Code::E023,
+                        span,
+                        format!(
+                            "the `{name}` tile of {} is not a multiple of cube `{name}` by {value}",
+                            tiles[axis]
+                        ),
                     ),
                     vec![multiples, candidates],
                     format!("make the `{name}` tile a multiple of the `{name}` block"),
@@ -120,11 +128,13 @@ impl ScheduleChecker<'_> {
         };
         let candidates = [64, 32, 16].into_iter().map(block).collect();
         self.error_with_fixes(
-            Code::E031,
-            schedule.name.span(),
-            format!(
-                "schedule `{}` has no `cube` item; a matmul needs the cube's base block",
-                schedule.name
+            Diagnostic::new(
+                Code::E031,
+                schedule.name.span(),
+                format!(
+                    "schedule `{}` has no `cube` item; a matmul needs the cube's base block",
+                    schedule.name
+                ),
             ),
             vec![candidates],
             format!(
@@ -163,12 +173,14 @@ impl ScheduleChecker<'_> {
             )
         };
         self.error(
-            Code::E032,
-            ident.span(),
-            format!(
-                "`{ident}` is the batch axis of this matmul, but the cube's base block covers `{m}`, `{n}` and `{k}` only: each of the {extent} matrices is multiplied on its own"
-            ),
-            format!("remove `{ident} by {value}` from `cube`{split}"),
+            Diagnostic::new(
+                Code::E032,
+                ident.span(),
+                format!(
+                    "`{ident}` is the batch axis of this matmul, but the cube's base block covers `{m}`, `{n}` and `{k}` only: each of the {extent} matrices is multiplied on its own"
+                ),
+            )
+            .help(format!("remove `{ident} by {value}` from `cube`{split}")),
         );
         true
     }
@@ -209,12 +221,14 @@ impl ScheduleChecker<'_> {
         let name = self.kernel.axes[axis].name.clone();
         let candidates = self.core_candidates(&name, available / others);
         self.error_with_fixes(
-            Code::E024,
-            span,
-            format!(
-                "the schedule uses {total} cores but `{}` has {available} {kind} {}",
-                self.target.name,
-                if available == 1 { "core" } else { "cores" }
+            Diagnostic::new(
+                Code::E024,
+                span,
+                format!(
+                    "the schedule uses {total} cores but `{}` has {available} {kind} {}",
+                    self.target.name,
+                    if available == 1 { "core" } else { "cores" }
+                ),
             ),
             vec![candidates],
             format!("use at most {} in all", help::cores_word(available)),
@@ -282,9 +296,7 @@ impl ScheduleChecker<'_> {
         }
         for (span, message, candidates) in reports {
             self.error_with_fixes(
-                Code::E025,
-                span,
-                message,
+                Diagnostic::new(Code::E025, span, message),
                 vec![candidates],
                 "no buffer depths leave enough event ids; stage fewer tensors",
             );
@@ -333,20 +345,16 @@ impl ScheduleChecker<'_> {
             if !deep.is_empty() {
                 alternatives.push(vec![depth_one(kernel, &deep)]);
             }
-            let reported = self.error_with_fixes(
-                Code::E020,
-                first.keyword,
-                format!(
-                    "{level} holds {capacity} B but this schedule needs {used} B, {} B too many: {}",
-                    used - capacity,
-                    parts
-                ),
-                alternatives,
-                shrink.1,
+            let message = format!(
+                "{level} holds {capacity} B but this schedule needs {used} B, {} B too many",
+                used - capacity
             );
-            if reported && let Some(diagnostic) = self.diagnostics.list.last_mut() {
-                diagnostic.labels = staged_labels(&collected.stages, buffers, level);
-            }
+            // How the bytes were counted is context, not the problem: a note.
+            let diagnostic = Diagnostic::new(Code::E020, first.keyword, message).note(format!(
+                "the {used} B are the {level} buffers, depth x bytes each: {parts}"
+            ));
+            let diagnostic = staged_labels(diagnostic, &collected.stages, buffers, level);
+            self.error_with_fixes(diagnostic, alternatives, shrink.1);
         }
     }
 
@@ -375,11 +383,13 @@ impl ScheduleChecker<'_> {
             .or_else(|| collected.stages.first().map(|s| s.keyword))
             .unwrap_or_else(|| self.schedule.name.span());
         self.error_with_fixes(
-            Code::E022,
-            span,
-            format!(
-                "a vector instruction over this tile needs {repeats} repeats of {} B but `{}` issues at most {}",
-                target.vector.repeat_bytes, target.name, target.vector.max_repeat
+            Diagnostic::new(
+                Code::E022,
+                span,
+                format!(
+                    "a vector instruction over this tile needs {repeats} repeats of {} B but `{}` issues at most {}",
+                    target.vector.repeat_bytes, target.name, target.vector.max_repeat
+                ),
             ),
             vec![candidates],
             fallback,
@@ -399,7 +409,7 @@ pub(super) fn no_matmul_help(kernel: &CheckedKernel) -> &'static str {
 
 /// The buffers of a level as `a 2x16384 + tmp0 16384 + ...`, largest first (plan order
 /// among equals), at most [`BREAKDOWN_ITEMS`] of them and then how many more and their
-/// bytes, so that a kernel of a hundred temporaries still gets a one-line message.
+/// bytes, so that a kernel of a hundred temporaries still gets a one-line note.
 fn breakdown<'b>(buffers: impl Iterator<Item = &'b Buffer>) -> String {
     let mut buffers: Vec<&Buffer> = buffers.collect();
     buffers.sort_by_key(|b| std::cmp::Reverse(b.total_bytes()));
@@ -427,9 +437,14 @@ fn breakdown<'b>(buffers: impl Iterator<Item = &'b Buffer>) -> String {
     text
 }
 
-/// A label at each tensor staged in `level` saying what its buffer takes there.
-fn staged_labels(stages: &[StageItem], buffers: &[Buffer], level: Level) -> Vec<Label> {
-    let mut labels = Vec::new();
+/// `diagnostic` with a label at each tensor staged in `level` saying what its buffer
+/// takes there.
+fn staged_labels(
+    mut diagnostic: Diagnostic,
+    stages: &[StageItem],
+    buffers: &[Buffer],
+    level: Level,
+) -> Diagnostic {
     for item in stages.iter().filter(|s| s.stage.level == level) {
         let kind = BufferKind::Tensor(item.stage.tensor);
         let Some(buffer) = buffers.iter().find(|b| b.kind == kind && b.level == level) else {
@@ -440,12 +455,12 @@ fn staged_labels(stages: &[StageItem], buffers: &[Buffer], level: Level) -> Vec<
         } else {
             format!("{} B", buffer.bytes)
         };
-        labels.push(Label::new(item.name, text));
+        diagnostic = diagnostic.label(item.name, text);
     }
-    labels
+    diagnostic
 }
 
-/// Buffers an E020 message names one by one; the rest are summed.
+/// Buffers an E020 note names one by one; the rest are summed.
 const BREAKDOWN_ITEMS: usize = 8;
 
 /// Single-buffers these staged tensors.

@@ -5,7 +5,7 @@ use proc_macro2::{Ident, Span};
 
 use super::ScheduleChecker;
 use super::order::scan_axes;
-use crate::diag::Code;
+use crate::diag::{Code, Diagnostic};
 use crate::ir::{CheckedKernel, Expr};
 
 /// The name of the scan that runs along `axis`, if one does.
@@ -45,12 +45,14 @@ impl ScheduleChecker<'_> {
             ),
         };
         self.error(
-            Code::E032,
-            ident.span(),
-            format!(
-                "`{name}[{ident}]` carries its running value along `{ident}` from tile to tile in order, so `{ident}` cannot be split across cores"
-            ),
-            help,
+            Diagnostic::new(
+                Code::E032,
+                ident.span(),
+                format!(
+                    "`{name}[{ident}]` carries its running value along `{ident}` from tile to tile in order, so `{ident}` cannot be split across cores"
+                ),
+            )
+            .help(help),
         );
         true
     }
@@ -82,15 +84,17 @@ impl ScheduleChecker<'_> {
                 .collect();
             suggested.push(scan);
             self.error(
-                Code::E032,
-                span,
-                format!(
-                    "`{scan}` is split and `{name}[{scan}]` carries its running value from one tile of `{scan}` to the next, but the tiles of `{inner}` run inside them"
-                ),
-                format!(
+                Diagnostic::new(
+                    Code::E032,
+                    span,
+                    format!(
+                        "`{scan}` is split and `{name}[{scan}]` carries its running value from one tile of `{scan}` to the next, but the tiles of `{inner}` run inside them"
+                    ),
+                )
+                .help(format!(
                     "run the tiles of `{scan}` innermost with `order {};`, or leave `{inner}` whole",
                     suggested.join(", ")
-                ),
+                )),
             );
         }
     }

@@ -457,3 +457,47 @@ fn e020_records_label_each_staged_buffer() {
         .collect();
     assert_eq!(labels, expected);
 }
+
+/// E020's note, how its bytes were counted, is recorded and drawn as rustc draws one:
+/// a `= note:` line after the excerpt and its labels, before the help, in the text
+/// rendering, in `Display` and in the message the macro gives rustc.
+#[test]
+fn e020_records_and_renders_a_note_that_adds_up_the_buffers() {
+    let source = vmla(
+        "npueval_demo",
+        "    split i by 8192;\n    stage a, b in ub depth 3;\n    stage c, y in ub;",
+    );
+    let diagnostics = check_source_with(&source, |_| Err("no files".into())).unwrap_err();
+    let note = "the 147456 B are the ub buffers, depth x bytes each: \
+                a 3x16384 + b 3x16384 + c 16384 + y 16384 + tmp0 16384";
+    let record = diagnostics
+        .records()
+        .into_iter()
+        .find(|r| r.code == npu_core::Code::E020)
+        .expect("an E020");
+    assert_eq!(record.notes, [note]);
+    assert!(!record.message.contains("3x16384"), "{}", record.message);
+
+    let rendered = diagnostics.render(&source);
+    let line = |text: &str| rendered.lines().position(|l| l.contains(text));
+    let note_line = line(&format!(" = note: {note}")).expect(&rendered);
+    let help_line = line(" = help: ").expect(&rendered);
+    let last_label = line("- 16384 B").expect(&rendered);
+    assert!(
+        last_label < note_line && note_line < help_line,
+        "\n{rendered}"
+    );
+
+    let shown = diagnostics.to_string();
+    assert!(
+        shown.contains(&format!("  = note: {note}\n  = help: ")),
+        "\n{shown}"
+    );
+
+    let e020 = diagnostics.iter().find(|d| d.code == npu_core::Code::E020);
+    let message = e020.expect("an E020").compiler_message();
+    assert!(
+        message.contains(&format!("\n= note: {note}\n= help: ")),
+        "\n{message}"
+    );
+}

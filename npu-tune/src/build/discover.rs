@@ -23,6 +23,7 @@ pub struct Found {
     pub file: PathBuf,
     /// The 1-based line of the kernel's `kernel` keyword.
     pub line: usize,
+    /// The kernel's name.
     pub name: String,
     /// The kernel as written (spans into `text`).
     pub def: KernelDef,

@@ -95,7 +95,12 @@ pub enum Action {
     /// The file's hash matches: not touched.
     Kept,
     /// The file was written by this generator.
-    Written { generator: String, variants: usize },
+    Written {
+        /// The generator's name.
+        generator: String,
+        /// How many variants the file holds.
+        variants: usize,
+    },
     /// The file may not be written (see [`crate::variants_writer::destination`]) and
     /// was left alone, with a warning naming it and why; the macro reports a file it
     /// cannot use when the crate compiles.

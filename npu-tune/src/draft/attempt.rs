@@ -13,10 +13,13 @@ pub enum Verdict {
 /// One candidate body and what it gave.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Attempt {
+    /// The 0-based round that proposed it.
     pub round: u32,
+    /// The model's reply as received, before the body is extracted.
     pub reply: String,
     /// The statements taken from the reply.
     pub body: String,
+    /// What the body gave.
     pub verdict: Verdict,
     /// What the next prompt says about it: the diagnostics or the mismatch.
     pub summary: String,

@@ -29,6 +29,7 @@ pub struct EvalKernel {
     pub group: String,
     /// The kernel with its description, signature, target and an empty body.
     pub task: Task,
+    /// The kernel's target, resolved from its text.
     pub target: Target,
     /// The reference body's outputs on seeded random and on edge inputs.
     pub examples: Vec<Example>,

@@ -34,7 +34,9 @@ use super::signature::Port;
 /// signature order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Example {
+    /// The kernel's inputs, scalar parameters included, in signature order.
     pub inputs: Vec<HostTensor>,
+    /// The outputs the kernel must compute from `inputs`, in signature order.
     pub expected: Vec<HostTensor>,
 }
 
@@ -45,7 +47,9 @@ pub struct Example {
 /// are compared within a tolerance; integers exactly.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tolerance {
+    /// Relative tolerance, a multiple of `|expected|`.
     pub rtol: f64,
+    /// Absolute tolerance.
     pub atol: f64,
 }
 
@@ -82,15 +86,19 @@ impl Tolerance {
 pub struct Mismatch {
     /// Which example (0-based) and which output.
     pub example: usize,
+    /// The output's name in the signature.
     pub output: String,
     /// The first differing element's index in the output's shape.
     pub at: Vec<u64>,
+    /// The expected value at `at`.
     pub expected: f64,
+    /// The computed value at `at`; NaN when the body computed too few elements.
     pub got: f64,
     /// The largest `|got - expected|` over the output's finite elements.
     pub max_error: f64,
     /// How many of the output's elements are outside the tolerance, of how many.
     pub count: usize,
+    /// The output's element count.
     pub of: usize,
 }
 

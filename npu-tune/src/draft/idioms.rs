@@ -12,9 +12,11 @@ use serde::Deserialize;
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Idiom {
+    /// A short kebab-case name (`softmax-stable`).
     pub id: String,
     /// Words of a description (lower case) that call for it.
     pub words: Vec<String>,
+    /// Why the idiom is written so; the prompt shows it before the example.
     pub rationale: String,
     /// A whole kernel without a schedule.
     pub example: String,

@@ -16,12 +16,17 @@ use crate::replay::{Replayer, Transcript};
 /// What a round asks of a source.
 #[derive(Debug)]
 pub struct BodyRequest<'a> {
+    /// The kernel to draft a body for.
     pub task: &'a Task,
     /// What recordings file the round under: the kernel's name, or
     /// `VARIANT/NAME` in an evaluation of several prompt variants.
     pub key: String,
+    /// The 0-based round.
     pub round: u32,
+    /// How many replies (candidate bodies) the round asks for.
     pub count: usize,
+    /// The prompt: the task, examples and the earlier attempts' feedback
+    /// ([`prompt::messages`]).
     pub messages: Vec<ChatMessage>,
     /// The body grammar (GBNF) of the task's signature on its target.
     pub grammar: String,
@@ -33,6 +38,7 @@ pub struct BodyRequest<'a> {
 
 /// Where candidate bodies come from.
 pub trait BodySource {
+    /// The source's name for reports (`llm`, `replay`).
     fn name(&self) -> &str;
     /// The replies of one round (each a body, perhaps in fences or with the kernel
     /// around it), or why there are none.
@@ -43,8 +49,11 @@ pub trait BodySource {
 /// tree's JSON Schema or nothing; `Auto` probes the server once.
 #[derive(Debug)]
 pub struct LlmBodies {
+    /// The chat-completions client.
     pub client: LlmClient,
+    /// How replies are constrained; `Auto` becomes the probed mode on the first round.
     pub constrain: ConstrainMode,
+    /// Where each round's prompt, constraint and replies are recorded, when recording.
     pub recording: Option<Arc<Mutex<Transcript>>>,
 }
 
@@ -184,12 +193,15 @@ impl BodySource for ReplayBodies {
 /// A drafting run's result: every attempt, and the first body that matched.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Drafted {
+    /// The task's kernel name.
     pub kernel: String,
+    /// Every candidate body of every round, in proposal order.
     pub attempts: Vec<Attempt>,
     /// The index in `attempts` of the body written back.
     pub chosen: Option<usize>,
     /// Whether the chosen body was checked against examples (there were some).
     pub verified: bool,
+    /// Rounds spent: the round of the first match plus one, or all of them.
     pub rounds: u32,
 }
 
@@ -216,8 +228,12 @@ impl Drafted {
 /// The budget and the comparison of a drafting run.
 #[derive(Clone, Copy, Debug)]
 pub struct DraftConfig {
+    /// Most rounds to run; the run stops at the first round with a match.
     pub rounds: u32,
+    /// Candidate bodies asked for per round.
     pub candidates: usize,
+    /// How closely outputs must match the examples; `None` uses each output dtype's
+    /// default ([`Tolerance::for_dtype`]).
     pub tolerance: Option<Tolerance>,
     /// What the prompt carries beside the task and the feedback.
     pub parts: prompt::Parts,

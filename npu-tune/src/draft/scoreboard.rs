@@ -25,8 +25,10 @@ pub enum Variant {
 }
 
 impl Variant {
+    /// Every variant, in table order.
     pub const ALL: [Variant; 3] = [Variant::Plain, Variant::Grammar, Variant::Full];
 
+    /// The variant's lower-case name, as `--variants` and recording keys spell it.
     pub fn name(self) -> &'static str {
         match self {
             Variant::Plain => "plain",
@@ -57,8 +59,11 @@ impl Variant {
 /// One kernel drafted under one variant.
 #[derive(Clone, Debug, Serialize)]
 pub struct Score {
+    /// The kernel's name.
     pub kernel: String,
+    /// The kernel's [`EvalKernel::group`]: its category's name, or [`FRESH`].
     pub group: String,
+    /// The variant it was drafted under.
     pub variant: Variant,
     /// Of the first round's candidates, the share that checks.
     pub comp1: f64,
@@ -66,14 +71,18 @@ pub struct Score {
     pub pass1: f64,
     /// Whether a body checked and matched within the budget.
     pub solved: bool,
+    /// Rounds the drafting run spent.
     pub rounds: u32,
+    /// Candidate bodies evaluated, over every round.
     pub attempts: usize,
 }
 
 /// The budget of every drafting run of an evaluation.
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
+    /// Most rounds per kernel (R of Pass@(R×K)).
     pub rounds: u32,
+    /// Candidate bodies per round (K of Pass@(R×K)).
     pub candidates: usize,
 }
 

@@ -3,6 +3,7 @@
 /// A tensor or scalar parameter of the signature.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Port {
+    /// The parameter's name.
     pub name: String,
     /// `None` when the signature names a dtype npu does not have (the checker says so).
     pub dtype: Option<npu_core::Dtype>,
@@ -10,6 +11,7 @@ pub struct Port {
     pub shape: Vec<u64>,
     /// The number of dimensions: 0 for a scalar parameter or a 0-d output.
     pub rank: usize,
+    /// Whether it is an output (after the `->`) rather than an input.
     pub output: bool,
 }
 

@@ -77,6 +77,8 @@ pub struct Llm {
 
 #[cfg(feature = "llm")]
 impl Llm {
+    /// An unconstrained LLM generator (no grammar, no exploration) with the built-in
+    /// knowledge base.
     pub fn new(client: LlmClient, recording: Option<Arc<Mutex<Transcript>>>) -> Llm {
         Llm::constrained(client, recording, ConstrainMode::None, 0.0)
     }
@@ -304,6 +306,7 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// A generator that serves `transcript`'s replies by kernel and round.
     pub fn new(transcript: Transcript) -> Replay {
         Replay {
             replayer: Replayer::new(transcript),
@@ -339,7 +342,11 @@ impl Generator for Replay {
 /// budget as either alone; until the first stall, the same candidates as the heuristic.
 #[derive(Debug)]
 pub struct Hybrid<G> {
+    /// The generator asked after a stall: the LLM generator, or a [`Replay`] of its
+    /// recordings.
     pub model: G,
+    /// The share of each round after a stall that goes to the model (rounded up, at
+    /// least one candidate).
     pub model_share: f64,
     /// The heuristic that edits the best schedules, with its knowledge base.
     pub heuristic: super::Heuristic,

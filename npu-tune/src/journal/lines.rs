@@ -9,11 +9,15 @@ use crate::record::CandidateRecord;
 /// be resumed by a run with the same settings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JournalHeader {
+    /// The problems' names, in run order.
     pub kernels: Vec<String>,
+    /// The problems' target names, joined with `,` (a run of one target names it once).
     pub target: String,
     /// The main generator (heuristic, llm or replay).
     pub generator: String,
+    /// The run's seed.
     pub seed: u64,
+    /// Rounds per search.
     pub rounds: u32,
     /// Candidates per round.
     pub candidates: u32,

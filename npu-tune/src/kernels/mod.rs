@@ -130,20 +130,32 @@ npu_kernel! {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
+    /// Elementwise nonlinearities (relu, gelu, silu, ...).
     Activation,
+    /// One function of each element (exp, rsqrt, sin, ...).
     UnaryMath,
+    /// Binary and scalar-operand arithmetic, comparisons and selects.
     Elementwise,
+    /// Bit operations on integer tensors.
     Bits,
+    /// Conversions between dtypes, saturating ones included.
     Cast,
+    /// Reductions, arg reductions and scans along an axis.
     Reduction,
+    /// Softmax, layernorm and rmsnorm, fused with `let` intermediates.
     Normalisation,
+    /// Max and average pooling over 1-d and 2-d windows.
     Pooling,
+    /// 1-d and 2-d convolutions on the vector unit.
     Convolution,
+    /// Matrix products on the cube, and matrix-vector products on the vector unit.
     Matmul,
+    /// Copies, transposes, slices, broadcasts, padding and gathers.
     Movement,
 }
 
 impl Category {
+    /// Every category, in table order (the declaration order, which `Ord` follows too).
     pub const ALL: [Category; 11] = [
         Category::Activation,
         Category::UnaryMath,
@@ -158,6 +170,8 @@ impl Category {
         Category::Movement,
     ];
 
+    /// The name tables and reports print (`unary math`, `data movement`); also the
+    /// drafting evaluation's group name.
     pub fn name(self) -> &'static str {
         match self {
             Category::Activation => "activation",
@@ -178,9 +192,14 @@ impl Category {
 /// A bundled kernel: its name, category, checked form and host reference.
 #[derive(Clone, Copy, Debug)]
 pub struct Bundled {
+    /// The kernel's name, unique in the suite.
     pub name: &'static str,
+    /// The kind of kernel it is.
     pub category: Category,
+    /// The kernel, checked on its own target with its hand schedules.
     pub kernel: fn() -> &'static npu_core::CheckedKernel,
+    /// The host reference: the outputs the kernel must compute from inputs in signature
+    /// order.
     pub reference: fn(&[HostTensor]) -> Result<Vec<HostTensor>, npu_core::scalar::InputError>,
 }
 

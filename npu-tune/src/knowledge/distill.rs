@@ -34,8 +34,11 @@ const GAIN: f64 = 1.10;
 /// An entry's measured effect.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Utility {
+    /// Candidates it was shown for ([`CandidateRecord::knowledge`]).
     pub shown: u32,
+    /// Of those, correct ones faster than every candidate before them.
     pub helped: u32,
+    /// Of those, rejected or wrong ones.
     pub hurt: u32,
 }
 
@@ -49,7 +52,11 @@ impl Utility {
 /// What distilling a run gave.
 #[derive(Clone, Debug, Default)]
 pub struct Distilled {
+    /// The input base with the learned entries added and the harmful ones pruned,
+    /// sorted by id.
     pub base: KnowledgeBase,
+    /// The utility of every entry the candidates were shown, by id (pruned ones
+    /// included).
     pub utility: BTreeMap<String, Utility>,
     /// One line per change, in the order made.
     pub audit: Vec<String>,
@@ -359,6 +366,7 @@ mod tests {
                 message: "ub holds 131072 B but this schedule needs 147456 B".into(),
                 help: None,
                 labels: Vec::new(),
+                notes: Vec::new(),
             }],
             _ => Vec::new(),
         };

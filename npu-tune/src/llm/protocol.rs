@@ -203,13 +203,16 @@ pub(super) const EXCERPT_CHARS: usize = 200;
 pub struct ChatMessage {
     /// `system`, `user` or `assistant`.
     pub role: String,
+    /// The message's text.
     pub content: String,
 }
 
 /// Token counts as the server reports them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Tokens of the prompt (the messages sent).
     pub prompt_tokens: u64,
+    /// Tokens of the generated choices.
     pub completion_tokens: u64,
 }
 
@@ -218,24 +221,57 @@ pub struct Usage {
 pub enum LlmError {
     /// No connection: refused, unknown host, unreachable network or a URL that is
     /// not one. Not retried: the server is not running or the URL is wrong.
-    Unreachable { url: String, detail: String },
+    Unreachable {
+        /// The endpoint, with any credentials in it redacted.
+        url: String,
+        /// What the transport said.
+        detail: String,
+    },
     /// HTTP 401 or 403. Not retried.
-    Unauthorized { status: u16 },
+    Unauthorized {
+        /// The HTTP status, 401 or 403.
+        status: u16,
+    },
     /// No complete answer within the configured timeout.
-    Timeout { after: Duration },
+    Timeout {
+        /// The configured timeout.
+        after: Duration,
+    },
     /// An HTTP error status other than 401 and 403, with the start of the body.
-    Status { status: u16, body_excerpt: String },
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The start of the body on one line, the API key masked.
+        body_excerpt: String,
+    },
     /// The server answered 2xx, but not with a usable chat completion. Not retried.
-    Malformed { detail: String },
+    Malformed {
+        /// What is wrong with the answer.
+        detail: String,
+    },
     /// The connection was closed or reset before the answer was complete.
-    Disconnected { url: String, detail: String },
+    Disconnected {
+        /// The endpoint, with any credentials in it redacted.
+        url: String,
+        /// What the transport said.
+        detail: String,
+    },
     /// The request could not be built, e.g. an API key that is not a valid header.
-    InvalidRequest { detail: String },
+    InvalidRequest {
+        /// What could not be built (never the key itself).
+        detail: String,
+    },
     /// Every try failed with a transient error; `last` is the final one.
-    RetriesExhausted { attempts: u32, last: Box<LlmError> },
+    RetriesExhausted {
+        /// Tries made, the first included.
+        attempts: u32,
+        /// The last try's error.
+        last: Box<LlmError>,
+    },
 }
 
 impl ChatMessage {
+    /// A message from `role` (`system`, `user` or `assistant`).
     pub fn new(role: impl Into<String>, content: impl Into<String>) -> Self {
         ChatMessage {
             role: role.into(),
@@ -243,14 +279,17 @@ impl ChatMessage {
         }
     }
 
+    /// A `system` message: the instructions the model follows.
     pub fn system(content: impl Into<String>) -> Self {
         Self::new("system", content)
     }
 
+    /// A `user` message: the request.
     pub fn user(content: impl Into<String>) -> Self {
         Self::new("user", content)
     }
 
+    /// An `assistant` message: an earlier reply of the model.
     pub fn assistant(content: impl Into<String>) -> Self {
         Self::new("assistant", content)
     }

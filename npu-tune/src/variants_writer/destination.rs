@@ -24,9 +24,17 @@ pub enum Existing {
     Missing,
     /// The kernel's file, exactly as npu wrote it. `current` when its kernel hash is
     /// the kernel's as it is now.
-    Generated { current: bool },
+    Generated {
+        /// Whether its kernel hash is the kernel's as it is now.
+        current: bool,
+    },
     /// The kernel's file, but not as npu wrote it; `why` says how it differs.
-    Edited { current: bool, why: String },
+    Edited {
+        /// Whether its kernel hash is the kernel's as it is now.
+        current: bool,
+        /// How it differs from what npu wrote, one phrase.
+        why: String,
+    },
 }
 
 /// Whether `NPU_REGEN_VARIANTS` (`value`) asks to regenerate `kernel`'s file: `1` or

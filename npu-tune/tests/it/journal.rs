@@ -46,6 +46,7 @@ fn record(round: u32, index: u32) -> CandidateRecord {
                 message: "ub holds 196608 B; a, b, y at depth 2 need 262144 B".into(),
                 help: Some("split i by 2048 or less fits".into()),
                 labels: Vec::new(),
+                notes: Vec::new(),
             }]
         } else {
             Vec::new()

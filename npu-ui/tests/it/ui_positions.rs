@@ -1,6 +1,6 @@
 //! The string API and the macro agree: for every compile-fail UI case, checking the
 //! macro's body as text (`npu::check_source_with`) reports exactly the diagnostics, at
-//! exactly the lines and columns and with the same help, that rustc reported for the macro in the case's
+//! exactly the lines and columns and with the same notes and help, that rustc reported for the macro in the case's
 //! reviewed `.stderr`. Also, no `.stderr` holds any other error or a warning: a broken
 //! kernel costs its user only its own diagnostics.
 //!
@@ -10,9 +10,9 @@
 
 use std::path::Path;
 
-/// One diagnostic as both sides report it: code, 1-based line and column, message
-/// and help.
-type Reported = (String, usize, usize, String, Option<String>);
+/// One diagnostic as both sides report it: code, 1-based line and column, message,
+/// notes and help.
+type Reported = (String, usize, usize, String, Vec<String>, Option<String>);
 
 #[test]
 fn text_and_macro_report_the_same_diagnostics() {
@@ -111,7 +111,7 @@ fn no_diagnostic_points_at_the_call_site() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for case in crate::ui::fail_cases() {
         let text = std::fs::read_to_string(&case).expect("a readable UI case");
-        for (code, line, column, message, _) in text_diagnostics(root, &text) {
+        for (code, line, column, message, _, _) in text_diagnostics(root, &text) {
             let call = text
                 .lines()
                 .position(|l| l.contains("npu_kernel!"))
@@ -153,7 +153,14 @@ fn text_diagnostics(root: &Path, text: &str) -> Vec<Reported> {
             .into_iter()
             .map(|r| {
                 let help = shared_help(&r.message, r.help);
-                (r.code.to_string(), r.line, r.column, r.message, help)
+                (
+                    r.code.to_string(),
+                    r.line,
+                    r.column,
+                    r.message,
+                    r.notes,
+                    help,
+                )
             })
             .collect(),
     };
@@ -229,11 +236,13 @@ fn shared_help(message: &str, help: Option<String>) -> Option<String> {
     help.filter(|_| !message.starts_with("cannot use target file"))
 }
 
-/// The `error: [E0xx] message` lines of a `.stderr` with the `--> file:line:column`
-/// that follows each. Any other error or warning is a problem of its own.
+/// The `error: [E0xx] message` lines of a `.stderr`, each with its `= note:` and
+/// `= help:` lines and the `--> file:line:column` that follows. Any other error or
+/// warning is a problem of its own.
 fn rustc_diagnostics(stderr: &str) -> Result<Vec<Reported>, String> {
     let mut list = Vec::new();
     let mut pending: Option<(String, String)> = None;
+    let mut notes = Vec::new();
     let mut help = None;
     for line in stderr.lines() {
         if let Some(rest) = line.strip_prefix("error: [") {
@@ -246,6 +255,10 @@ fn rustc_diagnostics(stderr: &str) -> Result<Vec<Reported>, String> {
             {
                 return Err("an error without a location".into());
             }
+        } else if let Some(text) = line.trim_start().strip_prefix("= note: ")
+            && pending.is_some()
+        {
+            notes.push(text.to_string());
         } else if let Some(text) = line.trim_start().strip_prefix("= help: ")
             && pending.is_some()
         {
@@ -264,7 +277,8 @@ fn rustc_diagnostics(stderr: &str) -> Result<Vec<Reported>, String> {
                 return Err(format!("unreadable location `{location}`"));
             };
             let help = shared_help(&message, help.take());
-            list.push((code, line_number, column, message, help));
+            let notes = std::mem::take(&mut notes);
+            list.push((code, line_number, column, message, notes, help));
         }
     }
     if pending.is_some() {

@@ -203,6 +203,10 @@ pub struct Drafted {
     pub verified: bool,
     /// Rounds spent: the round of the first match plus one, or all of them.
     pub rounds: u32,
+    /// Why the rounds ended early without a match: the source failed after the first
+    /// round (a server refusing a prompt too long for its context, say). The attempts
+    /// so far are kept and scored; a failure in the first round is an error instead.
+    pub stopped: Option<String>,
 }
 
 impl Drafted {
@@ -259,6 +263,7 @@ pub fn draft(
         chosen: None,
         verified: false,
         rounds: 0,
+        stopped: None,
     };
     for round in 0..config.rounds {
         let request = BodyRequest {
@@ -278,7 +283,14 @@ pub fn draft(
                 .map(|a| same_body(&a.body))
                 .collect(),
         };
-        let replies = source.propose(&request)?;
+        let replies = match source.propose(&request) {
+            Ok(replies) => replies,
+            Err(error) if round > 0 => {
+                drafted.stopped = Some(error);
+                break;
+            }
+            Err(error) => return Err(error),
+        };
         drafted.rounds = round + 1;
         for reply in replies {
             let body = extract_body(&reply);

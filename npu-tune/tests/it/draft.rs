@@ -242,6 +242,53 @@ fn a_repeated_body_is_sampled_again() {
     );
 }
 
+/// A server that fails after the first round (here refusing the longer prompt, as a
+/// server with a small context does) ends the drafting with the attempts so far and
+/// says why, instead of losing the run.
+#[test]
+fn a_source_that_fails_after_the_first_round_stops_the_rounds() {
+    use crate::support::chat_server::{Behaviour, ChatServer};
+    let refusal =
+        r#"{"error":{"code":400,"message":"request exceeds the available context size"}}"#;
+    let server = ChatServer::start(vec![
+        Behaviour::Reply("y[i] = max[k](x[i, k]);".into()),
+        Behaviour::Status(400, refusal.into()),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let (kernel, examples) = (dir.path().join("rows.npu"), dir.path().join("rows.json"));
+    std::fs::write(&kernel, ROWS).unwrap();
+    std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+        .arg("draft")
+        .arg(&kernel)
+        .arg("--examples")
+        .arg(&examples)
+        .args([
+            "--rounds",
+            "3",
+            "--candidates",
+            "1",
+            "--llm-constrain",
+            "none",
+        ])
+        .args(["--llm-url", &server.base_url()])
+        .env_remove("NPU_LLM_URL")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    let summary = "rows: Comp@1 100%  Pass@1 0%  Pass@(3x1) no  rounds used 1  attempts 1";
+    assert_eq!(stdout.lines().next(), Some(summary), "{stderr}");
+    assert!(
+        stderr.contains("drafting `rows` stopped after round 1"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("HTTP 400"), "{stderr}");
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), ROWS);
+}
+
 /// No body that matches: the file is left as it was and the error says why.
 #[test]
 fn a_draft_that_never_matches_leaves_the_file_alone() {

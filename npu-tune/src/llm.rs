@@ -92,6 +92,15 @@ impl Completion {
     }
 }
 
+/// How one request is decoded: under a constraint or freely, at a temperature.
+#[derive(Clone, Copy, Debug)]
+pub struct Sampling<'a> {
+    /// The grammar or schema the server decodes under; `None` decodes freely.
+    pub constraint: Option<&'a Constraint>,
+    /// The sampling temperature sent with the request.
+    pub temperature: f32,
+}
+
 /// A blocking chat-completions client. Cheap to clone; `complete` takes `&self`, so
 /// one client can serve parallel workers.
 #[derive(Clone)]
@@ -218,6 +227,21 @@ impl LlmClient {
         n: u32,
         constraint: Option<&Constraint>,
     ) -> Result<Completion, LlmError> {
+        let sampling = Sampling {
+            constraint,
+            temperature: self.config.temperature,
+        };
+        self.complete_sampled(messages, n, sampling)
+    }
+
+    /// As [`complete_constrained`](Self::complete_constrained), at the temperature
+    /// `sampling` names rather than the configured one.
+    pub fn complete_sampled(
+        &self,
+        messages: &[ChatMessage],
+        n: u32,
+        sampling: Sampling<'_>,
+    ) -> Result<Completion, LlmError> {
         let wanted = n as usize;
         let mut completion = Completion {
             // Capped: `n` comes from the caller and may be anything.
@@ -235,7 +259,7 @@ impl LlmClient {
             let single = self.single_choice.load(Ordering::Relaxed);
             let ask = if single { missing.min(1) } else { missing };
             let parallel = if single { self.jobs(missing) } else { 1 };
-            let answers = self.requests(messages, ask, parallel, constraint, &mut completion);
+            let answers = self.requests(messages, ask, parallel, sampling, &mut completion);
             for answer in answers {
                 match answer {
                     Err(error) if ask > 1 && refuses_n(&error) => {
@@ -308,12 +332,12 @@ impl LlmClient {
         messages: &[ChatMessage],
         n: u32,
         parallel: u32,
-        constraint: Option<&Constraint>,
+        sampling: Sampling<'_>,
         completion: &mut Completion,
     ) -> Vec<Result<Answer, LlmError>> {
         if parallel <= 1 {
             let answer =
-                self.complete_with_retries(messages, n, constraint, &mut completion.attempts);
+                self.complete_with_retries(messages, n, sampling, &mut completion.attempts);
             return vec![answer];
         }
         let answered: Vec<(Result<Answer, LlmError>, u32)> = std::thread::scope(|scope| {
@@ -322,7 +346,7 @@ impl LlmClient {
                     scope.spawn(|| {
                         let mut attempts = 0;
                         let answer =
-                            self.complete_with_retries(messages, n, constraint, &mut attempts);
+                            self.complete_with_retries(messages, n, sampling, &mut attempts);
                         (answer, attempts)
                     })
                 })
@@ -346,7 +370,7 @@ impl LlmClient {
         &self,
         messages: &[ChatMessage],
         n: u32,
-        constraint: Option<&Constraint>,
+        sampling: Sampling<'_>,
         attempts: &mut u32,
     ) -> Result<Answer, LlmError> {
         let mut backoff = self.config.backoff.min(MAX_BACKOFF);
@@ -354,7 +378,7 @@ impl LlmClient {
         loop {
             tries = tries.saturating_add(1);
             *attempts = attempts.saturating_add(1);
-            let (error, retry_after) = match self.send(messages, n, constraint) {
+            let (error, retry_after) = match self.send(messages, n, sampling) {
                 Ok(answer) => return Ok(answer),
                 Err(failure) => (failure.error, failure.retry_after),
             };
@@ -377,12 +401,13 @@ impl LlmClient {
         &self,
         messages: &[ChatMessage],
         n: u32,
-        constraint: Option<&Constraint>,
+        sampling: Sampling<'_>,
     ) -> Result<Answer, Failure> {
+        let constraint = sampling.constraint;
         let body = RequestBody {
             model: &self.config.model,
             messages,
-            temperature: self.config.temperature,
+            temperature: sampling.temperature,
             max_tokens: self.config.max_tokens,
             // Sent only when more than one choice is wanted: some servers reject `n`.
             n: (n > 1).then_some(n),

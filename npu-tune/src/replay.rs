@@ -46,6 +46,10 @@ pub struct Exchange {
     /// per distinct constraint of the round, in the order sent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub constraints: Vec<String>,
+    /// Replies the source asked again for because they repeated a body already
+    /// tried, in the order received; `replies` holds what replaced them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resampled: Vec<String>,
 }
 
 /// Why a transcript could not be loaded or saved.
@@ -113,6 +117,7 @@ impl Transcript {
             replies,
             prompt: None,
             constraints: Vec::new(),
+            resampled: Vec::new(),
         });
     }
 

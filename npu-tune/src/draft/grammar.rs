@@ -1,7 +1,8 @@
 //! The grammar a model writes a kernel body under: the algorithm language of
 //! docs/dsl.md restricted to one signature and one target. Loads name the signature's
 //! tensors with their ranks, scalar parameters appear by bare name, every output is
-//! written once and in order after any `let`s, and only the functions and reductions
+//! written once and in order after any `let`s, over the axes the prompt's skeleton
+//! shows and reducing over none of them, and only the functions and reductions
 //! the target's vector unit computes are offered; bit operations only when the
 //! signature has an integer tensor. Axes take the usual names (`i`, `j`, `k`, ...)
 //! and those the description's subscripts use ([`axes::pool`]); a reduction may state a window's
@@ -19,6 +20,8 @@ use npu_core::{Dtype, Target};
 
 use super::{Port, Task, axes};
 
+/// The `atom` alternative that reads an intermediate.
+const INTERMEDIATE: &str = "letname letindex?";
 /// The most digits a number's integer or fractional part has.
 const DIGITS: usize = 8;
 /// Names a `let` intermediate may take.
@@ -42,12 +45,11 @@ pub fn body_gbnf(task: &Task, target: &Target) -> String {
     let integers = ports.iter().any(|p| p.dtype.is_some_and(|d| !d.is_float()));
     let mut rules = vec![
         "root ::= body | \"```\\n\" body \"```\"".to_string(),
-        "body ::= lets? outs".to_string(),
+        "body ::= lets outs | outsalone".to_string(),
         "let ::= indent? \"let \" letname letrest".to_string(),
         "indent ::= \"    \"".to_string(),
         "letrest ::= \" = \" expr0 \";\\n\" | \"[\" axes \"] = \" expr \";\\n\"".to_string(),
         "letname ::= [a-z] [a-z0-9_]*".to_string(),
-        format!("outs ::= {}", outputs(ports)),
         format!("axis ::= {}", choice(&pool)),
         format!("raxis ::= {}", choice_of(&reduction_pool(task, &pool))),
         "raxes ::= axis extent? raxesmore?".to_string(),
@@ -66,7 +68,9 @@ pub fn body_gbnf(task: &Task, target: &Target) -> String {
     rules.push(format!("atom ::= {}", atoms(ports, &has).join(" | ")));
     rules.extend(loads(ports));
     let zero_d = without_output_axes(&rules);
+    let written = output_rules(task, &pool, &rules);
     rules.extend(zero_d);
+    rules.extend(written);
     rules.push(format!("reduce ::= {}", choice(&reductions(&has))));
     let unary: Vec<&str> = UNARY.iter().copied().filter(|f| has(f)).collect();
     if !unary.is_empty() {
@@ -173,7 +177,7 @@ fn without_output_axes(rules: &[String]) -> Vec<String> {
             let (name, body) = line.split_once(" ::= ")?;
             let name = renamed(name).filter(|n| n != "raxis")?;
             let body = rename_outside_quotes(body, &renamed);
-            let body = body.replace("letname letindex?", "letname");
+            let body = body.replace(INTERMEDIATE, "letname");
             Some(format!("{name} ::= {body}"))
         })
         .collect()
@@ -234,25 +238,118 @@ pub(super) fn target_ops(target: &Target) -> BTreeSet<String> {
         .collect()
 }
 
-/// Every output's statement, in signature order, each on its own line, over any
-/// axis names ([`axes::pool`]) as many as the output has dimensions.
-fn outputs(ports: &[Port]) -> String {
-    let lines: Vec<String> = ports
-        .iter()
-        .filter(|p| p.output)
-        .map(|p| match p.rank {
+/// The output statements' rules: `outs`, written after `let`s, and `outsalone`,
+/// written with none, whose expressions read no intermediate (with no `let` there is
+/// none to read, and the 1.5B model, refused `sum[k](..)` over an output axis, wrote
+/// `sum[k]` as the read of an intermediate instead).
+fn output_rules(task: &Task, pool: &[&str], rules: &[String]) -> Vec<String> {
+    let mut families = Vec::new();
+    let mut written = Vec::new();
+    let after_lets = outputs(task, pool, rules, false, &mut families, &mut written);
+    let alone = outputs(task, pool, rules, true, &mut families, &mut written);
+    written.push(format!("outs ::= {after_lets}"));
+    written.push(format!("outsalone ::= {alone}"));
+    written
+}
+
+/// Every output's statement, in signature order, each on its own line; the rules
+/// they are written under are added to `written`. An output of rank 1 to
+/// [`axes::OUTPUT_AXES`]`.len()` is written over the axes the prompt's skeleton shows
+/// ([`axes::output_axes`]), its expression under rules of its own whose reductions
+/// take none of those axes: reducing over an axis the statement is written over is the
+/// checker's E030, and the 1.5B model wrote `y[i, k] = x[i, k] - sum[k](x[i, k]) /
+/// 128.0;` again after the checker said so. Statements over the same axes share their
+/// rules (`families` lists those written, with whether they read intermediates).
+fn outputs(
+    task: &Task,
+    pool: &[&str],
+    rules: &[String],
+    alone: bool,
+    families: &mut Vec<(Vec<String>, bool)>,
+    written: &mut Vec<String>,
+) -> String {
+    let mut lines = Vec::new();
+    for port in task.ports.iter().filter(|p| p.output) {
+        let head = literal(&format!("{}[", port.name));
+        let over = axes::output_axes(&task.doc, port);
+        lines.push(match port.rank {
             0 => format!(
                 "indent? {} expr0 \";\\n\"",
-                literal(&format!("{} = ", p.name))
+                literal(&format!("{} = ", port.name))
             ),
-            rank => format!(
-                "indent? {} {} \"] = \" expr \";\\n\"",
-                literal(&format!("{}[", p.name)),
+            rank if over.len() != rank => format!(
+                "indent? {head} {} \"] = \" expr \";\\n\"",
                 vec!["axis"; rank].join(" \", \" ")
             ),
+            _ => {
+                let key = (over.clone(), alone);
+                let family = families.iter().position(|f| *f == key).unwrap_or_else(|| {
+                    written.extend(over_axes(rules, &over, pool, alone, families.len()));
+                    families.push(key);
+                    families.len() - 1
+                });
+                format!(
+                    "indent? {head} {} \"] = \" expr-o{family} \";\\n\"",
+                    literal(&over.join(", "))
+                )
+            }
+        });
+    }
+    lines.join(" ")
+}
+
+/// The expression rules again for a statement written over `over`, suffixed
+/// `-oN`: the same loads, but reductions over the pool's other names only (all of the
+/// pool if `over` takes every name), and no read of an intermediate when `alone`.
+fn over_axes(
+    rules: &[String],
+    over: &[String],
+    pool: &[&str],
+    alone: bool,
+    family: usize,
+) -> Vec<String> {
+    const FAMILY: [&str; 8] = [
+        "expr",
+        "exprmore",
+        "term",
+        "termmore",
+        "unary",
+        "atom",
+        "raxes",
+        "raxesmore",
+    ];
+    let free: Vec<&str> = pool
+        .iter()
+        .copied()
+        .filter(|a| !over.iter().any(|o| o == a))
+        .collect();
+    let free = if free.is_empty() { pool.to_vec() } else { free };
+    let renamed = |word: &str| -> Option<String> {
+        if FAMILY.contains(&word) {
+            Some(format!("{word}-o{family}"))
+        } else if word == "axis" {
+            Some(format!("raxis-o{family}"))
+        } else {
+            None
+        }
+    };
+    let mut copied: Vec<String> = rules
+        .iter()
+        .flat_map(|rule| rule.lines())
+        .filter_map(|line| {
+            let (name, body) = line.split_once(" ::= ")?;
+            FAMILY.contains(&name).then(|| {
+                let body = match alone {
+                    true => body.replace(&format!(" | {INTERMEDIATE}"), ""),
+                    false => body.to_string(),
+                };
+                let name = renamed(name).unwrap_or_else(|| name.to_string());
+                format!("{name} ::= {}", rename_outside_quotes(&body, &renamed))
+            })
         })
         .collect();
-    lines.join(" ")
+    copied.push(format!("raxis-o{family} ::= {}", choice(&free)));
+    copied
 }
 
 /// The alternatives of `atom`: literals, parameters, loads, intermediates,
@@ -266,7 +363,7 @@ fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
             format!("load-{}", port.name)
         });
     }
-    atoms.push("letname letindex?".into());
+    atoms.push(INTERMEDIATE.into());
     atoms.push("\"(\" expr \")\"".into());
     if has("min") && has("max") {
         atoms.push("\"max(\" expr \", \" expr \")\" | \"min(\" expr \", \" expr \")\"".into());

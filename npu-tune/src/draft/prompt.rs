@@ -19,6 +19,10 @@ const IDIOMS: usize = 2;
 const WORKED_EXAMPLES: usize = 3;
 /// How many failed attempts of the last round the feedback repeats.
 const SHOWN_ATTEMPTS: usize = 3;
+/// The most characters of a failed body the feedback repeats: a small model sometimes
+/// runs on (`x[i] * x[i] * ...` until its token limit), and three such bodies pushed a
+/// prompt past an 8192-token context.
+const SHOWN_BODY_CHARS: usize = 600;
 
 /// The algorithm contract: the table of forms of docs/dsl.md's "Algorithm" section and
 /// its softmax example.
@@ -161,25 +165,49 @@ fn first_values(tensor: &HostTensor) -> String {
     format!("[{}{more}]", shown.join(", "))
 }
 
-/// The last round's failed attempts with what was wrong.
+/// `body`, or its first [`SHOWN_BODY_CHARS`] characters and how many more there were.
+fn cut(body: &str) -> String {
+    let more = body.chars().count().saturating_sub(SHOWN_BODY_CHARS);
+    if more == 0 {
+        return body.to_string();
+    }
+    let shown: String = body.chars().take(SHOWN_BODY_CHARS).collect();
+    format!("{shown}\n... ({more} more characters)")
+}
+
+/// The last round's failed attempts with what was wrong, each body once.
 fn feedback(history: &[Attempt]) -> String {
     let Some(last) = history.last().map(|a| a.round) else {
         return String::new();
     };
     let mut out = String::from("\nEarlier attempts and what was wrong with them:\n");
-    for attempt in history
-        .iter()
-        .filter(|a| a.round == last)
-        .take(SHOWN_ATTEMPTS)
-    {
+    let mut shown: Vec<String> = Vec::new();
+    for attempt in history.iter().filter(|a| a.round == last) {
+        let body = super::run::same_body(&attempt.body);
+        if shown.contains(&body) || shown.len() == SHOWN_ATTEMPTS {
+            continue;
+        }
+        shown.push(body);
         let _ = writeln!(
             out,
             "```\n{}\n```\n{}\n",
-            attempt.body.trim(),
+            cut(attempt.body.trim()),
             attempt.summary.trim()
         );
     }
     out +=
         "None of these is right: do not write them again, write a body that fixes what is wrong.\n";
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_feedback_cuts_a_body_that_ran_on() {
+        let body = "x[i] * ".repeat(100);
+        let cut = super::cut(&body);
+        assert!(body.starts_with(cut.lines().next().unwrap()), "{cut}");
+        assert!(cut.ends_with("\n... (100 more characters)"), "{cut}");
+        assert_eq!(super::cut("y[i] = x[i];"), "y[i] = x[i];");
+    }
 }

@@ -10,7 +10,7 @@ use super::attempt::{Attempt, Verdict};
 use super::examples::{Example, Tolerance};
 use super::{Outcome, Task, prompt};
 use crate::grammar::{ConstrainMode, Constraint};
-use crate::llm::{ChatMessage, LlmClient};
+use crate::llm::{ChatMessage, LlmClient, Sampling};
 use crate::replay::{Replayer, Transcript};
 
 /// What a round asks of a source.
@@ -32,6 +32,8 @@ pub struct BodyRequest<'a> {
     pub grammar: String,
     /// The same as a JSON Schema of the syntax tree ([`super::schema`]).
     pub schema: serde_json::Value,
+    /// The bodies tried in earlier rounds, each as [`same_body`] writes it.
+    pub tried: Vec<String>,
 }
 
 /// Where candidate bodies come from.
@@ -80,10 +82,11 @@ impl BodySource for LlmBodies {
     fn propose(&mut self, request: &BodyRequest) -> Result<Vec<String>, String> {
         let constraint = self.constraint(request);
         let count = u32::try_from(request.count).unwrap_or(u32::MAX);
-        let completion = self
+        let mut completion = self
             .client
             .complete_constrained(&request.messages, count, constraint.as_ref())
             .map_err(|e| e.to_string())?;
+        let resampled = self.resample(request, constraint.as_ref(), &mut completion.choices);
         if let Some(recording) = &self.recording
             && let Ok(mut transcript) = recording.lock()
         {
@@ -100,9 +103,72 @@ impl BodySource for LlmBodies {
                 constraints,
                 completion.choices.clone(),
             );
+            if let Some(exchange) = transcript.exchanges.last_mut() {
+                exchange.resampled = resampled;
+            }
         }
         Ok(completion.choices)
     }
+}
+
+impl LlmBodies {
+    /// Asks once more, at [`RESAMPLE_TEMPERATURE`], for each reply whose body was
+    /// tried before or repeats an earlier reply of the round, and puts the new replies
+    /// in their places; returns the replies replaced. A small model sampled at the
+    /// configured temperature often writes the round's body twice, and writes a body
+    /// the feedback has just refused again: its verdict is known, so the candidate is
+    /// spent on another sample instead.
+    fn resample(
+        &self,
+        request: &BodyRequest,
+        constraint: Option<&Constraint>,
+        choices: &mut [String],
+    ) -> Vec<String> {
+        let repeated = repeated(choices, &request.tried);
+        if repeated.is_empty() {
+            return Vec::new();
+        }
+        let sampling = Sampling {
+            constraint,
+            temperature: RESAMPLE_TEMPERATURE,
+        };
+        let count = u32::try_from(repeated.len()).unwrap_or(u32::MAX);
+        let Ok(again) = self
+            .client
+            .complete_sampled(&request.messages, count, sampling)
+        else {
+            return Vec::new();
+        };
+        repeated
+            .into_iter()
+            .zip(again.choices)
+            .map(|(index, reply)| std::mem::replace(&mut choices[index], reply))
+            .collect()
+    }
+}
+
+/// The temperature a repeated reply is asked for again at: above the default 0.8, so
+/// that the sample leaves the body the model keeps returning to.
+pub const RESAMPLE_TEMPERATURE: f32 = 1.2;
+
+/// The indices of `choices` whose body is in `tried` or is an earlier choice's.
+fn repeated(choices: &[String], tried: &[String]) -> Vec<usize> {
+    let mut seen: Vec<String> = tried.to_vec();
+    let mut repeated = Vec::new();
+    for (index, choice) in choices.iter().enumerate() {
+        let body = same_body(&extract_body(choice));
+        if seen.contains(&body) {
+            repeated.push(index);
+        } else {
+            seen.push(body);
+        }
+    }
+    repeated
+}
+
+/// `body` with its whitespace removed, so that two layouts of one body compare equal.
+pub fn same_body(body: &str) -> String {
+    body.split_whitespace().collect()
 }
 
 /// Replies recorded from an earlier run, by kernel and round.
@@ -137,6 +203,10 @@ pub struct Drafted {
     pub verified: bool,
     /// Rounds spent: the round of the first match plus one, or all of them.
     pub rounds: u32,
+    /// Why the rounds ended early without a match: the source failed after the first
+    /// round (a server refusing a prompt too long for its context, say). The attempts
+    /// so far are kept and scored; a failure in the first round is an error instead.
+    pub stopped: Option<String>,
 }
 
 impl Drafted {
@@ -193,6 +263,7 @@ pub fn draft(
         chosen: None,
         verified: false,
         rounds: 0,
+        stopped: None,
     };
     for round in 0..config.rounds {
         let request = BodyRequest {
@@ -206,8 +277,20 @@ pub fn draft(
             messages: prompt::messages(task, examples, &drafted.attempts, config.parts),
             grammar: grammar.clone(),
             schema: schema.clone(),
+            tried: drafted
+                .attempts
+                .iter()
+                .map(|a| same_body(&a.body))
+                .collect(),
         };
-        let replies = source.propose(&request)?;
+        let replies = match source.propose(&request) {
+            Ok(replies) => replies,
+            Err(error) if round > 0 => {
+                drafted.stopped = Some(error);
+                break;
+            }
+            Err(error) => return Err(error),
+        };
         drafted.rounds = round + 1;
         for reply in replies {
             let body = extract_body(&reply);

@@ -75,6 +75,9 @@ pub struct Score {
     pub rounds: u32,
     /// Candidate bodies evaluated, over every round.
     pub attempts: usize,
+    /// Why the rounds ended early ([`Drafted::stopped`](super::run::Drafted::stopped)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// The budget of every drafting run of an evaluation.
@@ -124,6 +127,7 @@ pub fn score_set(
                 solved: drafted.chosen.is_some(),
                 rounds: drafted.rounds,
                 attempts: drafted.attempts.len(),
+                stopped: drafted.stopped,
             };
             progress(&score);
             scores.push(score);

@@ -177,6 +177,118 @@ fn draft_end_to_end_with_feedback_a_recording_and_its_replay() {
     assert_eq!(std::fs::read_to_string(&kernel).unwrap(), drafted);
 }
 
+/// A reply that repeats a body already tried (in this round or an earlier one) is
+/// asked for again at a higher temperature, the new reply takes its place, and the
+/// recording keeps what it replaced.
+#[test]
+fn a_repeated_body_is_sampled_again() {
+    use crate::support::chat_server::{Behaviour, ChatServer};
+    let max = "y[i] = max[k](x[i, k]);";
+    let server = ChatServer::start(vec![
+        Behaviour::Replies(vec![max.into(), format!("```\n{max}\n```")]),
+        Behaviour::Reply("y[i] = x[i, 0];".into()),
+        Behaviour::Replies(vec![format!("    {max}"), "y[i] = sum[k](x[i, k]);".into()]),
+        Behaviour::Reply("y[i] = min[k](x[i, k]);".into()),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let (kernel, examples, recording) = (
+        dir.path().join("rows.npu"),
+        dir.path().join("rows.json"),
+        dir.path().join("drafts.json"),
+    );
+    std::fs::write(&kernel, ROWS).unwrap();
+    std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+        .arg("draft")
+        .arg(&kernel)
+        .arg("--examples")
+        .arg(&examples)
+        .args(["--rounds", "3", "--candidates", "2", "--no-tune"])
+        .args(["--llm-constrain", "none", "--llm-url", &server.base_url()])
+        .arg("--record")
+        .arg(&recording)
+        .env_remove("NPU_LLM_URL")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary = "rows: Comp@1 100%  Pass@1 0%  Pass@(3x2) yes  rounds used 2  attempts 4";
+    assert_eq!(stdout.lines().next(), Some(summary));
+    let temperatures: Vec<f64> = server
+        .requests()
+        .iter()
+        .map(|r| r.body["temperature"].as_f64().unwrap())
+        .collect();
+    // The request carries an f32, which JSON prints shortest: 1.2, not 1.2000000476837158.
+    assert_eq!(npu_tune::draft::run::RESAMPLE_TEMPERATURE, 1.2);
+    assert_eq!(temperatures, [0.8, 1.2, 0.8, 1.2]);
+    let transcript = npu_tune::replay::Transcript::load(&recording).unwrap();
+    let resampled: Vec<&[String]> = transcript
+        .exchanges
+        .iter()
+        .map(|e| e.resampled.as_slice())
+        .collect();
+    assert_eq!(
+        resampled,
+        [[format!("```\n{max}\n```")], [format!("    {max}")]]
+    );
+    assert_eq!(
+        transcript.exchanges[1].replies[0],
+        "y[i] = min[k](x[i, k]);"
+    );
+}
+
+/// A server that fails after the first round (here refusing the longer prompt, as a
+/// server with a small context does) ends the drafting with the attempts so far and
+/// says why, instead of losing the run.
+#[test]
+fn a_source_that_fails_after_the_first_round_stops_the_rounds() {
+    use crate::support::chat_server::{Behaviour, ChatServer};
+    let refusal =
+        r#"{"error":{"code":400,"message":"request exceeds the available context size"}}"#;
+    let server = ChatServer::start(vec![
+        Behaviour::Reply("y[i] = max[k](x[i, k]);".into()),
+        Behaviour::Status(400, refusal.into()),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let (kernel, examples) = (dir.path().join("rows.npu"), dir.path().join("rows.json"));
+    std::fs::write(&kernel, ROWS).unwrap();
+    std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+        .arg("draft")
+        .arg(&kernel)
+        .arg("--examples")
+        .arg(&examples)
+        .args([
+            "--rounds",
+            "3",
+            "--candidates",
+            "1",
+            "--llm-constrain",
+            "none",
+        ])
+        .args(["--llm-url", &server.base_url()])
+        .env_remove("NPU_LLM_URL")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    let summary = "rows: Comp@1 100%  Pass@1 0%  Pass@(3x1) no  rounds used 1  attempts 1";
+    assert_eq!(stdout.lines().next(), Some(summary), "{stderr}");
+    assert!(
+        stderr.contains("drafting `rows` stopped after round 1"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("HTTP 400"), "{stderr}");
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), ROWS);
+}
+
 /// No body that matches: the file is left as it was and the error says why.
 #[test]
 fn a_draft_that_never_matches_leaves_the_file_alone() {
@@ -251,6 +363,56 @@ fn zero_d_statements_index_with_reduction_axes_only() {
         let body = gbnf::sample(&grammar, seed).unwrap();
         let statement = body.lines().last().unwrap();
         assert!(!statement.contains("[i"), "{body}");
+    }
+}
+
+/// An output is written over the axes the prompt's skeleton shows, and its reductions
+/// take none of them (the checker's E030): the 1.5B model wrote
+/// `y[i, k] = x[i, k] - sum[k](x[i, k]) / 128.0;` again after the checker said so.
+#[test]
+fn an_outputs_reductions_take_none_of_its_axes() {
+    let text = "/// Centres rows: y[i, k] = x[i, k] - mean of row i.\n\
+                kernel centre(x: [f32; 4, 8]) -> y: [f32; 4, 8] {}\ntarget ascend910b;\n";
+    let task = Task::parse(text).unwrap();
+    let grammar = body_gbnf(&task, &npu_core::Target::preset("ascend910b").unwrap());
+    assert!(
+        grammar.contains("outs ::= indent? \"y[\" \"i, k\" \"] = \" expr-o0"),
+        "{grammar}"
+    );
+    // With no `let` before it, the statement reads no intermediate: the model wrote
+    // `sum[k]`, refused as a reduction, as the read of one.
+    assert!(
+        grammar.contains("body ::= lets outs | outsalone\n"),
+        "{grammar}"
+    );
+    assert!(
+        grammar.contains("outsalone ::= indent? \"y[\" \"i, k\" \"] = \" expr-o1"),
+        "{grammar}"
+    );
+    let rule = |name: &str| {
+        grammar
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{name} ::= ")))
+            .unwrap()
+    };
+    assert!(rule("atom-o0").contains("letname"), "{grammar}");
+    assert!(!rule("atom-o1").contains("letname"), "{grammar}");
+    let reduced = rule("raxis-o0");
+    assert_eq!(
+        reduced,
+        "\"j\" | \"p\" | \"q\" | \"r\" | \"s\" | \"l\" | \"kh\" | \"kw\""
+    );
+    for seed in 0..40 {
+        let body = gbnf::sample(&grammar, seed).unwrap();
+        let statement = body.lines().last().unwrap();
+        for axis in ["i", "k"] {
+            for reduction in ["sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod"] {
+                let reduced = format!("{reduction}[{axis}");
+                assert!(!statement.contains(&format!("{reduced}]")), "{body}");
+                assert!(!statement.contains(&format!("{reduced},")), "{body}");
+                assert!(!statement.contains(&format!("{reduced} <")), "{body}");
+            }
+        }
     }
 }
 

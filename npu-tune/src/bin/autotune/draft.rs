@@ -223,6 +223,12 @@ fn print_summary(drafted: &Drafted, config: &DraftConfig) {
         drafted.rounds,
         drafted.attempts.len()
     );
+    if let Some(reason) = &drafted.stopped {
+        eprintln!(
+            "warning: drafting `{}` stopped after round {}: {reason}",
+            drafted.kernel, drafted.rounds
+        );
+    }
 }
 
 /// Writes the chosen body into the file, marked unverified without examples.

@@ -132,8 +132,12 @@ fn selected(set: Vec<EvalKernel>, only: &[String]) -> Result<Vec<EvalKernel>, St
 
 /// A score as one progress line.
 fn line(score: &Score) -> String {
+    let stopped = match &score.stopped {
+        Some(reason) => format!("  (stopped: {reason})"),
+        None => String::new(),
+    };
     format!(
-        "{} {}: Comp@1 {:.0}%  Pass@1 {:.0}%  solved {}  rounds {}",
+        "{} {}: Comp@1 {:.0}%  Pass@1 {:.0}%  solved {}  rounds {}{stopped}",
         score.variant.name(),
         score.kernel,
         score.comp1 * 100.0,

@@ -88,8 +88,8 @@ fn the_recorded_small_model_run_replays_to_the_readme_table() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let transcript = Transcript::load(root.join("tests/fixtures/draft-eval-1.5b.json")).unwrap();
     let budget = Budget {
-        rounds: 2,
-        candidates: 2,
+        rounds: 3,
+        candidates: 4,
     };
     let set: Vec<EvalKernel> = set()
         .into_iter()

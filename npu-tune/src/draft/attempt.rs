@@ -24,3 +24,10 @@ pub struct Attempt {
     /// What the next prompt says about it: the diagnostics or the mismatch.
     pub summary: String,
 }
+
+/// `body` with its whitespace removed, so that two layouts of one body compare equal:
+/// how the loop tells a repeated body (see [`super::run`]) and the feedback shows each
+/// failed body once.
+pub(super) fn same_body(body: &str) -> String {
+    body.split_whitespace().collect()
+}

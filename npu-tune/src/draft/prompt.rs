@@ -183,7 +183,7 @@ fn feedback(history: &[Attempt]) -> String {
     let mut out = String::from("\nEarlier attempts and what was wrong with them:\n");
     let mut shown: Vec<String> = Vec::new();
     for attempt in history.iter().filter(|a| a.round == last) {
-        let body = super::run::same_body(&attempt.body);
+        let body = super::attempt::same_body(&attempt.body);
         if shown.contains(&body) || shown.len() == SHOWN_ATTEMPTS {
             continue;
         }

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use npu_core::Target;
 
-use super::attempt::{Attempt, Verdict};
+use super::attempt::{Attempt, Verdict, same_body};
 use super::examples::{Example, Tolerance};
 use super::{Outcome, Task, prompt};
 use crate::grammar::{ConstrainMode, Constraint};
@@ -164,11 +164,6 @@ fn repeated(choices: &[String], tried: &[String]) -> Vec<usize> {
         }
     }
     repeated
-}
-
-/// `body` with its whitespace removed, so that two layouts of one body compare equal.
-pub fn same_body(body: &str) -> String {
-    body.split_whitespace().collect()
 }
 
 /// Replies recorded from an earlier run, by kernel and round.

@@ -20,6 +20,11 @@ use npu_core::{Dtype, Target};
 
 use super::{Port, Task, axes};
 
+/// The scans: unlike a reduction, a scan runs along an axis the statement writes.
+const SCANS: [&str; 2] = ["cumsum", "cumprod"];
+/// The `atom` alternative of a scan, over any axis; an output's own rules take it over
+/// the output's axes only ([`over_axes`]).
+const SCAN: &str = "scan \"[\" raxes \"](\" expr \")\"";
 /// The `atom` alternative that reads an intermediate.
 const INTERMEDIATE: &str = "letname letindex?";
 /// The most digits a number's integer or fractional part has.
@@ -71,7 +76,14 @@ pub fn body_gbnf(task: &Task, target: &Target) -> String {
     let written = output_rules(task, &pool, &rules);
     rules.extend(zero_d);
     rules.extend(written);
-    rules.push(format!("reduce ::= {}", choice(&reductions(&has))));
+    let (scans, folds): (Vec<&str>, Vec<&str>) = reductions(&has)
+        .into_iter()
+        .partition(|name| SCANS.contains(name));
+    rules.push(format!("reduce ::= {}", choice(&folds)));
+    if !scans.is_empty() {
+        rules.push(format!("scan ::= {}", choice(&scans)));
+        rules.push("sacc ::= \": \" dtype".into());
+    }
     let unary: Vec<&str> = UNARY.iter().copied().filter(|f| has(f)).collect();
     if !unary.is_empty() {
         rules.push(format!("fn1 ::= {}", choice(&unary)));
@@ -300,7 +312,8 @@ fn outputs(
 
 /// The expression rules again for a statement written over `over`, suffixed
 /// `-oN`: the same loads, but reductions over the pool's other names only (all of the
-/// pool if `over` takes every name), and no read of an intermediate when `alone`.
+/// pool if `over` takes every name), scans along `over` only (a scan runs along an axis
+/// the statement writes, E011), and no read of an intermediate when `alone`.
 fn over_axes(
     rules: &[String],
     over: &[String],
@@ -329,6 +342,8 @@ fn over_axes(
             Some(format!("{word}-o{family}"))
         } else if word == "axis" {
             Some(format!("raxis-o{family}"))
+        } else if word == "saxis" {
+            Some(format!("saxis-o{family}"))
         } else {
             None
         }
@@ -343,12 +358,15 @@ fn over_axes(
                     true => body.replace(&format!(" | {INTERMEDIATE}"), ""),
                     false => body.to_string(),
                 };
+                let body = body.replace(SCAN, "scan \"[\" saxis sacc? \"](\" expr \")\"");
                 let name = renamed(name).unwrap_or_else(|| name.to_string());
                 format!("{name} ::= {}", rename_outside_quotes(&body, &renamed))
             })
         })
         .collect();
     copied.push(format!("raxis-o{family} ::= {}", choice(&free)));
+    let over: Vec<&str> = over.iter().map(String::as_str).collect();
+    copied.push(format!("saxis-o{family} ::= {}", choice(&over)));
     copied
 }
 
@@ -378,6 +396,9 @@ fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
         atoms.push("fn1 \"(\" expr \")\"".into());
     }
     atoms.push("reduce \"[\" raxes \"](\" expr \")\"".into());
+    if SCANS.iter().any(|s| has(s)) {
+        atoms.push(SCAN.into());
+    }
     atoms
 }
 

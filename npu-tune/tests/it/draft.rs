@@ -366,8 +366,8 @@ fn zero_d_statements_index_with_reduction_axes_only() {
     }
 }
 
-/// An output is written over the axes the prompt's skeleton shows, and its reductions
-/// take none of them (the checker's E030): the 1.5B model wrote
+/// An output is written over the axes the prompt's skeleton shows, its reductions take
+/// none of them (the checker's E030) and its scans only them: the 1.5B model wrote
 /// `y[i, k] = x[i, k] - sum[k](x[i, k]) / 128.0;` again after the checker said so.
 #[test]
 fn an_outputs_reductions_take_none_of_its_axes() {
@@ -402,15 +402,28 @@ fn an_outputs_reductions_take_none_of_its_axes() {
         reduced,
         "\"j\" | \"p\" | \"q\" | \"r\" | \"s\" | \"l\" | \"kh\" | \"kw\""
     );
+    // A scan runs along an axis the statement writes: `y[i, k] = cumsum[k](x[i, k]);`.
+    assert_eq!(rule("saxis-o0"), "\"i\" | \"k\"");
+    assert!(
+        rule("atom-o0").contains("scan \"[\" saxis-o0 sacc? \"](\" expr-o0 \")\""),
+        "{grammar}"
+    );
     for seed in 0..40 {
         let body = gbnf::sample(&grammar, seed).unwrap();
         let statement = body.lines().last().unwrap();
-        for axis in ["i", "k"] {
-            for reduction in ["sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod"] {
-                let reduced = format!("{reduction}[{axis}");
-                assert!(!statement.contains(&format!("{reduced}]")), "{body}");
-                assert!(!statement.contains(&format!("{reduced},")), "{body}");
-                assert!(!statement.contains(&format!("{reduced} <")), "{body}");
+        // Each fold's first axis: the word before `[` is a fold, not a scan
+        // (`cumsum[i` contains `sum[i`).
+        for (at, _) in statement.match_indices('[') {
+            let word = statement[..at]
+                .rsplit(|c: char| !c.is_ascii_alphanumeric())
+                .next()
+                .unwrap();
+            if ["sum", "max", "min", "argmax", "argmin"].contains(&word) {
+                let axis = statement[at + 1..]
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .next()
+                    .unwrap();
+                assert!(axis != "i" && axis != "k", "{body}");
             }
         }
     }

@@ -2,7 +2,8 @@
 //! docs/dsl.md restricted to one signature and one target. Loads name the signature's
 //! tensors with their ranks, scalar parameters appear by bare name, every output is
 //! written once and in order after any `let`s, over the axes the prompt's skeleton
-//! shows and reducing over none of them, and only the functions and reductions
+//! shows, reducing over none of them and scanning only along them, and only the
+//! functions and reductions
 //! the target's vector unit computes are offered; bit operations only when the
 //! signature has an integer tensor. Axes take the usual names (`i`, `j`, `k`, ...)
 //! and those the description's subscripts use ([`axes::pool`]); a reduction may state a window's

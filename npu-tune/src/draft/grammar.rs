@@ -21,6 +21,9 @@ use npu_core::{Dtype, Target};
 
 use super::{Port, Task, axes};
 
+/// The rules of an expression, which a family of statements copies under its own
+/// names ([`without_output_axes`], [`over_axes`]).
+const EXPRESSION: [&str; 6] = ["expr", "exprmore", "term", "termmore", "unary", "atom"];
 /// The scans: unlike a reduction, a scan runs along an axis the statement writes.
 const SCANS: [&str; 2] = ["cumsum", "cumprod"];
 /// The `atom` alternative of a scan, over any axis; an output's own rules take it over
@@ -158,13 +161,8 @@ fn lets() -> Vec<String> {
 /// output), suffixed `0`: its loads index with `raxis`, the names no output is written
 /// over, and it reads intermediates by bare name, as the checker requires.
 fn without_output_axes(rules: &[String]) -> Vec<String> {
-    const FAMILY: [&str; 12] = [
-        "expr",
-        "exprmore",
-        "term",
-        "termmore",
-        "unary",
-        "atom",
+    // Beside the expression's rules, its loads' (which index with `raxis` here).
+    const LOADS: [&str; 6] = [
         "index",
         "iterm",
         "indexmore",
@@ -172,8 +170,9 @@ fn without_output_axes(rules: &[String]) -> Vec<String> {
         "raxes",
         "raxesmore",
     ];
+    let in_family = |word: &str| EXPRESSION.contains(&word) || LOADS.contains(&word);
     let renamed = |word: &str| -> Option<String> {
-        if FAMILY.contains(&word) {
+        if in_family(word) {
             Some(format!("{word}0"))
         } else if let Some(tensor) = word.strip_prefix("load-") {
             Some(format!("load0-{tensor}"))
@@ -322,16 +321,8 @@ fn over_axes(
     alone: bool,
     family: usize,
 ) -> Vec<String> {
-    const FAMILY: [&str; 8] = [
-        "expr",
-        "exprmore",
-        "term",
-        "termmore",
-        "unary",
-        "atom",
-        "raxes",
-        "raxesmore",
-    ];
+    const REDUCTION_AXES: [&str; 2] = ["raxes", "raxesmore"];
+    let in_family = |word: &str| EXPRESSION.contains(&word) || REDUCTION_AXES.contains(&word);
     let free: Vec<&str> = pool
         .iter()
         .copied()
@@ -339,7 +330,7 @@ fn over_axes(
         .collect();
     let free = if free.is_empty() { pool.to_vec() } else { free };
     let renamed = |word: &str| -> Option<String> {
-        if FAMILY.contains(&word) {
+        if in_family(word) {
             Some(format!("{word}-o{family}"))
         } else if word == "axis" {
             Some(format!("raxis-o{family}"))
@@ -354,7 +345,7 @@ fn over_axes(
         .flat_map(|rule| rule.lines())
         .filter_map(|line| {
             let (name, body) = line.split_once(" ::= ")?;
-            FAMILY.contains(&name).then(|| {
+            in_family(name).then(|| {
                 let body = match alone {
                     true => body.replace(&format!(" | {INTERMEDIATE}"), ""),
                     false => body.to_string(),

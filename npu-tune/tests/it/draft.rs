@@ -86,6 +86,47 @@ const ROWS: &str =
     "/// Row sums of x.\nkernel rows(x: [f32; 4, 3]) -> y: [f32; 4] {}\ntarget ascend910b;\n";
 const ROWS_EXAMPLES: &str = r#"{"examples": [{"inputs": {"x": [1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 1]}, "outputs": {"y": [6, 15, 24, 1]}}]}"#;
 
+/// A directory holding `rows.npu` ([`ROWS`]) and `rows.json` ([`ROWS_EXAMPLES`]), which
+/// the loopback tests draft.
+struct Rows {
+    dir: tempfile::TempDir,
+    kernel: std::path::PathBuf,
+    examples: std::path::PathBuf,
+}
+
+impl Rows {
+    fn new() -> Rows {
+        let dir = tempfile::tempdir().unwrap();
+        let (kernel, examples) = (dir.path().join("rows.npu"), dir.path().join("rows.json"));
+        std::fs::write(&kernel, ROWS).unwrap();
+        std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
+        Rows {
+            dir,
+            kernel,
+            examples,
+        }
+    }
+
+    /// `autotune draft rows.npu --examples rows.json ARGS`, with no `NPU_LLM_URL` from
+    /// the environment.
+    fn draft(&self, args: &[&str]) -> std::process::Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+            .arg("draft")
+            .arg(&self.kernel)
+            .arg("--examples")
+            .arg(&self.examples)
+            .args(args)
+            .env_remove("NPU_LLM_URL")
+            .output()
+            .unwrap()
+    }
+
+    /// The kernel file as it is now.
+    fn kernel_text(&self) -> String {
+        std::fs::read_to_string(&self.kernel).unwrap()
+    }
+}
+
 /// `autotune draft` against a loopback server: a round with a body that checks but
 /// computes other values and one the checker refuses, then the right body; the file
 /// gets it, the report counts it, and the recording replays to the same file.
@@ -102,29 +143,13 @@ fn draft_end_to_end_with_feedback_a_recording_and_its_replay() {
             "y[i] = x[i, 0];".into(),
         ]),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let (kernel, examples, recording) = (
-        dir.path().join("rows.npu"),
-        dir.path().join("rows.json"),
-        dir.path().join("drafts.json"),
-    );
-    std::fs::write(&kernel, ROWS).unwrap();
-    std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
-    let run = |extra: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
-            .arg("draft")
-            .arg(&kernel)
-            .arg("--examples")
-            .arg(&examples)
-            .args(["--rounds", "3", "--candidates", "2"])
-            .args(extra)
-            .env_remove("NPU_LLM_URL")
-            .output()
-            .unwrap()
-    };
+    let rows = Rows::new();
+    let recording = rows.dir.path().join("drafts.json");
+    let run =
+        |extra: &[&str]| rows.draft(&[&["--rounds", "3", "--candidates", "2"], extra].concat());
     let url = server.base_url();
     let recorded = recording.to_str().unwrap();
-    let reports = dir.path().join("reports");
+    let reports = rows.dir.path().join("reports");
     let output = run(&[
         "--llm-url",
         &url,
@@ -147,7 +172,7 @@ fn draft_end_to_end_with_feedback_a_recording_and_its_replay() {
     assert!(stdout.contains("rows on ascend910b"), "{stdout}");
     assert!(reports.join("rows.md").exists());
     let drafted = ROWS.replace("{}", "{\n    y[i] = sum[k](x[i, k]);\n}");
-    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), drafted);
+    assert_eq!(rows.kernel_text(), drafted);
     let prompts: Vec<String> = server
         .requests()
         .iter()
@@ -166,7 +191,7 @@ fn draft_end_to_end_with_feedback_a_recording_and_its_replay() {
     );
     assert!(prompts[1].contains("error[E0"), "{}", prompts[1]);
 
-    std::fs::write(&kernel, ROWS).unwrap();
+    std::fs::write(&rows.kernel, ROWS).unwrap();
     let replayed = run(&["--generator", "replay", "--replay", recorded, "--no-tune"]);
     assert!(
         replayed.status.success(),
@@ -174,7 +199,7 @@ fn draft_end_to_end_with_feedback_a_recording_and_its_replay() {
         String::from_utf8_lossy(&replayed.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&replayed.stdout).trim(), summary);
-    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), drafted);
+    assert_eq!(rows.kernel_text(), drafted);
 }
 
 /// A reply that repeats a body already tried (in this round or an earlier one) is
@@ -190,26 +215,21 @@ fn a_repeated_body_is_sampled_again() {
         Behaviour::Replies(vec![format!("    {max}"), "y[i] = sum[k](x[i, k]);".into()]),
         Behaviour::Reply("y[i] = min[k](x[i, k]);".into()),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let (kernel, examples, recording) = (
-        dir.path().join("rows.npu"),
-        dir.path().join("rows.json"),
-        dir.path().join("drafts.json"),
-    );
-    std::fs::write(&kernel, ROWS).unwrap();
-    std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
-        .arg("draft")
-        .arg(&kernel)
-        .arg("--examples")
-        .arg(&examples)
-        .args(["--rounds", "3", "--candidates", "2", "--no-tune"])
-        .args(["--llm-constrain", "none", "--llm-url", &server.base_url()])
-        .arg("--record")
-        .arg(&recording)
-        .env_remove("NPU_LLM_URL")
-        .output()
-        .unwrap();
+    let rows = Rows::new();
+    let recording = rows.dir.path().join("drafts.json");
+    let output = rows.draft(&[
+        "--rounds",
+        "3",
+        "--candidates",
+        "2",
+        "--no-tune",
+        "--llm-constrain",
+        "none",
+        "--llm-url",
+        &server.base_url(),
+        "--record",
+        recording.to_str().unwrap(),
+    ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
@@ -254,27 +274,17 @@ fn a_source_that_fails_after_the_first_round_stops_the_rounds() {
         Behaviour::Reply("y[i] = max[k](x[i, k]);".into()),
         Behaviour::Status(400, refusal.into()),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let (kernel, examples) = (dir.path().join("rows.npu"), dir.path().join("rows.json"));
-    std::fs::write(&kernel, ROWS).unwrap();
-    std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
-        .arg("draft")
-        .arg(&kernel)
-        .arg("--examples")
-        .arg(&examples)
-        .args([
-            "--rounds",
-            "3",
-            "--candidates",
-            "1",
-            "--llm-constrain",
-            "none",
-        ])
-        .args(["--llm-url", &server.base_url()])
-        .env_remove("NPU_LLM_URL")
-        .output()
-        .unwrap();
+    let rows = Rows::new();
+    let output = rows.draft(&[
+        "--rounds",
+        "3",
+        "--candidates",
+        "1",
+        "--llm-constrain",
+        "none",
+        "--llm-url",
+        &server.base_url(),
+    ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
@@ -286,7 +296,7 @@ fn a_source_that_fails_after_the_first_round_stops_the_rounds() {
     );
     assert!(stderr.contains("HTTP 400"), "{stderr}");
     assert_eq!(server.requests().len(), 2);
-    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), ROWS);
+    assert_eq!(rows.kernel_text(), ROWS);
 }
 
 /// No body that matches: the file is left as it was and the error says why.
@@ -294,26 +304,15 @@ fn a_source_that_fails_after_the_first_round_stops_the_rounds() {
 fn a_draft_that_never_matches_leaves_the_file_alone() {
     use crate::support::chat_server::{Behaviour, ChatServer};
     let server = ChatServer::start_repeating(Behaviour::Reply("y[i] = max[k](x[i, k]);".into()));
-    let dir = tempfile::tempdir().unwrap();
-    let kernel = dir.path().join("rows.npu");
-    let examples = dir.path().join("rows.json");
-    std::fs::write(&kernel, ROWS).unwrap();
-    std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
-        .arg("draft")
-        .arg(&kernel)
-        .arg("--examples")
-        .arg(&examples)
-        .args([
-            "--rounds",
-            "2",
-            "--candidates",
-            "1",
-            "--llm-url",
-            &server.base_url(),
-        ])
-        .output()
-        .unwrap();
+    let rows = Rows::new();
+    let output = rows.draft(&[
+        "--rounds",
+        "2",
+        "--candidates",
+        "1",
+        "--llm-url",
+        &server.base_url(),
+    ]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -321,7 +320,7 @@ fn a_draft_that_never_matches_leaves_the_file_alone() {
         "{stderr}"
     );
     assert!(stderr.contains("wrong values"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), ROWS);
+    assert_eq!(rows.kernel_text(), ROWS);
 }
 
 /// A statement without output axes (a 0-d `let` or output) is written under its own
@@ -476,31 +475,25 @@ fn a_json_schema_server_gets_a_syntax_tree_printed_back_to_text() {
     use crate::support::chat_server::{Behaviour, ChatServer};
     let tree = r#"{"statements": [{"name": "y", "axes": ["i"], "value": {"reduce": "sum", "axes": [{"axis": "k"}], "body": {"load": "x", "index": ["i", "k"]}}}]}"#;
     let server = ChatServer::start_repeating(Behaviour::WhenSchema(tree.into()));
-    let dir = tempfile::tempdir().unwrap();
-    let (kernel, examples) = (dir.path().join("rows.npu"), dir.path().join("rows.json"));
-    std::fs::write(&kernel, ROWS).unwrap();
-    std::fs::write(&examples, ROWS_EXAMPLES).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
-        .arg("draft")
-        .arg(&kernel)
-        .arg("--examples")
-        .arg(&examples)
-        .args(["--rounds", "1", "--candidates", "1", "--no-tune"])
-        .args([
-            "--llm-constrain",
-            "json-schema",
-            "--llm-url",
-            &server.base_url(),
-        ])
-        .output()
-        .unwrap();
+    let rows = Rows::new();
+    let output = rows.draft(&[
+        "--rounds",
+        "1",
+        "--candidates",
+        "1",
+        "--no-tune",
+        "--llm-constrain",
+        "json-schema",
+        "--llm-url",
+        &server.base_url(),
+    ]);
     assert!(
         output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
     let drafted = ROWS.replace("{}", "{\n    y[i] = sum[k](x[i, k]);\n}");
-    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), drafted);
+    assert_eq!(rows.kernel_text(), drafted);
     let request = &server.requests()[0].body;
     let schema = &request["response_format"]["json_schema"]["schema"];
     assert_eq!(

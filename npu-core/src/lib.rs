@@ -34,6 +34,7 @@ mod dtype;
 mod encoding;
 pub mod file;
 mod fix;
+pub mod hoist;
 pub mod host;
 #[doc(hidden)]
 pub mod internal;

@@ -6,6 +6,7 @@
 mod check;
 mod differential;
 mod guards;
+mod hoist;
 mod language;
 mod limits;
 mod linear;

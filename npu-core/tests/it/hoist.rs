@@ -1,0 +1,105 @@
+//! Hoisting reductions into intermediates (`npu_core::hoist`): each statement the
+//! checker refuses for where a reduction sits is accepted once hoisted, the same
+//! reduction written twice is computed once, and a body the checker accepts is left
+//! alone.
+
+use npu_core::{CheckedKernel, Diagnostics, Target, hoist, internal, print};
+
+/// A kernel `k` over `x: [f32; 4, 8]` on ascend910b with `body`, and `outputs`.
+fn kernel(outputs: &str, body: &str) -> String {
+    format!("kernel k(x: [f32; 4, 8]) -> {outputs} {{\n{body}\n}}\ntarget ascend910b;\n")
+}
+
+/// The body `hoist::reductions` makes of `body`'s kernel, one statement per line.
+fn hoisted(outputs: &str, body: &str) -> Option<String> {
+    let (def, _) = internal::parse_str_partial(&kernel(outputs, body));
+    let statements = hoist::reductions(&def.expect("the kernel parses"))?;
+    let lines: Vec<String> = statements.iter().map(print::statement).collect();
+    Some(lines.join("\n"))
+}
+
+/// The signature and algorithm of `text` checked (no schedule).
+fn check(text: &str) -> Result<CheckedKernel, Diagnostics> {
+    let target = Target::preset("ascend910b").unwrap();
+    let (def, parsed) = internal::parse_str_partial(text);
+    internal::merge(parsed, internal::check_algorithm(&def.unwrap(), &target))
+}
+
+/// Refused as written, accepted hoisted, and hoisted as `expected`.
+fn hoists_to(outputs: &str, body: &str, expected: &str) {
+    assert!(check(&kernel(outputs, body)).is_err(), "{body}");
+    let got = hoisted(outputs, body).expect("a reduction moves");
+    assert_eq!(got, expected);
+    let text = kernel(outputs, &got);
+    if let Err(diagnostics) = check(&text) {
+        panic!("{}", diagnostics.render(&text));
+    }
+}
+
+#[test]
+fn a_reduction_inside_another_and_written_twice_is_computed_once() {
+    hoists_to(
+        "y: [f32; 4]",
+        "y[i] = max[k](x[i, k]) + log(sum[k](exp(x[i, k] - max[k](x[i, k]))));",
+        "let max0[i] = max[k](x[i, k]);\n\
+         let sum0[i] = sum[k](exp(x[i, k] - max0[i]));\n\
+         y[i] = max0[i] + log(sum0[i]);",
+    );
+}
+
+#[test]
+fn a_reduction_over_an_axis_the_statement_writes_reduces_its_own() {
+    hoists_to(
+        "y: [f32; 4, 8]",
+        "y[i, k] = x[i, k] - sum[k](x[i, k]) / 8.0;",
+        "let sum0[i] = sum[k](x[i, k]);\ny[i, k] = x[i, k] - sum0[i] / 8.0;",
+    );
+}
+
+#[test]
+fn a_reduction_reading_a_tensor_the_statement_reads_elsewhere_moves_and_reads_it_alike() {
+    hoists_to(
+        "y: [f32; 4, 8]",
+        "y[i, j] = x[i, j] * rsqrt(sum[k](x[i, k] * x[i, k]) + 1e-6);",
+        "let sum0[i] = sum[j](x[i, j] * x[i, j]);\ny[i, j] = x[i, j] * rsqrt(sum0[i] + 1e-6);",
+    );
+}
+
+#[test]
+fn a_reduction_inside_a_let_moves_before_it_and_names_stay_fresh() {
+    hoists_to(
+        "y: [f32; 4, 8]",
+        "let sum0[i] = sum[k](x[i, k]);\n\
+         let e[i, k] = exp(x[i, k] - max[k](x[i, k]));\n\
+         y[i, k] = e[i, k] / sum[k](e[i, k]) + sum0[i];",
+        "let sum0[i] = sum[k](x[i, k]);\n\
+         let max0[i] = max[k](x[i, k]);\n\
+         let e[i, k] = exp(x[i, k] - max0[i]);\n\
+         let sum1[i] = sum[k](e[i, k]);\n\
+         y[i, k] = e[i, k] / sum1[i] + sum0[i];",
+    );
+}
+
+#[test]
+fn a_reduction_over_every_axis_becomes_a_scalar() {
+    hoists_to(
+        "y: [f32; 4, 8]",
+        "y[i, j] = x[i, j] - max[p, q](x[p, q]);",
+        "let max0 = max[i, j](x[i, j]);\ny[i, j] = x[i, j] - max0;",
+    );
+}
+
+#[test]
+fn a_body_whose_reductions_may_stay_is_left_alone() {
+    for (outputs, body) in [
+        ("y: [f32; 4]", "y[i] = sum[k](x[i, k]) / 8.0;"),
+        ("y: [f32; 4, 8]", "y[i, k] = cumsum[k](x[i, k]);"),
+        (
+            "y: [f32; 4, 8]",
+            "let m[i] = max[k](x[i, k]);\ny[i, j] = x[i, j] - m[i];",
+        ),
+        ("y: [f32; 4]", "y[i] = undefined(x[i, 0]);"),
+    ] {
+        assert_eq!(hoisted(outputs, body), None, "{body}");
+    }
+}

@@ -28,6 +28,8 @@ pub mod grammar;
 pub mod idioms;
 #[cfg(feature = "llm")]
 pub mod prompt;
+#[cfg(feature = "llm")]
+mod resample;
 pub mod retrieve;
 #[cfg(feature = "llm")]
 pub mod run;
@@ -170,6 +172,17 @@ impl Task {
             });
         proc_macro2::extra::invalidate_current_thread_spans();
         target
+    }
+
+    /// `body` with each reduction the checker would refuse where it sits computed in an
+    /// intermediate first ([`npu_core::hoist`]); `None` when the body does not parse or
+    /// no reduction moves.
+    pub fn hoisted(&self, body: &str) -> Option<String> {
+        let (def, _) = npu_core::internal::parse_str_partial(&self.kernel_with_body(body));
+        let hoisted = def.as_ref().and_then(npu_core::hoist::reductions);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        let lines: Vec<String> = hoisted?.iter().map(npu_core::print::statement).collect();
+        Some(lines.join("\n"))
     }
 
     /// Checks `body` on `target` and runs it on every example, comparing within

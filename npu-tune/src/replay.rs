@@ -237,7 +237,13 @@ impl Replayer {
         &self.transcript
     }
 
-    /// The replies recorded for `kernel` at `round`; the same arguments always give
+    /// The replies recorded for `kernel` at `round`, as [`exchange`](Self::exchange)
+    /// finds them.
+    pub fn next(&self, kernel: &str, round: u32) -> Option<Vec<String>> {
+        self.exchange(kernel, round).map(|e| e.replies.clone())
+    }
+
+    /// The exchange recorded for `kernel` at `round`; the same arguments always give
     /// the same answer.
     ///
     /// The first exchange recorded for that kernel and round is used. Past the last
@@ -245,14 +251,14 @@ impl Replayer {
     /// (one past the last round gives the first exchange). A round missing inside the
     /// recording gives exchange `round % count`. `None` only for a kernel that was
     /// never recorded.
-    pub fn next(&self, kernel: &str, round: u32) -> Option<Vec<String>> {
+    pub fn exchange(&self, kernel: &str, round: u32) -> Option<&Exchange> {
         let indices = self.by_kernel.get(kernel)?;
         let exchange = |index: usize| &self.transcript.exchanges[index];
         if let Some(&index) = indices
             .iter()
             .find(|&&index| exchange(index).round == round)
         {
-            return Some(exchange(index).replies.clone());
+            return Some(exchange(index));
         }
         let last_round = indices.iter().map(|&index| exchange(index).round).max()?;
         let position = if round > last_round {
@@ -261,7 +267,7 @@ impl Replayer {
             u64::from(round) % indices.len() as u64
         };
         let index = indices[usize::try_from(position).ok()?];
-        Some(exchange(index).replies.clone())
+        Some(exchange(index))
     }
 }
 

@@ -17,8 +17,17 @@ pub struct Attempt {
     pub round: u32,
     /// The model's reply as received, before the body is extracted.
     pub reply: String,
-    /// The statements taken from the reply.
+    /// The statements taken from the reply, or what the checker accepted of them: the
+    /// statements with their reductions hoisted into intermediates (see `written`).
     pub body: String,
+    /// The statements as the reply wrote them, when the checker refused them and
+    /// accepted them with their reductions hoisted ([`Task::hoisted`](super::Task::hoisted)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written: Option<String>,
+    /// The model's sample this reply was asked for in place of (its body repeated one
+    /// already tried), which Pass@1 counts instead ([`super::Drafted::first_round`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<String>,
     /// What the body gave.
     pub verdict: Verdict,
     /// What the next prompt says about it: the diagnostics or the mismatch.

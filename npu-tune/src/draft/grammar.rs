@@ -2,8 +2,7 @@
 //! docs/dsl.md restricted to one signature and one target. Loads name the signature's
 //! tensors with their ranks, scalar parameters appear by bare name, every output is
 //! written once and in order after any `let`s, over the axes the prompt's skeleton
-//! shows, reducing over none of them and scanning only along them, and only the
-//! functions and reductions
+//! shows, scanning only along them, and only the functions and reductions
 //! the target's vector unit computes are offered; bit operations only when the
 //! signature has an integer tensor. Axes take the usual names (`i`, `j`, `k`, ...)
 //! and those the description's subscripts use ([`axes::pool`]); a reduction may state a window's
@@ -77,7 +76,7 @@ pub fn body_gbnf(task: &Task, target: &Target) -> String {
     rules.push(format!("atom ::= {}", atoms(ports, &has).join(" | ")));
     rules.extend(loads(ports));
     let zero_d = without_output_axes(&rules);
-    let written = output_rules(task, &pool, &rules);
+    let written = output_rules(task, &rules);
     rules.extend(zero_d);
     rules.extend(written);
     let (scans, folds): (Vec<&str>, Vec<&str>) = reductions(&has)
@@ -254,11 +253,11 @@ pub(super) fn target_ops(target: &Target) -> BTreeSet<String> {
 /// written with none, whose expressions read no intermediate (with no `let` there is
 /// none to read, and the 1.5B model, refused `sum[k](..)` over an output axis, wrote
 /// `sum[k]` as the read of an intermediate instead).
-fn output_rules(task: &Task, pool: &[&str], rules: &[String]) -> Vec<String> {
+fn output_rules(task: &Task, rules: &[String]) -> Vec<String> {
     let mut families = Vec::new();
     let mut written = Vec::new();
-    let after_lets = outputs(task, pool, rules, false, &mut families, &mut written);
-    let alone = outputs(task, pool, rules, true, &mut families, &mut written);
+    let after_lets = outputs(task, rules, false, &mut families, &mut written);
+    let alone = outputs(task, rules, true, &mut families, &mut written);
     written.push(format!("outs ::= {after_lets}"));
     written.push(format!("outsalone ::= {alone}"));
     written
@@ -267,14 +266,15 @@ fn output_rules(task: &Task, pool: &[&str], rules: &[String]) -> Vec<String> {
 /// Every output's statement, in signature order, each on its own line; the rules
 /// they are written under are added to `written`. An output of rank 1 to
 /// [`axes::OUTPUT_AXES`]`.len()` is written over the axes the prompt's skeleton shows
-/// ([`axes::output_axes`]), its expression under rules of its own whose reductions
-/// take none of those axes: reducing over an axis the statement is written over is the
-/// checker's E030, and the 1.5B model wrote `y[i, k] = x[i, k] - sum[k](x[i, k]) /
-/// 128.0;` again after the checker said so. Statements over the same axes share their
-/// rules (`families` lists those written, with whether they read intermediates).
+/// ([`axes::output_axes`]), its expression under rules of its own ([`over_axes`]).
+/// Its reductions take any axis: `y[i, k] = x[i, k] - sum[k](x[i, k]) / 128.0;`, the
+/// way the 1.5B model writes a row's mean, is refused by the checker (E030) and
+/// accepted with the sum hoisted into an intermediate ([`npu_core::hoist`]), which the
+/// drafting loop tries; when the grammar refused `sum[k` there, the model wrote
+/// `sum[kh, kw]` and made-up windows. Statements over the same axes share their rules
+/// (`families` lists those written, with whether they read intermediates).
 fn outputs(
     task: &Task,
-    pool: &[&str],
     rules: &[String],
     alone: bool,
     families: &mut Vec<(Vec<String>, bool)>,
@@ -296,7 +296,7 @@ fn outputs(
             _ => {
                 let key = (over.clone(), alone);
                 let family = families.iter().position(|f| *f == key).unwrap_or_else(|| {
-                    written.extend(over_axes(rules, &over, pool, alone, families.len()));
+                    written.extend(over_axes(rules, &over, alone, families.len()));
                     families.push(key);
                     families.len() - 1
                 });
@@ -311,29 +311,14 @@ fn outputs(
 }
 
 /// The expression rules again for a statement written over `over`, suffixed
-/// `-oN`: the same loads, but reductions over the pool's other names only (all of the
-/// pool if `over` takes every name), scans along `over` only (a scan runs along an axis
-/// the statement writes, E011), and no read of an intermediate when `alone`.
-fn over_axes(
-    rules: &[String],
-    over: &[String],
-    pool: &[&str],
-    alone: bool,
-    family: usize,
-) -> Vec<String> {
-    const REDUCTION_AXES: [&str; 2] = ["raxes", "raxesmore"];
-    let in_family = |word: &str| EXPRESSION.contains(&word) || REDUCTION_AXES.contains(&word);
-    let free: Vec<&str> = pool
-        .iter()
-        .copied()
-        .filter(|a| !over.iter().any(|o| o == a))
-        .collect();
-    let free = if free.is_empty() { pool.to_vec() } else { free };
+/// `-oN`: the same loads and reductions, but scans along `over` only (a scan runs
+/// along an axis the statement writes, E011), and no read of an intermediate when
+/// `alone`.
+fn over_axes(rules: &[String], over: &[String], alone: bool, family: usize) -> Vec<String> {
+    let in_family = |word: &str| EXPRESSION.contains(&word);
     let renamed = |word: &str| -> Option<String> {
         if in_family(word) {
             Some(format!("{word}-o{family}"))
-        } else if word == "axis" {
-            Some(format!("raxis-o{family}"))
         } else if word == "saxis" {
             Some(format!("saxis-o{family}"))
         } else {
@@ -356,7 +341,6 @@ fn over_axes(
             })
         })
         .collect();
-    copied.push(format!("raxis-o{family} ::= {}", choice(&free)));
     let over: Vec<&str> = over.iter().map(String::as_str).collect();
     copied.push(format!("saxis-o{family} ::= {}", choice(&over)));
     copied

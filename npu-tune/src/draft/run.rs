@@ -8,6 +8,8 @@ use npu_core::Target;
 
 use super::attempt::{Attempt, Verdict, same_body};
 use super::examples::{Example, Tolerance};
+pub use super::resample::RESAMPLE_TEMPERATURE;
+use super::resample::{repeated, replaced_at};
 use super::{Outcome, Task, prompt};
 use crate::grammar::{ConstrainMode, Constraint};
 use crate::llm::{ChatMessage, LlmClient, Sampling};
@@ -42,7 +44,17 @@ pub trait BodySource {
     fn name(&self) -> &str;
     /// The replies of one round (each a body, perhaps in fences or with the kernel
     /// around it), or why there are none.
-    fn propose(&mut self, request: &BodyRequest) -> Result<Vec<String>, String>;
+    fn propose(&mut self, request: &BodyRequest) -> Result<Vec<Reply>, String>;
+}
+
+/// One reply of a round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    /// The reply's text.
+    pub text: String,
+    /// The model's sample this reply was asked for in place of, because its body
+    /// repeated one tried before or earlier in the round.
+    pub replaced: Option<String>,
 }
 
 /// A chat-completions server, decoding under the body grammar (GBNF), the syntax
@@ -79,14 +91,15 @@ impl BodySource for LlmBodies {
         "llm"
     }
 
-    fn propose(&mut self, request: &BodyRequest) -> Result<Vec<String>, String> {
+    fn propose(&mut self, request: &BodyRequest) -> Result<Vec<Reply>, String> {
         let constraint = self.constraint(request);
         let count = u32::try_from(request.count).unwrap_or(u32::MAX);
         let mut completion = self
             .client
             .complete_constrained(&request.messages, count, constraint.as_ref())
             .map_err(|e| e.to_string())?;
-        let resampled = self.resample(request, constraint.as_ref(), &mut completion.choices);
+        let replaced = self.resample(request, constraint.as_ref(), &mut completion.choices);
+        let resampled: Vec<String> = replaced.iter().flatten().cloned().collect();
         if let Some(recording) = &self.recording
             && let Ok(mut transcript) = recording.lock()
         {
@@ -107,26 +120,32 @@ impl BodySource for LlmBodies {
                 exchange.resampled = resampled;
             }
         }
-        Ok(completion.choices)
+        Ok(completion
+            .choices
+            .into_iter()
+            .zip(replaced)
+            .map(|(text, replaced)| Reply { text, replaced })
+            .collect())
     }
 }
 
 impl LlmBodies {
     /// Asks once more, at [`RESAMPLE_TEMPERATURE`], for each reply whose body was
     /// tried before or repeats an earlier reply of the round, and puts the new replies
-    /// in their places; returns the replies replaced. A small model sampled at the
-    /// configured temperature often writes the round's body twice, and writes a body
-    /// the feedback has just refused again: its verdict is known, so the candidate is
-    /// spent on another sample instead.
+    /// in their places; returns, by position, the replies replaced. A small model
+    /// sampled at the configured temperature often writes the round's body twice, and
+    /// writes a body the feedback has just refused again: its verdict is known, so the
+    /// candidate is spent on another sample instead.
     fn resample(
         &self,
         request: &BodyRequest,
         constraint: Option<&Constraint>,
         choices: &mut [String],
-    ) -> Vec<String> {
+    ) -> Vec<Option<String>> {
+        let mut replaced = vec![None; choices.len()];
         let repeated = repeated(choices, &request.tried);
         if repeated.is_empty() {
-            return Vec::new();
+            return replaced;
         }
         let sampling = Sampling {
             constraint,
@@ -137,33 +156,13 @@ impl LlmBodies {
             .client
             .complete_sampled(&request.messages, count, sampling)
         else {
-            return Vec::new();
+            return replaced;
         };
-        repeated
-            .into_iter()
-            .zip(again.choices)
-            .map(|(index, reply)| std::mem::replace(&mut choices[index], reply))
-            .collect()
-    }
-}
-
-/// The temperature a repeated reply is asked for again at: above the default 0.8, so
-/// that the sample leaves the body the model keeps returning to.
-pub const RESAMPLE_TEMPERATURE: f32 = 1.2;
-
-/// The indices of `choices` whose body is in `tried` or is an earlier choice's.
-fn repeated(choices: &[String], tried: &[String]) -> Vec<usize> {
-    let mut seen: Vec<String> = tried.to_vec();
-    let mut repeated = Vec::new();
-    for (index, choice) in choices.iter().enumerate() {
-        let body = same_body(&extract_body(choice));
-        if seen.contains(&body) {
-            repeated.push(index);
-        } else {
-            seen.push(body);
+        for (index, reply) in repeated.into_iter().zip(again.choices) {
+            replaced[index] = Some(std::mem::replace(&mut choices[index], reply));
         }
+        replaced
     }
-    repeated
 }
 
 /// Replies recorded from an earlier run, by kernel and round.
@@ -175,13 +174,24 @@ impl BodySource for ReplayBodies {
         "replay"
     }
 
-    fn propose(&mut self, request: &BodyRequest) -> Result<Vec<String>, String> {
-        self.0.next(&request.key, request.round).ok_or_else(|| {
-            format!(
-                "the recording has no round {} for `{}`",
-                request.round, request.key
-            )
-        })
+    fn propose(&mut self, request: &BodyRequest) -> Result<Vec<Reply>, String> {
+        let exchange = self
+            .0
+            .exchange(&request.key, request.round)
+            .ok_or_else(|| {
+                format!(
+                    "the recording has no round {} for `{}`",
+                    request.round, request.key
+                )
+            })?;
+        let replaced = replaced_at(&exchange.replies, &exchange.resampled, &request.tried);
+        Ok(exchange
+            .replies
+            .iter()
+            .cloned()
+            .zip(replaced)
+            .map(|(text, replaced)| Reply { text, replaced })
+            .collect())
     }
 }
 
@@ -205,16 +215,29 @@ pub struct Drafted {
 }
 
 impl Drafted {
-    /// Of the first round's candidates, the share that checks (Comp@1) and the share
-    /// that also matches the examples (Pass@1).
+    /// Of the model's first-round samples, the share that checks (Comp@1) and the
+    /// share that also matches the examples (Pass@1). A sample that repeated another of
+    /// the round counts with that one's verdict; the reply asked for in its place
+    /// ([`Attempt::replaced`]) counts toward Pass@(R×K) only, so that Pass@1 is the
+    /// rate of the model sampled as configured.
     pub fn first_round(&self) -> (f64, f64) {
         let first: Vec<&Attempt> = self.attempts.iter().filter(|a| a.round == 0).collect();
-        let share = |pass: &dyn Fn(&Attempt) -> bool| {
-            let count = first.iter().filter(|a| pass(a)).count();
+        let sampled = |attempt: &Attempt| match &attempt.replaced {
+            None => attempt.verdict,
+            Some(sample) => {
+                let body = same_body(&extract_body(sample));
+                first
+                    .iter()
+                    .find(|a| a.replaced.is_none() && same_body(&extract_body(&a.reply)) == body)
+                    .map_or(attempt.verdict, |a| a.verdict)
+            }
+        };
+        let share = |pass: &dyn Fn(Verdict) -> bool| {
+            let count = first.iter().filter(|a| pass(sampled(a))).count();
             count as f64 / first.len().max(1) as f64
         };
-        let checks = share(&|a| a.verdict != Verdict::Rejected);
-        let matches = share(&|a| a.verdict == Verdict::Matches);
+        let checks = share(&|v| v != Verdict::Rejected);
+        let matches = share(&|v| v == Verdict::Matches);
         (checks, matches)
     }
 
@@ -275,7 +298,9 @@ pub fn draft(
             tried: drafted
                 .attempts
                 .iter()
-                .map(|a| same_body(&a.body))
+                .flat_map(|a| [Some(&a.body), a.written.as_ref()])
+                .flatten()
+                .map(|body| same_body(body))
                 .collect(),
         };
         let replies = match source.propose(&request) {
@@ -287,14 +312,19 @@ pub fn draft(
             Err(error) => return Err(error),
         };
         drafted.rounds = round + 1;
-        for reply in replies {
-            let body = extract_body(&reply);
-            let outcome = task.try_body(&body, target, examples, config.tolerance);
+        for Reply {
+            text: reply,
+            replaced,
+        } in replies
+        {
+            let (body, written, outcome) = try_reply(task, &reply, target, examples, config);
             let (verdict, summary, verified) = judge(&outcome);
             drafted.attempts.push(Attempt {
                 round,
                 reply,
                 body,
+                written,
+                replaced,
                 verdict,
                 summary,
             });
@@ -308,6 +338,29 @@ pub fn draft(
         }
     }
     Ok(drafted)
+}
+
+/// The body of `reply`, what it wrote when that differs (its reductions hoisted), and
+/// its outcome: a body the checker refuses is tried again with its reductions hoisted
+/// into intermediates, and that one counts when the checker accepts it.
+fn try_reply(
+    task: &Task,
+    reply: &str,
+    target: &Target,
+    examples: &[Example],
+    config: &DraftConfig,
+) -> (String, Option<String>, Outcome) {
+    let body = extract_body(reply);
+    let outcome = task.try_body(&body, target, examples, config.tolerance);
+    if let Outcome::Rejected { .. } = outcome
+        && let Some(hoisted) = task.hoisted(&body)
+    {
+        let second = task.try_body(&hoisted, target, examples, config.tolerance);
+        if !matches!(second, Outcome::Rejected { .. }) {
+            return (hoisted, Some(body), second);
+        }
+    }
+    (body, None, outcome)
 }
 
 /// The verdict, the feedback and whether examples were checked.

@@ -257,10 +257,16 @@ fn write_back(
     };
     write_atomic(file, task.with_body(&body).as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-    let how = match drafted.verified {
+    let mut how = match drafted.verified {
         true => format!("matches {} examples", examples.len()),
         false => "unverified: no examples".to_string(),
     };
+    if drafted
+        .chosen
+        .is_some_and(|n| drafted.attempts[n].written.is_some())
+    {
+        how.push_str("; the reply's reductions hoisted into intermediates");
+    }
     eprintln!(
         "wrote the body of `{}` to {} ({how})",
         task.name,

@@ -214,6 +214,49 @@ pub enum Expr {
     },
 }
 
+impl Expr {
+    /// Calls `f` on this expression and every expression under it, in source order
+    /// (a node before its operands), a pad value included.
+    pub fn each<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        f(self);
+        match self {
+            Expr::Load { pad, .. } => pad.iter().for_each(|p| p.each(f)),
+            Expr::Literal { .. } => {}
+            Expr::Neg { arg, .. } | Expr::Not { arg, .. } | Expr::Cast { arg, .. } => arg.each(f),
+            Expr::Binary { lhs, rhs, .. } => {
+                lhs.each(f);
+                rhs.each(f);
+            }
+            Expr::Chain { first, rest } => {
+                first.each(f);
+                rest.iter().for_each(|link| link.operand.each(f));
+            }
+            Expr::Call { args, .. } => args.iter().for_each(|a| a.each(f)),
+        }
+    }
+
+    /// [`each`](Self::each), with each expression mutable.
+    pub fn each_mut(&mut self, f: &mut impl FnMut(&mut Expr)) {
+        f(self);
+        match self {
+            Expr::Load { pad, .. } => pad.iter_mut().for_each(|p| p.each_mut(f)),
+            Expr::Literal { .. } => {}
+            Expr::Neg { arg, .. } | Expr::Not { arg, .. } | Expr::Cast { arg, .. } => {
+                arg.each_mut(f)
+            }
+            Expr::Binary { lhs, rhs, .. } => {
+                lhs.each_mut(f);
+                rhs.each_mut(f);
+            }
+            Expr::Chain { first, rest } => {
+                first.each_mut(f);
+                rest.iter_mut().for_each(|link| link.operand.each_mut(f));
+            }
+            Expr::Call { args, .. } => args.iter_mut().for_each(|a| a.each_mut(f)),
+        }
+    }
+}
+
 /// One operator of a chain and the operand after it: `- c` in `a + b - c`.
 #[derive(Clone, Debug)]
 pub struct Link {

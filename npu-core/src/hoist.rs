@@ -277,7 +277,7 @@ impl Hoister {
 /// `expr` with axis `from` called `to` in every subscript and bracket.
 fn rename(expr: &Expr, from: &str, to: &str) -> Expr {
     let mut out = expr.clone();
-    expr_each_mut(&mut out, &mut |e| match e {
+    out.each_mut(&mut |e| match e {
         Expr::Load { indices, .. } => indices.iter_mut().for_each(|i| rename_index(i, from, to)),
         Expr::Call {
             reduction: Some(bracket),
@@ -323,7 +323,7 @@ fn written_and_read(statement: &Stmt) -> Vec<Read> {
 /// Each tensor read in `expr`, in order.
 fn reads(expr: &Expr) -> Vec<Read> {
     let mut found = Vec::new();
-    expr_each(expr, &mut |e| {
+    expr.each(&mut |e| {
         if let Expr::Load {
             tensor, indices, ..
         } = e
@@ -364,7 +364,7 @@ fn free_axes(reduction: &Expr, scope: &Scope) -> Vec<String> {
 
 /// Each axis name `expr`'s subscripts use, once.
 fn axes_read(expr: &Expr, used: &mut Vec<String>) {
-    expr_each(expr, &mut |e| {
+    expr.each(&mut |e| {
         if let Expr::Load { indices, .. } = e {
             for index in indices {
                 index_axes(index, used);
@@ -390,7 +390,7 @@ fn index_axes(index: &Index, used: &mut Vec<String>) {
 /// How many times `expr` reads each tensor, in order of first read.
 fn load_counts(expr: &Expr) -> Vec<(String, usize)> {
     let mut counts: Vec<(String, usize)> = Vec::new();
-    expr_each(expr, &mut |e| {
+    expr.each(&mut |e| {
         if let Expr::Load { tensor, .. } = e {
             let name = tensor.to_string();
             match counts.iter_mut().find(|(t, _)| *t == name) {
@@ -409,47 +409,6 @@ fn count(loads: &[(String, usize)], tensor: &str) -> usize {
         .map_or(0, |(_, n)| *n)
 }
 
-/// Calls `f` on `expr` and every expression under it, a pad value included.
-fn expr_each(expr: &Expr, f: &mut impl FnMut(&Expr)) {
-    f(expr);
-    match expr {
-        Expr::Load { pad, .. } => pad.iter().for_each(|p| expr_each(p, f)),
-        Expr::Literal { .. } => {}
-        Expr::Neg { arg, .. } | Expr::Not { arg, .. } | Expr::Cast { arg, .. } => expr_each(arg, f),
-        Expr::Binary { lhs, rhs, .. } => {
-            expr_each(lhs, f);
-            expr_each(rhs, f);
-        }
-        Expr::Chain { first, rest } => {
-            expr_each(first, f);
-            rest.iter().for_each(|link| expr_each(&link.operand, f));
-        }
-        Expr::Call { args, .. } => args.iter().for_each(|a| expr_each(a, f)),
-    }
-}
-
-/// [`expr_each`] with each expression mutable.
-fn expr_each_mut(expr: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
-    f(expr);
-    match expr {
-        Expr::Load { pad, .. } => pad.iter_mut().for_each(|p| expr_each_mut(p, f)),
-        Expr::Literal { .. } => {}
-        Expr::Neg { arg, .. } | Expr::Not { arg, .. } | Expr::Cast { arg, .. } => {
-            expr_each_mut(arg, f)
-        }
-        Expr::Binary { lhs, rhs, .. } => {
-            expr_each_mut(lhs, f);
-            expr_each_mut(rhs, f);
-        }
-        Expr::Chain { first, rest } => {
-            expr_each_mut(first, f);
-            rest.iter_mut()
-                .for_each(|link| expr_each_mut(&mut link.operand, f));
-        }
-        Expr::Call { args, .. } => args.iter_mut().for_each(|a| expr_each_mut(a, f)),
-    }
-}
-
 /// Every name the kernel uses: its tensors, intermediates and axes.
 fn names(def: &KernelDef) -> Vec<String> {
     let mut names: Vec<String> = def
@@ -464,7 +423,7 @@ fn names(def: &KernelDef) -> Vec<String> {
             .indices
             .iter()
             .for_each(|i| index_axes(i, &mut names));
-        expr_each(&statement.value, &mut |e| match e {
+        statement.value.each(&mut |e| match e {
             Expr::Load { tensor, .. } => names.push(tensor.to_string()),
             Expr::Call {
                 reduction: Some(r), ..

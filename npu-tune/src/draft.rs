@@ -174,14 +174,26 @@ impl Task {
         target
     }
 
-    /// `body` with each reduction the checker would refuse where it sits computed in an
-    /// intermediate first ([`npu_core::hoist`]); `None` when the body does not parse or
-    /// no reduction moves.
-    pub fn hoisted(&self, body: &str) -> Option<String> {
+    /// `body` rewritten into the forms the checker asks for: unrolled windows folded
+    /// into windowed reductions ([`npu_core::window`]), then each reduction the checker
+    /// would refuse where it sits computed in an intermediate first
+    /// ([`npu_core::hoist`]); `None` when the body does not parse or neither rewrite
+    /// changes it.
+    pub fn rewritten(&self, body: &str) -> Option<String> {
         let (def, _) = npu_core::internal::parse_str_partial(&self.kernel_with_body(body));
-        let hoisted = def.as_ref().and_then(npu_core::hoist::reductions);
+        let rewritten = def.and_then(|mut def| {
+            let folded = npu_core::window::fold(&def);
+            let changed = folded.is_some();
+            if let Some(folded) = folded {
+                def.body = folded;
+            }
+            match npu_core::hoist::reductions(&def) {
+                Some(hoisted) => Some(hoisted),
+                None => changed.then_some(def.body),
+            }
+        });
         proc_macro2::extra::invalidate_current_thread_spans();
-        let lines: Vec<String> = hoisted?.iter().map(npu_core::print::statement).collect();
+        let lines: Vec<String> = rewritten?.iter().map(npu_core::print::statement).collect();
         Some(lines.join("\n"))
     }
 

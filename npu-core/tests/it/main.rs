@@ -6,7 +6,7 @@
 mod check;
 mod differential;
 mod guards;
-mod hoist;
+
 mod language;
 mod limits;
 mod linear;
@@ -14,6 +14,7 @@ mod lower;
 mod missing_semicolon;
 mod parse;
 mod repeated_checks;
+mod rewrite;
 mod rounding;
 mod targets;
 mod validate;

@@ -18,10 +18,11 @@ pub struct Attempt {
     /// The model's reply as received, before the body is extracted.
     pub reply: String,
     /// The statements taken from the reply, or what the checker accepted of them: the
-    /// statements with their reductions hoisted into intermediates (see `written`).
+    /// statements rewritten (see `written`).
     pub body: String,
     /// The statements as the reply wrote them, when the checker refused them and
-    /// accepted them with their reductions hoisted ([`Task::hoisted`](super::Task::hoisted)).
+    /// accepted them rewritten ([`Task::rewritten`](super::Task::rewritten): windows
+    /// folded, reductions hoisted).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub written: Option<String>,
     /// The model's sample this reply was asked for in place of (its body repeated one

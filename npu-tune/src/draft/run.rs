@@ -340,9 +340,10 @@ pub fn draft(
     Ok(drafted)
 }
 
-/// The body of `reply`, what it wrote when that differs (its reductions hoisted), and
-/// its outcome: a body the checker refuses is tried again with its reductions hoisted
-/// into intermediates, and that one counts when the checker accepts it.
+/// The body of `reply`, what it wrote when that differs (rewritten), and its outcome:
+/// a body the checker refuses is tried again rewritten into the forms the checker asks
+/// for ([`Task::rewritten`]: windows folded, reductions hoisted), and that one counts
+/// when the checker accepts it.
 fn try_reply(
     task: &Task,
     reply: &str,
@@ -353,11 +354,11 @@ fn try_reply(
     let body = extract_body(reply);
     let outcome = task.try_body(&body, target, examples, config.tolerance);
     if let Outcome::Rejected { .. } = outcome
-        && let Some(hoisted) = task.hoisted(&body)
+        && let Some(rewritten) = task.rewritten(&body)
     {
-        let second = task.try_body(&hoisted, target, examples, config.tolerance);
+        let second = task.try_body(&rewritten, target, examples, config.tolerance);
         if !matches!(second, Outcome::Rejected { .. }) {
-            return (hoisted, Some(body), second);
+            return (rewritten, Some(body), second);
         }
     }
     (body, None, outcome)

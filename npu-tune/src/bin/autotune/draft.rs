@@ -265,7 +265,7 @@ fn write_back(
         .chosen
         .is_some_and(|n| drafted.attempts[n].written.is_some())
     {
-        how.push_str("; the reply's reductions hoisted into intermediates");
+        how.push_str("; rewritten into the forms the checker asks for");
     }
     eprintln!(
         "wrote the body of `{}` to {} ({how})",

@@ -1,9 +1,12 @@
-//! Hoisting reductions into intermediates (`npu_core::hoist`): each statement the
-//! checker refuses for where a reduction sits is accepted once hoisted, the same
-//! reduction written twice is computed once, and a body the checker accepts is left
-//! alone.
+//! The rewrites the drafting loop tries on a body the checker refuses. Hoisting
+//! reductions into intermediates (`npu_core::hoist`): each statement refused for where
+//! a reduction sits is accepted once hoisted, the same reduction written twice is
+//! computed once, and a body whose reductions may stay is left alone. Folding unrolled
+//! windows (`npu_core::window`): terms stepping through a tensor become one windowed
+//! reduction, padded where the window leaves the tensor.
 
-use npu_core::{CheckedKernel, Diagnostics, Target, hoist, internal, print};
+use npu_core::ast::Stmt;
+use npu_core::{CheckedKernel, Diagnostics, Target, hoist, internal, print, window};
 
 /// A kernel `k` over `x: [f32; 4, 8]` on ascend910b with `body`, and `outputs`.
 fn kernel(outputs: &str, body: &str) -> String {
@@ -12,8 +15,16 @@ fn kernel(outputs: &str, body: &str) -> String {
 
 /// The body `hoist::reductions` makes of `body`'s kernel, one statement per line.
 fn hoisted(outputs: &str, body: &str) -> Option<String> {
-    let (def, _) = internal::parse_str_partial(&kernel(outputs, body));
-    let statements = hoist::reductions(&def.expect("the kernel parses"))?;
+    rewritten(&kernel(outputs, body), hoist::reductions)
+}
+
+/// The body `rewrite` makes of `text`'s kernel, one statement per line.
+fn rewritten(
+    text: &str,
+    rewrite: impl Fn(&npu_core::ast::KernelDef) -> Option<Vec<Stmt>>,
+) -> Option<String> {
+    let (def, _) = internal::parse_str_partial(text);
+    let statements = rewrite(&def.expect("the kernel parses"))?;
     let lines: Vec<String> = statements.iter().map(print::statement).collect();
     Some(lines.join("\n"))
 }
@@ -30,9 +41,53 @@ fn hoists_to(outputs: &str, body: &str, expected: &str) {
     assert!(check(&kernel(outputs, body)).is_err(), "{body}");
     let got = hoisted(outputs, body).expect("a reduction moves");
     assert_eq!(got, expected);
-    let text = kernel(outputs, &got);
-    if let Err(diagnostics) = check(&text) {
-        panic!("{}", diagnostics.render(&text));
+    accepted(&kernel(outputs, &got));
+}
+
+fn accepted(text: &str) {
+    if let Err(diagnostics) = check(text) {
+        panic!("{}", diagnostics.render(text));
+    }
+}
+
+/// A filter `x: [f32; 16]`, `w: [f32; 3]` -> `y: [f32; 16]` with `body`.
+fn filter(body: &str) -> String {
+    format!(
+        "kernel f(x: [f32; 16], w: [f32; 3]) -> y: [f32; 16] {{\n{body}\n}}\ntarget ascend910b;\n"
+    )
+}
+
+#[test]
+fn an_unrolled_filter_becomes_a_padded_window() {
+    let written = "y[t] = x[t - 1] * w[0] + x[t] * w[1] + x[t + 1] * w[2] + 0.5;";
+    assert!(check(&filter(written)).is_err());
+    let got = rewritten(&filter(written), window::fold).unwrap();
+    assert_eq!(got, "y[t] = sum[k < 3](pad(x, 0)[t + k - 1] * w[k]) + 0.5;");
+    accepted(&filter(&got));
+}
+
+#[test]
+fn nested_max_calls_become_a_window_padded_with_its_identity() {
+    let written = "y[t] = max(max(x[t], x[t + 1]), x[t + 2]) * w[0];";
+    let got = rewritten(&filter(written), window::fold).unwrap();
+    assert_eq!(got, "y[t] = max[k < 3](pad(x, -inf)[t + k]) * w[0];");
+    accepted(&filter(&got));
+    // In range, nothing is padded; `k` is taken, so the window's axis is `l`.
+    let text = "kernel p(x: [f32; 16], s: [f32; 4]) -> y: [f32; 7] {\n    y[k] = min(x[2 * k], min(x[2 * k + 1], x[2 * k + 2])) + s[0];\n}\ntarget ascend910b;\n";
+    let got = rewritten(text, window::fold).unwrap();
+    assert_eq!(got, "y[k] = min[l < 3](x[2*k + l]) + s[0];");
+}
+
+#[test]
+fn terms_that_do_not_step_evenly_forward_stay() {
+    for body in [
+        // A true convolution steps x down while w steps up: not a subscript.
+        "y[t] = x[t + 1] * w[0] + x[t] * w[1] + x[t - 1] * w[2];",
+        "y[t] = x[t] * w[0] + x[t] * w[0];",
+        "y[t] = x[t] * w[0] - x[t + 1] * w[1];",
+        "y[t] = x[t] * w[0] + exp(x[t + 1]) * w[1];",
+    ] {
+        assert_eq!(rewritten(&filter(body), window::fold), None, "{body}");
     }
 }
 

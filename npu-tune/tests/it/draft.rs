@@ -121,6 +121,20 @@ impl Rows {
             .unwrap()
     }
 
+    /// One round of one candidate from the server at `url`, not tuned, with `extra`.
+    fn draft_once(&self, url: &str, extra: &[&str]) -> std::process::Output {
+        let once = [
+            "--rounds",
+            "1",
+            "--candidates",
+            "1",
+            "--no-tune",
+            "--llm-url",
+            url,
+        ];
+        self.draft(&[&once[..], extra].concat())
+    }
+
     /// The kernel file as it is now.
     fn kernel_text(&self) -> String {
         std::fs::read_to_string(&self.kernel).unwrap()
@@ -376,15 +390,7 @@ fn a_reduction_the_checker_refuses_in_place_is_hoisted() {
     let written = "y[i] = sum[k](x[i, k] + max[k](x[i, k]) - max[k](x[i, k]));";
     let server = ChatServer::start(vec![Behaviour::Reply(written.into())]);
     let rows = Rows::new();
-    let output = rows.draft(&[
-        "--rounds",
-        "1",
-        "--candidates",
-        "1",
-        "--no-tune",
-        "--llm-url",
-        &server.base_url(),
-    ]);
+    let output = rows.draft_once(&server.base_url(), &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("rewritten into the forms"), "{stderr}");
@@ -564,17 +570,7 @@ fn a_json_schema_server_gets_a_syntax_tree_printed_back_to_text() {
     let tree = r#"{"statements": [{"name": "y", "axes": ["i"], "value": {"reduce": "sum", "axes": [{"axis": "k"}], "body": {"load": "x", "index": ["i", "k"]}}}]}"#;
     let server = ChatServer::start_repeating(Behaviour::WhenSchema(tree.into()));
     let rows = Rows::new();
-    let output = rows.draft(&[
-        "--rounds",
-        "1",
-        "--candidates",
-        "1",
-        "--no-tune",
-        "--llm-constrain",
-        "json-schema",
-        "--llm-url",
-        &server.base_url(),
-    ]);
+    let output = rows.draft_once(&server.base_url(), &["--llm-constrain", "json-schema"]);
     assert!(
         output.status.success(),
         "{}",

@@ -76,6 +76,17 @@ impl Dtype {
         }
     }
 
+    /// Which of two dtypes an operation on both computes in (the dtype a cast in the
+    /// checker's E010 help goes to): a float over an integer, else the larger.
+    pub(crate) fn wider(self, other: Dtype) -> Dtype {
+        match (self.is_float(), other.is_float()) {
+            (true, false) => self,
+            (false, true) => other,
+            _ if self.size() >= other.size() => self,
+            _ => other,
+        }
+    }
+
     /// Whether the dtype is a float (f16, bf16, f32) rather than an integer.
     pub fn is_float(self) -> bool {
         matches!(self, Dtype::F16 | Dtype::Bf16 | Dtype::F32)

@@ -34,7 +34,6 @@ mod dtype;
 mod encoding;
 pub mod file;
 mod fix;
-pub mod hoist;
 pub mod host;
 #[doc(hidden)]
 pub mod internal;
@@ -44,12 +43,12 @@ mod parse;
 mod plan;
 pub mod print;
 pub mod program;
+pub mod rewrite;
 pub mod scalar;
 mod schedule;
 pub mod target;
 pub mod validate;
 pub mod variants;
-pub mod window;
 
 pub use diag::{
     Code, Diagnostic, DiagnosticRecord, Diagnostics, EXCERPT_CHARS, Label, LabelRecord,

@@ -174,24 +174,12 @@ impl Task {
         target
     }
 
-    /// `body` rewritten into the forms the checker asks for: unrolled windows folded
-    /// into windowed reductions ([`npu_core::window`]), then each reduction the checker
-    /// would refuse where it sits computed in an intermediate first
-    /// ([`npu_core::hoist`]); `None` when the body does not parse or neither rewrite
-    /// changes it.
+    /// `body` rewritten into the forms the checker asks for ([`npu_core::rewrite`]:
+    /// mixed dtypes cast, unrolled windows folded, reductions hoisted into
+    /// intermediates); `None` when the body does not parse or no rewrite changes it.
     pub fn rewritten(&self, body: &str) -> Option<String> {
         let (def, _) = npu_core::internal::parse_str_partial(&self.kernel_with_body(body));
-        let rewritten = def.and_then(|mut def| {
-            let folded = npu_core::window::fold(&def);
-            let changed = folded.is_some();
-            if let Some(folded) = folded {
-                def.body = folded;
-            }
-            match npu_core::hoist::reductions(&def) {
-                Some(hoisted) => Some(hoisted),
-                None => changed.then_some(def.body),
-            }
-        });
+        let rewritten = def.as_ref().and_then(npu_core::rewrite::all);
         proc_macro2::extra::invalidate_current_thread_spans();
         let lines: Vec<String> = rewritten?.iter().map(npu_core::print::statement).collect();
         Some(lines.join("\n"))

@@ -285,7 +285,7 @@ impl Checker<'_> {
             }
             (Ty::Value(a), Ty::Value(b)) if a == b => Some(a),
             (Ty::Value(a), Ty::Value(b)) => {
-                let (wide, narrow) = match wider(a, b) {
+                let (wide, narrow) = match a.wider(b) {
                     wide if wide == a => (a, b),
                     _ => (b, a),
                 };
@@ -650,16 +650,5 @@ pub(super) fn subscripts(count: usize) -> String {
         "1 subscript".into()
     } else {
         format!("{count} subscripts")
-    }
-}
-
-/// The dtype two operands of `a` and `b` meet in: a float over an integer, else the
-/// larger.
-fn wider(a: Dtype, b: Dtype) -> Dtype {
-    match (a.is_float(), b.is_float()) {
-        (true, false) => a,
-        (false, true) => b,
-        _ if a.size() >= b.size() => a,
-        _ => b,
     }
 }

@@ -1,12 +1,14 @@
 //! The rewrites the drafting loop tries on a body the checker refuses. Hoisting
-//! reductions into intermediates (`npu_core::hoist`): each statement refused for where
+//! reductions into intermediates (`npu_core::rewrite::hoist`): each statement refused for where
 //! a reduction sits is accepted once hoisted, the same reduction written twice is
 //! computed once, and a body whose reductions may stay is left alone. Folding unrolled
-//! windows (`npu_core::window`): terms stepping through a tensor become one windowed
-//! reduction, padded where the window leaves the tensor.
+//! windows (`npu_core::rewrite::window`): terms stepping through a tensor become one windowed
+//! reduction, padded where the window leaves the tensor. Casting mixed dtypes
+//! (`npu_core::rewrite::promote`): the narrower operand is cast to the wider.
 
 use npu_core::ast::Stmt;
-use npu_core::{CheckedKernel, Diagnostics, Target, hoist, internal, print, window};
+use npu_core::rewrite::{hoist, promote, window};
+use npu_core::{CheckedKernel, Diagnostics, Target, internal, print};
 
 /// A kernel `k` over `x: [f32; 4, 8]` on ascend910b with `body`, and `outputs`.
 fn kernel(outputs: &str, body: &str) -> String {
@@ -157,4 +159,65 @@ fn a_body_whose_reductions_may_stay_is_left_alone() {
     ] {
         assert_eq!(hoisted(outputs, body), None, "{body}");
     }
+}
+
+/// A quantiser's signature: `q: [i8; 8]`, two f32 parameters, with `outputs` and `body`.
+fn quantised(outputs: &str, body: &str) -> String {
+    format!(
+        "kernel d(q: [i8; 8, 4], zero_point: f32, scale: f32) -> {outputs} {{\n{body}\n}}\ntarget ascend910b;\n"
+    )
+}
+
+#[test]
+fn the_narrower_operand_of_a_mixed_operation_is_cast_to_the_wider() {
+    for (outputs, written, expected) in [
+        (
+            "y: [f32; 8, 4]",
+            "y[i, j] = (q[i, j] - zero_point) * scale;",
+            "y[i, j] = (q[i, j] as f32 - zero_point) * scale;",
+        ),
+        (
+            "y: [f32; 8, 4]",
+            "y[i, j] = q[i, j] * scale + zero_point - q[i, j];",
+            "y[i, j] = q[i, j] as f32 * scale + zero_point - q[i, j] as f32;",
+        ),
+        (
+            "y: [f32; 8, 4]",
+            "y[i, j] = max(q[i, j], zero_point) + select(q[i, j] > zero_point, scale, 1);",
+            "y[i, j] = max(q[i, j] as f32, zero_point) + select(q[i, j] as f32 > zero_point, scale, 1);",
+        ),
+        // Through an intermediate: the row sums are i32, the scale f32.
+        (
+            "y: [f32; 8]",
+            "let s[i] = sum[k: i32](q[i, k] as i32);\ny[i] = s[i] * scale;",
+            "let s[i] = sum[k: i32](q[i, k] as i32);\ny[i] = s[i] as f32 * scale;",
+        ),
+    ] {
+        let text = quantised(outputs, written);
+        assert!(check(&text).is_err(), "{written}");
+        let got = rewritten(&text, promote::casts).unwrap();
+        assert_eq!(got, expected);
+        accepted(&quantised(outputs, &got));
+    }
+    let agreed = quantised(
+        "y: [f32; 8, 4]",
+        "y[i, j] = (q[i, j] as f32 - zero_point) * 2;",
+    );
+    assert_eq!(rewritten(&agreed, promote::casts), None);
+}
+
+#[test]
+fn all_rewrites_cast_then_fold_then_hoist() {
+    let kernel = |body: &str| {
+        format!(
+            "kernel f(x: [i8; 16], w: [f32; 2], b: [f32; 16]) -> y: [f32; 16] {{\n{body}\n}}\ntarget ascend910b;\n"
+        )
+    };
+    let text = kernel("y[t] = x[t] * w[0] + x[t + 1] * w[1] - max[t](b[t]);");
+    let got = rewritten(&text, npu_core::rewrite::all).unwrap();
+    assert_eq!(
+        got,
+        "let max0 = max[t](b[t]);\ny[t] = sum[k < 2](pad(x, 0)[t + k] as f32 * w[k]) - max0;"
+    );
+    accepted(&kernel(&got));
 }

@@ -21,8 +21,7 @@ pub struct Attempt {
     /// statements rewritten (see `written`).
     pub body: String,
     /// The statements as the reply wrote them, when the checker refused them and
-    /// accepted them rewritten ([`Task::rewritten`](super::Task::rewritten): windows
-    /// folded, reductions hoisted).
+    /// accepted them rewritten ([`Task::rewritten`](super::Task::rewritten)).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub written: Option<String>,
     /// The model's sample this reply was asked for in place of (its body repeated one

@@ -269,7 +269,7 @@ fn output_rules(task: &Task, rules: &[String]) -> Vec<String> {
 /// ([`axes::output_axes`]), its expression under rules of its own ([`over_axes`]).
 /// Its reductions take any axis: `y[i, k] = x[i, k] - sum[k](x[i, k]) / 128.0;`, the
 /// way the 1.5B model writes a row's mean, is refused by the checker (E030) and
-/// accepted with the sum hoisted into an intermediate ([`npu_core::hoist`]), which the
+/// accepted with the sum hoisted into an intermediate ([`npu_core::rewrite::hoist`]), which the
 /// drafting loop tries; when the grammar refused `sum[k` there, the model wrote
 /// `sum[kh, kw]` and made-up windows. Statements over the same axes share their rules
 /// (`families` lists those written, with whether they read intermediates).

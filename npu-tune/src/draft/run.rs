@@ -342,7 +342,7 @@ pub fn draft(
 
 /// The body of `reply`, what it wrote when that differs (rewritten), and its outcome:
 /// a body the checker refuses is tried again rewritten into the forms the checker asks
-/// for ([`Task::rewritten`]: windows folded, reductions hoisted), and that one counts
+/// for ([`Task::rewritten`]: casts added, windows folded, reductions hoisted), and that one counts
 /// when the checker accepts it.
 fn try_reply(
     task: &Task,

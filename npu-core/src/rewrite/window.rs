@@ -14,7 +14,8 @@
 //! rewrite moves code only; a caller checks the result.
 //!
 //! ```
-//! use npu_core::{print, window};
+//! use npu_core::print;
+//! use npu_core::rewrite::window;
 //!
 //! let text = "kernel c(x: [f32; 16], w: [f32; 3]) -> y: [f32; 16] {\n    y[t] = x[t - 1] * w[0] + x[t] * w[1] + x[t + 1] * w[2];\n}\ntarget ascend910b;\n";
 //! let (def, _) = npu_core::internal::parse_str_partial(text);
@@ -90,9 +91,11 @@ impl Folder<'_> {
             self.children(&mut out);
             return out;
         };
-        let terms: Vec<Expr> = terms.iter().map(|term| self.expr(term)).collect();
-        self.runs(fold, terms.clone())
-            .unwrap_or_else(|| join_as(expr, fold, terms))
+        let terms: Vec<Term> = terms
+            .iter()
+            .map(|(op, term)| (*op, self.expr(term)))
+            .collect();
+        join(fold, self.runs(fold, terms))
     }
 
     /// Folds each direct child of `expr` in place.
@@ -120,31 +123,30 @@ impl Folder<'_> {
         }
     }
 
-    /// The terms joined again by `fold`, each maximal run that is a window folded;
-    /// `None` when no run is.
-    fn runs(&mut self, fold: Fold, terms: Vec<Expr>) -> Option<Expr> {
-        let patterns: Vec<(String, Vec<i64>)> = terms.iter().map(pattern).collect();
+    /// The terms, each maximal run of terms joined by one operator that is a window
+    /// folded into one term.
+    fn runs(&mut self, fold: Fold, terms: Vec<Term>) -> Vec<Term> {
+        let patterns: Vec<(String, Vec<i64>)> = terms.iter().map(|(_, t)| pattern(t)).collect();
         let mut joined = Vec::new();
         let mut start = 0;
-        let mut any = false;
         while start < terms.len() {
+            let op = terms[start].0;
             // Grown one term at a time: a chain has up to 4096 terms.
             let mut end = start + 1;
-            while end < terms.len() && extends(&patterns[start..=end]) {
+            while end < terms.len() && terms[end].0 == op && extends(&patterns[start..=end]) {
                 end += 1;
             }
             match steps(&patterns[start..end]) {
                 Some(steps) => {
                     let n = end - start;
-                    let first = &terms[start];
-                    joined.push(self.window(fold, first, &patterns[start].1, &steps, n));
-                    any = true;
+                    let first = &terms[start].1;
+                    joined.push((op, self.window(fold, first, &patterns[start].1, &steps, n)));
                 }
                 None => joined.extend_from_slice(&terms[start..end]),
             }
             start = end;
         }
-        any.then(|| join(fold, joined))
+        joined
     }
 
     /// `fold[k < n](first)` with each stepping subscript constant `c` of `first` made
@@ -235,18 +237,25 @@ impl Folder<'_> {
     }
 }
 
-/// The terms of a `+` chain (all links `+`) or of nested calls of one of `min`/`max`.
-fn terms(expr: &Expr) -> Option<(Fold, Vec<Expr>)> {
+/// A term of a fold and the operator before it: `+` or `-` in a chain (`+` for the
+/// first), `+` for an argument of `min` or `max`.
+type Term = (BinOp, Expr);
+
+/// The terms of a `+`/`-` chain, or of nested calls of one of `min`/`max`.
+fn terms(expr: &Expr) -> Option<(Fold, Vec<Term>)> {
     match expr {
         Expr::Binary {
-            op: BinOp::Add,
+            op: op @ (BinOp::Add | BinOp::Sub),
             lhs,
             rhs,
             ..
-        } => Some((Fold::Sum, vec![(**lhs).clone(), (**rhs).clone()])),
-        Expr::Chain { first, rest } if rest.iter().all(|l| l.op == BinOp::Add) => {
-            let mut all = vec![(**first).clone()];
-            all.extend(rest.iter().map(|l| l.operand.clone()));
+        } => Some((
+            Fold::Sum,
+            vec![(BinOp::Add, (**lhs).clone()), (*op, (**rhs).clone())],
+        )),
+        Expr::Chain { first, rest } if matches!(rest[0].op, BinOp::Add | BinOp::Sub) => {
+            let mut all = vec![(BinOp::Add, (**first).clone())];
+            all.extend(rest.iter().map(|l| (l.op, l.operand.clone())));
             Some((Fold::Sum, all))
         }
         Expr::Call {
@@ -258,8 +267,8 @@ fn terms(expr: &Expr) -> Option<(Fold, Vec<Expr>)> {
             let mut all = Vec::new();
             for arg in args {
                 match terms(arg) {
-                    Some((inner, more)) if inner == fold && fold != Fold::Sum => all.extend(more),
-                    _ => all.push(arg.clone()),
+                    Some((inner, more)) if inner == fold => all.extend(more),
+                    _ => all.push((BinOp::Add, arg.clone())),
                 }
             }
             Some((fold, all))
@@ -268,50 +277,27 @@ fn terms(expr: &Expr) -> Option<(Fold, Vec<Expr>)> {
     }
 }
 
-/// `terms` (each folded inside) in the place of `original`'s: `original` as written
-/// when it is a `+` chain or a single call, else the nested calls joined again.
-fn join_as(original: &Expr, fold: Fold, terms: Vec<Expr>) -> Expr {
-    let mut out = original.clone();
-    match &mut out {
-        Expr::Binary { lhs, rhs, .. } => {
-            let [l, r]: [Expr; 2] = terms.try_into().expect("a binary `+` has two terms");
-            (**lhs, **rhs) = (l, r);
-        }
-        Expr::Chain { first, rest } => {
-            let mut terms = terms.into_iter();
-            **first = terms.next().expect("a chain has a first term");
-            for (link, term) in rest.iter_mut().zip(terms) {
-                link.operand = term;
-            }
-        }
-        _ => return join(fold, terms),
-    }
-    out
-}
-
-/// `terms` joined by `fold` again.
-fn join(fold: Fold, mut terms: Vec<Expr>) -> Expr {
+/// `terms` joined by `fold` again: a `+`/`-` chain (a binary operation for two), or
+/// nested `min`/`max` calls.
+fn join(fold: Fold, mut terms: Vec<Term>) -> Expr {
     if terms.len() == 1 {
-        return terms.remove(0);
+        return terms.remove(0).1;
     }
+    let span = Span::call_site();
     match fold {
         Fold::Sum => {
-            let first = terms.remove(0);
-            if terms.len() == 1 {
+            let (_, first) = terms.remove(0);
+            if let [(op, rhs)] = &terms[..] {
                 return Expr::Binary {
-                    op: BinOp::Add,
-                    span: Span::call_site(),
+                    op: *op,
+                    span,
                     lhs: Box::new(first),
-                    rhs: Box::new(terms.remove(0)),
+                    rhs: Box::new(rhs.clone()),
                 };
             }
             let rest = terms
                 .into_iter()
-                .map(|operand| Link {
-                    op: BinOp::Add,
-                    span: Span::call_site(),
-                    operand,
-                })
+                .map(|(op, operand)| Link { op, span, operand })
                 .collect();
             Expr::Chain {
                 first: Box::new(first),
@@ -320,6 +306,7 @@ fn join(fold: Fold, mut terms: Vec<Expr>) -> Expr {
         }
         Fold::Min | Fold::Max => terms
             .into_iter()
+            .map(|(_, term)| term)
             .reduce(|a, b| Expr::Call {
                 func: ident(fold.name()),
                 reduction: None,

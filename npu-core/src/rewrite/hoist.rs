@@ -20,7 +20,8 @@
 //! code; whether the result checks is the checker's to say, so a caller checks it.
 //!
 //! ```
-//! use npu_core::{hoist, print};
+//! use npu_core::print;
+//! use npu_core::rewrite::hoist;
 //!
 //! let text = "kernel c(x: [f32; 4, 8]) -> y: [f32; 4, 8] {\n    y[i, k] = x[i, k] - sum[k](x[i, k]) / 8.0;\n}\ntarget ascend910b;\n";
 //! let (def, _) = npu_core::internal::parse_str_partial(text);

@@ -19,10 +19,12 @@ pub mod window;
 
 use crate::ast::{KernelDef, Stmt};
 
+/// A rewrite: the body it makes of a kernel's, or `None` when it changes nothing.
+pub type Rewrite = fn(&KernelDef) -> Option<Vec<Stmt>>;
+
 /// `def`'s body after every rewrite, in order; `None` when none changes it.
 pub fn all(def: &KernelDef) -> Option<Vec<Stmt>> {
-    let rewrites: [fn(&KernelDef) -> Option<Vec<Stmt>>; 3] =
-        [promote::casts, window::fold, hoist::reductions];
+    let rewrites: [Rewrite; 3] = [promote::casts, window::fold, hoist::reductions];
     let mut def = def.clone();
     let mut changed = false;
     for rewrite in rewrites {

@@ -167,7 +167,34 @@ impl LlmBodies {
 
 /// Replies recorded from an earlier run, by kernel and round.
 #[derive(Debug)]
-pub struct ReplayBodies(pub Replayer);
+pub struct ReplayBodies {
+    /// The recording.
+    pub replayer: Replayer,
+    /// Whether a round whose prompt differs from the one recorded is an error rather
+    /// than answered with the recorded replies: a recording replayed by code that
+    /// prompts otherwise (other feedback, another rewrite of an earlier reply) no
+    /// longer says what the model would have replied.
+    pub strict: bool,
+}
+
+impl ReplayBodies {
+    /// Replays `replayer`'s rounds whatever the prompts.
+    pub fn new(replayer: Replayer) -> ReplayBodies {
+        ReplayBodies {
+            replayer,
+            strict: false,
+        }
+    }
+
+    /// Replays `replayer`'s rounds, refusing one asked with another prompt than the
+    /// recorded one.
+    pub fn strict(replayer: Replayer) -> ReplayBodies {
+        ReplayBodies {
+            replayer,
+            strict: true,
+        }
+    }
+}
 
 impl BodySource for ReplayBodies {
     fn name(&self) -> &str {
@@ -176,7 +203,7 @@ impl BodySource for ReplayBodies {
 
     fn propose(&mut self, request: &BodyRequest) -> Result<Vec<Reply>, String> {
         let exchange = self
-            .0
+            .replayer
             .exchange(&request.key, request.round)
             .ok_or_else(|| {
                 format!(
@@ -184,6 +211,13 @@ impl BodySource for ReplayBodies {
                     request.round, request.key
                 )
             })?;
+        let sha = crate::replay::prompt_sha(&crate::prompt::text(&request.messages));
+        if self.strict && (exchange.round != request.round || exchange.prompt_sha != sha) {
+            return Err(format!(
+                "round {} of `{}` asks another prompt (hash {sha}) than the recorded one ({}); record it again",
+                request.round, request.key, exchange.prompt_sha
+            ));
+        }
         let replaced = replaced_at(&exchange.replies, &exchange.resampled, &request.tried);
         Ok(exchange
             .replies

@@ -13,12 +13,14 @@ fn set() -> Vec<EvalKernel> {
     eval::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("eval")).unwrap()
 }
 
-/// Runs `variants` over the kernels of `set` named in `transcript`, replaying it.
+/// Runs `variants` over the kernels of `set` named in `transcript`, replaying it
+/// ([`ReplayBodies::strict`] when `strict`: each prompt must be the recorded one).
 fn replay(
     set: &[EvalKernel],
     transcript: &Transcript,
     variants: &[Variant],
     budget: Budget,
+    strict: bool,
 ) -> Vec<Score> {
     let recorded: BTreeSet<&str> = transcript
         .exchanges
@@ -31,7 +33,11 @@ fn replay(
         .cloned()
         .collect();
     let mut source = |_: Variant| -> Result<Box<dyn BodySource>, String> {
-        Ok(Box::new(ReplayBodies(Replayer::new(transcript.clone()))))
+        let replayer = Replayer::new(transcript.clone());
+        Ok(Box::new(match strict {
+            true => ReplayBodies::strict(replayer),
+            false => ReplayBodies::new(replayer),
+        }))
     };
     scoreboard::score_set(&kernels, variants, budget, &mut source, &mut |_| {}).unwrap()
 }
@@ -65,7 +71,7 @@ fn scores_count_checks_matches_and_rounds() {
         rounds: 2,
         candidates: 2,
     };
-    let scores = replay(&set(), &transcript, &[Variant::Full], budget);
+    let scores = replay(&set(), &transcript, &[Variant::Full], budget, false);
     let summary: Vec<_> = scores
         .iter()
         .map(|s| (s.kernel.as_str(), s.comp1, s.pass1, s.solved, s.rounds))
@@ -95,8 +101,13 @@ fn the_recorded_small_model_run_replays_to_the_readme_table() {
         .into_iter()
         .filter(|k| k.group == eval::FRESH)
         .collect();
-    let scores = replay(&set, &transcript, &[Variant::Full], budget);
+    let scores = replay(&set, &transcript, &[Variant::Full], budget, true);
     assert_eq!(scores.len(), set.len(), "every fresh kernel is recorded");
+    // Every round asked the prompt recorded for it: the replies are the model's to
+    // these prompts, not to those of an earlier version of the loop.
+    for score in &scores {
+        assert_eq!(score.stopped, None, "{}", score.kernel);
+    }
     let table = scoreboard::table(&scores, budget);
     insta::assert_snapshot!(table);
     let readme = std::fs::read_to_string(root.join("../README.md")).unwrap();

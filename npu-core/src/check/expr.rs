@@ -372,8 +372,16 @@ impl Checker<'_> {
                 return (None, Ty::Error);
             }
         };
+        let variadic = name == "min" || name == "max";
+        if variadic && args.len() > arity {
+            return self.fold_call(func, &name, args, scope, tensors);
+        }
         if args.len() != arity {
-            let plural = if arity == 1 { "" } else { "s" };
+            let plural = match (arity, variadic) {
+                (1, _) => "",
+                (_, false) => "s",
+                (_, true) => "s or more",
+            };
             self.error(
                 Code::E003,
                 func.span(),
@@ -394,6 +402,23 @@ impl Checker<'_> {
             return self.select_call(func, args, typed);
         }
         self.binary_call(func, &name, args, typed)
+    }
+
+    /// `min(a, b, c, ..)`: `min(min(a, b), c)` and so on, left to right.
+    fn fold_call(
+        &mut self,
+        func: &Ident,
+        name: &str,
+        args: &[ast::Expr],
+        scope: &mut Scope,
+        tensors: &[Tensor],
+    ) -> (Option<Expr>, Ty) {
+        let mut typed = args.iter().map(|a| self.expr(a, scope, tensors));
+        let first = typed.next().expect("three arguments or more");
+        let typed: Vec<(Option<Expr>, Ty)> = typed.collect();
+        typed.into_iter().fold(first, |folded, next| {
+            self.binary_call(func, name, args, vec![folded, next])
+        })
     }
 
     /// `select(cond, then, otherwise)`: a comparison, and two values of one dtype.

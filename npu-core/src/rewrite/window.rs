@@ -4,8 +4,9 @@
 //!
 //! A 3-tap filter is written on paper as `x[t - 1] * w[0] + x[t] * w[1] + x[t + 1] *
 //! w[2]`; the language wants `sum[k < 3](pad(x, 0)[t + k - 1] * w[k])`. A run of two
-//! or more consecutive terms of a `+` chain (or the arguments of nested `min`/`max`
-//! calls) whose text is the same but for the constants of their subscripts, each
+//! or more consecutive terms of a `+`/`-` chain joined by the same operator (or the
+//! arguments of `min`/`max` calls, nested or not) whose text is the same but for the
+//! constants of their subscripts, each
 //! constant stepping by the same amount from term to term, becomes `sum[k < n](..)`
 //! (`min`, `max`) over a fresh axis. A subscript of an output statement that the window
 //! takes outside its tensor is read through `pad(.., v)`, `v` the fold's identity (0
@@ -262,7 +263,7 @@ fn terms(expr: &Expr) -> Option<(Fold, Vec<Term>)> {
             func,
             reduction: None,
             args,
-        } if args.len() == 2 && (func == "min" || func == "max") => {
+        } if args.len() >= 2 && (func == "min" || func == "max") => {
             let fold = if func == "min" { Fold::Min } else { Fold::Max };
             let mut all = Vec::new();
             for arg in args {

@@ -376,3 +376,23 @@ fn an_empty_body_points_at_autotune_draft() {
     let error = npu_core::check_source(&partial, &target).unwrap_err();
     assert!(!error.render(&partial).contains("autotune draft"));
 }
+
+/// `min` and `max` take two arguments or more, folded left to right; fewer than two
+/// is E003 saying so.
+#[test]
+fn min_and_max_take_two_arguments_or_more() {
+    let kernel = |body: &str| {
+        format!(
+            "kernel p(a: [f32; 64], b: [f32; 64], c: [f32; 64]) -> y: [f32; 64] {{\n    {body}\n}}\ntarget ascend910b;\nschedule s {{ stage a, b, c, y in ub; }}\n"
+        )
+    };
+    let three = accepted(&kernel("y[t] = max(a[t], b[t], c[t]);"));
+    let nested = accepted(&kernel("y[t] = max(max(a[t], b[t]), c[t]);"));
+    assert_eq!(format!("{:?}", three.body), format!("{:?}", nested.body));
+    let one = refused(&kernel("y[t] = min(a[t]);"));
+    let diagnostic = only(&one, Code::E003);
+    assert_eq!(
+        diagnostic.message,
+        "`min` takes 2 arguments or more but was given 1"
+    );
+}

@@ -78,6 +78,11 @@ fn nested_max_calls_become_a_window_padded_with_its_identity() {
     let text = "kernel p(x: [f32; 16], s: [f32; 4]) -> y: [f32; 7] {\n    y[k] = min(x[2 * k], min(x[2 * k + 1], x[2 * k + 2])) + s[0];\n}\ntarget ascend910b;\n";
     let got = rewritten(text, window::fold).unwrap();
     assert_eq!(got, "y[k] = min[l < 3](x[2*k + l]) + s[0];");
+    let three = text.replace(
+        "min(x[2 * k], min(x[2 * k + 1], x[2 * k + 2]))",
+        "min(x[2 * k], x[2 * k + 1], x[2 * k + 2])",
+    );
+    assert_eq!(rewritten(&three, window::fold).unwrap(), got);
 }
 
 #[test]

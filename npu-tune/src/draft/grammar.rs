@@ -22,7 +22,9 @@ use super::{Port, Task, axes};
 
 /// The rules of an expression, which a family of statements copies under its own
 /// names ([`without_output_axes`], [`over_axes`]).
-const EXPRESSION: [&str; 6] = ["expr", "exprmore", "term", "termmore", "unary", "atom"];
+const EXPRESSION: [&str; 7] = [
+    "expr", "exprmore", "term", "termmore", "unary", "atom", "argsmore",
+];
 /// The scans: unlike a reduction, a scan runs along an axis the statement writes.
 const SCANS: [&str; 2] = ["cumsum", "cumprod"];
 /// The `atom` alternative of a scan, over any axis; an output's own rules take it over
@@ -142,6 +144,7 @@ fn expressions(integers: bool, has: &impl Fn(&str) -> bool) -> Vec<String> {
         term_more,
         format!("unary ::= atom cast? | \"-\" atom{not}"),
         "cast ::= \" as \" dtype | \" as sat \" dtype".to_string(),
+        "argsmore ::= \", \" expr argsmore?".to_string(),
     ]
 }
 
@@ -360,7 +363,11 @@ fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
     atoms.push(INTERMEDIATE.into());
     atoms.push("\"(\" expr \")\"".into());
     if has("min") && has("max") {
-        atoms.push("\"max(\" expr \", \" expr \")\" | \"min(\" expr \", \" expr \")\"".into());
+        // `min(a, b, c)` as a description writes it: two arguments or more.
+        atoms.push(
+            "\"max(\" expr \", \" expr argsmore? \")\" | \"min(\" expr \", \" expr argsmore? \")\""
+                .into(),
+        );
     }
     if has("pow") {
         atoms.push("\"pow(\" expr \", \" literal \")\"".into());

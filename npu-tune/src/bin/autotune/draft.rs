@@ -188,7 +188,7 @@ impl Sourcing<'_> {
                     .replay
                     .ok_or("--generator replay needs --replay FILE")?;
                 let transcript = Transcript::load(path).map_err(|e| e.to_string())?;
-                Ok(Box::new(ReplayBodies::new(Replayer::new(transcript))))
+                Ok(Box::new(ReplayBodies::strict(Replayer::new(transcript))))
             }
             DraftGenerator::Llm => {
                 let config = self

@@ -385,7 +385,8 @@ fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
     atoms
 }
 
-/// `load-x ::= "x[" index ", " index "]"`, and `pad(x, 0)[...]`, per input tensor.
+/// `load-x ::= "x[" index ", " index "]"`, and `pad(x, 0)[...]`, per input tensor; the
+/// pad value is a literal or a scalar parameter of the tensor's dtype.
 fn loads(ports: &[Port]) -> Vec<String> {
     let mut rules = vec![
         "axes ::= axis axesmore?".to_string(),
@@ -394,10 +395,19 @@ fn loads(ports: &[Port]) -> Vec<String> {
     ];
     for port in ports.iter().filter(|p| !p.output && p.rank > 0) {
         let indices = vec!["index"; port.rank].join(" \", \" ");
+        let fills: Vec<String> = std::iter::once("literal".to_string())
+            .chain(
+                ports
+                    .iter()
+                    .filter(|s| !s.output && s.rank == 0 && s.dtype == port.dtype)
+                    .map(|s| literal(&s.name)),
+            )
+            .collect();
         rules.push(format!(
-            "load-{name} ::= \"{name}[\" {indices} \"]\" | \"pad({name}, \" literal \")[\" {indices} \"]\"",
-            name = port.name
+            "load-{name} ::= \"{name}[\" {indices} \"]\" | \"pad({name}, \" fill-{name} \")[\" {indices} \"]\"",
+            name = port.name,
         ));
+        rules.push(format!("fill-{} ::= {}", port.name, fills.join(" | ")));
     }
     rules
 }

@@ -1,17 +1,26 @@
-//! A sampler for the GBNF subset the tuner's grammars use, so that the loopback chat
-//! server can decode under a grammar as llama.cpp's server does: rules of alternatives
-//! (`|`) of sequences of string literals, rule names (optionally `?`) and character
-//! classes (optionally `*`). Choices come from a seeded generator, so a test replays.
+//! A sampler and a recogniser for the GBNF subset the tuner's grammars use, so that the
+//! loopback chat server can decode under a grammar as llama.cpp's server does, and a
+//! test can ask whether a grammar admits a text: rules of alternatives (`|`) of
+//! sequences of string literals, rule names (optionally `?`) and character classes
+//! (optionally `*`). Choices come from a seeded generator, so a test replays.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One element of a sequence.
 #[derive(Clone, Debug)]
 enum Element {
     Literal(String),
-    Rule { name: String, optional: bool },
-    Class { first: char, repeated: bool },
+    Rule {
+        name: String,
+        optional: bool,
+    },
+    Class {
+        ranges: Vec<(char, char)>,
+        repeated: bool,
+    },
 }
+
+type Rules = BTreeMap<String, Vec<Vec<Element>>>;
 
 /// A string the grammar admits, its choices drawn from `seed`.
 pub(crate) fn sample(grammar: &str, seed: u64) -> Result<String, String> {
@@ -47,8 +56,77 @@ pub(crate) fn shared_prefixes(grammar: &str) -> Result<Vec<String>, String> {
     Ok(shared)
 }
 
+/// Whether `grammar` admits the whole of `text` from `root`.
+pub(crate) fn admits(grammar: &str, text: &str) -> Result<bool, String> {
+    let rules = parse(grammar)?;
+    let text: Vec<char> = text.chars().collect();
+    let mut memo = BTreeMap::new();
+    let ends = rule_ends(&rules, "root", &text, 0, &mut memo)?;
+    Ok(ends.contains(&text.len()))
+}
+
+/// Every position where a match of rule `name` from `start` can end. The grammars are
+/// left-factored and not left-recursive, so each (rule, start) is computed once.
+fn rule_ends(
+    rules: &Rules,
+    name: &str,
+    text: &[char],
+    start: usize,
+    memo: &mut BTreeMap<(String, usize), BTreeSet<usize>>,
+) -> Result<BTreeSet<usize>, String> {
+    if let Some(ends) = memo.get(&(name.to_string(), start)) {
+        return Ok(ends.clone());
+    }
+    let alternatives = rules.get(name).ok_or(format!("no rule `{name}`"))?;
+    let mut ends = BTreeSet::new();
+    for alternative in alternatives {
+        let mut at = BTreeSet::from([start]);
+        for element in alternative {
+            let mut next = BTreeSet::new();
+            for &pos in &at {
+                next.extend(element_ends(rules, element, text, pos, memo)?);
+            }
+            at = next;
+        }
+        ends.extend(at);
+    }
+    memo.insert((name.to_string(), start), ends.clone());
+    Ok(ends)
+}
+
+fn element_ends(
+    rules: &Rules,
+    element: &Element,
+    text: &[char],
+    pos: usize,
+    memo: &mut BTreeMap<(String, usize), BTreeSet<usize>>,
+) -> Result<BTreeSet<usize>, String> {
+    Ok(match element {
+        Element::Literal(literal) => {
+            let literal: Vec<char> = literal.chars().collect();
+            let matched = text.get(pos..pos + literal.len()) == Some(&literal[..]);
+            matched.then_some(pos + literal.len()).into_iter().collect()
+        }
+        Element::Rule { name, optional } => {
+            let mut ends = rule_ends(rules, name, text, pos, memo)?;
+            if *optional {
+                ends.insert(pos);
+            }
+            ends
+        }
+        Element::Class { ranges, repeated } => {
+            let within = |c: &char| ranges.iter().any(|(lo, hi)| lo <= c && c <= hi);
+            let run = text[pos..].iter().take_while(|c| within(c)).count();
+            match repeated {
+                true => (pos..=pos + run).collect(),
+                false => (run > 0).then_some(pos + 1).into_iter().collect(),
+            }
+        }
+    })
+}
+
 fn expand(
-    rules: &BTreeMap<String, Vec<Vec<Element>>>,
+    rules: &Rules,
     name: &str,
     next: &mut impl FnMut(usize) -> usize,
     out: &mut String,
@@ -70,9 +148,9 @@ fn expand(
                     expand(rules, name, next, out, depth + 1)?;
                 }
             }
-            Element::Class { first, repeated } => {
+            Element::Class { ranges, repeated } => {
                 if !*repeated {
-                    out.push(*first);
+                    out.push(ranges[0].0);
                 }
             }
         }
@@ -80,7 +158,7 @@ fn expand(
     Ok(())
 }
 
-fn parse(grammar: &str) -> Result<BTreeMap<String, Vec<Vec<Element>>>, String> {
+fn parse(grammar: &str) -> Result<Rules, String> {
     let mut rules = BTreeMap::new();
     for line in grammar.lines().filter(|l| !l.trim().is_empty()) {
         let (name, body) = line
@@ -116,16 +194,25 @@ fn parse(grammar: &str) -> Result<BTreeMap<String, Vec<Vec<Element>>>, String> {
                     push(&mut alternatives, Element::Literal(text));
                 }
                 '[' => {
-                    let first = *chars.get(i + 1).ok_or("an empty class")?;
+                    let mut ranges = Vec::new();
+                    i += 1;
                     while i < chars.len() && chars[i] != ']' {
-                        i += 1;
+                        let last = match chars.get(i + 1..i + 3) {
+                            Some(['-', last]) if *last != ']' => *last,
+                            _ => chars[i],
+                        };
+                        ranges.push((chars[i], last));
+                        i += if last == chars[i] { 1 } else { 3 };
+                    }
+                    if ranges.is_empty() {
+                        return Err(format!("an empty class in `{line}`"));
                     }
                     i += 1;
                     let repeated = chars.get(i) == Some(&'*');
                     if repeated {
                         i += 1;
                     }
-                    push(&mut alternatives, Element::Class { first, repeated });
+                    push(&mut alternatives, Element::Class { ranges, repeated });
                 }
                 _ => {
                     let start = i;

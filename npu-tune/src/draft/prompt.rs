@@ -23,6 +23,10 @@ const SHOWN_ATTEMPTS: usize = 3;
 /// runs on (`x[i] * x[i] * ...` until its token limit), and three such bodies pushed a
 /// prompt past an 8192-token context.
 const SHOWN_BODY_CHARS: usize = 600;
+/// The most characters of what was wrong with a body the feedback repeats: the checker
+/// reports every problem at once, each under the whole line, and a line of sixty terms
+/// with a problem in each is a diagnostic of tens of thousands of characters.
+const SHOWN_SUMMARY_CHARS: usize = 2000;
 
 /// The algorithm contract: the table of forms of docs/dsl.md's "Algorithm" section and
 /// its softmax example.
@@ -165,13 +169,13 @@ fn first_values(tensor: &HostTensor) -> String {
     format!("[{}{more}]", shown.join(", "))
 }
 
-/// `body`, or its first [`SHOWN_BODY_CHARS`] characters and how many more there were.
-fn cut(body: &str) -> String {
-    let more = body.chars().count().saturating_sub(SHOWN_BODY_CHARS);
+/// `text`, or its first `limit` characters and how many more there were.
+fn cut(text: &str, limit: usize) -> String {
+    let more = text.chars().count().saturating_sub(limit);
     if more == 0 {
-        return body.to_string();
+        return text.to_string();
     }
-    let shown: String = body.chars().take(SHOWN_BODY_CHARS).collect();
+    let shown: String = text.chars().take(limit).collect();
     format!("{shown}\n... ({more} more characters)")
 }
 
@@ -191,8 +195,8 @@ fn feedback(history: &[Attempt]) -> String {
         let _ = writeln!(
             out,
             "```\n{}\n```\n{}\n",
-            cut(attempt.body.trim()),
-            attempt.summary.trim()
+            cut(attempt.body.trim(), SHOWN_BODY_CHARS),
+            cut(attempt.summary.trim(), SHOWN_SUMMARY_CHARS)
         );
     }
     out +=
@@ -205,9 +209,9 @@ mod tests {
     #[test]
     fn the_feedback_cuts_a_body_that_ran_on() {
         let body = "x[i] * ".repeat(100);
-        let cut = super::cut(&body);
+        let cut = super::cut(&body, 600);
         assert!(body.starts_with(cut.lines().next().unwrap()), "{cut}");
         assert!(cut.ends_with("\n... (100 more characters)"), "{cut}");
-        assert_eq!(super::cut("y[i] = x[i];"), "y[i] = x[i];");
+        assert_eq!(super::cut("y[i] = x[i];", 600), "y[i] = x[i];");
     }
 }

@@ -50,6 +50,10 @@ pub struct Exchange {
     /// tried, in the order received; `replies` holds what replaced them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resampled: Vec<String>,
+    /// The position in `replies` of each of `resampled`'s replacements. A recording
+    /// made before positions were kept has none, and replay infers them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resampled_at: Vec<usize>,
 }
 
 /// Why a transcript could not be loaded or saved.
@@ -118,6 +122,7 @@ impl Transcript {
             prompt: None,
             constraints: Vec::new(),
             resampled: Vec::new(),
+            resampled_at: Vec::new(),
         });
     }
 

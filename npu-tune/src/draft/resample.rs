@@ -3,6 +3,7 @@
 
 use super::attempt::same_body;
 use super::run::extract_body;
+use crate::replay::Exchange;
 
 /// The temperature a repeated reply is asked for again at: above the default 0.8, so
 /// that the sample leaves the body the model keeps returning to.
@@ -23,17 +24,16 @@ pub(super) fn repeated(choices: &[String], tried: &[String]) -> Vec<usize> {
     repeated
 }
 
-/// By position in `replies`, the recorded sample each reply replaced: a recording
-/// keeps the replaced samples in order (`resampled`) but not their positions, which
-/// are those where putting the samples back makes exactly those replies repeats
-/// ([`repeated`]); the first such set of positions is taken, and none when no set
-/// fits (a recording edited by hand).
-pub(super) fn replaced_at(
-    replies: &[String],
-    resampled: &[String],
-    tried: &[String],
-) -> Vec<Option<String>> {
+/// By position in the exchange's replies, the recorded sample each reply replaced:
+/// where the recording keeps the positions (`resampled_at`), those; else the positions
+/// where putting the samples back makes exactly those replies repeats ([`repeated`]),
+/// the first such set when several fit (which can count one sample of a round for
+/// another), and none when no set fits (a recording edited by hand).
+pub(super) fn replaced_at(exchange: &Exchange, tried: &[String]) -> Vec<Option<String>> {
+    let (replies, resampled) = (&exchange.replies, &exchange.resampled);
     let mut replaced = vec![None; replies.len()];
+    let recorded = exchange.resampled_at.len() == resampled.len()
+        && exchange.resampled_at.iter().all(|&at| at < replies.len());
     let fits = |positions: &[usize]| {
         let mut samples = replies.to_vec();
         for (&at, sample) in positions.iter().zip(resampled) {
@@ -41,10 +41,12 @@ pub(super) fn replaced_at(
         }
         repeated(&samples, tried) == positions
     };
-    if let Some(positions) = choices(replies.len(), resampled.len()).find(|p| fits(p)) {
-        for (at, sample) in positions.into_iter().zip(resampled) {
-            replaced[at] = Some(sample.clone());
-        }
+    let positions = match recorded {
+        true => Some(exchange.resampled_at.clone()),
+        false => choices(replies.len(), resampled.len()).find(|p| fits(p)),
+    };
+    for (at, sample) in positions.into_iter().flatten().zip(resampled) {
+        replaced[at] = Some(sample.clone());
     }
     replaced
 }
@@ -84,19 +86,47 @@ mod tests {
         assert_eq!(choices(1, 2).count(), 0);
     }
 
+    fn exchange(replies: &[&str], resampled: &[&str], at: &[usize]) -> Exchange {
+        Exchange {
+            kernel: "full/k".into(),
+            round: 0,
+            prompt_sha: String::new(),
+            replies: texts(replies),
+            prompt: None,
+            constraints: Vec::new(),
+            resampled: texts(resampled),
+            resampled_at: at.to_vec(),
+        }
+    }
+
     #[test]
     fn a_replaced_sample_goes_back_where_it_repeats() {
         // The model wrote a, a, b; the second `a` was asked for again and gave c.
-        let replies = texts(&["y = a;", "y = c;", "y = b;"]);
-        let got = replaced_at(&replies, &texts(&["y = a;"]), &[]);
+        let got = replaced_at(
+            &exchange(&["y = a;", "y = c;", "y = b;"], &["y = a;"], &[]),
+            &[],
+        );
         assert_eq!(got, [None, Some("y = a;".to_string()), None]);
         // A body tried in an earlier round is a repeat wherever it stands.
         let tried = vec![same_body("y = b;")];
-        let replies = texts(&["y = c;", "y = a;", "y = d;"]);
-        let got = replaced_at(&replies, &texts(&["y = b;"]), &tried);
+        let replies = ["y = c;", "y = a;", "y = d;"];
+        let got = replaced_at(&exchange(&replies, &["y = b;"], &[]), &tried);
         assert_eq!(got, [Some("y = b;".to_string()), None, None]);
         // Samples that repeat nothing were not replaced: no positions fit.
-        let got = replaced_at(&replies, &texts(&["y = d;"]), &[]);
+        let got = replaced_at(&exchange(&replies, &["y = d;"], &[]), &[]);
         assert_eq!(got, [None, None, None]);
+    }
+
+    /// The model wrote a, b, a, a; the last two were asked for again and gave c and
+    /// d. Without positions, a, b, c, d fits as well with the repeats at 1 and 2 (a,
+    /// a, a, d): the recorded positions settle it.
+    #[test]
+    fn recorded_positions_settle_which_samples_were_replaced() {
+        let replies = ["y = a;", "y = b;", "y = c;", "y = d;"];
+        let inferred = replaced_at(&exchange(&replies, &["y = a;", "y = a;"], &[]), &[]);
+        let a = Some("y = a;".to_string());
+        assert_eq!(inferred, [None, a.clone(), a.clone(), None]);
+        let recorded = replaced_at(&exchange(&replies, &["y = a;", "y = a;"], &[2, 3]), &[]);
+        assert_eq!(recorded, [None, None, a.clone(), a]);
     }
 }

@@ -100,6 +100,9 @@ impl BodySource for LlmBodies {
             .map_err(|e| e.to_string())?;
         let replaced = self.resample(request, constraint.as_ref(), &mut completion.choices);
         let resampled: Vec<String> = replaced.iter().flatten().cloned().collect();
+        let resampled_at: Vec<usize> = (0..replaced.len())
+            .filter(|&at| replaced[at].is_some())
+            .collect();
         if let Some(recording) = &self.recording
             && let Ok(mut transcript) = recording.lock()
         {
@@ -118,6 +121,7 @@ impl BodySource for LlmBodies {
             );
             if let Some(exchange) = transcript.exchanges.last_mut() {
                 exchange.resampled = resampled;
+                exchange.resampled_at = resampled_at;
             }
         }
         Ok(completion
@@ -218,7 +222,7 @@ impl BodySource for ReplayBodies {
                 request.round, request.key, exchange.prompt_sha
             ));
         }
-        let replaced = replaced_at(&exchange.replies, &exchange.resampled, &request.tried);
+        let replaced = replaced_at(exchange, &request.tried);
         Ok(exchange
             .replies
             .iter()

@@ -286,7 +286,7 @@ fn pass_at_1_counts_the_samples_a_repeat_replaced() {
 
 /// A reply that repeats a body already tried (in this round or an earlier one) is
 /// asked for again at a higher temperature, the new reply takes its place, and the
-/// recording keeps what it replaced.
+/// recording keeps what it replaced and where.
 #[test]
 fn a_repeated_body_is_sampled_again() {
     use crate::support::chat_server::{Behaviour, ChatServer};
@@ -342,6 +342,12 @@ fn a_repeated_body_is_sampled_again() {
         transcript.exchanges[1].replies[0],
         "y[i] = min[k](x[i, k]);"
     );
+    let positions: Vec<&[usize]> = transcript
+        .exchanges
+        .iter()
+        .map(|e| e.resampled_at.as_slice())
+        .collect();
+    assert_eq!(positions, [[1], [0]]);
 }
 
 /// A server that fails after the first round (here refusing the longer prompt, as a

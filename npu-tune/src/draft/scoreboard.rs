@@ -3,6 +3,7 @@
 //! (first-round candidates that also match the examples) and Pass@(R×K) (kernels
 //! solved within R rounds of K candidates, with feedback), and tabled per group.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -71,6 +72,11 @@ pub struct Score {
     pub pass1: f64,
     /// Whether a body checked and matched within the budget.
     pub solved: bool,
+    /// Whether that body is the reply rewritten ([`Attempt::written`]): the checker
+    /// refused it as written.
+    ///
+    /// [`Attempt::written`]: super::attempt::Attempt::written
+    pub solved_rewritten: bool,
     /// Rounds the drafting run spent.
     pub rounds: u32,
     /// Candidate bodies evaluated, over every round.
@@ -125,6 +131,9 @@ pub fn score_set(
                 comp1,
                 pass1,
                 solved: drafted.chosen.is_some(),
+                solved_rewritten: drafted
+                    .chosen
+                    .is_some_and(|at| drafted.attempts[at].written.is_some()),
                 rounds: drafted.rounds,
                 attempts: drafted.attempts.len(),
                 stopped: drafted.stopped,
@@ -138,7 +147,8 @@ pub fn score_set(
 
 /// The table of `scores`: a row per group (the categories in table order, then the
 /// fresh kernels, then all), for each variant Comp@1, Pass@1 and Pass@(R×K) in
-/// percent, averaged over the group's kernels.
+/// percent, averaged over the group's kernels the variant ran on ("–" where it ran on
+/// none of them).
 pub fn table(scores: &[Score], budget: Budget) -> String {
     let mut variants: Vec<Variant> = scores.iter().map(|s| s.variant).collect();
     variants.sort();
@@ -182,16 +192,21 @@ fn row(
     group: &str,
     within: impl Fn(&Score) -> bool,
 ) -> String {
-    let kernels = scores
+    let kernels: BTreeSet<&str> = scores
         .iter()
-        .filter(|s| within(s) && Some(s.variant) == variants.first().copied())
-        .count();
-    let mut out = format!("| {group} | {kernels} |");
+        .filter(|s| within(s))
+        .map(|s| s.kernel.as_str())
+        .collect();
+    let mut out = format!("| {group} | {} |", kernels.len());
     for &variant in variants {
         let of: Vec<&Score> = scores
             .iter()
             .filter(|s| within(s) && s.variant == variant)
             .collect();
+        if of.is_empty() {
+            out += " – | – | – |";
+            continue;
+        }
         let mean = |value: &dyn Fn(&Score) -> f64| {
             of.iter().map(|s| value(s)).sum::<f64>() / of.len().max(1) as f64 * 100.0
         };

@@ -13,8 +13,9 @@ fn set() -> Vec<EvalKernel> {
     eval::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("eval")).unwrap()
 }
 
-/// Runs `variants` over the kernels of `set` named in `transcript`, replaying it
-/// ([`ReplayBodies::strict`] when `strict`: each prompt must be the recorded one).
+/// Runs each of `variants` over the kernels of `set` recorded for it in `transcript`,
+/// replaying it ([`ReplayBodies::strict`] when `strict`: each prompt must be the
+/// recorded one).
 fn replay(
     set: &[EvalKernel],
     transcript: &Transcript,
@@ -25,35 +26,58 @@ fn replay(
     let recorded: BTreeSet<&str> = transcript
         .exchanges
         .iter()
-        .filter_map(|e| e.kernel.split_once('/').map(|(_, kernel)| kernel))
+        .map(|e| e.kernel.as_str())
         .collect();
-    let kernels: Vec<EvalKernel> = set
-        .iter()
-        .filter(|k| recorded.contains(k.task.name.as_str()))
-        .cloned()
-        .collect();
-    let mut source = |_: Variant| -> Result<Box<dyn BodySource>, String> {
-        let replayer = Replayer::new(transcript.clone());
-        Ok(Box::new(match strict {
-            true => ReplayBodies::strict(replayer),
-            false => ReplayBodies::new(replayer),
-        }))
-    };
-    scoreboard::score_set(&kernels, variants, budget, &mut source, &mut |_| {}).unwrap()
+    let mut scores = Vec::new();
+    for &variant in variants {
+        let kernels: Vec<EvalKernel> = set
+            .iter()
+            .filter(|k| recorded.contains(format!("{}/{}", variant.name(), k.task.name).as_str()))
+            .cloned()
+            .collect();
+        let mut source = |_: Variant| -> Result<Box<dyn BodySource>, String> {
+            let replayer = Replayer::new(transcript.clone());
+            Ok(Box::new(match strict {
+                true => ReplayBodies::strict(replayer),
+                false => ReplayBodies::new(replayer),
+            }))
+        };
+        let run = scoreboard::score_set(&kernels, &[variant], budget, &mut source, &mut |_| {});
+        scores.extend(run.unwrap());
+    }
+    scores
 }
 
 /// A first round with one body that checks and matches and one that does not check,
-/// then a kernel whose first body checks but computes other values and whose second
-/// round fixes it: Comp@1, Pass@1 and Pass@(2×2) say so.
+/// a kernel whose first body checks but computes other values and whose second round
+/// fixes it, and one solved by a body the checker accepts only rewritten: Comp@1,
+/// Pass@1, Pass@(2×2) and the rewrite say so, and the table leaves blank a variant
+/// that did not run on a group.
 #[test]
 fn scores_count_checks_matches_and_rounds() {
     let mut transcript = Transcript::new("scripted");
     let replies = |texts: &[&str]| texts.iter().map(|t| t.to_string()).collect();
+    let clamp = "y[i] = min(max(x[i], -1), 1);";
+    transcript.record(
+        "full/copy",
+        0,
+        "p",
+        replies(&["y[i] = x[i];", "y[i] = x[i];"]),
+    );
+    transcript.record(
+        "full/center_rows",
+        0,
+        "p",
+        replies(&[
+            "y[i, k] = x[i, k] - sum[k](x[i, k]) * 0.0078125;",
+            "y[i, k] = x[i, k];",
+        ]),
+    );
     transcript.record(
         "full/hard_tanh",
         0,
         "p",
-        replies(&["y[i] = min(max(x[i], -1), 1);", "y[i] = clamp(x);"]),
+        replies(&[clamp, "y[i] = clamp(x);"]),
     );
     transcript.record(
         "full/outer_product",
@@ -67,27 +91,51 @@ fn scores_count_checks_matches_and_rounds() {
         "p",
         replies(&["```\nc[m, n] = a[m] * b[n];\n```", "c[m, n] = b[n];"]),
     );
+    transcript.record(
+        "grammar/hard_tanh",
+        0,
+        "p",
+        replies(&["y[i] = x[i];", clamp]),
+    );
     let budget = Budget {
         rounds: 2,
         candidates: 2,
     };
-    let scores = replay(&set(), &transcript, &[Variant::Full], budget, false);
+    let variants = [Variant::Grammar, Variant::Full];
+    let scores = replay(&set(), &transcript, &variants, budget, false);
     let summary: Vec<_> = scores
         .iter()
-        .map(|s| (s.kernel.as_str(), s.comp1, s.pass1, s.solved, s.rounds))
+        .map(|s| {
+            let name = format!("{}/{}", s.variant.name(), s.kernel);
+            (
+                name,
+                s.comp1,
+                s.pass1,
+                s.solved,
+                s.solved_rewritten,
+                s.rounds,
+            )
+        })
         .collect();
-    assert_eq!(
-        summary,
-        vec![
-            ("hard_tanh", 0.5, 0.5, true, 1),
-            ("outer_product", 1.0, 0.0, true, 2)
-        ]
-    );
+    let expected = [
+        ("grammar/hard_tanh", 1.0, 0.5, true, false, 1),
+        ("full/copy", 1.0, 1.0, true, false, 1),
+        ("full/center_rows", 1.0, 0.5, true, true, 1),
+        ("full/hard_tanh", 0.5, 0.5, true, false, 1),
+        ("full/outer_product", 1.0, 0.0, true, false, 2),
+    ];
+    let expected: Vec<_> = expected
+        .iter()
+        .map(|&(name, comp1, pass1, solved, rewritten, rounds)| {
+            (name.to_string(), comp1, pass1, solved, rewritten, rounds)
+        })
+        .collect();
+    assert_eq!(summary, expected);
     insta::assert_snapshot!(scoreboard::table(&scores, budget));
 }
 
 /// The recorded run of Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, llama.cpp's server) on the
-/// fresh kernels under the full variant, made by the command the README gives,
+/// whole evaluation set under every variant, made by the command the README gives,
 /// replays offline to the table the README shows.
 #[test]
 fn the_recorded_small_model_run_replays_to_the_readme_table() {
@@ -97,12 +145,13 @@ fn the_recorded_small_model_run_replays_to_the_readme_table() {
         rounds: 3,
         candidates: 4,
     };
-    let set: Vec<EvalKernel> = set()
-        .into_iter()
-        .filter(|k| k.group == eval::FRESH)
-        .collect();
-    let scores = replay(&set, &transcript, &[Variant::Full], budget, true);
-    assert_eq!(scores.len(), set.len(), "every fresh kernel is recorded");
+    let set = set();
+    let scores = replay(&set, &transcript, &Variant::ALL, budget, true);
+    assert_eq!(
+        scores.len(),
+        set.len() * Variant::ALL.len(),
+        "every kernel is recorded under every variant"
+    );
     // Every round asked the prompt recorded for it: the replies are the model's to
     // these prompts, not to those of an earlier version of the loop.
     for score in &scores {

@@ -142,7 +142,11 @@ fn line(score: &Score) -> String {
         score.kernel,
         score.comp1 * 100.0,
         score.pass1 * 100.0,
-        if score.solved { "yes" } else { "no" },
+        match (score.solved, score.solved_rewritten) {
+            (true, true) => "yes (rewritten)",
+            (true, false) => "yes",
+            (false, _) => "no",
+        },
         score.rounds
     )
 }

@@ -667,10 +667,8 @@ fn grammar_axes(
         .map(|a| a.trim_matches('"').to_string())
         .filter(|a| !taken.contains(a));
     for axis in others {
-        if !map.contains_key(&axis) {
-            let name = free.next().expect("the grammar names enough axes");
-            map.insert(axis, name);
-        }
+        map.entry(axis)
+            .or_insert_with(|| free.next().expect("the grammar names enough axes"));
     }
     map
 }

@@ -1,4 +1,5 @@
-//! One candidate body of a drafting run and how it fared.
+//! One candidate body of a drafting run: the statements taken from a reply, and how
+//! they fared.
 
 /// How a candidate fared, for the report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -39,4 +40,54 @@ pub struct Attempt {
 /// failed body once.
 pub(super) fn same_body(body: &str) -> String {
     body.split_whitespace().collect()
+}
+
+/// The statements of a reply: a syntax tree written under the JSON Schema printed as
+/// text; else the text inside its code fence if it has one, and inside the kernel's
+/// braces if the reply echoes the kernel.
+pub fn extract_body(reply: &str) -> String {
+    if reply.trim_start().starts_with('{')
+        && let Ok(body) = super::schema::body_from_json(reply)
+    {
+        return body.trim().to_string();
+    }
+    let fenced = reply
+        .split("```")
+        .nth(1)
+        .map(|inside| {
+            inside.split_once('\n').map_or(inside, |(first, rest)| {
+                if first.trim().chars().all(|c| c.is_ascii_alphanumeric()) {
+                    rest
+                } else {
+                    inside
+                }
+            })
+        })
+        .unwrap_or(reply);
+    let unwrapped = match (fenced.find("kernel "), fenced.rfind('}')) {
+        (Some(kernel), Some(close)) => fenced[kernel..close]
+            .split_once('{')
+            .map_or(fenced, |(_, body)| body),
+        _ => fenced,
+    };
+    unwrapped.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_come_out_of_fences_and_echoed_kernels() {
+        let body = "y[i] = x[i] * 2.0;";
+        for reply in [
+            body.to_string(),
+            format!("```\n{body}\n```"),
+            format!("Here it is:\n```rust\n{body}\n```\nDone."),
+            format!("kernel k(x: [f32; 4]) -> y: [f32; 4] {{\n    {body}\n}}\ntarget ascend910b;"),
+            format!("```\nkernel k(x: [f32; 4]) -> y: [f32; 4] {{ {body} }}\n```"),
+        ] {
+            assert_eq!(extract_body(&reply), body, "{reply}");
+        }
+    }
 }

@@ -1,8 +1,8 @@
 //! Repeated replies: which of a round's replies repeat a body already tried, and,
 //! replaying a recording, which replies were asked for in place of such a repeat.
 
+use super::attempt::extract_body;
 use super::attempt::same_body;
-use super::run::extract_body;
 use crate::replay::Exchange;
 
 /// The temperature a repeated reply is asked for again at: above the default 0.8, so

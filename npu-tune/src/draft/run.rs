@@ -254,6 +254,13 @@ pub struct Drafted {
 }
 
 impl Drafted {
+    /// Whether the chosen body is a reply rewritten ([`Attempt::written`]): the
+    /// checker refused it as the reply wrote it.
+    pub fn chosen_rewritten(&self) -> bool {
+        self.chosen
+            .is_some_and(|at| self.attempts[at].written.is_some())
+    }
+
     /// Of the model's first-round samples, the share that checks (Comp@1) and the
     /// share that also matches the examples (Pass@1). A sample that repeated another of
     /// the round counts with that one's verdict; the reply asked for in its place

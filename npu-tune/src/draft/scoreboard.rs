@@ -72,10 +72,9 @@ pub struct Score {
     pub pass1: f64,
     /// Whether a body checked and matched within the budget.
     pub solved: bool,
-    /// Whether that body is the reply rewritten ([`Attempt::written`]): the checker
-    /// refused it as written.
+    /// Whether that body is a reply rewritten ([`Drafted::chosen_rewritten`]).
     ///
-    /// [`Attempt::written`]: super::attempt::Attempt::written
+    /// [`Drafted::chosen_rewritten`]: super::run::Drafted::chosen_rewritten
     pub solved_rewritten: bool,
     /// Rounds the drafting run spent.
     pub rounds: u32,
@@ -131,9 +130,7 @@ pub fn score_set(
                 comp1,
                 pass1,
                 solved: drafted.chosen.is_some(),
-                solved_rewritten: drafted
-                    .chosen
-                    .is_some_and(|at| drafted.attempts[at].written.is_some()),
+                solved_rewritten: drafted.chosen_rewritten(),
                 rounds: drafted.rounds,
                 attempts: drafted.attempts.len(),
                 stopped: drafted.stopped,

@@ -261,10 +261,7 @@ fn write_back(
         true => format!("matches {} examples", examples.len()),
         false => "unverified: no examples".to_string(),
     };
-    if drafted
-        .chosen
-        .is_some_and(|n| drafted.attempts[n].written.is_some())
-    {
+    if drafted.chosen_rewritten() {
         how.push_str("; rewritten into the forms the checker asks for");
     }
     eprintln!(

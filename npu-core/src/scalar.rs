@@ -17,7 +17,7 @@ pub fn unary(op: UnaryOp, dtype: Dtype, x: f64) -> f64 {
         UnaryOp::Rsqrt => 1.0 / x.sqrt(),
         UnaryOp::Tanh => x.tanh(),
         UnaryOp::Recip => 1.0 / x,
-        UnaryOp::Relu => x.max(0.0),
+        UnaryOp::Relu => max(x, 0.0),
         UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
         UnaryOp::Sin => x.sin(),
         UnaryOp::Cos => x.cos(),
@@ -86,6 +86,30 @@ fn erf(x: f64) -> f64 {
     value.copysign(x)
 }
 
+/// The larger of two values, as every stage computes `max`: a NaN operand gives the
+/// other (so a NaN wins only against a NaN), and +0 is larger than -0, IEEE 754-2019's
+/// maximumNumber. Defined here once because `f64::max` leaves the sign of a zero
+/// result open, and Rust's gives different zeros in debug and release builds.
+#[inline]
+pub fn max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b > a || (b == a && b.is_sign_positive()) {
+        b
+    } else {
+        a
+    }
+}
+
+/// The smaller of two values, as every stage computes `min`: a NaN operand gives the
+/// other, and -0 is smaller than +0 (IEEE 754-2019's minimumNumber); see [`max`].
+#[inline]
+pub fn min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b < a || (b == a && b.is_sign_negative()) {
+        b
+    } else {
+        a
+    }
+}
+
 /// A binary operation on one element, rounded to `dtype`. Integer division truncates
 /// toward zero and division by zero gives 0, as the vector unit does; the remainder
 /// takes the dividend's sign (Rust's `%`), 0 for an integer zero divisor and NaN for a
@@ -114,8 +138,8 @@ pub fn binary(op: BinaryOp, dtype: Dtype, a: f64, b: f64) -> f64 {
             }
         }
         BinaryOp::Rem => a % b,
-        BinaryOp::Min => a.min(b),
-        BinaryOp::Max => a.max(b),
+        BinaryOp::Min => min(a, b),
+        BinaryOp::Max => max(a, b),
         BinaryOp::Pow => a.powf(b),
         BinaryOp::And => (a as i64 & b as i64) as f64,
         BinaryOp::Or => (a as i64 | b as i64) as f64,
@@ -210,10 +234,19 @@ pub fn scan_init(op: ScanOp) -> f64 {
 /// One step of a scan in its accumulator dtype: the running value after `x`.
 pub fn scan_step(op: ScanOp, accumulator: Dtype, acc: f64, x: f64) -> f64 {
     match op {
-        ScanOp::Sum => accumulator.round(acc + x),
+        ScanOp::Sum => accumulator.round(sum_step(acc, x)),
         ScanOp::Prod if !accumulator.is_float() => integer_product(accumulator, acc, x),
         ScanOp::Prod => accumulator.round(acc * x),
     }
+}
+
+/// `acc + x` in a sum's fold, exact: a NaN accumulator stays as it is, whatever `x` is.
+/// IEEE 754 leaves open which NaN a sum of two NaNs gives, and a compiler may swap the
+/// operands of `+`, so the fold says it: every stage and the emitted folds keep the
+/// accumulator's NaN (`FoldSum`, `npu_fold_sum`).
+#[inline]
+pub fn sum_step(acc: f64, x: f64) -> f64 {
+    if acc.is_nan() { acc } else { acc + x }
 }
 
 /// One step of a reduction, in the accumulator dtype of `dtype`.
@@ -229,13 +262,13 @@ pub fn reduce_step(op: ReduceOp, dtype: Dtype, acc: f64, x: f64) -> f64 {
 #[inline]
 pub fn reduce_step_in(op: ReduceOp, accumulator: Dtype, acc: f64, x: f64) -> f64 {
     let value = match op {
-        ReduceOp::Sum => acc + x,
-        ReduceOp::Max => acc.max(accumulator.round(x)),
-        ReduceOp::Min => acc.min(accumulator.round(x)),
+        ReduceOp::Sum => sum_step(acc, x),
+        ReduceOp::Max => max(acc, accumulator.round(x)),
+        ReduceOp::Min => min(acc, accumulator.round(x)),
         // Arg reductions fold value and index together (see [`arg_takes`]); as a
         // plain fold they keep the extreme value.
-        ReduceOp::ArgMax => acc.max(x),
-        ReduceOp::ArgMin => acc.min(x),
+        ReduceOp::ArgMax => max(acc, x),
+        ReduceOp::ArgMin => min(acc, x),
     };
     accumulator.round(value)
 }

@@ -372,8 +372,8 @@ fn compute(kind: VectorKind, dtype: Dtype, a: &[f64], b: &[f64], c: &[f64], out:
         VectorKind::Binary(BinaryOp::Sub) if float => zip2(out, a, b, |x, y| x - y),
         VectorKind::Binary(BinaryOp::Mul) if float => zip2(out, a, b, |x, y| x * y),
         VectorKind::Binary(BinaryOp::Div) if float => zip2(out, a, b, |x, y| x / y),
-        VectorKind::Binary(BinaryOp::Min) if float => zip2(out, a, b, f64::min),
-        VectorKind::Binary(BinaryOp::Max) if float => zip2(out, a, b, f64::max),
+        VectorKind::Binary(BinaryOp::Min) if float => zip2(out, a, b, scalar::min),
+        VectorKind::Binary(BinaryOp::Max) if float => zip2(out, a, b, scalar::max),
         VectorKind::Binary(op) => zip2(out, a, b, |x, y| scalar::binary(op, dtype, x, y)),
         VectorKind::Unary(op) => {
             for (out, x) in out.iter_mut().zip(a) {
@@ -436,7 +436,7 @@ fn reduce(
         if accumulator.is_float() && op == ReduceOp::Sum {
             // The store rounds the exact sum as `reduce_step_in` would.
             for (acc, x) in acc.iter_mut().zip(source) {
-                *acc += *x;
+                *acc = scalar::sum_step(*acc, *x);
             }
         } else {
             for (acc, x) in acc.iter_mut().zip(source) {

@@ -47,3 +47,28 @@ fn specials_and_the_ends_of_the_range() {
     assert!(Dtype::F16.round(-1e-300).is_sign_negative());
     assert_eq!(Dtype::Bf16.round(1e-300), 0.0);
 }
+
+/// `max` and `min` are IEEE 754-2019's maximumNumber and minimumNumber in either
+/// operand order: a NaN gives the other operand, +0 is above -0.
+#[test]
+fn max_and_min_of_signed_zeros_and_nan_do_not_depend_on_the_order() {
+    use npu_core::scalar::{max, min};
+    let nan = f64::NAN;
+    // (a, b, max, min), each also checked with the operands swapped.
+    let cases = [
+        (0.0, -0.0, 0.0, -0.0),
+        (-0.0, -0.0, -0.0, -0.0),
+        (0.0, 0.0, 0.0, 0.0),
+        (nan, -0.0, -0.0, -0.0),
+        (nan, 1.5, 1.5, 1.5),
+        (-1.0, 2.0, 2.0, -1.0),
+        (f64::NEG_INFINITY, nan, f64::NEG_INFINITY, f64::NEG_INFINITY),
+    ];
+    for (a, b, larger, smaller) in cases {
+        for (x, y) in [(a, b), (b, a)] {
+            assert_eq!(max(x, y).to_bits(), larger.to_bits(), "max({x}, {y})");
+            assert_eq!(min(x, y).to_bits(), smaller.to_bits(), "min({x}, {y})");
+        }
+    }
+    assert!(max(nan, nan).is_nan() && min(nan, nan).is_nan());
+}

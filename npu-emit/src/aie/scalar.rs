@@ -17,8 +17,8 @@ use super::names::{c_type, literal, parameter_name, unsupported};
 use crate::output::Unsupported;
 
 /// The scalar-unit steps the folds call. A sum keeps a NaN accumulator as it is (the
-/// simulator's x86 build does); max and min are `f64::max`/`min` as the simulator
-/// applies them (a NaN operand gives the other; of equal values, the accumulator);
+/// simulator's x86 build does); max and min are npu-core's `scalar::max`/`min` (a NaN
+/// operand gives the other; +0 is larger than -0);
 /// an arg reduction takes a later element only when it is strictly better or a NaN
 /// while the best so far is not.
 pub(super) const HELPERS: &str = "\
@@ -28,10 +28,10 @@ pub(super) const HELPERS: &str = "\
 inline float npu_fold_sum(float acc, float x) { return acc != acc ? acc : acc + x; }
 inline bfloat16 npu_fold_sum(bfloat16 acc, bfloat16 x) { return bfloat16(npu_fold_sum(float(acc), float(x))); }
 template <typename A> inline A npu_fold_sum(A acc, A x) { return A(int64_t(acc) + int64_t(x)); }
-inline float npu_fold_max(float acc, float x) { return acc != acc ? x : (x != x ? acc : (acc >= x ? acc : x)); }
+inline float npu_fold_max(float acc, float x) { return acc != acc ? x : (x != x ? acc : (acc == x ? (acc == 0 ? acc + x : acc) : (acc > x ? acc : x))); }
 inline bfloat16 npu_fold_max(bfloat16 acc, bfloat16 x) { return bfloat16(npu_fold_max(float(acc), float(x))); }
 template <typename A> inline A npu_fold_max(A acc, A x) { return acc >= x ? acc : x; }
-inline float npu_fold_min(float acc, float x) { return acc != acc ? x : (x != x ? acc : (acc <= x ? acc : x)); }
+inline float npu_fold_min(float acc, float x) { return acc != acc ? x : (x != x ? acc : (acc == x ? (acc == 0 ? -(-acc + -x) : acc) : (acc < x ? acc : x))); }
 inline bfloat16 npu_fold_min(bfloat16 acc, bfloat16 x) { return bfloat16(npu_fold_min(float(acc), float(x))); }
 template <typename A> inline A npu_fold_min(A acc, A x) { return acc <= x ? acc : x; }
 inline bool npu_arg_takes_max(double best, double x) { return best == best && (x != x || x > best); }

@@ -20,17 +20,18 @@ use crate::text::Text;
 
 /// The helpers a fold calls. `FoldSum` keeps a NaN accumulator as it is (IEEE 754
 /// leaves open which NaN a sum of NaNs gives; the simulator keeps the accumulator's);
-/// `FoldMax`/`FoldMin` are `f64::max`/`min` as the simulator applies them (a NaN
-/// operand gives the other; of equal values, the accumulator).
+/// `FoldMax`/`FoldMin` are npu-core's `scalar::max`/`min` (a NaN operand gives the
+/// other; +0 is larger than -0: two zeros give their sum, or the negated sum of their
+/// negations, which is that zero without a sign-bit test).
 pub(super) const HELPERS: &str = "\
 template <typename T> __aicore__ inline T FoldSum(T acc, T x) {
     return acc != acc ? acc : static_cast<T>(acc + x);
 }
 template <typename T> __aicore__ inline T FoldMax(T acc, T x) {
-    return acc != acc ? x : (x != x ? acc : (acc >= x ? acc : x));
+    return acc != acc ? x : (x != x ? acc : (acc == x ? (acc == T(0) ? static_cast<T>(acc + x) : acc) : (acc > x ? acc : x)));
 }
 template <typename T> __aicore__ inline T FoldMin(T acc, T x) {
-    return acc != acc ? x : (x != x ? acc : (acc <= x ? acc : x));
+    return acc != acc ? x : (x != x ? acc : (acc == x ? (acc == T(0) ? static_cast<T>(-(-acc + -x)) : acc) : (acc < x ? acc : x)));
 }";
 
 pub(super) fn reduce(

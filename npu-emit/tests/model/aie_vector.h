@@ -33,15 +33,15 @@ template <typename T, unsigned N> void check(const T *p, bool aligned, const cha
     }
 }
 
-// f64::max and f64::min as the simulator computes them: a NaN operand gives the
-// other; of two equal values (zeros of both signs), the first.
+// max and min as npu-core's `scalar::max`/`min` define them: a NaN operand gives
+// the other, and +0 is larger than -0 (IEEE 754-2019's maximumNumber, minimumNumber).
 template <typename T> T max_of(T a, T b) {
     double x = double(a), y = double(b);
-    return std::isnan(x) ? b : std::isnan(y) ? a : (x >= y ? a : b);
+    return std::isnan(x) || y > x || (y == x && !std::signbit(y)) ? b : a;
 }
 template <typename T> T min_of(T a, T b) {
     double x = double(a), y = double(b);
-    return std::isnan(x) ? b : std::isnan(y) ? a : (x <= y ? a : b);
+    return std::isnan(x) || y < x || (y == x && std::signbit(y)) ? b : a;
 }
 
 template <typename T, unsigned N, typename F> vector<T, N> map2(const vector<T, N> &a, const vector<T, N> &b, F f) {

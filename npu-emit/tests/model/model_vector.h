@@ -15,11 +15,15 @@
 
 namespace npu_model {
 
-// f64::max and f64::min as the simulator computes them in a test build: a NaN
-// operand gives the other, and of two equal values (zeros of both signs) the first.
-// (An optimised build of the simulator gives -0 for either order; docs/emit.md.)
-inline double max_of(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a >= b ? a : b); }
-inline double min_of(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a <= b ? a : b); }
+// max and min as npu-core's `scalar::max`/`min` define them (IEEE 754-2019's
+// maximumNumber and minimumNumber): a NaN operand gives the other, and +0 is larger
+// than -0.
+inline double max_of(double a, double b) {
+    return std::isnan(a) || b > a || (b == a && !std::signbit(b)) ? b : a;
+}
+inline double min_of(double a, double b) {
+    return std::isnan(a) || b < a || (b == a && std::signbit(b)) ? b : a;
+}
 
 template <typename T> inline double load(uint64_t address) {
     T value;
@@ -41,6 +45,7 @@ template <typename T> inline uint64_t begin(int32_t count, std::initializer_list
     for (const AscendC::LocalTensor<T> *operand : operands) {
         check_local(*operand, uint64_t(count), what);
     }
+    count_elements(PIPE_V, uint64_t(count));
     return tick(PIPE_V);
 }
 
@@ -141,6 +146,7 @@ void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode 
                         (unsigned long long)src.address(), (unsigned long long)dst.address());
     }
     uint64_t time = npu_model::tick(PIPE_V);
+    npu_model::count_elements(PIPE_V, uint64_t(count));
     npu_model::read_ub(PIPE_V, time, src.address(), uint64_t(count) * sizeof(S), what);
     std::vector<double> values(count);
     for (uint32_t i = 0; i < count; ++i) {

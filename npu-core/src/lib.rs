@@ -61,7 +61,7 @@ pub use lower::{lower, lower_named};
 pub use parse::{MAX_CHAIN_TERMS, MAX_EXPR_DEPTH, MAX_GROUP_DEPTH};
 pub use program::{Pipe, Program};
 pub use schedule::max_repeats;
-pub use target::{Level, Target, TargetError};
+pub use target::{Family, Level, Target, TargetError};
 pub use validate::{Rule, Violation, validate};
 
 /// Parses and checks kernel source text against `target`, whatever target the text

@@ -81,6 +81,7 @@ mod listing;
 mod repeat;
 mod structure;
 mod vector;
+mod work;
 
 pub(crate) use repeat::moved_on;
 pub use repeat::{Cursor, Segment, StreamView};

@@ -42,6 +42,11 @@ pub struct Target {
     pub name: String,
     /// One line on what hardware this is, e.g. for the tuner's prompt.
     pub description: String,
+    /// Whose machine this is, and so which backend writes its kernels: `ascend`
+    /// (Ascend C), `aie` (AIE C++), or `generic` (the default: a model of no vendor,
+    /// which no backend writes).
+    #[serde(default)]
+    pub family: Family,
     /// Where the figures come from.
     #[serde(default)]
     pub sources: Vec<String>,
@@ -65,6 +70,19 @@ pub struct Target {
     pub dma: Dma,
     /// Costs of the scalar pipe (S).
     pub scalar: Scalar,
+}
+
+/// Whose machine a target is: what the backends go by, never the target's name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// A Huawei Ascend AI Core (Ascend C).
+    Ascend,
+    /// An AMD AIE compute tile (the AIE API, C++).
+    Aie,
+    /// A model of no vendor (such as `npueval_demo`): simulated, never emitted.
+    #[default]
+    Generic,
 }
 
 /// Core counts of the chip, by unit; at least one of the two is nonzero.

@@ -19,10 +19,11 @@ fn main() {
     let kernel =
         npu_core::check_source_with(&source, |p| npu_core::target::read_file(Path::new(p)))
             .unwrap_or_else(|diagnostics| exit(&diagnostics.render(&source)));
-    let backend = if kernel.target.name.starts_with("aie") {
-        Backend::Aie
-    } else {
-        Backend::AscendC
+    let Some(backend) = Backend::of(&kernel.target) else {
+        exit(&format!(
+            "target `{}` is of no vendor (family \"generic\"); no backend writes for it",
+            kernel.target.name
+        ));
     };
     for (index, schedule) in kernel.schedules.iter().enumerate() {
         let program = npu_core::lower::lower_compact(&kernel, index);

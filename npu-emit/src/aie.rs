@@ -43,7 +43,6 @@ pub(crate) fn emit(
     target: &Target,
     kernel: &CheckedKernel,
 ) -> Result<Emitted, Unsupported> {
-    supported_target(target)?;
     if program.cube.is_some() || program.classes.len() != 1 || program.cores.len() != 1 {
         return Err(unsupported(
             &format!("program {}.{}", program.kernel, program.schedule),
@@ -69,20 +68,6 @@ pub(crate) fn emit(
             text,
         }],
     })
-}
-
-fn supported_target(target: &Target) -> Result<(), Unsupported> {
-    if target.name.starts_with("aie") {
-        return Ok(());
-    }
-    let reason = if target.name.starts_with("ascend") {
-        "an Ascend AI core runs Ascend C, not the AIE API"
-    } else if target.name == "npueval_demo" {
-        "`npueval_demo` is a demonstration target of no vendor; no backend writes for it"
-    } else {
-        "AIE C++ is written for the aie2_tile preset only"
-    };
-    Err(unsupported(&format!("target {}", target.name), reason))
 }
 
 /// The argument list of a tile function.

@@ -53,7 +53,6 @@ pub(crate) fn emit(
     target: &Target,
     kernel: &CheckedKernel,
 ) -> Result<Emitted, Unsupported> {
-    supported_target(target)?;
     cube::check(program)?;
     for tensor in &program.signature {
         c_type(tensor.dtype).ok_or_else(|| {
@@ -98,21 +97,6 @@ fn scratch_fits(program: &Program, target: &Target) -> Result<(), Unsupported> {
             target.capacity(Level::Ub)
         ),
     ))
-}
-
-/// Ascend C runs on Ascend AI cores only.
-fn supported_target(target: &Target) -> Result<(), Unsupported> {
-    if target.name.starts_with("ascend") {
-        return Ok(());
-    }
-    let reason = if target.name.starts_with("aie") {
-        "an AIE tile runs AIE C++ (the AIE API), not Ascend C: emit it with the aie backend"
-    } else if target.name == "npueval_demo" {
-        "`npueval_demo` is a demonstration target of no vendor; no backend writes for it"
-    } else {
-        "Ascend C is written for the Ascend presets only"
-    };
-    Err(unsupported(&format!("target {}", target.name), reason))
 }
 
 /// The kernel source: header comment, constant tables, one function per core class,
@@ -390,6 +374,10 @@ fn entry(text: &mut Text, program: &Program, name: &str) {
         "extern \"C\" __global__ __aicore__ void {name}({})",
         arguments.join(", ")
     ));
+    if cube::only(program) {
+        // As the public cube samples do: the kernel runs on cube cores alone.
+        text.line("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);");
+    }
     text.line(format!("using namespace npu_{name};"));
     text.line("const uint32_t core = AscendC::GetBlockIdx();");
     text.line("if (core >= BLOCK_DIM || CLASS_OF[core] < 0) {");

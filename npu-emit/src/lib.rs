@@ -95,6 +95,9 @@ pub fn emit(
             ),
         ));
     }
+    if let Some(reason) = backend.refusal(target) {
+        return Err(refuse(format!("target {}", target.name), reason));
+    }
     if let Err(violations) = npu_core::validate(program, target) {
         return Err(refuse(
             format!("program {}.{}", program.kernel, program.schedule),

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use npu_core::CheckedKernel;
+use npu_core::{CheckedKernel, Family, Target};
 
 /// The language an emitted kernel is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +21,34 @@ impl Backend {
         match self {
             Backend::AscendC => "ascend-c",
             Backend::Aie => "aie",
+        }
+    }
+
+    /// The backend that writes kernels for `target`, by its family; `None` for a
+    /// target of no vendor (`family = "generic"`, such as `npueval_demo`).
+    pub fn of(target: &Target) -> Option<Backend> {
+        match target.family {
+            Family::Ascend => Some(Backend::AscendC),
+            Family::Aie => Some(Backend::Aie),
+            Family::Generic => None,
+        }
+    }
+
+    /// Why this backend does not write kernels for `target`, or `None` when it does.
+    pub(crate) fn refusal(self, target: &Target) -> Option<String> {
+        match Backend::of(target) {
+            Some(backend) if backend == self => None,
+            Some(Backend::AscendC) => {
+                Some("an Ascend AI core runs Ascend C: emit it with the ascend-c backend".into())
+            }
+            Some(Backend::Aie) => Some(
+                "an AIE tile runs AIE C++ (the AIE API), not Ascend C: emit it with the aie backend"
+                    .into(),
+            ),
+            None => Some(format!(
+                "`{}` is a target of no vendor (family \"generic\"); no backend writes for it",
+                target.name
+            )),
         }
     }
 }

@@ -22,7 +22,7 @@ use npu_core::program::Placement;
 use npu_core::program::{Op, Operand, Program, VectorInstr, VectorKind};
 
 use super::math::span;
-use super::names::{c_type, unsupported};
+use super::names::{c_type, infinity, unsupported};
 use super::view::{Layout, layout};
 use crate::output::Unsupported;
 use crate::text::Text;
@@ -303,8 +303,7 @@ fn scalar_text(
         Operand::Scalar(index) => {
             let value = program.constants[index as usize];
             if value.is_infinite() {
-                let sign = if value < 0.0 { "-" } else { "" };
-                return Ok(format!("static_cast<{ty}>({sign}HUGE_VALF)"));
+                return Ok(infinity(ty, value));
             }
             if value.is_nan() || v.dtype.round(value).to_bits() != value.to_bits() {
                 return Err(unsupported(

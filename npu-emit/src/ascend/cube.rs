@@ -83,6 +83,11 @@ pub(super) fn declare(text: &mut Text, program: &Program) {
 }
 
 /// The cube memories a program places buffers in.
+/// Whether the program runs on the cube core alone: cube memories and no UB buffer.
+pub(super) fn only(program: &Program) -> bool {
+    used(program).next().is_some() && program.buffers.iter().all(|b| b.level != Level::Ub)
+}
+
 pub(super) fn used(program: &Program) -> impl Iterator<Item = (Level, &'static str, &'static str)> {
     MEMORIES
         .into_iter()

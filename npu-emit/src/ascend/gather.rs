@@ -7,7 +7,7 @@
 use npu_core::program::{Operand, Program, VectorInstr};
 
 use super::names::{c_type, unsupported};
-use super::offsets::{Lookup, destination, table};
+use super::offsets::{Lookup, destination, gather_calls, table};
 use crate::output::Unsupported;
 use crate::text::Text;
 
@@ -79,10 +79,7 @@ pub(super) fn gather(
         Some(&lookup),
     );
     let count: u64 = extents.iter().product();
-    text.line(format!(
-        "AscendC::Gather(ub[{}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, 0, {count});",
-        v.dst
-    ));
+    gather_calls(text, (ty, size), (u64::from(v.dst), base, table), count);
     text.close("");
     Ok(())
 }

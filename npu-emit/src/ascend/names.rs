@@ -25,3 +25,11 @@ pub(crate) fn c_type(dtype: Dtype) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// An infinity of the sign of `value` as a constant of C++ type `ty`. Device code has
+/// no `<cmath>`, so no `HUGE_VALF`: the compiler's own `__builtin_inff()` (clang, on
+/// which the Ascend C compiler is built, and GCC) gives it.
+pub(crate) fn infinity(ty: &str, value: f64) -> String {
+    let sign = if value < 0.0 { "-" } else { "" };
+    format!("static_cast<{ty}>({sign}__builtin_inff())")
+}

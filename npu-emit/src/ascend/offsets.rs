@@ -69,6 +69,37 @@ pub(super) fn table(
     "offsets"
 }
 
+/// Elements one `Gather` call moves at most: its repeat count is 8 bits, and a repeat
+/// moves 256 bytes (64 32-bit or 128 16-bit elements).
+fn gather_limit(size: u64) -> u64 {
+    255 * (256 / size)
+}
+
+/// Writes the `Gather` calls that move `count` elements of `size` bytes (C++ type `ty`)
+/// from the block at ub `base` to ub `dst` through the offset table `table`: one call per
+/// [`gather_limit`] elements, each reading its part of the table.
+pub(super) fn gather_calls(
+    text: &mut Text,
+    (ty, size): (&str, u64),
+    (dst, base, table): (u64, u32, &str),
+    count: u64,
+) {
+    let limit = gather_limit(size);
+    let mut done = 0;
+    while done < count {
+        let part = limit.min(count - done);
+        let table = match done {
+            0 => table.to_string(),
+            _ => format!("{table}[{done}]"),
+        };
+        text.line(format!(
+            "AscendC::Gather(ub[{}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, 0, {part});",
+            dst + done * size
+        ));
+        done += part;
+    }
+}
+
 /// Checks that a `Gather` can write the destination: contiguous over the box in its
 /// order and starting 32-byte aligned.
 pub(super) fn destination(

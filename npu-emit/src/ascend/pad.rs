@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use npu_core::Dtype;
 use npu_core::program::{Op, Operand, Pipe, Program, VectorKind};
 
-use super::names::c_type;
+use super::names::{c_type, infinity};
 
 /// The left padding of a copy whose blocks start at `starts` (UB byte addresses) with
 /// `left` bytes before each: the value to pad with, as C++ text; `None` if no `vdup`
@@ -52,8 +52,7 @@ pub(super) fn scalar(program: &Program, operand: Operand, dtype: Dtype) -> Optio
         Operand::Scalar(index) => {
             let value = *program.constants.get(index as usize)?;
             if value.is_infinite() && dtype.is_float() {
-                let sign = if value < 0.0 { "-" } else { "" };
-                return Some(format!("static_cast<{ty}>({sign}HUGE_VALF)"));
+                return Some(infinity(ty, value));
             }
             if value.is_nan() || dtype.round(value).to_bits() != value.to_bits() {
                 return None;

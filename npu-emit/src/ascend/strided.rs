@@ -23,7 +23,7 @@
 use npu_core::program::{Op, Operand, Pipe, Program, VectorInstr, VectorKind};
 
 use super::names::unsupported;
-use super::offsets::{destination, scratch_address, table};
+use super::offsets::{destination, gather_calls, scratch_address, table};
 use super::view::{Dim, View, aligned};
 use crate::output::Unsupported;
 use crate::text::Text;
@@ -132,9 +132,7 @@ pub(super) fn stage(text: &mut Text, program: &Program, v: &VectorInstr, operand
             |d| strides[d],
             None,
         );
-        text.line(format!(
-            "AscendC::Gather(ub[{at}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, 0, {count});"
-        ));
+        gather_calls(text, (ty, size), (u64::from(at), base, table), count);
         text.close("");
         operands[operand] = (at, v.dst_strides, ty, size);
         at += u32::try_from((count * size).div_ceil(32) * 32).unwrap_or(u32::MAX);
@@ -218,9 +216,7 @@ pub(super) fn gather_move(
         v.dtype.name()
     ));
     let table = table(text, program, extents, u64::from(src - base), offset, None);
-    text.line(format!(
-        "AscendC::Gather(ub[{dst}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, 0, {count});"
-    ));
+    gather_calls(text, (ty, size), (u64::from(dst), base, table), count);
     text.close("");
     Ok(())
 }

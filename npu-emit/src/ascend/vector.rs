@@ -10,7 +10,7 @@ use npu_core::Dtype;
 use npu_core::ir::{BinaryOp, UnaryOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
-use super::names::{c_type, unsupported};
+use super::names::{c_type, infinity, unsupported};
 use super::view::{View, aligned, flatten};
 use crate::output::Unsupported;
 use crate::text::Text;
@@ -267,8 +267,7 @@ fn scalar_operand(
                 let value = program.constants[index as usize];
                 let value = if negate { -value } else { value };
                 if value.is_infinite() && v.dtype.is_float() {
-                    let sign = if value < 0.0 { "-" } else { "" };
-                    return Ok(Some(format!("static_cast<{ty}>({sign}HUGE_VALF)")));
+                    return Ok(Some(infinity(ty, value)));
                 }
                 if value.is_nan() || v.dtype.round(value).to_bits() != value.to_bits() {
                     return Err(unsupported(

@@ -39,4 +39,16 @@ inline void write(const char *dir, const char *name, const std::vector<uint8_t> 
     std::fclose(file);
 }
 
+// Writes the census (model_core.h) of the run as `PIPE COUNT` lines, for pipes S, V, M.
+inline void write_census(const char *dir) {
+    FILE *file = std::fopen(path(dir, "census", ".out").c_str(), "w");
+    if (file == nullptr) {
+        npu_model::fail("driver: cannot write the census");
+    }
+    const uint64_t *counts = npu_model::census();
+    std::fprintf(file, "S %llu\nV %llu\nM %llu\n", (unsigned long long)counts[PIPE_S],
+                 (unsigned long long)counts[PIPE_V], (unsigned long long)counts[PIPE_M]);
+    std::fclose(file);
+}
+
 }  // namespace npu_driver

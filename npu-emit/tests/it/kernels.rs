@@ -25,7 +25,7 @@ pub(crate) fn cases() -> Suite {
     let mut suite = (Vec::new(), Vec::new());
     for bundled in npu_tune::kernels::all() {
         let kernel = (bundled.kernel)();
-        if !kernel.target.name.starts_with("ascend") {
+        if kernel.target.family != npu_core::Family::Ascend {
             continue;
         }
         let schedule = kernel
@@ -35,16 +35,16 @@ pub(crate) fn cases() -> Suite {
             .unwrap_or(0);
         add(&mut suite, bundled.name, kernel, schedule);
     }
-    for (name, kernel) in tuned("ascend") {
+    for (name, kernel) in tuned(npu_core::Family::Ascend) {
         add(&mut suite, &name, kernel, 0);
     }
     suite
 }
 
-/// Each kernel of docs/suite.json whose target's name starts with `target` with the
+/// Each kernel of docs/suite.json whose target is of `family` with the
 /// fastest schedule the tuner recorded (grid, random or heuristic), checked again
 /// from its text. The kernels live as long as the test binary.
-pub(crate) fn tuned(target: &str) -> Vec<(String, &'static CheckedKernel)> {
+pub(crate) fn tuned(family: npu_core::Family) -> Vec<(String, &'static CheckedKernel)> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/suite.json");
     let text = std::fs::read_to_string(path).expect("docs/suite.json");
     let suite: serde_json::Value = serde_json::from_str(&text).expect("docs/suite.json is JSON");
@@ -56,7 +56,7 @@ pub(crate) fn tuned(target: &str) -> Vec<(String, &'static CheckedKernel)> {
             continue;
         };
         let kernel = (bundled.kernel)();
-        if !kernel.target.name.starts_with(target) {
+        if kernel.target.family != family {
             continue;
         }
         let best = ["grid", "random", "heuristic"]
@@ -188,19 +188,42 @@ fn mismatches(build: &support::Build, cases: &[Case], expected: &[Expectation]) 
     per_case.concat()
 }
 
+/// The suite's emitted cases, compiled once for every test that runs them.
+pub(crate) struct Compiled {
+    pub cases: Vec<(Case, &'static CheckedKernel)>,
+    pub skipped: Vec<(String, String)>,
+    pub build: support::Build,
+}
+
+/// [`Compiled`], built by the first test that asks.
+pub(crate) fn compiled() -> &'static Compiled {
+    static COMPILED: std::sync::OnceLock<Compiled> = std::sync::OnceLock::new();
+    COMPILED.get_or_init(|| {
+        let (cases, skipped) = cases();
+        let plain: Vec<Case> = cases.iter().map(|(c, _)| c.clone()).collect();
+        let build = support::build(&plain);
+        Compiled {
+            cases,
+            skipped,
+            build,
+        }
+    })
+}
+
 #[test]
 fn bundled_ascend_kernels_match_the_simulator_bit_for_bit() {
-    let (cases, skipped) = cases();
-    for (kernel, reason) in &skipped {
+    let (compiled, expected) = std::thread::scope(|scope| {
+        let compiled = scope.spawn(compiled);
+        let (cases, _) = cases();
+        let expected = expectations(&cases);
+        (compiled.join().expect("the build finishes"), expected)
+    });
+    let (cases, skipped) = (&compiled.cases, &compiled.skipped);
+    for (kernel, reason) in skipped {
         println!("skipped {kernel}: {reason}");
     }
     let plain: Vec<Case> = cases.iter().map(|(c, _)| c.clone()).collect();
-    let (build, expected) = std::thread::scope(|scope| {
-        let build = scope.spawn(|| support::build(&plain));
-        let expected = expectations(&cases);
-        (build.join().expect("the build finishes"), expected)
-    });
-    let failures = mismatches(&build, &plain, &expected);
+    let failures = mismatches(&compiled.build, &plain, &expected);
     println!(
         "{} of {} Ascend programs (hand and tuned schedules) written; mismatches: {}",
         cases.len(),

@@ -1,10 +1,11 @@
 //! npu-emit's one integration-test binary: the CPU models' own tests, the bundled
-//! kernels bit for bit against the simulator (Ascend C and AIE C++), and the mutants
-//! that must fail.
+//! kernels bit for bit against the simulator (Ascend C and AIE C++), the census of
+//! which unit does their element work, and the mutants that must fail.
 
 mod aie;
 mod aie_model;
 mod aie_mutants;
+mod census;
 mod kernels;
 mod model;
 mod mutants;

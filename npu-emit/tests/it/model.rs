@@ -347,6 +347,19 @@ const CASES: &[crate::support::ModelCase] = &[
         Err("overlap partly"),
     ),
     (
+        "a_gather_past_255_repeats_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::LocalTensor<uint32_t> o = buffer.Get<uint32_t>();
+         AscendC::Gather(f[0], f[0], o[16384], 0, 16321);",
+        Err("16321 elements take 256 repeats of 256 B, more than 255"),
+    ),
+    (
+        "a_kernel_declared_for_the_cube_core_has_no_vector_unit",
+        "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);
+         AscendC::Duplicate(h[0], half(1), 16);",
+        Err("declared KERNEL_TYPE_AIC_ONLY uses pipe V"),
+    ),
+    (
         "a_trap_stops_the_kernel",
         "AscendC::Trap();",
         Err("Trap"),

@@ -141,6 +141,31 @@ impl Build {
     }
 }
 
+/// Element operations the CPU model counted on pipes S, V and M (model_core.h's census)
+/// in one run of a case.
+pub(crate) type Census = [u64; 3];
+
+impl Build {
+    /// The census of `case`'s last run on `tag` inputs, as the driver wrote it.
+    pub(crate) fn census(&self, case: &Case, tag: &str) -> Result<Census, String> {
+        let path = self
+            .dir
+            .path()
+            .join(format!("{}-{tag}", case.function))
+            .join("census.out");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("{}: no census ({e})", case.function))?;
+        let mut census = [0; 3];
+        for (slot, (line, pipe)) in census.iter_mut().zip(text.lines().zip(["S", "V", "M"])) {
+            let count = line.strip_prefix(pipe).map(str::trim);
+            *slot = count
+                .and_then(|c| c.parse().ok())
+                .ok_or_else(|| format!("{}: census line `{line}`", case.function))?;
+        }
+        Ok(census)
+    }
+}
+
 fn input_names(program: &Program) -> Vec<String> {
     program
         .signature
@@ -185,6 +210,7 @@ fn driver(case: &Case) -> String {
     let program = &case.program;
     let mut text = format!("static int run_{}(const char *dir) {{\n", case.function);
     text.push_str("    npu_model::allocations().clear();\n");
+    text.push_str("    for (uint64_t &count : npu_model::census()) {\n        count = 0;\n    }\n");
     let mut arguments = Vec::new();
     for tensor in program.signature.iter().filter(|t| t.role != Role::Local) {
         let bytes = tensor.bytes();
@@ -239,7 +265,7 @@ fn driver(case: &Case) -> String {
             tensor.name
         );
     }
-    text.push_str("    return 0;\n}\n");
+    text.push_str("    npu_driver::write_census(dir);\n    return 0;\n}\n");
     text
 }
 

@@ -51,6 +51,7 @@ void compare_into(const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor
         check_local(*src1, count, what);
     }
     uint64_t time = tick(PIPE_V);
+    count_elements(PIPE_V, uint64_t(count));
     read_ub(PIPE_V, time, src0.address(), bytes, what);
     if (src1 != nullptr) {
         read_ub(PIPE_V, time, src1->address(), bytes, what);
@@ -94,6 +95,7 @@ void select_into(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<
         check_overlap(dst.address(), src1->address(), bytes, what);
     }
     uint64_t time = tick(PIPE_V);
+    count_elements(PIPE_V, uint64_t(count));
     read_ub(PIPE_V, time, mask.address(), mask_bytes, what);
     read_ub(PIPE_V, time, src0.address(), bytes, what);
     if (src1 != nullptr) {

@@ -178,6 +178,7 @@ template <typename T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor
     npu_model::check_local(dst, count, what);
     npu_model::check_local(src, count, what);
     uint64_t time = npu_model::tick(PIPE_V);
+    npu_model::count_elements(PIPE_V, uint64_t(count));
     uint64_t bytes = uint64_t(count) * sizeof(T);
     npu_model::read_ub(PIPE_V, time, src.address(), bytes, what);
     npu_model::write_ub(PIPE_V, time, dst.address(), bytes, what);

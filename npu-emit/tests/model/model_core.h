@@ -30,6 +30,24 @@ using half = _Float16;
 
 enum pipe_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL };
 
+// The kernel types of KERNEL_TASK_TYPE_DEFAULT (asc-devkit kernel_utils_macros.h).
+enum KernelMetaType : uint8_t {
+    KERNEL_TYPE_AIV_ONLY,
+    KERNEL_TYPE_AIC_ONLY,
+    KERNEL_TYPE_MIX_AIV_1_0,
+    KERNEL_TYPE_MIX_AIC_1_0,
+    KERNEL_TYPE_MIX_AIC_1_1,
+    KERNEL_TYPE_MIX_AIC_1_2,
+    KERNEL_TYPE_AICORE,
+    KERNEL_TYPE_VECTORCORE,
+    KERNEL_TYPE_MIX_AICORE,
+    KERNEL_TYPE_MIX_VECTOR_CORE,
+    KERNEL_TYPE_MAX,
+};
+
+// A statement in the kernel's body; the model checks the kernel keeps to it.
+#define KERNEL_TASK_TYPE_DEFAULT(value) npu_model::declare_kernel_type(value)
+
 namespace npu_model {
 
 constexpr int PIPES = 7;
@@ -95,6 +113,8 @@ struct Core {
     Memory l1, l0a, l0b, l0c;
     // M's time at its last PipeBarrier<PIPE_M> (see model_cube.h's Mmad).
     uint64_t m_barrier = 0;
+    // What KERNEL_TASK_TYPE_DEFAULT declared, or KERNEL_TYPE_MAX for nothing.
+    KernelMetaType kernel_type = KERNEL_TYPE_MAX;
 };
 
 inline Core &core() {
@@ -131,7 +151,20 @@ inline void start_core(uint32_t block, uint64_t capacity, uint32_t events) {
     c.l0b.name = "l0b";
     c.l0c.name = "l0c";
     c.m_barrier = 0;
+    c.kernel_type = KERNEL_TYPE_MAX;
 }
+
+inline void declare_kernel_type(KernelMetaType type) { core().kernel_type = type; }
+
+// The census: element operations each pipe performed over a whole run (every core),
+// counted as the calls run. A vector call counts the elements it writes, SetValue one,
+// an Mmad its m x n x k multiply-adds; copies count nothing.
+inline uint64_t (&census())[PIPES] {
+    static uint64_t counts[PIPES] = {};
+    return counts;
+}
+
+inline void count_elements(int pipe, uint64_t elements) { census()[pipe] += elements; }
 
 // `memory` with its bytes and shadow, filled with a poison pattern on first use, so
 // vector-only kernels do not pay for the cube's memories.
@@ -179,8 +212,12 @@ inline Allocation &global(const uint8_t *at, uint64_t bytes) {
          (const void *)at);
 }
 
-// Ticks `pipe`: the time of its next operation.
+// Ticks `pipe`: the time of its next operation. A kernel declared to run on the cube
+// core alone (KERNEL_TYPE_AIC_ONLY) has no vector unit and no UB to copy out of.
 inline uint64_t tick(int pipe) {
+    if (core().kernel_type == KERNEL_TYPE_AIC_ONLY && (pipe == PIPE_V || pipe == PIPE_MTE3)) {
+        fail("a kernel declared KERNEL_TYPE_AIC_ONLY uses pipe %s, which only a vector core has", pipe_name(pipe));
+    }
     Clock &clock = core().clocks[pipe];
     return ++clock.at[pipe];
 }

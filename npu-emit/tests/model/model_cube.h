@@ -309,6 +309,7 @@ void Mmad(const LocalTensor<T> &dst, const LocalTensor<U> &fm, const LocalTensor
         npu_model::check_m_barrier(l0c, dst.address(), c_bytes, m, n);
     }
     uint64_t time = npu_model::tick(PIPE_M);
+    npu_model::count_elements(PIPE_M, uint64_t(m) * n * k);
     npu_model::read_shadow(l0a.shadow, l0a.name, PIPE_M, time, fm.address(), a_bytes, what);
     npu_model::read_shadow(l0b.shadow, l0b.name, PIPE_M, time, filter.address(), b_bytes, what);
     if (!params.cmatrixInitVal) {

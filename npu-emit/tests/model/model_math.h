@@ -90,6 +90,7 @@ void advanced(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> 
     }
     uint64_t room = tmp == nullptr ? 0 : check_scratch(*tmp, least, dst.address(), src.address(), bytes, what);
     uint64_t time = tick(PIPE_V);
+    count_elements(PIPE_V, uint64_t(count));
     read_ub(PIPE_V, time, src.address(), bytes, what);
     std::vector<double> out(count);
     for (uint32_t i = 0; i < count; ++i) {

@@ -98,6 +98,7 @@ void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t m
     for (size_t i = 0; i < moves.size(); ++i) {
         std::memcpy(&values[i * sizeof(T)], &c.ub[moves[i].first], sizeof(T));
     }
+    npu_model::count_elements(PIPE_V, moves.size());
     for (size_t i = 0; i < moves.size(); ++i) {
         npu_model::write_ub(PIPE_V, time, moves[i].second, sizeof(T), what);
         std::memcpy(&c.ub[moves[i].second], &values[i * sizeof(T)], sizeof(T));
@@ -112,6 +113,11 @@ void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTen
     if (count == 0) {
         npu_model::fail("%s: count 0", what);
     }
+    // The count form issues 256-byte repeats, and the repeat count is 8 bits.
+    if ((uint64_t(count) * sizeof(T) + 255) / 256 > 255) {
+        npu_model::fail("%s: %u elements take %llu repeats of 256 B, more than 255", what, count,
+                        (unsigned long long)((uint64_t(count) * sizeof(T) + 255) / 256));
+    }
     npu_model::check_local(dst, count, what);
     npu_model::check_local(src, 0, what);
     npu_model::check_local(srcOffset, count, what);
@@ -119,6 +125,7 @@ void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTen
         npu_model::fail("%s: base %u B is not aligned to the element", what, srcBaseAddr);
     }
     uint64_t time = npu_model::tick(PIPE_V);
+    npu_model::count_elements(PIPE_V, count);
     npu_model::read_ub(PIPE_V, time, srcOffset.address(), uint64_t(count) * 4, what);
     npu_model::Core &c = npu_model::core();
     std::vector<uint8_t> values(uint64_t(count) * sizeof(T));
@@ -169,6 +176,7 @@ void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, uint64_t mask[],
                                 (unsigned long long)r, (unsigned long long)e);
             }
             npu_model::write_ub(PIPE_V, time, to, sizeof(T), what);
+            npu_model::count_elements(PIPE_V, 1);
             std::memcpy(&npu_model::core().ub[to], &scalarValue, sizeof(T));
         }
     }

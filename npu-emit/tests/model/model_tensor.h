@@ -61,6 +61,7 @@ public:
             npu_model::fail("SetValue at ub 0x%llx past the buffer's end", (unsigned long long)at);
         }
         npu_model::write_ub(PIPE_S, npu_model::tick(PIPE_S), at, sizeof(T), "SetValue");
+        npu_model::count_elements(PIPE_S, 1);
         std::memcpy(&npu_model::core().ub[at], &value, sizeof(T));
     }
     uint64_t address() const { return address_; }

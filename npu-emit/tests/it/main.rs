@@ -1,10 +1,12 @@
 //! npu-emit's one integration-test binary: the CPU models' own tests, the bundled
 //! kernels bit for bit against the simulator (Ascend C and AIE C++), and the mutants
-//! that must fail.
+//! that must fail; with `NPU_ASC_DEVKIT`, the emitted kernels against the real Ascend C
+//! headers.
 
 mod aie;
 mod aie_model;
 mod aie_mutants;
+mod devkit;
 mod kernels;
 mod model;
 mod mutants;

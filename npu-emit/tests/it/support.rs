@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Output, Stdio};
 
 use npu_core::host::HostTensor;
 use npu_core::ir::Role;
@@ -71,38 +71,60 @@ pub(crate) fn build_units(cases: &[Case], unit: fn(&[Case]) -> String) -> Build 
             (path, chunk)
         })
         .collect();
+    let commands = units
+        .iter()
+        .map(|(path, _)| {
+            let mut command = Command::new(&compiler);
+            command
+                .args(["-std=c++17", "-O1", "-w", "-I"])
+                .arg(model_dir())
+                .arg("-I")
+                .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it"))
+                .arg(path)
+                .arg("-o")
+                .arg(path.with_extension("bin"));
+            command
+        })
+        .collect();
     let mut binaries = Vec::new();
-    for pair in units.chunks(2) {
-        let children: Vec<_> = pair
-            .iter()
-            .map(|(path, _)| {
-                let binary = path.with_extension("bin");
-                let child = Command::new(&compiler)
-                    .args(["-std=c++17", "-O1", "-w", "-I"])
-                    .arg(model_dir())
-                    .arg("-I")
-                    .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it"))
-                    .arg(path)
-                    .arg("-o")
-                    .arg(&binary)
-                    .output();
-                (binary, child)
-            })
-            .collect();
-        for ((binary, output), (path, chunk)) in children.into_iter().zip(pair) {
-            let output = output.expect("the compiler runs");
-            assert!(
-                output.status.success(),
-                "{} does not compile:\n{}",
-                path.display(),
-                String::from_utf8_lossy(&output.stderr)
-            );
-            for case in *chunk {
-                binaries.push((case.function.clone(), binary.clone()));
-            }
+    for (output, (path, chunk)) in run_in_pairs(commands).into_iter().zip(&units) {
+        assert!(
+            output.status.success(),
+            "{} does not compile:\n{}",
+            path.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        for case in *chunk {
+            binaries.push((case.function.clone(), path.with_extension("bin")));
         }
     }
     Build { dir, binaries }
+}
+
+/// Runs `commands` two at a time (the compilers keep both cores busy), each to its
+/// end; their outputs in order.
+pub(crate) fn run_in_pairs(commands: Vec<Command>) -> Vec<Output> {
+    let mut outputs = Vec::new();
+    let mut commands = commands.into_iter();
+    loop {
+        let children: Vec<Child> = commands
+            .by_ref()
+            .take(2)
+            .map(|mut command| {
+                command
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap_or_else(|e| panic!("{command:?} does not start: {e}"))
+            })
+            .collect();
+        if children.is_empty() {
+            return outputs;
+        }
+        for child in children {
+            outputs.push(child.wait_with_output().expect("the compiler finishes"));
+        }
+    }
 }
 
 impl Build {

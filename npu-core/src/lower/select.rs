@@ -350,6 +350,14 @@ impl Selector<'_, '_> {
         let Value::Buffer { address, strides } = node.value else {
             return;
         };
+        // A temporary planned over the intermediate it would read, with the same view,
+        // already holds it: a copy onto itself moves nothing, and the device would run
+        // it. (A staged tile's reads release its queue slot, so those stay.)
+        let strides_of = |index: u32| &self.lowering.program.strides[index as usize];
+        if read.is_none() && address == source_address && strides_of(strides) == strides_of(view) {
+            statement.nodes[index].filled = Some((generation, shape));
+            return;
+        }
         let source = Operand::Ub {
             address: source_address,
             strides: view,

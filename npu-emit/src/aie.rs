@@ -145,6 +145,9 @@ fn header(
     text.comment(&format!(
         "AIE C++ (AIE API) tile kernel for kernel `{}`, schedule `{}`, target {}.\n\
          Written by npu-emit from the validated program; do not edit by hand.\n\
+         For AIE-ML (AIE2): aligned vector loads and stores are aligned to their vector up\n\
+         to 32 bytes, as AIE-ML asks; AIE-MLv2 asks 64 bytes of a 512-bit access, which\n\
+         this kernel does not promise.\n\
          kernel-hash: {}\n\
          \nBuffers in the tile's data memory (the object FIFOs' elements; slot bytes x depth):",
         program.kernel,

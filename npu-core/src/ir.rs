@@ -107,6 +107,12 @@ pub struct Axis {
 }
 
 impl CheckedKernel {
+    /// Whether a statement has a `select`: the vector unit's `Select` then writes the
+    /// vendor library's scratch, which the plan keeps clear ([`Target::ub_planned`]).
+    pub fn selects(&self) -> bool {
+        self.body.iter().any(|assign| assign.value.selects())
+    }
+
     /// The axes of the outputs (every output has the same), the tile loops of a
     /// schedule; `let` intermediates may run over fewer or others.
     pub fn output_axes(&self) -> &[usize] {
@@ -500,6 +506,13 @@ impl Expr {
     pub fn is_gather(&self) -> bool {
         matches!(self, Expr::Load { subscripts, .. }
             if subscripts.iter().any(|s| s.gather().is_some()))
+    }
+
+    /// Whether this node or one below it is a `select`.
+    pub fn selects(&self) -> bool {
+        let mut found = false;
+        self.walk(&mut |node| found |= matches!(node, Expr::Select { .. }));
+        found
     }
 
     /// Calls `f` on this node and every node below it, parents first.

@@ -125,6 +125,7 @@ fn lower_with(kernel: &CheckedKernel, schedule: usize, compact: bool) -> Program
         strides: Vec::new(),
         copies: Vec::new(),
         gathers: Vec::new(),
+        selects: kernel.selects(),
         classes: Vec::new(),
         cores: Vec::with_capacity(work.cores.len()),
     };

@@ -181,6 +181,11 @@ pub struct Program {
     /// What each `vgather` gathers from, by [`VectorKind::Gather`]'s index.
     #[serde(default)]
     pub gathers: Vec<Gather>,
+    /// Whether the kernel has a `select`, so its UB buffers stay below the target's
+    /// [`api_scratch`](crate::target::Memory::api_scratch) (the validator's `Placement`
+    /// rule, and the room a backend's own scratch may take).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub selects: bool,
     /// The distinct per-core codes.
     pub classes: Vec<CoreCode>,
     /// The cores that get work, in core order; cores without tiles are left out.

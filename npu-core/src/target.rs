@@ -109,6 +109,11 @@ pub struct Memory {
     pub l0b: u64,
     /// L0C: the cube's accumulators (4 bytes each), drained to global memory by FIX.
     pub l0c: u64,
+    /// Where the vendor library's own scratch starts in the UB (Ascend C's
+    /// `TMP_UB_OFFSET`): its `Select` writes there, so a kernel with a `select` plans
+    /// its UB buffers below it. Absent where no call keeps such a region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_scratch: Option<u64>,
 }
 
 /// Required alignment in bytes of the length and start of every copy into each memory.
@@ -514,6 +519,15 @@ impl Target {
             Level::L0a => self.memory.l0a,
             Level::L0b => self.memory.l0b,
             Level::L0c => self.memory.l0c,
+        }
+    }
+
+    /// Bytes of the UB a kernel may plan: all of it, or for a kernel whose body has a
+    /// `select` (`selects`), the part below [`Memory::api_scratch`].
+    pub fn ub_planned(&self, selects: bool) -> u64 {
+        match self.memory.api_scratch {
+            Some(scratch) if selects => scratch.min(self.memory.ub),
+            _ => self.memory.ub,
         }
     }
 

@@ -290,6 +290,13 @@ impl Validator<'_> {
                     end - capacity
                 );
                 self.report(Rule::Capacity, None, message);
+            } else if level == Level::Ub && end > self.target.ub_planned(self.program.selects) {
+                let message = format!(
+                    "buffer `{}` at ub {start:#x}..{end:#x} reaches the vendor library's scratch from {} B, which a select writes",
+                    buffer.name,
+                    self.target.ub_planned(true)
+                );
+                self.report(Rule::Capacity, None, message);
             }
             if !start.is_multiple_of(align)
                 || (buffer.depth > 1 && !buffer.slot_bytes.is_multiple_of(align))

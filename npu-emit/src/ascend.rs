@@ -83,19 +83,18 @@ pub(crate) fn emit(
     })
 }
 
-/// The offset tables of gathers and strided moves fit after the program's buffers.
+/// The offset tables of gathers and strided moves fit after the program's buffers,
+/// below the vendor library's scratch in a program with a select.
 fn scratch_fits(program: &Program, target: &Target) -> Result<(), Unsupported> {
     let table = strided::scratch_bytes(program);
     let end = offsets::scratch_address(program) + table;
-    if end <= target.capacity(Level::Ub) {
+    let room = target.ub_planned(program.selects);
+    if end <= room {
         return Ok(());
     }
     Err(unsupported(
         &format!("an offset table of {table} B after the program's buffers"),
-        &format!(
-            "the ub holds {} B and the table would end at {end} B",
-            target.capacity(Level::Ub)
-        ),
+        &format!("the ub has {room} B for it and the table would end at {end} B"),
     ))
 }
 

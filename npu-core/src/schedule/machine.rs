@@ -313,7 +313,10 @@ impl ScheduleChecker<'_> {
                 .filter(|b| b.level == level)
                 .map(Buffer::total_bytes)
                 .sum();
-            let capacity = self.target.capacity(level);
+            let capacity = match level {
+                Level::Ub => self.target.ub_planned(kernel.selects()),
+                _ => self.target.capacity(level),
+            };
             if used <= capacity {
                 continue;
             }
@@ -350,9 +353,14 @@ impl ScheduleChecker<'_> {
                 used - capacity
             );
             // How the bytes were counted is context, not the problem: a note.
-            let diagnostic = Diagnostic::new(Code::E020, first.keyword, message).note(format!(
+            let mut diagnostic = Diagnostic::new(Code::E020, first.keyword, message).note(format!(
                 "the {used} B are the {level} buffers, depth x bytes each: {parts}"
             ));
+            if capacity < self.target.capacity(level) {
+                diagnostic = diagnostic.note(format!(
+                    "the {level} from {capacity} B up is the vendor library's scratch, which `select` writes"
+                ));
+            }
             let diagnostic = staged_labels(diagnostic, &collected.stages, buffers, level);
             self.error_with_fixes(diagnostic, alternatives, shrink.1);
         }

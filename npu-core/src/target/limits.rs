@@ -73,6 +73,14 @@ impl Target {
                 self.dma.gm_bytes_per_cycle
             ));
         }
+        if let Some(scratch) = self.memory.api_scratch
+            && (scratch > self.memory.ub || !scratch.is_multiple_of(self.align.ub))
+        {
+            return fail(format!(
+                "memory.api_scratch is {scratch}, must be a multiple of align.ub ({}) no larger than memory.ub ({})",
+                self.align.ub, self.memory.ub
+            ));
+        }
         for op in &VectorOp::ALL[..VectorOp::REQUIRED] {
             if !self.vector.cycles.contains_key(op) {
                 return fail(format!("vector.cycles has no cost for `{}`", op.name()));

@@ -62,6 +62,10 @@ impl Validator<'_> {
             );
             self.report(Rule::Unit, Some(site), message);
         }
+        if v.kind == VectorKind::Select && !self.program.selects {
+            let message = "is a `vsel` in a program not marked `selects`, so its plan may reach the vendor library's scratch".to_string();
+            self.report(Rule::Capacity, Some(site), message);
+        }
     }
 
     /// A fold or scan accumulates in a dtype the vector unit computes or accumulates

@@ -501,3 +501,19 @@ fn e020_records_and_renders_a_note_that_adds_up_the_buffers() {
         "\n{message}"
     );
 }
+
+/// `y[i] = select(..)` of f32 on ascend910b in tiles of `tile`: x, y, the product's
+/// temporary (4 B each) and the mask (1 B) make 13 B an element.
+fn clip(tile: u64) -> String {
+    format!(
+        "kernel clip(x: [f32; 65536]) -> y: [f32; 65536] {{\n    y[i] = select(x[i] > 0.0, x[i], x[i] * 0.5);\n}}\ntarget ascend910b;\nschedule s {{ split i by {tile}; stage x, y in ub; tail pad; }}\n"
+    )
+}
+
+// Ascend C's Select writes the library's scratch from TMP_UB_OFFSET (184 KiB of the
+// 910B's 192): a kernel with a select plans below it. 13 x 15104 = 196352 B would fit
+// the whole UB but not the 188416 B below the scratch; 13 x 14336 = 186368 B fits.
+cases! {
+    select_plans_below_the_api_scratch: clip(14336);
+    select_reaching_the_api_scratch: clip(15104);
+}

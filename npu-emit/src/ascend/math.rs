@@ -49,12 +49,12 @@ pub(super) fn scratch_bytes(program: &Program, target: &Target) -> Result<u64, U
     }
     // Past the program's buffers and the offset table of `strided`, if any.
     let start = super::offsets::scratch_address(program) + super::strided::scratch_bytes(program);
-    if bytes > 0 && start + bytes > target.memory.ub {
+    let room = target.ub_planned(program.selects);
+    if bytes > 0 && start + bytes > room {
         return Err(unsupported(
             &format!("an advanced math call's {bytes} B temporary buffer"),
             &format!(
-                "the program's buffers end at ub 0x{start:05x} and the unified buffer holds {} B",
-                target.memory.ub
+                "the program's buffers end at ub 0x{start:05x} and the unified buffer has {room} B for it"
             ),
         ));
     }

@@ -5,6 +5,7 @@ mod ablation;
 mod draft;
 mod draft_eval;
 mod emit;
+mod gbnf_recogniser;
 mod journal;
 mod llm_client;
 mod llm_constrained;

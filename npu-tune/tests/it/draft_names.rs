@@ -146,3 +146,40 @@ fn the_grammar_of_any_accepted_signature_parses_and_admits_its_body() {
         );
     }
 }
+
+/// `autotune draft` on a kernel whose tensors are named as C programmers name buffers
+/// reaches the model: the loopback server, which refuses a grammar llama.cpp's parser
+/// refuses (HTTP 400, as the server did for `load-in_buffer1`), gets one it takes, and
+/// the reply is checked, verified on the examples and written.
+#[test]
+fn a_kernel_with_c_buffer_names_reaches_the_model() {
+    use crate::support::chat_server::{Behaviour, ChatServer};
+    const KERNEL: &str = "/// This kernel adds input_vector to in_buffer.\nkernel add_buffers(in_buffer: [f32; 4], input_vector: [f32; 4]) -> out_buffer: [f32; 4] {}\ntarget ascend910b;\n";
+    const EXAMPLES: &str = r#"{"examples": [{"inputs": {"in_buffer": [1, 2, 3, 4], "input_vector": [10, 20, 30, 40]}, "outputs": {"out_buffer": [11, 22, 33, 44]}}]}"#;
+    let body = "out_buffer[i] = in_buffer[i] + input_vector[i];\n";
+    let dir = tempfile::tempdir().unwrap();
+    let (kernel, examples) = (dir.path().join("add.npu"), dir.path().join("add.json"));
+    std::fs::write(&kernel, KERNEL).unwrap();
+    std::fs::write(&examples, EXAMPLES).unwrap();
+    let server = ChatServer::start_repeating(Behaviour::Reply(body.into()));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_autotune"))
+        .arg("draft")
+        .arg(&kernel)
+        .arg("--examples")
+        .arg(&examples)
+        .args(["--rounds", "1", "--candidates", "1", "--no-tune"])
+        .args(["--llm-url", &server.base_url()])
+        .env_remove("NPU_LLM_URL")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let requests = server.requests();
+    let grammar = requests[0].body["grammar"]
+        .as_str()
+        .expect("a GBNF grammar");
+    gbnf::check(grammar).unwrap();
+    assert!(gbnf::admits(grammar, body).unwrap(), "{grammar}");
+    let written = std::fs::read_to_string(&kernel).unwrap();
+    assert!(written.contains(body.trim_end()), "{written}");
+}

@@ -170,6 +170,16 @@ fn serve(mut stream: TcpStream, stop: &AtomicBool, shared: &Shared) -> io::Resul
     let behaviour = lock(&shared.script)
         .pop_front()
         .unwrap_or_else(|| shared.repeat.clone());
+    // llama.cpp's server parses the grammar before it decodes, and answers 400 when
+    // its parser refuses it (as `load-in_buffer1 ::= ...` was).
+    let refused = body
+        .get("grammar")
+        .and_then(Value::as_str)
+        .and_then(|grammar| gbnf::check(grammar).err());
+    let behaviour = match (refused, behaviour) {
+        (Some(problem), _) => Behaviour::Status(400, format!("error parsing grammar: {problem}")),
+        (None, behaviour) => behaviour,
+    };
     let behaviour = match behaviour {
         Behaviour::FromGrammar(seed) => match body.get("grammar").and_then(Value::as_str) {
             Some(grammar) => match gbnf::sample(grammar, seed) {

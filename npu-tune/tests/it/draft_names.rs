@@ -6,7 +6,7 @@
 use npu_tune::draft::Task;
 use npu_tune::draft::grammar::body_gbnf;
 
-use crate::support::gbnf;
+use crate::support::{gbnf, json_schema};
 
 /// Names the issue saw fail or that a user writes, tried before random ones.
 const NAMED: [&str; 16] = [
@@ -29,23 +29,30 @@ const NAMED: [&str; 16] = [
 ];
 
 /// Kernels with names to fill (`{k}` the kernel, `{a}`, `{b}` inputs, `{s}` a scalar
-/// parameter, `{o}`, `{p}` outputs) and a body in the grammar's spelling.
-const TEMPLATES: [(&str, &str); 4] = [
+/// parameter, `{o}`, `{p}` outputs), a body in the grammar's spelling, and the same
+/// body as the JSON syntax tree of `draft::schema`.
+const TEMPLATES: [(&str, &str, &str); 4] = [
     (
         "kernel {k}({a}: [f32; 16, 8], {b}: [f32; 8], {s}: f32) -> {o}: [f32; 16, 8] {}",
         "{o}[i, j] = {a}[i, j] * {b}[j] + {s};\n",
+        r#"[{"name": "{o}", "axes": ["i", "j"], "value": {"op": "+", "lhs": {"op": "*", "lhs": {"load": "{a}", "index": ["i", "j"]}, "rhs": {"load": "{b}", "index": ["j"]}}, "rhs": {"scalar": "{s}"}}}]"#,
     ),
     (
         "kernel {k}({a}: [f32; 4, 64], {b}: [f32; 64]) -> {o}: [f32; 4] {}",
         "let t0[i] = max[k]({a}[i, k]);\n{o}[i] = sum[k](exp({a}[i, k] - t0[i]) * {b}[k]);\n",
+        r#"[{"name": "t0", "axes": ["i"], "value": {"reduce": "max", "axes": [{"axis": "k"}], "body": {"load": "{a}", "index": ["i", "k"]}}},
+            {"name": "{o}", "axes": ["i"], "value": {"reduce": "sum", "axes": [{"axis": "k"}], "body": {"op": "*", "lhs": {"call": "exp", "arg": {"op": "-", "lhs": {"load": "{a}", "index": ["i", "k"]}, "rhs": {"load": "t0", "index": ["i"]}}}, "rhs": {"load": "{b}", "index": ["k"]}}}}]"#,
     ),
     (
         "kernel {k}({a}: [i32; 32], {s}: i32) -> ({o}: [i32; 32], {p}: [i32; 32]) {}",
         "{o}[i] = {a}[i] & {s};\n{p}[i] = pad({a}, {s})[i + 1];\n",
+        r#"[{"name": "{o}", "axes": ["i"], "value": {"op": "&", "lhs": {"load": "{a}", "index": ["i"]}, "rhs": {"scalar": "{s}"}}},
+            {"name": "{p}", "axes": ["i"], "value": {"pad": "{a}", "fill": {"scalar": "{s}"}, "index": ["i + 1"]}}]"#,
     ),
     (
         "kernel {k}({a}: [f32; 64], {b}: [f32; 64]) -> {o}: f32 {}",
         "{o} = sum[k]({a}[k] * {b}[k]);\n",
+        r#"[{"name": "{o}", "axes": [], "value": {"reduce": "sum", "axes": [{"axis": "k"}], "body": {"op": "*", "lhs": {"load": "{a}", "index": ["k"]}, "rhs": {"load": "{b}", "index": ["k"]}}}}]"#,
     ),
 ];
 
@@ -54,6 +61,8 @@ pub(crate) struct Case {
     pub(crate) task: Task,
     pub(crate) target: npu_core::Target,
     pub(crate) body: String,
+    /// The body as the JSON syntax tree a server decoding under the schema writes.
+    pub(crate) tree: serde_json::Value,
 }
 
 /// The cases of `trials` draws whose kernel the language accepts (it parses and its
@@ -63,7 +72,7 @@ pub(crate) fn cases(trials: usize) -> Vec<Case> {
     let mut rng = fastrand::Rng::with_seed(40);
     let mut cases = Vec::new();
     for trial in 0..trials {
-        let (signature, body) = TEMPLATES[trial % TEMPLATES.len()];
+        let (signature, body, tree) = TEMPLATES[trial % TEMPLATES.len()];
         let mut names: Vec<String> = (0..6).map(|_| identifier(&mut rng)).collect();
         if let Some(named) = NAMED.get(trial / TEMPLATES.len()) {
             names[1] = named.to_string();
@@ -78,7 +87,9 @@ pub(crate) fn cases(trials: usize) -> Vec<Case> {
                 })
         };
         let text = format!("/// A kernel.\n{}\ntarget ascend910b;\n", fill(signature));
-        if let Some(case) = accepted(&text, &fill(body)) {
+        let tree = serde_json::from_str(&format!("{{\"statements\": {}}}", fill(tree)))
+            .expect("identifiers need no escape in JSON");
+        if let Some(case) = accepted(&text, &fill(body), tree) {
             cases.push(case);
         }
     }
@@ -86,7 +97,7 @@ pub(crate) fn cases(trials: usize) -> Vec<Case> {
 }
 
 /// The case of `text` and `body` when the language accepts the kernel.
-fn accepted(text: &str, body: &str) -> Option<Case> {
+fn accepted(text: &str, body: &str, tree: serde_json::Value) -> Option<Case> {
     let task = Task::parse(text).ok()?;
     let target = npu_core::Target::preset("ascend910b")?;
     let outcome = task.try_body(body, &target, &[], None);
@@ -94,6 +105,7 @@ fn accepted(text: &str, body: &str) -> Option<Case> {
         task,
         target,
         body: body.to_string(),
+        tree,
     })
 }
 
@@ -143,6 +155,44 @@ fn the_grammar_of_any_accepted_signature_parses_and_admits_its_body() {
             "{}\n{}\n{grammar}",
             case.task.text,
             case.body
+        );
+    }
+}
+
+/// The JSON Schema path over the same signatures: each schema admits the body's syntax
+/// tree, which prints back to a body that checks and computes what the body does on
+/// seeded inputs.
+#[test]
+fn the_schema_of_any_accepted_signature_admits_its_body_as_a_tree() {
+    use npu_tune::draft::Outcome;
+    use npu_tune::draft::examples::Example;
+    use npu_tune::draft::schema::{body_from_json, body_schema};
+    let cases = cases(400);
+    assert!(cases.len() >= 200, "only {} of 400 accepted", cases.len());
+    for case in &cases {
+        let schema = body_schema(&case.task, &case.target);
+        if let Err(error) = json_schema::validate(&schema, &case.tree) {
+            panic!("{}: {error}\n{schema}", case.task.text);
+        }
+        let mut misnamed = case.tree.clone();
+        misnamed["statements"][0]["name"] = "no_such_output".into();
+        assert!(
+            json_schema::validate(&schema, &misnamed).is_err(),
+            "{misnamed}"
+        );
+        let Outcome::Matches { kernel, .. } =
+            case.task.try_body(&case.body, &case.target, &[], None)
+        else {
+            panic!("the cases' bodies check");
+        };
+        let (inputs, expected) = npu_sim::testing::seeded_inputs(&kernel, 40);
+        let examples = [Example { inputs, expected }];
+        let printed = body_from_json(&case.tree.to_string()).unwrap();
+        let outcome = case.task.try_body(&printed, &case.target, &examples, None);
+        assert!(
+            matches!(outcome, Outcome::Matches { verified: true, .. }),
+            "{}\n{printed}\n{outcome:?}",
+            case.task.text
         );
     }
 }

@@ -4,6 +4,7 @@
 mod ablation;
 mod draft;
 mod draft_eval;
+mod draft_examples;
 mod draft_names;
 mod emit;
 mod gbnf_recogniser;

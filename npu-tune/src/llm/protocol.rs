@@ -30,6 +30,8 @@ pub(super) struct RequestBody<'a> {
 /// The choices and usage of one successful exchange.
 pub(super) struct Answer {
     pub(super) choices: Vec<String>,
+    /// Whether each choice stopped at the token budget (`finish_reason: "length"`).
+    pub(super) cut: Vec<bool>,
     pub(super) usage: Option<Usage>,
 }
 
@@ -116,7 +118,13 @@ pub(super) fn parse_answer(body: &str) -> Result<Answer, LlmError> {
         });
     }
     // A choice without text is skipped; the answer fails only when none has text.
-    let texts: Vec<String> = choices.iter().filter_map(choice_text).collect();
+    let (texts, cut): (Vec<String>, Vec<bool>) = choices
+        .iter()
+        .filter_map(|choice| {
+            let finish = choice.get("finish_reason").and_then(Value::as_str);
+            Some((choice_text(choice)?, finish == Some("length")))
+        })
+        .unzip();
     if texts.is_empty() {
         return Err(LlmError::Malformed {
             detail: "no choice has a `message.content` string".into(),
@@ -132,6 +140,7 @@ pub(super) fn parse_answer(body: &str) -> Result<Answer, LlmError> {
     });
     Ok(Answer {
         choices: texts,
+        cut,
         usage,
     })
 }

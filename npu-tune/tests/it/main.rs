@@ -3,6 +3,7 @@
 
 mod ablation;
 mod draft;
+mod draft_budget;
 mod draft_eval;
 mod draft_examples;
 mod draft_names;

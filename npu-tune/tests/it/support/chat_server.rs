@@ -48,6 +48,9 @@ pub(crate) enum Behaviour {
     /// This text when the request asks for a JSON Schema `response_format`, "hello"
     /// otherwise: a server with structured outputs that ignores `grammar`.
     WhenSchema(String),
+    /// 200 with one choice that stopped at the token budget (`finish_reason:
+    /// "length"`), as a reply that ran on does.
+    Cut(String),
 }
 
 /// What the server read from one request.
@@ -257,6 +260,11 @@ fn respond(
 ) -> io::Result<()> {
     match behaviour {
         Behaviour::Reply(text) => write_json(stream, &completion(model, &[text])),
+        Behaviour::Cut(text) => {
+            let mut body = completion(model, &[text]);
+            body["choices"][0]["finish_reason"] = "length".into();
+            write_json(stream, &body)
+        }
         Behaviour::Replies(texts) => write_json(stream, &completion(model, &texts)),
         Behaviour::Status(status, body) => write_response(stream, status, "text/plain", &[], &body),
         Behaviour::StatusRetryAfter(status, seconds) => write_response(

@@ -212,6 +212,8 @@ cases! {
     let_mistakes: "kernel k(x: [f32; 8, 64]) -> y: [f32; 8, 64] {\n    let r[i, j] = x[i, j] * 2.0;\n    let c[i] = 2.0;\n    let x[i, j] = r[i, j];\n    let p[0] = x[i, j];\n    let q[i, j] = x[i, j] > 0.0;\n    y[i, j] = r[j, i] + u[i, j];\n    let u[i, j] = x[i, j];\n}\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
     fused_softmax_overflow_help_keeps_k_whole: softmax(1024, "    split i by 32;\n    stage x, y in ub depth 2;");
     let_unknown_extent: "kernel k(x: [f32; 8]) -> y: [f32; 8] {\n    let c[i, n] = x[i] * 2.0;\n    y[i] = x[i];\n}\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    named_constants_take_the_dtype_of_their_use: "kernel k(x: [f16; 64]) -> y: [f16; 64] {\n    let scale = 127.0;\n    let max_value = 127;\n    let half = -scale / 2.0;\n    y[i] = min(x[i] * scale + half, max_value);\n}\ntarget ascend910b;\nschedule s { stage x, y in ub; }\n";
+    named_constant_mistakes: "kernel k(x: [f32; 64], w: [f32; 64]) -> y: [f32; 64] {\n    let i = 0;\n    let scale = 2.0;\n    let scale = 3.0;\n    y[i] = x[i] * scale[i] + w[i];\n}\ntarget ascend910b;\nschedule s { stage x, w, y in ub; }\n";
 }
 
 // Temporaries by liveness: 119 operations summed left to right need 3 temporaries (the

@@ -4,6 +4,7 @@
 mod ablation;
 mod draft;
 mod draft_budget;
+mod draft_constants;
 mod draft_eval;
 mod draft_examples;
 mod draft_names;

@@ -231,17 +231,18 @@ mod tests {
                 kernel.task.name
             );
         }
-        for kernel in &set {
-            let outcome =
-                kernel
-                    .task
-                    .try_body(&kernel.reference, &kernel.target, &kernel.examples, None);
-            assert!(
-                matches!(outcome, Outcome::Matches { verified: true, .. }),
-                "{}: {outcome:?}",
-                kernel.task.name
-            );
-        }
+        set.iter().for_each(assert_reference_matches);
+    }
+
+    /// Asserts that `kernel`'s reference body checks and matches its examples.
+    fn assert_reference_matches(kernel: &EvalKernel) {
+        let task = &kernel.task;
+        let outcome = task.try_body(&kernel.reference, &kernel.target, &kernel.examples, None);
+        assert!(
+            matches!(outcome, Outcome::Matches { verified: true, .. }),
+            "{}: {outcome:?}",
+            task.name
+        );
     }
 
     /// The users' set loads by name; each kernel's reference body checks and matches
@@ -264,14 +265,7 @@ mod tests {
                 "{name}"
             );
             *counts.entry(kernel.group.as_str()).or_default() += 1;
-            let outcome =
-                kernel
-                    .task
-                    .try_body(&kernel.reference, &kernel.target, &kernel.examples, None);
-            assert!(
-                matches!(outcome, Outcome::Matches { verified: true, .. }),
-                "{name}: {outcome:?}"
-            );
+            assert_reference_matches(kernel);
         }
         let readme = std::fs::read_to_string(eval_dir().join(USERS).join("README.md")).unwrap();
         assert_eq!(counts, quotas(&readme));

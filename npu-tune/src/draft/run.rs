@@ -73,6 +73,33 @@ pub struct LlmBodies {
 }
 
 impl LlmBodies {
+    /// Records a round's prompt, constraint and replies, the replies `replaced` (by
+    /// position) and which replies were cut, when recording.
+    fn record(
+        &self,
+        request: &BodyRequest,
+        constraint: Option<Constraint>,
+        completion: &Completion,
+        replaced: &[Option<String>],
+    ) {
+        let Some(Ok(mut transcript)) = self.recording.as_ref().map(|r| r.lock()) else {
+            return;
+        };
+        let prompt = crate::prompt::text(&request.messages);
+        let constraints = match constraint {
+            Some(Constraint::Gbnf(grammar)) => vec![grammar],
+            Some(Constraint::JsonSchema(schema)) => vec![schema.to_string()],
+            None => Vec::new(),
+        };
+        let choices = completion.choices.clone();
+        transcript.record_full(&request.key, request.round, &prompt, constraints, choices);
+        if let Some(exchange) = transcript.exchanges.last_mut() {
+            exchange.resampled = replaced.iter().flatten().cloned().collect();
+            exchange.resampled_at = positions(replaced.iter().map(Option::is_some));
+            exchange.cut_at = positions(completion.cut.iter().copied());
+        }
+    }
+
     /// The constraint of `request` in the mode in force, resolving `Auto` by a probe.
     fn constraint(&mut self, request: &BodyRequest) -> Option<Constraint> {
         if self.constrain == ConstrainMode::Auto {
@@ -107,34 +134,7 @@ impl BodySource for LlmBodies {
             .complete_sampled(&request.messages, count, sampling)
             .map_err(|e| e.to_string())?;
         let replaced = self.resample(request, constraint.as_ref(), &mut completion);
-        let resampled: Vec<String> = replaced.iter().flatten().cloned().collect();
-        let resampled_at: Vec<usize> = (0..replaced.len())
-            .filter(|&at| replaced[at].is_some())
-            .collect();
-        if let Some(recording) = &self.recording
-            && let Ok(mut transcript) = recording.lock()
-        {
-            let prompt = crate::prompt::text(&request.messages);
-            let constraints = match constraint {
-                Some(Constraint::Gbnf(grammar)) => vec![grammar],
-                Some(Constraint::JsonSchema(schema)) => vec![schema.to_string()],
-                None => Vec::new(),
-            };
-            transcript.record_full(
-                &request.key,
-                request.round,
-                &prompt,
-                constraints,
-                completion.choices.clone(),
-            );
-            if let Some(exchange) = transcript.exchanges.last_mut() {
-                exchange.resampled = resampled;
-                exchange.resampled_at = resampled_at;
-                exchange.cut_at = (0..completion.cut.len())
-                    .filter(|&at| completion.cut[at])
-                    .collect();
-            }
-        }
+        self.record(request, constraint, &completion, &replaced);
         let cut = completion.cut.into_iter().chain(std::iter::repeat(false));
         Ok(completion
             .choices
@@ -190,6 +190,15 @@ impl LlmBodies {
         }
         replaced
     }
+}
+
+/// The positions of the `true`s of `flags`.
+fn positions(flags: impl Iterator<Item = bool>) -> Vec<usize> {
+    flags
+        .enumerate()
+        .filter(|(_, flag)| *flag)
+        .map(|(at, _)| at)
+        .collect()
 }
 
 /// The tokens one reply may take for `task`: room for a `let` or two and a statement

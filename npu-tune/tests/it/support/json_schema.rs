@@ -17,16 +17,7 @@ fn at(root: &Value, schema: &Value, value: &Value, path: &str) -> Result<(), Str
         .ok_or(format!("{path}: a schema that is no object"))?;
     for (keyword, rule) in keywords {
         match keyword.as_str() {
-            "$ref" => {
-                let name = rule.as_str().and_then(|r| r.strip_prefix("#/$defs/"));
-                let target = name.and_then(|n| root["$defs"].get(n));
-                at(
-                    root,
-                    target.ok_or(format!("{path}: no definition {rule}"))?,
-                    value,
-                    path,
-                )?;
-            }
+            "$ref" => reference(root, rule, value, path)?,
             "anyOf" => {
                 let options = rule.as_array().ok_or(format!("{path}: anyOf is no list"))?;
                 if !options.iter().any(|o| at(root, o, value, path).is_ok()) {
@@ -50,24 +41,39 @@ fn at(root: &Value, schema: &Value, value: &Value, path: &str) -> Result<(), Str
                 array_keywords(root, keywords, value, path)?;
             }
             "required" | "additionalProperties" | "minItems" => {}
-            "maxLength" => {
-                let length = value.as_str().map_or(0, |s| s.chars().count());
-                if rule.as_u64().is_some_and(|max| length as u64 > max) {
-                    return Err(format!("{path}: {value} is longer than {rule}"));
-                }
-            }
-            "minimum" => {
-                if let (Some(min), Some(v)) = (rule.as_f64(), value.as_f64())
-                    && v < min
-                {
-                    return Err(format!("{path}: {value} is below {rule}"));
-                }
-            }
+            "maxLength" | "minimum" => bound(keyword, rule, value, path)?,
             "$defs" if std::ptr::eq(schema, root) => {}
             other => return Err(format!("{path}: the keyword `{other}` is not supported")),
         }
     }
     Ok(())
+}
+
+/// `$ref` into the root's `$defs`.
+fn reference(root: &Value, rule: &Value, value: &Value, path: &str) -> Result<(), String> {
+    let name = rule.as_str().and_then(|r| r.strip_prefix("#/$defs/"));
+    let target = name.and_then(|n| root["$defs"].get(n));
+    at(
+        root,
+        target.ok_or(format!("{path}: no definition {rule}"))?,
+        value,
+        path,
+    )
+}
+
+/// `maxLength` of a string, `minimum` of a number.
+fn bound(keyword: &str, rule: &Value, value: &Value, path: &str) -> Result<(), String> {
+    let beyond = match keyword {
+        "maxLength" => {
+            let length = value.as_str().map_or(0, |s| s.chars().count()) as u64;
+            rule.as_u64().is_some_and(|max| length > max)
+        }
+        _ => matches!((rule.as_f64(), value.as_f64()), (Some(min), Some(v)) if v < min),
+    };
+    match beyond {
+        true => Err(format!("{path}: {value} is outside {keyword} {rule}")),
+        false => Ok(()),
+    }
 }
 
 fn check_type(rule: &Value, value: &Value, path: &str) -> Result<(), String> {

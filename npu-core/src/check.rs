@@ -237,7 +237,7 @@ struct Scope {
     gather_index: bool,
     /// The named constants (0-d `let`s of literals) by name, each its literal tree
     /// (`constant`).
-    constants: std::collections::BTreeMap<String, (Ident, crate::ast::Expr)>,
+    constants: std::collections::BTreeMap<String, constant::Constant>,
 }
 
 impl Checker<'_> {

@@ -20,6 +20,7 @@ use crate::target::Target;
 
 mod chain;
 mod class;
+mod constant;
 mod expr;
 mod gather;
 mod load;
@@ -234,6 +235,9 @@ struct Scope {
     /// Whether the load being checked is a gather's index (`idx[i]` in `x[idx[i]]`),
     /// which cannot be read through `pad(..)`.
     gather_index: bool,
+    /// The named constants (0-d `let`s of literals) by name, each its literal tree
+    /// (`constant`).
+    constants: std::collections::BTreeMap<String, constant::Constant>,
 }
 
 impl Checker<'_> {
@@ -383,6 +387,7 @@ impl Checker<'_> {
             found: Vec::new(),
             failed: Vec::new(),
             gather_index: false,
+            constants: std::collections::BTreeMap::new(),
         };
         let mut body = Vec::new();
         let mut assigned: HashMap<usize, Span> = HashMap::new();
@@ -396,6 +401,7 @@ impl Checker<'_> {
                 body.push(assign);
             }
         }
+        self.constants_named_as_axes(&scope);
         // An axis is a reduction axis when the outputs do not run over it: in a fused
         // kernel `k` may be an axis of an intermediate (`let e[i, k]`) and be reduced
         // over by another (`let s[i] = sum[k](e[i, k])`).

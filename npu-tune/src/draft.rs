@@ -449,7 +449,7 @@ mod tests {
             ),
             (
                 r#"{"examples": [{"inputs": {"x": [1,1,1,1,1,1,1,1,1,1,1,"big"]}, "outputs": {"y": [1, 2, 3, 4]}}]}"#,
-                "`big` is not a value",
+                "holds `big` at x[11], which is not a value",
             ),
             ("not json", "examples: expected"),
         ];

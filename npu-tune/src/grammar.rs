@@ -114,14 +114,14 @@ pub fn syntax_gbnf(kernel: &CheckedKernel) -> String {
             rules.insert("cores-n".into(), alternatives(cores_n));
         }
     }
-    for (axis, tiles) in &knobs.tiles {
-        let rule = format!("split-{}", rule_name(axis));
-        body.push(format!("{rule}?"));
-        rules.insert(
-            rule.clone(),
-            format!("\"    split {axis} by \" tile-{} \";\\n\"", rule_name(axis)),
+    for (position, (axis, tiles)) in knobs.tiles.iter().enumerate() {
+        let (split, tile) = (
+            rule_name("split-a", position),
+            rule_name("tile-a", position),
         );
-        rules.insert(format!("tile-{}", rule_name(axis)), alternatives(tiles));
+        body.push(format!("{split}?"));
+        rules.insert(split, format!("\"    split {axis} by \" {tile} \";\\n\""));
+        rules.insert(tile, alternatives(tiles));
     }
     match &kernel.class {
         KernelClass::Matmul(mm) => {
@@ -501,11 +501,20 @@ fn alternatives(values: &[u64]) -> String {
         .join(" | ")
 }
 
-/// A GBNF rule name for an axis: letters, digits and dashes only.
-fn rule_name(axis: &str) -> String {
-    axis.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
+/// The GBNF rule name of the `position`th name of a kind: `rule_name("load-t", 0)` is
+/// `load-t0`. Both grammars name rules so, never after a name the user wrote:
+/// llama.cpp's parser takes only ASCII letters, digits and `-` in a rule name (its
+/// `is_word_char`), and answers a grammar with `in_buffer` or `r#in` in one with HTTP
+/// 400. A character of `kind` outside those becomes `-`.
+pub(crate) fn rule_name(kind: &str, position: usize) -> String {
+    let kind: String = kind
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() {
+            true => c,
+            false => '-',
+        })
+        .collect();
+    format!("{kind}{position}")
 }
 
 /// A GBNF string literal.

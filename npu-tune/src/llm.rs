@@ -72,6 +72,9 @@ pub struct LlmConfig {
 pub struct Completion {
     /// The text of each choice, at most `n` of them, in the order received.
     pub choices: Vec<String>,
+    /// Whether each of `choices` stopped at the token budget (the server's
+    /// `finish_reason` was `length`) rather than where the model or grammar ended it.
+    pub cut: Vec<bool>,
     /// HTTP requests made, retries and follow-up requests included.
     pub attempts: u32,
     /// Token counts summed over the requests, when the server reported any.
@@ -79,9 +82,16 @@ pub struct Completion {
 }
 
 impl Completion {
+    /// Keeps the first `wanted` choices.
+    fn truncate(&mut self, wanted: usize) {
+        self.choices.truncate(wanted);
+        self.cut.truncate(wanted);
+    }
+
     /// Adds an answer's choices and token counts.
     fn absorb(&mut self, answer: Answer) {
         self.choices.extend(answer.choices);
+        self.cut.extend(answer.cut);
         if let Some(usage) = answer.usage {
             let total = self.usage.get_or_insert_with(Usage::default);
             total.prompt_tokens = total.prompt_tokens.saturating_add(usage.prompt_tokens);
@@ -99,6 +109,9 @@ pub struct Sampling<'a> {
     pub constraint: Option<&'a Constraint>,
     /// The sampling temperature sent with the request.
     pub temperature: f32,
+    /// The most tokens one choice may take, at most the configured `max_tokens`;
+    /// `None` is the configured one.
+    pub max_tokens: Option<u32>,
 }
 
 /// A blocking chat-completions client. Cheap to clone; `complete` takes `&self`, so
@@ -230,6 +243,7 @@ impl LlmClient {
         let sampling = Sampling {
             constraint,
             temperature: self.config.temperature,
+            max_tokens: None,
         };
         self.complete_sampled(messages, n, sampling)
     }
@@ -246,6 +260,7 @@ impl LlmClient {
         let mut completion = Completion {
             // Capped: `n` comes from the caller and may be anything.
             choices: Vec::with_capacity(wanted.min(64)),
+            cut: Vec::with_capacity(wanted.min(64)),
             attempts: 0,
             usage: None,
         };
@@ -268,7 +283,7 @@ impl LlmClient {
                     Ok(answer) => completion.absorb(answer),
                     Err(error) if completion.choices.is_empty() => return Err(error),
                     Err(_) => {
-                        completion.choices.truncate(wanted);
+                        completion.truncate(wanted);
                         return Ok(completion);
                     }
                 }
@@ -277,7 +292,7 @@ impl LlmClient {
                 break;
             }
         }
-        completion.choices.truncate(wanted);
+        completion.truncate(wanted);
         Ok(completion)
     }
 
@@ -408,7 +423,11 @@ impl LlmClient {
             model: &self.config.model,
             messages,
             temperature: sampling.temperature,
-            max_tokens: self.config.max_tokens,
+            max_tokens: sampling
+                .max_tokens
+                .map_or(self.config.max_tokens, |budget| {
+                    budget.min(self.config.max_tokens)
+                }),
             // Sent only when more than one choice is wanted: some servers reject `n`.
             n: (n > 1).then_some(n),
             grammar: match constraint {

@@ -54,6 +54,10 @@ pub struct Exchange {
     /// made before positions were kept has none, and replay infers them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resampled_at: Vec<usize>,
+    /// The positions in `replies` of the replies that stopped at the token budget, so
+    /// that replay gives the feedback the live run gave.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut_at: Vec<usize>,
 }
 
 /// Why a transcript could not be loaded or saved.
@@ -123,6 +127,7 @@ impl Transcript {
             constraints: Vec::new(),
             resampled: Vec::new(),
             resampled_at: Vec::new(),
+            cut_at: Vec::new(),
         });
     }
 

@@ -20,6 +20,11 @@ impl Checker<'_> {
         tensors: &[Tensor],
     ) -> (Option<Expr>, Ty) {
         let name = ident.to_string();
+        if pad.is_none()
+            && let Some(read) = self.constant_read(ident, indices, scope, tensors)
+        {
+            return read;
+        }
         let Some(index) = self.readable_tensor(ident, scope, tensors) else {
             return (None, Ty::Error);
         };

@@ -324,15 +324,22 @@ impl Checker<'_> {
         scope: &mut Scope,
     ) -> Option<Assign> {
         let name = stmt.output.to_string();
-        if scope.tensors.contains_key(&name) {
+        if scope.tensors.contains_key(&name) || scope.constants.contains_key(&name) {
+            let what = match scope.constants.contains_key(&name) {
+                true => "a named constant",
+                false => "a tensor of this kernel",
+            };
             self.report(
                 Diagnostic::new(
                     Code::E030,
                     stmt.output.span(),
-                    format!("`{name}` is already a tensor of this kernel"),
+                    format!("`{name}` is already {what}"),
                 )
                 .help("give the intermediate its own name"),
             );
+            return None;
+        }
+        if self.named_constant(stmt, scope) {
             return None;
         }
         let assign = self.let_body(stmt, def, tensors, scope);
@@ -384,7 +391,7 @@ impl Checker<'_> {
                         stmt.output.span(),
                         format!("`{name}` holds only literals, so it has no dtype"),
                     )
-                    .help("write the constant where it is used, or cast it, as in `0.5 as f32`"),
+                    .help("name a constant without subscripts, `let scale = 127.0;`, which takes the dtype of its use as a literal does; or write the constant where it is used, or cast it, as in `0.5 as f32`"),
                 );
                 return None;
             }

@@ -4,6 +4,10 @@
 //! evaluation only (`eval/fresh/*.npu`), which retrieval and the knowledge base never
 //! see. Each kernel's reference body gives the examples (the host reference on seeded
 //! random and on edge inputs); the task is the kernel with its body emptied.
+//!
+//! A second set, [`USERS`] (`eval/users/CATEGORY/*.npu`), holds kernels written as
+//! users write them (their names, prose descriptions, scalar parameters, gathers); it is
+//! loaded apart, by name ([`load_named`]), so the first set's scores stay comparable.
 
 use std::path::Path;
 
@@ -19,6 +23,10 @@ use crate::kernels::{self, Bundled, Category};
 pub const PER_CATEGORY: usize = 2;
 /// The group name of the kernels written for the evaluation.
 pub const FRESH: &str = "fresh";
+/// The name of the users' set, and the folder that holds it.
+pub const USERS: &str = "users";
+/// The name of the first set: the subset and the fresh kernels.
+pub const FIRST: &str = "first";
 /// The seed of every example's inputs.
 const EXAMPLE_SEED: u64 = 2027;
 
@@ -75,22 +83,56 @@ pub fn subset(seed: u64) -> Vec<Bundled> {
 /// in its order, then the fresh kernels by file name.
 pub fn load(dir: &Path) -> Result<Vec<EvalKernel>, String> {
     let mut set = load_subset(&dir.join("subset.toml"))?;
-    let fresh_dir = dir.join("fresh");
-    let entries = std::fs::read_dir(&fresh_dir)
-        .map_err(|e| format!("cannot read {}: {e}", fresh_dir.display()))?;
+    set.extend(load_folder(&dir.join(FRESH), FRESH)?);
+    Ok(set)
+}
+
+/// The set named `name` in `dir`: [`FIRST`] is [`load`]'s, [`USERS`] the users' set,
+/// its kernels grouped by the folder of `users/` that holds them, folders and files
+/// by name.
+pub fn load_named(dir: &Path, name: &str) -> Result<Vec<EvalKernel>, String> {
+    match name {
+        FIRST => load(dir),
+        USERS => {
+            let mut set = Vec::new();
+            for folder in sorted_entries(&dir.join(USERS), |path| path.is_dir())? {
+                let group = folder.file_name().unwrap_or_default().to_string_lossy();
+                set.extend(load_folder(&folder, &group)?);
+            }
+            Ok(set)
+        }
+        other => Err(format!(
+            "no evaluation set is named `{other}`: the sets are `{FIRST}` and `{USERS}`"
+        )),
+    }
+}
+
+/// The kernels of the `.npu` files in `folder`, by file name, in `group`.
+fn load_folder(folder: &Path, group: &str) -> Result<Vec<EvalKernel>, String> {
+    let is_kernel = |path: &Path| path.extension().is_some_and(|e| e == "npu");
+    sorted_entries(folder, is_kernel)?
+        .iter()
+        .map(|path| {
+            let text = npu_core::file::read(npu_core::file::Kind::Kernel, path)
+                .map_err(|e| e.to_string())?;
+            from_reference(&text, group).map_err(|e| format!("{}: {e}", path.display()))
+        })
+        .collect()
+}
+
+/// The paths in `dir` that `keep` keeps, sorted.
+fn sorted_entries(
+    dir: &Path,
+    keep: impl Fn(&Path) -> bool,
+) -> Result<Vec<std::path::PathBuf>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut paths: Vec<_> = entries
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.extension().is_some_and(|e| e == "npu"))
+        .filter(|path| keep(path))
         .collect();
     paths.sort();
-    for path in paths {
-        let text =
-            npu_core::file::read(npu_core::file::Kind::Kernel, &path).map_err(|e| e.to_string())?;
-        let kernel =
-            from_reference(&text, FRESH).map_err(|e| format!("{}: {e}", path.display()))?;
-        set.push(kernel);
-    }
-    Ok(set)
+    Ok(paths)
 }
 
 /// The subset's kernels with the file's descriptions; the file must list exactly
@@ -189,17 +231,65 @@ mod tests {
                 kernel.task.name
             );
         }
+        set.iter().for_each(assert_reference_matches);
+    }
+
+    /// Asserts that `kernel`'s reference body checks and matches its examples.
+    fn assert_reference_matches(kernel: &EvalKernel) {
+        let task = &kernel.task;
+        let outcome = task.try_body(&kernel.reference, &kernel.target, &kernel.examples, None);
+        assert!(
+            matches!(outcome, Outcome::Matches { verified: true, .. }),
+            "{}: {outcome:?}",
+            task.name
+        );
+    }
+
+    /// The users' set loads by name; each kernel's reference body checks and matches
+    /// its examples, no kernel is bundled or in the first set, and each category holds
+    /// the kernels its README's quota says.
+    #[test]
+    fn the_users_set_loads_by_name_and_each_reference_body_matches() {
+        let set = load_named(&eval_dir(), USERS).unwrap();
+        assert!(set.len() >= 40, "{} kernels", set.len());
+        let first: Vec<String> = load(&eval_dir())
+            .unwrap()
+            .into_iter()
+            .map(|k| k.task.name)
+            .collect();
+        let mut counts = std::collections::BTreeMap::<&str, usize>::new();
         for kernel in &set {
-            let outcome =
-                kernel
-                    .task
-                    .try_body(&kernel.reference, &kernel.target, &kernel.examples, None);
+            let name = &kernel.task.name;
             assert!(
-                matches!(outcome, Outcome::Matches { verified: true, .. }),
-                "{}: {outcome:?}",
-                kernel.task.name
+                Bundled::find(name).is_none() && !first.contains(name),
+                "{name}"
             );
+            *counts.entry(kernel.group.as_str()).or_default() += 1;
+            assert_reference_matches(kernel);
         }
+        let readme = std::fs::read_to_string(eval_dir().join(USERS).join("README.md")).unwrap();
+        assert_eq!(counts, quotas(&readme));
+    }
+
+    /// The quota table of the users' set's README: its rows `| category | count | ...`.
+    fn quotas(readme: &str) -> std::collections::BTreeMap<&str, usize> {
+        readme
+            .lines()
+            .filter_map(|line| {
+                let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+                let count = cells.get(2)?.parse().ok()?;
+                Some((*cells.get(1)?, count))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_unknown_set_name_is_an_error_naming_the_sets() {
+        let error = load_named(&eval_dir(), "user").unwrap_err();
+        assert_eq!(
+            error,
+            "no evaluation set is named `user`: the sets are `first` and `users`"
+        );
     }
 
     #[test]

@@ -13,6 +13,13 @@
 //! tensor's declared dtype when read, so a bf16 tensor is written as the decimal values
 //! of its elements, as any other.
 //!
+//! Examples as NumPy and Python write them are read too: a tensor as lists nested to
+//! its shape (`a.tolist()`, `[[1, 2, 3], [4, 5, 6]]` for a `[2, 3]` tensor), a scalar
+//! parameter or 0-d output as a bare number, `true`/`false` for a bool array's 1 and 0,
+//! and the tokens `NaN`, `Infinity` and `-Infinity` that `json.dumps` writes for those
+//! floats. A nested list must have the tensor's shape, and one whose rows differ in
+//! length is refused as ragged, naming where.
+//!
 //! NumPy files work too ([`from_npz`], [`from_npy_dir`]): an `.npz` archive
 //! (`np.savez`) whose arrays are named after the signature's inputs and outputs holds
 //! one example; names `0/x`, `0/y`, `1/x`, ... hold several. A directory of `NAME.npy`
@@ -27,7 +34,7 @@ use npu_core::Dtype;
 use npu_core::host::HostTensor;
 use serde::Deserialize;
 
-use super::arrays::Array;
+use super::arrays::{Array, Refused};
 use super::signature::Port;
 
 /// One example: the kernel's inputs and the outputs it must compute from them, in
@@ -181,37 +188,15 @@ struct File {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Entry {
-    inputs: BTreeMap<String, Vec<Value>>,
-    outputs: BTreeMap<String, Vec<Value>>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Value {
-    Number(f64),
-    Special(String),
-}
-
-impl Value {
-    fn to_f64(&self) -> Result<f64, String> {
-        match self {
-            Value::Number(value) => Ok(*value),
-            Value::Special(text) => match text.as_str() {
-                "nan" => Ok(f64::NAN),
-                "inf" => Ok(f64::INFINITY),
-                "-inf" => Ok(f64::NEG_INFINITY),
-                other => Err(format!(
-                    "`{other}` is not a value (a number, \"nan\", \"inf\" or \"-inf\")"
-                )),
-            },
-        }
-    }
+    inputs: BTreeMap<String, serde_json::Value>,
+    outputs: BTreeMap<String, serde_json::Value>,
 }
 
 /// Reads examples in the JSON form above for a signature: every input and output
-/// named, with its element count, and nothing else.
+/// named, with its shape or element count, and nothing else.
 pub fn from_json(text: &str, ports: &[Port]) -> Result<Vec<Example>, String> {
-    let file: File = serde_json::from_str(text).map_err(|e| format!("examples: {e}"))?;
+    let text = super::arrays::quote_python_tokens(text);
+    let file: File = serde_json::from_str(&text).map_err(|e| format!("examples: {e}"))?;
     if file.examples.is_empty() {
         return Err("examples: the list is empty; give at least one example".into());
     }
@@ -219,25 +204,33 @@ pub fn from_json(text: &str, ports: &[Port]) -> Result<Vec<Example>, String> {
         .iter()
         .enumerate()
         .map(|(index, entry)| {
-            let named = |values: &BTreeMap<String, Vec<Value>>| -> Result<Named, String> {
-                values
-                    .iter()
-                    .map(|(name, values)| {
-                        let values = values.iter().map(Value::to_f64).collect::<Result<_, _>>()?;
-                        Ok((
-                            name.clone(),
-                            Array {
-                                shape: None,
-                                values,
-                            },
-                        ))
-                    })
-                    .collect()
-            };
-            let example = named(&entry.inputs)
-                .and_then(|inputs| Ok((inputs, named(&entry.outputs)?)))
+            let example = json_arrays(ports, "input", &entry.inputs)
+                .and_then(|inputs| Ok((inputs, json_arrays(ports, "output", &entry.outputs)?)))
                 .and_then(|(inputs, outputs)| example(ports, &inputs, &outputs));
             example.map_err(|why| format!("examples[{index}]: {why}"))
+        })
+        .collect()
+}
+
+/// The arrays of an example's `inputs` or `outputs` (`what`) by name; a ragged list
+/// is refused with the shape the signature gives it.
+fn json_arrays(
+    ports: &[Port],
+    what: &str,
+    values: &BTreeMap<String, serde_json::Value>,
+) -> Result<Named, String> {
+    values
+        .iter()
+        .map(|(name, value)| {
+            let array = super::arrays::from_json(name, value).map_err(|refused| match refused {
+                Refused::NotAValue(why) => format!("{what} `{name}` {why}"),
+                Refused::Ragged(why) => {
+                    let port = ports.iter().find(|p| &p.name == name);
+                    let says = port.map(|p| format!("; the signature says {:?}", p.shape));
+                    format!("{what} `{name}` {why}{}", says.unwrap_or_default())
+                }
+            })?;
+            Ok((name.clone(), array))
         })
         .collect()
 }
@@ -323,20 +316,12 @@ fn tensors(ports: &[Port], outputs: bool, named: &Named) -> Result<Vec<HostTenso
         .collect()
 }
 
-/// The tensor `port` of role `what` from `array`, which must fit its shape.
+/// The tensor `port` of role `what` from `array`, which must have its shape (when the
+/// array has one) and its element count.
 fn tensor_of(port: &Port, what: &str, array: &Array) -> Result<HostTensor, String> {
     let dtype = port
         .dtype
         .ok_or_else(|| format!("{what} `{}` has no dtype npu knows", port.name))?;
-    let elements = port.shape.iter().product::<u64>() as usize;
-    if array.values.len() != elements {
-        return Err(format!(
-            "{what} `{}` has {} values; its shape {:?} holds {elements}",
-            port.name,
-            array.values.len(),
-            port.shape
-        ));
-    }
     let scalar = port.shape.is_empty();
     if let Some(shape) = &array.shape
         && *shape != port.shape
@@ -345,6 +330,15 @@ fn tensor_of(port: &Port, what: &str, array: &Array) -> Result<HostTensor, Strin
         return Err(format!(
             "{what} `{}` has shape {shape:?}; the signature says {:?}",
             port.name, port.shape
+        ));
+    }
+    let elements = port.shape.iter().product::<u64>() as usize;
+    if array.values.len() != elements {
+        return Err(format!(
+            "{what} `{}` has {} values; its shape {:?} holds {elements}",
+            port.name,
+            array.values.len(),
+            port.shape
         ));
     }
     Ok(HostTensor::from_values(dtype, &port.shape, &array.values))

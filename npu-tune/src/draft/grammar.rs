@@ -19,6 +19,7 @@ use std::collections::BTreeSet;
 use npu_core::{Dtype, Target};
 
 use super::{Port, Task, axes};
+use crate::grammar::rule_name;
 
 /// The rules of an expression, which a family of statements copies under its own
 /// names ([`without_output_axes`], [`over_axes`]).
@@ -353,11 +354,16 @@ fn over_axes(rules: &[String], over: &[String], alone: bool, family: usize) -> V
 /// parentheses, then what the target computes.
 fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
     let mut atoms = vec!["literal".to_string()];
+    // Scalar parameters by name, tensors through their loads, numbered in the order
+    // of [`tensor_inputs`].
+    let mut tensors = 0;
     for port in ports.iter().filter(|p| !p.output) {
-        atoms.push(if port.rank == 0 {
-            literal(&port.name)
-        } else {
-            format!("load-{}", port.name)
+        atoms.push(match port.rank {
+            0 => literal(&port.name),
+            _ => {
+                tensors += 1;
+                load_rule(tensors - 1)
+            }
         });
     }
     atoms.push(INTERMEDIATE.into());
@@ -385,7 +391,7 @@ fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
     atoms
 }
 
-/// `load-x ::= "x[" index ", " index "]"`, and `pad(x, 0)[...]`, per input tensor; the
+/// `load-t0 ::= "x[" index ", " index "]"`, and `pad(x, 0)[...]`, per input tensor; the
 /// pad value is a literal or a scalar parameter of the tensor's dtype.
 fn loads(ports: &[Port]) -> Vec<String> {
     let mut rules = vec![
@@ -393,7 +399,7 @@ fn loads(ports: &[Port]) -> Vec<String> {
         "axesmore ::= \", \" axes".to_string(),
         "letindex ::= \"[\" axes \"]\"".to_string(),
     ];
-    for port in ports.iter().filter(|p| !p.output && p.rank > 0) {
+    for (position, port) in tensor_inputs(ports) {
         let indices = vec!["index"; port.rank].join(" \", \" ");
         let fills: Vec<String> = std::iter::once("literal".to_string())
             .chain(
@@ -403,13 +409,29 @@ fn loads(ports: &[Port]) -> Vec<String> {
                     .map(|s| literal(&s.name)),
             )
             .collect();
+        let (open, pad) = (
+            literal(&format!("{}[", port.name)),
+            literal(&format!("pad({}, ", port.name)),
+        );
+        let fill = rule_name("fill-t", position);
         rules.push(format!(
-            "load-{name} ::= \"{name}[\" {indices} \"]\" | \"pad({name}, \" fill-{name} \")[\" {indices} \"]\"",
-            name = port.name,
+            "{} ::= {open} {indices} \"]\" | {pad} {fill} \")[\" {indices} \"]\"",
+            load_rule(position),
         ));
-        rules.push(format!("fill-{} ::= {}", port.name, fills.join(" | ")));
+        rules.push(format!("{fill} ::= {}", fills.join(" | ")));
     }
     rules
+}
+
+/// The input tensors of `ports` (not scalar parameters), with their positions among
+/// them: their rules are named by position, never by the names a user gave them.
+fn tensor_inputs(ports: &[Port]) -> impl Iterator<Item = (usize, &Port)> {
+    ports.iter().filter(|p| !p.output && p.rank > 0).enumerate()
+}
+
+/// The rule of the loads of the `position`th input tensor: `load-t0`.
+fn load_rule(position: usize) -> String {
+    rule_name("load-t", position)
 }
 
 /// The reductions and scans the target folds.

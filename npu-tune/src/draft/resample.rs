@@ -96,6 +96,7 @@ mod tests {
             constraints: Vec::new(),
             resampled: texts(resampled),
             resampled_at: at.to_vec(),
+            cut_at: Vec::new(),
         }
     }
 

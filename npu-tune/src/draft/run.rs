@@ -13,7 +13,7 @@ pub use super::resample::RESAMPLE_TEMPERATURE;
 use super::resample::{repeated, replaced_at};
 use super::{Outcome, Task, prompt};
 use crate::grammar::{ConstrainMode, Constraint};
-use crate::llm::{ChatMessage, LlmClient, Sampling};
+use crate::llm::{ChatMessage, Completion, LlmClient, Sampling};
 use crate::replay::{Replayer, Transcript};
 
 /// What a round asks of a source.
@@ -56,6 +56,8 @@ pub struct Reply {
     /// The model's sample this reply was asked for in place of, because its body
     /// repeated one tried before or earlier in the round.
     pub replaced: Option<String>,
+    /// Whether the reply stopped at the token budget, before the model ended it.
+    pub cut: bool,
 }
 
 /// A chat-completions server, decoding under the body grammar (GBNF), the syntax
@@ -71,6 +73,33 @@ pub struct LlmBodies {
 }
 
 impl LlmBodies {
+    /// Records a round's prompt, constraint and replies, the replies `replaced` (by
+    /// position) and which replies were cut, when recording.
+    fn record(
+        &self,
+        request: &BodyRequest,
+        constraint: Option<Constraint>,
+        completion: &Completion,
+        replaced: &[Option<String>],
+    ) {
+        let Some(Ok(mut transcript)) = self.recording.as_ref().map(|r| r.lock()) else {
+            return;
+        };
+        let prompt = crate::prompt::text(&request.messages);
+        let constraints = match constraint {
+            Some(Constraint::Gbnf(grammar)) => vec![grammar],
+            Some(Constraint::JsonSchema(schema)) => vec![schema.to_string()],
+            None => Vec::new(),
+        };
+        let choices = completion.choices.clone();
+        transcript.record_full(&request.key, request.round, &prompt, constraints, choices);
+        if let Some(exchange) = transcript.exchanges.last_mut() {
+            exchange.resampled = replaced.iter().flatten().cloned().collect();
+            exchange.resampled_at = positions(replaced.iter().map(Option::is_some));
+            exchange.cut_at = positions(completion.cut.iter().copied());
+        }
+    }
+
     /// The constraint of `request` in the mode in force, resolving `Auto` by a probe.
     fn constraint(&mut self, request: &BodyRequest) -> Option<Constraint> {
         if self.constrain == ConstrainMode::Auto {
@@ -95,41 +124,28 @@ impl BodySource for LlmBodies {
     fn propose(&mut self, request: &BodyRequest) -> Result<Vec<Reply>, String> {
         let constraint = self.constraint(request);
         let count = u32::try_from(request.count).unwrap_or(u32::MAX);
+        let sampling = Sampling {
+            constraint: constraint.as_ref(),
+            temperature: self.client.config().temperature,
+            max_tokens: Some(reply_budget(request.task)),
+        };
         let mut completion = self
             .client
-            .complete_constrained(&request.messages, count, constraint.as_ref())
+            .complete_sampled(&request.messages, count, sampling)
             .map_err(|e| e.to_string())?;
-        let replaced = self.resample(request, constraint.as_ref(), &mut completion.choices);
-        let resampled: Vec<String> = replaced.iter().flatten().cloned().collect();
-        let resampled_at: Vec<usize> = (0..replaced.len())
-            .filter(|&at| replaced[at].is_some())
-            .collect();
-        if let Some(recording) = &self.recording
-            && let Ok(mut transcript) = recording.lock()
-        {
-            let prompt = crate::prompt::text(&request.messages);
-            let constraints = match constraint {
-                Some(Constraint::Gbnf(grammar)) => vec![grammar],
-                Some(Constraint::JsonSchema(schema)) => vec![schema.to_string()],
-                None => Vec::new(),
-            };
-            transcript.record_full(
-                &request.key,
-                request.round,
-                &prompt,
-                constraints,
-                completion.choices.clone(),
-            );
-            if let Some(exchange) = transcript.exchanges.last_mut() {
-                exchange.resampled = resampled;
-                exchange.resampled_at = resampled_at;
-            }
-        }
+        let replaced = self.resample(request, constraint.as_ref(), &mut completion);
+        self.record(request, constraint, &completion, &replaced);
+        let cut = completion.cut.into_iter().chain(std::iter::repeat(false));
         Ok(completion
             .choices
             .into_iter()
             .zip(replaced)
-            .map(|(text, replaced)| Reply { text, replaced })
+            .zip(cut)
+            .map(|((text, replaced), cut)| Reply {
+                text,
+                replaced,
+                cut,
+            })
             .collect())
     }
 }
@@ -145,8 +161,9 @@ impl LlmBodies {
         &self,
         request: &BodyRequest,
         constraint: Option<&Constraint>,
-        choices: &mut [String],
+        completion: &mut Completion,
     ) -> Vec<Option<String>> {
+        let choices = &mut completion.choices;
         let mut replaced = vec![None; choices.len()];
         let repeated = repeated(choices, &request.tried);
         if repeated.is_empty() {
@@ -155,6 +172,7 @@ impl LlmBodies {
         let sampling = Sampling {
             constraint,
             temperature: RESAMPLE_TEMPERATURE,
+            max_tokens: Some(reply_budget(request.task)),
         };
         let count = u32::try_from(repeated.len()).unwrap_or(u32::MAX);
         let Ok(again) = self
@@ -163,11 +181,37 @@ impl LlmBodies {
         else {
             return replaced;
         };
-        for (index, reply) in repeated.into_iter().zip(again.choices) {
+        let again_cut = again.cut.into_iter().chain(std::iter::repeat(false));
+        for ((index, reply), cut) in repeated.into_iter().zip(again.choices).zip(again_cut) {
             replaced[index] = Some(std::mem::replace(&mut choices[index], reply));
+            if let Some(slot) = completion.cut.get_mut(index) {
+                *slot = cut;
+            }
         }
         replaced
     }
+}
+
+/// The positions of the `true`s of `flags`.
+fn positions(flags: impl Iterator<Item = bool>) -> Vec<usize> {
+    flags
+        .enumerate()
+        .filter(|(_, flag)| *flag)
+        .map(|(at, _)| at)
+        .collect()
+}
+
+/// The tokens one reply may take for `task`: room for a `let` or two and a statement
+/// per output, each reading the inputs, with a fence around them; a reply that runs
+/// past it is cut, and the feedback says so. A 16 x 16 matmul's replies ran on to
+/// ~800 tokens each (225 s for a round of 4 on 2 cores) where its body is ~30.
+fn reply_budget(task: &Task) -> u32 {
+    let ports = u32::try_from(task.ports.len()).unwrap_or(u32::MAX);
+    let outputs = task.ports.iter().filter(|p| p.output).count();
+    let outputs = u32::try_from(outputs).unwrap_or(u32::MAX);
+    192u32
+        .saturating_add(ports.saturating_mul(48))
+        .saturating_add(outputs.saturating_mul(64))
 }
 
 /// Replies recorded from an earlier run, by kernel and round.
@@ -229,7 +273,12 @@ impl BodySource for ReplayBodies {
             .iter()
             .cloned()
             .zip(replaced)
-            .map(|(text, replaced)| Reply { text, replaced })
+            .enumerate()
+            .map(|(at, (text, replaced))| Reply {
+                text,
+                replaced,
+                cut: exchange.cut_at.contains(&at),
+            })
             .collect())
     }
 }
@@ -361,10 +410,14 @@ pub fn draft(
         for Reply {
             text: reply,
             replaced,
+            cut,
         } in replies
         {
             let (body, written, outcome) = try_reply(task, &reply, target, examples, config);
-            let (verdict, summary, verified) = judge(&outcome);
+            let (verdict, mut summary, verified) = judge(&outcome);
+            if cut && verdict != Verdict::Matches {
+                summary = format!("{CUT}\n{summary}");
+            }
             drafted.attempts.push(Attempt {
                 round,
                 reply,
@@ -409,6 +462,9 @@ fn try_reply(
     }
     (body, None, outcome)
 }
+
+/// What the feedback says of a reply that stopped at its token budget.
+const CUT: &str = "the reply ran to its token budget and was cut there: write the body alone, each statement once, and end it";
 
 /// The verdict, the feedback and whether examples were checked.
 fn judge(outcome: &Outcome) -> (Verdict, String, bool) {

@@ -11,7 +11,7 @@ fn syntax_grammar_names_only_this_kernels_axes_and_tensors() {
         .expect("a problem");
     let grammar = syntax_gbnf(&problem.kernel);
     assert!(grammar.contains("\"    stage x, y in ub depth \" depth"));
-    assert!(grammar.contains("split-k ::= \"    split k by \" tile-k"));
+    assert!(grammar.contains("split-a1 ::= \"    split k by \" tile-a1"));
     assert!(
         !grammar.contains("l0a"),
         "a vector kernel stages in ub only"

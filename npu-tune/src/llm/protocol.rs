@@ -30,6 +30,8 @@ pub(super) struct RequestBody<'a> {
 /// The choices and usage of one successful exchange.
 pub(super) struct Answer {
     pub(super) choices: Vec<String>,
+    /// Whether each choice stopped at the token budget (`finish_reason: "length"`).
+    pub(super) cut: Vec<bool>,
     pub(super) usage: Option<Usage>,
 }
 
@@ -116,7 +118,7 @@ pub(super) fn parse_answer(body: &str) -> Result<Answer, LlmError> {
         });
     }
     // A choice without text is skipped; the answer fails only when none has text.
-    let texts: Vec<String> = choices.iter().filter_map(choice_text).collect();
+    let (texts, cut) = texts_and_cuts(choices);
     if texts.is_empty() {
         return Err(LlmError::Malformed {
             detail: "no choice has a `message.content` string".into(),
@@ -132,8 +134,21 @@ pub(super) fn parse_answer(body: &str) -> Result<Answer, LlmError> {
     });
     Ok(Answer {
         choices: texts,
+        cut,
         usage,
     })
+}
+
+/// Each choice's text with whether the server cut it at the token budget
+/// (`finish_reason: "length"`); a choice without text is left out.
+fn texts_and_cuts(choices: &[Value]) -> (Vec<String>, Vec<bool>) {
+    choices
+        .iter()
+        .filter_map(|choice| {
+            let finish = choice.get("finish_reason").and_then(Value::as_str);
+            Some((choice_text(choice)?, finish == Some("length")))
+        })
+        .unzip()
 }
 
 /// A choice's text: `message.content` as a string or as an array of text parts, or

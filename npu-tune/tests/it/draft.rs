@@ -453,7 +453,7 @@ fn zero_d_statements_index_with_reduction_axes_only() {
         "{grammar}"
     );
     assert!(
-        rule("load0-x").contains("index0 \", \" index0"),
+        rule("load0-t0").contains("index0 \", \" index0"),
         "{grammar}"
     );
     assert!(!rule("atom0").contains("letindex"), "{grammar}");

@@ -255,7 +255,7 @@ fn recordings_keep_the_prompt_and_the_grammar_sent() {
     assert_eq!(npu_tune::replay::prompt_sha(prompt), exchange.prompt_sha);
     // The second: one candidate explored under the syntax grammar, one under the exact set.
     assert_eq!(exchange.constraints.len(), 2);
-    assert!(exchange.constraints[0].contains("split-i ::="));
+    assert!(exchange.constraints[0].contains("split-a0 ::="));
     assert!(exchange.constraints[1].contains("n0 ::="));
     assert_eq!(exchange.replies.len(), 2);
 }

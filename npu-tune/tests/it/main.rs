@@ -3,8 +3,13 @@
 
 mod ablation;
 mod draft;
+mod draft_budget;
+mod draft_constants;
 mod draft_eval;
+mod draft_examples;
+mod draft_names;
 mod emit;
+mod gbnf_recogniser;
 mod journal;
 mod llm_client;
 mod llm_constrained;

@@ -17,9 +17,13 @@ use npu_tune::grammar::ConstrainMode;
 /// What `autotune draft-eval` takes.
 #[derive(Debug, clap::Args)]
 pub(crate) struct DraftEvalArgs {
-    /// The evaluation set: `subset.toml` and `fresh/*.npu`.
+    /// The folder of the evaluation sets: `subset.toml`, `fresh/*.npu` and `users/`.
     #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/eval"))]
     set: PathBuf,
+    /// Which set of the folder: `first` (the subset and the fresh kernels) or `users`
+    /// (kernels written as users write them).
+    #[arg(long, value_name = "NAME", default_value = eval::FIRST)]
+    kernels: String,
     /// The variants to run, in order: plain (no grammar), grammar, full (grammar,
     /// retrieved worked examples and idioms).
     #[arg(long, value_delimiter = ',', default_value = "plain,grammar,full", value_parser = variant)]
@@ -59,7 +63,7 @@ fn variant(name: &str) -> Result<Variant, String> {
 /// Runs `autotune draft-eval` with `args`.
 pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
     refuse_clobbering(args)?;
-    let set = selected(eval::load(&args.set)?, &args.only)?;
+    let set = selected(eval::load_named(&args.set, &args.kernels)?, &args.only)?;
     let recording = args
         .record
         .as_ref()

@@ -48,6 +48,9 @@ pub(crate) enum Behaviour {
     /// This text when the request asks for a JSON Schema `response_format`, "hello"
     /// otherwise: a server with structured outputs that ignores `grammar`.
     WhenSchema(String),
+    /// 200 with one choice that stopped at the token budget (`finish_reason:
+    /// "length"`), as a reply that ran on does.
+    Cut(String),
 }
 
 /// What the server read from one request.
@@ -170,6 +173,16 @@ fn serve(mut stream: TcpStream, stop: &AtomicBool, shared: &Shared) -> io::Resul
     let behaviour = lock(&shared.script)
         .pop_front()
         .unwrap_or_else(|| shared.repeat.clone());
+    // llama.cpp's server parses the grammar before it decodes, and answers 400 when
+    // its parser refuses it (as `load-in_buffer1 ::= ...` was).
+    let refused = body
+        .get("grammar")
+        .and_then(Value::as_str)
+        .and_then(|grammar| gbnf::check(grammar).err());
+    let behaviour = match (refused, behaviour) {
+        (Some(problem), _) => Behaviour::Status(400, format!("error parsing grammar: {problem}")),
+        (None, behaviour) => behaviour,
+    };
     let behaviour = match behaviour {
         Behaviour::FromGrammar(seed) => match body.get("grammar").and_then(Value::as_str) {
             Some(grammar) => match gbnf::sample(grammar, seed) {
@@ -247,6 +260,11 @@ fn respond(
 ) -> io::Result<()> {
     match behaviour {
         Behaviour::Reply(text) => write_json(stream, &completion(model, &[text])),
+        Behaviour::Cut(text) => {
+            let mut body = completion(model, &[text]);
+            body["choices"][0]["finish_reason"] = "length".into();
+            write_json(stream, &body)
+        }
         Behaviour::Replies(texts) => write_json(stream, &completion(model, &texts)),
         Behaviour::Status(status, body) => write_response(stream, status, "text/plain", &[], &body),
         Behaviour::StatusRetryAfter(status, seconds) => write_response(

@@ -6,3 +6,4 @@ pub(crate) mod chat_server;
 pub(crate) mod gbnf;
 #[cfg(unix)]
 pub(crate) mod hang;
+pub(crate) mod json_schema;

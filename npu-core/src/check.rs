@@ -183,6 +183,20 @@ enum Ty {
     Error,
 }
 
+/// A named constant (the `constant` module checks it): defined here, beside the
+/// checker that holds them, so that the module reads the checker and not the reverse.
+#[derive(Clone, Debug)]
+struct Constant {
+    /// The name where the `let` writes it.
+    ident: Ident,
+    /// Its literal tree; `None` when it was refused as too large (reads are then
+    /// silent: the `let` said why).
+    value: Option<crate::ast::Expr>,
+    /// The nodes and levels of the tree with the constants it reads expanded.
+    nodes: usize,
+    depth: usize,
+}
+
 struct Checker<'a> {
     target: &'a Target,
     diagnostics: Diagnostics,
@@ -237,7 +251,7 @@ struct Scope {
     gather_index: bool,
     /// The named constants (0-d `let`s of literals) by name, each its literal tree
     /// (`constant`).
-    constants: std::collections::BTreeMap<String, constant::Constant>,
+    constants: std::collections::BTreeMap<String, Constant>,
 }
 
 impl Checker<'_> {

@@ -11,7 +11,7 @@
 //! recursion shallow whatever a reply writes.
 
 use super::expr::{arithmetic_op, ast_preorder};
-use super::{Checker, Scope, Ty};
+use super::{Checker, Constant, Scope, Ty};
 use proc_macro2::Ident;
 
 use crate::ast;
@@ -25,19 +25,6 @@ pub(super) const MAX_CONSTANT_NODES: usize = crate::parse::MAX_CHAIN_TERMS;
 /// quarter of what one expression may, so that a read deep in a statement stays well
 /// inside the checker's stack.
 pub(super) const MAX_CONSTANT_DEPTH: usize = crate::parse::MAX_EXPR_DEPTH / 4;
-
-/// A named constant.
-#[derive(Clone, Debug)]
-pub(super) struct Constant {
-    /// The name where the `let` writes it.
-    ident: Ident,
-    /// Its literal tree; `None` when it was refused as too large (reads are then
-    /// silent: the `let` said why).
-    value: Option<ast::Expr>,
-    /// The nodes and levels of the tree with the constants it reads expanded.
-    nodes: usize,
-    depth: usize,
-}
 
 impl Checker<'_> {
     /// Whether `stmt` is a named constant, which it records in `scope`: a `let`

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use npu_core::ir::Role;
 use npu_emit::Backend;
 
 use crate::atomic::write_atomic;
@@ -46,7 +47,38 @@ pub fn emit_schedule(
         write_atomic(&path, file.text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
+    if backend == Backend::AscendC {
+        write_data(problem, dir)?;
+    }
     Ok(dir.to_path_buf())
+}
+
+/// The data the host launch reads: `input/NAME.bin` per input (scalar parameters too)
+/// and `golden/NAME.bin` per output, the host reference's outputs on those inputs,
+/// each the tensor's raw little-endian bytes; and an empty `output/` for what it writes.
+fn write_data(problem: &Problem, dir: &Path) -> Result<(), String> {
+    let output = dir.join("output");
+    std::fs::create_dir_all(&output)
+        .map_err(|e| format!("cannot create {}: {e}", output.display()))?;
+    let kernel = &problem.kernel;
+    let inputs = kernel.tensors.iter().filter(|t| t.role == Role::Input);
+    let outputs = kernel.tensors.iter().filter(|t| t.role == Role::Output);
+    let files = inputs
+        .zip(&problem.inputs)
+        .map(|(tensor, data)| ("input", tensor, data))
+        .chain(
+            outputs
+                .zip(&problem.expected)
+                .map(|(tensor, data)| ("golden", tensor, data)),
+        );
+    for (folder, tensor, data) in files {
+        let path = dir.join(folder).join(format!("{}.bin", tensor.name));
+        std::fs::create_dir_all(dir.join(folder))
+            .map_err(|e| format!("cannot create {}: {e}", dir.join(folder).display()))?;
+        write_atomic(&path, data.bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -55,7 +87,7 @@ mod tests {
     use crate::kernels::Bundled;
 
     #[test]
-    fn a_hand_schedule_is_emitted_into_its_directory_and_npueval_demo_is_refused() {
+    fn a_hand_schedule_is_emitted_with_its_data_and_npueval_demo_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let relu = Bundled::find("relu").unwrap().problem(0, None).unwrap();
         let hand = relu.kernel.schedules[0].source.clone();
@@ -65,7 +97,23 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, ["CMakeLists.txt", "main.cpp", "relu_hand.cpp"]);
+        let expected = [
+            "CMakeLists.txt",
+            "golden",
+            "input",
+            "main.cpp",
+            "output",
+            "relu_hand.cpp",
+        ];
+        assert_eq!(names, expected);
+        assert_eq!(
+            std::fs::read(out.join("input/x.bin")).unwrap(),
+            relu.inputs[0].bytes()
+        );
+        assert_eq!(
+            std::fs::read(out.join("golden/y.bin")).unwrap(),
+            relu.expected[0].bytes()
+        );
         let vmla = Bundled::find("vmla").unwrap().problem(0, None).unwrap();
         let hand = vmla.kernel.schedules[0].source.clone();
         let refused = emit_schedule(&vmla, &hand, Backend::AscendC, &dir.path().join("vmla"));

@@ -1,36 +1,50 @@
 //! The host side, in the layout of the public Ascend C kernel-launch samples: a
-//! `main.cpp` that reads each input from `input/NAME.bin`, launches the kernel on
-//! `BLOCK_DIM` cores with `ACLRT_LAUNCH_KERNEL` and writes each output to
-//! `output/NAME.bin`, and a `CMakeLists.txt` that builds the kernel with the CANN
-//! toolkit's `ascendc_library`. Neither is compiled here (they need the toolkit).
+//! `main.cpp` that reads each input (and each scalar parameter) from `input/NAME.bin`,
+//! launches the kernel on `BLOCK_DIM` cores with `ACLRT_LAUNCH_KERNEL`, writes each
+//! output to `output/NAME.bin`, compares it with `golden/NAME.bin` and prints `PASS`
+//! or `FAIL` (exit status 0 or 1), as the samples' verification scripts do; and a
+//! `CMakeLists.txt` that builds the kernel with the CANN toolkit's `ascendc_library`.
+//! `autotune --emit` writes `input/` and `golden/` beside them (seeded inputs and the
+//! host reference's outputs). Here `main.cpp` runs against a stand-in of the ACL
+//! runtime and the CPU model (npu-emit's `host` test); the CMake build needs the toolkit.
 
-use npu_core::ir::Role;
-use npu_core::{Level, Program, Target};
+use npu_core::ir::{Role, Tensor};
+use npu_core::{Dtype, Level, Program, Target};
 
 use super::names::c_type;
 use crate::signature::{gm_tensors, parameters};
 use crate::text::Text;
 
-/// `main.cpp`: allocate, copy in, launch, copy out.
+/// The helpers `main.cpp` calls: files to and from the device, and the comparison.
+const HELPERS: &str = include_str!("host_helpers.cpp");
+
+/// `main.cpp`: read the inputs, launch, write and check the outputs.
 pub(super) fn launch(program: &Program, name: &str) -> String {
     let mut text = Text::default();
     let block_dim = program.cores.iter().map(|c| c.core + 1).max().unwrap_or(0);
     text.comment(&format!(
         "Host launch of `{name}` (kernel `{}`, schedule `{}`, target {}).\n\
-         Tiling constants: BLOCK_DIM {block_dim}, UB {} B; the per-core shares are in the kernel's GM_BASE table.",
+         Tiling constants: BLOCK_DIM {block_dim}, UB {} B; the per-core shares are in the kernel's GM_BASE table.\n\
+         Reads input/NAME.bin, writes output/NAME.bin and checks it against golden/NAME.bin.",
         program.kernel,
         program.schedule,
         program.target,
         program.peak(Level::Ub)
     ));
+    text.line("#include <cmath>");
     text.line("#include <cstdint>");
     text.line("#include <cstdio>");
+    text.line("#include <cstring>");
+    text.line("#include <vector>");
     text.line("#include \"acl/acl.h\"");
     text.line(format!("#include \"aclrtlaunch_{name}.h\""));
     text.line("");
     text.line(format!("constexpr uint32_t BLOCK_DIM = {block_dim};"));
     text.line("");
-    read_write_helpers(&mut text);
+    for line in HELPERS.lines() {
+        text.line(line);
+    }
+    text.line("");
     text.open("int main()");
     text.line("aclInit(nullptr);");
     text.line("aclrtSetDevice(0);");
@@ -42,12 +56,9 @@ pub(super) fn launch(program: &Program, name: &str) -> String {
         arguments.join(", ")
     ));
     text.line("aclrtSynchronizeStream(stream);");
+    text.line("bool passed = true;");
     for (_, tensor) in gm_tensors(program).filter(|(_, t)| t.role == Role::Output) {
-        text.line(format!(
-            "CopyDeviceToFile({0}_device, \"./output/{0}.bin\", {1});",
-            tensor.name,
-            tensor.bytes()
-        ));
+        check_output(&mut text, tensor);
     }
     for (_, tensor) in gm_tensors(program) {
         text.line(format!("aclrtFree({}_device);", tensor.name));
@@ -55,13 +66,38 @@ pub(super) fn launch(program: &Program, name: &str) -> String {
     text.line("aclrtDestroyStream(stream);");
     text.line("aclrtResetDevice(0);");
     text.line("aclFinalize();");
-    text.line("return 0;");
+    text.line("std::printf(\"%s\\n\", passed ? \"PASS\" : \"FAIL\");");
+    text.line("return passed ? 0 : 1;");
     text.close("");
     text.finish()
 }
 
+/// Copies one output back, writes it to `output/` and compares it with `golden/`.
+fn check_output(text: &mut Text, tensor: &Tensor) {
+    let (name, bytes) = (&tensor.name, tensor.bytes());
+    let (kind, tolerance) = comparison(tensor.dtype);
+    text.line(format!(
+        "std::vector<uint8_t> {name}_host = DeviceToFile({name}_device, \"./output/{name}.bin\", {bytes});"
+    ));
+    text.line(format!(
+        "passed = Matches(\"{name}\", {name}_host, \"./golden/{name}.bin\", {kind}, {tolerance:e}) && passed;"
+    ));
+}
+
+/// How `Matches` reads an element of `dtype`, and its tolerance: `|got - want| <=
+/// tolerance * (1 + |want|)`, the public samples' check (1e-3 for 16-bit floats, 1e-4
+/// for f32); integers exactly.
+fn comparison(dtype: Dtype) -> (&'static str, f64) {
+    match dtype {
+        Dtype::F16 => ("Kind::Half", 1e-3),
+        Dtype::F32 => ("Kind::Float", 1e-4),
+        Dtype::I16 => ("Kind::Int16", 0.0),
+        _ => ("Kind::Int32", 0.0),
+    }
+}
+
 /// Device buffers for the global tensors (inputs filled from files) and the
-/// parameters' values: the kernel's arguments, in order.
+/// parameters' values read from their files: the kernel's arguments, in order.
 fn device_arguments(text: &mut Text, program: &Program) -> Vec<String> {
     let mut arguments = Vec::new();
     for (_, tensor) in gm_tensors(program) {
@@ -73,53 +109,21 @@ fn device_arguments(text: &mut Text, program: &Program) -> Vec<String> {
         ));
         if tensor.role == Role::Input {
             text.line(format!(
-                "CopyFileToDevice(\"./input/{name}.bin\", {name}_device, {bytes});"
+                "FileToDevice(\"./input/{name}.bin\", {name}_device, {bytes});"
             ));
         }
         arguments.push(format!("{name}_device"));
     }
     for (_, tensor) in parameters(program) {
         let ty = c_type(tensor.dtype).unwrap_or("float");
+        let name = &tensor.name;
+        text.line(format!("{ty} {name} = {ty}(0);"));
         text.line(format!(
-            "{ty} {} = {ty}(0);  // set the parameter here",
-            tensor.name
+            "ReadFile(\"./input/{name}.bin\", &{name}, sizeof({name}));"
         ));
-        arguments.push(tensor.name.clone());
+        arguments.push(name.clone());
     }
     arguments
-}
-
-/// File to device and back, through host buffers.
-fn read_write_helpers(text: &mut Text) {
-    text.open("static void CopyFileToDevice(const char *path, uint8_t *device, size_t bytes)");
-    text.line("void *host = nullptr;");
-    text.line("aclrtMallocHost(&host, bytes);");
-    text.line("FILE *file = std::fopen(path, \"rb\");");
-    text.line("size_t read = file != nullptr ? std::fread(host, 1, bytes, file) : 0;");
-    text.line("if (file != nullptr) {");
-    text.line("    std::fclose(file);");
-    text.line("}");
-    text.line("if (read != bytes) {");
-    text.line("    std::fprintf(stderr, \"%s: expected %zu bytes\\n\", path, bytes);");
-    text.line("}");
-    text.line("aclrtMemcpy(device, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE);");
-    text.line("aclrtFreeHost(host);");
-    text.close("");
-    text.line("");
-    text.open(
-        "static void CopyDeviceToFile(const uint8_t *device, const char *path, size_t bytes)",
-    );
-    text.line("void *host = nullptr;");
-    text.line("aclrtMallocHost(&host, bytes);");
-    text.line("aclrtMemcpy(host, bytes, device, bytes, ACL_MEMCPY_DEVICE_TO_HOST);");
-    text.line("FILE *file = std::fopen(path, \"wb\");");
-    text.line("if (file != nullptr) {");
-    text.line("    std::fwrite(host, 1, bytes, file);");
-    text.line("    std::fclose(file);");
-    text.line("}");
-    text.line("aclrtFreeHost(host);");
-    text.close("");
-    text.line("");
 }
 
 /// `CMakeLists.txt` for the CANN toolkit's Ascend C build.

@@ -10,6 +10,7 @@ mod draft_examples;
 mod draft_names;
 mod emit;
 mod gbnf_recogniser;
+mod host_launch;
 mod journal;
 mod llm_client;
 mod llm_constrained;

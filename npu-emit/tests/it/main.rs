@@ -8,7 +8,6 @@ mod aie_model;
 mod aie_mutants;
 mod census;
 mod devkit;
-
 mod kernels;
 mod model;
 mod mutants;

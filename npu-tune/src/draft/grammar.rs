@@ -8,8 +8,8 @@
 //! and those the description's subscripts use ([`axes::pool`]); a reduction may state a window's
 //! extent (`max[k < 3](..)`) and its accumulator (`sum[k: f32](..)`), and a load's
 //! subscripts are affine (`x[2 * i + k - 1]`) or read one position through an integer
-//! index tensor, a gather ([`loads`]). Operations and dtypes are those the target's
-//! vector unit computes ([`dtypes`]), and a window's extent is at most the longest
+//! index tensor, a gather (`loads.rs`). Operations and dtypes are those the target's
+//! vector unit computes (`dtypes.rs`), and a window's extent is at most the longest
 //! dimension of the signature's input tensors.
 //!
 //! The grammar is GBNF (llama.cpp's server decodes under it). It is context-free, so
@@ -83,7 +83,7 @@ pub fn body_gbnf(task: &Task, target: &Target) -> String {
 /// most the longest dimension of an input tensor: a context-free grammar does not know
 /// which tensors the window's axis indexes, so `argmax[k < 64](x[k])` over 64 elements
 /// of `x` and 4096 of another input is admitted up to 4096, and the checker's E012
-/// names the extent `x` has.
+/// help says to state `k < 64`, the extent `x` has.
 fn statements(task: &Task) -> Vec<String> {
     let pool = axes::pool(&task.doc);
     let pool: Vec<&str> = pool.iter().map(String::as_str).collect();

@@ -156,12 +156,22 @@ fn with_optional(mut schema: Value, name: &str, property: Value) -> Value {
 }
 
 /// An axis a reduction introduces, with the extent of a window (`k < 3`) when no
-/// tensor is indexed by the axis alone.
-fn reduction_axis(axes: &[&str]) -> Value {
+/// tensor is indexed by the axis alone: at most the longest dimension of an input
+/// tensor of `ports`, as in the GBNF.
+fn reduction_axis(ports: &[Port], axes: &[&str]) -> Value {
+    let mut extent = json!({ "type": "integer", "minimum": 1 });
+    let longest = ports
+        .iter()
+        .filter(|p| !p.output)
+        .flat_map(|p| p.shape.iter().copied())
+        .max();
+    if let Some(longest) = longest {
+        extent["maximum"] = longest.into();
+    }
     with_optional(
         object(json!({ "axis": { "enum": axes } })),
         "extent",
-        json!({ "type": "integer", "minimum": 1 }),
+        extent,
     )
 }
 
@@ -215,7 +225,7 @@ fn expressions(
         with_optional(
             object(json!({
                 "reduce": { "enum": reductions(has) },
-                "axes": { "type": "array", "minItems": 1, "items": reduction_axis(axes) },
+                "axes": { "type": "array", "minItems": 1, "items": reduction_axis(ports, axes) },
                 "body": expr,
             })),
             "accumulator",
@@ -438,6 +448,11 @@ mod tests {
             "q[i] = (select(x[i] > 0, pow(s, 2), nan) as sat i8);\n"
         );
         let window = r#"{"statements": [{"name": "y", "axes": ["i"], "value": {"reduce": "sum", "accumulator": "f16", "axes": [{"axis": "k", "extent": 3}, {"axis": "l"}], "body": {"load": "x", "index": ["2 * i + k", "l"]}}}]}"#;
+        let gather = r#"{"statements": [{"name": "y", "axes": ["i", "j"], "value": {"load": "x", "index": [{"gather": "idx", "index": ["i + 1"]}, "j"]}}]}"#;
+        assert_eq!(
+            body_from_json(gather).unwrap(),
+            "y[i, j] = x[idx[i + 1], j];\n"
+        );
         assert_eq!(
             body_from_json(window).unwrap(),
             "y[i] = sum[k < 3, l: f16](x[2 * i + k, l]);\n"

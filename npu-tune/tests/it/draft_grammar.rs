@@ -9,7 +9,7 @@ use npu_tune::draft::eval::{self, EvalKernel};
 use npu_tune::draft::grammar::body_gbnf;
 use npu_tune::draft::run::extract_body;
 
-use crate::support::gbnf;
+use crate::support::{gbnf, json_schema};
 
 /// Both evaluation sets: the first (subset and fresh kernels) and the users'.
 fn evaluation_kernels() -> Vec<EvalKernel> {
@@ -175,7 +175,8 @@ fn no_sampled_body_computes_what_its_target_cannot() {
 
 /// A window is at most as long as the longest dimension of an input tensor: over 64
 /// elements, `argmax[k < 1024]` is not admitted (the issue saw a model write it), and
-/// the checker, which knows which tensor `k` indexes, says to state `k < 64`.
+/// the checker, which knows which tensor `k` indexes, says to state `k < 64`; the
+/// JSON Schema bounds the extent alike.
 #[test]
 fn a_window_is_no_longer_than_the_signatures_tensors() {
     let text = "kernel top(x: [f32; 64]) -> y: i32 {}\ntarget ascend910b;\n";
@@ -202,4 +203,11 @@ fn a_window_is_no_longer_than_the_signatures_tensors() {
         panic!("a window past `x` checks");
     };
     assert!(rendered.contains("state `k < 64`"), "{rendered}");
+    let schema = npu_tune::draft::schema::body_schema(&task, &target);
+    for (extent, admitted) in [(64, true), (65, false)] {
+        let tree = serde_json::json!({"statements": [{"name": "y", "axes": [], "value": {"reduce": "max",
+            "axes": [{"axis": "k", "extent": extent}], "body": {"load": "x", "index": ["k"]}}}]});
+        let valid = json_schema::validate(&schema, &tree);
+        assert_eq!(valid.is_ok(), admitted, "{extent}: {valid:?}");
+    }
 }

@@ -24,6 +24,7 @@ mod text;
 
 use std::collections::BTreeSet;
 
+pub(super) use dtypes::{computed, dtype_names};
 use npu_core::Target;
 
 use super::{Port, Task, axes};

@@ -19,7 +19,7 @@
 use npu_core::{Dtype, Target};
 use serde_json::{Value, json};
 
-use super::grammar::{LET_NAMES, UNARY, reductions, target_ops};
+use super::grammar::{LET_NAMES, UNARY, computed, dtype_names, reductions, target_ops};
 use super::{Port, Task, axes};
 
 /// Binary operators and the vector operation each needs.
@@ -67,12 +67,6 @@ pub fn body_schema(task: &Task, target: &Target) -> Value {
             "operand": { "anyOf": operands(ports, target, &has) },
         }
     })
-}
-
-/// Whether `target` computes in `port`'s dtype (or npu has no such dtype, which the
-/// checker names).
-fn computed(port: &Port, target: &Target) -> bool {
-    port.dtype.is_none_or(|dtype| target.computes_in(dtype))
 }
 
 /// The names of the inputs of `ports` of rank 0 (`scalars`) or not, whose dtype
@@ -187,17 +181,7 @@ fn expressions(
     let mut scalars = inputs(ports, target, true, true);
     scalars.extend(LET_NAMES);
     let index = index(ports, has);
-    let dtypes = |keep: &dyn Fn(Dtype) -> bool| -> Vec<&str> {
-        Dtype::ALL
-            .into_iter()
-            .filter(|d| keep(*d))
-            .map(Dtype::name)
-            .collect()
-    };
-    let (dtypes, accumulators) = (
-        dtypes(&|d| target.computes_in(d)),
-        dtypes(&|d| target.accumulates_in(d)),
-    );
+    let (dtypes, accumulators) = dtype_names(target);
     let calls: Vec<&str> = UNARY
         .iter()
         .copied()
@@ -237,6 +221,14 @@ fn expressions(
             json!({ "pad": { "enum": tensors }, "fill": expr, "index": index }),
         ));
     }
+    nodes.extend(special_cases(has));
+    nodes
+}
+
+/// `select` for a special case and `pow`, where the target computes them.
+fn special_cases(has: &impl Fn(&str) -> bool) -> Vec<Value> {
+    let expr = json!({ "$ref": "#/$defs/expr" });
+    let mut nodes = Vec::new();
     if has("select") && has("cmp") {
         nodes.push(object(json!({
             "select": { "enum": ["<", "<=", ">", ">=", "==", "!="] },

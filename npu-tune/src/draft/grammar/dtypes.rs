@@ -21,6 +21,15 @@ use crate::draft::Port;
 /// `dtype`, the dtypes a cast inside an expression reaches, and `accdtype`, those a
 /// reduction or scan may accumulate in.
 pub(super) fn dtype_rules(target: &Target) -> Vec<String> {
+    let (computes, accumulates) = dtype_names(target);
+    vec![
+        format!("dtype ::= {}", choice(&computes)),
+        format!("accdtype ::= {}", choice(&accumulates)),
+    ]
+}
+
+/// The names of the dtypes `target` computes in, and of those it accumulates in.
+pub(in crate::draft) fn dtype_names(target: &Target) -> (Vec<&'static str>, Vec<&'static str>) {
     let names = |keep: &dyn Fn(Dtype) -> bool| -> Vec<&'static str> {
         Dtype::ALL
             .into_iter()
@@ -28,13 +37,10 @@ pub(super) fn dtype_rules(target: &Target) -> Vec<String> {
             .map(Dtype::name)
             .collect()
     };
-    vec![
-        format!("dtype ::= {}", choice(&names(&|d| target.computes_in(d)))),
-        format!(
-            "accdtype ::= {}",
-            choice(&names(&|d| target.accumulates_in(d)))
-        ),
-    ]
+    (
+        names(&|d| target.computes_in(d)),
+        names(&|d| target.accumulates_in(d)),
+    )
 }
 
 /// The reads of `ports`' inputs whose dtype `target` does not compute in, with that
@@ -57,7 +63,7 @@ pub(super) fn uncomputed(ports: &[Port], target: &Target) -> Vec<(String, Dtype)
 
 /// Whether `port` reads or writes a dtype `target` computes in (or one npu does not
 /// have, which the checker names).
-pub(super) fn computed(port: &Port, target: &Target) -> bool {
+pub(in crate::draft) fn computed(port: &Port, target: &Target) -> bool {
     port.dtype.is_none_or(|dtype| target.computes_in(dtype))
 }
 

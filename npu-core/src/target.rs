@@ -547,6 +547,18 @@ impl Target {
         self.vector.cycles.contains_key(&op)
     }
 
+    /// Whether the vector unit computes in `dtype`: an operation whose result has any
+    /// other dtype is refused (E026), though a load, a cast or a constant of it is not.
+    pub fn computes_in(&self, dtype: Dtype) -> bool {
+        self.vector.dtypes.contains(&dtype)
+    }
+
+    /// Whether a reduction or scan may accumulate in `dtype`: the vector unit computes
+    /// in it or has accumulator registers of it (AIE2's fp32 beside bf16).
+    pub fn accumulates_in(&self, dtype: Dtype) -> bool {
+        self.computes_in(dtype) || self.vector.accumulators.contains(&dtype)
+    }
+
     /// Cycles per repeat of a vector operation.
     pub fn vector_cycles(&self, op: VectorOp) -> u64 {
         self.vector.cycles.get(&op).copied().unwrap_or(1)

@@ -60,7 +60,7 @@ impl Checker<'_> {
                     other if crate::ir::constant_value(other).is_some() => return,
                     other => other.dtype(),
                 };
-                if bad.is_none() && !target.vector.dtypes.contains(&dtype) {
+                if bad.is_none() && !target.computes_in(dtype) {
                     bad = Some((dtype, node));
                 }
             });
@@ -68,10 +68,7 @@ impl Checker<'_> {
             assign.value.walk(&mut |node| {
                 if let Expr::Reduce { accumulator, .. } | Expr::Scan { accumulator, .. } = node {
                     let accumulator = *accumulator;
-                    if bad.is_none()
-                        && !target.vector.dtypes.contains(&accumulator)
-                        && !target.vector.accumulators.contains(&accumulator)
-                    {
+                    if bad.is_none() && !target.accumulates_in(accumulator) {
                         bad = Some((accumulator, node));
                     }
                 }

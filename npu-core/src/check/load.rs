@@ -217,6 +217,8 @@ impl Checker<'_> {
         let axis = self.live_axis(axis_ident, scope)?;
         let axis_name = axis_ident.to_string();
         let axis_extent = scope.axes[axis].extent;
+        // A reduction axis whose extent was not found from a tensor was stated (`k < n`).
+        let stated = scope.axes[axis].reduction && !scope.found.contains(&axis);
         if padded {
             // A padded view may read past either end, or less than all.
         } else if axis_extent > extent {
@@ -226,13 +228,16 @@ impl Checker<'_> {
                     axis_ident.span(),
                     format!("axis `{axis_name}` runs to {axis_extent} but `{name}` has {extent} elements along dimension {dim}"),
                 )
-                .help(
-                    if scope.gather_index {
-                        format!("give `{name}` extent {axis_extent} along dimension {dim}")
-                    } else {
-                        format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`")
-                    },
-                ),
+                .help(if stated {
+                    // A window's stated extent is more likely the mistake than the
+                    // signature: the drafting grammar cannot know which tensor the
+                    // window's axis indexes, so this help carries the extent.
+                    format!("state `{axis_name} < {extent}`, the extent of `{name}` along dimension {dim}, or leave it out to take it from `{name}`")
+                } else if scope.gather_index {
+                    format!("give `{name}` extent {axis_extent} along dimension {dim}")
+                } else {
+                    format!("give `{name}` extent {axis_extent} along dimension {dim}, or read through `pad({name}, 0)[...]`")
+                }),
             );
             return None;
         } else if axis_extent < extent

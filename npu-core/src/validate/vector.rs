@@ -42,7 +42,7 @@ impl Validator<'_> {
                 | VectorKind::SatCast
                 | VectorKind::Gather(_)
         );
-        if arithmetic && !self.target.vector.dtypes.contains(&v.dtype) {
+        if arithmetic && !self.target.computes_in(v.dtype) {
             let names: Vec<&str> = self.target.vector.dtypes.iter().map(|d| d.name()).collect();
             let message = format!(
                 "computes in {}, but the vector unit of `{}` computes in {}",
@@ -74,8 +74,7 @@ impl Validator<'_> {
         if let VectorKind::Reduce(_, accumulator)
         | VectorKind::Cumsum(accumulator)
         | VectorKind::Cumprod(accumulator) = v.kind
-            && !self.target.vector.dtypes.contains(&accumulator)
-            && !self.target.vector.accumulators.contains(&accumulator)
+            && !self.target.accumulates_in(accumulator)
         {
             let message = format!(
                 "accumulates in {accumulator}, which the vector unit of `{}` neither computes nor accumulates in",

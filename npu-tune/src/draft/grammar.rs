@@ -7,19 +7,29 @@
 //! signature has an integer tensor. Axes take the usual names (`i`, `j`, `k`, ...)
 //! and those the description's subscripts use ([`axes::pool`]); a reduction may state a window's
 //! extent (`max[k < 3](..)`) and its accumulator (`sum[k: f32](..)`), and a load's
-//! subscripts are affine (`x[2 * i + k - 1]`).
+//! subscripts are affine (`x[2 * i + k - 1]`) or read one position through an integer
+//! index tensor, a gather (`loads.rs`). Operations and dtypes are those the target's
+//! vector unit computes (`dtypes.rs`), and a window's extent is at most the longest
+//! dimension of the signature's input tensors.
 //!
 //! The grammar is GBNF (llama.cpp's server decodes under it). It is context-free, so
 //! it admits bodies the checker refuses (an axis reduced twice, a `let` read before it
 //! is written); the checker's diagnostics go back to the model as for schedules. Each
 //! alternative list puts its non-recursive choice first.
 
+mod dtypes;
+mod loads;
+mod numbers;
+mod text;
+
 use std::collections::BTreeSet;
 
-use npu_core::{Dtype, Target};
+pub(super) use dtypes::{computed, dtype_names};
+use npu_core::Target;
 
 use super::{Port, Task, axes};
-use crate::grammar::rule_name;
+use loads::load_rule;
+use text::{choice, choice_of, literal};
 
 /// The rules of an expression, which a family of statements copies under its own
 /// names ([`without_output_axes`], [`over_axes`]).
@@ -33,8 +43,6 @@ const SCANS: [&str; 2] = ["cumsum", "cumprod"];
 const SCAN: &str = "scan \"[\" raxes \"](\" expr \")\"";
 /// The `atom` alternative that reads an intermediate.
 const INTERMEDIATE: &str = "letname letindex?";
-/// The most digits a number's integer or fractional part has.
-const DIGITS: usize = 8;
 /// Names a `let` intermediate may take.
 pub(super) const LET_NAMES: [&str; 6] = ["t0", "t1", "t2", "t3", "t4", "t5"];
 /// Unary functions, each issuing the vector operation of the same name.
@@ -51,10 +59,43 @@ pub fn body_gbnf(task: &Task, target: &Target) -> String {
     let ports = &task.ports;
     let ops = target_ops(target);
     let has = |name: &str| ops.contains(name);
+    let integers = ports.iter().any(|p| p.dtype.is_some_and(|d| !d.is_float()));
+    let uncomputed = dtypes::uncomputed(ports, target);
+    let mut rules = statements(task);
+    rules.extend(dtypes::dtype_rules(target));
+    rules.extend(numbers::numbers());
+    rules.extend(expressions(integers, &uncomputed, &has));
+    rules.extend(lets());
+    rules.push(format!(
+        "atom ::= {}",
+        atoms(ports, target, &has).join(" | ")
+    ));
+    rules.extend(loads::loads(ports, has("gather")));
+    let zero_d = without_output_axes(&rules);
+    let written = output_rules(task, target, &rules);
+    rules.extend(zero_d);
+    rules.extend(written);
+    rules.extend(dtypes::widen_rules(ports, target));
+    rules.extend(operators(integers, &has));
+    rules.join("\n") + "\n"
+}
+
+/// The rules of the body's statements, axes and subscripts. A window's extent is at
+/// most the longest dimension of an input tensor: a context-free grammar does not know
+/// which tensors the window's axis indexes, so `argmax[k < 64](x[k])` over 64 elements
+/// of `x` and 4096 of another input is admitted up to 4096, and the checker's E012
+/// help says to state `k < 64`, the extent `x` has.
+fn statements(task: &Task) -> Vec<String> {
     let pool = axes::pool(&task.doc);
     let pool: Vec<&str> = pool.iter().map(String::as_str).collect();
-    let integers = ports.iter().any(|p| p.dtype.is_some_and(|d| !d.is_float()));
-    let mut rules = vec![
+    let longest = loads::tensor_inputs(&task.ports)
+        .flat_map(|(_, port)| port.shape.iter().copied())
+        .max();
+    let extent = match longest {
+        Some(most) if most > 0 => numbers::up_to(most),
+        _ => "positive".to_string(),
+    };
+    vec![
         "root ::= body | \"```\\n\" body \"```\"".to_string(),
         "body ::= lets outs | outsalone".to_string(),
         "let ::= indent? \"let \" letname letrest".to_string(),
@@ -64,31 +105,26 @@ pub fn body_gbnf(task: &Task, target: &Target) -> String {
         format!("axis ::= {}", choice(&pool)),
         format!("raxis ::= {}", choice_of(&reduction_pool(task, &pool))),
         "raxes ::= axis extent? raxesmore?".to_string(),
-        "extent ::= \" < \" positive".to_string(),
-        "raxesmore ::= \", \" raxes | \": \" dtype".to_string(),
+        format!("extent ::= \" < \" ( {extent} )"),
+        "raxesmore ::= \", \" raxes | \": \" accdtype".to_string(),
         "index ::= iterm indexmore?".to_string(),
         "iterm ::= axis | \"0\" | positive scaled?".to_string(),
         "scaled ::= \" * \" axis".to_string(),
         "indexmore ::= \" + \" iterm indexmore? | \" - \" positive indexmore?".to_string(),
         "number ::= \"0\" | positive".to_string(),
-        format!("dtype ::= {}", choice(&Dtype::ALL.map(Dtype::name))),
-    ];
-    rules.extend(numbers());
-    rules.extend(expressions(integers, &has));
-    rules.extend(lets());
-    rules.push(format!("atom ::= {}", atoms(ports, &has).join(" | ")));
-    rules.extend(loads(ports));
-    let zero_d = without_output_axes(&rules);
-    let written = output_rules(task, &rules);
-    rules.extend(zero_d);
-    rules.extend(written);
-    let (scans, folds): (Vec<&str>, Vec<&str>) = reductions(&has)
+    ]
+}
+
+/// The reductions, scans, functions, comparisons and bit operators the target has.
+fn operators(integers: bool, has: &impl Fn(&str) -> bool) -> Vec<String> {
+    let mut rules = Vec::new();
+    let (scans, folds): (Vec<&str>, Vec<&str>) = reductions(has)
         .into_iter()
         .partition(|name| SCANS.contains(name));
     rules.push(format!("reduce ::= {}", choice(&folds)));
     if !scans.is_empty() {
         rules.push(format!("scan ::= {}", choice(&scans)));
-        rules.push("sacc ::= \": \" dtype".into());
+        rules.push("sacc ::= \": \" accdtype".into());
     }
     let unary: Vec<&str> = UNARY.iter().copied().filter(|f| has(f)).collect();
     if !unary.is_empty() {
@@ -98,25 +134,6 @@ pub fn body_gbnf(task: &Task, target: &Target) -> String {
     if integers {
         rules.push("bits ::= \" & \" | \" | \" | \" ^ \" | \" << \" | \" >> \"".into());
     }
-    rules.join("\n") + "\n"
-}
-
-/// `positive` integers up to [`DIGITS`] digits, and `literal`s: a number with up to
-/// [`DIGITS`] fractional digits and an optional exponent (`128`, `0.0625`, `1e-5`), or
-/// `inf` and `nan`. The digits are a chain of optional rules, bounded so that a model
-/// cannot run on writing digits, and long enough for a row length or an epsilon.
-fn numbers() -> Vec<String> {
-    let mut rules = vec![
-        "positive ::= [1-9] digits1?".to_string(),
-        "literal ::= number fraction? exponent? | \"inf\" | \"nan\"".to_string(),
-        "fraction ::= \".\" [0-9] digits1?".to_string(),
-        "exponent ::= \"e\" minus? positive".to_string(),
-        "minus ::= \"-\"".to_string(),
-    ];
-    for n in 1..DIGITS - 1 {
-        rules.push(format!("digits{n} ::= [0-9] digits{}?", n + 1));
-    }
-    rules.push(format!("digits{} ::= [0-9]", DIGITS - 1));
     rules
 }
 
@@ -125,8 +142,14 @@ fn numbers() -> Vec<String> {
 /// optional rest, so that no two alternatives begin with the same rule: llama.cpp's
 /// server keeps a parse stack per live alternative, and alternatives that share a
 /// nested prefix (`term | term " + " expr`) multiply the stacks at every level of
-/// nesting, until one token takes minutes.
-fn expressions(integers: bool, has: &impl Fn(&str) -> bool) -> Vec<String> {
+/// nesting, until one token takes minutes. An input of a dtype the target does not
+/// compute in is an operand only cast to one it does (`q[i] as f32`), as `uncomputed`
+/// lists them ([`dtypes`]).
+fn expressions(
+    integers: bool,
+    uncomputed: &[(String, npu_core::Dtype)],
+    has: &impl Fn(&str) -> bool,
+) -> Vec<String> {
     let mut more = String::from("exprmore ::= \" + \" expr | \" - \" expr");
     if integers {
         more += " | bits expr";
@@ -138,12 +161,16 @@ fn expressions(integers: bool, has: &impl Fn(&str) -> bool) -> Vec<String> {
         }
     }
     let not = if integers { " | \"!\" atom" } else { "" };
+    let casts: String = uncomputed
+        .iter()
+        .map(|(read, _)| format!(" | {read} cast"))
+        .collect();
     vec![
         "expr ::= term exprmore?".to_string(),
         more,
         "term ::= unary termmore?".to_string(),
         term_more,
-        format!("unary ::= atom cast? | \"-\" atom{not}"),
+        format!("unary ::= atom cast? | \"-\" atom{not}{casts}"),
         "cast ::= \" as \" dtype | \" as sat \" dtype".to_string(),
         "argsmore ::= \", \" expr argsmore?".to_string(),
     ]
@@ -165,7 +192,8 @@ fn lets() -> Vec<String> {
 /// over, and it reads intermediates by bare name, as the checker requires.
 fn without_output_axes(rules: &[String]) -> Vec<String> {
     // Beside the expression's rules, its loads' (which index with `raxis` here).
-    const LOADS: [&str; 6] = [
+    const LOADS: [&str; 7] = [
+        "gather",
         "index",
         "iterm",
         "indexmore",
@@ -179,6 +207,8 @@ fn without_output_axes(rules: &[String]) -> Vec<String> {
             Some(format!("{word}0"))
         } else if let Some(tensor) = word.strip_prefix("load-") {
             Some(format!("load0-{tensor}"))
+        } else if let Some(rank) = word.strip_prefix("gsubs-") {
+            Some(format!("gsubs0-{rank}"))
         } else if word == "axis" {
             Some("raxis".to_string())
         } else {
@@ -257,11 +287,11 @@ pub(super) fn target_ops(target: &Target) -> BTreeSet<String> {
 /// written with none, whose expressions read no intermediate (with no `let` there is
 /// none to read, and the 1.5B model, refused `sum[k](..)` over an output axis, wrote
 /// `sum[k]` as the read of an intermediate instead).
-fn output_rules(task: &Task, rules: &[String]) -> Vec<String> {
+fn output_rules(task: &Task, target: &Target, rules: &[String]) -> Vec<String> {
     let mut families = Vec::new();
     let mut written = Vec::new();
-    let after_lets = outputs(task, rules, false, &mut families, &mut written);
-    let alone = outputs(task, rules, true, &mut families, &mut written);
+    let after_lets = outputs(task, target, rules, false, (&mut families, &mut written));
+    let alone = outputs(task, target, rules, true, (&mut families, &mut written));
     written.push(format!("outs ::= {after_lets}"));
     written.push(format!("outsalone ::= {alone}"));
     written
@@ -276,26 +306,38 @@ fn output_rules(task: &Task, rules: &[String]) -> Vec<String> {
 /// accepted with the sum hoisted into an intermediate ([`npu_core::rewrite::hoist`]), which the
 /// drafting loop tries; when the grammar refused `sum[k` there, the model wrote
 /// `sum[kh, kw]` and made-up windows. Statements over the same axes share their rules
-/// (`families` lists those written, with whether they read intermediates).
+/// (`families` lists those written, with whether they read intermediates). An output
+/// of a dtype the target does not compute in may end its value with a cast to it
+/// ([`dtypes::value`]).
 fn outputs(
     task: &Task,
+    target: &Target,
     rules: &[String],
     alone: bool,
-    families: &mut Vec<(Vec<String>, bool)>,
-    written: &mut Vec<String>,
+    (families, written): (&mut Vec<(Vec<String>, bool)>, &mut Vec<String>),
 ) -> String {
+    let uncomputed = dtypes::uncomputed(&task.ports, target);
     let mut lines = Vec::new();
     for port in task.ports.iter().filter(|p| p.output) {
         let head = literal(&format!("{}[", port.name));
         let over = axes::output_axes(&task.doc, port);
+        let value = |rules: (&str, &str)| dtypes::value(port, target, rules, &uncomputed);
         lines.push(match port.rank {
-            0 => format!(
-                "indent? {} expr0 \";\\n\"",
-                literal(&format!("{} = ", port.name))
-            ),
+            0 => {
+                let reads: Vec<_> = uncomputed
+                    .iter()
+                    .map(|(read, dtype)| (read.replacen("load-", "load0-", 1), *dtype))
+                    .collect();
+                format!(
+                    "indent? {} {} \";\\n\"",
+                    literal(&format!("{} = ", port.name)),
+                    dtypes::value(port, target, ("expr0", "atom0"), &reads)
+                )
+            }
             rank if over.len() != rank => format!(
-                "indent? {head} {} \"] = \" expr \";\\n\"",
-                vec!["axis"; rank].join(" \", \" ")
+                "indent? {head} {} \"] = \" {} \";\\n\"",
+                vec!["axis"; rank].join(" \", \" "),
+                value(("expr", "atom"))
             ),
             _ => {
                 let key = (over.clone(), alone);
@@ -304,9 +346,11 @@ fn outputs(
                     families.push(key);
                     families.len() - 1
                 });
+                let (expr, atom) = (format!("expr-o{family}"), format!("atom-o{family}"));
                 format!(
-                    "indent? {head} {} \"] = \" expr-o{family} \";\\n\"",
-                    literal(&over.join(", "))
+                    "indent? {head} {} \"] = \" {} \";\\n\"",
+                    literal(&over.join(", ")),
+                    value((&expr, &atom))
                 )
             }
         });
@@ -351,20 +395,24 @@ fn over_axes(rules: &[String], over: &[String], alone: bool, family: usize) -> V
 }
 
 /// The alternatives of `atom`: literals, parameters, loads, intermediates,
-/// parentheses, then what the target computes.
-fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
+/// parentheses, then what the target computes. A parameter or tensor of a dtype the
+/// target does not compute in is no atom: it is read cast ([`expressions`]).
+fn atoms(ports: &[Port], target: &Target, has: &impl Fn(&str) -> bool) -> Vec<String> {
     let mut atoms = vec!["literal".to_string()];
     // Scalar parameters by name, tensors through their loads, numbered in the order
-    // of [`tensor_inputs`].
+    // of [`loads::tensor_inputs`].
     let mut tensors = 0;
     for port in ports.iter().filter(|p| !p.output) {
-        atoms.push(match port.rank {
+        let read = match port.rank {
             0 => literal(&port.name),
             _ => {
                 tensors += 1;
                 load_rule(tensors - 1)
             }
-        });
+        };
+        if dtypes::computed(port, target) {
+            atoms.push(read);
+        }
     }
     atoms.push(INTERMEDIATE.into());
     atoms.push("\"(\" expr \")\"".into());
@@ -391,49 +439,6 @@ fn atoms(ports: &[Port], has: &impl Fn(&str) -> bool) -> Vec<String> {
     atoms
 }
 
-/// `load-t0 ::= "x[" index ", " index "]"`, and `pad(x, 0)[...]`, per input tensor; the
-/// pad value is a literal or a scalar parameter of the tensor's dtype.
-fn loads(ports: &[Port]) -> Vec<String> {
-    let mut rules = vec![
-        "axes ::= axis axesmore?".to_string(),
-        "axesmore ::= \", \" axes".to_string(),
-        "letindex ::= \"[\" axes \"]\"".to_string(),
-    ];
-    for (position, port) in tensor_inputs(ports) {
-        let indices = vec!["index"; port.rank].join(" \", \" ");
-        let fills: Vec<String> = std::iter::once("literal".to_string())
-            .chain(
-                ports
-                    .iter()
-                    .filter(|s| !s.output && s.rank == 0 && s.dtype == port.dtype)
-                    .map(|s| literal(&s.name)),
-            )
-            .collect();
-        let (open, pad) = (
-            literal(&format!("{}[", port.name)),
-            literal(&format!("pad({}, ", port.name)),
-        );
-        let fill = rule_name("fill-t", position);
-        rules.push(format!(
-            "{} ::= {open} {indices} \"]\" | {pad} {fill} \")[\" {indices} \"]\"",
-            load_rule(position),
-        ));
-        rules.push(format!("{fill} ::= {}", fills.join(" | ")));
-    }
-    rules
-}
-
-/// The input tensors of `ports` (not scalar parameters), with their positions among
-/// them: their rules are named by position, never by the names a user gave them.
-fn tensor_inputs(ports: &[Port]) -> impl Iterator<Item = (usize, &Port)> {
-    ports.iter().filter(|p| !p.output && p.rank > 0).enumerate()
-}
-
-/// The rule of the loads of the `position`th input tensor: `load-t0`.
-fn load_rule(position: usize) -> String {
-    rule_name("load-t", position)
-}
-
 /// The reductions and scans the target folds.
 pub(super) fn reductions(has: &impl Fn(&str) -> bool) -> Vec<&'static str> {
     let mut names = vec!["sum", "max", "min"];
@@ -443,18 +448,4 @@ pub(super) fn reductions(has: &impl Fn(&str) -> bool) -> Vec<&'static str> {
         }
     }
     names
-}
-
-fn choice_of(names: &[String]) -> String {
-    choice(&names.iter().map(String::as_str).collect::<Vec<_>>())
-}
-
-fn choice(names: &[&str]) -> String {
-    let quoted: Vec<String> = names.iter().map(|n| literal(n)).collect();
-    quoted.join(" | ")
-}
-
-/// A GBNF string literal.
-fn literal(text: &str) -> String {
-    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }

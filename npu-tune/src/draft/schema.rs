@@ -3,8 +3,11 @@
 //! llama.cpp server gets the GBNF of [`super::grammar`]). [`body_schema`] restricts
 //! the tree to one signature and target as the GBNF does: statements name outputs or
 //! `let`s, loads name input tensors, calls and reductions are what the target
-//! computes. [`body_from_json`] prints a reply back to the language's text, every
-//! operation in parentheses, for the parser and checker to judge.
+//! computes, in the dtypes it computes in (a read of another dtype is an operand only
+//! of a cast, or a statement's whole value; a cast to another dtype ends a statement),
+//! and a subscript may be a gather through an integer index tensor (`{"gather": "idx",
+//! "index": ["i"]}` prints `idx[i]`). [`body_from_json`] prints a reply back to the
+//! language's text, every operation in parentheses, for the parser and checker to judge.
 //!
 //! ```json
 //! {"statements": [{"name": "y", "axes": ["i"], "value":
@@ -16,7 +19,7 @@
 use npu_core::{Dtype, Target};
 use serde_json::{Value, json};
 
-use super::grammar::{LET_NAMES, UNARY, reductions, target_ops};
+use super::grammar::{LET_NAMES, UNARY, computed, dtype_names, reductions, target_ops};
 use super::{Port, Task, axes};
 
 /// Binary operators and the vector operation each needs.
@@ -58,11 +61,77 @@ pub fn body_schema(task: &Task, target: &Target) -> Value {
             "statement": object(json!({
                 "name": { "enum": names },
                 "axes": { "type": "array", "items": { "enum": axes } },
-                "value": { "$ref": "#/$defs/expr" },
+                "value": value(ports, target),
             })),
-            "expr": { "anyOf": expressions(ports, &has, &axes) },
+            "expr": { "anyOf": expressions(ports, target, &has, &axes) },
+            "operand": { "anyOf": operands(ports, target, &has) },
         }
     })
+}
+
+/// The names of the inputs of `ports` of rank 0 (`scalars`) or not, whose dtype
+/// `target` computes in or not (`computes`).
+fn inputs<'a>(ports: &'a [Port], target: &Target, scalars: bool, computes: bool) -> Vec<&'a str> {
+    ports
+        .iter()
+        .filter(|p| !p.output && (p.rank == 0) == scalars && computed(p, target) == computes)
+        .map(|p| p.name.as_str())
+        .collect()
+}
+
+/// A cast's operand: an expression, or a read of a dtype the target does not compute
+/// in, which is read only to be cast or copied.
+fn operands(ports: &[Port], target: &Target, has: &impl Fn(&str) -> bool) -> Vec<Value> {
+    let mut operands = vec![json!({ "$ref": "#/$defs/expr" })];
+    let tensors = inputs(ports, target, false, false);
+    if !tensors.is_empty() {
+        operands.push(object(
+            json!({ "load": { "enum": tensors }, "index": index(ports, has) }),
+        ));
+    }
+    let scalars = inputs(ports, target, true, false);
+    if !scalars.is_empty() {
+        operands.push(object(json!({ "scalar": { "enum": scalars } })));
+    }
+    operands
+}
+
+/// A statement's value: an operand, or one cast to an output's dtype the target does not
+/// compute in, which ends the statement (`(..) as sat i8`).
+fn value(ports: &[Port], target: &Target) -> Value {
+    let operand = json!({ "$ref": "#/$defs/operand" });
+    let mut dtypes: Vec<&str> = ports
+        .iter()
+        .filter(|p| p.output && !computed(p, target))
+        .filter_map(|p| p.dtype.map(Dtype::name))
+        .collect();
+    dtypes.sort_unstable();
+    dtypes.dedup();
+    match dtypes.is_empty() {
+        true => operand,
+        false => json!({ "anyOf": [operand, object(
+            json!({ "cast": { "enum": dtypes }, "saturate": { "type": "boolean" }, "value": operand }),
+        )] }),
+    }
+}
+
+/// A load's subscripts: affine, as text, or, where the target gathers and the signature
+/// has an integer input tensor, one read through it (`{"gather": "idx", "index": ["i"]}`).
+fn index(ports: &[Port], has: &impl Fn(&str) -> bool) -> Value {
+    let affine = json!({ "type": "string", "maxLength": 24 });
+    let indexes: Vec<&str> = ports
+        .iter()
+        .filter(|p| !p.output && p.rank > 0 && p.dtype.is_some_and(|d| !d.is_float()))
+        .map(|p| p.name.as_str())
+        .collect();
+    let items = match indexes.is_empty() || !has("gather") {
+        true => affine,
+        false => json!({ "anyOf": [affine.clone(), object(json!({
+            "gather": { "enum": indexes },
+            "index": { "type": "array", "items": affine },
+        }))] }),
+    };
+    json!({ "type": "array", "items": items })
 }
 
 /// An object schema whose every property is required and nothing else allowed.
@@ -81,31 +150,38 @@ fn with_optional(mut schema: Value, name: &str, property: Value) -> Value {
 }
 
 /// An axis a reduction introduces, with the extent of a window (`k < 3`) when no
-/// tensor is indexed by the axis alone.
-fn reduction_axis(axes: &[&str]) -> Value {
+/// tensor is indexed by the axis alone: at most the longest dimension of an input
+/// tensor of `ports`, as in the GBNF.
+fn reduction_axis(ports: &[Port], axes: &[&str]) -> Value {
+    let mut extent = json!({ "type": "integer", "minimum": 1 });
+    let longest = ports
+        .iter()
+        .filter(|p| !p.output)
+        .flat_map(|p| p.shape.iter().copied())
+        .max();
+    if let Some(longest) = longest {
+        extent["maximum"] = longest.into();
+    }
     with_optional(
         object(json!({ "axis": { "enum": axes } })),
         "extent",
-        json!({ "type": "integer", "minimum": 1 }),
+        extent,
     )
 }
 
 /// The alternatives of an expression node.
-fn expressions(ports: &[Port], has: &impl Fn(&str) -> bool, axes: &[&str]) -> Vec<Value> {
+fn expressions(
+    ports: &[Port],
+    target: &Target,
+    has: &impl Fn(&str) -> bool,
+    axes: &[&str],
+) -> Vec<Value> {
     let expr = json!({ "$ref": "#/$defs/expr" });
-    let tensors: Vec<&str> = ports
-        .iter()
-        .filter(|p| !p.output && p.rank > 0)
-        .map(|p| p.name.as_str())
-        .collect();
-    let mut scalars: Vec<&str> = ports
-        .iter()
-        .filter(|p| !p.output && p.rank == 0)
-        .map(|p| p.name.as_str())
-        .collect();
+    let tensors = inputs(ports, target, false, true);
+    let mut scalars = inputs(ports, target, true, true);
     scalars.extend(LET_NAMES);
-    let index = json!({ "type": "array", "items": { "type": "string", "maxLength": 24 } });
-    let dtypes: Vec<&str> = Dtype::ALL.iter().map(|d| d.name()).collect();
+    let index = index(ports, has);
+    let (dtypes, accumulators) = dtype_names(target);
     let calls: Vec<&str> = UNARY
         .iter()
         .copied()
@@ -128,16 +204,16 @@ fn expressions(ports: &[Port], has: &impl Fn(&str) -> bool, axes: &[&str]) -> Ve
         object(json!({ "call": { "enum": calls }, "arg": expr })),
         object(json!({ "op": { "enum": binary }, "lhs": expr, "rhs": expr })),
         object(
-            json!({ "cast": { "enum": dtypes }, "saturate": { "type": "boolean" }, "value": expr }),
+            json!({ "cast": { "enum": dtypes }, "saturate": { "type": "boolean" }, "value": { "$ref": "#/$defs/operand" } }),
         ),
         with_optional(
             object(json!({
                 "reduce": { "enum": reductions(has) },
-                "axes": { "type": "array", "minItems": 1, "items": reduction_axis(axes) },
+                "axes": { "type": "array", "minItems": 1, "items": reduction_axis(ports, axes) },
                 "body": expr,
             })),
             "accumulator",
-            json!({ "enum": dtypes }),
+            json!({ "enum": accumulators }),
         ),
     ];
     if !tensors.is_empty() {
@@ -145,6 +221,14 @@ fn expressions(ports: &[Port], has: &impl Fn(&str) -> bool, axes: &[&str]) -> Ve
             json!({ "pad": { "enum": tensors }, "fill": expr, "index": index }),
         ));
     }
+    nodes.extend(special_cases(has));
+    nodes
+}
+
+/// `select` for a special case and `pow`, where the target computes them.
+fn special_cases(has: &impl Fn(&str) -> bool) -> Vec<Value> {
+    let expr = json!({ "$ref": "#/$defs/expr" });
+    let mut nodes = Vec::new();
     if has("select") && has("cmp") {
         nodes.push(object(json!({
             "select": { "enum": ["<", "<=", ">", ">=", "==", "!="] },
@@ -208,12 +292,12 @@ fn print(node: &Value) -> Result<String, String> {
         return Ok(text(scalar, "scalar")?.to_string());
     }
     if let Some(load) = node.get("load") {
-        let index = strings(&node["index"], "index")?;
+        let index = subscripts(&node["index"])?;
         let name = text(load, "load")?;
         return Ok(format!("{name}[{}]", index.join(", ")));
     }
     if let Some(pad) = node.get("pad") {
-        let index = strings(&node["index"], "index")?;
+        let index = subscripts(&node["index"])?;
         return Ok(format!(
             "pad({}, {})[{}]",
             text(pad, "pad")?,
@@ -279,6 +363,21 @@ fn print(node: &Value) -> Result<String, String> {
     Err(format!("`{}` is not an expression node", excerpt(node)))
 }
 
+/// A load's subscripts as text: each affine one as written, a gather as `idx[i]`.
+fn subscripts(index: &Value) -> Result<Vec<String>, String> {
+    let list = index.as_array().ok_or("`index` is not a list")?;
+    list.iter()
+        .map(|subscript| match subscript.get("gather") {
+            None => Ok(text(subscript, "index")?.to_string()),
+            Some(tensor) => Ok(format!(
+                "{}[{}]",
+                text(tensor, "gather")?,
+                strings(&subscript["index"], "index")?.join(", ")
+            )),
+        })
+        .collect()
+}
+
 /// One axis of a reduction: `k`, or `k < 3` with its extent.
 fn reduction_axis_text(axis: &Value) -> Result<String, String> {
     let name = text(&axis["axis"], "axis")?;
@@ -341,6 +440,11 @@ mod tests {
             "q[i] = (select(x[i] > 0, pow(s, 2), nan) as sat i8);\n"
         );
         let window = r#"{"statements": [{"name": "y", "axes": ["i"], "value": {"reduce": "sum", "accumulator": "f16", "axes": [{"axis": "k", "extent": 3}, {"axis": "l"}], "body": {"load": "x", "index": ["2 * i + k", "l"]}}}]}"#;
+        let gather = r#"{"statements": [{"name": "y", "axes": ["i", "j"], "value": {"load": "x", "index": [{"gather": "idx", "index": ["i + 1"]}, "j"]}}]}"#;
+        assert_eq!(
+            body_from_json(gather).unwrap(),
+            "y[i, j] = x[idx[i + 1], j];\n"
+        );
         assert_eq!(
             body_from_json(window).unwrap(),
             "y[i] = sum[k < 3, l: f16](x[2 * i + k, l]);\n"

@@ -465,8 +465,8 @@ fn zero_d_statements_index_with_reduction_axes_only() {
     let total = Task::parse(TASKS[2]).unwrap();
     let grammar = body_gbnf(&total, &npu_core::Target::preset("aie2_tile").unwrap());
     assert!(
-        grammar.contains("outs ::= indent? \"y = \" expr0"),
-        "{grammar}"
+        grammar.contains("outs ::= indent? \"y = \" ( expr0 | atom0 to-f32"),
+        "an f32 output on a target that computes no f32 ends in a cast: {grammar}"
     );
     for seed in 0..40 {
         let body = gbnf::sample(&grammar, seed).unwrap();
@@ -591,102 +591,4 @@ fn a_json_schema_server_gets_a_syntax_tree_printed_back_to_text() {
         "y"
     );
     assert!(request.get("grammar").is_none(), "{request}");
-}
-
-/// Every evaluation kernel's reference body, printed as the grammar spells statements
-/// and with its axes named as the grammar names them, is admitted by its signature's
-/// grammar: decoding under it never rules out the function the description asks for.
-#[test]
-fn each_signatures_grammar_admits_its_reference_body() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("eval");
-    let mut refused = Vec::new();
-    for kernel in npu_tune::draft::eval::load(&dir).unwrap() {
-        let grammar = body_gbnf(&kernel.task, &kernel.target);
-        let text = kernel.task.kernel_with_body(&kernel.reference);
-        let (def, _) = npu_core::internal::parse_str_partial(&text);
-        proc_macro2::extra::invalidate_current_thread_spans();
-        let body = def.unwrap().body;
-        let printed: String = body
-            .iter()
-            .map(|s| npu_core::print::statement(s) + "\n")
-            .collect();
-        // The printer writes a subscript's `2*h` tight, the grammar `2 * h`.
-        let printed = printed.replace(" * ", "*").replace('*', " * ");
-        let renamed = renamed_words(&printed, &grammar_axes(&body, &grammar));
-        if !gbnf::admits(&grammar, &renamed).unwrap() {
-            refused.push(format!("{}:\n{renamed}", kernel.task.name));
-        }
-    }
-    assert!(refused.is_empty(), "{}", refused.join("\n"));
-}
-
-/// The body's axes mapped to the grammar's names: each output's subscripts to the
-/// axes the grammar writes it over, the other axes in order of appearance to the
-/// grammar's reduction axes not taken.
-fn grammar_axes(
-    body: &[npu_core::ast::Stmt],
-    grammar: &str,
-) -> std::collections::BTreeMap<String, String> {
-    use npu_core::ast::{Expr, Index};
-    let mut map = std::collections::BTreeMap::new();
-    let mut others: Vec<String> = Vec::new();
-    for stmt in body {
-        let axes: Vec<String> = stmt
-            .indices
-            .iter()
-            .filter_map(|index| match index {
-                Index::Axis(axis) => Some(axis.to_string()),
-                _ => None,
-            })
-            .collect();
-        let written = format!("\"{}[\" \"", stmt.output);
-        match (stmt.let_token, grammar.split_once(&written)) {
-            (None, Some((_, rest))) => {
-                let named = rest.split('"').next().unwrap().split(", ");
-                map.extend(axes.into_iter().zip(named.map(str::to_string)));
-            }
-            _ => others.extend(axes),
-        }
-        stmt.value.each(&mut |expr| {
-            if let Expr::Call {
-                reduction: Some(reduction),
-                ..
-            } = expr
-            {
-                others.extend(reduction.axes.iter().map(|a| a.to_string()));
-            }
-        });
-    }
-    let pool = grammar
-        .lines()
-        .find_map(|line| line.strip_prefix("raxis ::= "))
-        .unwrap();
-    let taken: Vec<String> = map.values().cloned().collect();
-    let mut free = pool
-        .split(" | ")
-        .map(|a| a.trim_matches('"').to_string())
-        .filter(|a| !taken.contains(a));
-    for axis in others {
-        map.entry(axis)
-            .or_insert_with(|| free.next().expect("the grammar names enough axes"));
-    }
-    map
-}
-
-/// `text` with each identifier in `map` replaced by its image.
-fn renamed_words(text: &str, map: &std::collections::BTreeMap<String, String>) -> String {
-    let mut out = String::new();
-    let mut word = String::new();
-    for c in text.chars().chain(std::iter::once('\0')) {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            word.push(c);
-            continue;
-        }
-        out += map.get(&word).unwrap_or(&word);
-        word.clear();
-        if c != '\0' {
-            out.push(c);
-        }
-    }
-    out
 }

@@ -56,6 +56,21 @@ const TEMPLATES: [(&str, &str, &str); 4] = [
     ),
 ];
 
+/// More templates, drawn after [`TEMPLATES`]' (whose draws stay as they were): a
+/// gather, and i8, which the 910B's vector unit reads only to cast.
+const READS: [(&str, &str, &str); 2] = [
+    (
+        "kernel {k}({a}: [f32; 16, 8], {b}: [i32; 4], {s}: f32) -> {o}: [f32; 4, 8] {}",
+        "{o}[i, j] = {a}[{b}[i], j] * {s};\n",
+        r#"[{"name": "{o}", "axes": ["i", "j"], "value": {"op": "*", "lhs": {"load": "{a}", "index": [{"gather": "{b}", "index": ["i"]}, "j"]}, "rhs": {"scalar": "{s}"}}}]"#,
+    ),
+    (
+        "kernel {k}({a}: [i8; 32], {s}: f32) -> {o}: [i8; 32] {}",
+        "{o}[i] = ({a}[i] as f32 * {s}) as sat i8;\n",
+        r#"[{"name": "{o}", "axes": ["i"], "value": {"cast": "i8", "saturate": true, "value": {"op": "*", "lhs": {"cast": "f32", "saturate": false, "value": {"load": "{a}", "index": ["i"]}}, "rhs": {"scalar": "{s}"}}}}]"#,
+    ),
+];
+
 /// One signature with its names filled in, and its body.
 pub(crate) struct Case {
     pub(crate) task: Task,
@@ -67,14 +82,18 @@ pub(crate) struct Case {
 
 /// The cases of `trials` draws whose kernel the language accepts (it parses and its
 /// body checks): first each of [`NAMED`] for every tensor of every template, then
-/// random identifiers, from a fixed seed.
+/// random identifiers, from a fixed seed; then half as many of [`READS`].
 pub(crate) fn cases(trials: usize) -> Vec<Case> {
     let mut rng = fastrand::Rng::with_seed(40);
     let mut cases = Vec::new();
-    for trial in 0..trials {
-        let (signature, body, tree) = TEMPLATES[trial % TEMPLATES.len()];
+    let draws = [(&TEMPLATES[..], trials), (&READS[..], trials / 2)];
+    for (trial, templates) in draws
+        .into_iter()
+        .flat_map(|(templates, count)| (0..count).map(move |trial| (trial, templates)))
+    {
+        let (signature, body, tree) = templates[trial % templates.len()];
         let mut names: Vec<String> = (0..6).map(|_| identifier(&mut rng)).collect();
-        if let Some(named) = NAMED.get(trial / TEMPLATES.len()) {
+        if let Some(named) = NAMED.get(trial / templates.len()) {
             names[1] = named.to_string();
             names[4] = format!("{named}_out");
         }
@@ -144,6 +163,10 @@ fn the_grammar_of_any_accepted_signature_parses_and_admits_its_body() {
                 .any(|c| c.task.ports.iter().any(|p| p.name == name)),
             "no accepted signature names a tensor `{name}`"
         );
+    }
+    for (read, written) in [("a gather", "[i], j]"), ("a cast i8 read", "as sat i8")] {
+        let found = cases.iter().any(|c| c.body.contains(written));
+        assert!(found, "no accepted signature reads {read}");
     }
     for case in &cases {
         let grammar = body_gbnf(&case.task, &case.target);

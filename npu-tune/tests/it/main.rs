@@ -7,6 +7,7 @@ mod draft_budget;
 mod draft_constants;
 mod draft_eval;
 mod draft_examples;
+mod draft_grammar;
 mod draft_names;
 mod emit;
 mod gbnf_recogniser;

@@ -1,6 +1,6 @@
 //! A validator for the JSON Schema keywords the drafting schema uses (`$ref` into
 //! `$defs`, `anyOf`, `type`, `enum`, `properties`, `required`, `additionalProperties:
-//! false`, `items`, `minItems`, `maxLength`, `minimum`), so that a test can ask
+//! false`, `items`, `minItems`, `maxLength`, `minimum`, `maximum`), so that a test can ask
 //! whether a server decoding under the schema could have written a reply. A keyword
 //! outside these is an error, not ignored.
 
@@ -41,7 +41,7 @@ fn at(root: &Value, schema: &Value, value: &Value, path: &str) -> Result<(), Str
                 array_keywords(root, keywords, value, path)?;
             }
             "required" | "additionalProperties" | "minItems" => {}
-            "maxLength" | "minimum" => bound(keyword, rule, value, path)?,
+            "maxLength" | "minimum" | "maximum" => bound(keyword, rule, value, path)?,
             "$defs" if std::ptr::eq(schema, root) => {}
             other => return Err(format!("{path}: the keyword `{other}` is not supported")),
         }
@@ -61,13 +61,14 @@ fn reference(root: &Value, rule: &Value, value: &Value, path: &str) -> Result<()
     )
 }
 
-/// `maxLength` of a string, `minimum` of a number.
+/// `maxLength` of a string, `minimum` and `maximum` of a number.
 fn bound(keyword: &str, rule: &Value, value: &Value, path: &str) -> Result<(), String> {
     let beyond = match keyword {
         "maxLength" => {
             let length = value.as_str().map_or(0, |s| s.chars().count()) as u64;
             rule.as_u64().is_some_and(|max| length > max)
         }
+        "maximum" => matches!((rule.as_f64(), value.as_f64()), (Some(max), Some(v)) if v > max),
         _ => matches!((rule.as_f64(), value.as_f64()), (Some(min), Some(v)) if v < min),
     };
     match beyond {

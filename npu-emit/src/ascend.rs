@@ -19,6 +19,7 @@
 //! `view` (an instruction's UB operands and the loops of calls over its box) and
 //! `offsets` (the offset table a `Gather` reads, and where it lives).
 
+mod broadcast;
 mod compare;
 mod copy;
 mod cube;
@@ -35,6 +36,7 @@ mod stepwise;
 mod strided;
 mod vector;
 mod view;
+mod whole_reduce;
 
 use std::collections::BTreeMap;
 

@@ -52,6 +52,20 @@ impl Text {
         }
     }
 
+    /// An empty writer at this one's depth, for text that is kept (`append`) only if
+    /// writing it succeeds.
+    pub(crate) fn nested(&self) -> Text {
+        Text {
+            out: String::new(),
+            depth: self.depth,
+        }
+    }
+
+    /// Appends what a `nested` writer wrote.
+    pub(crate) fn append(&mut self, other: Text) {
+        self.out.push_str(&other.out);
+    }
+
     pub(crate) fn finish(self) -> String {
         self.out
     }

@@ -1,5 +1,14 @@
-//! `vreduce.sum`, `vreduce.max` and `vreduce.min` as an order-preserving fold on the
-//! scalar unit.
+//! `vreduce.sum`, `vreduce.max` and `vreduce.min`: on the vector unit where a vector
+//! call keeps the fold's result, else as an order-preserving fold on the scalar unit.
+//!
+//! - A fold whose box runs along outputs innermost (a column sum, a pooling or
+//!   convolution window) is one elementwise `Add`/`Max`/`Min` per reduced position
+//!   into the accumulators, the positions in index order: each step rounds as the
+//!   simulator's does.
+//! - A max or min along a contiguous run is `WholeReduceMax`/`WholeReduceMin` (the
+//!   `whole_reduce` module): no order changes it.
+//! - Any other fold (a float sum along a contiguous run, above all) runs on the
+//!   scalar unit, as below.
 //!
 //! The program folds each element of the box into its accumulator in index order,
 //! each step rounded to the accumulator's dtype (npu-core's `scalar::reduce_step_in`);
@@ -11,10 +20,11 @@
 //! the emitter's own, id 0 of pipe pairs the program does not use. It is slow on the
 //! device and exact; a vectorised order-preserving form is future work.
 
-use npu_core::ir::ReduceOp;
+use npu_core::ir::{BinaryOp, ReduceOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
 use super::names::{c_type, unsupported};
+use super::view::{View, aligned, flatten};
 use crate::output::Unsupported;
 use crate::text::Text;
 
@@ -42,6 +52,9 @@ pub(super) fn reduce(
     let VectorKind::Reduce(op, accumulator) = v.kind else {
         return Ok(());
     };
+    if across_outputs(text, program, v, op) || super::whole_reduce::whole_reduce(text, program, v) {
+        return Ok(());
+    }
     let construct = format!("{} {}", v.kind.mnemonic(), v.dtype.name());
     let fold = match op {
         ReduceOp::Sum => "FoldSum(acc, x)",
@@ -107,4 +120,58 @@ pub(super) fn reduce(
     text.line("AscendC::SetFlag<AscendC::HardEvent::S_V>(0);");
     text.line("AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);");
     Ok(())
+}
+
+/// Writes a fold whose box runs along outputs innermost as one elementwise call per
+/// reduced position (`accumulator = accumulator op source`), in index order, if the
+/// accumulator is the source's dtype and the count form reads every operand as it
+/// lies; `false` leaves it to the other forms.
+fn across_outputs(text: &mut Text, program: &Program, v: &VectorInstr, op: ReduceOp) -> bool {
+    let VectorKind::Reduce(_, accumulator) = v.kind else {
+        return false;
+    };
+    let binary = match op {
+        ReduceOp::Sum => BinaryOp::Add,
+        ReduceOp::Max => BinaryOp::Max,
+        ReduceOp::Min => BinaryOp::Min,
+        ReduceOp::ArgMax | ReduceOp::ArgMin => return false,
+    };
+    let (Operand::Ub { address, strides }, Operand::None, Some(ty)) =
+        (v.src[0], v.src[1], c_type(v.dtype))
+    else {
+        return false;
+    };
+    let size = v.dtype.size();
+    let operands: Vec<View> = vec![
+        (v.dst, v.dst_strides, ty, size),
+        (v.dst, v.dst_strides, ty, size),
+        (address, strides, ty, size),
+    ];
+    let laid_out = flatten(program, v, &operands).is_ok_and(|(loops, _)| aligned(&operands, &loops));
+    if accumulator != v.dtype || !laid_out {
+        return false;
+    }
+    let step = VectorInstr {
+        kind: VectorKind::Binary(binary),
+        src: [
+            Operand::Ub {
+                address: v.dst,
+                strides: v.dst_strides,
+            },
+            v.src[0],
+            Operand::None,
+        ],
+        ..*v
+    };
+    let mut attempt = text.nested();
+    if super::vector::vector(&mut attempt, program, &step, v.dtype).is_err() {
+        return false;
+    }
+    text.comment(&format!(
+        "{} {}: one elementwise step per reduced position, in index order",
+        v.kind.mnemonic(),
+        v.dtype.name()
+    ));
+    text.append(attempt);
+    true
 }

@@ -5,8 +5,10 @@
 //!   32-byte aligned, is `Copy` in its mask-and-repeat form: whole repeats of 256
 //!   bytes, then one repeat whose continuous mask covers the tail. `Copy` moves bits,
 //!   so -0.0 and NaN payloads arrive as they left (`Adds` 0 or `Muls` 1 would not).
+//! - A broadcast along the innermost dimensions is one `Duplicate` per value (the
+//!   `broadcast` module).
 //! - Any other move into a contiguous, 32-byte-aligned destination (a transpose, a
-//!   broadcast, a window, a run at an unaligned start) is `Gather` from the source's
+//!   window, a run at an unaligned start) is `Gather` from the source's
 //!   32-byte block with a table of byte offsets, one per element in the box's order.
 //! - `vgather` (the `gather` module) is `Gather` with a table whose offsets are each
 //!   element's position in the table's view plus its index times the table's row
@@ -117,24 +119,27 @@ pub(super) fn stage(text: &mut Text, program: &Program, v: &VectorInstr, operand
     let mut at = staging_address(program, v);
     for operand in staged {
         let (src, src_strides, ty, size) = operands[operand];
-        let strides = &program.strides[src_strides as usize];
-        let base = src / 32 * 32;
-        text.comment(&format!(
-            "source {operand} of {} {} staged contiguous: gathered from ub {src}",
-            v.kind.mnemonic(),
-            v.dtype.name()
-        ));
-        let table = table(
-            text,
-            program,
-            extents,
-            u64::from(src - base),
-            |d| strides[d],
-            None,
-        );
-        gather_calls(text, (ty, size), (u64::from(at), base, table), count);
-        text.close("");
-        operands[operand] = (at, v.dst_strides, ty, size);
+        let staging = (at, v.dst_strides, ty, size);
+        if !super::broadcast::duplicate(text, program, extents, staging, operands[operand]) {
+            let strides = &program.strides[src_strides as usize];
+            let base = src / 32 * 32;
+            text.comment(&format!(
+                "source {operand} of {} {} staged contiguous: gathered from ub {src}",
+                v.kind.mnemonic(),
+                v.dtype.name()
+            ));
+            let table = table(
+                text,
+                program,
+                extents,
+                u64::from(src - base),
+                |d| strides[d],
+                None,
+            );
+            gather_calls(text, (ty, size), (u64::from(at), base, table), count);
+            text.close("");
+        }
+        operands[operand] = staging;
         at += u32::try_from((count * size).div_ceil(32) * 32).unwrap_or(u32::MAX);
     }
 }
@@ -231,8 +236,11 @@ fn span(extents: &[u64], strides: &[u64]) -> u64 {
 }
 
 /// The scratch one instruction needs: its offset table, and after it its staged
-/// sources.
+/// sources; or a max or min fold's partials (`whole_reduce`).
 fn scratch_of(program: &Program, v: &VectorInstr) -> Option<u64> {
+    if let Some(bytes) = super::whole_reduce::scratch(program, v) {
+        return Some(bytes);
+    }
     let table = u64::from(v.elements) * 4;
     if needs_table(program, v) {
         return Some(table);

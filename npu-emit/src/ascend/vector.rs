@@ -61,6 +61,10 @@ pub(super) fn vector(
     let (loops, count) = match flatten(program, v, &operands) {
         Ok(flat) => flat,
         Err(_) if call == "DataCopy" => {
+            let extents = &program.boxes[v.shape as usize];
+            if super::broadcast::duplicate(text, program, extents, operands[0], operands[1]) {
+                return Ok(());
+            }
             return super::strided::gather_move(text, program, v, &operands);
         }
         Err(error) => return Err(error),

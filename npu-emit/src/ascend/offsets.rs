@@ -23,9 +23,10 @@ pub(super) fn scratch_address(program: &Program) -> u64 {
     program.peak(npu_core::Level::Ub).div_ceil(32) * 32
 }
 
-/// Opens a block and writes the offset table of a box on the scalar unit, between
-/// the `V_S` and `S_V` flags; returns the table's name. The caller writes the
-/// `Gather` and closes the block.
+/// Opens a block and writes the offset table of a box: on the vector unit where the
+/// table is a sum of arithmetic runs (`vector_table`), else on the scalar unit
+/// between the `V_S` and `S_V` flags; returns the table's name. The caller writes
+/// the `Gather` and closes the block.
 pub(super) fn table(
     text: &mut Text,
     program: &Program,
@@ -39,6 +40,9 @@ pub(super) fn table(
         "const AscendC::LocalTensor<uint32_t> offsets = ub[{}].ReinterpretCast<uint32_t>();",
         scratch_address(program)
     ));
+    if lookup.is_none() && vector_table(text, program, extents, start, &stride) {
+        return "offsets";
+    }
     text.line("AscendC::SetFlag<AscendC::HardEvent::V_S>(0);");
     text.line("AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);");
     text.line("uint32_t n = 0;");
@@ -67,6 +71,61 @@ pub(super) fn table(
     text.line("AscendC::SetFlag<AscendC::HardEvent::S_V>(0);");
     text.line("AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);");
     "offsets"
+}
+
+/// Writes the offset table of a box with no lookup on the vector unit, if every run
+/// after the first starts 32-byte aligned: the innermost dimension as
+/// `CreateVecIndex` times its stride plus `start`, then each dimension further out
+/// as that much of the table again, moved on by its stride (`Adds`), once per step.
+/// The offsets are below the UB's size, so their int32 and uint32 bits agree.
+fn vector_table(
+    text: &mut Text,
+    program: &Program,
+    extents: &[u64],
+    start: u64,
+    stride: &impl Fn(usize) -> u64,
+) -> bool {
+    let dims: Vec<(u64, u64)> = (0..extents.len())
+        .filter(|&d| extents[d] > 1)
+        .map(|d| (extents[d], stride(d)))
+        .collect();
+    let Some((&(inner, inner_stride), outer)) = dims.split_last() else {
+        return false;
+    };
+    let mut run = inner;
+    for &(len, _) in outer.iter().rev() {
+        if run % 8 != 0 {
+            return false;
+        }
+        run *= len;
+    }
+    let at = scratch_address(program);
+    let view = |offset: u64| format!("ub[{}].ReinterpretCast<int32_t>()", at + offset * 4);
+    text.comment("the offset table, built on the vector unit");
+    text.line(format!(
+        "AscendC::CreateVecIndex({}, static_cast<int32_t>(0), {inner});",
+        view(0)
+    ));
+    text.line(format!(
+        "AscendC::Muls({0}, {0}, static_cast<int32_t>({inner_stride}), {inner});",
+        view(0)
+    ));
+    text.line(format!(
+        "AscendC::Adds({0}, {0}, static_cast<int32_t>({start}), {inner});",
+        view(0)
+    ));
+    let mut run = inner;
+    for &(len, step) in outer.iter().rev() {
+        text.open(format!("for (uint32_t g = 1; g < {len}; ++g)"));
+        text.line(format!(
+            "AscendC::Adds(ub[{at} + g * {}].ReinterpretCast<int32_t>(), {}, static_cast<int32_t>(g * {step}), {run});",
+            run * 4,
+            view(0)
+        ));
+        text.close("");
+        run *= len;
+    }
+    true
 }
 
 /// Elements one `Gather` call moves at most: its repeat count is 8 bits, and a repeat

@@ -85,6 +85,14 @@ const TRANSPOSE: &str = "kernel mutant(x: [f32; 64, 32]) -> y: [f32; 32, 64] {
     target ascend910b;
     schedule s { split j by 8; split i by 64; stage x, y in ub depth 1; }";
 
+/// A gather through an index tile: its offset table is written on the scalar unit,
+/// each index read and checked there.
+const GATHER: &str = "kernel mutant(x: [f32; 512], idx: [i32; 4096]) -> y: [f32; 4096] {
+        y[i] = x[idx[i]];
+    }
+    target ascend910b;
+    schedule s { split i by 1024; stage x, idx, y in ub depth 1; }";
+
 /// A border of -1 around each 30 x 30 plane: the copy in pads one element on the left
 /// of each row, and the border columns are masked `Duplicate` calls.
 const PAD: &str = "kernel mutant(x: [f16; 2, 30, 30]) -> y: [f16; 2, 32, 32] {
@@ -94,7 +102,7 @@ const PAD: &str = "kernel mutant(x: [f16; 2, 30, 30]) -> y: [f16; 2, 32, 32] {
     schedule s { split c by 1; stage x, y in ub depth 1; }";
 
 /// The kernels mutated, with the names their originals are built under.
-const KERNELS: [(&str, &str); 11] = [
+const KERNELS: [(&str, &str); 12] = [
     (TILES_2D, "tiles_2d"),
     (RUN_1D, "run_1d"),
     (FOLD, "fold"),
@@ -106,6 +114,7 @@ const KERNELS: [(&str, &str); 11] = [
     (SHORT_MOVE, "short_move"),
     (TRANSPOSE, "transpose"),
     (PAD, "pad"),
+    (GATHER, "gather"),
 ];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
@@ -180,11 +189,16 @@ const MUTANTS: &[Mutation] = &[
     (
         "a wrong stride in a gather's offset table",
         TRANSPOSE,
-        |t| edit_number_after(t, "g1 * ", 1, |n| n + 4),
+        |t| edit_number_after(t, "static_cast<int32_t>(g * ", 1, |n| n + 4),
+    ),
+    (
+        "a wrong row size in a gather's offset table",
+        GATHER,
+        |t| edit_number_after(t, "row * ", 1, |n| n + 4),
     ),
     (
         "a dropped flag before a gather reads its table",
-        TRANSPOSE,
+        GATHER,
         |t| {
             let t = drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::S_V>", 1)?;
             drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::S_V>", 1)

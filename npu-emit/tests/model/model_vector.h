@@ -1,6 +1,6 @@
 // Vector calls over a count of elements (the "tensor front, count" form): Add, Sub,
 // Mul, Div, Max, Min, And, Or (int16; bitwise on integers); Adds, Muls, Maxs, Mins; Relu, Abs, Exp, Ln, Sqrt, Rsqrt,
-// Reciprocal; Duplicate; Cast between float types. Every operand starts 32-byte aligned and lies inside its
+// Reciprocal; Duplicate; CreateVecIndex; Cast between float types. Every operand starts 32-byte aligned and lies inside its
 // buffer; the count is positive. dst may be a source (in place).
 //
 // Values: each element is computed in double from the operands' exact values and
@@ -155,6 +155,16 @@ void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode 
     npu_model::write_ub(PIPE_V, time, dst.address(), uint64_t(count) * sizeof(D), what);
     for (uint32_t i = 0; i < count; ++i) {
         npu_model::store<D>(dst.address() + i * sizeof(D), values[i]);
+    }
+}
+
+// CreateVecIndex: firstValue, firstValue + 1, ... (the count form).
+template <typename T> void CreateVecIndex(LocalTensor<T> dst, const T &firstValue, uint32_t count) {
+    const char *what = "CreateVecIndex";
+    uint64_t time = npu_model::begin<T>(int32_t(count), {&dst}, what);
+    npu_model::write_ub(PIPE_V, time, dst.address(), uint64_t(count) * sizeof(T), what);
+    for (uint32_t i = 0; i < count; ++i) {
+        npu_model::store<T>(dst.address() + i * sizeof(T), double(firstValue) + double(i));
     }
 }
 

@@ -22,7 +22,7 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::grammar::{ConstrainMode, Constraint};
@@ -65,6 +65,11 @@ pub struct LlmConfig {
     /// The first wait between tries; it doubles after each retry, up to
     /// [`MAX_BACKOFF`]. Default 1 s.
     pub backoff: Duration,
+    /// The sampling seed of the first request; request `r` (counted from 0 in the
+    /// order they are made, retries included) is sent `seed + r`, so a run against a
+    /// server that honours `seed` (llama.cpp's, vLLM) samples the same way again.
+    /// `None` (the default) sends no seed.
+    pub seed: Option<u64>,
 }
 
 /// The answer to [`LlmClient::complete`].
@@ -125,6 +130,8 @@ pub struct LlmClient {
     /// Set once the server has refused `n` > 1 (the llama.cpp server does): from then
     /// on every request asks for one choice.
     single_choice: Arc<AtomicBool>,
+    /// Requests made so far: the offset of the next one's seed.
+    sent: Arc<AtomicU64>,
 }
 
 impl LlmConfig {
@@ -143,6 +150,7 @@ impl LlmConfig {
             max_retries: 3,
             jobs: 1,
             backoff: Duration::from_secs(1),
+            seed: None,
         }
     }
 
@@ -185,6 +193,7 @@ impl fmt::Debug for LlmConfig {
             .field("max_retries", &self.max_retries)
             .field("jobs", &self.jobs)
             .field("backoff", &self.backoff)
+            .field("seed", &self.seed)
             .finish()
     }
 }
@@ -206,6 +215,7 @@ impl LlmClient {
             config,
             sleep: Arc::new(std::thread::sleep),
             single_choice: Arc::new(AtomicBool::new(false)),
+            sent: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -430,6 +440,10 @@ impl LlmClient {
                 }),
             // Sent only when more than one choice is wanted: some servers reject `n`.
             n: (n > 1).then_some(n),
+            seed: self
+                .config
+                .seed
+                .map(|seed| seed.wrapping_add(self.sent.fetch_add(1, Ordering::SeqCst))),
             grammar: match constraint {
                 Some(Constraint::Gbnf(grammar)) => Some(grammar),
                 _ => None,

@@ -19,6 +19,8 @@ pub(super) struct RequestBody<'a> {
     pub(super) max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) n: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) seed: Option<u64>,
     /// llama.cpp's GBNF grammar field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) grammar: Option<&'a str>,

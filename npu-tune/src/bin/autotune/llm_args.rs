@@ -24,6 +24,10 @@ pub(crate) struct LlmArgs {
     /// are then asked for together.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     pub(crate) llm_jobs: u16,
+    /// Sampling seed of the first request, one more for each request after it (sent
+    /// as `seed`; llama.cpp's server and vLLM honour it). Default: none sent.
+    #[arg(long)]
+    pub(crate) llm_seed: Option<u64>,
 }
 
 impl LlmArgs {
@@ -46,6 +50,7 @@ impl LlmArgs {
         config.temperature = self.temperature;
         config.timeout = Duration::from_secs(self.llm_timeout);
         config.jobs = usize::from(self.llm_jobs);
+        config.seed = self.llm_seed;
         Ok(config)
     }
 

@@ -1,19 +1,19 @@
 //! The files npu opens on a user's behalf: one bounded reader, and the rule for writes.
 //!
 //! Every file the macro, the build helper, `autotune` and the examples read for a user
-//! (kernel sources, target files, variants files, knowledge files, journals,
-//! recordings) is read by [`read`] (or [`read_bytes`]), with its [`Kind`]:
+//! (kernel sources, target files, variants files, knowledge files, idioms files,
+//! journals, recordings) is read by [`read`] (or [`read_bytes`]), with its [`Kind`]:
 //!
 //! - only a regular file is read, or a symbolic link to one (links are followed). A
 //!   FIFO, a device, a socket or a directory is refused *before it is opened*: opening
 //!   a FIFO waits for a writer, and `/dev/zero` never ends. The type is checked again
 //!   on what was opened, in case the path changed in between;
 //! - at most the kind's size limit is read ([`Kind::default_limit`]: 1 MiB for a
-//!   target or variants file, 16 MiB for a kernel source, 64 MiB for a knowledge file,
-//!   256 MiB for a recording, 1 GiB for a journal). The environment variable
-//!   [`LIMIT_VAR`] (`NPU_MAX_FILE_BYTES=BYTES`) raises every limit to at least BYTES;
-//!   it never lowers one. The macro reads it when the crate compiles, so changing it
-//!   takes a rebuild of that crate;
+//!   target or variants file, 16 MiB for a kernel source or an idioms file, 64 MiB for
+//!   a knowledge file, 256 MiB for a recording, 1 GiB for a journal). The environment
+//!   variable [`LIMIT_VAR`] (`NPU_MAX_FILE_BYTES=BYTES`) raises every limit to at least
+//!   BYTES; it never lowers one. The macro reads it when the crate compiles, so
+//!   changing it takes a rebuild of that crate;
 //! - an error names the file and its kind ([`ReadError`]'s `Display`: "cannot read
 //!   target file fifo.toml: not a regular file (a FIFO)"), or gives the reason alone
 //!   ([`ReadError::reason`]) to a caller that names the file itself.
@@ -45,6 +45,8 @@ pub enum Kind {
     Variants,
     /// A `*.toml` file of a knowledge directory (`autotune --knowledge DIR`).
     Knowledge,
+    /// A `*.toml` file of an idioms directory (`autotune draft --idioms DIR`).
+    Idioms,
     /// A tuning run's journal, read by `autotune --resume`.
     Journal,
     /// A recorded LLM transcript (`autotune --replay FILE`).
@@ -55,11 +57,12 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, for documentation and tests.
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
         Kind::Kernel,
         Kind::Target,
         Kind::Variants,
         Kind::Knowledge,
+        Kind::Idioms,
         Kind::Journal,
         Kind::Recording,
         Kind::Examples,
@@ -72,6 +75,7 @@ impl Kind {
             Kind::Target => "target file",
             Kind::Variants => "variants file",
             Kind::Knowledge => "knowledge file",
+            Kind::Idioms => "idioms file",
             Kind::Journal => "journal",
             Kind::Recording => "recording",
             Kind::Examples => "examples file",
@@ -81,12 +85,12 @@ impl Kind {
     /// The largest file of this kind read without [`LIMIT_VAR`]. Each is far above what
     /// npu writes or ships: the target presets are about 2 KiB, a variants file of 64
     /// variants about 15 KiB, the built-in knowledge 13 KiB (a knowledge file of 32,000
-    /// entries 13 MiB), a journal about 1.5 KiB per candidate.
+    /// entries 13 MiB), the built-in idioms 4 KiB, a journal about 1.5 KiB per candidate.
     pub const fn default_limit(self) -> u64 {
         const MIB: u64 = 1 << 20;
         match self {
             Kind::Target | Kind::Variants => MIB,
-            Kind::Kernel => 16 * MIB,
+            Kind::Kernel | Kind::Idioms => 16 * MIB,
             Kind::Knowledge => 64 * MIB,
             Kind::Recording | Kind::Examples => 256 * MIB,
             Kind::Journal => 1024 * MIB,

@@ -61,14 +61,21 @@ fn header_hash(header: &str, target: &str) -> String {
     fnv1a64(header.bytes().chain([0]).chain(target.bytes()))
 }
 
-/// FNV-1a (64 bits) of `bytes`, as `fnv1a64:` and 16 hex digits: the stable hash every
-/// file npu writes records (never std's hasher, which is seeded per process).
+/// [`fnv1a64_hash`] of `bytes`, as `fnv1a64:` and 16 hex digits: the stable hash every
+/// file npu writes records.
 pub fn fnv1a64(bytes: impl IntoIterator<Item = u8>) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in bytes {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("fnv1a64:{hash:016x}")
+    format!("fnv1a64:{:016x}", fnv1a64_hash(bytes))
+}
+
+/// FNV-1a (64 bits) of `bytes`: the workspace's one stable hash, the same on every run,
+/// machine and Rust version (never std's hasher, which is seeded per process). Files
+/// record it as [`fnv1a64`]; the tuner also hashes prompts and seeds its RNGs with it.
+pub fn fnv1a64_hash(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0100_0000_01b3;
+    bytes.into_iter().fold(OFFSET_BASIS, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(PRIME)
+    })
 }
 
 /// The hash of a variants file's text as [`sign`] records it: FNV-1a of every line but
@@ -492,5 +499,14 @@ mod tests {
         assert_eq!(as_written(&corrupted_hash), Some(false));
         // Pinned: committed files carry it.
         assert_eq!(fnv1a64(*b"npu"), "fnv1a64:20f8c719253bbb72");
+    }
+
+    /// FNV-1a's published test vectors for the empty string, "a" and "foobar".
+    #[test]
+    fn fnv1a64_reference_values() {
+        assert_eq!(fnv1a64_hash(*b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64_hash(*b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64_hash(*b"foobar"), 0x8594_4171_f739_67e8);
+        assert_eq!(fnv1a64(*b"a"), "fnv1a64:af63dc4c8601ec8c");
     }
 }

@@ -123,15 +123,11 @@ pub trait Generator: Send {
 
 /// The RNG of one round: a function of the seed, the kernel and the round only.
 fn round_rng(request: &Request, salt: &str) -> fastrand::Rng {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let key = format!(
         "{}:{}:{}:{salt}",
         request.seed, request.problem.name, request.round
     );
-    for byte in key.bytes() {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-    }
-    fastrand::Rng::with_seed(hash)
+    fastrand::Rng::with_seed(npu_core::variants::fnv1a64_hash(key.bytes()))
 }
 
 /// Canonical text of a candidate in the tuner's knobs, so that two spellings of one

@@ -91,14 +91,10 @@ pub struct Replayer {
     by_kernel: HashMap<String, Vec<usize>>,
 }
 
-/// The FNV-1a 64 hash of `text` as 16 lower-case hex digits.
+/// The FNV-1a 64 hash of `text` as 16 lower-case hex digits, as recordings store it
+/// (without the `fnv1a64:` that the hashes in npu's other files carry).
 pub fn prompt_sha(text: &str) -> String {
-    const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let hash = text.bytes().fold(OFFSET_BASIS, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(PRIME)
-    });
-    format!("{hash:016x}")
+    format!("{:016x}", npu_core::variants::fnv1a64_hash(text.bytes()))
 }
 
 impl Transcript {

@@ -331,6 +331,7 @@ fn the_bounded_reader_names_the_kind_and_the_file() {
             "cannot read target file DIR/fifo: not a regular file (a FIFO)",
             "cannot read variants file DIR/fifo: not a regular file (a FIFO)",
             "cannot read knowledge file DIR/fifo: not a regular file (a FIFO)",
+            "cannot read idioms file DIR/fifo: not a regular file (a FIFO)",
             "cannot read journal DIR/fifo: not a regular file (a FIFO)",
             "cannot read recording DIR/fifo: not a regular file (a FIFO)",
             "cannot read examples file DIR/fifo: not a regular file (a FIFO)",

@@ -1,10 +1,17 @@
 //! Algorithm idioms for drafting: how the language writes a numerically stable
 //! softmax, a normalisation, pooling and convolution windows, argmax, scans, saturating
 //! casts, wider accumulators and matmuls. Each idiom has the words of a description
-//! that call for it, a rationale and a whole example kernel (knowledge/idioms.toml; a
-//! test checks every example on its target).
+//! that call for it, a rationale and a whole example kernel.
+//!
+//! The idioms live in `idioms/idioms.toml` (compiled in as the default, and a test
+//! checks every example on its target); [`load`] reads a directory of such files
+//! instead (`autotune draft --idioms DIR`), through npu-core's bounded reader. They
+//! have a folder of their own because `knowledge/` is read whole as schedule entries
+//! by `autotune --knowledge DIR`, and an idioms file there failed that load. An error
+//! names the file, the line and what is wrong.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
@@ -25,20 +32,71 @@ pub struct Idiom {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    idiom: Vec<Idiom>,
+    // A file of comments only holds no idioms.
+    #[serde(default)]
+    idiom: Vec<toml::Spanned<Idiom>>,
 }
+
+/// The file of the built-in idioms, as errors name it.
+const BUILTIN_NAME: &str = "idioms/idioms.toml";
 
 /// The built-in idioms, in file order.
 pub fn builtin() -> Vec<Idiom> {
-    const TEXT: &str = include_str!("../../../knowledge/idioms.toml");
-    parse(TEXT).unwrap_or_default()
+    const TEXT: &str = include_str!("../../../idioms/idioms.toml");
+    // The compiled-in file is checked by a test; it always parses.
+    parse(&[(BUILTIN_NAME.to_string(), TEXT.to_string())]).unwrap_or_default()
 }
 
-/// The idioms of a TOML text, or why it is not one.
-pub fn parse(text: &str) -> Result<Vec<Idiom>, String> {
-    toml::from_str::<File>(text)
-        .map(|file| file.idiom)
-        .map_err(|e| format!("idioms: {e}"))
+/// The idioms of every `*.toml` file of `dir`, files in name order, idioms in file
+/// order; an error names the file (and the line) that cannot be used.
+pub fn load(dir: &Path) -> Result<Vec<Idiom>, String> {
+    let mut files = Vec::new();
+    for path in idiom_files(dir)? {
+        let text = npu_core::file::read(npu_core::file::Kind::Idioms, &path)
+            .map_err(|e| format!("{}: cannot read: {}", path.display(), e.reason()))?;
+        files.push((path.display().to_string(), text));
+    }
+    parse(&files)
+}
+
+/// The idioms of `(file name, text)` pairs, or `file:line: what is wrong`. Ids are
+/// unique over all the files.
+pub fn parse(files: &[(String, String)]) -> Result<Vec<Idiom>, String> {
+    let mut idioms = Vec::new();
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for (name, text) in files {
+        let line_of = |offset: usize| {
+            let before = &text.as_bytes()[..offset.min(text.len())];
+            before.iter().filter(|&&byte| byte == b'\n').count() + 1
+        };
+        let file: File = toml::from_str(text).map_err(|error| match error.span() {
+            Some(span) => format!("{name}:{}: {}", line_of(span.start), error.message()),
+            None => format!("{name}: {}", error.message()),
+        })?;
+        for spanned in file.idiom {
+            let at = format!("{name}:{}", line_of(spanned.span().start));
+            let idiom = spanned.into_inner();
+            if let Some(first) = seen.insert(idiom.id.clone(), at.clone()) {
+                return Err(format!(
+                    "{at}: idiom `{}`: the id is used already at {first}",
+                    idiom.id
+                ));
+            }
+            idioms.push(idiom);
+        }
+    }
+    Ok(idioms)
+}
+
+/// The idiom files of a directory: its `*.toml` files, in name order.
+fn idiom_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: cannot read the idioms directory: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    paths.sort();
+    Ok(paths)
 }
 
 /// Up to `count` idioms whose words the description (and name) use, most shared
@@ -107,10 +165,42 @@ mod tests {
         );
         assert_eq!(ids("2x2 max pooling with stride 2"), ["pooling-window"]);
         assert!(ids("bitwise xor of two masks").is_empty());
-        assert!(
-            parse("[[idiom]]\nid = 1")
-                .unwrap_err()
-                .starts_with("idioms:")
+    }
+
+    /// `files` as `(name, text)` pairs parse to the idiom ids `expected`, or to the
+    /// error `expected` starts with `error: `.
+    fn check(files: &[(&str, &str)], expected: &str) {
+        let files: Vec<(String, String)> = files
+            .iter()
+            .map(|(name, text)| (name.to_string(), text.to_string()))
+            .collect();
+        let got = match parse(&files) {
+            Ok(idioms) => idioms
+                .iter()
+                .map(|i| i.id.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Err(error) => format!("error: {error}"),
+        };
+        assert_eq!(got, expected);
+    }
+
+    const ONE: &str = "[[idiom]]\nid = \"one\"\nwords = []\nrationale = \"r\"\nexample = \"e\"\n";
+
+    #[test]
+    fn a_file_that_cannot_be_used_is_named_with_its_line() {
+        check(&[("a.toml", ONE), ("b.toml", "# none\n")], "one");
+        check(
+            &[("a.toml", "# idioms\n\n[[idiom]]\nid = 1\n")],
+            "error: a.toml:4: invalid type: integer `1`, expected a string",
+        );
+        check(
+            &[("capacity.toml", "# schedules\n[[entry]]\nid = \"x\"\n")],
+            "error: capacity.toml:2: unknown field `entry`, expected `idiom`",
+        );
+        check(
+            &[("a.toml", ONE), ("b.toml", &format!("\n{ONE}"))],
+            "error: b.toml:2: idiom `one`: the id is used already at a.toml:1",
         );
     }
 }

@@ -9,11 +9,12 @@ use npu_core::host::HostTensor;
 use super::Task;
 use super::attempt::Attempt;
 use super::examples::Example;
+use super::idioms::Idiom;
 use crate::llm::ChatMessage;
 
 /// How many values of a tensor an example shows.
 const SHOWN_VALUES: usize = 8;
-/// How many idioms of knowledge/idioms.toml the prompt shows.
+/// How many idioms the prompt shows.
 const IDIOMS: usize = 2;
 /// How many bundled kernels the prompt shows as worked examples.
 const WORKED_EXAMPLES: usize = 3;
@@ -57,7 +58,8 @@ pub fn contract() -> String {
 pub struct Parts {
     /// Bundled kernels like the task, as worked examples (`retrieve`).
     pub worked_examples: bool,
-    /// The idioms of knowledge/idioms.toml the description calls for.
+    /// The idioms the description calls for (of the run's idioms: by default
+    /// idioms/idioms.toml).
     pub idioms: bool,
 }
 
@@ -71,18 +73,19 @@ impl Default for Parts {
 }
 
 /// The chat for one round: the system message, then the task with the feedback of
-/// `history`, with the `parts` asked for.
+/// `history`, with the `parts` asked for (the idioms of `idioms` the task calls for).
 pub fn messages(
     task: &Task,
     examples: &[Example],
     history: &[Attempt],
     parts: Parts,
+    idioms: &[Idiom],
 ) -> Vec<ChatMessage> {
     let system = "You write the body of a kernel in the npu kernel language: its statements, \
                   nothing else (no signature, no braces, no schedule, no prose).";
     let mut user = format!("The language:\n{}\n", contract());
     if parts.idioms {
-        user += &idioms(task);
+        user += &idioms_called_for(task, idioms);
     }
     if parts.worked_examples {
         user += &worked_examples(task);
@@ -115,12 +118,11 @@ fn skeleton(task: &Task) -> String {
     lines
 }
 
-/// The idioms the task's name and description call for.
-fn idioms(task: &Task) -> String {
+/// The idioms of `idioms` the task's name and description call for.
+fn idioms_called_for(task: &Task, idioms: &[Idiom]) -> String {
     let mut user = String::new();
-    let idioms = super::idioms::builtin();
     let description = format!("{} {}", task.name.replace('_', " "), task.doc);
-    for idiom in super::idioms::relevant(&idioms, &description, IDIOMS) {
+    for idiom in super::idioms::relevant(idioms, &description, IDIOMS) {
         let _ = writeln!(
             user,
             "\nIdiom: {}\n```\n{}\n```",

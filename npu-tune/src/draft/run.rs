@@ -342,8 +342,8 @@ impl Drafted {
     }
 }
 
-/// The budget and the comparison of a drafting run.
-#[derive(Clone, Copy, Debug)]
+/// The budget, the prompt and the comparison of a drafting run.
+#[derive(Clone, Debug)]
 pub struct DraftConfig {
     /// Most rounds to run; the run stops at the first round with a match.
     pub rounds: u32,
@@ -354,6 +354,9 @@ pub struct DraftConfig {
     pub tolerance: Option<Tolerance>,
     /// What the prompt carries beside the task and the feedback.
     pub parts: prompt::Parts,
+    /// The idioms the prompt picks from when `parts.idioms` is set
+    /// ([`idioms::builtin`](super::idioms::builtin) unless the user gives others).
+    pub idioms: Vec<super::idioms::Idiom>,
     /// The evaluation variant the run belongs to, which prefixes recording keys.
     pub variant: Option<&'static str>,
 }
@@ -387,7 +390,13 @@ pub fn draft(
             },
             round,
             count: config.candidates,
-            messages: prompt::messages(task, examples, &drafted.attempts, config.parts),
+            messages: prompt::messages(
+                task,
+                examples,
+                &drafted.attempts,
+                config.parts,
+                &config.idioms,
+            ),
             grammar: grammar.clone(),
             schema: schema.clone(),
             tried: drafted

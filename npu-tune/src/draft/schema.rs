@@ -1,8 +1,9 @@
 //! The body as a syntax tree in JSON, for servers that decode under a JSON Schema but
 //! not a grammar (vLLM, hosted OpenAI-compatible APIs with structured outputs; the
 //! llama.cpp server gets the GBNF of [`super::grammar`]). [`body_schema`] restricts
-//! the tree to one signature and target as the GBNF does: statements name outputs or
-//! `let`s, loads name input tensors, calls and reductions are what the target
+//! the tree to one signature and target as the GBNF does: a statement names an output
+//! (`"name"`) or a `let` intermediate (`"let"`, one of `t0`, `t1`, ... that no tensor of
+//! the signature is called), so an output may have any name; loads name input tensors, calls and reductions are what the target
 //! computes, in the dtypes it computes in (a read of another dtype is an operand only
 //! of a cast, or a statement's whole value; a cast to another dtype ends a statement),
 //! and a subscript may be a gather through an integer index tensor (`{"gather": "idx",
@@ -42,14 +43,21 @@ pub fn body_schema(task: &Task, target: &Target) -> Value {
     let ports = &task.ports;
     let ops = target_ops(target);
     let has = |name: &str| ops.contains(name);
-    let mut names: Vec<&str> = ports
+    let outputs: Vec<&str> = ports
         .iter()
         .filter(|p| p.output)
         .map(|p| p.name.as_str())
         .collect();
-    names.extend(LET_NAMES);
+    let lets = let_names(ports);
     let pool = axes::pool(&task.doc);
     let axes: Vec<&str> = pool.iter().map(String::as_str).collect();
+    let statement = |key: &str, names: Vec<&str>| {
+        object(json!({
+            key: { "enum": names },
+            "axes": { "type": "array", "items": { "enum": axes } },
+            "value": value(ports, target),
+        }))
+    };
     json!({
         "type": "object",
         "properties": {
@@ -58,15 +66,25 @@ pub fn body_schema(task: &Task, target: &Target) -> Value {
         "required": ["statements"],
         "additionalProperties": false,
         "$defs": {
-            "statement": object(json!({
-                "name": { "enum": names },
-                "axes": { "type": "array", "items": { "enum": axes } },
-                "value": value(ports, target),
-            })),
-            "expr": { "anyOf": expressions(ports, target, &has, &axes) },
+            "statement": { "anyOf": [
+                statement("name", outputs),
+                statement("let", lets.iter().map(String::as_str).collect()),
+            ] },
+            "expr": { "anyOf": expressions(ports, target, &has, &axes, &lets) },
             "operand": { "anyOf": operands(ports, target, &has) },
         }
     })
+}
+
+/// The names of `let` intermediates: as many as [`LET_NAMES`] of `t0`, `t1`, ... that
+/// no tensor or parameter of `ports` is called, so that a statement or a load names one
+/// thing and a body never defines a name twice.
+fn let_names(ports: &[Port]) -> Vec<String> {
+    (0..)
+        .map(|n| format!("t{n}"))
+        .filter(|name| ports.iter().all(|p| p.name != *name))
+        .take(LET_NAMES.len())
+        .collect()
 }
 
 /// The names of the inputs of `ports` of rank 0 (`scalars`) or not, whose dtype
@@ -175,11 +193,14 @@ fn expressions(
     target: &Target,
     has: &impl Fn(&str) -> bool,
     axes: &[&str],
+    lets: &[String],
 ) -> Vec<Value> {
     let expr = json!({ "$ref": "#/$defs/expr" });
     let tensors = inputs(ports, target, false, true);
+    let lets: Vec<&str> = lets.iter().map(String::as_str).collect();
+    let readable = [&lets[..], &tensors[..]].concat();
     let mut scalars = inputs(ports, target, true, true);
-    scalars.extend(LET_NAMES);
+    scalars.extend(&lets);
     let index = index(ports, has);
     let (dtypes, accumulators) = dtype_names(target);
     let calls: Vec<&str> = UNARY
@@ -198,9 +219,7 @@ fn expressions(
         object(json!({ "number": { "type": "number" } })),
         object(json!({ "special": { "enum": ["inf", "nan"] } })),
         object(json!({ "scalar": { "enum": scalars } })),
-        object(
-            json!({ "load": { "enum": LET_NAMES.iter().copied().chain(tensors.iter().copied()).collect::<Vec<_>>() }, "index": index }),
-        ),
+        object(json!({ "load": { "enum": readable }, "index": index })),
         object(json!({ "call": { "enum": calls }, "arg": expr })),
         object(json!({ "op": { "enum": binary }, "lhs": expr, "rhs": expr })),
         object(
@@ -259,18 +278,18 @@ pub fn body_from_json(reply: &str) -> Result<String, String> {
     Ok(body)
 }
 
-/// `let t0[i] = ...;` or `y[i, j] = ...;`.
+/// `let t0[i] = ...;` (a statement with `"let"`) or `y[i, j] = ...;` (with `"name"`).
+/// What a statement defines is said by its key, never guessed from its name: an
+/// output may be called `t0`.
 fn print_statement(statement: &Value) -> Result<String, String> {
-    let name = text(&statement["name"], "name")?;
+    let (keyword, name) = match statement.get("let") {
+        Some(name) => ("let ", text(name, "let")?),
+        None => ("", text(&statement["name"], "name")?),
+    };
     let axes = strings(&statement["axes"], "axes")?;
     let target = match axes.is_empty() {
         true => name.to_string(),
         false => format!("{name}[{}]", axes.join(", ")),
-    };
-    let keyword = if LET_NAMES.contains(&name) {
-        "let "
-    } else {
-        ""
     };
     Ok(format!(
         "{keyword}{target} = {};",
@@ -427,7 +446,7 @@ mod tests {
     #[test]
     fn a_tree_prints_as_the_language() {
         let reply = r#"{"statements": [
-            {"name": "t0", "axes": ["i"], "value": {"reduce": "max", "axes": [{"axis": "k"}], "body": {"load": "x", "index": ["i", "k"]}}},
+            {"let": "t0", "axes": ["i"], "value": {"reduce": "max", "axes": [{"axis": "k"}], "body": {"load": "x", "index": ["i", "k"]}}},
             {"name": "y", "axes": ["i", "j"], "value": {"op": "*", "lhs": {"call": "exp", "arg": {"op": "-", "lhs": {"load": "x", "index": ["i", "j"]}, "rhs": {"load": "t0", "index": ["i"]}}}, "rhs": {"number": 0.5}}}
         ]}"#;
         assert_eq!(
@@ -448,6 +467,32 @@ mod tests {
         assert_eq!(
             body_from_json(window).unwrap(),
             "y[i] = sum[k < 3, l: f16](x[2 * i + k, l]);\n"
+        );
+    }
+
+    /// Issue 40: an output named as the schema names intermediates (`t0`) was printed
+    /// as a `let`, and the checker refused the body for an output never written.
+    #[test]
+    fn an_output_named_as_an_intermediate_is_printed_as_an_output() {
+        let text = "/// y = 2x\nkernel twice(x: [f32; 8]) -> t0: [f32; 8] {}\ntarget ascend910b;\n";
+        let task = Task::parse(text).unwrap();
+        let target = Target::preset("ascend910b").unwrap();
+        let tree = r#"{"statements": [{"name": "t0", "axes": ["i"], "value": {"op": "*", "lhs": {"load": "x", "index": ["i"]}, "rhs": {"number": 2.0}}}]}"#;
+        let body = body_from_json(tree).unwrap();
+        assert_eq!(body, "t0[i] = (x[i] * 2.0);\n");
+        let outcome = task.try_body(&body, &target, &[], None);
+        assert!(
+            matches!(outcome, super::super::Outcome::Matches { .. }),
+            "{outcome:?}"
+        );
+        // The schema offers `t0` as the output only, and no intermediate a tensor's name.
+        let text = text.replace("x: [f32; 8]", "t1: [f32; 8]");
+        let schema = body_schema(&Task::parse(&text).unwrap(), &target);
+        let statements = &schema["$defs"]["statement"]["anyOf"];
+        assert_eq!(statements[0]["properties"]["name"]["enum"], json!(["t0"]));
+        assert_eq!(
+            statements[1]["properties"]["let"]["enum"],
+            json!(["t2", "t3", "t4", "t5", "t6", "t7"])
         );
     }
 

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::eval::{EvalKernel, FRESH};
+use super::idioms::Idiom;
 use super::prompt::Parts;
 use super::run::{BodySource, DraftConfig, draft};
 use crate::kernels::Category;
@@ -96,11 +97,13 @@ pub struct Budget {
 
 /// Drafts every kernel of `set` under every variant of `variants` (variant by
 /// variant, kernels in set order), with the body source `source` makes for a
-/// variant; `progress` hears of each score as it comes.
+/// variant, the full variant's prompts picking from `idioms`; `progress` hears of
+/// each score as it comes.
 pub fn score_set(
     set: &[EvalKernel],
     variants: &[Variant],
     budget: Budget,
+    idioms: &[Idiom],
     source: &mut dyn FnMut(Variant) -> Result<Box<dyn BodySource>, String>,
     progress: &mut dyn FnMut(&Score),
 ) -> Result<Vec<Score>, String> {
@@ -112,6 +115,7 @@ pub fn score_set(
             candidates: budget.candidates,
             tolerance: None,
             parts: variant.parts(),
+            idioms: idioms.to_vec(),
             variant: Some(variant.name()),
         };
         for kernel in set {

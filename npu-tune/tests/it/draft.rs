@@ -587,7 +587,7 @@ fn a_json_schema_server_gets_a_syntax_tree_printed_back_to_text() {
     let request = &server.requests()[0].body;
     let schema = &request["response_format"]["json_schema"]["schema"];
     assert_eq!(
-        schema["$defs"]["statement"]["properties"]["name"]["enum"][0],
+        schema["$defs"]["statement"]["anyOf"][0]["properties"]["name"]["enum"][0],
         "y"
     );
     assert!(request.get("grammar").is_none(), "{request}");

@@ -42,7 +42,15 @@ fn replay(
                 false => ReplayBodies::new(replayer),
             }))
         };
-        let run = scoreboard::score_set(&kernels, &[variant], budget, &mut source, &mut |_| {});
+        let idioms = npu_tune::draft::idioms::builtin();
+        let run = scoreboard::score_set(
+            &kernels,
+            &[variant],
+            budget,
+            &idioms,
+            &mut source,
+            &mut |_| {},
+        );
         scores.extend(run.unwrap());
     }
     scores

@@ -40,7 +40,7 @@ const TEMPLATES: [(&str, &str, &str); 4] = [
     (
         "kernel {k}({a}: [f32; 4, 64], {b}: [f32; 64]) -> {o}: [f32; 4] {}",
         "let t0[i] = max[k]({a}[i, k]);\n{o}[i] = sum[k](exp({a}[i, k] - t0[i]) * {b}[k]);\n",
-        r#"[{"name": "t0", "axes": ["i"], "value": {"reduce": "max", "axes": [{"axis": "k"}], "body": {"load": "{a}", "index": ["i", "k"]}}},
+        r#"[{"let": "t0", "axes": ["i"], "value": {"reduce": "max", "axes": [{"axis": "k"}], "body": {"load": "{a}", "index": ["i", "k"]}}},
             {"name": "{o}", "axes": ["i"], "value": {"reduce": "sum", "axes": [{"axis": "k"}], "body": {"op": "*", "lhs": {"call": "exp", "arg": {"op": "-", "lhs": {"load": "{a}", "index": ["i", "k"]}, "rhs": {"load": "t0", "index": ["i"]}}}, "rhs": {"load": "{b}", "index": ["k"]}}}}]"#,
     ),
     (

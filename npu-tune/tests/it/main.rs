@@ -18,12 +18,13 @@ mod llm_constrained;
 mod llm_loop;
 mod llm_real;
 mod replay;
+mod shipped_folders;
 mod suite;
 mod support;
 mod tuner;
 mod variants_build;
 
-/// The repository's root, where docs/, knowledge/ and examples/ are.
+/// The repository's root, where docs/, knowledge/, idioms/ and examples/ are.
 fn repo_root() -> &'static std::path::Path {
     std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }

@@ -89,7 +89,8 @@ fn random_kernels_agree_between_checker_validator_interpreter_and_simulator() {
     let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     for (target, preset) in &presets {
-        let mut rng = fastrand::Rng::with_seed(seed ^ fnv(&preset.name));
+        let name_hash = npu_core::variants::fnv1a64_hash(preset.name.bytes());
+        let mut rng = fastrand::Rng::with_seed(seed ^ name_hash);
         // Each preset's share of the kernels is in proportion to its dtypes, which
         // take turns, so every dtype of every preset gets as many kernels.
         let share = kernels * preset.vector_dtypes.len() / dtypes;
@@ -195,12 +196,6 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         .cloned()
         .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_else(|| "a panic".into())
-}
-
-fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
 }
 
 #[allow(dead_code)] // Used by the shrinker's and the comparison's modules alike.

@@ -9,6 +9,7 @@ use clap::ValueEnum;
 use npu_core::file::Kind;
 use npu_tune::atomic::write_atomic;
 use npu_tune::draft::examples::{self, Example, Tolerance};
+use npu_tune::draft::idioms::{self, Idiom};
 use npu_tune::draft::run::{BodySource, LlmBodies, ReplayBodies};
 use npu_tune::draft::{DraftConfig, Drafted, Task, draft};
 use npu_tune::llm::LlmClient;
@@ -76,6 +77,10 @@ pub(crate) struct DraftArgs {
     /// Where the tuning after the draft writes its reports.
     #[arg(long, default_value = "target/autotune")]
     report_dir: PathBuf,
+    /// Read the drafting idioms from DIR, every `*.toml` of it (default: the built-in
+    /// `idioms/` entries); the prompt shows those the kernel's description calls for.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) idioms: Option<PathBuf>,
 }
 
 /// Runs `autotune draft` with `args`.
@@ -104,6 +109,7 @@ pub(crate) fn run(args: &DraftArgs) -> Result<(), String> {
             .zip(args.atol)
             .map(|(rtol, atol)| Tolerance { rtol, atol }),
         parts: Default::default(),
+        idioms: load_idioms(args.idioms.as_deref())?,
         variant: None,
     };
     let drafted = draft(&task, &target, &examples, source.as_mut(), &config);
@@ -118,6 +124,14 @@ pub(crate) fn run(args: &DraftArgs) -> Result<(), String> {
     match args.no_tune {
         true => Ok(()),
         false => tune_drafted(args, &task.name),
+    }
+}
+
+/// The idioms of `--idioms DIR`, or the built-in ones.
+pub(crate) fn load_idioms(dir: Option<&Path>) -> Result<Vec<Idiom>, String> {
+    match dir {
+        Some(dir) => idioms::load(dir),
+        None => Ok(idioms::builtin()),
     }
 }
 

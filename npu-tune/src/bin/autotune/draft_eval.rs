@@ -54,6 +54,10 @@ pub(crate) struct DraftEvalArgs {
     /// Write the table (Markdown) to FILE and the scores beside it as FILE's `.json`.
     #[arg(long, value_name = "FILE")]
     table: Option<PathBuf>,
+    /// Read the idioms the full variant's prompts show from DIR, every `*.toml` of it
+    /// (default: the built-in `idioms/` entries).
+    #[arg(long, value_name = "DIR")]
+    idioms: Option<PathBuf>,
 }
 
 fn variant(name: &str) -> Result<Variant, String> {
@@ -63,6 +67,7 @@ fn variant(name: &str) -> Result<Variant, String> {
 /// Runs `autotune draft-eval` with `args`.
 pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
     refuse_clobbering(args)?;
+    let idioms = crate::draft::load_idioms(args.idioms.as_deref())?;
     let set = selected(eval::load_named(&args.set, &args.kernels)?, &args.only)?;
     let recording = args
         .record
@@ -90,7 +95,14 @@ pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
         eprintln!("[{done}/{total}] {}", line(score));
         save(args, recording.as_ref());
     };
-    let scores = scoreboard::score_set(&set, &args.variants, budget, &mut source, &mut progress);
+    let scores = scoreboard::score_set(
+        &set,
+        &args.variants,
+        budget,
+        &idioms,
+        &mut source,
+        &mut progress,
+    );
     save(args, recording.as_ref());
     let scores = scores?;
     let table = scoreboard::table(&scores, budget);

@@ -27,6 +27,7 @@ mod fill;
 mod gather;
 mod host;
 mod integer;
+mod lookup;
 mod math;
 mod names;
 mod offsets;
@@ -40,7 +41,7 @@ mod whole_reduce;
 
 use std::collections::BTreeMap;
 
-use npu_core::program::{CoreCode, Op, Operand, VectorKind};
+use npu_core::program::{CoreCode, Op, Operand, VectorInstr, VectorKind};
 use npu_core::{CheckedKernel, Dtype, Level, Pipe, Program, Target};
 
 use self::names::{c_type, unsupported};
@@ -88,9 +89,9 @@ pub(crate) fn emit(
 /// The offset tables of gathers and strided moves fit after the program's buffers,
 /// below the vendor library's scratch in a program with a select.
 fn scratch_fits(program: &Program, target: &Target) -> Result<(), Unsupported> {
-    let table = strided::scratch_bytes(program);
-    let end = offsets::scratch_address(program) + table;
     let room = target.ub_planned(program.selects);
+    let table = strided::scratch_bytes(program, room);
+    let end = offsets::scratch_address(program) + table;
     if end <= room {
         return Ok(());
     }
@@ -115,14 +116,15 @@ fn kernel_source(
     text.line("#include \"kernel_operator.h\"");
     text.line("");
     text.open(format!("namespace npu_{name}"));
-    tables(&mut text, program, scratch);
+    let room = target.ub_planned(program.selects);
+    tables(&mut text, program, scratch, room);
     text.line("");
     for line in reduce::HELPERS.lines() {
         text.line(line);
     }
     for (index, code) in program.classes.iter().enumerate() {
         text.line("");
-        class_function(&mut text, program, index, code)?;
+        class_function(&mut text, program, index, code, room)?;
     }
     text.close(&format!("  // namespace npu_{name}"));
     text.line("");
@@ -178,9 +180,9 @@ fn header(text: &mut Text, program: &Program, target: &Target, kernel: &CheckedK
 
 /// Launch geometry, the temporary buffer of the advanced calls (`scratch` bytes past
 /// the program's buffers, when any) and each core's class and global-memory bases.
-fn tables(text: &mut Text, program: &Program, scratch: u64) {
+fn tables(text: &mut Text, program: &Program, scratch: u64, room: u64) {
     let block_dim = program.cores.iter().map(|c| c.core + 1).max().unwrap_or(0);
-    let ub = offsets::scratch_address(program) + strided::scratch_bytes(program);
+    let ub = offsets::scratch_address(program) + strided::scratch_bytes(program, room);
     text.line(format!("constexpr uint32_t BLOCK_DIM = {block_dim};"));
     if scratch > 0 {
         text.comment("The advanced math calls' temporary buffer, past the program's buffers.");
@@ -231,12 +233,14 @@ fn class_parameters(program: &Program) -> String {
     parameters.join(", ")
 }
 
-/// One core class: its blocks in program order.
+/// One core class: its blocks in program order; `room` is where the UB ends for the
+/// emitter's scratch.
 fn class_function(
     text: &mut Text,
     program: &Program,
     index: usize,
     code: &CoreCode,
+    room: u64,
 ) -> Result<(), Unsupported> {
     let blocks = order::blocks(code)
         .map_err(|e| unsupported(&format!("the flags of core class {index}"), &e.0))?;
@@ -250,13 +254,13 @@ fn class_function(
         match block {
             Block::Straight(steps) => {
                 for step in steps {
-                    instruction(text, program, step, None, &mut tags)?;
+                    instruction(text, program, step, (None, room), &mut tags)?;
                 }
             }
             Block::Loop { count, body } => {
                 text.open(format!("for (uint64_t j = 0; j < {count}; ++j)"));
                 for step in body {
-                    instruction(text, program, step, Some("j"), &mut tags)?;
+                    instruction(text, program, step, (Some("j"), room), &mut tags)?;
                 }
                 text.close("");
             }
@@ -267,12 +271,13 @@ fn class_function(
 }
 
 /// One instruction as one call (or a bounded loop of calls); `iteration` names the
-/// loop variable when inside a run's loop.
+/// loop variable when inside a run's loop, `room` is where the UB ends for the
+/// emitter's scratch.
 fn instruction(
     text: &mut Text,
     program: &Program,
     step: &Step,
-    iteration: Option<&str>,
+    (iteration, room): (Option<&str>, u64),
     tags: &mut Tags,
 ) -> Result<(), Unsupported> {
     // The source's dtype is the one written there before this instruction: an
@@ -311,6 +316,10 @@ fn instruction(
         } => cube::copy_in(text, program, step, iteration),
         Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
         Op::Vector(v) if stepwise::writes(&v) => stepwise::stepwise(text, program, &v),
+        Op::Vector(v @ VectorInstr {
+            kind: VectorKind::Gather(gather),
+            ..
+        }) => gather::gather(text, program, &v, (gather, room)),
         Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
             reduce::reduce(text, program, &v)
         }

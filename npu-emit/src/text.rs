@@ -61,9 +61,11 @@ impl Text {
         }
     }
 
-    /// Appends what a `nested` writer wrote.
+    /// Appends what a `nested` writer wrote, and carries on at its depth (inside the
+    /// blocks it left open).
     pub(crate) fn append(&mut self, other: Text) {
         self.out.push_str(&other.out);
+        self.depth = other.depth;
     }
 
     pub(crate) fn finish(self) -> String {

@@ -10,20 +10,23 @@ use npu_core::program::Program;
 use super::view::View;
 use crate::text::Text;
 
+/// A view as `duplicate` reads it: address, byte strides, C++ type and element size.
+pub(super) type Strided<'v> = (u32, &'v [u64], &'v str, u64);
+
+/// A program's view with its stride table looked up.
+pub(super) fn strided<'p>(program: &'p Program, (address, strides, ty, size): View<'p>) -> Strided<'p> {
+    (address, &program.strides[strides as usize], ty, size)
+}
+
 /// Writes the move of `src` into `dst` over the box `extents` as `Duplicate`s if
 /// `src` has stride 0 along the innermost dimensions, `dst` lies contiguous along
 /// them, and each run starts 32-byte aligned; `false` leaves the move to the caller.
 pub(super) fn duplicate(
     text: &mut Text,
-    program: &Program,
     extents: &[u64],
-    (dst, dst_strides, ty, size): View,
-    (src, src_strides, _, src_size): View,
+    (dst, dst_strides, ty, size): Strided,
+    (src, src_strides, _, src_size): Strided,
 ) -> bool {
-    let (dst_strides, src_strides) = (
-        &program.strides[dst_strides as usize],
-        &program.strides[src_strides as usize],
-    );
     let dims: Vec<(u64, u64, u64)> = extents
         .iter()
         .enumerate()

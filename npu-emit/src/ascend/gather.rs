@@ -1,8 +1,10 @@
-//! `vgather` as `Gather`: the offset table (the `offsets` module writes it on the
-//! scalar unit) holds, for each element of the box, its position in the table's view
-//! plus its index times the table's row bytes. Each index is read and checked on the
-//! scalar unit first: outside the gathered extent the kernel calls `Trap()`, where
-//! the simulator stops with an error, so the gather never reads outside the table.
+//! `vgather` as `Gather`: the offset table holds, for each element of the box, its
+//! position in the table's view plus its index times the table's row bytes. Every
+//! index is checked first: outside the gathered extent the kernel calls `Trap()`,
+//! where the simulator stops with an error, so the gather never reads outside the
+//! table. The `lookup` module writes the table on the vector unit; where it cannot,
+//! the `offsets` module writes it on the scalar unit, each index read and checked
+//! there.
 
 use npu_core::program::{Operand, Program, VectorInstr};
 
@@ -18,7 +20,7 @@ pub(super) fn gather(
     text: &mut Text,
     program: &Program,
     v: &VectorInstr,
-    gather: u8,
+    (gather, room): (u8, u64),
 ) -> Result<(), Unsupported> {
     let construct = format!("{} {}", v.kind.mnemonic(), v.dtype.name());
     let facts = &program.gathers[usize::from(gather)];
@@ -66,18 +68,15 @@ pub(super) fn gather(
         extent: facts.extent,
         row_bytes: facts.row_bytes,
     };
-    text.comment(&format!(
-        "{construct}: each element's index read and checked on the scalar unit"
-    ));
-    let offset = |d: usize| from_strides[d];
-    let table = table(
-        text,
-        program,
-        extents,
-        u64::from(from - base),
-        offset,
-        Some(&lookup),
-    );
+    let start = u64::from(from - base);
+    text.comment(&format!("{construct}: offsets from the index tile"));
+    let table = match super::lookup::table(text, program, v, facts, (start, room)) {
+        Some(table) => table,
+        None => {
+            text.comment("each element's index read and checked on the scalar unit");
+            table(text, program, extents, start, |d| from_strides[d], Some(&lookup))
+        }
+    };
     let count: u64 = extents.iter().product();
     gather_calls(text, (ty, size), (u64::from(v.dst), base, table), count);
     text.close("");

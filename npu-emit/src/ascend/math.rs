@@ -48,8 +48,9 @@ pub(super) fn scratch_bytes(program: &Program, target: &Target) -> Result<u64, U
         }
     }
     // Past the program's buffers and the offset table of `strided`, if any.
-    let start = super::offsets::scratch_address(program) + super::strided::scratch_bytes(program);
     let room = target.ub_planned(program.selects);
+    let start =
+        super::offsets::scratch_address(program) + super::strided::scratch_bytes(program, room);
     if bytes > 0 && start + bytes > room {
         return Err(unsupported(
             &format!("an advanced math call's {bytes} B temporary buffer"),

@@ -1,5 +1,5 @@
 //! The offset table a `Gather` reads: where it lives (in scratch after the program's
-//! buffers), how it is written on the scalar unit, the lookup a `vgather` adds to
+//! buffers), how it is written (on the vector unit or the scalar unit), the lookup a `vgather` adds to
 //! each offset, and what `Gather` requires of its destination. Both the strided moves
 //! and `vgather` write through it, so it is a leaf neither depends on the other for.
 
@@ -75,10 +75,11 @@ pub(super) fn table(
 
 /// Writes the offset table of a box with no lookup on the vector unit, if every run
 /// after the first starts 32-byte aligned: the innermost dimension as
-/// `CreateVecIndex` times its stride plus `start`, then each dimension further out
+/// `CreateVecIndex` times its stride plus `start` (a `Duplicate` of `start` where
+/// the stride is 0), then each dimension further out
 /// as that much of the table again, moved on by its stride (`Adds`), once per step.
 /// The offsets are below the UB's size, so their int32 and uint32 bits agree.
-fn vector_table(
+pub(super) fn vector_table(
     text: &mut Text,
     program: &Program,
     extents: &[u64],
@@ -102,18 +103,25 @@ fn vector_table(
     let at = scratch_address(program);
     let view = |offset: u64| format!("ub[{}].ReinterpretCast<int32_t>()", at + offset * 4);
     text.comment("the offset table, built on the vector unit");
-    text.line(format!(
-        "AscendC::CreateVecIndex({}, static_cast<int32_t>(0), {inner});",
-        view(0)
-    ));
-    text.line(format!(
-        "AscendC::Muls({0}, {0}, static_cast<int32_t>({inner_stride}), {inner});",
-        view(0)
-    ));
-    text.line(format!(
-        "AscendC::Adds({0}, {0}, static_cast<int32_t>({start}), {inner});",
-        view(0)
-    ));
+    if inner_stride == 0 {
+        text.line(format!(
+            "AscendC::Duplicate({}, static_cast<int32_t>({start}), {inner});",
+            view(0)
+        ));
+    } else {
+        text.line(format!(
+            "AscendC::CreateVecIndex({}, static_cast<int32_t>(0), {inner});",
+            view(0)
+        ));
+        text.line(format!(
+            "AscendC::Muls({0}, {0}, static_cast<int32_t>({inner_stride}), {inner});",
+            view(0)
+        ));
+        text.line(format!(
+            "AscendC::Adds({0}, {0}, static_cast<int32_t>({start}), {inner});",
+            view(0)
+        ));
+    }
     let mut run = inner;
     for &(len, step) in outer.iter().rev() {
         text.open(format!("for (uint32_t g = 1; g < {len}; ++g)"));

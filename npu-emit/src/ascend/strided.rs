@@ -15,13 +15,12 @@
 //!   bytes.
 //!
 //! The table (the `offsets` module) lives in scratch after the program's buffers
-//! (`scratch_bytes` says how much the kernel reserves). It is written on the scalar unit between a `V_S` flag
-//! (earlier vector calls, the last `Gather` among them, are done with it) and an `S_V`
-//! flag (the `Gather` waits for it): the emitter's own flags, id 0 of pipe pairs the
-//! program does not use, as `reduce` uses them. Writing the table element by element
-//! on the scalar unit is slow on the device and exact; building it with vector calls
-//! once per kernel is future work.
-
+//! (`scratch_bytes` says how much the kernel reserves). The vector unit builds it where
+//! it is a sum of arithmetic runs whose every run after the first is whole blocks;
+//! otherwise it is written on the scalar unit between a `V_S` flag (earlier vector
+//! calls, the last `Gather` among them, are done with it) and an `S_V` flag (the
+//! `Gather` waits for it): the emitter's own flags, id 0 of pipe pairs the program
+//! does not use, as `reduce` uses them.
 use npu_core::program::{Op, Operand, Pipe, Program, VectorInstr, VectorKind};
 
 use super::names::unsupported;
@@ -37,14 +36,15 @@ const REPEAT_BYTES: u64 = 256;
 const MAX_REPEATS: u64 = 255;
 
 /// Bytes of scratch the kernel reserves after the program's buffers: the largest
-/// offset table one of its moves or gathers may need (4 bytes an element).
-pub(super) fn scratch_bytes(program: &Program) -> u64 {
+/// offset table one of its moves or gathers may need (4 bytes an element), or what
+/// a vector form needs that fits below `room`.
+pub(super) fn scratch_bytes(program: &Program, room: u64) -> u64 {
     program
         .classes
         .iter()
         .flat_map(|code| &code.streams[Pipe::V.index()])
         .filter_map(|instr| match instr.op {
-            Op::Vector(v) => scratch_of(program, &v),
+            Op::Vector(v) => scratch_of(program, &v, room),
             _ => None,
         })
         .max()
@@ -120,7 +120,12 @@ pub(super) fn stage(text: &mut Text, program: &Program, v: &VectorInstr, operand
     for operand in staged {
         let (src, src_strides, ty, size) = operands[operand];
         let staging = (at, v.dst_strides, ty, size);
-        if !super::broadcast::duplicate(text, program, extents, staging, operands[operand]) {
+        if !super::broadcast::duplicate(
+            text,
+            extents,
+            super::broadcast::strided(program, staging),
+            super::broadcast::strided(program, operands[operand]),
+        ) {
             let strides = &program.strides[src_strides as usize];
             let base = src / 32 * 32;
             text.comment(&format!(
@@ -237,11 +242,14 @@ fn span(extents: &[u64], strides: &[u64]) -> u64 {
 
 /// The scratch one instruction needs: its offset table, and after it its staged
 /// sources; or a max or min fold's partials (`whole_reduce`).
-fn scratch_of(program: &Program, v: &VectorInstr) -> Option<u64> {
+fn scratch_of(program: &Program, v: &VectorInstr, room: u64) -> Option<u64> {
     if let Some(bytes) = super::whole_reduce::scratch(program, v) {
         return Some(bytes);
     }
     let table = u64::from(v.elements) * 4;
+    if let VectorKind::Gather(_) = v.kind {
+        return Some(super::lookup::scratch(program, v, room).map_or(table, |bytes| bytes.max(table)));
+    }
     if needs_table(program, v) {
         return Some(table);
     }

@@ -24,9 +24,6 @@ pub(super) fn vector(
     v: &VectorInstr,
     source_dtype: Dtype,
 ) -> Result<(), Unsupported> {
-    if let VectorKind::Gather(gather) = v.kind {
-        return super::gather::gather(text, program, v, gather);
-    }
     let construct = || format!("{} {}", v.kind.mnemonic(), v.dtype.name());
     let (Some(ty), Some(source_ty)) = (c_type(v.dtype), c_type(source_dtype)) else {
         return Err(unsupported(
@@ -62,7 +59,12 @@ pub(super) fn vector(
         Ok(flat) => flat,
         Err(_) if call == "DataCopy" => {
             let extents = &program.boxes[v.shape as usize];
-            if super::broadcast::duplicate(text, program, extents, operands[0], operands[1]) {
+            if super::broadcast::duplicate(
+                text,
+                extents,
+                super::broadcast::strided(program, operands[0]),
+                super::broadcast::strided(program, operands[1]),
+            ) {
                 return Ok(());
             }
             return super::strided::gather_move(text, program, v, &operands);

@@ -85,8 +85,8 @@ const TRANSPOSE: &str = "kernel mutant(x: [f32; 64, 32]) -> y: [f32; 32, 64] {
     target ascend910b;
     schedule s { split j by 8; split i by 64; stage x, y in ub depth 1; }";
 
-/// A gather through an index tile: its offset table is written on the scalar unit,
-/// each index read and checked there.
+/// A gather through an index tile: the vector unit checks the indices (the scalar
+/// unit reads their bounds) and writes the offsets.
 const GATHER: &str = "kernel mutant(x: [f32; 512], idx: [i32; 4096]) -> y: [f32; 4096] {
         y[i] = x[idx[i]];
     }
@@ -192,16 +192,21 @@ const MUTANTS: &[Mutation] = &[
         |t| edit_number_after(t, "static_cast<int32_t>(g * ", 1, |n| n + 4),
     ),
     (
-        "a wrong row size in a gather's offset table",
-        GATHER,
-        |t| edit_number_after(t, "row * ", 1, |n| n + 4),
-    ),
-    (
-        "a dropped flag before a gather reads its table",
+        "a wrong row size in a gather's offsets",
         GATHER,
         |t| {
-            let t = drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::S_V>", 1)?;
-            drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::S_V>", 1)
+            // The last `Muls` scales the indices (any before it, a position table's stride).
+            let at = t.rfind("AscendC::Muls(")?;
+            let tail = edit_number_after(&t[at..], "static_cast<int32_t>(", 1, |n| n + 4)?;
+            Some(format!("{}{tail}", &t[..at]))
+        },
+    ),
+    (
+        "a dropped flag before the scalar unit reads a gather's index bounds",
+        GATHER,
+        |t| {
+            let t = drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::V_S>", 1)?;
+            drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::V_S>", 1)
         },
     ),
     ("a wrong block stride of a masked Duplicate", PAD, |t| {

@@ -1,0 +1,197 @@
+//! A `vgather`'s offsets on the vector unit: each element's position in the table's
+//! view (the `offsets` module's vector table) plus its index times the table's row
+//! bytes, every index checked first.
+//!
+//! The check needs only the smallest and the largest index: the indices (int32) are
+//! cast to float, where the order of integers is kept and no index outside
+//! `0..extent` (with `extent` below 2^24) rounds into it, and folded with
+//! `WholeReduceMin` and `WholeReduceMax`, 64 a repeat, level by level, each level
+//! padded with the in-range index 0. The scalar unit reads the two values and calls
+//! `Trap()` when either is outside, as the scalar table does for each element; then
+//! `Muls` scales the indices by the row bytes and `Add` adds them to the positions.
+//! An index view that repeats one index along its innermost dimensions (a row of an
+//! embedding) is first spread over the box by `Duplicate`s (the `broadcast` module).
+//!
+//! Scratch, from the offset table on: the table (int32, one per element), the spread
+//! or scaled indices (int32), the indices as floats (padded to whole repeats) and two
+//! buffers the levels alternate between.
+
+use npu_core::Dtype;
+use npu_core::program::{Gather, Operand, Program, VectorInstr};
+
+use super::broadcast::{Strided, duplicate};
+use super::offsets::{scratch_address, vector_table};
+use crate::text::Text;
+
+/// Elements of one repeat of 32-bit values.
+const PER_REPEAT: u64 = 64;
+
+/// The most repeats one call folds.
+const MAX_REPEATS: u64 = 255;
+
+/// Where each part of the scratch starts, from the program's scratch address.
+struct Layout {
+    count: u64,
+    table: u64,
+    indices: u64,
+    floats: u64,
+    /// Two buffers for the smallest index's levels, two for the largest's.
+    levels: [u64; 4],
+    end: u64,
+}
+
+fn layout(program: &Program, count: u64) -> Layout {
+    let block = |bytes: u64| bytes.div_ceil(32) * 32;
+    let padded = count.div_ceil(PER_REPEAT) * PER_REPEAT;
+    let level = block(padded.div_ceil(PER_REPEAT).div_ceil(PER_REPEAT) * PER_REPEAT * 4);
+    let table = scratch_address(program);
+    let indices = table + block(count * 4);
+    let floats = indices + block(count * 4);
+    let first = floats + padded * 4;
+    Layout {
+        count,
+        table,
+        indices,
+        floats,
+        levels: [first, first + level, first + 2 * level, first + 3 * level],
+        end: first + 4 * level,
+    }
+}
+
+/// The scratch a `vgather` written here needs, in bytes past the scratch address;
+/// `None` when it would not end by `room`, or a level would take more repeats than
+/// a call has.
+pub(super) fn scratch(program: &Program, v: &VectorInstr, room: u64) -> Option<u64> {
+    let count = u64::from(v.elements);
+    let layout = layout(program, count);
+    (count.div_ceil(PER_REPEAT) <= MAX_REPEATS && layout.end <= room)
+        .then_some(layout.end - layout.table)
+}
+
+/// Opens a block and writes the offsets of `v` (a `vgather` through `facts`) into the
+/// table at the scratch address if the vector unit can: int32 indices, a position
+/// table the vector unit builds, an index view laid out as the destination or
+/// repeating along its innermost dimensions. Returns the table's name; `None` (with
+/// nothing written) leaves the table to the scalar unit.
+pub(super) fn table(
+    text: &mut Text,
+    program: &Program,
+    v: &VectorInstr,
+    facts: &Gather,
+    (start, room): (u64, u64),
+) -> Option<&'static str> {
+    let (Operand::Ub { strides, .. }, Operand::Ub { address, strides: index_strides }) =
+        (v.src[0], v.src[1])
+    else {
+        return None;
+    };
+    let extents = &program.boxes[v.shape as usize];
+    let count: u64 = extents.iter().product();
+    if facts.index_dtype != Dtype::I32 || facts.extent >= 1 << 24 || scratch(program, v, room).is_none() {
+        return None;
+    }
+    let layout = layout(program, count);
+    let mut attempt = text.nested();
+    attempt.open("");
+    attempt.line(format!(
+        "const AscendC::LocalTensor<uint32_t> offsets = ub[{}].ReinterpretCast<uint32_t>();",
+        layout.table
+    ));
+    let position = &program.strides[strides as usize];
+    if !vector_table(&mut attempt, program, extents, start, &|d| position[d]) {
+        return None;
+    }
+    let index_view = (address, program.strides[index_strides as usize].as_slice());
+    let indices = spread(&mut attempt, extents, &layout, index_view)?;
+    attempt.comment("every index checked: the smallest and the largest, folded on the vector unit");
+    let view = |at: u64, ty: &str| format!("ub[{at}].ReinterpretCast<{ty}>()");
+    attempt.line(format!(
+        "AscendC::Duplicate({}, 0.0f, {});",
+        view(layout.floats, "float"),
+        count.div_ceil(PER_REPEAT) * PER_REPEAT
+    ));
+    attempt.line(format!(
+        "AscendC::Cast({}, {}, AscendC::RoundMode::CAST_RINT, {count});",
+        view(layout.floats, "float"),
+        view(indices, "int32_t")
+    ));
+    let low = fold(&mut attempt, &layout, "WholeReduceMin", 0);
+    let high = fold(&mut attempt, &layout, "WholeReduceMax", 2);
+    check(&mut attempt, (low, high), facts.extent);
+    let (scaled, table) = (view(layout.indices, "int32_t"), view(layout.table, "int32_t"));
+    attempt.line(format!(
+        "AscendC::Muls({scaled}, {}, static_cast<int32_t>({}), {count});",
+        view(indices, "int32_t"),
+        facts.row_bytes
+    ));
+    attempt.line(format!("AscendC::Add({table}, {table}, {scaled}, {count});"));
+    text.append(attempt);
+    Some("offsets")
+}
+
+/// Where the indices lie laid out as the box: in place when the view already is, else
+/// spread into the indices' scratch by `Duplicate`s; `None` when neither.
+fn spread(
+    text: &mut Text,
+    extents: &[u64],
+    layout: &Layout,
+    (address, strides): (u32, &[u64]),
+) -> Option<u64> {
+    let mut dense = vec![0; extents.len()];
+    let mut step = 4;
+    for d in (0..extents.len()).rev() {
+        dense[d] = step;
+        step *= extents[d];
+    }
+    let laid_out = (0..extents.len()).all(|d| extents[d] == 1 || strides[d] == dense[d]);
+    if laid_out && address % 32 == 0 {
+        return Some(u64::from(address));
+    }
+    let target = u32::try_from(layout.indices).ok()?;
+    let to: Strided = (target, &dense, "int32_t", 4);
+    let from: Strided = (address, strides, "int32_t", 4);
+    duplicate(text, extents, to, from).then_some(layout.indices)
+}
+
+/// Folds the float indices to one value with `call`, level by level (64 a repeat,
+/// each level padded with 0 to whole repeats) in the level buffers `first` and
+/// `first + 1`; returns where the value lies.
+fn fold(text: &mut Text, layout: &Layout, call: &str, first: usize) -> u64 {
+    let mut n = layout.count.div_ceil(PER_REPEAT) * PER_REPEAT;
+    let mut from = layout.floats;
+    let mut level = 0;
+    loop {
+        let repeats = n / PER_REPEAT;
+        let to = layout.levels[first + level % 2];
+        let padded = repeats.div_ceil(PER_REPEAT) * PER_REPEAT;
+        if repeats > 1 {
+            text.line(format!(
+                "AscendC::Duplicate(ub[{to}].ReinterpretCast<float>(), 0.0f, {padded});"
+            ));
+        }
+        text.line(format!(
+            "AscendC::{call}(ub[{to}].ReinterpretCast<float>(), ub[{from}].ReinterpretCast<float>(), {PER_REPEAT}, {repeats}, 1, 1, 8, AscendC::ReduceOrder::ORDER_ONLY_VALUE);"
+        ));
+        if repeats == 1 {
+            return to;
+        }
+        (n, from, level) = (padded, to, level + 1);
+    }
+}
+
+/// The scalar unit reads the smallest and the largest index and stops the kernel
+/// when either lies outside `0..extent`.
+fn check(text: &mut Text, (low, high): (u64, u64), extent: u64) {
+    text.line("AscendC::SetFlag<AscendC::HardEvent::V_S>(0);");
+    text.line("AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);");
+    let value = |at: u64| format!("ub.ReinterpretCast<float>().GetValue({})", at / 4);
+    text.open(format!(
+        "if ({} < 0.0f || {} >= {extent}.0f)",
+        value(low),
+        value(high)
+    ));
+    text.line("AscendC::Trap();");
+    text.close("");
+    text.line("AscendC::SetFlag<AscendC::HardEvent::S_V>(0);");
+    text.line("AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);");
+}

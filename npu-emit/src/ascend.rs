@@ -316,10 +316,12 @@ fn instruction(
         } => cube::copy_in(text, program, step, iteration),
         Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
         Op::Vector(v) if stepwise::writes(&v) => stepwise::stepwise(text, program, &v),
-        Op::Vector(v @ VectorInstr {
-            kind: VectorKind::Gather(gather),
-            ..
-        }) => gather::gather(text, program, &v, (gather, room)),
+        Op::Vector(
+            v @ VectorInstr {
+                kind: VectorKind::Gather(gather),
+                ..
+            },
+        ) => gather::gather(text, program, &v, (gather, room)),
         Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
             reduce::reduce(text, program, &v)
         }

@@ -14,7 +14,10 @@ use crate::text::Text;
 pub(super) type Strided<'v> = (u32, &'v [u64], &'v str, u64);
 
 /// A program's view with its stride table looked up.
-pub(super) fn strided<'p>(program: &'p Program, (address, strides, ty, size): View<'p>) -> Strided<'p> {
+pub(super) fn strided<'p>(
+    program: &'p Program,
+    (address, strides, ty, size): View<'p>,
+) -> Strided<'p> {
     (address, &program.strides[strides as usize], ty, size)
 }
 

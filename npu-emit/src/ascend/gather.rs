@@ -74,7 +74,14 @@ pub(super) fn gather(
         Some(table) => table,
         None => {
             text.comment("each element's index read and checked on the scalar unit");
-            table(text, program, extents, start, |d| from_strides[d], Some(&lookup))
+            table(
+                text,
+                program,
+                extents,
+                start,
+                |d| from_strides[d],
+                Some(&lookup),
+            )
         }
     };
     let count: u64 = extents.iter().product();

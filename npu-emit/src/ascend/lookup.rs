@@ -80,14 +80,22 @@ pub(super) fn table(
     facts: &Gather,
     (start, room): (u64, u64),
 ) -> Option<&'static str> {
-    let (Operand::Ub { strides, .. }, Operand::Ub { address, strides: index_strides }) =
-        (v.src[0], v.src[1])
+    let (
+        Operand::Ub { strides, .. },
+        Operand::Ub {
+            address,
+            strides: index_strides,
+        },
+    ) = (v.src[0], v.src[1])
     else {
         return None;
     };
     let extents = &program.boxes[v.shape as usize];
     let count: u64 = extents.iter().product();
-    if facts.index_dtype != Dtype::I32 || facts.extent >= 1 << 24 || scratch(program, v, room).is_none() {
+    if facts.index_dtype != Dtype::I32
+        || facts.extent >= 1 << 24
+        || scratch(program, v, room).is_none()
+    {
         return None;
     }
     let layout = layout(program, count);
@@ -118,13 +126,18 @@ pub(super) fn table(
     let low = fold(&mut attempt, &layout, "WholeReduceMin", 0);
     let high = fold(&mut attempt, &layout, "WholeReduceMax", 2);
     check(&mut attempt, (low, high), facts.extent);
-    let (scaled, table) = (view(layout.indices, "int32_t"), view(layout.table, "int32_t"));
+    let (scaled, table) = (
+        view(layout.indices, "int32_t"),
+        view(layout.table, "int32_t"),
+    );
     attempt.line(format!(
         "AscendC::Muls({scaled}, {}, static_cast<int32_t>({}), {count});",
         view(indices, "int32_t"),
         facts.row_bytes
     ));
-    attempt.line(format!("AscendC::Add({table}, {table}, {scaled}, {count});"));
+    attempt.line(format!(
+        "AscendC::Add({table}, {table}, {scaled}, {count});"
+    ));
     text.append(attempt);
     Some("offsets")
 }

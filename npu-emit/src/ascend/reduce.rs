@@ -147,7 +147,8 @@ fn across_outputs(text: &mut Text, program: &Program, v: &VectorInstr, op: Reduc
         (v.dst, v.dst_strides, ty, size),
         (address, strides, ty, size),
     ];
-    let laid_out = flatten(program, v, &operands).is_ok_and(|(loops, _)| aligned(&operands, &loops));
+    let laid_out =
+        flatten(program, v, &operands).is_ok_and(|(loops, _)| aligned(&operands, &loops));
     if accumulator != v.dtype || !laid_out {
         return false;
     }

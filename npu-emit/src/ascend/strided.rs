@@ -23,6 +23,7 @@
 //! does not use, as `reduce` uses them.
 use npu_core::program::{Op, Operand, Pipe, Program, VectorInstr, VectorKind};
 
+use super::broadcast::{duplicate, strided};
 use super::names::unsupported;
 use super::offsets::{destination, gather_calls, scratch_address, table};
 use super::view::{Dim, View, aligned};
@@ -120,12 +121,8 @@ pub(super) fn stage(text: &mut Text, program: &Program, v: &VectorInstr, operand
     for operand in staged {
         let (src, src_strides, ty, size) = operands[operand];
         let staging = (at, v.dst_strides, ty, size);
-        if !super::broadcast::duplicate(
-            text,
-            extents,
-            super::broadcast::strided(program, staging),
-            super::broadcast::strided(program, operands[operand]),
-        ) {
+        let from = strided(program, operands[operand]);
+        if !duplicate(text, extents, strided(program, staging), from) {
             let strides = &program.strides[src_strides as usize];
             let base = src / 32 * 32;
             text.comment(&format!(
@@ -190,8 +187,24 @@ fn contiguous(program: &Program, extents: &[u64], (address, strides, _, size): V
     laid_out && address.is_multiple_of(32)
 }
 
+/// A move the count form cannot write: a broadcast along the innermost dimensions
+/// as `Duplicate`s, any other as `Gather`.
+pub(super) fn strided_move(
+    text: &mut Text,
+    program: &Program,
+    v: &VectorInstr,
+    operands: &[View],
+) -> Result<(), Unsupported> {
+    let extents = &program.boxes[v.shape as usize];
+    let (dst, src) = (strided(program, operands[0]), strided(program, operands[1]));
+    if duplicate(text, extents, dst, src) {
+        return Ok(());
+    }
+    gather_move(text, program, v, operands)
+}
+
 /// A move of any source view into a contiguous, aligned destination, as `Gather`.
-pub(super) fn gather_move(
+fn gather_move(
     text: &mut Text,
     program: &Program,
     v: &VectorInstr,
@@ -248,7 +261,9 @@ fn scratch_of(program: &Program, v: &VectorInstr, room: u64) -> Option<u64> {
     }
     let table = u64::from(v.elements) * 4;
     if let VectorKind::Gather(_) = v.kind {
-        return Some(super::lookup::scratch(program, v, room).map_or(table, |bytes| bytes.max(table)));
+        return Some(
+            super::lookup::scratch(program, v, room).map_or(table, |bytes| bytes.max(table)),
+        );
     }
     if needs_table(program, v) {
         return Some(table);

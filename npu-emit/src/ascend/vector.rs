@@ -58,16 +58,7 @@ pub(super) fn vector(
     let (loops, count) = match flatten(program, v, &operands) {
         Ok(flat) => flat,
         Err(_) if call == "DataCopy" => {
-            let extents = &program.boxes[v.shape as usize];
-            if super::broadcast::duplicate(
-                text,
-                extents,
-                super::broadcast::strided(program, operands[0]),
-                super::broadcast::strided(program, operands[1]),
-            ) {
-                return Ok(());
-            }
-            return super::strided::gather_move(text, program, v, &operands);
+            return super::strided::strided_move(text, program, v, &operands);
         }
         Err(error) => return Err(error),
     };

@@ -67,7 +67,11 @@ fn plan(program: &Program, v: &VectorInstr) -> Option<Plan> {
         return None;
     };
     let floats = v.dtype.is_float() && accumulator.is_float();
-    if !floats || !accumulator.holds(v.dtype) || c_type(v.dtype).is_none() || c_type(accumulator).is_none() {
+    if !floats
+        || !accumulator.holds(v.dtype)
+        || c_type(v.dtype).is_none()
+        || c_type(accumulator).is_none()
+    {
         return None;
     }
     let size = v.dtype.size();
@@ -190,7 +194,14 @@ pub(super) fn whole_reduce(text: &mut Text, program: &Program, v: &VectorInstr) 
                 fold(text, to, from, tail, plan.padded, rep);
             }
             let table_rep = plan.padded * plan.size / 32;
-            fold(text, values.to_string(), table.to_string(), plan.chunks, 1, table_rep);
+            fold(
+                text,
+                values.to_string(),
+                table.to_string(),
+                plan.chunks,
+                1,
+                table_rep,
+            );
         }
         first += rows;
     }
@@ -212,7 +223,7 @@ fn combine_rows(
     (dst, values): (String, u64),
     (ty, acc_ty, combine): (&str, &str, &str),
 ) {
-    let aligned = v.dst % 32 == 0 && plan.outer.iter().all(|(_, d, _)| d % 32 == 0);
+    let aligned = v.dst.is_multiple_of(32) && plan.outer.iter().all(|(_, d, _)| d % 32 == 0);
     if ty == acc_ty && aligned && (plan.rows == 1 || plan.dst_row == plan.size) {
         let acc = format!("ub[{dst}].ReinterpretCast<{ty}>()");
         text.line(format!(

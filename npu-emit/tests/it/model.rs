@@ -8,6 +8,46 @@
 /// `Ok(printed)` or `Err(part of the model's message)`.
 const CASES: &[crate::support::ModelCase] = &[
     (
+        // Two repeats of 8 of 64 floats, 2 blocks apart: each folds to its largest
+        // (a NaN gives the other; +0 above -0), written one element apart; the
+        // smallest likewise.
+        "whole_reduce_folds_each_repeat_to_one_value",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         float v[16] = {1, -3, NAN, 7, 2, 0, 5, -1, -0.0f, 0.0f, NAN, NAN, NAN, NAN, NAN, NAN};
+         std::memcpy(&core.ub[0], v, 32); std::memcpy(&core.ub[64], v + 8, 32);
+         AscendC::WholeReduceMax(f[64], f[0], 8, 2, 1, 1, 2, AscendC::ReduceOrder::ORDER_ONLY_VALUE);
+         AscendC::WholeReduceMin(f[72], f[0], 8, 2, 1, 1, 2, AscendC::ReduceOrder::ORDER_ONLY_VALUE);
+         float r[4]; std::memcpy(r, &core.ub[256], 8); std::memcpy(r + 2, &core.ub[288], 8);
+         std::printf(\"%g %g %g %g %d\", r[0], r[1], r[2], r[3], std::signbit(r[3]) ? 1 : 0);",
+        Ok("7 0 -3 -0 1"),
+    ),
+    (
+        "whole_reduce_with_a_mask_past_one_repeat_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::WholeReduceMax(f[64], f[0], 65, 1, 1, 1, 8, AscendC::ReduceOrder::ORDER_ONLY_VALUE);",
+        Err("mask 65"),
+    ),
+    (
+        "whole_reduce_with_value_and_index_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::WholeReduceMin(f[64], f[0], 8, 1, 1, 1, 8);",
+        Err("ORDER_ONLY_VALUE only"),
+    ),
+    (
+        "whole_reduce_from_an_unaligned_source_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::WholeReduceMax(f[64], f[1], 8, 1, 1, 1, 8, AscendC::ReduceOrder::ORDER_ONLY_VALUE);",
+        Err("does not start 32-byte aligned"),
+    ),
+    (
+        "create_vec_index_counts_up_from_the_first_value",
+        "AscendC::LocalTensor<int32_t> w = buffer.Get<int32_t>();
+         AscendC::CreateVecIndex(w[0], int32_t(5), 10);
+         int32_t r[10]; std::memcpy(r, &core.ub[0], 40);
+         std::printf(\"%d %d %d\", r[0], r[1], r[9]);",
+        Ok("5 6 14"),
+    ),
+    (
         // An int32 product keeps its low 32 bits (65536 * 65537 = 2^32 + 65536), an
         // int16 sum wraps, and And on int16 is bitwise.
         "integer_calls_wrap",

@@ -191,16 +191,12 @@ const MUTANTS: &[Mutation] = &[
         TRANSPOSE,
         |t| edit_number_after(t, "static_cast<int32_t>(g * ", 1, |n| n + 4),
     ),
-    (
-        "a wrong row size in a gather's offsets",
-        GATHER,
-        |t| {
-            // The last `Muls` scales the indices (any before it, a position table's stride).
-            let at = t.rfind("AscendC::Muls(")?;
-            let tail = edit_number_after(&t[at..], "static_cast<int32_t>(", 1, |n| n + 4)?;
-            Some(format!("{}{tail}", &t[..at]))
-        },
-    ),
+    ("a wrong row size in a gather's offsets", GATHER, |t| {
+        // The last `Muls` scales the indices (any before it, a position table's stride).
+        let at = t.rfind("AscendC::Muls(")?;
+        let tail = edit_number_after(&t[at..], "static_cast<int32_t>(", 1, |n| n + 4)?;
+        Some(format!("{}{tail}", &t[..at]))
+    }),
     (
         "a dropped flag before the scalar unit reads a gather's index bounds",
         GATHER,

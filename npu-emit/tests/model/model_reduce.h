@@ -65,20 +65,16 @@ void whole_reduce(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor
 
 namespace AscendC {
 
-template <typename T>
-void WholeReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t mask, const int32_t repeatTime,
-                    const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,
-                    ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {
-    npu_model::whole_reduce<T>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order,
-                               "WholeReduceMax", npu_model::max_of);
-}
-
-template <typename T>
-void WholeReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t mask, const int32_t repeatTime,
-                    const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,
-                    ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {
-    npu_model::whole_reduce<T>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order,
-                               "WholeReduceMin", npu_model::min_of);
-}
+#define NPU_MODEL_WHOLE_REDUCE(name, fold)                                                                         \
+    template <typename T>                                                                                          \
+    void name(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t mask, const int32_t repeatTime, \
+              const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,                  \
+              ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {                                                \
+        npu_model::whole_reduce<T>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order,   \
+                                   #name, fold);                                                                   \
+    }
+NPU_MODEL_WHOLE_REDUCE(WholeReduceMax, npu_model::max_of)
+NPU_MODEL_WHOLE_REDUCE(WholeReduceMin, npu_model::min_of)
+#undef NPU_MODEL_WHOLE_REDUCE
 
 }  // namespace AscendC

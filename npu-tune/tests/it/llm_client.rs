@@ -76,7 +76,10 @@ fn good_reply() {
         body.get("n").is_none(),
         "n is sent only when above 1: {body}"
     );
-    assert!(body.get("seed").is_none(), "no seed unless one is set: {body}");
+    assert!(
+        body.get("seed").is_none(),
+        "no seed unless one is set: {body}"
+    );
 }
 
 /// With a seed set, request `r` carries `seed + r`, retries counted: a second run
@@ -93,7 +96,11 @@ fn a_seed_is_sent_one_more_per_request() {
     let (client, _) = recording_client(config);
     client.complete(&messages(), 1).unwrap();
     client.complete(&messages(), 1).unwrap();
-    let seeds: Vec<serde_json::Value> = server.requests().iter().map(|r| r.body["seed"].clone()).collect();
+    let seeds: Vec<serde_json::Value> = server
+        .requests()
+        .iter()
+        .map(|r| r.body["seed"].clone())
+        .collect();
     assert_eq!(seeds, vec![json!(41), json!(42), json!(43)]);
 }
 

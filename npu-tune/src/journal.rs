@@ -24,8 +24,6 @@
 //! advisory lock on the file, so a second run in the same directory is refused rather
 //! than interleaving its lines.
 
-use std::collections::HashMap;
-use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
@@ -35,10 +33,16 @@ use serde::Serialize;
 
 use crate::record::CandidateRecord;
 
+mod error;
+mod key;
 mod lines;
+mod mismatch;
 
+pub use error::JournalError;
+pub use key::{CandidateKey, completed};
 pub use lines::JournalHeader;
 use lines::{Line, parse};
+pub use mismatch::HeaderMismatch;
 
 /// The journal's file name inside the output directory.
 pub const FILE_NAME: &str = "journal.jsonl";
@@ -47,17 +51,6 @@ pub const FILE_NAME: &str = "journal.jsonl";
 /// FNV-1a, the same on every run and machine.
 pub fn content_hash(bytes: &[u8]) -> String {
     npu_core::variants::fnv1a64(bytes.iter().copied())
-}
-
-/// The first setting in which a journal's header and a run's settings differ.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HeaderMismatch {
-    /// The setting's name: as the header spells it, or `kernel `vmla`'s text hash`.
-    pub setting: String,
-    /// Its value in the journal.
-    pub journal: String,
-    /// Its value in the run that wants to resume.
-    pub requested: String,
 }
 
 /// An open journal, appending to `DIR/journal.jsonl`.
@@ -75,128 +68,12 @@ pub struct Journal {
     unsynced: bool,
 }
 
-/// Which candidate a record is: what the tuning loop looks finished work up by.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CandidateKey {
-    /// The problem's name.
-    pub kernel: String,
-    /// The search: `hand`, the main generator's name, `random` or `grid`.
-    pub generator: String,
-    /// The 0-based round of that search.
-    pub round: u32,
-    /// The 0-based position within the round.
-    pub index: u32,
-}
-
-/// Why a journal could not be opened or resumed.
-#[derive(Debug)]
-pub enum JournalError {
-    /// Creating, reading, renaming or writing the file failed.
-    Io {
-        /// The journal file (where it is a link, the file it leads to).
-        path: PathBuf,
-        /// What failed.
-        source: io::Error,
-    },
-    /// Another process holds the journal open.
-    Locked {
-        /// The journal file.
-        path: PathBuf,
-    },
-    /// A whole line (one that ends in a newline) that is not a journal line.
-    Corrupt {
-        /// The journal file.
-        path: PathBuf,
-        /// 1-based.
-        line: usize,
-        /// 1-based, in bytes; 0 when the problem is the line as a whole.
-        column: usize,
-        /// What is wrong with the line.
-        message: String,
-    },
-    /// The journal was written by a run with other settings.
-    HeaderMismatch {
-        /// The journal file.
-        path: PathBuf,
-        /// The first setting that differs.
-        mismatch: HeaderMismatch,
-    },
-}
-
 /// One line of the journal, as written (borrowing, so appends do not clone).
 #[derive(Serialize)]
 #[serde(rename_all = "lowercase")]
 enum LineRef<'a> {
     Header(&'a JournalHeader),
     Candidate(&'a CandidateRecord),
-}
-
-/// Indexes records by [`CandidateKey`], so the loop can skip finished evaluations. When
-/// a key occurs twice, the later record wins.
-pub fn completed(
-    records: impl IntoIterator<Item = CandidateRecord>,
-) -> HashMap<CandidateKey, CandidateRecord> {
-    records
-        .into_iter()
-        .map(|record| (CandidateKey::of(&record), record))
-        .collect()
-}
-
-impl JournalHeader {
-    /// `Ok` when a journal with this header can be resumed by a run with `requested`
-    /// settings; otherwise the first setting that differs. The simulator's model
-    /// version comes first: a journal of an older npu lacks the hashes too.
-    pub fn matches(&self, requested: &JournalHeader) -> Result<(), HeaderMismatch> {
-        self.settings()
-            .into_iter()
-            .zip(requested.settings())
-            .find(|((_, journal), (_, run))| journal != run)
-            .map_or(Ok(()), |((setting, journal), (_, requested))| {
-                Err(HeaderMismatch {
-                    setting,
-                    journal,
-                    requested,
-                })
-            })
-    }
-
-    /// Every setting as (name, value), in the order [`matches`](Self::matches) compares
-    /// them; the hashes come one per kernel of `self`, so two headers with the same
-    /// kernels list the same names.
-    fn settings(&self) -> Vec<(String, String)> {
-        // Destructured so that a new setting cannot be forgotten here.
-        let JournalHeader {
-            kernels,
-            target,
-            generator,
-            seed,
-            rounds,
-            candidates,
-            kernel_hashes,
-            target_hashes,
-            model_version,
-        } = self;
-        let version = model_version.map_or_else(
-            || "none (a journal of an npu that did not record it)".to_string(),
-            |version| version.to_string(),
-        );
-        let mut settings = vec![
-            ("simulator model version".to_string(), version),
-            ("kernels".to_string(), kernels.join(", ")),
-            ("target".to_string(), target.clone()),
-            ("generator".to_string(), generator.clone()),
-            ("seed".to_string(), seed.to_string()),
-            ("rounds".to_string(), rounds.to_string()),
-            ("candidates".to_string(), candidates.to_string()),
-        ];
-        for (what, hashes) in [("text", kernel_hashes), ("target's content", target_hashes)] {
-            for (index, kernel) in kernels.iter().enumerate() {
-                let hash = hashes.get(index).map_or("none", String::as_str);
-                settings.push((format!("kernel `{kernel}`'s {what} hash"), hash.to_string()));
-            }
-        }
-        settings
-    }
 }
 
 impl Journal {
@@ -451,97 +328,6 @@ impl LineRef<'_> {
     }
 }
 
-impl CandidateKey {
-    /// The key of `kernel`'s candidate `index` in `round` of `generator`'s search.
-    pub fn new(
-        kernel: impl Into<String>,
-        generator: impl Into<String>,
-        round: u32,
-        index: u32,
-    ) -> Self {
-        CandidateKey {
-            kernel: kernel.into(),
-            generator: generator.into(),
-            round,
-            index,
-        }
-    }
-
-    /// The key of the candidate `record` holds.
-    pub fn of(record: &CandidateRecord) -> Self {
-        CandidateKey::new(
-            &*record.kernel,
-            &*record.generator,
-            record.round,
-            record.index,
-        )
-    }
-}
-
-impl fmt::Display for HeaderMismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let HeaderMismatch {
-            setting,
-            journal,
-            requested,
-        } = self;
-        write!(
-            f,
-            "the journal was written with {setting} `{journal}`, this run has {setting} \
-             `{requested}`"
-        )
-    }
-}
-
-impl fmt::Display for JournalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            JournalError::Io { path, source } => write!(f, "journal {}: {source}", path.display()),
-            JournalError::Locked { path } => write!(
-                f,
-                "journal {} is in use by another run; wait for it to finish or use another \
-                 output directory",
-                path.display()
-            ),
-            JournalError::Corrupt {
-                path,
-                line,
-                column,
-                message,
-            } => write!(
-                f,
-                "journal {}:{line}:{column} is not a journal line: {message}; move the file \
-                 away to start afresh",
-                path.display()
-            ),
-            JournalError::HeaderMismatch { path, mismatch } => {
-                // A hash or the model version is no setting a rerun can choose.
-                let choosable = !mismatch.setting.contains("hash")
-                    && mismatch.setting != "simulator model version";
-                let settings = match choosable {
-                    true => "rerun with the journal's settings, or ",
-                    false => "its records are not this run's numbers; rerun ",
-                };
-                write!(
-                    f,
-                    "cannot resume {}: {mismatch}; {settings}without --resume to start afresh \
-                     (the old journal is kept as a backup), or with another --report-dir",
-                    path.display()
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for JournalError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            JournalError::Io { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
-
 /// What resuming from `parsed`, read from `len` bytes, changes in the file.
 fn repair_notes(path: &Path, parsed: &lines::Parsed, len: u64) -> Vec<String> {
     let dropped = len - parsed.good_len;
@@ -602,7 +388,6 @@ fn backup_path(dir: &Path) -> io::Result<PathBuf> {
     Ok(candidate)
 }
 
-/// Makes a new directory entry durable, where the platform allows opening a directory.
 impl Drop for Journal {
     /// Syncs what is left: the end of a run, or an early return on an error.
     fn drop(&mut self) {
@@ -610,85 +395,9 @@ impl Drop for Journal {
     }
 }
 
+/// Makes a new directory entry durable, where the platform allows opening a directory.
 fn sync_directory(dir: &Path) {
     if let Ok(directory) = File::open(dir) {
         let _ = directory.sync_all();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn header_mismatch_names_the_first_setting_that_differs() {
-        let journal = JournalHeader {
-            kernels: vec!["vmla".into(), "softmax".into()],
-            target: "ascend910b".into(),
-            generator: "heuristic".into(),
-            seed: 7,
-            rounds: 3,
-            candidates: 4,
-            kernel_hashes: vec!["fnv1a64:01".into(), "fnv1a64:02".into()],
-            target_hashes: vec!["fnv1a64:03".into(), "fnv1a64:03".into()],
-            model_version: Some(npu_sim::MODEL_VERSION),
-        };
-        assert_eq!(journal.matches(&journal.clone()), Ok(()));
-        let requested = JournalHeader {
-            seed: 8,
-            rounds: 5,
-            ..journal.clone()
-        };
-        let mismatch = journal.matches(&requested).unwrap_err();
-        assert_eq!(
-            mismatch.to_string(),
-            "the journal was written with seed `7`, this run has seed `8`"
-        );
-        let requested = JournalHeader {
-            kernels: vec!["vmla".into()],
-            ..journal.clone()
-        };
-        assert_eq!(
-            journal.matches(&requested).unwrap_err().to_string(),
-            "the journal was written with kernels `vmla, softmax`, this run has kernels `vmla`"
-        );
-        let edited = JournalHeader {
-            kernel_hashes: vec!["fnv1a64:01".into(), "fnv1a64:09".into()],
-            ..journal.clone()
-        };
-        assert_eq!(
-            journal.matches(&edited).unwrap_err().to_string(),
-            "the journal was written with kernel `softmax`'s text hash `fnv1a64:02`, this run has kernel `softmax`'s text hash `fnv1a64:09`"
-        );
-        let retargeted = JournalHeader {
-            target_hashes: vec!["fnv1a64:04".into(), "fnv1a64:03".into()],
-            ..journal.clone()
-        };
-        assert_eq!(
-            journal.matches(&retargeted).unwrap_err().setting,
-            "kernel `vmla`'s target's content hash"
-        );
-        // A journal of an older npu: no version, no hashes; the version is named first.
-        let old = JournalHeader {
-            kernel_hashes: Vec::new(),
-            target_hashes: Vec::new(),
-            model_version: None,
-            ..journal.clone()
-        };
-        assert_eq!(
-            old.matches(&journal).unwrap_err().to_string(),
-            format!(
-                "the journal was written with simulator model version `none (a journal of an npu that did not record it)`, this run has simulator model version `{}`",
-                npu_sim::MODEL_VERSION
-            )
-        );
-        let older = JournalHeader {
-            model_version: Some(0),
-            ..journal.clone()
-        };
-        assert_eq!(
-            older.matches(&journal).unwrap_err().setting,
-            "simulator model version"
-        );
     }
 }

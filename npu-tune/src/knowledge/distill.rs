@@ -22,10 +22,8 @@ use npu_core::ir::{CheckedKernel, KernelClass};
 
 use std::path::Path;
 
-use super::{
-    AUDIT_FILE, BOTTLENECKS, Entry, KnowledgeBase, LEARNED_FILE, PRUNED_FILE, Trigger,
-    ids_outside_learned, read_pruned,
-};
+use super::load::{ids_outside_learned, read_pruned};
+use super::{AUDIT_FILE, BOTTLENECKS, Entry, KnowledgeBase, LEARNED_FILE, PRUNED_FILE, Trigger};
 use crate::record::{CandidateRecord, Verdict};
 
 /// How much faster a correct candidate must be than the previous best to count.

@@ -358,10 +358,22 @@ fn is_cut_header(bytes: &[u8]) -> bool {
     start.starts_with(header_start) || header_start.starts_with(start)
 }
 
-/// Takes the advisory lock on an open journal. File systems without locks are let
-/// through: the lock only guards against a mistake, it is not needed for correctness.
+/// How long a journal's lock is tried before another run is said to hold it: a
+/// process another thread of this one is starting holds a copy of every open file
+/// (and so of the lock of a journal just closed) until it execs, a moment long.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Takes the advisory lock on an open journal, trying for [`LOCK_PATIENCE`]. File
+/// systems without locks are let through: the lock only guards against a mistake,
+/// it is not needed for correctness.
 fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
-    match file.try_lock() {
+    let start = std::time::Instant::now();
+    let mut result = file.try_lock();
+    while matches!(result, Err(fs::TryLockError::WouldBlock)) && start.elapsed() < LOCK_PATIENCE {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        result = file.try_lock();
+    }
+    match result {
         Ok(()) => Ok(()),
         Err(fs::TryLockError::WouldBlock) => Err(JournalError::Locked {
             path: path.to_path_buf(),

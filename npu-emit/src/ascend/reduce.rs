@@ -1,10 +1,10 @@
 //! `vreduce.sum`, `vreduce.max` and `vreduce.min`: on the vector unit where a vector
 //! call keeps the fold's result, else as an order-preserving fold on the scalar unit.
 //!
-//! - A fold whose box runs along outputs innermost (a column sum, a pooling or
-//!   convolution window) is one elementwise `Add`/`Max`/`Min` per reduced position
-//!   into the accumulators, the positions in index order: each step rounds as the
-//!   simulator's does.
+//! - A fold whose box runs along outputs innermost (a column sum, a vector-matrix
+//!   product's fold over the rows) is one elementwise `Add`/`Max`/`Min` per reduced
+//!   position into the accumulators, the positions in index order: each step rounds
+//!   as the simulator's does.
 //! - A max or min along a contiguous run is `WholeReduceMax`/`WholeReduceMin` (the
 //!   `whole_reduce` module): no order changes it.
 //! - Any other fold (a float sum along a contiguous run, above all) runs on the
@@ -18,7 +18,8 @@
 //! scalar unit in the same order, between a `V_S` flag (the vector unit's earlier work
 //! is done) and an `S_V` flag (the vector unit waits for the fold). Those two flags are
 //! the emitter's own, id 0 of pipe pairs the program does not use. It is slow on the
-//! device and exact; a vectorised order-preserving form is future work.
+//! device and exact; a float sum along a contiguous run reaches the vector unit once
+//! the fold order is one vector units keep (issue #38's lane contract).
 
 use npu_core::ir::{BinaryOp, ReduceOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};

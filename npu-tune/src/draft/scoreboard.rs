@@ -174,10 +174,18 @@ pub fn table(scores: &[Score], budget: Budget) -> String {
     out
 }
 
-/// The groups present in `scores`, in table order, and "all".
+/// The groups present in `scores`, in table order (the categories, the fresh
+/// kernels, then any other group, such as the users' set's folders, by name), and
+/// "all".
 fn groups(scores: &[Score]) -> Vec<String> {
     let mut order: Vec<String> = Category::ALL.iter().map(|c| c.name().to_string()).collect();
     order.push(FRESH.to_string());
+    let others: BTreeSet<&str> = scores
+        .iter()
+        .map(|s| s.group.as_str())
+        .filter(|g| !order.iter().any(|o| o == g))
+        .collect();
+    order.extend(others.into_iter().map(str::to_string));
     let mut present: Vec<String> = order
         .into_iter()
         .filter(|g| scores.iter().any(|s| &s.group == g))

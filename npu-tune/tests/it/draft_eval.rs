@@ -171,6 +171,34 @@ fn the_recorded_small_model_run_replays_to_the_readme_table() {
     assert!(readme.contains(&table), "the README shows:\n{table}");
 }
 
+/// The recorded run of the same model on the users' set (`full` variant, 2 rounds of
+/// 2, `--llm-seed 0`), made by the command the README gives, replays offline to the
+/// table the README shows, every group of the set in it.
+#[test]
+fn the_recorded_users_set_run_replays_to_the_readme_table() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixture = root.join("tests/fixtures/draft-eval-users-1.5b.json");
+    let transcript = Transcript::load(fixture).unwrap();
+    let budget = Budget {
+        rounds: 2,
+        candidates: 2,
+    };
+    let set = eval::load_named(&root.join("eval"), eval::USERS).unwrap();
+    let scores = replay(&set, &transcript, &[Variant::Full], budget, true);
+    assert_eq!(scores.len(), set.len(), "every kernel is recorded");
+    for score in &scores {
+        assert_eq!(score.stopped, None, "{}", score.kernel);
+    }
+    let table = scoreboard::table(&scores, budget);
+    let groups: BTreeSet<&str> = set.iter().map(|k| k.group.as_str()).collect();
+    for group in groups {
+        assert!(table.contains(&format!("| {group} |")), "{group} in\n{table}");
+    }
+    insta::assert_snapshot!(table);
+    let readme = std::fs::read_to_string(root.join("../README.md")).unwrap();
+    assert!(readme.contains(&table), "the README shows:\n{table}");
+}
+
 /// `--table drafts.md` writes its scores to `drafts.json`: with `--record drafts.json`
 /// the run is refused before it asks for anything, and the recording is untouched.
 #[test]

@@ -13,7 +13,8 @@ use std::collections::HashMap;
 use proc_macro2::{Ident, Span};
 
 use crate::ast::{KernelDef, TargetRef};
-use crate::diag::{Code, Diagnostic, Diagnostics, list, suggestion};
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::words::{list, suggestion};
 use crate::dtype::Dtype;
 use crate::ir::*;
 use crate::target::Target;

@@ -17,10 +17,7 @@ use proc_macro2::{LineColumn, Span};
 use serde::{Deserialize, Serialize};
 
 mod render;
-mod words;
 
-pub use words::did_you_mean;
-pub(crate) use words::{list, suggestion};
 
 /// The stable code of a diagnostic class. Docs, tests and the knowledge base use these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

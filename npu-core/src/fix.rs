@@ -271,7 +271,7 @@ impl fmt::Display for Fix {
                     depth,
                 } => parts.push(format!(
                     "use depth {depth} for {} in {level}",
-                    crate::diag::list(tensors)
+                    crate::words::list(tensors)
                 )),
                 Edit::Stage {
                     tensors,

@@ -6,7 +6,8 @@
 pub mod generated;
 
 pub use crate::check::{MAX_VARIANTS, check, check_algorithm, resolve_target, vector_op};
-pub use crate::diag::{SpanKey, did_you_mean};
+pub use crate::diag::SpanKey;
+pub use crate::words::did_you_mean;
 pub use crate::dtype::{bf16_from_f64, f16_from_f64};
 pub use crate::encoding::{CHUNK, decode, encode};
 pub use crate::merge;

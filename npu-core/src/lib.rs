@@ -49,6 +49,7 @@ mod schedule;
 pub mod target;
 pub mod validate;
 pub mod variants;
+mod words;
 
 pub use diag::{
     Code, Diagnostic, DiagnosticRecord, Diagnostics, EXCERPT_CHARS, Label, LabelRecord,

@@ -24,7 +24,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use proc_macro2::{Ident, Span};
 
 use crate::ast::{self, KernelDef};
-use crate::diag::{Code, Diagnostic, Diagnostics, SpanKey, list, suggestion};
+use crate::diag::{Code, Diagnostic, Diagnostics, SpanKey};
+use crate::words::{list, suggestion};
 use crate::dtype::Dtype;
 use crate::fix::Edit;
 use crate::ir::*;

@@ -14,7 +14,8 @@ mod view;
 use super::expr::subscripts;
 use super::{Checker, Scope, Ty};
 use crate::ast;
-use crate::diag::{Code, Diagnostic, suggestion};
+use crate::diag::{Code, Diagnostic};
+use crate::words::suggestion;
 use crate::ir::*;
 
 impl Checker<'_> {

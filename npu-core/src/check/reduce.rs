@@ -8,7 +8,8 @@ use proc_macro2::Span;
 
 use super::{Checker, Scope, Ty};
 use crate::ast;
-use crate::diag::{Code, Diagnostic, suggestion};
+use crate::diag::{Code, Diagnostic};
+use crate::words::suggestion;
 use crate::dtype::Dtype;
 use crate::ir::*;
 

@@ -6,7 +6,8 @@ use proc_macro2::Ident;
 
 use super::Checker;
 use crate::ast::{self, KernelDef};
-use crate::diag::{Diagnostic, Diagnostics, list};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::words::list;
 use crate::dtype::Dtype;
 use crate::ir::Tensor;
 use crate::target::Target;

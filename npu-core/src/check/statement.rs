@@ -9,7 +9,8 @@ use super::expr::{resolve_literals, subscripts};
 use super::reduce::reduction_extent;
 use super::{Checker, MAX_ELEMENTS, Scope, Ty, too_many_elements};
 use crate::ast;
-use crate::diag::{Code, Diagnostic, suggestion};
+use crate::diag::{Code, Diagnostic};
+use crate::words::suggestion;
 use crate::ir::*;
 
 impl Checker<'_> {

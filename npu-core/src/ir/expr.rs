@@ -270,6 +270,7 @@ impl Expr {
 
     /// Calls `f` on this node and every node below it, parents first.
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        #[cfg(feature = "walk-counter")]
         WALKED.with(|walked| walked.set(walked.get() + 1));
         f(self);
         match self {
@@ -301,13 +302,16 @@ impl Expr {
     }
 }
 
+#[cfg(feature = "walk-counter")]
 thread_local! {
     static WALKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// How many nodes [`Expr::walk`] has visited on this thread so far: a unit of work
 /// that tests count to show a pass is linear in its input (a count is the same on
-/// every machine; a time is not). Most passes over a checked kernel walk it.
+/// every machine; a time is not). Most passes over a checked kernel walk it. Only with
+/// the `walk-counter` feature, which npu-core's own tests turn on.
+#[cfg(feature = "walk-counter")]
 pub fn walked_nodes() -> u64 {
     WALKED.with(|walked| walked.get())
 }

@@ -6,7 +6,8 @@ use syn::{Ident, LitInt, Token, braced};
 
 use super::leaves::{integer, kw, number};
 use crate::ast::*;
-use crate::diag::{Code, Diagnostic, suggestion};
+use crate::diag::{Code, Diagnostic};
+use crate::words::suggestion;
 
 // schedule_body := IDENT '{' item* '}'
 /// An unknown schedule word is added to `recovered` and its item skipped.
@@ -117,7 +118,7 @@ fn item(input: ParseStream, recovered: &mut Vec<Diagnostic>) -> syn::Result<Vec<
     } else {
         return Err(input.error(format!(
             "expected a schedule item: {}",
-            crate::diag::list(ITEM_KEYWORDS)
+            crate::words::list(ITEM_KEYWORDS)
         )));
     };
     input.parse::<Token![;]>()?;

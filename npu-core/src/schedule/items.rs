@@ -7,7 +7,8 @@ use proc_macro2::Ident;
 
 use super::{Items, ScheduleChecker, StageItem, help, machine, ordered_fold};
 use crate::ast::{self, ItemKind};
-use crate::diag::{Code, Diagnostic, list, suggestion};
+use crate::diag::{Code, Diagnostic};
+use crate::words::{list, suggestion};
 use crate::ir::*;
 use crate::target::Level;
 

@@ -13,7 +13,8 @@ pub(super) use cube::no_matmul_help;
 pub use repeats::max_repeats;
 
 use super::{Collected, ScheduleChecker, StageItem, help};
-use crate::diag::{Code, Diagnostic, list};
+use crate::diag::{Code, Diagnostic};
+use crate::words::list;
 use crate::fix::Edit;
 use crate::ir::*;
 use crate::target::Level;

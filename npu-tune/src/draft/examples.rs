@@ -47,44 +47,26 @@ pub struct Example {
     pub expected: Vec<HostTensor>,
 }
 
-/// How close a computed value must be to the expected one:
-/// `|got - expected| <= atol + rtol * |expected|`, NaN matching NaN and an infinity
-/// only itself. A correct body
-/// may fold a reduction in another order than the examples' author did, so floats
-/// are compared within a tolerance; integers exactly.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tolerance {
-    /// Relative tolerance, a multiple of `|expected|`.
-    pub rtol: f64,
-    /// Absolute tolerance.
-    pub atol: f64,
-}
+/// How close a computed value must be to the expected one: npu-sim's
+/// [`Tolerance`] (`|got - expected| <= absolute + relative * |expected|`, NaN matching
+/// NaN and an infinity only itself), with the drafting defaults of [`tolerance_for`].
+pub use npu_sim::Tolerance;
 
-impl Tolerance {
-    /// The default for a dtype: a few units in the last place of its mantissa for
-    /// floats (f32 1e-5, f16 1e-3, bf16 1e-2, relative and absolute), exact for
-    /// integers.
-    pub fn for_dtype(dtype: Dtype) -> Tolerance {
-        let tol = match dtype {
-            Dtype::F32 => 1e-5,
-            Dtype::F16 => 1e-3,
-            Dtype::Bf16 => 1e-2,
-            _ => 0.0,
-        };
-        Tolerance {
-            rtol: tol,
-            atol: tol,
-        }
-    }
-
-    fn admits(self, expected: f64, got: f64) -> bool {
-        if expected.is_nan() || got.is_nan() {
-            return expected.is_nan() && got.is_nan();
-        }
-        if expected.is_infinite() || got.is_infinite() {
-            return expected == got;
-        }
-        (got - expected).abs() <= self.atol + self.rtol * expected.abs()
+/// The drafting default for a dtype: a few units in the last place of its mantissa for
+/// floats (f32 1e-5, f16 1e-3, bf16 1e-2, relative and absolute), exact for integers.
+/// Looser than the simulator's own figures ([`Tolerance::for_dtype`]), which compare
+/// two computations of one program: examples come from other code, which may fold a
+/// reduction in another order and round elsewhere.
+pub fn tolerance_for(dtype: Dtype) -> Tolerance {
+    let tol = match dtype {
+        Dtype::F32 => 1e-5,
+        Dtype::F16 => 1e-3,
+        Dtype::Bf16 => 1e-2,
+        _ => 0.0,
+    };
+    Tolerance {
+        relative: tol,
+        absolute: tol,
     }
 }
 
@@ -138,12 +120,12 @@ pub fn compare(
 ) -> Option<Mismatch> {
     let outputs = ports.iter().filter(|p| p.output);
     for ((tensor, got), expected) in outputs.zip(got).zip(expected) {
-        let tolerance = tolerance.unwrap_or_else(|| Tolerance::for_dtype(got.dtype()));
+        let tolerance = tolerance.unwrap_or_else(|| tolerance_for(got.dtype()));
         let (got, expected) = (got.values(), expected.values());
         let bad: Vec<usize> = (0..expected.len())
             .filter(|&i| {
                 got.get(i)
-                    .is_none_or(|&g| !tolerance.admits(expected[i], g))
+                    .is_none_or(|&g| !tolerance.allows(expected[i], g))
             })
             .collect();
         let Some(&first) = bad.first() else {
@@ -350,15 +332,15 @@ mod tests {
 
     #[test]
     fn a_tolerance_admits_rounding_and_only_nan_matches_nan() {
-        let f32s = Tolerance::for_dtype(Dtype::F32);
-        assert!(f32s.admits(1000.0, 1000.005));
-        assert!(!f32s.admits(1000.0, 1000.02));
-        assert!(f32s.admits(f64::NAN, f64::NAN));
-        assert!(!f32s.admits(f64::NAN, 0.0));
-        assert!(!f32s.admits(f64::INFINITY, 1e300));
-        assert!(f32s.admits(f64::NEG_INFINITY, f64::NEG_INFINITY));
-        assert!(!Tolerance::for_dtype(Dtype::I32).admits(7.0, 7.000_000_1));
-        assert!(Tolerance::for_dtype(Dtype::Bf16).admits(256.0, 258.0));
+        let f32s = tolerance_for(Dtype::F32);
+        assert!(f32s.allows(1000.0, 1000.005));
+        assert!(!f32s.allows(1000.0, 1000.02));
+        assert!(f32s.allows(f64::NAN, f64::NAN));
+        assert!(!f32s.allows(f64::NAN, 0.0));
+        assert!(!f32s.allows(f64::INFINITY, 1e300));
+        assert!(f32s.allows(f64::NEG_INFINITY, f64::NEG_INFINITY));
+        assert!(!tolerance_for(Dtype::I32).allows(7.0, 7.000_000_1));
+        assert!(tolerance_for(Dtype::Bf16).allows(256.0, 258.0));
     }
 
     #[test]

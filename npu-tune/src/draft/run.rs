@@ -350,7 +350,7 @@ pub struct DraftConfig {
     /// Candidate bodies asked for per round.
     pub candidates: usize,
     /// How closely outputs must match the examples; `None` uses each output dtype's
-    /// default ([`Tolerance::for_dtype`]).
+    /// default ([`tolerance_for`](super::examples::tolerance_for)).
     pub tolerance: Option<Tolerance>,
     /// What the prompt carries beside the task and the feedback.
     pub parts: prompt::Parts,

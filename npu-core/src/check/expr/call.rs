@@ -7,7 +7,8 @@ use super::expr_span;
 use super::literal::resolve_literals;
 use crate::ast;
 use crate::check::{Checker, FUNCTIONS, Scope, Ty};
-use crate::diag::{Code, Diagnostic, suggestion};
+use crate::diag::{Code, Diagnostic};
+use crate::words::suggestion;
 use crate::ir::*;
 
 impl Checker<'_> {

@@ -5,7 +5,8 @@ use proc_macro2::Ident;
 
 use crate::ast;
 use crate::check::{Checker, Scope};
-use crate::diag::{Code, Diagnostic, suggestion};
+use crate::diag::{Code, Diagnostic};
+use crate::words::suggestion;
 use crate::ir::*;
 
 impl Checker<'_> {

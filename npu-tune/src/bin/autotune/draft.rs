@@ -107,7 +107,7 @@ pub(crate) fn run(args: &DraftArgs) -> Result<(), String> {
         tolerance: args
             .rtol
             .zip(args.atol)
-            .map(|(rtol, atol)| Tolerance { rtol, atol }),
+            .map(|(relative, absolute)| Tolerance { relative, absolute }),
         parts: Default::default(),
         idioms: load_idioms(args.idioms.as_deref())?,
         variant: None,

@@ -14,10 +14,10 @@ use proc_macro2::{Ident, Span};
 
 use crate::ast::{KernelDef, TargetRef};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::words::{list, suggestion};
 use crate::dtype::Dtype;
 use crate::ir::*;
 use crate::target::Target;
+use crate::words::{list, suggestion};
 
 mod chain;
 mod class;

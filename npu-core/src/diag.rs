@@ -18,7 +18,6 @@ use serde::{Deserialize, Serialize};
 
 mod render;
 
-
 /// The stable code of a diagnostic class. Docs, tests and the knowledge base use these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Code {
@@ -279,9 +278,21 @@ impl Diagnostic {
         text
     }
 
-    /// This diagnostic as a `syn::Error` at its span, for `compile_error!`.
+    /// This diagnostic as a `syn::Error` at its span, for `compile_error!`, and one
+    /// more at each label's span on another line, saying the label and what it belongs
+    /// to: a stable procedural macro cannot give an error a secondary span, so a second
+    /// place elsewhere gets its own marker, as close as rustc's output comes to a `-`
+    /// label. A label on the primary span's line is left to the message and its notes.
     pub fn to_syn_error(&self) -> syn::Error {
-        syn::Error::new(self.span, self.compiler_message())
+        let mut error = syn::Error::new(self.span, self.compiler_message());
+        let line = self.start().line;
+        for label in self.labels.iter().filter(|l| l.start().line != line) {
+            error.combine(syn::Error::new(
+                label.span,
+                format!("[{}] {} (for: {})", self.code, label.text, self.message),
+            ));
+        }
+        error
     }
 
     /// The span-free form: code, 1-based line and column, message, help, labels and

@@ -7,7 +7,6 @@ pub mod generated;
 
 pub use crate::check::{MAX_VARIANTS, check, check_algorithm, resolve_target, vector_op};
 pub use crate::diag::SpanKey;
-pub use crate::words::did_you_mean;
 pub use crate::dtype::{bf16_from_f64, f16_from_f64};
 pub use crate::encoding::{CHUNK, decode, encode};
 pub use crate::merge;
@@ -17,3 +16,4 @@ pub use crate::parse::{
 pub use crate::plan::buffers as buffer_plan;
 pub use crate::plan::{mac_operands, subscript_extent, tensor_axes, whole_axes};
 pub use crate::schedule::{ordered_fold, scan_axes};
+pub use crate::words::did_you_mean;

@@ -25,12 +25,12 @@ use proc_macro2::{Ident, Span};
 
 use crate::ast::{self, KernelDef};
 use crate::diag::{Code, Diagnostic, Diagnostics, SpanKey};
-use crate::words::{list, suggestion};
 use crate::dtype::Dtype;
 use crate::fix::Edit;
 use crate::ir::*;
 use crate::plan;
 use crate::target::{Level, Target};
+use crate::words::{list, suggestion};
 
 pub use machine::max_repeats;
 pub use order::scan_axes;
@@ -44,13 +44,14 @@ pub(crate) fn check_all(
     let mut seen: HashMap<String, Span> = HashMap::new();
     for schedule in &def.schedules {
         let name = schedule.name.to_string();
-        if seen.insert(name.clone(), schedule.name.span()).is_some() {
+        if let Some(first) = seen.insert(name.clone(), schedule.name.span()) {
             diagnostics.push(
                 Diagnostic::new(
                     Code::E030,
                     schedule.name.span(),
                     format!("schedule `{name}` is defined twice"),
                 )
+                .label(first, "first defined here")
                 .help("give each schedule its own name"),
             );
             continue;

@@ -9,10 +9,10 @@ use super::matmul::{matmul_input_dtype, matmul_shape, short_of_the_fractal};
 use super::retype::Unsupported;
 use crate::ast::{self, KernelDef};
 use crate::diag::{Code, Diagnostic};
-use crate::words::list;
 use crate::dtype::Dtype;
 use crate::ir::*;
 use crate::target::{Target, VectorOp};
+use crate::words::list;
 
 impl Checker<'_> {
     /// Sorts the kernel into a class and reports a matmul on a target without a cube.

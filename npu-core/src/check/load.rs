@@ -15,8 +15,8 @@ use super::expr::subscripts;
 use super::{Checker, Scope, Ty};
 use crate::ast;
 use crate::diag::{Code, Diagnostic};
-use crate::words::suggestion;
 use crate::ir::*;
+use crate::words::suggestion;
 
 impl Checker<'_> {
     pub(super) fn load(

@@ -9,9 +9,9 @@ use proc_macro2::Span;
 use super::{Checker, Scope, Ty};
 use crate::ast;
 use crate::diag::{Code, Diagnostic};
-use crate::words::suggestion;
 use crate::dtype::Dtype;
 use crate::ir::*;
+use crate::words::suggestion;
 
 /// Every function written with an axis bracket: reductions and scans.
 pub(super) const REDUCTIONS: [&str; 7] =

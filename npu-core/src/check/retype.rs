@@ -7,10 +7,10 @@ use proc_macro2::Ident;
 use super::Checker;
 use crate::ast::{self, KernelDef};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::words::list;
 use crate::dtype::Dtype;
 use crate::ir::Tensor;
 use crate::target::Target;
+use crate::words::list;
 
 /// An E026 about a dtype the vector unit lacks: where it is and what it is about.
 pub(super) struct Unsupported {

@@ -10,8 +10,8 @@ use super::reduce::reduction_extent;
 use super::{Checker, MAX_ELEMENTS, Scope, Ty, too_many_elements};
 use crate::ast;
 use crate::diag::{Code, Diagnostic};
-use crate::words::suggestion;
 use crate::ir::*;
+use crate::words::suggestion;
 
 impl Checker<'_> {
     /// A statement whose value is a comparison's mask, which no tensor holds.
@@ -144,13 +144,14 @@ impl Checker<'_> {
             );
             return None;
         }
-        if let Some(_first) = assigned.insert(output, stmt.output.span()) {
+        if let Some(first) = assigned.insert(output, stmt.output.span()) {
             self.report(
                 Diagnostic::new(
                     Code::E030,
                     stmt.output.span(),
                     format!("output `{name}` is assigned twice"),
                 )
+                .label(first, "first assigned here")
                 .help("assign each output in one statement"),
             );
             return None;
@@ -330,14 +331,15 @@ impl Checker<'_> {
                 true => "a named constant",
                 false => "a tensor of this kernel",
             };
-            self.report(
-                Diagnostic::new(
-                    Code::E030,
-                    stmt.output.span(),
-                    format!("`{name}` is already {what}"),
-                )
-                .help("give the intermediate its own name"),
+            let mut diagnostic = Diagnostic::new(
+                Code::E030,
+                stmt.output.span(),
+                format!("`{name}` is already {what}"),
             );
+            if let Some(first) = declaration(def, stmt, &name) {
+                diagnostic = diagnostic.label(first, "first declared here");
+            }
+            self.report(diagnostic.help("give the intermediate its own name"));
             return None;
         }
         if self.named_constant(stmt, scope) {
@@ -537,4 +539,18 @@ fn let_axis_extent(
         .chain(&def.body)
         .find_map(|s| reduction_extent(&s.value, axis, names, tensors))
         .map(|extent| (extent, true))
+}
+
+/// Where `name` is first declared in `def`: its parameter, or the first `let` of that
+/// name before `stmt`.
+fn declaration(def: &ast::KernelDef, stmt: &ast::Stmt, name: &str) -> Option<Span> {
+    let params = def.inputs.iter().chain(&def.outputs);
+    if let Some(param) = params.into_iter().find(|p| p.name == name) {
+        return Some(param.name.span());
+    }
+    def.body
+        .iter()
+        .take_while(|other| !std::ptr::eq(*other, stmt))
+        .find(|other| other.output == name)
+        .map(|other| other.output.span())
 }

@@ -8,9 +8,9 @@ use proc_macro2::Ident;
 use super::{Items, ScheduleChecker, StageItem, help, machine, ordered_fold};
 use crate::ast::{self, ItemKind};
 use crate::diag::{Code, Diagnostic};
-use crate::words::{list, suggestion};
 use crate::ir::*;
 use crate::target::Level;
+use crate::words::{list, suggestion};
 
 impl ScheduleChecker<'_> {
     /// Collects the schedule's items, reporting what is wrong with each.
@@ -45,13 +45,14 @@ impl ScheduleChecker<'_> {
     fn parallel_item(&mut self, items: &mut Items, axis: &Ident, cores: &ast::Number) {
         let axes = &self.kernel.axes;
         let Some(a) = self.axis(axis) else { return };
-        if items.parallel.iter().any(|(p, _, _)| *p == a) {
+        if let Some((_, _, first)) = items.parallel.iter().find(|(p, _, _)| *p == a) {
             self.error(
                 Diagnostic::new(
                     Code::E030,
                     axis.span(),
                     format!("axis `{axis}` is split across cores twice"),
                 )
+                .label(*first, "first split across cores here")
                 .help("keep one `parallel` item per axis"),
             );
         } else if axes[a].reduction {
@@ -100,16 +101,21 @@ impl ScheduleChecker<'_> {
     ) {
         let (kernel, axes) = (self.kernel, &self.kernel.axes);
         let Some(a) = self.axis(axis) else { return };
-        let std::collections::btree_map::Entry::Vacant(slot) = items.splits.entry(a) else {
-            self.error(
-                Diagnostic::new(
-                    Code::E030,
-                    item.keyword,
-                    format!("axis `{axis}` is split twice"),
-                )
-                .help("keep one `split` item per axis"),
-            );
-            return;
+        let slot = match items.splits.entry(a) {
+            std::collections::btree_map::Entry::Vacant(slot) => slot,
+            std::collections::btree_map::Entry::Occupied(first) => {
+                let first = first.get().span;
+                self.error(
+                    Diagnostic::new(
+                        Code::E030,
+                        item.keyword,
+                        format!("axis `{axis}` is split twice"),
+                    )
+                    .label(first, "first split here")
+                    .help("keep one `split` item per axis"),
+                );
+                return;
+            }
         };
         if tile.value == 0 {
             self.error(
@@ -255,9 +261,10 @@ impl ScheduleChecker<'_> {
     fn cube_item(&mut self, items: &mut Items, item: &ast::Item, tiles: &[(Ident, ast::Number)]) {
         let kernel = self.kernel;
         let is_matmul = matches!(kernel.class, KernelClass::Matmul(_));
-        if items.cube.is_some() {
+        if let Some((_, first)) = &items.cube {
             self.error(
                 Diagnostic::new(Code::E030, item.keyword, "a second `cube` item")
+                    .label(*first, "the first `cube` item")
                     .help("keep one `cube` item"),
             );
             return;
@@ -315,9 +322,10 @@ impl ScheduleChecker<'_> {
                 return;
             }
         };
-        if items.tail.is_some() {
+        if let Some((_, first)) = items.tail {
             self.error(
                 Diagnostic::new(Code::E030, item.keyword, "a second `tail` item")
+                    .label(first, "the first `tail` item")
                     .help("keep one `tail` item"),
             );
             return;

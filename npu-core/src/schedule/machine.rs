@@ -14,10 +14,10 @@ pub use repeats::max_repeats;
 
 use super::{Collected, ScheduleChecker, StageItem, help};
 use crate::diag::{Code, Diagnostic};
-use crate::words::list;
 use crate::fix::Edit;
 use crate::ir::*;
 use crate::target::Level;
+use crate::words::list;
 
 impl ScheduleChecker<'_> {
     pub(super) fn cores(&mut self, collected: &Collected) {

@@ -151,16 +151,22 @@ fn text_diagnostics(root: &Path, text: &str) -> Vec<Reported> {
         Err(diagnostics) => diagnostics
             .records()
             .into_iter()
-            .map(|r| {
+            .flat_map(|r| {
+                // The macro marks a label on another line with an error of its own
+                // (`Diagnostic::to_syn_error`).
+                let code = r.code.to_string();
+                let labels: Vec<Reported> = r
+                    .labels
+                    .iter()
+                    .filter(|l| l.line != r.line)
+                    .map(|l| {
+                        let message = format!("{} (for: {})", l.text, r.message);
+                        (code.clone(), l.line, l.column, message, Vec::new(), None)
+                    })
+                    .collect();
                 let help = shared_help(&r.message, r.help);
-                (
-                    r.code.to_string(),
-                    r.line,
-                    r.column,
-                    r.message,
-                    r.notes,
-                    help,
-                )
+                let own = (code, r.line, r.column, r.message, r.notes, help);
+                std::iter::once(own).chain(labels)
             })
             .collect(),
     };

@@ -8,8 +8,8 @@ use super::literal::resolve_literals;
 use crate::ast;
 use crate::check::{Checker, FUNCTIONS, Scope, Ty};
 use crate::diag::{Code, Diagnostic};
-use crate::words::suggestion;
 use crate::ir::*;
+use crate::words::suggestion;
 
 impl Checker<'_> {
     pub(super) fn call(

@@ -6,8 +6,8 @@ use proc_macro2::Ident;
 use crate::ast;
 use crate::check::{Checker, Scope};
 use crate::diag::{Code, Diagnostic};
-use crate::words::suggestion;
 use crate::ir::*;
+use crate::words::suggestion;
 
 impl Checker<'_> {
     /// The subscripts of a load of `tensor` (named `name`) at `indices`, each checked

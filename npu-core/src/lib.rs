@@ -148,10 +148,44 @@ impl Rejected {
 /// assert!(bad.unwrap_err().render().contains("E0"));
 /// ```
 pub fn check_schedule(kernel: &CheckedKernel, schedule: &str) -> Result<CheckedKernel, Rejected> {
-    let source = format!("{}\n{}", kernel.header.trim_end(), schedule);
-    check_source(&source, &kernel.target).map_err(|diagnostics| Rejected {
+    let header = kernel.header.trim_end();
+    let source = format!("{header}\n{schedule}");
+    let checked = match check_block(kernel, schedule, header.lines().count()) {
+        Some(checked) => release_spans(checked),
+        None => check_source(&source, &kernel.target),
+    };
+    checked.map_err(|diagnostics| Rejected {
         diagnostics,
         source,
+    })
+}
+
+/// [`check_schedule`] without checking the algorithm again: when `text` parses as
+/// exactly one schedule block, that block checked against `kernel`'s algorithm, with
+/// the diagnostics a check of the whole text would give (the block is parsed `lines`
+/// lines down, where it stands in that text); `None` for any other text, which the
+/// whole check then reports on.
+fn check_block(
+    kernel: &CheckedKernel,
+    text: &str,
+    lines: usize,
+) -> Option<Result<CheckedKernel, Diagnostics>> {
+    let padded = format!("{}{text}", "\n".repeat(lines));
+    let parsed = parse::parse_schedules_str(&padded).ok()?;
+    let [block] = parsed.as_slice() else {
+        return None;
+    };
+    let mut checked = CheckedKernel {
+        schedules: Vec::new(),
+        source: format!("{}\n{}", kernel.header, print::schedule(block)),
+        ..kernel.clone()
+    };
+    let mut diagnostics = Diagnostics::default();
+    schedule::check_blocks(std::slice::from_ref(block), &mut checked, &mut diagnostics);
+    diagnostics.sort();
+    Some(match diagnostics.is_empty() {
+        true => Ok(checked),
+        false => Err(diagnostics),
     })
 }
 

@@ -41,8 +41,17 @@ pub(crate) fn check_all(
     kernel: &mut CheckedKernel,
     diagnostics: &mut Diagnostics,
 ) {
+    check_blocks(&def.schedules, kernel, diagnostics);
+}
+
+/// Checks `schedules` against `kernel`'s algorithm and stores the legal ones in it.
+pub(crate) fn check_blocks(
+    schedules: &[ast::Schedule],
+    kernel: &mut CheckedKernel,
+    diagnostics: &mut Diagnostics,
+) {
     let mut seen: HashMap<String, Span> = HashMap::new();
-    for schedule in &def.schedules {
+    for schedule in schedules {
         let name = schedule.name.to_string();
         if let Some(first) = seen.insert(name.clone(), schedule.name.span()) {
             diagnostics.push(

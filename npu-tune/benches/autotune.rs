@@ -11,8 +11,13 @@
 //!   goal is within 2% of the grid's best on 5 of 5 seeds in at most 80 evaluations.
 //!
 //! `cargo bench --bench autotune`. A plain harness: each measurement is seconds long.
-//! Arguments after `--` pick sections: `speed`, `grid` (per kernel) and `matmul`
-//! (`cargo bench --bench autotune -- matmul`); none runs them all.
+//! - candidate checks: the schedule blocks of vmla, softmax and matmul at points spread
+//!   over each kernel's space, checked by `npu_core::check_schedule` (the block alone,
+//!   against the checked algorithm) beside the whole kernel text checked again (what
+//!   it did before), checks per second and the ratio.
+//!
+//! Arguments after `--` pick sections: `speed`, `checks`, `grid` (per kernel) and
+//! `matmul` (`cargo bench --bench autotune -- matmul`); none runs them all.
 
 use std::time::Instant;
 
@@ -150,6 +155,9 @@ fn main() {
     if section("speed") {
         speed(rounds);
     }
+    if section("checks") {
+        checks(if quick { 20 } else { 1000 });
+    }
     if quick {
         // The sub-grid's first points, so the smoke run exercises its code.
         let matmul = Bundled::find("matmul").unwrap().problem(0, None).unwrap();
@@ -163,6 +171,46 @@ fn main() {
     }
     if section("matmul") {
         matmul_against_grid();
+    }
+}
+
+/// Candidate checks per second on vmla, softmax and matmul: `points` distinct blocks
+/// each (or the whole space when smaller), by the block alone and by the whole text.
+fn checks(points: u64) {
+    for name in ["vmla", "softmax", "matmul"] {
+        let kernel = (Bundled::find(name).unwrap().kernel)();
+        let space = Space::of(kernel);
+        let step = (space.size() / points).max(1) as usize;
+        let mut texts: Vec<String> = (0..space.size())
+            .step_by(step)
+            .map(|index| space.point(kernel, index).to_dsl(kernel, "candidate"))
+            .collect();
+        texts.sort();
+        texts.dedup();
+        // The best of five passes each, the two paths taking turns: the machine is shared.
+        let rate = |check: &dyn Fn(&str) -> bool| {
+            let start = Instant::now();
+            let accepted = texts.iter().filter(|t| check(t)).count();
+            (texts.len() as f64 / start.elapsed().as_secs_f64(), accepted)
+        };
+        let whole_text = |text: &str| {
+            let source = format!("{}\n{}", kernel.header.trim_end(), text);
+            npu_core::check_source(&source, &kernel.target).is_ok()
+        };
+        let block_alone = |text: &str| npu_core::check_schedule(kernel, text).is_ok();
+        let (mut whole, mut block) = ((0.0f64, 0), (0.0f64, 0));
+        for _ in 0..5 {
+            let (w, b) = (rate(&whole_text), rate(&block_alone));
+            whole = (whole.0.max(w.0), w.1);
+            block = (block.0.max(b.0), b.1);
+        }
+        let ((whole, accepted_whole), (block, accepted)) = (whole, block);
+        assert_eq!(accepted, accepted_whole, "{name}: the two paths disagree");
+        println!(
+            "checks {name}: {} blocks ({accepted} legal): {block:.0}/s by the block alone, {whole:.0}/s by the whole text, {:.1}x",
+            texts.len(),
+            block / whole
+        );
     }
 }
 

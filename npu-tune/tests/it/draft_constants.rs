@@ -24,8 +24,8 @@ fn a_body_with_named_constants_computes_the_body_with_literals_in_place() {
     .collect();
     let named = "let scale = 0.1;\nlet bias = -scale / 4.0;\nlet max_value = 127;\nout_buffer[i] = min(in_buffer[i] * scale + bias, max_value) + offset;";
     let exact = Tolerance {
-        rtol: 0.0,
-        atol: 0.0,
+        relative: 0.0,
+        absolute: 0.0,
     };
     let outcome = task.try_body(named, &target, &examples, Some(exact));
     assert!(

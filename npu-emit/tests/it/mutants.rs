@@ -173,6 +173,16 @@ const MUTANTS: &[Mutation] = &[
         SELECT,
         |t| edit_number_after(t, "AscendC::CMPMODE::GT, ", 2, |n| n - 32),
     ),
+    ("a buffer in the basic API's scratch", SELECT, |t| {
+        // The temporary Select reads as its second source, moved to TMP_UB_OFFSET
+        // (184 KiB on ascend910b), with the UB claimed whole so the move is in range.
+        let source = t.match_indices("AscendC::Select(").next()?.0;
+        let second = t[source..].split("ub[").nth(4)?;
+        let offset = &second[..second.find(']')?];
+        let moved = t.replace(&format!("ub[{offset}]"), "ub[188416]");
+        let grown = edit_number_after(&moved, "UB_BYTES = ", 1, |_| 196608)?;
+        (grown != t).then_some(grown)
+    }),
     ("a temporary buffer over the source", TANH, |t| {
         edit_number_after(t, "TMP_AT = ", 1, |_| 0)
     }),

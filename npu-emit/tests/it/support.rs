@@ -270,7 +270,7 @@ fn driver(case: &Case) -> String {
     let memory = &case.target.memory;
     let _ = writeln!(
         text,
-        "    for (uint32_t block = 0; block < npu_{0}::BLOCK_DIM; ++block) {{\n        npu_model::start_core(block, {1}, {2});\n        npu_model::start_cube({4}, {5}, {6}, {7});\n        {0}({3});\n        npu_model::finish_core();\n    }}",
+        "    for (uint32_t block = 0; block < npu_{0}::BLOCK_DIM; ++block) {{\n        npu_model::start_core(block, {1}, {2});\n        npu_model::set_api_scratch({8});\n        npu_model::start_cube({4}, {5}, {6}, {7});\n        {0}({3});\n        npu_model::finish_core();\n    }}",
         case.function,
         memory.ub,
         case.target.events,
@@ -278,7 +278,8 @@ fn driver(case: &Case) -> String {
         memory.l1,
         memory.l0a,
         memory.l0b,
-        memory.l0c
+        memory.l0c,
+        memory.api_scratch.unwrap_or(memory.ub)
     );
     for tensor in program.signature.iter().filter(|t| t.role == Role::Output) {
         let _ = writeln!(

@@ -96,6 +96,7 @@ void select_into(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<
     }
     uint64_t time = tick(PIPE_V);
     count_elements(PIPE_V, uint64_t(count));
+    clobber_api_scratch();
     read_ub(PIPE_V, time, mask.address(), mask_bytes, what);
     read_ub(PIPE_V, time, src0.address(), bytes, what);
     if (src1 != nullptr) {

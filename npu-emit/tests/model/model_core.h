@@ -115,6 +115,9 @@ struct Core {
     uint64_t m_barrier = 0;
     // What KERNEL_TASK_TYPE_DEFAULT declared, or KERNEL_TYPE_MAX for nothing.
     KernelMetaType kernel_type = KERNEL_TYPE_MAX;
+    // Where the basic API's own scratch starts (TMP_UB_OFFSET), or the capacity for
+    // none: the calls that use it (Select) overwrite it from there to the end.
+    uint64_t api_scratch = 0;
 };
 
 inline Core &core() {
@@ -152,6 +155,19 @@ inline void start_core(uint32_t block, uint64_t capacity, uint32_t events) {
     c.l0c.name = "l0c";
     c.m_barrier = 0;
     c.kernel_type = KERNEL_TYPE_MAX;
+    c.api_scratch = capacity;
+}
+
+// The target's TMP_UB_OFFSET (kernel_utils_constants.h): the basic API's scratch.
+inline void set_api_scratch(uint64_t offset) { core().api_scratch = offset; }
+
+// A call that uses the basic API's scratch leaves it garbage: whatever a kernel keeps
+// there is lost, as on the device.
+inline void clobber_api_scratch() {
+    Core &c = core();
+    for (uint64_t at = c.api_scratch; at < c.ub_capacity; ++at) {
+        c.ub[at] = uint8_t(0x5A ^ (at & 0xFF));
+    }
 }
 
 inline void declare_kernel_type(KernelMetaType type) { core().kernel_type = type; }

@@ -20,6 +20,7 @@
 //! operations the AIE API lacks, as documented helpers (the `math` module).
 
 mod body;
+mod cast;
 mod layout;
 mod math;
 mod names;

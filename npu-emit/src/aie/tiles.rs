@@ -9,7 +9,7 @@ use npu_core::{Pipe, Program};
 
 use super::body::Body;
 use super::layout::{Layout, written};
-use super::{reduce, scalar, vector};
+use super::{cast, reduce, scalar, vector};
 use crate::output::Unsupported;
 use crate::text::Text;
 
@@ -88,6 +88,8 @@ fn instruction(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported> {
     body.text.comment(&describe(body.program, v));
     if vector::writes(body.program, v) {
         vector::elementwise(body, v)?;
+    } else if cast::writes(body, v) {
+        cast::cast(body, v)?;
     } else if reduce::writes(body.program, v) {
         reduce::reduce(body, v)?;
     } else {

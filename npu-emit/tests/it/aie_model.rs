@@ -80,11 +80,39 @@ const CASES: &[crate::support::ModelCase] = &[
         Ok("24464"),
     ),
     (
-        "a_saturating_conversion_is_not_modelled",
+        // 300 * 300 = 90000 saturates to int16's largest under saturate (UG1583, SRS).
+        "a_saturating_conversion_clamps_to_the_type",
         "aie::set_saturation(aie::saturation_mode::saturate);
          aie::vector<int16_t, 16> a = aie::broadcast<int16_t, 16>(int16_t(300));
+         aie::vector<int16_t, 16> b = aie::broadcast<int16_t, 16>(int16_t(-300));
+         std::printf(\"%d %d\", aie::mul(a, a).to_vector<int16_t>().get(0), aie::mul(a, b).to_vector<int16_t>().get(0));",
+        Ok("32767 -32768"),
+    ),
+    (
+        // An unsigned type saturates at 0 and its largest value.
+        "a_saturating_conversion_to_unsigned_stops_at_zero",
+        "aie::set_saturation(aie::saturation_mode::saturate);
+         aie::accum<acc32, 32> acc;
+         acc.from_vector(aie::broadcast<int16_t, 32>(int16_t(-5)));
+         aie::accum<acc32, 32> big;
+         big.from_vector(aie::broadcast<int16_t, 32>(int16_t(300)));
+         std::printf(\"%d %d\", acc.to_vector<uint8_t>(0).get(0), big.to_vector<uint8_t>(0).get(0));",
+        Ok("0 255"),
+    ),
+    (
+        "a_symmetric_saturation_is_not_modelled",
+        "aie::set_saturation(aie::saturation_mode::symmetric);
+         aie::vector<int16_t, 16> a = aie::broadcast<int16_t, 16>(int16_t(300));
          aie::mul(a, a).to_vector<int16_t>();",
-        Err("without saturation"),
+        Err("other than none and saturate"),
+    ),
+    (
+        // unpack extends the sign of a signed element and zeros above an unsigned one.
+        "unpack_extends_each_element",
+        "aie::vector<int8_t, 16> a = aie::broadcast<int8_t, 16>(int8_t(-3));
+         aie::vector<uint8_t, 16> b = aie::broadcast<uint8_t, 16>(uint8_t(250));
+         std::printf(\"%d %d\", int(a.unpack().unpack().get(5)), int(b.unpack().get(5)));",
+        Ok("-3 250"),
     ),
     (
         "an_integer_sum_wraps",

@@ -3,9 +3,12 @@
 // and a vector, mul of two vectors into an accumulator (bf16 into accfloat, exact;
 // 8- and 16-bit integers into acc32, 32-bit into acc64), and to_vector<T>(shift) of
 // an integer accumulator. Conversions obey the core's modes, set with set_rounding
-// and set_saturation: the model implements conv_even for floats and no saturation
-// (the low bits kept) for integers, and fails a conversion made under another mode.
+// and set_saturation: the model implements conv_even for floats, and for integers no
+// saturation (the low bits kept) and saturate (clamped to the type's range); it fails
+// a conversion made under another mode.
 #pragma once
+
+#include <limits>
 
 #include "aie_vector.h"
 
@@ -46,7 +49,9 @@ template <typename Tag, unsigned N> struct accum {
     std::array<lane, N> lanes{};
 
     template <typename T> void from_vector(const vector<T, N> &v) {
-        for (unsigned i = 0; i < N; ++i) lanes[i] = lane(float(v.lanes[i]));
+        for (unsigned i = 0; i < N; ++i) {
+            lanes[i] = std::is_integral<T>::value ? lane(int64_t(v.lanes[i])) : lane(float(v.lanes[i]));
+        }
     }
     // To bfloat16: nearest, ties to even (the bfloat16 conversion), only under conv_even.
     template <typename T> vector<T, N> to_vector() const {
@@ -65,12 +70,21 @@ template <typename Tag, unsigned N> struct accum {
     template <typename T> vector<T, N> to_vector(int shift) const { return to_vector_shifted<T>(shift); }
 
   private:
+    // Shift 0 only. Under saturation_mode::none the low bits are kept; under saturate
+    // each lane is clamped to T's range (0 and up for an unsigned T: UG1583's SRS
+    // saturation); the other modes are not modelled.
     template <typename T> vector<T, N> to_vector_shifted(int shift) const {
-        if (shift != 0 || detail::modes().saturation != saturation_mode::none) {
-            aie_model::fail("to_vector with shift %d or saturation: the model implements shift 0 without saturation", shift);
+        saturation_mode mode = detail::modes().saturation;
+        if (shift != 0 || (mode != saturation_mode::none && mode != saturation_mode::saturate)) {
+            aie_model::fail("to_vector with shift %d or a saturation mode other than none and saturate", shift);
         }
         vector<T, N> v;
-        for (unsigned i = 0; i < N; ++i) v.lanes[i] = T(int64_t(lanes[i]));
+        const int64_t low = int64_t(std::numeric_limits<T>::min()), high = int64_t(std::numeric_limits<T>::max());
+        for (unsigned i = 0; i < N; ++i) {
+            int64_t x = int64_t(lanes[i]);
+            if (mode == saturation_mode::saturate) x = x < low ? low : (x > high ? high : x);
+            v.lanes[i] = T(x);
+        }
         return v;
     }
 };

@@ -2,7 +2,8 @@
 // pointer aligned to the vector, at most 32 bytes, as the AIE-ML alignment rules
 // state), load_unaligned_v/store_unaligned_v (element alignment), broadcast, zeros,
 // add, sub (integers, wrapping), max, min, abs, neg, bit_and, bit_or, bit_xor,
-// bit_not, and reduce_max/reduce_min of integer vectors (the largest or smallest lane).
+// bit_not, reduce_max/reduce_min of integer vectors (the largest or smallest lane), and
+// unpack of 8- and 16-bit integer vectors (each lane extended to twice its size).
 // The sizes are the API's: every vector is 128 to 1024 bits.
 #pragma once
 
@@ -13,6 +14,15 @@
 
 namespace aie {
 
+namespace detail {
+// The element type twice as wide, of the same signedness: what unpack() makes.
+template <typename T> struct wider;
+template <> struct wider<int8_t> { using type = int16_t; };
+template <> struct wider<uint8_t> { using type = uint16_t; };
+template <> struct wider<int16_t> { using type = int32_t; };
+template <> struct wider<uint16_t> { using type = uint32_t; };
+}  // namespace detail
+
 template <typename T, unsigned N> struct vector {
     static_assert(std::is_same<T, bfloat16>::value || std::is_integral<T>::value || std::is_same<T, float>::value,
                   "an AIE API element type");
@@ -21,6 +31,12 @@ template <typename T, unsigned N> struct vector {
     std::array<T, N> lanes{};
     T get(unsigned i) const { return lanes[i]; }
     static constexpr unsigned size() { return N; }
+    // Each element sign- or zero-extended (as T is signed or not) to twice its size.
+    template <typename U = T> vector<typename detail::wider<U>::type, N> unpack() const {
+        vector<typename detail::wider<U>::type, N> out;
+        for (unsigned i = 0; i < N; ++i) out.lanes[i] = typename detail::wider<U>::type(lanes[i]);
+        return out;
+    }
 };
 
 namespace detail {

@@ -1,10 +1,13 @@
-//! Integer `vreduce.max` and `vreduce.min` along a contiguous innermost run with
+//! `vreduce.max` and `vreduce.min` along a contiguous innermost run with
 //! `aie::reduce_max`/`aie::reduce_min`: each 512-bit vector of the run reduces to one
 //! value, folded into the accumulator in order. Integer max and min are exact in any
-//! order, so the tree inside `aie::reduce_max` gives the simulator's result; float
-//! folds (NaN and signed-zero rules) and sums (rounding, and `reduce_add` sums in
-//! the element type) stay on the scalar unit, in index order.
+//! order; so are bf16 ones under npu-core's `scalar::max`/`min` (maximumNumber and
+//! minimumNumber: a NaN gives the other operand, +0 is above -0), which the emitted
+//! `aie::max` is taken to compute as well (docs/emit.md says what is assumed), so the
+//! tree inside `aie::reduce_max` gives the simulator's result. Sums (rounding, and
+//! `reduce_add` sums in the element type) stay on the scalar unit, in index order.
 
+use npu_core::Dtype;
 use npu_core::ir::ReduceOp;
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
@@ -12,7 +15,7 @@ use super::body::Body;
 use super::names::{c_type, unsupported};
 use crate::output::Unsupported;
 
-/// Whether this module writes `v`: an integer max or min into an accumulator that
+/// Whether this module writes `v`: an integer or bf16 max or min into an accumulator that
 /// holds the source, reduced along the innermost dimension, contiguous there, over a
 /// whole number of 512-bit vectors.
 pub(super) fn writes(program: &Program, v: &VectorInstr) -> bool {
@@ -27,7 +30,7 @@ pub(super) fn writes(program: &Program, v: &VectorInstr) -> bool {
         return false;
     };
     let size = v.dtype.size();
-    !v.dtype.is_float()
+    (!v.dtype.is_float() || v.dtype == Dtype::Bf16)
         && accumulator.holds(v.dtype)
         && c_type(v.dtype).is_some()
         && program.strides[v.dst_strides as usize][inner] == 0

@@ -2,7 +2,7 @@
 // pointer aligned to the vector, at most 32 bytes, as the AIE-ML alignment rules
 // state), load_unaligned_v/store_unaligned_v (element alignment), broadcast, zeros,
 // add, sub (integers, wrapping), max, min, abs, neg, bit_and, bit_or, bit_xor,
-// bit_not, reduce_max/reduce_min of integer vectors (the largest or smallest lane), and
+// bit_not, reduce_max/reduce_min (the largest or smallest lane), and
 // unpack of 8- and 16-bit integer vectors (each lane extended to twice its size).
 // The sizes are the API's: every vector is 128 to 1024 bits.
 #pragma once
@@ -135,16 +135,16 @@ template <typename T, unsigned N> vector<T, N> bit_not(const vector<T, N> &a) {
     return detail::map1(a, [](T x) { return T(~x); });
 }
 
+// The largest (smallest) lane, by max_of (min_of): for integers the plain order, for
+// bfloat16 maximumNumber (minimumNumber), which gives one value in any order.
 template <typename T, unsigned N> T reduce_max(const vector<T, N> &a) {
-    static_assert(std::is_integral<T>::value, "the model's reduce_max is the integer one");
     T best = a.lanes[0];
-    for (unsigned i = 1; i < N; ++i) best = a.lanes[i] > best ? a.lanes[i] : best;
+    for (unsigned i = 1; i < N; ++i) best = detail::max_of(best, a.lanes[i]);
     return best;
 }
 template <typename T, unsigned N> T reduce_min(const vector<T, N> &a) {
-    static_assert(std::is_integral<T>::value, "the model's reduce_min is the integer one");
     T best = a.lanes[0];
-    for (unsigned i = 1; i < N; ++i) best = a.lanes[i] < best ? a.lanes[i] : best;
+    for (unsigned i = 1; i < N; ++i) best = detail::min_of(best, a.lanes[i]);
     return best;
 }
 

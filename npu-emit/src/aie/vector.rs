@@ -1,4 +1,5 @@
-//! Elementwise arithmetic and bitwise instructions as AIE API vector calls.
+//! Elementwise arithmetic and bitwise instructions, and moves (`vcopy` of a run,
+//! `vdup` of a value), as AIE API vector calls.
 //!
 //! A box whose innermost run is contiguous in every operand is walked in vectors of
 //! the native 512 bits (`aie::vector<bfloat16, 32>`, `<int16_t, 32>`, `<int8_t, 64>`,
@@ -45,6 +46,8 @@ pub(super) fn writes(program: &Program, v: &VectorInstr) -> bool {
         VectorKind::Binary(op) => binary(op, float).is_some(),
         VectorKind::Unary(UnaryOp::Relu | UnaryOp::Abs | UnaryOp::Neg) => true,
         VectorKind::Unary(UnaryOp::Not) => !float,
+        VectorKind::Copy => matches!(v.src[0], Operand::Ub { .. }),
+        VectorKind::Dup => exact_scalar(program, v),
         _ => false,
     };
     let size = v.dtype.size();
@@ -54,6 +57,23 @@ pub(super) fn writes(program: &Program, v: &VectorInstr) -> bool {
         && !matches!(v.dtype, Dtype::F32 | Dtype::U32)
         && (run % (64 / size)).is_multiple_of(16 / size)
         && contiguous(program, v)
+}
+
+/// Whether a `vdup`'s value is a parameter, or a constant its dtype holds exactly (the
+/// broadcast stores it as written; the scalar path rounds or saturates any other).
+fn exact_scalar(program: &Program, v: &VectorInstr) -> bool {
+    match v.src[0] {
+        Operand::Param(_) => true,
+        Operand::Scalar(index) => {
+            let value = program.constants[index as usize];
+            let kept = match v.dtype.is_float() {
+                true => v.dtype.round(value),
+                false => v.dtype.saturate(value),
+            };
+            kept == value && scalar_value(program, v.src[0], v.dtype).is_ok()
+        }
+        _ => false,
+    }
 }
 
 /// One UB operand: address and byte strides.
@@ -285,6 +305,8 @@ fn operation(
         VectorKind::Unary(UnaryOp::Abs) => format!("aie::abs({a})"),
         VectorKind::Unary(UnaryOp::Neg) => format!("aie::neg({a})"),
         VectorKind::Unary(UnaryOp::Not) if !float => format!("aie::bit_not({a})"),
+        // A move: the loaded vector, or the broadcast value, stored as it is.
+        VectorKind::Copy | VectorKind::Dup => a.to_string(),
         _ => return Err(missing(v)),
     };
     Ok(expression)

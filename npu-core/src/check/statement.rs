@@ -144,14 +144,13 @@ impl Checker<'_> {
             );
             return None;
         }
-        if let Some(first) = assigned.insert(output, stmt.output.span()) {
+        if let Some(_first) = assigned.insert(output, stmt.output.span()) {
             self.report(
                 Diagnostic::new(
                     Code::E030,
                     stmt.output.span(),
                     format!("output `{name}` is assigned twice"),
                 )
-                .label(first, "first assigned here")
                 .help("assign each output in one statement"),
             );
             return None;
@@ -331,15 +330,14 @@ impl Checker<'_> {
                 true => "a named constant",
                 false => "a tensor of this kernel",
             };
-            let mut diagnostic = Diagnostic::new(
-                Code::E030,
-                stmt.output.span(),
-                format!("`{name}` is already {what}"),
+            self.report(
+                Diagnostic::new(
+                    Code::E030,
+                    stmt.output.span(),
+                    format!("`{name}` is already {what}"),
+                )
+                .help("give the intermediate its own name"),
             );
-            if let Some(first) = declaration(def, stmt, &name) {
-                diagnostic = diagnostic.label(first, "first declared here");
-            }
-            self.report(diagnostic.help("give the intermediate its own name"));
             return None;
         }
         if self.named_constant(stmt, scope) {
@@ -539,18 +537,4 @@ fn let_axis_extent(
         .chain(&def.body)
         .find_map(|s| reduction_extent(&s.value, axis, names, tensors))
         .map(|extent| (extent, true))
-}
-
-/// Where `name` is first declared in `def`: its parameter, or the first `let` of that
-/// name before `stmt`.
-fn declaration(def: &ast::KernelDef, stmt: &ast::Stmt, name: &str) -> Option<Span> {
-    let params = def.inputs.iter().chain(&def.outputs);
-    if let Some(param) = params.into_iter().find(|p| p.name == name) {
-        return Some(param.name.span());
-    }
-    def.body
-        .iter()
-        .take_while(|other| !std::ptr::eq(*other, stmt))
-        .find(|other| other.output == name)
-        .map(|other| other.output.span())
 }

@@ -2,6 +2,7 @@
 //! own. Heavy runs are sized by environment variables where they have them.
 
 mod ablation;
+mod calibrate;
 mod draft;
 mod draft_budget;
 mod draft_constants;

@@ -102,7 +102,7 @@ pub fn write_op_summary(rows: &[ProfileRow]) -> String {
 }
 
 fn line(row: &ProfileRow) -> String {
-    let us = |cycles: f64| format!("{:.4}", cycles / row.clock_mhz);
+    let us = |cycles: f64| format!("{:.6}", cycles / row.clock_mhz);
     let na = |count: usize| vec!["N/A".to_string(); count];
     let side = |pipes: &[Pipe]| -> Vec<String> {
         let mut fields = vec![us(row.total_cycles), format!("{:.0}", row.total_cycles)];

@@ -243,7 +243,7 @@ pub fn render_report(calibration: &Calibration) -> String {
         text,
         "{} rows of {} kernels; {} Gauss-Newton steps; relative residual {:.2}%; condition number at most {:.1}.\n",
         calibration.observations.len(),
-        calibration.subjects.len(),
+        measured_kernels(calibration),
         fitted.iterations,
         fitted.sigma * 100.0,
         fitted.condition
@@ -274,7 +274,7 @@ pub fn render_report(calibration: &Calibration) -> String {
 fn render_flags(text: &mut String, calibration: &Calibration) {
     text.push_str("## Effects the model lacks\n\n");
     if calibration.flags.is_empty() {
-        text.push_str("None: the residuals are within the noise.\n\n");
+        text.push_str("None: the residuals are within the noise.\n");
     }
     for flag in &calibration.flags {
         let _ = match flag {
@@ -344,7 +344,7 @@ pub fn target_text(calibration: &Calibration) -> String {
     let mut text = format!(
         "# Calibrated by `autotune calibrate` from {} measured figures of {} kernels.\n",
         calibration.observations.len(),
-        calibration.subjects.len()
+        measured_kernels(calibration)
     );
     let (before, after, rows) = calibration.clock;
     let _ = match rows {
@@ -379,4 +379,12 @@ fn number(value: f64) -> String {
     } else {
         format!("{value:.4}")
     }
+}
+
+/// How many programs the observations measure.
+fn measured_kernels(calibration: &Calibration) -> usize {
+    let mut subjects: Vec<usize> = calibration.observations.iter().map(|o| o.subject).collect();
+    subjects.sort_unstable();
+    subjects.dedup();
+    subjects.len()
 }

@@ -23,8 +23,10 @@
 //! [`MIN_SHARE`] (`lsq` defines both): with rows of relative error `σ`, its relative
 //! standard error is then at most `σ / 10`, and no other constant reproduces more than
 //! 99% of its effect. The columns failing either are removed one at a time, the worst
-//! first, and the system solved again; those left out keep their value and the report
-//! says why. On a rank-deficient matrix the shares are judged with a small ridge, only
+//! first, and the system solved again; then each removed column, the longest first,
+//! is tried again beside those kept and joins them when every column still passes (so
+//! a group of nearly collinear constants, each weak beside the others, keeps its
+//! strongest). Those left out keep their value and the report says why. On a rank-deficient matrix the shares are judged with a small ridge, only
 //! to choose which column to remove; every step is solved without one.
 
 use std::collections::BTreeSet;
@@ -317,42 +319,118 @@ fn solve_step(linear: &Linear, observations: &[Observation]) -> Step {
         sigma: rms(&b),
         condition: 1.0,
     };
-    let mut kept: Vec<usize> = (0..count)
+    let candidates: Vec<usize> = (0..count)
         .filter(|&j| linear.columns[j].is_some())
         .collect();
+    let mut kept = backward(linear, &b, candidates.clone(), &mut step);
+    forward(linear, &b, &candidates, &mut kept, &mut step);
+    kept.sort_unstable();
+    let columns = gather(linear, &kept);
+    if let Some(solution) = lsq::solve(&columns, &b) {
+        record(&mut step, &kept, &solution);
+        finish(&mut step, &kept, &solution, &columns, &b);
+    }
+    step
+}
+
+/// Backward elimination: the columns left once the worst failing one has been
+/// removed, one at a time, until every one passes; each removed one's verdict and
+/// figures are those of the solve that removed it.
+fn backward(linear: &Linear, b: &[f64], mut kept: Vec<usize>, step: &mut Step) -> Vec<usize> {
     while !kept.is_empty() {
-        let columns: Vec<Vec<f64>> = kept
-            .iter()
-            .filter_map(|&j| linear.columns[j].clone())
-            .collect();
-        let Some(solution) = lsq::solve(&columns, &b) else {
+        let columns = gather(linear, &kept);
+        let Some(solution) = lsq::solve(&columns, b) else {
             let worst = kept[ridge_worst(&columns)];
             step.verdict[worst] = Verdict::Entangled;
             kept.retain(|&j| j != worst);
             continue;
         };
-        for (k, &j) in kept.iter().enumerate() {
+        record(step, &kept, &solution);
+        let worst = (0..kept.len())
+            .min_by(|&a, &c| judged(&solution, a).total_cmp(&judged(&solution, c)))
+            .unwrap_or(0);
+        if judged(&solution, worst) >= 1.0 {
+            break;
+        }
+        step.verdict[kept[worst]] = failed(&solution, worst);
+        kept.remove(worst);
+    }
+    kept
+}
+
+/// Forward rescue: each removed constant, the longest column first, then the launch
+/// column, joins the kept ones when
+/// every column then passes. Backward elimination alone can remove every column of a
+/// nearly collinear group (each weak beside the others), though one of them alone
+/// would pass; this keeps the strongest of such a group.
+fn forward(
+    linear: &Linear,
+    b: &[f64],
+    candidates: &[usize],
+    kept: &mut Vec<usize>,
+    step: &mut Step,
+) {
+    let length = |j: usize| {
+        linear.columns[j]
+            .as_ref()
+            .map_or(0.0, |c| c.iter().map(|v| v * v).sum::<f64>())
+    };
+    let mut removed: Vec<usize> = candidates
+        .iter()
+        .copied()
+        .filter(|j| !kept.contains(j))
+        .collect();
+    // The constants first, the launch column (the last) after them: an effect the
+    // model has is preferred to one it lacks.
+    let launch = linear.columns.len() - 1;
+    removed.sort_by(|&a, &c| {
+        (a == launch)
+            .cmp(&(c == launch))
+            .then(length(c).total_cmp(&length(a)))
+    });
+    for j in removed {
+        let mut trial = kept.clone();
+        trial.push(j);
+        let Some(solution) = lsq::solve(&gather(linear, &trial), b) else {
+            continue;
+        };
+        if (0..trial.len()).all(|k| judged(&solution, k) >= 1.0) {
+            kept.push(j);
+        } else {
+            let k = trial.len() - 1;
             step.leverage[j] = solution.leverage[k];
             step.share[j] = solution.share[k];
+            step.verdict[j] = failed(&solution, k);
         }
-        let judged =
-            |k: usize| (solution.leverage[k] / MIN_LEVERAGE).min(solution.share[k] / MIN_SHARE);
-        let worst = (0..kept.len())
-            .min_by(|&a, &c| judged(a).total_cmp(&judged(c)))
-            .unwrap_or(0);
-        if judged(worst) < 1.0 {
-            let j = kept[worst];
-            step.verdict[j] = match solution.share[worst] < MIN_SHARE {
-                true => Verdict::Entangled,
-                false => Verdict::Weak,
-            };
-            kept.remove(worst);
-            continue;
-        }
-        finish(&mut step, &kept, &solution, &columns, &b);
-        break;
     }
-    step
+}
+
+/// The columns `set` names.
+fn gather(linear: &Linear, set: &[usize]) -> Vec<Vec<f64>> {
+    set.iter()
+        .filter_map(|&j| linear.columns[j].clone())
+        .collect()
+}
+
+/// How far column `k` of a solve is from failing: at least 1 when it passes both rules.
+fn judged(solution: &lsq::Solution, k: usize) -> f64 {
+    (solution.leverage[k] / MIN_LEVERAGE).min(solution.share[k] / MIN_SHARE)
+}
+
+/// The verdict of column `k`, which failed.
+fn failed(solution: &lsq::Solution, k: usize) -> Verdict {
+    match solution.share[k] < MIN_SHARE {
+        true => Verdict::Entangled,
+        false => Verdict::Weak,
+    }
+}
+
+/// Records each column's leverage and share in a solve of the columns `set`.
+fn record(step: &mut Step, set: &[usize], solution: &lsq::Solution) {
+    for (k, &j) in set.iter().enumerate() {
+        step.leverage[j] = solution.leverage[k];
+        step.share[j] = solution.share[k];
+    }
 }
 
 /// Records an accepted solve in `step`.

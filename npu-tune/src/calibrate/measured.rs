@@ -252,6 +252,21 @@ mod tests {
     }
 
     #[test]
+    fn pipe_utilization_keeps_the_slowest_core() {
+        let text =
+            b"block_id,sub_block_id,aiv_time(us),aiv_total_cycles,aiv_vec_time(us),aiv_vec_ratio\n\
+            0,aiv0,2.0,3600,1.0,0.5\n1,aiv1,3.0,5400,2.5,0.83\n";
+        let read = read_pipe_utilization("p", "k_s_0", text).unwrap();
+        let row = &read.measurements[0];
+        assert_eq!((row.symbol.as_str(), row.block_dim), ("k_s_0", Some(2)));
+        assert!(
+            row.values
+                .contains(&(Core::Vector, Quantity::Total, Unit::Cycles, 5400.0))
+        );
+        assert!(read.warnings.is_empty(), "{:?}", read.warnings);
+    }
+
+    #[test]
     fn aie_cycles_lines_are_symbol_and_cycles() {
         let read = read_aie_cycles("c", b"# comment\nrelu_s_00000000 1200\n\n").unwrap();
         assert_eq!(read.measurements[0].symbol, "relu_s_00000000");

@@ -82,8 +82,11 @@ pub struct ConstantFit {
     /// The fit's estimate in the file's units, before rounding (`before` when it was
     /// not fitted).
     pub estimate: f64,
-    /// Observations whose prediction depends on it.
+    /// Observations whose prediction depends on it (by more than 0.1% of the
+    /// measured value per 100% change of the constant).
     pub rows: usize,
+    /// The figures of those observations.
+    pub quantities: Vec<Quantity>,
     /// Its leverage in the last solve it took part in (0 when unused).
     pub leverage: f64,
     /// Its independent share in that solve.
@@ -113,6 +116,8 @@ pub struct Fitted {
 /// The design at one point: predictions, and a column per constant (`None` when no
 /// observation depends on it) plus the launch column (last).
 struct Linear {
+    /// What each observation measures.
+    quantities: Vec<Quantity>,
     base: Vec<f64>,
     columns: Vec<Option<Vec<f64>>>,
     point: Vec<f64>,
@@ -190,9 +195,17 @@ fn outcome(
         .enumerate()
         .map(|(j, &constant)| {
             let fitted = step.verdict[j] == Verdict::Fitted;
-            let rows = linear.columns[j]
-                .as_ref()
-                .map_or(0, |c| c.iter().filter(|v| v.abs() > 1e-3).count());
+            let column = linear.columns[j].as_deref().unwrap_or(&[]);
+            let depends = || {
+                column
+                    .iter()
+                    .zip(&linear.quantities)
+                    .filter(|(v, _)| v.abs() > 1e-3)
+            };
+            let rows = depends().count();
+            let mut quantities: Vec<Quantity> = depends().map(|(_, q)| *q).collect();
+            quantities.sort();
+            quantities.dedup();
             ConstantFit {
                 constant,
                 before: constant.get(start),
@@ -202,6 +215,7 @@ fn outcome(
                     false => constant.get(start),
                 },
                 rows,
+                quantities,
                 leverage: step.leverage[j],
                 share: step.share[j],
                 verdict: step.verdict[j],
@@ -295,6 +309,7 @@ fn linearise(
         .collect();
     columns.push(launch.iter().any(|v| *v != 0.0).then_some(launch));
     Ok(Linear {
+        quantities: observations.iter().map(|o| o.quantity).collect(),
         base,
         columns,
         point,

@@ -272,7 +272,7 @@ pub fn render_report(calibration: &Calibration) -> String {
 }
 
 fn render_flags(text: &mut String, calibration: &Calibration) {
-    text.push_str("## Effects the model lacks\n\n");
+    text.push_str("## Residuals the fitted constants leave\n\n");
     if calibration.flags.is_empty() {
         text.push_str("None: the residuals are within the noise.\n");
     }
@@ -289,13 +289,32 @@ fn render_flags(text: &mut String, calibration: &Calibration) {
                 rows,
             } => writeln!(
                 text,
-                "- {} is measured {:+.1}% off the fitted model (median; {agreeing} of {rows} rows agree in sign): an effect the model lacks",
+                "- {} is measured {:+.1}% off the fitted model (median; {agreeing} of {rows} rows agree in sign): {}",
                 quantity.name(),
-                median * 100.0
+                median * 100.0,
+                suspects(&calibration.fitted, *quantity)
             ),
         };
     }
     text.push('\n');
+}
+
+/// What may explain a figure off the model: the constants it depends on that were not
+/// fitted, or else an effect the model lacks.
+fn suspects(fitted: &Fitted, quantity: Quantity) -> String {
+    let kept: Vec<String> = fitted
+        .constants
+        .iter()
+        .filter(|f| f.verdict != Verdict::Fitted && f.quantities.contains(&quantity))
+        .map(|f| format!("`{}`", f.constant.key()))
+        .collect();
+    match kept.is_empty() {
+        true => "an effect the model lacks".into(),
+        false => format!(
+            "constants it depends on were left as they were ({}), or the model lacks an effect",
+            kept.join(", ")
+        ),
+    }
 }
 
 fn render_constants(text: &mut String, fitted: &Fitted) {

@@ -28,8 +28,10 @@ mod csv;
 mod fit;
 mod lsq;
 mod measured;
+mod outcome;
 mod profile;
 mod report;
+mod residuals;
 mod subject;
 
 use npu_core::target::Target;
@@ -38,33 +40,14 @@ pub use columns::Quantity;
 pub use constants::Constant;
 pub use fit::{ConstantFit, Fitted, MIN_LEVERAGE, MIN_SHARE, Observation, Verdict};
 pub use measured::{Measurement, Read, read_aie_cycles, read_op_summary, read_pipe_utilization};
+pub use outcome::Calibration;
 pub use profile::{PROFILE_COLUMNS, ProfileRow, write_op_summary};
-pub use report::{
-    Flag, KernelError, kernel_errors, provenance, quantity_errors, render_report, target_text,
-};
+pub use report::{kernel_errors, provenance, quantity_errors, render_report, target_text};
+pub use residuals::{Flag, KernelError};
 pub use subject::{Simulated, Subject};
 
 use columns::{Core, Unit};
 use fit::median;
-
-/// Everything a calibration found.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Calibration {
-    /// The constants fitted, and the target with them and the fitted clock.
-    pub fitted: Fitted,
-    /// The clock before and after, in MHz, and how many rows gave it (0: not fitted).
-    pub clock: (f64, f64, usize),
-    /// The subjects measured, by index as observations name them.
-    pub subjects: Vec<String>,
-    /// The observations fitted, in cycles.
-    pub observations: Vec<Observation>,
-    /// Per subject and quantity: measured, predicted before and after.
-    pub errors: Vec<KernelError>,
-    /// Effects the model lacks, found in the residuals.
-    pub flags: Vec<Flag>,
-    /// What was left out, and why.
-    pub warnings: Vec<String>,
-}
 
 /// Fits `target`'s constants to the measurements in `reads` of the programs in
 /// `subjects` (module docs).
@@ -79,8 +62,8 @@ pub fn calibrate(
     let observations = observations(subjects, &matched, clock, &mut warnings);
     let mut fitted = fit::fit(subjects, &observations, target)?;
     fitted.target.clock_mhz = clock.round().clamp(1.0, f64::from(u32::MAX)) as u32;
-    let errors = report::errors(subjects, &observations, target, &fitted)?;
-    let flags = report::flags(&errors, &fitted);
+    let errors = residuals::errors(subjects, &observations, target, &fitted)?;
+    let flags = residuals::flags(&errors, &fitted);
     Ok(Calibration {
         fitted,
         clock: (f64::from(target.clock_mhz), clock, clock_rows),

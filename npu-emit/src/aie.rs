@@ -35,7 +35,7 @@ use self::layout::Layout;
 use self::names::{c_type, unsupported};
 use self::tiles::{Call, Tiles, tiles};
 use crate::output::{Emitted, File, Unsupported, kernel_hash};
-use crate::signature::{self, function_name};
+use crate::signature::{self, file_stem, function_name};
 use crate::text::Text;
 
 /// Writes the tile kernel of `program`.
@@ -61,11 +61,11 @@ pub(crate) fn emit(
     let program = program.clone().into_expanded();
     let layout = Layout::new(&program)?;
     let tiles = tiles(&program, &layout)?;
-    let name = function_name(&program);
+    let name = function_name(&program, kernel);
     let text = source(&program, target, kernel, &layout, &tiles, &name);
     Ok(Emitted {
         files: vec![File {
-            path: format!("{name}.cc"),
+            path: format!("{}.cc", file_stem(&program)),
             text,
         }],
     })

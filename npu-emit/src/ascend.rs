@@ -47,7 +47,7 @@ use npu_core::{CheckedKernel, Dtype, Level, Pipe, Program, Target};
 use self::names::{c_type, unsupported};
 use crate::order::{self, Block, Step};
 use crate::output::{Emitted, File, Unsupported, kernel_hash};
-use crate::signature::{function_name, gm_tensors, parameters};
+use crate::signature::{file_stem, function_name, gm_tensors, parameters};
 use crate::text::Text;
 
 /// Writes the kernel, launch file and CMakeLists of `program`.
@@ -66,12 +66,13 @@ pub(crate) fn emit(
         })?;
     }
     scratch_fits(program, target)?;
-    let name = function_name(program);
+    let name = function_name(program, kernel);
+    let stem = file_stem(program);
     let source = kernel_source(program, target, kernel, &name)?;
     Ok(Emitted {
         files: vec![
             File {
-                path: format!("{name}.cpp"),
+                path: format!("{stem}.cpp"),
                 text: source,
             },
             File {
@@ -80,7 +81,7 @@ pub(crate) fn emit(
             },
             File {
                 path: "CMakeLists.txt".into(),
-                text: host::cmake(target, &name),
+                text: host::cmake(target, &stem),
             },
         ],
     })

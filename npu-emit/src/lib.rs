@@ -17,7 +17,9 @@
 //! What the backends share sits in leaves both read, so neither backend depends on
 //! the other or on this dispatcher: `output` (the backend's name, the emitted files,
 //! [`Unsupported`] and the kernel hash) and `signature` (the program's symbol, its
-//! global-memory tensors and its scalar parameters).
+//! global-memory tensors and its scalar parameters). The symbol is
+//! `KERNEL_SCHEDULE_HASH` ([`symbol`]): msprof names its rows by it, so `autotune
+//! calibrate` maps a profiler's row back to the schedule that produced it.
 //!
 //! A construct the chosen API cannot express is an [`Unsupported`] error that names
 //! it; nothing is guessed. Emission is deterministic: the same program gives the same
@@ -54,8 +56,9 @@
 //! let program = npu_core::lower::lower_compact(&kernel, 0);
 //! let emitted = npu_emit::emit(&program, &target, &kernel, npu_emit::Backend::Aie).unwrap();
 //! let text = &emitted.file("relu_s.cc").unwrap().text;
-//! assert!(text.contains("extern \"C\" void relu_s(bfloat16 *x, bfloat16 *y)"));
-//! assert!(text.contains("//   calls 0..7: relu_s (0 0)"));
+//! let symbol = npu_emit::symbol(&kernel, "s"); // relu_s and a hash of kernel, target, schedule
+//! assert!(text.contains(&format!("extern \"C\" void {symbol}(bfloat16 *x, bfloat16 *y)")));
+//! assert!(text.contains(&format!("//   calls 0..7: {symbol} (0 0)")));
 //! ```
 
 // Every public item says what it is; CI denies warnings.
@@ -71,6 +74,16 @@ mod text;
 use npu_core::{CheckedKernel, Program, Target};
 
 pub use output::{Backend, Emitted, File, Unsupported};
+pub use signature::schedule_hash;
+
+/// The symbol of schedule `schedule` of `kernel` (checked for its own target) as the
+/// backends write it: `KERNEL_SCHEDULE_HASH`, the hash being [`schedule_hash`] of the
+/// kernel, its target's name and the schedule. The emitted files keep the readable
+/// `KERNEL_SCHEDULE` stem; a profiler's rows carry the symbol.
+pub fn symbol(kernel: &CheckedKernel, schedule: &str) -> String {
+    let hash = schedule_hash(kernel, &kernel.target.name, schedule);
+    format!("{}_{schedule}_{hash}", kernel.name)
+}
 
 /// Writes `program` (lowered from `kernel` for `target`, and valid there) as source for
 /// `backend`. A program the validator rejects, or one for another target, is refused

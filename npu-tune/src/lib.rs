@@ -25,6 +25,8 @@ macro_rules! __emit_fn {
 
 pub mod atomic;
 pub mod build;
+#[cfg(feature = "emit")]
+pub mod calibrate;
 pub mod draft;
 #[cfg(feature = "emit")]
 pub mod emit;

@@ -46,7 +46,7 @@ pub(crate) fn add(suite: &mut Suite, name: &str, kernel: &'static CheckedKernel,
     let program = npu_core::lower::lower_compact(kernel, schedule);
     match emit(&program, &kernel.target, kernel, Backend::Aie) {
         Ok(emitted) => {
-            let function = format!("{}_{}", program.kernel, program.schedule);
+            let function = npu_emit::symbol(kernel, &program.schedule);
             let source = emitted.files[0].text.clone();
             let case = Case {
                 function,

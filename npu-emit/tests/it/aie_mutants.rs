@@ -88,7 +88,9 @@ fn original(source: &str, function: &str) -> (CheckedKernel, Case) {
     let emitted = emit(&program, &target, &kernel, Backend::Aie).expect("it is written");
     let case = Case {
         function: function.into(),
-        source: emitted.files[0].text.replace("mutant_s", function),
+        source: emitted.files[0]
+            .text
+            .replace(&npu_emit::symbol(&kernel, "s"), function),
         program,
         target,
     };

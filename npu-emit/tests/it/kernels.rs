@@ -93,8 +93,8 @@ fn add(suite: &mut Suite, name: &str, kernel: &'static CheckedKernel, schedule: 
     let program = npu_core::lower::lower_compact(kernel, schedule);
     match emit(&program, &kernel.target, kernel, Backend::AscendC) {
         Ok(emitted) => {
-            let function = format!("{}_{}", program.kernel, program.schedule);
-            let file = emitted.file(&format!("{function}.cpp"));
+            let function = npu_emit::symbol(kernel, &program.schedule);
+            let file = emitted.file(&format!("{}_{}.cpp", program.kernel, program.schedule));
             let source = file.expect("the kernel source").text.clone();
             let target = kernel.target.clone();
             let case = Case {

@@ -329,7 +329,7 @@ fn original(source: &str, function: &str) -> (CheckedKernel, Case) {
     let text = &emitted.file("mutant_s.cpp").expect("the kernel").text;
     let case = Case {
         function: function.into(),
-        source: text.replace("mutant_s", function),
+        source: text.replace(&npu_emit::symbol(&kernel, "s"), function),
         program,
         target,
     };

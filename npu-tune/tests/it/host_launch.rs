@@ -36,11 +36,12 @@ fn build(name: &str, dir: &Path) -> Result<(), String> {
     let bundled = Bundled::find(name).ok_or(format!("no bundled kernel {name}"))?;
     let problem = bundled.problem(7, None)?;
     let hand = &problem.kernel.schedules[0];
-    let function = format!("{name}_{}", hand.name);
+    let stem = format!("{name}_{}", hand.name);
+    let symbol = npu_emit::symbol(&problem.kernel, &hand.name);
     npu_tune::emit::emit_schedule(&problem, &hand.source, Backend::AscendC, dir)?;
     std::fs::write(
-        dir.join(format!("aclrtlaunch_{function}.h")),
-        format!("#pragma once\n#include \"{function}.cpp\"\n"),
+        dir.join(format!("aclrtlaunch_{symbol}.h")),
+        format!("#pragma once\n#include \"{stem}.cpp\"\n"),
     )
     .map_err(|e| e.to_string())?;
     let memory = &problem.kernel.target.memory;

@@ -2,6 +2,7 @@
 //! own. Heavy runs are sized by environment variables where they have them.
 
 mod ablation;
+mod calibrate;
 mod check_paths;
 mod draft;
 mod draft_budget;

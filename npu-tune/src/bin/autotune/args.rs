@@ -142,6 +142,10 @@ pub(crate) struct TuneArgs {
     /// into DIR/KERNEL/ (with --write-variants, each variant into DIR/KERNEL/NAME/ too).
     #[arg(long, num_args = 2, value_names = ["BACKEND", "DIR"])]
     pub(crate) emit: Option<Vec<String>>,
+    /// Write each tuned kernel's best schedule, simulated, as a row of msprof's
+    /// op_summary_*.csv (its per-pipe time columns) to FILE: `autotune calibrate` reads it.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) profile_out: Option<PathBuf>,
     /// How many variants --write-variants keeps (default: the kernel's `variants N`,
     /// or 4).
     #[arg(long, value_name = "K")]

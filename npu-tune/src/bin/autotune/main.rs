@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod args;
+mod calibrate;
 mod draft;
 mod draft_eval;
 mod llm_args;
@@ -66,7 +67,16 @@ enum Command {
     /// and Pass@(R×K) per category, under each prompt variant.
     #[command(name = "draft-eval", after_help = DRAFT_EVAL_EXAMPLES)]
     DraftEval(draft_eval::DraftEvalArgs),
+    /// Fit a target's constants to profiler files (msprof's op_summary or
+    /// PipeUtilization, AIE cycles) and write the calibrated target with a report.
+    #[command(after_help = CALIBRATE_EXAMPLES)]
+    Calibrate(calibrate::CalibrateArgs),
 }
+
+const CALIBRATE_EXAMPLES: &str = "Examples:
+  autotune --profile-out sim.csv --emit ascend-c kernels/   simulated profile of the tuned kernels
+  autotune calibrate --target ascend910b --op-summary op_summary_0_1.csv --out my_910b.toml
+  autotune calibrate --target aie2_tile --aie-cycles cycles.txt --out my_aie.toml";
 
 const DRAFT_EVAL_EXAMPLES: &str = "Examples:
   NPU_LLM_URL=http://127.0.0.1:8766/v1 autotune draft-eval --record drafts.json --table table.md
@@ -79,6 +89,7 @@ fn main() -> ExitCode {
         Some(Command::Tune(args)) => tune::tune(&args),
         Some(Command::Draft(args)) => draft::run(&args),
         Some(Command::DraftEval(args)) => draft_eval::run(&args),
+        Some(Command::Calibrate(args)) => calibrate::run(&args),
         None => tune::tune(&cli.tune),
     };
     match result {

@@ -76,6 +76,9 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<(), String> {
     if let Some(path) = &args.suite_table {
         write_suite_table(path, args, &results)?;
     }
+    if let Some(path) = &args.profile_out {
+        crate::calibrate::write_profile(path, &problems, &results)?;
+    }
     println!("{}", report::render_table(&results));
     println!("reports: {}", args.report_dir.display());
     if let (true, Some(dir)) = (args.learn, &args.knowledge) {

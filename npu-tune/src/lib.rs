@@ -43,6 +43,7 @@ pub mod replay;
 pub mod reply;
 pub mod report;
 pub mod run;
+pub mod shard;
 pub mod space;
 pub mod suite;
 pub mod variants_writer;

@@ -192,7 +192,10 @@ fn the_recorded_users_set_run_replays_to_the_readme_table() {
     let table = scoreboard::table(&scores, budget);
     let groups: BTreeSet<&str> = set.iter().map(|k| k.group.as_str()).collect();
     for group in groups {
-        assert!(table.contains(&format!("| {group} |")), "{group} in\n{table}");
+        assert!(
+            table.contains(&format!("| {group} |")),
+            "{group} in\n{table}"
+        );
     }
     insta::assert_snapshot!(table);
     let readme = std::fs::read_to_string(root.join("../README.md")).unwrap();

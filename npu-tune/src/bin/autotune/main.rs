@@ -13,9 +13,14 @@ use clap::{Parser, Subcommand};
 mod args;
 mod draft;
 mod draft_eval;
+mod fault;
 mod llm_args;
+mod merge;
 mod problems;
 mod progress;
+mod shard_args;
+mod shard_draft;
+mod shard_tune;
 mod tune;
 
 use args::TuneArgs;
@@ -66,7 +71,16 @@ enum Command {
     /// and Pass@(R×K) per category, under each prompt variant.
     #[command(name = "draft-eval", after_help = DRAFT_EVAL_EXAMPLES)]
     DraftEval(draft_eval::DraftEvalArgs),
+    /// Join the outputs of a campaign's shards (`--shard I/N`) into the whole run's.
+    #[command(after_help = MERGE_EXAMPLES)]
+    Merge(merge::MergeArgs),
 }
+
+const MERGE_EXAMPLES: &str = "Examples:
+  autotune --all --suite-table suite.md --shard 2/3     one of three shards (as 1/3 and 3/3)
+  autotune merge target/autotune/shard-*-of-3           the reports and suite.md of the whole run
+  autotune draft-eval --table drafts.md --shard 1/2 ... (and 2/2), then:
+  autotune merge drafts.shard-*-of-2";
 
 const DRAFT_EVAL_EXAMPLES: &str = "Examples:
   NPU_LLM_URL=http://127.0.0.1:8766/v1 autotune draft-eval --record drafts.json --table table.md
@@ -79,6 +93,7 @@ fn main() -> ExitCode {
         Some(Command::Tune(args)) => tune::tune(&args),
         Some(Command::Draft(args)) => draft::run(&args),
         Some(Command::DraftEval(args)) => draft_eval::run(&args),
+        Some(Command::Merge(args)) => merge::run(&args),
         None => tune::tune(&cli.tune),
     };
     match result {

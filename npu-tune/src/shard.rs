@@ -25,7 +25,7 @@ mod manifest;
 mod units;
 
 pub use manifest::{FILE_NAME, FORMAT, Manifest, Unit, join};
-pub use units::{draft_units, tune_units};
+pub use units::{draft_unit_id, draft_units, tune_units};
 
 /// One shard of N: `index` of `count`, counted from 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

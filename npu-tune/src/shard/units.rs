@@ -32,7 +32,7 @@ pub fn draft_units(set: &[EvalKernel], variants: &[Variant]) -> Vec<Unit> {
         .iter()
         .flat_map(|variant| {
             set.iter().map(move |kernel| Unit {
-                id: format!("{}/{}", variant.name(), kernel.task.name),
+                id: draft_unit_id(*variant, &kernel.task.name),
                 content: content_hash(
                     format!(
                         "{}\n{}\n{}\n{}",
@@ -43,4 +43,9 @@ pub fn draft_units(set: &[EvalKernel], variants: &[Variant]) -> Vec<Unit> {
             })
         })
         .collect()
+}
+
+/// The name of the `draft-eval` unit of `kernel` under `variant`: `variant/kernel`.
+pub fn draft_unit_id(variant: Variant, kernel: &str) -> String {
+    format!("{}/{kernel}", variant.name())
 }

@@ -8,9 +8,11 @@ use std::sync::{Arc, Mutex};
 
 use npu_tune::atomic::write_atomic;
 use npu_tune::draft::eval::{self, EvalKernel};
+use npu_tune::draft::idioms::Idiom;
+use npu_tune::draft::run::BodySource;
 use npu_tune::draft::scoreboard::{self, Budget, Score, Variant};
 use npu_tune::replay::Transcript;
-use npu_tune::shard::{Shard, draft_units};
+use npu_tune::shard::{Shard, draft_unit_id, draft_units};
 
 use crate::draft::{DraftGenerator, Sourcing};
 use crate::llm_args::LlmArgs;
@@ -115,42 +117,51 @@ fn evaluate(args: &DraftEvalArgs, set: &[EvalKernel], shard: Option<Shard>) -> R
         eprintln!("[{done}/{total}] {}", line(score));
         save(args, recording.as_ref());
     };
-    let mut scores = Vec::new();
-    let mut outcome = Ok(());
-    for &variant in &args.variants {
-        let kernels: Vec<EvalKernel> = set
-            .iter()
-            .filter(|k| units.contains(&format!("{}/{}", variant.name(), k.task.name)))
-            .cloned()
-            .collect();
-        if kernels.is_empty() {
-            continue;
-        }
-        let run = scoreboard::score_set(
-            &kernels,
-            &[variant],
-            budget,
-            &idioms,
-            &mut source,
-            &mut progress,
-        );
-        match run {
-            Ok(more) => scores.extend(more),
-            Err(error) => {
-                outcome = Err(error);
-                break;
-            }
-        }
-    }
+    let scores = score_units(
+        set,
+        &args.variants,
+        &units,
+        budget,
+        &idioms,
+        &mut source,
+        &mut progress,
+    );
     save(args, recording.as_ref());
-    outcome?;
+    let scores = scores?;
     let table = scoreboard::table(&scores, budget);
     print!("{table}");
     write_table(args.table.as_deref(), &table, &scores)
 }
 
+/// Drafts the kernels of `set` whose units `units` names, under each of `variants`:
+/// variant by variant, kernels in set order, as a whole run does.
+fn score_units(
+    set: &[EvalKernel],
+    variants: &[Variant],
+    units: &BTreeSet<String>,
+    budget: Budget,
+    idioms: &[Idiom],
+    source: &mut dyn FnMut(Variant) -> Result<Box<dyn BodySource>, String>,
+    progress: &mut dyn FnMut(&Score),
+) -> Result<Vec<Score>, String> {
+    let mut scores = Vec::new();
+    for &variant in variants {
+        let kernels: Vec<EvalKernel> = set
+            .iter()
+            .filter(|k| units.contains(&draft_unit_id(variant, &k.task.name)))
+            .cloned()
+            .collect();
+        if !kernels.is_empty() {
+            let more =
+                scoreboard::score_set(&kernels, &[variant], budget, idioms, source, progress)?;
+            scores.extend(more);
+        }
+    }
+    Ok(scores)
+}
+
 /// The budget of every drafting run: `--rounds` by `--candidates`, at least 1 each.
-pub(crate) fn budget(args: &DraftEvalArgs) -> Budget {
+fn budget(args: &DraftEvalArgs) -> Budget {
     Budget {
         rounds: args.rounds.max(1),
         candidates: args.candidates.max(1),

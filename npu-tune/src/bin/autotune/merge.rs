@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use npu_tune::draft::scoreboard::{Budget, Score};
 use npu_tune::record::KernelResult;
 use npu_tune::report;
-use npu_tune::shard::{Manifest, join};
+use npu_tune::shard::{Manifest, draft_unit_id, join};
 use npu_tune::suite::SuiteBudget;
 
 mod copy;
@@ -63,15 +63,18 @@ pub(crate) fn run(args: &MergeArgs) -> Result<(), String> {
             manifest,
         })
         .collect();
-    let first = &shards[0].manifest;
-    match first.command.as_str() {
-        "tune" if args.table.is_none() => merge_tune(args, &shards, &owners),
-        "draft-eval" if args.report_dir.is_none() && args.suite_table.is_none() && args.emit_dir.is_none() => {
-            merge_draft_eval(args, &shards, &owners)
-        }
-        "tune" => Err("--table is for draft-eval shards; these are tuning shards".into()),
-        "draft-eval" => Err("--report-dir, --suite-table and --emit-dir are for tuning shards; these are draft-eval shards".into()),
-        other => Err(format!("shards of `{other}` cannot be merged by this npu")),
+    let tuning_outputs =
+        args.report_dir.is_some() || args.suite_table.is_some() || args.emit_dir.is_some();
+    let command = shards[0].manifest.command.as_str();
+    match (command, tuning_outputs, args.table.is_some()) {
+        ("tune", _, false) => merge_tune(args, &shards, &owners),
+        ("draft-eval", false, _) => merge_draft_eval(args, &shards, &owners),
+        ("tune", _, true) => Err("--table is for draft-eval shards; these are tuning shards".into()),
+        ("draft-eval", true, _) => Err(
+            "--report-dir, --suite-table and --emit-dir are for tuning shards; these are draft-eval shards"
+                .into(),
+        ),
+        (other, _, _) => Err(format!("shards of `{other}` cannot be merged by this npu")),
     }
 }
 
@@ -152,7 +155,7 @@ fn merge_draft_eval(
     for (unit, &owner) in first.units.iter().zip(owners) {
         let score = per_shard[owner]
             .iter()
-            .find(|s| format!("{}/{}", s.variant.name(), s.kernel) == unit.id)
+            .find(|s| draft_unit_id(s.variant, &s.kernel) == unit.id)
             .ok_or_else(|| {
                 format!(
                     "{} ran `{}` but its scores lack it",

@@ -22,9 +22,11 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 mod manifest;
+mod transcripts;
 mod units;
 
 pub use manifest::{FILE_NAME, FORMAT, Manifest, Unit, join};
+pub use transcripts::{RECORDING, join_transcripts};
 pub use units::{draft_unit_id, draft_units, tune_units};
 
 /// One shard of N: `index` of `count`, counted from 1.

@@ -27,10 +27,13 @@ const SCHEDULER_VARIABLES: [&str; 5] = [
 fn autotune(dir: &Path, args: &[String], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_autotune"));
     command.current_dir(dir).args(args);
-    for name in SCHEDULER_VARIABLES
-        .iter()
-        .chain(["NPU_TUNE_EXIT_AFTER"].iter())
-    {
+    let ours = [
+        "NPU_TUNE_EXIT_AFTER",
+        "NPU_LLM_URL",
+        "NPU_LLM_MODEL",
+        "NPU_LLM_API_KEY",
+    ];
+    for name in SCHEDULER_VARIABLES.iter().chain(ours.iter()) {
         command.env_remove(name);
     }
     command.envs(env.iter().copied());
@@ -329,4 +332,47 @@ fn draft_eval_shards_merge_into_the_whole_run() {
         let merged = std::fs::read(root.join("parts").join(file)).unwrap();
         assert!(whole == merged, "{file} differs");
     }
+}
+
+/// A model's replies recorded by three `draft-eval` shards (against a local server that
+/// gives every request the same reply, so the order of requests cannot matter) are
+/// joined by the merge into the whole run's recording, byte for byte.
+#[test]
+fn recordings_of_the_shards_merge_into_the_whole_runs() {
+    use crate::support::chat_server::{Behaviour, ChatServer};
+    let server = ChatServer::start_repeating(Behaviour::Reply("y[i] = x[i];".into()));
+    let url = server.base_url();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let draft_eval = |out: &str, extra: &[&str]| {
+        let mut args = strings(&["draft-eval", "--kernels", "users", "--variants", "plain"]);
+        args.extend(strings(&["--only", "pooling,reductions", "--rounds", "1"]));
+        args.extend(strings(&[
+            "--candidates",
+            "1",
+            "--generator",
+            "llm",
+            "--llm-url",
+            &url,
+        ]));
+        let (table, record) = (format!("{out}/drafts.md"), format!("{out}/llm.json"));
+        args.extend(strings(&["--table", &table, "--record", &record]));
+        args.extend(strings(extra));
+        args
+    };
+    std::fs::create_dir_all(root.join("whole")).unwrap();
+    succeed(root, &draft_eval("whole", &[]));
+    let mut merge = strings(&["merge"]);
+    for index in 1..=3 {
+        succeed(
+            root,
+            &draft_eval("parts", &["--shard", &format!("{index}/3")]),
+        );
+        merge.push(format!("parts/drafts.shard-{index}-of-3"));
+    }
+    succeed(root, &merge);
+    let whole = std::fs::read(root.join("whole/llm.json")).unwrap();
+    let joined = std::fs::read(root.join("parts/llm.json")).unwrap();
+    assert!(whole.len() > 100, "something was recorded");
+    assert!(whole == joined, "the joined recording differs");
 }

@@ -5,7 +5,8 @@
 //!
 //! Tuning shards give the reports (`KERNEL.{json,md,svg}`, traces), the suite table
 //! and its `.json`, the emitted sources and the table printed at the end; `draft-eval`
-//! shards give the table and its scores. Each kernel's `mean_round_seconds` (and the
+//! shards give the table and its scores; both give the model's replies recorded with
+//! `--record`, joined in run order. Each kernel's `mean_round_seconds` (and the
 //! "Mean round time" of its `KERNEL.md`, the time column of the printed table) is the
 //! one wall-clock figure: it is kept as the shard that tuned the kernel measured it.
 
@@ -13,8 +14,9 @@ use std::path::{Path, PathBuf};
 
 use npu_tune::draft::scoreboard::{Budget, Score};
 use npu_tune::record::KernelResult;
+use npu_tune::replay::Transcript;
 use npu_tune::report;
-use npu_tune::shard::{Manifest, draft_unit_id, join};
+use npu_tune::shard::{Manifest, RECORDING, draft_unit_id, join, join_transcripts};
 use npu_tune::suite::SuiteBudget;
 
 mod copy;
@@ -38,6 +40,10 @@ pub(crate) struct MergeArgs {
     /// --table).
     #[arg(long, value_name = "FILE")]
     table: Option<PathBuf>,
+    /// The model's replies of every shard as one recording (default: the shards'
+    /// --record FILE, if they had one).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
 }
 
 /// A shard read back: the directory its outputs are in, and its manifest.
@@ -66,7 +72,7 @@ pub(crate) fn run(args: &MergeArgs) -> Result<(), String> {
     let tuning_outputs =
         args.report_dir.is_some() || args.suite_table.is_some() || args.emit_dir.is_some();
     let command = shards[0].manifest.command.as_str();
-    match (command, tuning_outputs, args.table.is_some()) {
+    let merged = match (command, tuning_outputs, args.table.is_some()) {
         ("tune", _, false) => merge_tune(args, &shards, &owners),
         ("draft-eval", false, _) => merge_draft_eval(args, &shards, &owners),
         ("tune", _, true) => Err("--table is for draft-eval shards; these are tuning shards".into()),
@@ -75,7 +81,9 @@ pub(crate) fn run(args: &MergeArgs) -> Result<(), String> {
                 .into(),
         ),
         (other, _, _) => Err(format!("shards of `{other}` cannot be merged by this npu")),
-    }
+    };
+    merged?;
+    merge_recording(args, &shards, &owners)
 }
 
 /// A path the shards recorded for `kind`, unless `given` overrides it.
@@ -179,4 +187,30 @@ fn read_scores(path: &Path) -> Result<Vec<Score>, String> {
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     serde_json::from_str(&text)
         .map_err(|e| format!("{} is not a draft-eval score file: {e}", path.display()))
+}
+
+/// The shards' recordings of the model's replies joined, in run order, when the shards
+/// recorded (`--record FILE`) or `--record` asks.
+fn merge_recording(
+    args: &MergeArgs,
+    shards: &[ShardOutputs],
+    owners: &[usize],
+) -> Result<(), String> {
+    let first = &shards[0].manifest;
+    let Some(path) = output(args.record.as_ref(), first, "record") else {
+        return Ok(());
+    };
+    let mut transcripts = Vec::new();
+    for shard in shards {
+        let recording = shard.dir.join(RECORDING);
+        transcripts.push(Transcript::load(&recording).map_err(|e| e.to_string())?);
+    }
+    let joined = join_transcripts(&first.units, owners, &transcripts);
+    joined.save(&path).map_err(|e| e.to_string())?;
+    eprintln!(
+        "joined {} exchanges into {}",
+        joined.exchanges.len(),
+        path.display()
+    );
+    Ok(())
 }

@@ -1,7 +1,7 @@
 //! The options that make a run one shard of a campaign (see `npu_tune::shard`), and
 //! what tuning and `draft-eval` share in running as one.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use npu_tune::shard::Shard;
 
@@ -34,21 +34,6 @@ impl ShardArgs {
             (None, false) => Ok(None),
         }
     }
-}
-
-/// `path` with the shard before its extension (`llm.json` → `llm.shard-2-of-3.json`):
-/// where a shard records the model's replies, so that shards never write one file.
-pub(crate) fn per_shard_file(path: &Path, shard: Shard) -> PathBuf {
-    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-    let name = match path.extension() {
-        Some(extension) => format!(
-            "{stem}.{}.{}",
-            shard.dir_name(),
-            extension.to_string_lossy()
-        ),
-        None => format!("{stem}.{}", shard.dir_name()),
-    };
-    path.with_file_name(name)
 }
 
 /// An error for what a shard cannot do with the model's sampling seed: `--llm-seed`

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum as _;
 use npu_tune::draft::eval::EvalKernel;
-use npu_tune::shard::{Manifest, Shard, Unit, draft_units};
+use npu_tune::shard::{Manifest, RECORDING, Shard, Unit, draft_units};
 
 use crate::draft_eval::DraftEvalArgs;
-use crate::shard_args::{file_hash, per_shard_file, refuse_llm_seed, versions};
+use crate::shard_args::{file_hash, refuse_llm_seed, versions};
 
 /// A sharded `draft-eval` run: the shard, the whole campaign's units and settings.
 pub(crate) struct DraftPlan {
@@ -48,18 +48,16 @@ impl DraftPlan {
         self.shard
     }
 
-    /// `args` as this shard runs them: its table in its own directory, its own
-    /// recording.
+    /// `args` as this shard runs them: its table and its recording in its own
+    /// directory.
     pub(crate) fn redirect(&self, args: &DraftEvalArgs) -> DraftEvalArgs {
         let mut own = args.clone();
         if let Some(table) = &args.table {
             let name = table.file_name().unwrap_or_default();
-            own.table = Some(shard_dir(table, self.shard).join(name));
+            let dir = shard_dir(table, self.shard);
+            own.table = Some(dir.join(name));
+            own.record = args.record.as_ref().map(|_| dir.join(RECORDING));
         }
-        own.record = args
-            .record
-            .as_deref()
-            .map(|p| per_shard_file(p, self.shard));
         own
     }
 
@@ -85,7 +83,10 @@ impl DraftPlan {
             return Ok(());
         };
         let dir = own_table.parent().unwrap_or(Path::new("."));
-        let outputs = BTreeMap::from([("table".to_string(), table.display().to_string())]);
+        let mut outputs = BTreeMap::from([("table".to_string(), table.display().to_string())]);
+        if let Some(path) = &args.record {
+            outputs.insert("record".into(), path.display().to_string());
+        }
         let manifest = Manifest::new(
             "draft-eval",
             self.shard,

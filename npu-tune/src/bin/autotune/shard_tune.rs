@@ -7,10 +7,10 @@ use std::path::Path;
 
 use clap::ValueEnum as _;
 use npu_tune::evaluate::Problem;
-use npu_tune::shard::{Manifest, Shard, Unit, tune_units};
+use npu_tune::shard::{Manifest, RECORDING, Shard, Unit, tune_units};
 
 use crate::args::TuneArgs;
-use crate::shard_args::{file_hash, per_shard_file, refuse_llm_seed, versions};
+use crate::shard_args::{file_hash, refuse_llm_seed, versions};
 
 /// A sharded tuning run: the shard, the whole campaign's units and settings.
 pub(crate) struct TunePlan {
@@ -43,7 +43,7 @@ pub(crate) fn plan(args: &TuneArgs, problems: &[Problem]) -> Result<Option<TuneP
 
 impl TunePlan {
     /// `args` as this shard runs them: its own report directory, its emitted sources
-    /// inside it, its own recording, and no suite table (the merge writes it).
+    /// and its recording inside it, and no suite table (the merge writes it).
     pub(crate) fn redirect(&self, args: &TuneArgs) -> TuneArgs {
         let mut own = args.clone();
         own.report_dir = args.report_dir.join(self.shard.dir_name());
@@ -52,10 +52,7 @@ impl TunePlan {
             let dir = own.report_dir.join("emit");
             own.emit = Some(vec![backend.clone(), dir.display().to_string()]);
         }
-        own.record = args
-            .record
-            .as_deref()
-            .map(|p| per_shard_file(p, self.shard));
+        own.record = args.record.as_ref().map(|_| own.report_dir.join(RECORDING));
         own
     }
 
@@ -87,6 +84,9 @@ impl TunePlan {
         }
         if let Some([_, dir]) = args.emit.as_deref() {
             outputs.insert("emit_dir".into(), dir.clone());
+        }
+        if let Some(path) = &args.record {
+            outputs.insert("record".into(), shown(path));
         }
         let manifest = Manifest::new(
             "tune",

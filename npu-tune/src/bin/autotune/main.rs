@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 mod args;
 mod draft;
 mod draft_eval;
+mod draft_eval_args;
 mod fault;
 mod llm_args;
 mod merge;

@@ -10,7 +10,7 @@ use clap::ValueEnum as _;
 use npu_tune::draft::eval::EvalKernel;
 use npu_tune::shard::{Manifest, RECORDING, Shard, Unit, draft_units};
 
-use crate::draft_eval::DraftEvalArgs;
+use crate::draft_eval_args::DraftEvalArgs;
 use crate::shard_args::{file_hash, refuse_llm_seed, versions};
 
 /// A sharded `draft-eval` run: the shard, the whole campaign's units and settings.

@@ -5,7 +5,8 @@
 //!
 //! [`run::run`] drives rounds of a [`generator::Generator`] over [`evaluate::Problem`]s;
 //! every evaluation is a [`record::CandidateRecord`], appended to the [`journal`] as it
-//! finishes and gathered into the [`report`]s.
+//! finishes and gathered into the [`report`]s. A campaign splits into [`shard`]s, each
+//! run by its own process, which `autotune merge` joins into the one-run outputs.
 
 #![warn(missing_docs)]
 
@@ -45,6 +46,7 @@ pub mod replay;
 pub mod reply;
 pub mod report;
 pub mod run;
+pub mod shard;
 pub mod space;
 pub mod suite;
 pub mod variants_writer;

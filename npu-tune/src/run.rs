@@ -176,7 +176,7 @@ pub fn run(
 
 /// [`content_hash`] of a target's every figure, as canonical JSON (field order fixed by
 /// the type, floats printed exactly).
-fn target_hash(target: &npu_core::target::Target) -> String {
+pub(crate) fn target_hash(target: &npu_core::target::Target) -> String {
     // A target always serialises: it has no maps with non-string keys.
     content_hash(&serde_json::to_vec(target).unwrap_or_default())
 }

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::eval::{EvalKernel, FRESH};
 use super::idioms::Idiom;
@@ -15,7 +15,7 @@ use super::run::{BodySource, DraftConfig, draft};
 use crate::kernels::Category;
 
 /// A prompt-and-decoding variant the evaluation compares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Variant {
     /// The language contract, the task and the feedback; free decoding.
@@ -59,7 +59,7 @@ impl Variant {
 }
 
 /// One kernel drafted under one variant.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Score {
     /// The kernel's name.
     pub kernel: String,

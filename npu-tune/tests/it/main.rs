@@ -20,6 +20,8 @@ mod llm_constrained;
 mod llm_loop;
 mod llm_real;
 mod replay;
+mod shard;
+mod shard_deploy;
 mod shipped_folders;
 mod suite;
 mod support;

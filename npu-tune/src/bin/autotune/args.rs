@@ -54,7 +54,7 @@ impl VerifyArg {
 }
 
 /// What `autotune tune` (and plain `autotune`) takes.
-#[derive(Debug, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub(crate) struct TuneArgs {
     /// Where your kernels are: a Rust file (its `npu_kernel!` blocks), a `.npu` kernel
     /// file or a crate directory (its `src/`). Default: the bundled kernels.
@@ -150,4 +150,6 @@ pub(crate) struct TuneArgs {
     /// or 4).
     #[arg(long, value_name = "K")]
     pub(crate) variants: Option<usize>,
+    #[command(flatten)]
+    pub(crate) shard: crate::shard_args::ShardArgs,
 }

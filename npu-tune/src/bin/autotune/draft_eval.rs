@@ -2,73 +2,41 @@
 //! (`npu-tune/eval`), under each prompt variant, with the table of Comp@1, Pass@1 and
 //! Pass@(R×K) per group.
 
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use npu_tune::atomic::write_atomic;
 use npu_tune::draft::eval::{self, EvalKernel};
+use npu_tune::draft::idioms::Idiom;
+use npu_tune::draft::run::BodySource;
 use npu_tune::draft::scoreboard::{self, Budget, Score, Variant};
 use npu_tune::replay::Transcript;
+use npu_tune::shard::{Shard, draft_unit_id, draft_units};
 
-use crate::draft::{DraftGenerator, Sourcing};
-use crate::llm_args::LlmArgs;
+use crate::draft::Sourcing;
+pub(crate) use crate::draft_eval_args::DraftEvalArgs;
 use npu_tune::grammar::ConstrainMode;
-
-/// What `autotune draft-eval` takes.
-#[derive(Debug, clap::Args)]
-pub(crate) struct DraftEvalArgs {
-    /// The folder of the evaluation sets: `subset.toml`, `fresh/*.npu` and `users/`.
-    #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/eval"))]
-    set: PathBuf,
-    /// Which set of the folder: `first` (the subset and the fresh kernels) or `users`
-    /// (kernels written as users write them).
-    #[arg(long, value_name = "NAME", default_value = eval::FIRST)]
-    kernels: String,
-    /// The variants to run, in order: plain (no grammar), grammar, full (grammar,
-    /// retrieved worked examples and idioms).
-    #[arg(long, value_delimiter = ',', default_value = "plain,grammar,full", value_parser = variant)]
-    variants: Vec<Variant>,
-    /// Only these kernels (comma-separated names) or groups (a category, `fresh`).
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    only: Vec<String>,
-    #[arg(long, value_enum, default_value = "llm")]
-    generator: DraftGenerator,
-    #[arg(long, default_value_t = 3)]
-    rounds: u32,
-    /// Candidate bodies per round.
-    #[arg(long, default_value_t = 4)]
-    candidates: usize,
-    #[command(flatten)]
-    llm: LlmArgs,
-    /// How the grammar and full variants constrain replies: gbnf (the llama.cpp
-    /// server), json-schema (vLLM, hosted APIs) or auto (probe the server once).
-    #[arg(long, value_enum, default_value = "gbnf")]
-    llm_constrain: crate::args::Constrain,
-    /// Record the model's replies to FILE (saved after every kernel), for --generator
-    /// replay.
-    #[arg(long, value_name = "FILE")]
-    record: Option<PathBuf>,
-    /// The recording --generator replay reads.
-    #[arg(long, value_name = "FILE")]
-    replay: Option<PathBuf>,
-    /// Write the table (Markdown) to FILE and the scores beside it as FILE's `.json`.
-    #[arg(long, value_name = "FILE")]
-    table: Option<PathBuf>,
-    /// Read the idioms the full variant's prompts show from DIR, every `*.toml` of it
-    /// (default: the built-in `idioms/` entries).
-    #[arg(long, value_name = "DIR")]
-    idioms: Option<PathBuf>,
-}
-
-fn variant(name: &str) -> Result<Variant, String> {
-    Variant::from_name(name).ok_or_else(|| format!("`{name}` is not plain, grammar or full"))
-}
 
 /// Runs `autotune draft-eval` with `args`.
 pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
     refuse_clobbering(args)?;
-    let idioms = crate::draft::load_idioms(args.idioms.as_deref())?;
     let set = selected(eval::load_named(&args.set, &args.kernels)?, &args.only)?;
+    match crate::shard_draft::plan(args, &set)? {
+        None => evaluate(args, &set, None),
+        Some(plan) => {
+            let own = plan.redirect(args);
+            plan.begin(&own)?;
+            evaluate(&own, &set, Some(plan.shard()))?;
+            plan.finish(args, &own)
+        }
+    }
+}
+
+/// Drafts the kernels of `set` under each variant (those of `shard` only, when it is
+/// one), prints the table and writes what `args` asks for.
+fn evaluate(args: &DraftEvalArgs, set: &[EvalKernel], shard: Option<Shard>) -> Result<(), String> {
+    let idioms = crate::draft::load_idioms(args.idioms.as_deref())?;
     let recording = args
         .record
         .as_ref()
@@ -79,11 +47,13 @@ pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
         llm: &args.llm,
         recording: recording.clone(),
     };
-    let budget = Budget {
-        rounds: args.rounds.max(1),
-        candidates: args.candidates.max(1),
-    };
-    let total = set.len() * args.variants.len();
+    let budget = budget(args);
+    let units: BTreeSet<String> = draft_units(set, &args.variants)
+        .into_iter()
+        .map(|unit| unit.id)
+        .filter(|id| shard.is_none_or(|shard| shard.owns(id)))
+        .collect();
+    let total = units.len();
     let mut done = 0;
     let constrained = crate::tune::constrain_mode(args.llm_constrain);
     let mut source = |variant: Variant| match variant.constrained() {
@@ -95,9 +65,10 @@ pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
         eprintln!("[{done}/{total}] {}", line(score));
         save(args, recording.as_ref());
     };
-    let scores = scoreboard::score_set(
-        &set,
+    let scores = score_units(
+        set,
         &args.variants,
+        &units,
         budget,
         &idioms,
         &mut source,
@@ -107,7 +78,42 @@ pub(crate) fn run(args: &DraftEvalArgs) -> Result<(), String> {
     let scores = scores?;
     let table = scoreboard::table(&scores, budget);
     print!("{table}");
-    write_table(args, &table, &scores)
+    write_table(args.table.as_deref(), &table, &scores)
+}
+
+/// Drafts the kernels of `set` whose units `units` names, under each of `variants`:
+/// variant by variant, kernels in set order, as a whole run does.
+fn score_units(
+    set: &[EvalKernel],
+    variants: &[Variant],
+    units: &BTreeSet<String>,
+    budget: Budget,
+    idioms: &[Idiom],
+    source: &mut dyn FnMut(Variant) -> Result<Box<dyn BodySource>, String>,
+    progress: &mut dyn FnMut(&Score),
+) -> Result<Vec<Score>, String> {
+    let mut scores = Vec::new();
+    for &variant in variants {
+        let kernels: Vec<EvalKernel> = set
+            .iter()
+            .filter(|k| units.contains(&draft_unit_id(variant, &k.task.name)))
+            .cloned()
+            .collect();
+        if !kernels.is_empty() {
+            let more =
+                scoreboard::score_set(&kernels, &[variant], budget, idioms, source, progress)?;
+            scores.extend(more);
+        }
+    }
+    Ok(scores)
+}
+
+/// The budget of every drafting run: `--rounds` by `--candidates`, at least 1 each.
+fn budget(args: &DraftEvalArgs) -> Budget {
+    Budget {
+        rounds: args.rounds.max(1),
+        candidates: args.candidates.max(1),
+    }
 }
 
 /// An error when the scores `--table` writes would overwrite the `--record`ing: a
@@ -177,8 +183,13 @@ fn save(args: &DraftEvalArgs, recording: Option<&Arc<Mutex<Transcript>>>) {
     }
 }
 
-fn write_table(args: &DraftEvalArgs, table: &str, scores: &[Score]) -> Result<(), String> {
-    let Some(path) = &args.table else {
+/// Writes the table to `path` (when given) and the scores beside it as its `.json`.
+pub(crate) fn write_table(
+    path: Option<&Path>,
+    table: &str,
+    scores: &[Score],
+) -> Result<(), String> {
+    let Some(path) = path else {
         return Ok(());
     };
     write_atomic(path, table.as_bytes())

@@ -14,9 +14,15 @@ mod args;
 mod calibrate;
 mod draft;
 mod draft_eval;
+mod draft_eval_args;
+mod fault;
 mod llm_args;
+mod merge;
 mod problems;
 mod progress;
+mod shard_args;
+mod shard_draft;
+mod shard_tune;
 mod tune;
 
 use args::TuneArgs;
@@ -71,12 +77,21 @@ enum Command {
     /// PipeUtilization, AIE cycles) and write the calibrated target with a report.
     #[command(after_help = CALIBRATE_EXAMPLES)]
     Calibrate(calibrate::CalibrateArgs),
+    /// Join the outputs of a campaign's shards (`--shard I/N`) into the whole run's.
+    #[command(after_help = MERGE_EXAMPLES)]
+    Merge(merge::MergeArgs),
 }
 
 const CALIBRATE_EXAMPLES: &str = "Examples:
   autotune --profile-out sim.csv --emit ascend-c kernels/   simulated profile of the tuned kernels
   autotune calibrate --target ascend910b --op-summary op_summary_0_1.csv --out my_910b.toml
   autotune calibrate --target aie2_tile --aie-cycles cycles.txt --out my_aie.toml";
+
+const MERGE_EXAMPLES: &str = "Examples:
+  autotune --all --suite-table suite.md --shard 2/3     one of three shards (as 1/3 and 3/3)
+  autotune merge target/autotune/shard-*-of-3           the reports and suite.md of the whole run
+  autotune draft-eval --table drafts.md --shard 1/2 ... (and 2/2), then:
+  autotune merge drafts.shard-*-of-2";
 
 const DRAFT_EVAL_EXAMPLES: &str = "Examples:
   NPU_LLM_URL=http://127.0.0.1:8766/v1 autotune draft-eval --record drafts.json --table table.md
@@ -90,6 +105,7 @@ fn main() -> ExitCode {
         Some(Command::Draft(args)) => draft::run(&args),
         Some(Command::DraftEval(args)) => draft_eval::run(&args),
         Some(Command::Calibrate(args)) => calibrate::run(&args),
+        Some(Command::Merge(args)) => merge::run(&args),
         None => tune::tune(&cli.tune),
     };
     match result {

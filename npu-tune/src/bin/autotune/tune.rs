@@ -37,6 +37,23 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<(), String> {
         return list().or_else(closed_pipe);
     }
     let (problems, asked) = select(args)?;
+    match crate::shard_tune::plan(args, &problems)? {
+        None => tune_selected(args, problems, asked),
+        Some(plan) => {
+            let own = plan.redirect(args);
+            plan.begin(&own)?;
+            tune_selected(&own, plan.keep(problems), asked)?;
+            plan.finish(args, &own)
+        }
+    }
+}
+
+/// Tunes `problems` and writes what `args` asks for.
+fn tune_selected(
+    args: &TuneArgs,
+    problems: Vec<Problem>,
+    asked: Option<usize>,
+) -> Result<(), String> {
     let emit = emit_request(args)?;
     let recording = args
         .record
@@ -46,7 +63,8 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<(), String> {
     let config = run_config(args);
     std::fs::create_dir_all(&args.report_dir)
         .map_err(|e| format!("cannot create {}: {e}", args.report_dir.display()))?;
-    let results = run(&problems, generator.as_mut(), &config, &Bars::default());
+    let progress = crate::fault::ExitAfter::from_env(Bars::default());
+    let results = run(&problems, generator.as_mut(), &config, &progress);
     // Whatever happened, keep what the model said.
     if let (Some(path), Some(recording)) = (&args.record, &recording) {
         save_recording(path, recording)?;
@@ -74,7 +92,12 @@ pub(crate) fn tune(args: &TuneArgs) -> Result<(), String> {
         }
     }
     if let Some(path) = &args.suite_table {
-        write_suite_table(path, args, &results)?;
+        let budget = SuiteBudget {
+            rounds: args.rounds,
+            candidates: args.candidates,
+            seed: args.seed,
+        };
+        write_suite_table(path, budget, &results)?;
     }
     if let Some(path) = &args.profile_out {
         crate::calibrate::write_profile(path, &problems, &results)?;
@@ -349,12 +372,11 @@ fn variants_destination(path: &Path, problem: &Problem) -> Result<bool, String> 
 }
 
 /// `--suite-table FILE`: the table, and its data beside it as FILE's `.json`.
-fn write_suite_table(path: &Path, args: &TuneArgs, results: &[KernelResult]) -> Result<(), String> {
-    let budget = SuiteBudget {
-        rounds: args.rounds,
-        candidates: args.candidates,
-        seed: args.seed,
-    };
+pub(crate) fn write_suite_table(
+    path: &Path,
+    budget: SuiteBudget,
+    results: &[KernelResult],
+) -> Result<(), String> {
     let rows = suite::rows(&kernels::all(), results);
     let page = suite::render(&rows, &budget);
     let data = suite::SuiteFile {

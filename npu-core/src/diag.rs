@@ -285,6 +285,11 @@ impl Diagnostic {
     /// label. A label on the primary span's line is left to the message and its notes.
     pub fn to_syn_error(&self) -> syn::Error {
         let mut error = syn::Error::new(self.span, self.compiler_message());
+        if self.labels.is_empty() {
+            // Nothing to place: the span is not read (outside a procedural macro it may
+            // belong to a span table already freed).
+            return error;
+        }
         let line = self.start().line;
         for label in self.labels.iter().filter(|l| l.start().line != line) {
             error.combine(syn::Error::new(

@@ -27,7 +27,9 @@ mod units;
 
 pub use manifest::{FILE_NAME, FORMAT, Manifest, Unit, join};
 pub use transcripts::{RECORDING, join_transcripts};
-pub use units::{draft_unit_id, draft_units, tune_units};
+pub use units::tune_units;
+#[cfg(feature = "llm")]
+pub use units::{draft_unit_id, draft_units};
 
 /// One shard of N: `index` of `count`, counted from 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,7 +1,9 @@
 //! The units of work of each kind of campaign, in the order a whole run does them.
 
 use super::Unit;
+#[cfg(feature = "llm")]
 use crate::draft::eval::EvalKernel;
+#[cfg(feature = "llm")]
 use crate::draft::scoreboard::Variant;
 use crate::evaluate::Problem;
 use crate::journal::content_hash;
@@ -24,6 +26,7 @@ pub fn tune_units(problems: &[Problem]) -> Vec<Unit> {
         .collect()
 }
 
+#[cfg(feature = "llm")]
 /// A `draft-eval` run's units: each kernel of `set` under each of `variants`,
 /// variant by variant as the run does them, named `variant/kernel` (as recordings
 /// key them), with a hash of the kernel's text, reference body and target.
@@ -45,6 +48,7 @@ pub fn draft_units(set: &[EvalKernel], variants: &[Variant]) -> Vec<Unit> {
         .collect()
 }
 
+#[cfg(feature = "llm")]
 /// The name of the `draft-eval` unit of `kernel` under `variant`: `variant/kernel`.
 pub fn draft_unit_id(variant: Variant, kernel: &str) -> String {
     format!("{}/{kernel}", variant.name())

@@ -15,5 +15,5 @@ pub use crate::parse::{
 };
 pub use crate::plan::buffers as buffer_plan;
 pub use crate::plan::{mac_operands, subscript_extent, tensor_axes, whole_axes};
-pub use crate::schedule::{ordered_fold, scan_axes};
+pub use crate::schedule::{lane_fold, ordered_fold, scan_axes};
 pub use crate::words::did_you_mean;

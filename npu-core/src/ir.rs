@@ -17,6 +17,7 @@ mod checked_schedule;
 mod expr;
 mod facts;
 mod inputs;
+mod lanes;
 mod ops;
 mod subscript;
 

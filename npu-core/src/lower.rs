@@ -39,6 +39,7 @@
 mod context;
 mod copy;
 mod estimate;
+mod lanes;
 mod matmul;
 mod nodes;
 mod queue;

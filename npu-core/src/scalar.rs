@@ -273,6 +273,59 @@ pub fn reduce_step_in(op: ReduceOp, accumulator: Dtype, acc: f64, x: f64) -> f64
     accumulator.round(value)
 }
 
+/// A float sum folded in lanes, the order a vector unit keeps (docs/dsl.md, "Fold
+/// order"): element `k` of the fold goes to lane `k mod L`, each lane folds its elements
+/// in index order from +0 with [`reduce_step_in`], and [`pair_tree`] combines the lanes.
+/// With one lane it is the index-order fold.
+#[derive(Clone, Debug)]
+pub struct LaneSum {
+    lanes: Vec<f64>,
+    accumulator: Dtype,
+    next: usize,
+}
+
+impl LaneSum {
+    /// `lanes` partials (a power of two, at least 1), each rounded to `accumulator`.
+    pub fn new(lanes: u32, accumulator: Dtype) -> LaneSum {
+        LaneSum {
+            lanes: vec![reduce_init(ReduceOp::Sum); lanes.max(1) as usize],
+            accumulator,
+            next: 0,
+        }
+    }
+
+    /// Folds the next element (in index order) into its lane.
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        let lane = &mut self.lanes[self.next];
+        *lane = reduce_step_in(ReduceOp::Sum, self.accumulator, *lane, x);
+        self.next += 1;
+        if self.next == self.lanes.len() {
+            self.next = 0;
+        }
+    }
+
+    /// The sum: the lanes combined by [`pair_tree`].
+    pub fn total(mut self) -> f64 {
+        pair_tree(self.accumulator, &mut self.lanes)
+    }
+}
+
+/// Combines lane partials in the adjacent-pair tree: each pass adds lanes `2i` and
+/// `2i + 1` into `i` (the left one is the accumulator of [`sum_step`]), rounded to
+/// `accumulator`, until one value is left. `lanes.len()` is a power of two; the slice
+/// is left holding the passes' values.
+pub fn pair_tree(accumulator: Dtype, lanes: &mut [f64]) -> f64 {
+    let mut len = lanes.len();
+    while len > 1 {
+        len /= 2;
+        for i in 0..len {
+            lanes[i] = reduce_step_in(ReduceOp::Sum, accumulator, lanes[2 * i], lanes[2 * i + 1]);
+        }
+    }
+    lanes.first().copied().unwrap_or(0.0)
+}
+
 /// Host data whose length does not match the kernel's signature, from a generated
 /// `reference` or `reference_host` function.
 ///

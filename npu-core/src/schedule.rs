@@ -545,6 +545,25 @@ fn reducer_of(kernel: &CheckedKernel, axis: usize) -> Option<&Assign> {
     })
 }
 
+/// The lanes of a sum over `axis` that folds in lanes (see
+/// [`CheckedKernel::fold_lanes`]), if one does: a split of `axis` keeps them whole
+/// only with tiles that are multiples of them.
+pub fn lane_fold(kernel: &CheckedKernel, axis: usize) -> Option<u64> {
+    let mut found = None;
+    for assign in &kernel.body {
+        assign.value.walk(&mut |node| {
+            if let Expr::Reduce { axes, .. } = node
+                && axes.as_slice() == [axis]
+                && kernel.fold_lanes(node) > 1
+            {
+                // Lanes are powers of two: the most keeps every fold's whole.
+                found = found.max(Some(u64::from(kernel.fold_lanes(node))));
+            }
+        });
+    }
+    found
+}
+
 /// For an axis a reduction with a named accumulator (`sum[kh, kw: bf16]`) folds inside
 /// another: the axis before it and the accumulator. Such a reduction folds in index
 /// order, so only its first axis may be split (the checker's E032; the tuner's space

@@ -149,6 +149,11 @@ pub struct Vector {
     /// in neither list cannot run on the target.
     #[serde(default)]
     pub accumulators: Vec<Dtype>,
+    /// Lanes a float sum along a contiguous axis folds in, by accumulator dtype: the
+    /// partials one vector register holds (docs/dsl.md, "Fold order"). A dtype left
+    /// out folds in index order.
+    #[serde(default)]
+    pub lanes: BTreeMap<Dtype, u32>,
     /// Fixed cost of issuing one vector instruction.
     pub issue_cycles: u64,
     /// Cycles per repeat, by operation.

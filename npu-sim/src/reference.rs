@@ -3,7 +3,8 @@
 //! It is a second implementation, independent of lowering and of the typed loops the
 //! `npu_kernel!` macro generates: each output element is the expression evaluated at
 //! its index, every operation rounded with [`npu_core::scalar`], each reduction folded
-//! in index order (over several axes, the first outermost) in its accumulator dtype
+//! in index order (over several axes, the first outermost; a float sum along a
+//! contiguous axis in lanes, see [`scalar::LaneSum`]) in its accumulator dtype
 //! and rounded once at the end; an arg reduction keeps the first greatest (least)
 //! value's index, a NaN beating every number. Statements run in order, so a `let`
 //! intermediate is whole before any later statement reads it. A scan is computed
@@ -268,7 +269,7 @@ fn eval(
             dtype,
             accumulator,
         } => {
-            let types = (*dtype, *accumulator);
+            let types = (*dtype, *accumulator, kernel.fold_lanes(expr));
             fold(kernel, *op, axes, body, types, data, strides, scans, env)?
         }
     })
@@ -339,14 +340,15 @@ fn load(
 }
 
 /// A fold over `axes`: every point of the axes in index order, the first axis
-/// outermost, accumulated in the accumulator and rounded to the dtype.
+/// outermost, accumulated in the accumulator (in lanes when there are several, see
+/// [`scalar::LaneSum`]) and rounded to the dtype.
 #[allow(clippy::too_many_arguments)] // The interpreter's state, passed through.
 fn fold(
     kernel: &CheckedKernel,
     op: ReduceOp,
     axes: &[usize],
     body: &Expr,
-    (dtype, accumulator): (Dtype, Dtype),
+    (dtype, accumulator, lanes): (Dtype, Dtype, u32),
     data: &[Vec<f64>],
     strides: &[Vec<u64>],
     scans: &Whole,
@@ -355,6 +357,7 @@ fn fold(
     let extents: Vec<u64> = axes.iter().map(|a| kernel.axes[*a].extent).collect();
     let total: u64 = extents.iter().product();
     let mut acc = scalar::reduce_init(op);
+    let mut in_lanes = (lanes > 1).then(|| scalar::LaneSum::new(lanes, accumulator));
     for flat in 0..total {
         let mut rest = flat;
         for (axis, extent) in axes.iter().zip(&extents).rev() {
@@ -362,9 +365,12 @@ fn fold(
             rest /= extent;
         }
         let x = eval(kernel, body, data, strides, scans, env)?;
-        acc = scalar::reduce_step_in(op, accumulator, acc, x);
+        match &mut in_lanes {
+            Some(sum) => sum.add(x),
+            None => acc = scalar::reduce_step_in(op, accumulator, acc, x),
+        }
     }
-    Ok(dtype.round(acc))
+    Ok(dtype.round(in_lanes.map_or(acc, scalar::LaneSum::total)))
 }
 
 /// The position a gather subscript reads: the value of `index` at `subscripts`,

@@ -29,6 +29,7 @@ use crate::level::Level;
 use crate::storage::{CHUNK, Run};
 
 mod operand;
+mod pair_sum;
 mod per_element;
 
 pub(crate) use operand::Source;
@@ -128,6 +129,9 @@ pub(crate) fn execute(
     }
     if extents.contains(&0) {
         return Ok(());
+    }
+    if v.kind == VectorKind::PairSum {
+        return pair_sum::pair_sums(ub, v, extents, dst_strides, &sources[0]);
     }
     let arg = matches!(v.kind, VectorKind::Reduce(op, _) if op.is_arg());
     if arg || matches!(v.kind, VectorKind::Gather(_)) || v.kind.scan().is_some() {
@@ -400,6 +404,7 @@ fn compute(kind: VectorKind, dtype: Dtype, a: &[f64], b: &[f64], c: &[f64], out:
             }
         }
         VectorKind::Reduce(..) => unreachable!("reductions fold in `reduce`"),
+        VectorKind::PairSum => unreachable!("lanes fold in `pair_sum`"),
         VectorKind::Gather(_) | VectorKind::Cumsum(_) | VectorKind::Cumprod(_) => {
             unreachable!("gathers and scans step in `per_element`")
         }

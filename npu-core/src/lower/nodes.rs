@@ -293,8 +293,13 @@ impl<'e> StatementBuilder<'_, 'e> {
             accumulator.size()
         };
         let address = temp.expect("the plan gives every reduction an accumulator");
-        let mut folded = dense(&self.tiles, outer, acc);
-        node.accumulator = Some((address, self.lowering.strides(folded.clone())));
+        // A sum in lanes keeps each output's lanes side by side: its accumulator (and
+        // its value, once the lanes are folded into the first) is every output's
+        // first lane.
+        let lanes = u64::from(self.lowering.kernel.fold_lanes(node.expr));
+        let mut folded = dense(&self.tiles, outer, acc * lanes);
+        let accumulator_view = self.lowering.strides(folded.clone());
+        node.accumulator = Some((address, accumulator_view));
         folded.extend(axes.iter().map(|_| 0));
         node.dest = Some((address, self.lowering.strides(folded)));
         if op.is_arg() {
@@ -304,10 +309,11 @@ impl<'e> StatementBuilder<'_, 'e> {
             folded.extend(axes.iter().map(|_| 0));
             node.second = Some((values, own, self.lowering.strides(folded)));
         }
-        Value::Buffer {
-            address,
-            strides: self.dense_view(outer, dtype.size()),
-        }
+        let strides = match lanes {
+            1 => self.dense_view(outer, dtype.size()),
+            _ => accumulator_view,
+        };
+        Value::Buffer { address, strides }
     }
 
     /// A scan's value, its temporary; also its carry's views over the axes other than

@@ -395,13 +395,14 @@ impl ClassLowering<'_, '_> {
         };
         if let Some(group) = info.phase {
             for statement in &mut self.statements {
-                selector.reductions(statement, &walk.groups[group], info.first_of_phase);
+                let ends = (info.first_of_phase, info.last_of_phase);
+                selector.reductions(statement, &walk.groups[group], ends);
             }
         }
         if walk.fused {
             for (index, statement) in self.statements.iter_mut().enumerate() {
                 for group in crate::plan::statement_reduction_groups(&kernel.body[index]) {
-                    selector.reductions(statement, &group, true);
+                    selector.reductions(statement, &group, (true, true));
                 }
                 selector.outer(statement, index);
             }

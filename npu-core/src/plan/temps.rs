@@ -125,9 +125,13 @@ fn temp_specs(kernel: &CheckedKernel, tiles: &[u64]) -> Vec<TempSpec> {
                     specs.push(accumulator(dtype.size(), elements));
                     specs.push(accumulator(value.size(), elements));
                 }
+                // A sum in lanes keeps each lane's partial.
                 Expr::Reduce {
                     accumulator: dtype, ..
-                } => specs.push(accumulator(dtype.size(), elements)),
+                } => {
+                    let lanes = u64::from(kernel.fold_lanes(node));
+                    specs.push(accumulator(dtype.size(), elements * lanes));
+                }
                 // The scan's own result (unless it is the root), then its carry over
                 // the tile without the scan axis.
                 Expr::Scan {

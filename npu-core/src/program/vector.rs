@@ -69,6 +69,11 @@ pub enum VectorKind {
     Cumprod(Dtype),
     /// A saturating cast (`x as sat i8`).
     SatCast,
+    /// `vpairsum`: the lanes of a sum (docs/dsl.md, "Fold order") combined in the
+    /// adjacent-pair tree of [`scalar::pair_tree`](crate::scalar::pair_tree), in the
+    /// instruction's dtype: the box's last dimension (a power of two) folds into the
+    /// destination, which has stride 0 along it and so is the first lane.
+    PairSum,
     /// A gather, by index into [`Program::gathers`](super::Program::gathers).
     Gather(u8),
 }
@@ -101,6 +106,7 @@ impl VectorKind {
             VectorKind::Select => VectorOp::Select,
             VectorKind::Cast | VectorKind::SatCast => VectorOp::Cast,
             VectorKind::Gather(_) => VectorOp::Gather,
+            VectorKind::PairSum => VectorOp::Reduce,
             VectorKind::Reduce(op, _) => op.vector_op(),
             VectorKind::Cumsum(_) => VectorOp::Cumsum,
             VectorKind::Cumprod(_) => VectorOp::Cumprod,
@@ -173,6 +179,7 @@ impl VectorKind {
             VectorKind::Cumsum(_) => "vscan.sum",
             VectorKind::Cumprod(_) => "vscan.prod",
             VectorKind::SatCast => "vconv.sat",
+            VectorKind::PairSum => "vpairsum",
             VectorKind::Gather(_) => "vgather",
         }
     }

@@ -180,6 +180,38 @@ impl ScheduleChecker<'_> {
         tiles.into_iter().map(edits).collect()
     }
 
+    /// Tiles of `axis` that keep a fold's `lanes` whole, nearest `tile` first: the
+    /// multiples of `lanes` below and above it, then the whole axis.
+    pub(super) fn lane_tile_candidates(&self, axis: usize, tile: u64, lanes: u64) -> Vec<Vec<Edit>> {
+        if self.rechecking {
+            return Vec::new();
+        }
+        let extent = self.kernel.axes[axis].extent;
+        let below = tile / lanes * lanes;
+        let above = tile.div_ceil(lanes) * lanes;
+        let mut tiles: Vec<u64> = [below, above, extent]
+            .into_iter()
+            .filter(|t| *t > 0 && *t <= extent)
+            .collect();
+        tiles.dedup();
+        let name = &self.kernel.axes[axis].name;
+        tiles
+            .into_iter()
+            .map(|tile| {
+                let mut edits = vec![Edit::Split {
+                    axis: name.clone(),
+                    tile,
+                }];
+                if !extent.is_multiple_of(tile) && self.tail == Tail::None {
+                    edits.push(Edit::Tail {
+                        policy: "pad".into(),
+                    });
+                }
+                edits
+            })
+            .collect()
+    }
+
     /// Core counts for a `parallel` axis from `most` down to 1 (which drops the item),
     /// each with `tail pad;` as a second choice when the share leaves a tail.
     pub(super) fn core_candidates(&self, axis: &str, most: u64) -> Vec<Vec<Edit>> {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use proc_macro2::Ident;
 
-use super::{Items, ScheduleChecker, StageItem, help, machine, ordered_fold};
+use super::{Items, ScheduleChecker, StageItem, help, lane_fold, machine, ordered_fold};
 use crate::ast::{self, ItemKind};
 use crate::diag::{Code, Diagnostic};
 use crate::ir::*;
@@ -151,6 +151,23 @@ impl ScheduleChecker<'_> {
                 .help(format!(
                     "leave `{axis}` whole and split `{outer}`, or accumulate in the default dtype"
                 )),
+            );
+        } else if let Some(lanes) = lane_fold(kernel, a)
+            && tile.value < axes[a].extent
+            && !tile.value.is_multiple_of(lanes)
+        {
+            let candidates = self.lane_tile_candidates(a, tile.value, lanes);
+            self.error_with_fixes(
+                Diagnostic::new(
+                    Code::E032,
+                    tile.span,
+                    format!(
+                        "a sum over `{axis}` folds in {lanes} lanes on `{}`, so each tile of `{axis}` must hold whole blocks of {lanes}, and {} is not a multiple of {lanes}",
+                        kernel.target.name, tile.value
+                    ),
+                ),
+                vec![candidates],
+                format!("split {axis} by a multiple of {lanes}, or leave it whole"),
             );
         } else {
             slot.insert(*tile);

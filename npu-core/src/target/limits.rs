@@ -28,6 +28,8 @@ pub const MAX_REPEAT: u64 = 1 << 20;
 pub const MAX_FRACTAL: u64 = 4096;
 /// Largest slow-down of a padded copy.
 pub const MAX_PAD_PENALTY: f64 = 1000.0;
+/// Most lanes a fold may use (`vector.lanes`).
+const MAX_LANES: u32 = 4096;
 
 impl Target {
     /// Every number is checked against a range real hardware stays far inside, so that
@@ -53,6 +55,13 @@ impl Target {
         ];
         if let Some((field, value)) = powers_of_two.iter().find(|(_, v)| !v.is_power_of_two()) {
             return fail(format!("{field} is {value}, must be a power of two"));
+        }
+        if let Some((dtype, lanes)) = (self.vector.lanes.iter())
+            .find(|(_, lanes)| !lanes.is_power_of_two() || **lanes > MAX_LANES)
+        {
+            return fail(format!(
+                "vector.lanes.{dtype} is {lanes}, must be a power of two no larger than {MAX_LANES}"
+            ));
         }
         for (field, value, range) in self.float_fields() {
             if !(value.is_finite() && range.contains(&value)) {

@@ -42,7 +42,12 @@ impl Validator<'_> {
                 | VectorKind::SatCast
                 | VectorKind::Gather(_)
         );
-        if arithmetic && !self.target.computes_in(v.dtype) {
+        // A `vpairsum` adds lanes in their accumulator registers.
+        let computes = match v.kind {
+            VectorKind::PairSum => self.target.accumulates_in(v.dtype),
+            _ => self.target.computes_in(v.dtype),
+        };
+        if arithmetic && !computes {
             let names: Vec<&str> = self.target.vector.dtypes.iter().map(|d| d.name()).collect();
             let message = format!(
                 "computes in {}, but the vector unit of `{}` computes in {}",
@@ -193,9 +198,11 @@ fn operand_bytes(v: &VectorInstr) -> (u64, [u64; 3]) {
         }
         VectorKind::Cast | VectorKind::SatCast if width > size => (size, [width; 3]),
         VectorKind::Cast | VectorKind::SatCast => (size, [1; 3]),
-        VectorKind::Dup | VectorKind::Copy | VectorKind::Unary(_) | VectorKind::Binary(_) => {
-            (size, [size; 3])
-        }
+        VectorKind::Dup
+        | VectorKind::Copy
+        | VectorKind::Unary(_)
+        | VectorKind::Binary(_)
+        | VectorKind::PairSum => (size, [size; 3]),
         // The index's bytes are its gather's; `vector` counts them.
         VectorKind::Gather(_) => (size, [size, 1, size]),
     }

@@ -46,7 +46,7 @@ const KERNELS: &[(&str, &str)] = &[
         target ascend910b;
         schedule whole { split i by 8; stage x, y in ub depth 2; }
         schedule k_tiles { split i by 8; split k by 256; stage x, y in ub depth 2; tail pad; }
-        schedule exact { split k by 200; stage x, y in ub depth 1; tail exact; }
+        schedule exact { split k by 192; stage x, y in ub depth 1; tail exact; }
         schedule cores { parallel i over 3 cores; split i by 8; split k by 512; stage x, y in ub depth 2; tail pad; }",
     ),
     (

@@ -233,6 +233,16 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
         }
         Expr::Scan { .. } => scan_value(kernel, ctx, expr),
         Expr::Reduce {
+            axes,
+            body,
+            dtype,
+            accumulator,
+            ..
+        } if kernel.fold_lanes(expr) > 1 => {
+            let lanes = kernel.fold_lanes(expr);
+            lane_sum_value(kernel, ctx, (axes[0], lanes), body, (*dtype, *accumulator))
+        }
+        Expr::Reduce {
             op,
             axes,
             body,
@@ -331,6 +341,30 @@ fn reduce_value(
         let mut acc = #scalar::reduce_init(#private::ReduceOp::#op);
         #nest
         #dtype.round(acc)
+    })
+}
+
+/// A float sum folded in `lanes` along `axis` (`scalar::LaneSum`), rounded to the
+/// dtype at the end.
+fn lane_sum_value(
+    kernel: &CheckedKernel,
+    ctx: &Statement,
+    (axis, lanes): (usize, u32),
+    body: &Expr,
+    (dtype, accumulator): (Dtype, Dtype),
+) -> TokenStream {
+    let private = private();
+    let (dtype, accumulator) = (dtype_path(dtype), dtype_path(accumulator));
+    let body = value(kernel, ctx, body);
+    let var = axis_var(axis);
+    let extent = usize_literal(kernel.axes[axis].extent);
+    let lanes = proc_macro2::Literal::u32_suffixed(lanes);
+    quote!({
+        let mut lanes = #private::scalar::LaneSum::new(#lanes, #accumulator);
+        for #var in 0..#extent {
+            lanes.add(#body);
+        }
+        #dtype.round(lanes.total())
     })
 }
 

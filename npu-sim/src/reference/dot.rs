@@ -34,6 +34,10 @@ pub(super) fn whole(
     else {
         return None;
     };
+    // A sum in lanes folds in the general interpreter's `LaneSum`.
+    if kernel.fold_lanes(node) > 1 {
+        return None;
+    }
     let (lhs, rhs, product) = body.product()?;
     // Every axis the reads move along: the statement's, then the folded ones.
     let all: Vec<usize> = axes.iter().chain(folded).copied().collect();

@@ -113,7 +113,7 @@ fn item7_zero_d_outputs_on_data() {
     let total = npu_core::check_source(
         "kernel total(x: [f32; 4096]) -> y: f32 { y = sum[k](x[k]); }\n\
          target ascend910b;\nschedule whole { stage x, y in ub; tail pad; }\n\
-         schedule tiles { split k by 1000; stage x, y in ub depth 2; tail pad; }\n",
+         schedule tiles { split k by 960; stage x, y in ub depth 2; tail pad; }\n",
         &target,
     )
     .unwrap();

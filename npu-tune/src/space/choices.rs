@@ -210,7 +210,7 @@ fn core_choices(kernel: &CheckedKernel, whole: &[usize]) -> Vec<[u64; 2]> {
 }
 
 /// The tiles of `axis` (`None`: the axis whole): powers of two from the least a
-/// tile may be, or only `None` when the checker refuses any split of it (an ordered
+/// tile may be (aligned, and whole blocks of a sum's lanes), or only `None` when the checker refuses any split of it (an ordered
 /// fold's axis, or one in `whole`).
 fn tile_choices(kernel: &CheckedKernel, axis: usize, whole: &[usize]) -> Vec<Option<u64>> {
     let mut list: Vec<Option<u64>> = vec![None];
@@ -226,7 +226,9 @@ fn tile_choices(kernel: &CheckedKernel, axis: usize, whole: &[usize]) -> Vec<Opt
     } else if matches!(kernel.class, KernelClass::Matmul(_)) {
         16
     } else {
-        align_elements(kernel, axis)
+        // A sum in lanes splits only into whole blocks of its lanes.
+        let lanes = npu_core::internal::lane_fold(kernel, axis).unwrap_or(1);
+        align_elements(kernel, axis).max(lanes)
     };
     let extent = kernel.axes[axis].extent;
     list.extend(

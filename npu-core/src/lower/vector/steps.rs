@@ -13,6 +13,7 @@ pub(super) struct Step {
     /// The reduction axis list this iteration folds (an index into the groups), if any.
     pub(super) phase: Option<usize>,
     pub(super) first_of_phase: bool,
+    pub(super) last_of_phase: bool,
     pub(super) last_of_tile: bool,
 }
 
@@ -80,6 +81,7 @@ pub(super) fn steps(
                 index,
                 phase: None,
                 first_of_phase: true,
+                last_of_phase: true,
                 last_of_tile: true,
             });
             coords.extend_from_slice(&current);
@@ -93,6 +95,7 @@ pub(super) fn steps(
                     index,
                     phase: Some(g),
                     first_of_phase: k == 0,
+                    last_of_phase: k + 1 == count,
                     last_of_tile: last,
                 });
                 coords.extend_from_slice(&current);

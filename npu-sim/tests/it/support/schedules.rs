@@ -19,7 +19,7 @@ pub(crate) const KERNELS: &[(&str, &str, &str)] = &[
     (
         "ascend910b",
         "kernel row_sum(x: [f32; 40, 1000]) -> y: [f32; 40] { y[i] = sum[k](x[i, k]); }",
-        "split i by 8; split k by 200; stage x, y in ub;",
+        "split i by 8; split k by 192; stage x, y in ub; tail pad;",
     ),
     (
         "ascend910b",

@@ -154,6 +154,8 @@ impl ScheduleChecker<'_> {
             );
         } else if let Some(lanes) = lane_fold(kernel, a)
             && tile.value < axes[a].extent
+            // A fused kernel's reduced axis stays whole (E035 says so).
+            && !crate::plan::whole_axes(kernel).contains(&a)
             && !tile.value.is_multiple_of(lanes)
         {
             let candidates = self.lane_tile_candidates(a, tile.value, lanes);

@@ -370,7 +370,7 @@ fn a_declared_axis_reads_the_first_elements_of_a_longer_dimension() {
                 y[t, d] = {read} * sum[k < 128](u[t, k] * w[k]);
             }}
             target ascend910b;
-            schedule s {{ split t by 8; split k by 16; stage x, u, w, y in ub depth 2; }}"
+            schedule s {{ split t by 2; split k by 64; stage x, u, w, y in ub depth 2; }}"
         );
         npu_core::check_source(&source, &Target::preset("ascend910b").expect("preset"))
             .unwrap_or_else(|d| panic!("{}", d.render(&source)))

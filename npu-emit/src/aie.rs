@@ -24,6 +24,7 @@ mod cast;
 mod layout;
 mod math;
 mod names;
+mod pair_sum;
 mod reduce;
 mod scalar;
 mod tiles;

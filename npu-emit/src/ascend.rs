@@ -31,6 +31,7 @@ mod lookup;
 mod math;
 mod names;
 mod offsets;
+mod pair_sum;
 mod pad;
 mod reduce;
 mod stepwise;
@@ -317,6 +318,7 @@ fn instruction(
         } => cube::copy_in(text, program, step, iteration),
         Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
         Op::Vector(v) if stepwise::writes(&v) => stepwise::stepwise(text, program, &v),
+        Op::Vector(v) if v.kind == VectorKind::PairSum => pair_sum::pair_sum(text, program, &v),
         Op::Vector(
             v @ VectorInstr {
                 kind: VectorKind::Gather(gather),

@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use npu_core::program::{Op, VectorInstr};
+use npu_core::program::{Op, VectorInstr, VectorKind};
 use npu_core::{Pipe, Program};
 
 use super::body::Body;
 use super::layout::{Layout, written};
-use super::{cast, reduce, scalar, vector};
+use super::{cast, pair_sum, reduce, scalar, vector};
 use crate::output::Unsupported;
 use crate::text::Text;
 
@@ -92,6 +92,8 @@ fn instruction(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported> {
         cast::cast(body, v)?;
     } else if reduce::writes(body.program, v) {
         reduce::reduce(body, v)?;
+    } else if v.kind == VectorKind::PairSum {
+        pair_sum::pair_sum(body, v)?;
     } else {
         scalar::instruction(body, v)?;
     }

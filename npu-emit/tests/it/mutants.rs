@@ -70,10 +70,10 @@ const CUBE: &str = "kernel mutant(a: [f16; 64, 128], b: [f16; 128, 64]) -> c: [f
     target ascend910b;
     schedule s { split k by 64; cube m by 32, n by 32, k by 32; stage a, b in l1 depth 1; stage a in l0a depth 1; stage b in l0b depth 1; stage c in l0c depth 1; }";
 
-/// Row sums of 12 rows a tile: the 48-byte result moves from the accumulator to the
+/// Row maxima of 12 rows a tile: the 48-byte result moves from the accumulator to the
 /// output with a masked `Copy` that spans two 32-byte blocks.
 const SHORT_MOVE: &str = "kernel mutant(x: [f32; 48, 40]) -> y: [f32; 48] {
-        y[i] = sum[k](x[i, k]);
+        y[i] = max[k](x[i, k]);
     }
     target ascend910b;
     schedule s { split i by 12; stage x, y in ub depth 1; tail pad; }";

@@ -84,7 +84,9 @@ namespace AscendC {
               const int32_t &count) {                                                                        \
         npu_model::elementwise<T>(dst, &src0, &src1, count, #name, [](double x, double y) { return expression; }); \
     }
-NPU_MODEL_BINARY(Add, x + y)
+// A NaN first source stays as it is, whatever the second (x86 and Arm return the first
+// operand's quiet NaN of two): the simulator's folds keep the accumulator's.
+NPU_MODEL_BINARY(Add, x != x ? x : x + y)
 NPU_MODEL_BINARY(Sub, x - y)
 // An integer product is exact in int64, not always in double; it keeps its low bits.
 NPU_MODEL_BINARY(Mul, std::is_integral<T>::value ? double(T(int64_t(x) * int64_t(y))) : x * y)

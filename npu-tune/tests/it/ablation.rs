@@ -4,7 +4,10 @@
 //! the flags of [`MODES`]. Replay is offline and deterministic; these tests hold the
 //! recorded figures: the default constrained mode is legal and correct on the first
 //! try on every kernel; the table puts each mode's best beside the heuristic's at the
-//! same budget.
+//! same budget. The cycles are today's simulator's; rowsum's and softmax's replies after
+//! their first round answered prompts that showed the cycles of simulator model 2,
+//! before their sums folded in lanes (the schedule replay goes by kernel and round, and
+//! every reply is still legal): a recording made again would ask with model 3's.
 
 use npu_tune::generator::{Generator, Heuristic, Hybrid, Replay};
 use npu_tune::kernels::{Bundled, SUITE};

@@ -21,6 +21,7 @@
 
 mod body;
 mod cast;
+mod lanes;
 mod layout;
 mod math;
 mod names;

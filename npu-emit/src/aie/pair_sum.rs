@@ -33,6 +33,8 @@ pub(super) fn pair_sum(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupport
         src.push_str(&format!(" + r{d} * {}", src_strides[d] / size));
     }
     let lane_stride = src_strides[outer.len()] / size;
+    // A block of its own: a kernel may fold several sums in one scope.
+    body.text.open("");
     body.text.line(format!("float lanes[{lanes}];"));
     body.text.open(format!("for (int32_t j = 0; j < {lanes}; ++j)"));
     body.text.line(format!("lanes[j] = {src_base}[{src} + j * {lane_stride}];"));
@@ -43,6 +45,7 @@ pub(super) fn pair_sum(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupport
     body.text.close("");
     body.text.close("");
     body.text.line(format!("{dst_base}[{dst}] = lanes[0];"));
+    body.text.close("");
     for _ in &open {
         body.text.close("");
     }

@@ -9,7 +9,7 @@ use npu_core::{Pipe, Program};
 
 use super::body::Body;
 use super::layout::{Layout, written};
-use super::{cast, pair_sum, reduce, scalar, vector};
+use super::{cast, lanes, pair_sum, reduce, scalar, vector};
 use crate::output::Unsupported;
 use crate::text::Text;
 
@@ -92,6 +92,8 @@ fn instruction(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported> {
         cast::cast(body, v)?;
     } else if reduce::writes(body.program, v) {
         reduce::reduce(body, v)?;
+    } else if lanes::writes(body.program, v) {
+        lanes::lanes(body, v)?;
     } else if v.kind == VectorKind::PairSum {
         pair_sum::pair_sum(body, v)?;
     } else {

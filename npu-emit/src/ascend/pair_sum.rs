@@ -37,6 +37,8 @@ pub(super) fn pair_sum(text: &mut Text, program: &Program, v: &VectorInstr) -> R
         dst.push_str(&format!(" + r{d} * {}", dst_strides[d]));
     }
     let lane_stride = src_strides[outer.len()];
+    // A block of its own: a kernel may fold several sums in one scope.
+    text.open("");
     text.line(format!("{ty} lanes[{lanes}];"));
     text.open(format!("for (uint64_t j = 0; j < {lanes}; ++j)"));
     text.line(format!(
@@ -49,6 +51,7 @@ pub(super) fn pair_sum(text: &mut Text, program: &Program, v: &VectorInstr) -> R
     text.close("");
     text.close("");
     text.line(format!("ub.ReinterpretCast<{ty}>().SetValue(({dst}) / {size}, lanes[0]);"));
+    text.close("");
     for _ in outer {
         text.close("");
     }

@@ -17,7 +17,7 @@ const VECTOR: &str = "kernel mutant(x: [bf16; 4096], b: [bf16; 4096]) -> y: [bf1
     target aie2_tile;
     schedule s { split i by 512; stage x, b, y in ub depth 1; }";
 
-/// Row sums folded in index order on the scalar unit.
+/// Row sums: 16 f32 lanes a row added a block at a time, then the lane tree.
 const FOLD: &str = "kernel mutant(x: [bf16; 16, 256]) -> y: [bf16; 16] {
         y[i] = sum[k](x[i, k]);
     }
@@ -69,11 +69,14 @@ const MUTANTS: &[Mutation] = &[
     ("a narrowing without its saturation mode", SATURATE, |t| {
         drop_line(t, "aie::set_saturation(aie::saturation_mode::saturate)", 1)
     }),
-    ("an offset off by one element in a fold", FOLD, |t| {
-        edit_number_after(t, "float(x[", 1, |n| n + 1)
+    ("a block of a sum's lanes read one element off", FOLD, |t| {
+        edit_number_after(t, "b * ", 1, |n| n + 1)
     }),
-    ("a fold over one element too few", FOLD, |t| {
-        edit_number_after(t, "r1 < ", 1, |n| n - 1)
+    ("a sum's lanes folding one block too few", FOLD, |t| {
+        edit_number_after(t, "b < ", 1, |n| n - 1)
+    }),
+    ("a lane tree that starts a level too low", FOLD, |t| {
+        edit_number_after(t, "half = ", 1, |n| n / 2)
     }),
     ("a reduction over one vector too few", REDUCE, |t| {
         edit_number_after(t, "k < ", 1, |n| n - 1)

@@ -91,7 +91,12 @@ template <typename Tag, unsigned N> struct accum {
 
 template <unsigned N> accum<accfloat, N> add(const accum<accfloat, N> &acc, const vector<bfloat16, N> &v) {
     accum<accfloat, N> out;
-    for (unsigned i = 0; i < N; ++i) out.lanes[i] = acc.lanes[i] + float(v.lanes[i]);
+    // A NaN lane stays as it is, whatever the vector holds (the simulator's fold keeps
+    // its accumulator's NaN; which NaN the device gives of two is not documented).
+    for (unsigned i = 0; i < N; ++i) {
+        const float x = acc.lanes[i];
+        out.lanes[i] = x != x ? x : x + float(v.lanes[i]);
+    }
     return out;
 }
 template <unsigned N> accum<accfloat, N> sub(const accum<accfloat, N> &acc, const vector<bfloat16, N> &v) {

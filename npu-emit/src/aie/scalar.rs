@@ -12,7 +12,7 @@ use npu_core::Dtype;
 use npu_core::ir::{ReduceOp, ScanOp};
 use npu_core::program::{Operand, VectorInstr, VectorKind};
 
-use super::body::Body;
+use super::body::{Body, Helpers};
 use super::names::{c_type, literal, parameter_name, unsupported};
 use crate::output::Unsupported;
 
@@ -42,6 +42,12 @@ template <typename T> inline T npu_saturate(int64_t x, int64_t low, int64_t high
 /// One instruction as a loop over its box on the scalar unit.
 pub(super) fn instruction(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported> {
     let construct = format!("{} {}", v.kind.mnemonic(), v.dtype.name());
+    if matches!(
+        v.kind,
+        VectorKind::Reduce(..) | VectorKind::Cumsum(_) | VectorKind::SatCast
+    ) {
+        body.helpers.insert(Helpers::Steps);
+    }
     let statement = match v.kind {
         VectorKind::Dup => dup(body, v)?,
         VectorKind::Copy => format!(

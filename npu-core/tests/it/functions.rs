@@ -97,6 +97,11 @@ fn render(targets: &[Target]) -> String {
                     Some(op) => unary_error(implementation, op),
                     None => division_error(implementation),
                 };
+                assert!(
+                    error != u64::MAX,
+                    "{name} on {}: a NaN where the exact result is a number, or the reverse",
+                    target.name
+                );
                 format!("{error} ({})", implementation.name())
             };
             text.push_str(&format!(" {cell} |"));

@@ -120,6 +120,7 @@ fn source(
     let blocks = [
         (tiles.helpers.contains(&Helpers::Steps), scalar::HELPERS),
         (tiles.helpers.contains(&Helpers::Math), math::HELPERS),
+        (tiles.helpers.contains(&Helpers::Popcount), math::POPCOUNT),
     ];
     for (_, block) in blocks.iter().filter(|(called, _)| *called) {
         for line in block.lines() {

@@ -30,8 +30,10 @@ pub(super) struct Body<'p> {
 pub(super) enum Helpers {
     /// The order-preserving fold steps and the saturating cast (`scalar::HELPERS`).
     Steps,
-    /// The correctly rounded functions in double and popcount (`math::HELPERS`).
+    /// The correctly rounded functions in double (`math::HELPERS`).
     Math,
+    /// Popcount on the scalar unit (`math::POPCOUNT`).
+    Popcount,
 }
 
 impl Body<'_> {

@@ -21,9 +21,9 @@ use super::functions;
 use super::names::{c_type, parameter_name, scalar_value, unsupported};
 use crate::output::Unsupported;
 
-/// The helpers the scalar elementwise forms call.
+/// The helpers the scalar float forms call: one rounding of an exact double.
 pub(super) const HELPERS: &str = "\
-// Scalar-unit helpers: one rounding of an exact double to the element type, popcount.
+// Scalar-unit helpers: one rounding of an exact double to the element type.
 #ifndef NPU_AIE_MATH_HELPERS
 #define NPU_AIE_MATH_HELPERS
 inline float npu_round_float(double x) { return float(x); }
@@ -40,6 +40,13 @@ inline bfloat16 npu_round_bf16(double x) {
     }
     return bfloat16(f);
 }
+#endif";
+
+/// The helper `popcount` calls.
+pub(super) const POPCOUNT: &str = "\
+// Scalar-unit popcount.
+#ifndef NPU_AIE_POPCOUNT
+#define NPU_AIE_POPCOUNT
 inline int64_t npu_popcount(uint64_t x) {
     int64_t count = 0;
     for (; x != 0; x &= x - 1) ++count;
@@ -108,9 +115,9 @@ pub(super) fn statement(
     if let Some(function) = functions::call(body.target, v.kind, v.dtype) {
         return vector_lane(body, v, function, dst, sources);
     }
-    body.helpers.insert(Helpers::Math);
     let value = match (v.kind, v.dtype) {
         (_, Dtype::Bf16 | Dtype::F32) => {
+            body.helpers.insert(Helpers::Math);
             let x = operand(body, v, 0, sources, "double")?;
             let exact = match v.kind {
                 VectorKind::Unary(op) => unary(op, &x),
@@ -126,6 +133,7 @@ pub(super) fn statement(
             format!("{round}({exact})")
         }
         (VectorKind::Unary(UnaryOp::Popcount), _) => {
+            body.helpers.insert(Helpers::Popcount);
             let x = operand(body, v, 0, sources, "int64_t")?;
             let mask = (1u128 << v.dtype.bits()) - 1;
             format!("{ty}(npu_popcount(uint64_t({x}) & {mask}u))")

@@ -46,6 +46,9 @@ pub fn unary(implementation: Implementation, op: UnaryOp, dtype: Dtype, x: f64) 
         UnaryOp::Recip => aie2::recip,
         UnaryOp::Sigmoid => aie2::sigmoid,
         UnaryOp::Tanh => aie2::tanh,
+        UnaryOp::Log => aie2::log,
+        UnaryOp::Log2 => aie2::log2,
+        UnaryOp::Log10 => aie2::log10,
         _ => return None,
     };
     Some(f64::from(function(bf16_lane(x))))

@@ -45,9 +45,12 @@ impl Implementation {
 }
 
 /// The functions [`Implementation::Aie2Bf16`] has an algorithm for.
-pub const AIE2_BF16: [VectorOp; 7] = [
+pub const AIE2_BF16: [VectorOp; 10] = [
     VectorOp::Exp,
     VectorOp::Exp2,
+    VectorOp::Log,
+    VectorOp::Log2,
+    VectorOp::Log10,
     VectorOp::Rsqrt,
     VectorOp::Recip,
     VectorOp::Div,

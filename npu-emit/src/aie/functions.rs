@@ -1,6 +1,6 @@
 //! The bf16 functions a target computes with the AIE-ML vector unit's algorithms
-//! (`aie2_bf16` in its `[vector.functions]` table): exp, exp2, rsqrt, reciprocal,
-//! division, sigmoid and tanh, each a C++ template on the vector size that makes the
+//! (`aie2_bf16` in its `[vector.functions]` table): exp, exp2, log, log2, log10,
+//! rsqrt, reciprocal, division, sigmoid and tanh, each a C++ template on the vector size that makes the
 //! AIE API calls of npu-core's `functions::aie2` in the same order, with its constants
 //! (bf16 multiplies into `accum<accfloat, N>`, accumulator adds, int16 operations on
 //! bit patterns, selects). The simulator computes the same algorithm; the CPU model
@@ -30,6 +30,9 @@ pub(super) fn call(target: &Target, kind: VectorKind, dtype: Dtype) -> Option<&'
     Some(match kind {
         VectorKind::Unary(UnaryOp::Exp) => "npu_exp",
         VectorKind::Unary(UnaryOp::Exp2) => "npu_exp2",
+        VectorKind::Unary(UnaryOp::Log) => "npu_log",
+        VectorKind::Unary(UnaryOp::Log2) => "npu_log2",
+        VectorKind::Unary(UnaryOp::Log10) => "npu_log10",
         VectorKind::Unary(UnaryOp::Rsqrt) => "npu_rsqrt",
         VectorKind::Unary(UnaryOp::Recip) => "npu_recip",
         VectorKind::Unary(UnaryOp::Sigmoid) => "npu_sigmoid",
@@ -60,13 +63,15 @@ pub(super) fn helpers(program: &Program, target: &Target) -> String {
     if needs(&["npu_exp", "npu_exp2", "npu_sigmoid", "npu_tanh"]) {
         text.push_str(&guarded("EXP", &exponential()));
     }
-    if needs(&[
+    let logs = ["npu_log", "npu_log2", "npu_log10"];
+    let divides = [
         "npu_div",
         "npu_recip",
         "npu_rsqrt",
         "npu_sigmoid",
         "npu_tanh",
-    ]) {
+    ];
+    if needs(&divides) || needs(&logs) {
         text.push_str(&guarded("DIV", &division()));
     }
     if needs(&["npu_rsqrt"]) {
@@ -74,6 +79,9 @@ pub(super) fn helpers(program: &Program, target: &Target) -> String {
     }
     if needs(&["npu_sigmoid", "npu_tanh"]) {
         text.push_str(&guarded("LOGISTIC", &logistic()));
+    }
+    if needs(&logs) {
+        text.push_str(&guarded("LOG", &logarithm()));
     }
     text
 }
@@ -275,6 +283,78 @@ template <unsigned N> npu_bv<N> npu_rsqrt(const npu_bv<N> &x) {{
         s0 = c(line[0]),
         s1 = c(line[1]),
         root_half = c(aie2::FRAC_1_SQRT_2),
+    )
+}
+
+/// log, log2 and log10 (npu-core's `functions::aie2::log`).
+fn logarithm() -> String {
+    let q = aie2::LOG_SERIES;
+    let mut horner = String::new();
+    for coefficient in q[..6].iter().rev() {
+        let _ = writeln!(
+            horner,
+            "    q = npu_fma(npu_splat<N>({}), f, q);",
+            c(*coefficient)
+        );
+    }
+    let (l, e2, g2, ge) = (aie2::LN_2, aie2::LOG2_E, aie2::LOG10_2, aie2::LOG10_E);
+    format!(
+        "\
+template <unsigned N> void npu_log_reduce(const npu_bv<N> &x, npu_av<N> &log_m, npu_bv<N> &e) {{
+    npu_bv<N> m;
+    npu_iv<N> exponent;
+    npu_decompose(x, m, exponent);
+    const aie::mask<N> high = aie::gt(npu_bits(m), npu_isplat<N>({switch}));
+    m = aie::select(m, npu_from_bits(aie::sub(npu_bits(m), npu_isplat<N>(0x0080))), high);
+    e = aie::to_float<bfloat16>(aie::add(exponent, aie::select(npu_isplat<N>(0), npu_isplat<N>(1), high)), 0);
+    const npu_bv<N> f = npu_round(aie::sub(npu_acc(m), npu_splat<N>(1.0f)));
+    npu_bv<N> q = npu_splat<N>({q6});
+{horner}    const npu_bv<N> p = npu_round(aie::mul(npu_round(aie::mul(f, f)), q));
+    log_m = aie::add(aie::mac(aie::mul(f, p), f, npu_round(aie::mul(f, npu_splat<N>(-0.5f)))), f);
+}}
+template <unsigned N> npu_bv<N> npu_log_special(const npu_bv<N> &x, const npu_bv<N> &value) {{
+    const npu_iv<N> m = npu_magnitude(x), zero = npu_isplat<N>(0), inf = npu_isplat<N>(0x7F80);
+    npu_iv<N> r = npu_bits(value);
+    r = aie::select(r, inf, aie::eq(m, inf));
+    r = aie::select(r, npu_isplat<N>(0x7FC0), aie::lt(npu_bits(x), zero));
+    r = aie::select(r, npu_isplat<N>(-128), aie::eq(m, zero));
+    return npu_finish(x, npu_from_bits(r));
+}}
+template <unsigned N> npu_bv<N> npu_log(const npu_bv<N> &x) {{
+    npu_av<N> log_m;
+    npu_bv<N> e;
+    npu_log_reduce(x, log_m, e);
+    return npu_log_special(x, npu_round(aie::mac(aie::mac(log_m, e, npu_splat<N>({l1})), e, npu_splat<N>({l0}))));
+}}
+template <unsigned N> npu_bv<N> npu_log2(const npu_bv<N> &x) {{
+    npu_av<N> log_m;
+    npu_bv<N> e, hi, lo;
+    npu_log_reduce(x, log_m, e);
+    npu_split(log_m, hi, lo);
+    npu_av<N> t = aie::mac(aie::mac(aie::mul(lo, npu_splat<N>({e0})), hi, npu_splat<N>({e1})), hi, npu_splat<N>({e0}));
+    return npu_log_special(x, npu_round(aie::add(t, e)));
+}}
+template <unsigned N> npu_bv<N> npu_log10(const npu_bv<N> &x) {{
+    npu_av<N> log_m;
+    npu_bv<N> e, hi, lo;
+    npu_log_reduce(x, log_m, e);
+    npu_split(log_m, hi, lo);
+    npu_av<N> t = aie::mac(aie::mac(aie::mul(lo, npu_splat<N>({ge0})), hi, npu_splat<N>({ge2})), hi, npu_splat<N>({ge1}));
+    t = aie::mac(aie::mac(t, e, npu_splat<N>({g1})), hi, npu_splat<N>({ge0}));
+    return npu_log_special(x, npu_round(aie::mac(t, e, npu_splat<N>({g0}))));
+}}
+",
+        switch = aie2::LOG_SWITCH,
+        q6 = c(q[6]),
+        l0 = c(l[0]),
+        l1 = c(l[1]),
+        e0 = c(e2[0]),
+        e1 = c(e2[1]),
+        g0 = c(g2[0]),
+        g1 = c(g2[1]),
+        ge0 = c(ge[0]),
+        ge1 = c(ge[1]),
+        ge2 = c(ge[2]),
     )
 }
 

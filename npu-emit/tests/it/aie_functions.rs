@@ -14,9 +14,12 @@ use crate::kernels::{first_difference, simulated};
 use crate::support::Case;
 
 /// Each function as an expression of `x` (and `w`, a second operand).
-const FUNCTIONS: [(&str, &str); 7] = [
+const FUNCTIONS: [(&str, &str); 10] = [
     ("exp", "exp(x[i])"),
     ("exp2", "exp2(x[i])"),
+    ("log", "log(x[i])"),
+    ("log2", "log2(x[i])"),
+    ("log10", "log10(x[i])"),
     ("rsqrt", "rsqrt(x[i])"),
     ("recip", "recip(x[i])"),
     ("sigmoid", "sigmoid(x[i])"),

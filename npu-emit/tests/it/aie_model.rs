@@ -177,6 +177,12 @@ const CASES: &[crate::support::ModelCase] = &[
         "std::printf(\"%d\", aie::to_fixed<int16_t>(aie::broadcast<bfloat16, 16>(bfloat16(-133.0f)), 0).get(5));",
         Ok("-133"),
     ),
+    (
+        "to_float_of_int16_rounds_to_nearest_even",
+        "aie::vector<int16_t, 16> v = aie::broadcast<int16_t, 16>(int16_t(257));
+         std::printf(\"%g %g\", float(aie::to_float<bfloat16>(v, 0).get(0)), float(aie::to_float<bfloat16>(aie::broadcast<int16_t, 16>(int16_t(-133)), 0).get(0)));",
+        Ok("256 -133"),
+    ),
 ];
 
 /// The cases as one program: `main` runs the case named on the command line.

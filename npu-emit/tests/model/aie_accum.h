@@ -4,8 +4,9 @@
 // vectors into an accumulator (bf16 into accfloat, exact; 8- and 16-bit integers
 // into acc32, 32-bit into acc64), mac and msc of two bf16 vectors into accfloat (the
 // exact product added or subtracted, rounded once), to_vector<T>(shift) of an
-// integer accumulator, and to_fixed<int16_t> of a bf16 vector (shift 0; the model
-// takes integer values only, which every rounding mode converts alike). Conversions obey the core's modes, set with set_rounding
+// integer accumulator, to_fixed<int16_t> of a bf16 vector (shift 0; the model
+// takes integer values only, which every rounding mode converts alike), and
+// to_float<bfloat16> of an int16 vector (shift 0; to nearest even). Conversions obey the core's modes, set with set_rounding
 // and set_saturation: the model implements conv_even for floats, and for integers no
 // saturation (the low bits kept) and saturate (clamped to the type's range); it fails
 // a conversion made under another mode.
@@ -134,6 +135,14 @@ template <typename R, unsigned N> vector<R, N> to_fixed(const vector<bfloat16, N
         }
         out.lanes[i] = R(x);
     }
+    return out;
+}
+
+template <typename R, unsigned N> vector<R, N> to_float(const vector<int16_t, N> &v, int shift) {
+    static_assert(std::is_same<R, bfloat16>::value, "the model's to_float is the bfloat16 one");
+    if (shift != 0) aie_model::fail("to_float with shift %d", shift);
+    vector<R, N> out;
+    for (unsigned i = 0; i < N; ++i) out.lanes[i] = R(float(v.lanes[i]));
     return out;
 }
 

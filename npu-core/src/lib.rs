@@ -34,6 +34,7 @@ mod dtype;
 mod encoding;
 pub mod file;
 mod fix;
+pub mod functions;
 pub mod host;
 #[doc(hidden)]
 pub mod internal;

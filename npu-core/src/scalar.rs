@@ -4,7 +4,9 @@
 //! dtype after each operation, as the hardware stores it.
 
 use crate::dtype::Dtype;
+use crate::functions;
 use crate::ir::{BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp};
+use crate::target::Implementation;
 
 /// A unary operation on one element, rounded to `dtype`.
 pub fn unary(op: UnaryOp, dtype: Dtype, x: f64) -> f64 {
@@ -40,6 +42,26 @@ pub fn unary(op: UnaryOp, dtype: Dtype, x: f64) -> f64 {
         UnaryOp::Popcount => f64::from(bits_of(dtype, x as i64).count_ones()),
     };
     dtype.round(value)
+}
+
+/// A unary operation on one element as a target computes it: `implementation`'s
+/// algorithm where it has one for `op` in `dtype` ([`crate::functions`]), else
+/// [`unary`].
+#[inline]
+pub fn unary_by(implementation: Implementation, op: UnaryOp, dtype: Dtype, x: f64) -> f64 {
+    functions::unary(implementation, op, dtype, x).unwrap_or_else(|| unary(op, dtype, x))
+}
+
+/// A binary operation on one element as a target computes it, as [`unary_by`].
+#[inline]
+pub fn binary_by(
+    implementation: Implementation,
+    op: BinaryOp,
+    dtype: Dtype,
+    a: f64,
+    b: f64,
+) -> f64 {
+    functions::binary(implementation, op, dtype, a, b).unwrap_or_else(|| binary(op, dtype, a, b))
 }
 
 /// The bit pattern of an integer value of `dtype`, in its low `dtype.bits()` bits.

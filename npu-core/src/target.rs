@@ -14,6 +14,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::dtype::Dtype;
 
+mod implementation;
+
+pub use self::implementation::{AIE2_BF16, Implementation};
+
 mod limits;
 
 pub use limits::{
@@ -158,6 +162,10 @@ pub struct Vector {
     pub issue_cycles: u64,
     /// Cycles per repeat, by operation.
     pub cycles: BTreeMap<VectorOp, u64>,
+    /// How the unit computes each function that is not correctly rounded, by
+    /// operation ([`crate::functions`]); a function absent here is correctly rounded.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub functions: BTreeMap<VectorOp, Implementation>,
 }
 
 /// The vector operations that have a cost of their own.

@@ -17,10 +17,13 @@
 //! (the `vector` module); moves, fills, casts and the order-preserving folds of
 //! reductions and scans run on the scalar unit (the `scalar` module) but for integer
 //! max and min, which reduce a vector at a time (`reduce`), and so do the
-//! operations the AIE API lacks, as documented helpers (the `math` module).
+//! operations the AIE API lacks, as documented helpers (the `math` module), but for
+//! the functions the target computes with the vector unit's own algorithms
+//! (`functions`: bf16 exp, rsqrt, division and their kin), which are vector code.
 
 mod body;
 mod cast;
+mod functions;
 mod lanes;
 mod layout;
 mod math;
@@ -33,6 +36,7 @@ mod vector;
 
 use npu_core::{CheckedKernel, Program, Target};
 
+use self::body::Helpers;
 use self::layout::Layout;
 use self::names::{c_type, unsupported};
 use self::tiles::{Call, Tiles, tiles};
@@ -62,7 +66,7 @@ pub(crate) fn emit(
     }
     let program = program.clone().into_expanded();
     let layout = Layout::new(&program)?;
-    let tiles = tiles(&program, &layout)?;
+    let tiles = tiles(&program, target, &layout)?;
     let name = function_name(&program, kernel);
     let text = source(&program, target, kernel, &layout, &tiles, &name);
     Ok(Emitted {
@@ -115,7 +119,17 @@ fn source(
     text.line("#include <cstdint>");
     text.line("#include <cstring>");
     text.line("");
-    for line in scalar::HELPERS.lines().chain(math::HELPERS.lines()) {
+    let blocks = [
+        (tiles.helpers.contains(&Helpers::Steps), scalar::HELPERS),
+        (tiles.helpers.contains(&Helpers::Math), math::HELPERS),
+        (tiles.helpers.contains(&Helpers::Popcount), math::POPCOUNT),
+    ];
+    for (_, block) in blocks.iter().filter(|(called, _)| *called) {
+        for line in block.lines() {
+            text.line(line);
+        }
+    }
+    for line in functions::helpers(program, target).lines() {
         text.line(line);
     }
     for (index, body) in tiles.bodies.iter().enumerate() {

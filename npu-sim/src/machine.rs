@@ -12,10 +12,12 @@
 //! gather index was copied to, the element of its tensor it came from, so that an
 //! out-of-range index is reported at its position in the index tensor.
 
+use std::collections::BTreeMap;
+
 use npu_core::Dtype;
 use npu_core::host::HostTensor;
 use npu_core::program::{CopyShape, Op, Program};
-use npu_core::target::{Level as LevelKind, Target};
+use npu_core::target::{Implementation, Level as LevelKind, Target, VectorOp};
 
 use crate::cube::{self, Gemm};
 use crate::engine::level_index;
@@ -36,6 +38,8 @@ pub(crate) struct Machine<'h> {
     /// In a program that gathers, for each UB byte address a gather index was copied
     /// to, the element of its tensor it came from. Empty otherwise.
     origins: Vec<u64>,
+    /// How the target computes each function ([`Target::implementation`]).
+    functions: BTreeMap<VectorOp, Implementation>,
 }
 
 impl<'h> Machine<'h> {
@@ -61,6 +65,7 @@ impl<'h> Machine<'h> {
             gemm: Gemm::default(),
             lanes: Box::default(),
             origins,
+            functions: target.vector.functions.clone(),
         }
     }
 
@@ -86,6 +91,10 @@ impl<'h> Machine<'h> {
                     program,
                     v,
                     &self.origins,
+                    self.functions
+                        .get(&v.kind.cost_op())
+                        .copied()
+                        .unwrap_or_default(),
                     |t| gm.get(usize::from(t)).and_then(Global::first),
                 )
             }

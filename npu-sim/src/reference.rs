@@ -13,6 +13,7 @@
 //! is an [`IndexError`], never a read.
 
 use npu_core::Dtype;
+use npu_core::functions;
 use npu_core::host::HostTensor;
 use npu_core::ir::{CheckedKernel, Expr, ReduceOp, Role, Subscript};
 use npu_core::scalar::{self, IndexError};
@@ -208,8 +209,11 @@ fn eval(
         )?,
         Expr::Const { value, dtype } => dtype.round(*value),
         Expr::Param { tensor, .. } => data[*tensor].first().copied().unwrap_or(f64::NAN),
+        // Each operation as the target computes it (`functions::of_node`).
         Expr::Unary { op, arg, dtype } => {
-            scalar::unary(*op, *dtype, eval(kernel, arg, data, strides, scans, env)?)
+            let implementation = functions::of_node(&kernel.target, expr, op.vector_op());
+            let x = eval(kernel, arg, data, strides, scans, env)?;
+            scalar::unary_by(implementation, *op, *dtype, x)
         }
         Expr::Binary {
             op,
@@ -217,16 +221,18 @@ fn eval(
             rhs,
             dtype,
         } => {
+            let implementation = functions::of_node(&kernel.target, expr, op.vector_op());
             let a = eval(kernel, lhs, data, strides, scans, env)?;
             let b = eval(kernel, rhs, data, strides, scans, env)?;
-            scalar::binary(*op, *dtype, a, b)
+            scalar::binary_by(implementation, *op, *dtype, a, b)
         }
         // Step by step in source order, each rounded to the chain's dtype.
         Expr::Chain { first, rest, dtype } => {
             let mut value = eval(kernel, first, data, strides, scans, env)?;
             for (op, term) in rest {
+                let implementation = functions::of_node(&kernel.target, expr, op.vector_op());
                 let b = eval(kernel, term, data, strides, scans, env)?;
-                value = scalar::binary(*op, *dtype, value, b);
+                value = scalar::binary_by(implementation, *op, *dtype, value, b);
             }
             value
         }

@@ -23,6 +23,7 @@ use npu_core::Dtype;
 use npu_core::ir::{BinaryOp, ReduceOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 use npu_core::scalar;
+use npu_core::target::Implementation;
 
 use crate::fault::Fault;
 use crate::level::Level;
@@ -64,6 +65,7 @@ pub(crate) fn execute(
     program: &Program,
     v: &VectorInstr,
     origins: &[u64],
+    implementation: Implementation,
     param: impl Fn(u16) -> Option<f64>,
 ) -> Result<(), Fault> {
     // A box of rank 0 (a 0-d `let`, the carry of a scan along a tensor's only axis) is
@@ -150,7 +152,14 @@ pub(crate) fn execute(
         };
         return per_element(ub, &step, extents, (v.dst as usize, dst_strides), &sources);
     }
-    rows(ub, scratch, v, extents, dst_strides, &sources)
+    rows(
+        ub,
+        scratch,
+        (v, implementation),
+        extents,
+        dst_strides,
+        &sources,
+    )
 }
 
 /// What every chunk of a row of an elementwise instruction shares: the instruction,
@@ -164,6 +173,8 @@ struct Row<'a, 'p> {
     dst_dtype: Dtype,
     /// The f16 arithmetic run in f32 lanes, when the instruction is one.
     f16_op: Option<BinaryOp>,
+    /// How the target computes the instruction's function.
+    implementation: Implementation,
 }
 
 /// Runs an elementwise instruction (or a reduction along its rows) row by row, each
@@ -171,7 +182,7 @@ struct Row<'a, 'p> {
 fn rows(
     ub: &mut Level,
     scratch: &mut Lanes,
-    v: &VectorInstr,
+    (v, implementation): (&VectorInstr, Implementation),
     extents: &[u64],
     dst_strides: &[u64],
     sources: &[Source; 3],
@@ -192,6 +203,7 @@ fn rows(
         bases: [0; 3],
         dst_dtype,
         f16_op: f16_arithmetic(v, sources),
+        implementation,
     };
     for _ in 0..rows {
         let base = |address: usize, strides: &[u64]| -> Result<usize, String> {
@@ -319,7 +331,7 @@ fn chunk(
         let (kind, dtype) = (row.v.kind, row.v.dtype);
         compute(
             kind,
-            dtype,
+            (dtype, row.implementation),
             &a[..len],
             &b[..len],
             &c[..len],
@@ -364,10 +376,19 @@ fn f16_arithmetic(v: &VectorInstr, sources: &[Source; 3]) -> Option<BinaryOp> {
 
 /// One chunk of an elementwise operation: `out[i]` from `a[i]`, `b[i]`, `c[i]`, each
 /// the value `scalar` computes once the store has rounded it.
-fn compute(kind: VectorKind, dtype: Dtype, a: &[f64], b: &[f64], c: &[f64], out: &mut [f64]) {
+fn compute(
+    kind: VectorKind,
+    (dtype, implementation): (Dtype, Implementation),
+    a: &[f64],
+    b: &[f64],
+    c: &[f64],
+    out: &mut [f64],
+) {
     // For a float dtype the store rounds as `Dtype::round` does, so the exact `f64`
-    // result is what `scalar::binary` rounds.
+    // result is what `scalar::binary` rounds; a division the target computes with an
+    // algorithm of its own goes through `scalar::binary_by`.
     let float = dtype.is_float();
+    let exact_division = float && implementation == Implementation::CorrectlyRounded;
     match kind {
         VectorKind::Dup | VectorKind::Copy => out.copy_from_slice(a),
         VectorKind::Binary(op) if float && matches!(op, BinaryOp::Add) => {
@@ -375,13 +396,15 @@ fn compute(kind: VectorKind, dtype: Dtype, a: &[f64], b: &[f64], c: &[f64], out:
         }
         VectorKind::Binary(BinaryOp::Sub) if float => zip2(out, a, b, |x, y| x - y),
         VectorKind::Binary(BinaryOp::Mul) if float => zip2(out, a, b, |x, y| x * y),
-        VectorKind::Binary(BinaryOp::Div) if float => zip2(out, a, b, |x, y| x / y),
+        VectorKind::Binary(BinaryOp::Div) if exact_division => zip2(out, a, b, |x, y| x / y),
         VectorKind::Binary(BinaryOp::Min) if float => zip2(out, a, b, scalar::min),
         VectorKind::Binary(BinaryOp::Max) if float => zip2(out, a, b, scalar::max),
-        VectorKind::Binary(op) => zip2(out, a, b, |x, y| scalar::binary(op, dtype, x, y)),
+        VectorKind::Binary(op) => zip2(out, a, b, |x, y| {
+            scalar::binary_by(implementation, op, dtype, x, y)
+        }),
         VectorKind::Unary(op) => {
             for (out, x) in out.iter_mut().zip(a) {
-                *out = scalar::unary(op, dtype, *x);
+                *out = scalar::unary_by(implementation, op, dtype, *x);
             }
         }
         VectorKind::Compare(op) => zip2(out, a, b, |x, y| {

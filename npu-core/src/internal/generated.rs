@@ -9,6 +9,7 @@ pub use half::{bf16, f16};
 pub use crate::host::{Element, HostTensor};
 pub use crate::ir::{BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp};
 pub use crate::scalar::{self, IndexError, InputError, ShapeError};
+pub use crate::target::Implementation;
 pub use crate::{CheckedKernel, Dtype, Target};
 
 /// The row a gather reads: `value`, the element of `index` at `position`, when it

@@ -95,6 +95,22 @@ impl Target {
                 return fail(format!("vector.cycles has no cost for `{}`", op.name()));
             }
         }
+        if let Some((op, implementation)) =
+            self.vector.functions.iter().find(|(op, i)| !i.covers(**op))
+        {
+            return fail(format!(
+                "vector.functions names `{}` for `{}`, which has no algorithm of it; `{}` covers {}",
+                implementation.name(),
+                op.name(),
+                implementation.name(),
+                implementation
+                    .covered()
+                    .iter()
+                    .map(|op| format!("`{}`", op.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         Ok(())
     }
 

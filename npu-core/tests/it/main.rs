@@ -5,6 +5,7 @@
 
 mod check;
 mod differential;
+mod functions;
 mod guards;
 
 mod language;

@@ -2,9 +2,9 @@
 //! gets, and each operand as a pointer into its argument in the dtype it is read in.
 //! It is a leaf the writers of each instruction kind share.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use npu_core::{Dtype, Program};
+use npu_core::{Dtype, Program, Target};
 
 use super::layout::Layout;
 use super::names::{c_type, unsupported};
@@ -14,11 +14,26 @@ use crate::text::Text;
 /// The text of one tile's body being written, with the slot each argument gets.
 pub(super) struct Body<'p> {
     pub program: &'p Program,
+    /// The target, for how it computes each function.
+    pub target: &'p Target,
     pub layout: &'p Layout,
     pub slots: Vec<Option<u64>>,
     pub text: Text,
     /// The dtype each UB address was last written in (a cast reads its source in it).
     pub tags: &'p mut BTreeMap<u32, Dtype>,
+    /// The scalar-unit helpers the bodies written so far call.
+    pub helpers: &'p mut BTreeSet<Helpers>,
+}
+
+/// A block of scalar-unit helpers the file includes only when a body calls it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Helpers {
+    /// The order-preserving fold steps and the saturating cast (`scalar::HELPERS`).
+    Steps,
+    /// The correctly rounded functions in double (`math::HELPERS`).
+    Math,
+    /// Popcount on the scalar unit (`math::POPCOUNT`).
+    Popcount,
 }
 
 impl Body<'_> {

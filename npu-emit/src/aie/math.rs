@@ -8,19 +8,22 @@
 //!
 //! On the device these need the toolchain's double-precision libm; they are slow
 //! and exact up to that libm. Verified here against the host's, which is the one the
-//! simulator calls (docs/emit.md).
+//! simulator calls (docs/emit.md). A function the target computes with the vector
+//! unit's own algorithm is no helper here: each element calls its vector template
+//! (the `functions` module) on a broadcast.
 
 use npu_core::Dtype;
 use npu_core::ir::{BinaryOp, UnaryOp};
 use npu_core::program::{Operand, VectorInstr, VectorKind};
 
-use super::body::Body;
-use super::names::{c_type, parameter_name, unsupported};
+use super::body::{Body, Helpers};
+use super::functions;
+use super::names::{c_type, parameter_name, scalar_value, unsupported};
 use crate::output::Unsupported;
 
-/// The helpers the scalar elementwise forms call.
+/// The helpers the scalar float forms call: one rounding of an exact double.
 pub(super) const HELPERS: &str = "\
-// Scalar-unit helpers: one rounding of an exact double to the element type, popcount.
+// Scalar-unit helpers: one rounding of an exact double to the element type.
 #ifndef NPU_AIE_MATH_HELPERS
 #define NPU_AIE_MATH_HELPERS
 inline float npu_round_float(double x) { return float(x); }
@@ -37,6 +40,13 @@ inline bfloat16 npu_round_bf16(double x) {
     }
     return bfloat16(f);
 }
+#endif";
+
+/// The helper `popcount` calls.
+pub(super) const POPCOUNT: &str = "\
+// Scalar-unit popcount.
+#ifndef NPU_AIE_POPCOUNT
+#define NPU_AIE_POPCOUNT
 inline int64_t npu_popcount(uint64_t x) {
     int64_t count = 0;
     for (; x != 0; x &= x - 1) ++count;
@@ -102,8 +112,12 @@ pub(super) fn statement(
 ) -> Result<String, Unsupported> {
     let ty = c_type(v.dtype).unwrap_or("int32_t");
     let construct = || format!("{} {}", v.kind.mnemonic(), v.dtype.name());
+    if let Some(function) = functions::call(body.target, v.kind, v.dtype) {
+        return vector_lane(body, v, function, dst, sources);
+    }
     let value = match (v.kind, v.dtype) {
         (_, Dtype::Bf16 | Dtype::F32) => {
+            body.helpers.insert(Helpers::Math);
             let x = operand(body, v, 0, sources, "double")?;
             let exact = match v.kind {
                 VectorKind::Unary(op) => unary(op, &x),
@@ -119,6 +133,7 @@ pub(super) fn statement(
             format!("{round}({exact})")
         }
         (VectorKind::Unary(UnaryOp::Popcount), _) => {
+            body.helpers.insert(Helpers::Popcount);
             let x = operand(body, v, 0, sources, "int64_t")?;
             let mask = (1u128 << v.dtype.bits()) - 1;
             format!("{ty}(npu_popcount(uint64_t({x}) & {mask}u))")
@@ -147,6 +162,34 @@ pub(super) fn statement(
     };
     Ok(format!("{dst} = {value};"))
 }
+
+/// One element of a function the target computes with a vector template: the
+/// template on a broadcast of each operand, lane 0 stored, so that the arithmetic is
+/// the vector unit's, as the simulator computes it.
+fn vector_lane(
+    body: &Body,
+    v: &VectorInstr,
+    function: &str,
+    dst: &str,
+    sources: &[String],
+) -> Result<String, Unsupported> {
+    let mut arguments = Vec::new();
+    for (slot, source) in v.src.iter().enumerate() {
+        let value = match source {
+            Operand::None => continue,
+            Operand::Ub { .. } => sources[slot].clone(),
+            _ => scalar_value(body.program, *source, v.dtype)?,
+        };
+        arguments.push(format!("aie::broadcast<bfloat16, {LANE_VECTOR}>({value})"));
+    }
+    Ok(format!(
+        "{dst} = {function}({}).get(0);",
+        arguments.join(", ")
+    ))
+}
+
+/// Lanes of the vector one element is broadcast to (256 bits of bf16).
+const LANE_VECTOR: u32 = 16;
 
 /// Source `slot` as `as_type`: a buffer element, a constant's exact value, a parameter.
 fn operand(

@@ -7,7 +7,7 @@
 use npu_core::Dtype;
 use npu_core::program::{Operand, VectorInstr};
 
-use super::body::Body;
+use super::body::{Body, Helpers};
 use super::names::unsupported;
 use crate::output::Unsupported;
 
@@ -21,6 +21,7 @@ pub(super) fn pair_sum(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupport
         return Err(unsupported("vpairsum", "its box has no dimension"));
     };
     let size = v.dtype.size();
+    body.helpers.insert(Helpers::Steps);
     let (dst_base, dst_offset) = body.pointer(v.dst, v.dtype)?;
     let (src_base, src_offset) = body.pointer(address, v.dtype)?;
     let src_strides = body.program.strides[strides as usize].clone();

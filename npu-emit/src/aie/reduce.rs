@@ -11,7 +11,7 @@ use npu_core::Dtype;
 use npu_core::ir::ReduceOp;
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
-use super::body::Body;
+use super::body::{Body, Helpers};
 use super::names::{c_type, unsupported};
 use crate::output::Unsupported;
 
@@ -50,6 +50,7 @@ pub(super) fn reduce(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported
         ReduceOp::Max => ("reduce_max", "npu_fold_max"),
         _ => ("reduce_min", "npu_fold_min"),
     };
+    body.helpers.insert(Helpers::Steps);
     let extents = body.program.boxes[v.shape as usize].clone();
     let inner = extents.len() - 1;
     let (size, acc_size) = (v.dtype.size(), accumulator.size());

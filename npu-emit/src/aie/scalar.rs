@@ -12,7 +12,7 @@ use npu_core::Dtype;
 use npu_core::ir::{ReduceOp, ScanOp};
 use npu_core::program::{Operand, VectorInstr, VectorKind};
 
-use super::body::Body;
+use super::body::{Body, Helpers};
 use super::names::{c_type, literal, parameter_name, unsupported};
 use crate::output::Unsupported;
 
@@ -34,14 +34,20 @@ template <typename A> inline A npu_fold_max(A acc, A x) { return acc >= x ? acc 
 inline float npu_fold_min(float acc, float x) { return acc != acc ? x : (x != x ? acc : (acc == x ? (acc == 0 ? -(-acc + -x) : acc) : (acc < x ? acc : x))); }
 inline bfloat16 npu_fold_min(bfloat16 acc, bfloat16 x) { return bfloat16(npu_fold_min(float(acc), float(x))); }
 template <typename A> inline A npu_fold_min(A acc, A x) { return acc <= x ? acc : x; }
-inline bool npu_arg_takes_max(double best, double x) { return best == best && (x != x || x > best); }
-inline bool npu_arg_takes_min(double best, double x) { return best == best && (x != x || x < best); }
+template <typename B, typename X> inline bool npu_arg_takes_max(B best, X x) { return best == best && (x != x || x > best); }
+template <typename B, typename X> inline bool npu_arg_takes_min(B best, X x) { return best == best && (x != x || x < best); }
 template <typename T> inline T npu_saturate(int64_t x, int64_t low, int64_t high) { return T(x < low ? low : x > high ? high : x); }
 #endif";
 
 /// One instruction as a loop over its box on the scalar unit.
 pub(super) fn instruction(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported> {
     let construct = format!("{} {}", v.kind.mnemonic(), v.dtype.name());
+    if matches!(
+        v.kind,
+        VectorKind::Reduce(..) | VectorKind::Cumsum(_) | VectorKind::SatCast
+    ) {
+        body.helpers.insert(Helpers::Steps);
+    }
     let statement = match v.kind {
         VectorKind::Dup => dup(body, v)?,
         VectorKind::Copy => format!(
@@ -284,7 +290,7 @@ fn arg_fold(body: &mut Body, v: &VectorInstr, op: ReduceOp) -> Result<String, Un
     let best_ty = c_type(dtype_of(body, v, Slot::Src(1))).unwrap_or("float");
     let index_ty = c_type(v.dtype).unwrap_or("int32_t");
     Ok(format!(
-        "if ({takes}(double({best}), double({x}))) {{ {best} = {best_ty}({x}); {index} = {index_ty}({first} + {position}); }}"
+        "if ({takes}({best}, {x})) {{ {best} = {best_ty}({x}); {index} = {index_ty}({first} + {position}); }}"
     ))
 }
 

@@ -2,12 +2,12 @@
 //! instruction by the module that writes its kind (`vector`, `reduce` or `scalar`),
 //! and alike bodies sharing one function.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use npu_core::program::{Op, VectorInstr, VectorKind};
-use npu_core::{Pipe, Program};
+use npu_core::{Pipe, Program, Target};
 
-use super::body::Body;
+use super::body::{Body, Helpers};
 use super::layout::{Layout, written};
 use super::{cast, lanes, pair_sum, reduce, scalar, vector};
 use crate::output::Unsupported;
@@ -24,10 +24,16 @@ pub(super) struct Call {
 pub(super) struct Tiles {
     pub bodies: Vec<String>,
     pub calls: Vec<Call>,
+    /// The helper blocks the bodies call.
+    pub helpers: BTreeSet<Helpers>,
 }
 
 /// Each tile's vector instructions as a body, alike bodies shared.
-pub(super) fn tiles(program: &Program, layout: &Layout) -> Result<Tiles, Unsupported> {
+pub(super) fn tiles(
+    program: &Program,
+    target: &Target,
+    layout: &Layout,
+) -> Result<Tiles, Unsupported> {
     let mut by_tile: BTreeMap<u32, Vec<VectorInstr>> = BTreeMap::new();
     for instr in program.classes[0].stream(Pipe::V) {
         if let Op::Vector(v) = instr.op {
@@ -35,17 +41,21 @@ pub(super) fn tiles(program: &Program, layout: &Layout) -> Result<Tiles, Unsuppo
         }
     }
     let mut tags = BTreeMap::new();
+    let mut helpers = BTreeSet::new();
     let mut tiles = Tiles {
         bodies: Vec::new(),
         calls: Vec::new(),
+        helpers: BTreeSet::new(),
     };
     for (tile, instructions) in by_tile {
         let mut body = Body {
             program,
+            target,
             layout,
             slots: vec![None; layout.args.len()],
             text: Text::default(),
             tags: &mut tags,
+            helpers: &mut helpers,
         };
         for v in &instructions {
             instruction(&mut body, v)?;
@@ -65,6 +75,7 @@ pub(super) fn tiles(program: &Program, layout: &Layout) -> Result<Tiles, Unsuppo
             slots,
         });
     }
+    tiles.helpers = helpers;
     Ok(tiles)
 }
 
@@ -86,7 +97,7 @@ fn describe(program: &Program, v: &VectorInstr) -> String {
 /// records the dtype it leaves at its destination.
 fn instruction(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported> {
     body.text.comment(&describe(body.program, v));
-    if vector::writes(body.program, v) {
+    if vector::writes(body, v) {
         vector::elementwise(body, v)?;
     } else if cast::writes(body, v) {
         cast::cast(body, v)?;

@@ -11,13 +11,16 @@
 //! bf16 sums and differences go through an `aie::accum<accfloat, N>` (fp32) and back
 //! with `to_vector<bfloat16>()` under `rounding_mode::conv_even`; a bf16 product is
 //! `aie::mul` into accfloat, exact, and the same conversion. Either way the result is
-//! the exact value rounded once, what the simulator computes (docs/emit.md).
+//! the exact value rounded once, what the simulator computes (docs/emit.md). A
+//! function the target computes with an algorithm of its own (bf16 exp, rsqrt,
+//! division and their kin) calls its template from the `functions` module.
 
 use npu_core::Dtype;
 use npu_core::ir::{BinaryOp, UnaryOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
 use super::body::Body;
+use super::functions;
 use super::names::{c_type, scalar_value, unsupported};
 use crate::output::Unsupported;
 
@@ -39,9 +42,11 @@ fn contiguous(program: &Program, v: &VectorInstr) -> bool {
 
 /// Whether this module writes `v`: an operation with an AIE API call, contiguous,
 /// of a dtype it writes, over a run that vectors cover.
-pub(super) fn writes(program: &Program, v: &VectorInstr) -> bool {
+pub(super) fn writes(body: &Body, v: &VectorInstr) -> bool {
+    let program = body.program;
     let float = v.dtype == Dtype::Bf16;
     let call = match v.kind {
+        _ if functions::call(body.target, v.kind, v.dtype).is_some() => true,
         VectorKind::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) => true,
         VectorKind::Binary(op) => binary(op, float).is_some(),
         VectorKind::Unary(UnaryOp::Relu | UnaryOp::Abs | UnaryOp::Neg) => true,
@@ -285,6 +290,10 @@ fn operation(
 ) -> Result<String, Unsupported> {
     let float = v.dtype == Dtype::Bf16;
     let (a, b) = (names[0], names.get(1).copied().unwrap_or("va"));
+    if let Some(function) = functions::call(body.target, v.kind, v.dtype) {
+        let arguments = names.join(", ");
+        return Ok(format!("{function}({arguments})"));
+    }
     let expression = match v.kind {
         VectorKind::Binary(BinaryOp::Add | BinaryOp::Sub) if float => {
             let call = if v.kind == VectorKind::Binary(BinaryOp::Add) {

@@ -350,3 +350,46 @@ fn targets_of_other_backends_are_refused_and_emission_is_deterministic() {
         refusal("softmax_aie", Backend::Aie)
     );
 }
+
+/// `double` appears in an emitted AIE kernel only where a body calls a function the
+/// target computes correctly rounded (through the `npu_round_*` helpers of `math`);
+/// the functions aie2_tile names an algorithm for are vector code.
+#[test]
+fn double_is_only_in_the_correctly_rounded_helpers() {
+    let (cases, _) = cases();
+    let mut in_double = Vec::new();
+    for (case, _) in &cases {
+        if case.source.contains("double") {
+            assert!(
+                case.source.contains("= npu_round_bf16(")
+                    || case.source.contains("= npu_round_float("),
+                "{} has `double` outside the correctly rounded helpers:\n{}",
+                case.function,
+                case.source
+            );
+            in_double.push(case.function.clone());
+        }
+    }
+    println!("kernels with correctly rounded double helpers: {in_double:?}");
+    // Of the bundled kernels only wrap_phase's `%` (a remainder, correctly rounded on
+    // aie2_tile) is still computed in double.
+    let left: Vec<&String> = in_double
+        .iter()
+        .filter(|f| !f.starts_with("wrap_phase_"))
+        .collect();
+    assert!(left.is_empty(), "computed in double: {left:?}");
+    for kernel in [
+        "exp_aie",
+        "rsqrt_aie",
+        "silu_aie",
+        "softmax_aie",
+        "gelu_aie",
+    ] {
+        assert!(
+            cases
+                .iter()
+                .any(|(case, _)| case.function.starts_with(kernel)),
+            "{kernel} is not written"
+        );
+    }
+}

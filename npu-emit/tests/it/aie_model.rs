@@ -136,6 +136,53 @@ const CASES: &[crate::support::ModelCase] = &[
          std::printf(\"%g %g\", float(aie::max(nan, one).get(0)), float(aie::min(one, nan).get(0)));",
         Ok("1 1"),
     ),
+    (
+        // mac adds the exact product of two bf16 lanes and rounds once in fp32: 1 + (1 +
+        // 2^-7)^2 = 2 + 2^-6 + 2^-14 is an fp32 value; msc subtracts it.
+        "mac_and_msc_round_the_exact_product_once",
+        "aie::vector<bfloat16, 16> a = aie::broadcast<bfloat16, 16>(bfloat16(1.0078125f));
+         aie::accum<accfloat, 16> one;
+         one.from_vector(aie::broadcast<bfloat16, 16>(bfloat16(1.0f)));
+         std::printf(\"%.10g %.10g\", double(aie::mac(one, a, a).lanes[0]), double(aie::msc(one, a, a).lanes[0]));",
+        Ok("2.015686035 -0.01568603516"),
+    ),
+    (
+        // vector_cast keeps the bits; upshift wraps, downshift is arithmetic.
+        "vector_cast_and_shifts_work_on_bits",
+        "aie::vector<bfloat16, 16> x = aie::broadcast<bfloat16, 16>(bfloat16(-2.0f));
+         aie::vector<int16_t, 16> bits = aie::vector_cast<int16_t>(x);
+         aie::vector<int16_t, 16> down = aie::downshift(bits, 7);
+         aie::vector<int16_t, 16> up = aie::upshift(aie::broadcast<int16_t, 16>(int16_t(0x0101)), 8);
+         std::printf(\"%04x %d %04x %g\", uint16_t(bits.get(0)), down.get(0), uint16_t(up.get(0)), float(aie::vector_cast<bfloat16>(bits).get(0)));",
+        Ok("c000 -128 0100 -2"),
+    ),
+    (
+        // select takes the second vector's lane where the mask bit is set.
+        "select_takes_b_where_the_mask_is_set",
+        "aie::vector<int16_t, 16> a = aie::broadcast<int16_t, 16>(int16_t(1));
+         aie::vector<int16_t, 16> b = aie::broadcast<int16_t, 16>(int16_t(2));
+         aie::vector<int16_t, 16> r = aie::select(a, b, aie::lt(a, b));
+         aie::vector<int16_t, 16> s = aie::select(a, b, aie::gt(a, b));
+         std::printf(\"%d %d %d\", r.get(0), s.get(0), int(aie::eq(a, a).test(3)));",
+        Ok("2 1 1"),
+    ),
+    (
+        // The model converts integer-valued bf16 lanes only (every rounding agrees).
+        "to_fixed_of_a_fraction_fails",
+        "aie::to_fixed<int16_t>(aie::broadcast<bfloat16, 16>(bfloat16(1.5f)), 0);",
+        Err("the model converts integer values only"),
+    ),
+    (
+        "to_fixed_of_an_integer_is_exact",
+        "std::printf(\"%d\", aie::to_fixed<int16_t>(aie::broadcast<bfloat16, 16>(bfloat16(-133.0f)), 0).get(5));",
+        Ok("-133"),
+    ),
+    (
+        "to_float_of_int16_rounds_to_nearest_even",
+        "aie::vector<int16_t, 16> v = aie::broadcast<int16_t, 16>(int16_t(257));
+         std::printf(\"%g %g\", float(aie::to_float<bfloat16>(v, 0).get(0)), float(aie::to_float<bfloat16>(aie::broadcast<int16_t, 16>(int16_t(-133)), 0).get(0)));",
+        Ok("256 -133"),
+    ),
 ];
 
 /// The cases as one program: `main` runs the case named on the command line.

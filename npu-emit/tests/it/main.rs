@@ -4,6 +4,7 @@
 //! `NPU_ASC_DEVKIT`, the emitted kernels against the real Ascend C headers.
 
 mod aie;
+mod aie_functions;
 mod aie_model;
 mod aie_mutants;
 mod census;

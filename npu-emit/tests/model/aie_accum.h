@@ -1,8 +1,12 @@
 // aie::accum and the calls on it the emitted kernels use: accum<accfloat, N> (fp32
 // lanes) with from_vector and to_vector<bfloat16>(), add and sub of an accumulator
-// and a vector, mul of two vectors into an accumulator (bf16 into accfloat, exact;
-// 8- and 16-bit integers into acc32, 32-bit into acc64), and to_vector<T>(shift) of
-// an integer accumulator. Conversions obey the core's modes, set with set_rounding
+// and a vector or of two accfloat accumulators (fp32 adds, nearest even), mul of two
+// vectors into an accumulator (bf16 into accfloat, exact; 8- and 16-bit integers
+// into acc32, 32-bit into acc64), mac and msc of two bf16 vectors into accfloat (the
+// exact product added or subtracted, rounded once), to_vector<T>(shift) of an
+// integer accumulator, to_fixed<int16_t> of a bf16 vector (shift 0; the model
+// takes integer values only, which every rounding mode converts alike), and
+// to_float<bfloat16> of an int16 vector (shift 0; to nearest even). Conversions obey the core's modes, set with set_rounding
 // and set_saturation: the model implements conv_even for floats, and for integers no
 // saturation (the low bits kept) and saturate (clamped to the type's range); it fails
 // a conversion made under another mode.
@@ -104,6 +108,49 @@ template <unsigned N> accum<accfloat, N> sub(const accum<accfloat, N> &acc, cons
     for (unsigned i = 0; i < N; ++i) out.lanes[i] = acc.lanes[i] - float(v.lanes[i]);
     return out;
 }
+template <unsigned N> accum<accfloat, N> add(const accum<accfloat, N> &a, const accum<accfloat, N> &b) {
+    accum<accfloat, N> out;
+    for (unsigned i = 0; i < N; ++i) out.lanes[i] = a.lanes[i] + b.lanes[i];
+    return out;
+}
+template <unsigned N> accum<accfloat, N> sub(const accum<accfloat, N> &a, const accum<accfloat, N> &b) {
+    accum<accfloat, N> out;
+    for (unsigned i = 0; i < N; ++i) out.lanes[i] = a.lanes[i] - b.lanes[i];
+    return out;
+}
+template <unsigned N>
+accum<accfloat, N> mac(const accum<accfloat, N> &acc, const vector<bfloat16, N> &a, const vector<bfloat16, N> &b) {
+    accum<accfloat, N> out;
+    for (unsigned i = 0; i < N; ++i) out.lanes[i] = acc.lanes[i] + float(a.lanes[i]) * float(b.lanes[i]);
+    return out;
+}
+template <unsigned N>
+accum<accfloat, N> msc(const accum<accfloat, N> &acc, const vector<bfloat16, N> &a, const vector<bfloat16, N> &b) {
+    accum<accfloat, N> out;
+    for (unsigned i = 0; i < N; ++i) out.lanes[i] = acc.lanes[i] - float(a.lanes[i]) * float(b.lanes[i]);
+    return out;
+}
+template <typename R, unsigned N> vector<R, N> to_fixed(const vector<bfloat16, N> &v, int shift) {
+    static_assert(std::is_same<R, int16_t>::value, "the model's to_fixed is the int16 one");
+    vector<R, N> out;
+    for (unsigned i = 0; i < N; ++i) {
+        float x = float(v.lanes[i]);
+        if (shift != 0 || x != std::floor(x) || x < -32768.0f || x > 32767.0f) {
+            aie_model::fail("to_fixed of %g with shift %d: the model converts integer values only", double(x), shift);
+        }
+        out.lanes[i] = R(x);
+    }
+    return out;
+}
+
+template <typename R, unsigned N> vector<R, N> to_float(const vector<int16_t, N> &v, int shift) {
+    static_assert(std::is_same<R, bfloat16>::value, "the model's to_float is the bfloat16 one");
+    if (shift != 0) aie_model::fail("to_float with shift %d", shift);
+    vector<R, N> out;
+    for (unsigned i = 0; i < N; ++i) out.lanes[i] = R(float(v.lanes[i]));
+    return out;
+}
+
 template <typename T, unsigned N>
 accum<typename detail::product_of<T>::type, N> mul(const vector<T, N> &a, const vector<T, N> &b) {
     accum<typename detail::product_of<T>::type, N> out;

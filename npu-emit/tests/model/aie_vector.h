@@ -2,8 +2,10 @@
 // pointer aligned to the vector, at most 32 bytes, as the AIE-ML alignment rules
 // state), load_unaligned_v/store_unaligned_v (element alignment), broadcast, zeros,
 // add, sub (integers, wrapping), max, min, abs, neg, bit_and, bit_or, bit_xor,
-// bit_not, reduce_max/reduce_min (the largest or smallest lane), and
-// unpack of 8- and 16-bit integer vectors (each lane extended to twice its size).
+// bit_not, reduce_max/reduce_min (the largest or smallest lane), unpack of 8- and
+// 16-bit integer vectors (each lane extended to twice its size), vector_cast (the
+// same bits as another element type of the same vector size), and upshift/downshift
+// of integer lanes (a left shift, wrapping; an arithmetic right shift).
 // The sizes are the API's: every vector is 128 to 1024 bits.
 #pragma once
 
@@ -133,6 +135,24 @@ template <typename T, unsigned N> vector<T, N> bit_xor(const vector<T, N> &a, co
 }
 template <typename T, unsigned N> vector<T, N> bit_not(const vector<T, N> &a) {
     return detail::map1(a, [](T x) { return T(~x); });
+}
+
+// The same bits as a vector of another element type; the sizes must match.
+template <typename U, typename T, unsigned N> vector<U, N * sizeof(T) / sizeof(U)> vector_cast(const vector<T, N> &v) {
+    vector<U, N * sizeof(T) / sizeof(U)> out;
+    static_assert(sizeof(out.lanes) == sizeof(v.lanes), "vector_cast keeps the vector's size");
+    std::memcpy(out.lanes.data(), v.lanes.data(), sizeof(v.lanes));
+    return out;
+}
+template <typename T, unsigned N> vector<T, N> upshift(const vector<T, N> &a, unsigned shift) {
+    static_assert(std::is_integral<T>::value, "upshift shifts integer lanes");
+    if (shift >= 8 * sizeof(T)) aie_model::fail("upshift by %u of %u-bit lanes", shift, unsigned(8 * sizeof(T)));
+    return detail::map1(a, [shift](T x) { return T(uint64_t(int64_t(x)) << shift); });
+}
+template <typename T, unsigned N> vector<T, N> downshift(const vector<T, N> &a, unsigned shift) {
+    static_assert(std::is_integral<T>::value, "downshift shifts integer lanes");
+    if (shift >= 8 * sizeof(T)) aie_model::fail("downshift by %u of %u-bit lanes", shift, unsigned(8 * sizeof(T)));
+    return detail::map1(a, [shift](T x) { return T(int64_t(x) >> shift); });
 }
 
 // The largest (smallest) lane, by max_of (min_of): for integers the plain order, for

@@ -4,7 +4,9 @@
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{ToTokens as _, format_ident, quote};
 
+use npu_core::functions;
 use npu_core::ir::{BinaryOp, Expr, ReduceOp, Role, Subscript};
+use npu_core::target::Implementation;
 use npu_core::{CheckedKernel, Dtype};
 
 use super::paths::{dtype_path, private, usize_literal, variant};
@@ -182,8 +184,17 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
             quote!(#var[0])
         }
         Expr::Unary { op, arg, dtype } => {
+            let implementation = functions::of_node(&kernel.target, expr, op.vector_op());
             let (op, dtype, arg) = (variant(op), dtype_path(*dtype), value(kernel, ctx, arg));
-            quote!(#scalar::unary(#private::UnaryOp::#op, #dtype, #arg))
+            match implementation {
+                Implementation::CorrectlyRounded => {
+                    quote!(#scalar::unary(#private::UnaryOp::#op, #dtype, #arg))
+                }
+                other => {
+                    let other = variant(&other);
+                    quote!(#scalar::unary_by(#private::Implementation::#other, #private::UnaryOp::#op, #dtype, #arg))
+                }
+            }
         }
         Expr::Binary {
             op,
@@ -191,13 +202,12 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
             rhs,
             dtype,
         } => {
-            let (op, dtype) = (variant(op), dtype_path(*dtype));
             let (lhs, rhs) = (value(kernel, ctx, lhs), value(kernel, ctx, rhs));
-            quote!(#scalar::binary(#private::BinaryOp::#op, #dtype, #lhs, #rhs))
+            binary_value(kernel, expr, (*op, *dtype), lhs, rhs)
         }
         // One statement per step, so that rustc sees a flat block however long the
         // chain, never an expression nested once per step.
-        Expr::Chain { first, rest, dtype } => chain_value(kernel, ctx, first, rest, *dtype),
+        Expr::Chain { first, rest, dtype } => chain_value(kernel, ctx, expr, first, rest, *dtype),
         Expr::Compare { op, lhs, rhs, .. } => {
             let op = variant(op);
             let (lhs, rhs) = (value(kernel, ctx, lhs), value(kernel, ctx, rhs));
@@ -252,20 +262,45 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
     }
 }
 
+/// `lhs op rhs` as the target computes the binary operation of `node`
+/// (`functions::of_node`): `scalar::binary_by` for an algorithm of the target's own,
+/// else `scalar::binary`.
+fn binary_value(
+    kernel: &CheckedKernel,
+    node: &Expr,
+    (op, dtype): (BinaryOp, Dtype),
+    lhs: TokenStream,
+    rhs: TokenStream,
+) -> TokenStream {
+    let private = private();
+    let implementation = functions::of_node(&kernel.target, node, op.vector_op());
+    let (op, dtype) = (variant(&op), dtype_path(dtype));
+    match implementation {
+        Implementation::CorrectlyRounded => {
+            quote!(#private::scalar::binary(#private::BinaryOp::#op, #dtype, #lhs, #rhs))
+        }
+        other => {
+            let other = variant(&other);
+            quote!(#private::scalar::binary_by(#private::Implementation::#other, #private::BinaryOp::#op, #dtype, #lhs, #rhs))
+        }
+    }
+}
+
 // One statement per step, so that rustc sees a flat block however long the chain,
 // never an expression nested once per step.
 fn chain_value(
     kernel: &CheckedKernel,
     ctx: &Statement,
+    chain: &Expr,
     first: &Expr,
     rest: &[(BinaryOp, Expr)],
     dtype: Dtype,
 ) -> TokenStream {
-    let (private, dtype) = (private(), dtype_path(dtype));
     let first = value(kernel, ctx, first);
     let steps = rest.iter().map(|(op, term)| {
-        let (op, term) = (variant(op), value(kernel, ctx, term));
-        quote!(chain = #private::scalar::binary(#private::BinaryOp::#op, #dtype, chain, #term);)
+        let term = value(kernel, ctx, term);
+        let step = binary_value(kernel, chain, (*op, dtype), quote!(chain), term);
+        quote!(chain = #step;)
     });
     quote!({
         let mut chain: ::core::primitive::f64 = #first;

@@ -55,7 +55,14 @@ fn lane_arithmetic_stores_what_scalar_computes() {
             for (a, b) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
                 let mut out = [0.0; CHUNK];
                 let out = &mut out[..a.len()];
-                compute(kind, dtype, a, b, b, out);
+                compute(
+                    kind,
+                    (dtype, Implementation::CorrectlyRounded),
+                    a,
+                    b,
+                    b,
+                    out,
+                );
                 let mut bytes = vec![0u8; a.len() * 4];
                 storage::encode(stored_as, out, &mut bytes);
                 storage::decode(stored_as, &bytes, out);
@@ -113,7 +120,7 @@ fn f16_arithmetic_in_f32_stores_what_f64_stores() {
                     let end = (start + CHUNK).min(every.len());
                     compute(
                         VectorKind::Binary(op),
-                        Dtype::F16,
+                        (Dtype::F16, Implementation::CorrectlyRounded),
                         &wa[start..end],
                         &wb[start..end],
                         &wb[start..end],
@@ -169,7 +176,14 @@ fn float_casts_round_as_scalar_does() {
             for chunk in values.chunks(CHUNK) {
                 let mut out = [0.0; CHUNK];
                 let out = &mut out[..chunk.len()];
-                compute(VectorKind::Cast, to, chunk, chunk, chunk, out);
+                compute(
+                    VectorKind::Cast,
+                    (to, Implementation::CorrectlyRounded),
+                    chunk,
+                    chunk,
+                    chunk,
+                    out,
+                );
                 let mut bytes = vec![0u8; chunk.len() * 4];
                 storage::encode(to, out, &mut bytes);
                 storage::decode(to, &bytes, out);

@@ -3,4 +3,5 @@
 #pragma once
 
 #include "../aie_accum.h"
+#include "../aie_mask.h"
 #include "../aie_vector.h"

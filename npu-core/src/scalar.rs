@@ -295,8 +295,8 @@ pub fn reduce_step_in(op: ReduceOp, accumulator: Dtype, acc: f64, x: f64) -> f64
     accumulator.round(value)
 }
 
-/// A float sum folded in lanes, the order a vector unit keeps (docs/dsl.md, "Fold
-/// order"): element `k` of the fold goes to lane `k mod L`, each lane folds its elements
+/// A float sum folded in lanes, the order a vector unit keeps (docs/dsl.md, "The order
+/// of a fold"): element `k` of the fold goes to lane `k mod L`, each lane folds its elements
 /// in index order from +0 with [`reduce_step_in`], and [`pair_tree`] combines the lanes.
 /// With one lane it is the index-order fold.
 #[derive(Clone, Debug)]

@@ -154,7 +154,7 @@ pub struct Vector {
     #[serde(default)]
     pub accumulators: Vec<Dtype>,
     /// Lanes a float sum along a contiguous axis folds in, by accumulator dtype: the
-    /// partials one vector register holds (docs/dsl.md, "Fold order"). A dtype left
+    /// partials one vector register holds (docs/dsl.md, "The order of a fold"). A dtype left
     /// out folds in index order.
     #[serde(default)]
     pub lanes: BTreeMap<Dtype, u32>,

@@ -1,4 +1,4 @@
-//! Which folds run in lanes (docs/dsl.md, "Fold order"): the order depends on the
+//! Which folds run in lanes (docs/dsl.md, "The order of a fold"): the order depends on the
 //! kernel and its target only, never on a schedule.
 
 use super::{CheckedKernel, Expr, ReduceOp, Subscript};

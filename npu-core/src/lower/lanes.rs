@@ -1,4 +1,4 @@
-//! The instructions of a sum folded in lanes (docs/dsl.md, "Fold order"): the lanes
+//! The instructions of a sum folded in lanes (docs/dsl.md, "The order of a fold"): the lanes
 //! filled with +0, each block of `L` elements along the reduction axis added into them
 //! elementwise, the last partial block into the first lanes, and at the end of the fold
 //! `vpairsum` combining each output's lanes into its first.

@@ -69,7 +69,7 @@ pub enum VectorKind {
     Cumprod(Dtype),
     /// A saturating cast (`x as sat i8`).
     SatCast,
-    /// `vpairsum`: the lanes of a sum (docs/dsl.md, "Fold order") combined in the
+    /// `vpairsum`: the lanes of a sum (docs/dsl.md, "The order of a fold") combined in the
     /// adjacent-pair tree of [`scalar::pair_tree`](crate::scalar::pair_tree), in the
     /// instruction's dtype: the box's last dimension (a power of two) folds into the
     /// destination, which has stride 0 along it and so is the first lane.

@@ -182,7 +182,12 @@ impl ScheduleChecker<'_> {
 
     /// Tiles of `axis` that keep a fold's `lanes` whole, nearest `tile` first: the
     /// multiples of `lanes` below and above it, then the whole axis.
-    pub(super) fn lane_tile_candidates(&self, axis: usize, tile: u64, lanes: u64) -> Vec<Vec<Edit>> {
+    pub(super) fn lane_tile_candidates(
+        &self,
+        axis: usize,
+        tile: u64,
+        lanes: u64,
+    ) -> Vec<Vec<Edit>> {
         if self.rechecking {
             return Vec::new();
         }

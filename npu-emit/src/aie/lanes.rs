@@ -39,7 +39,10 @@ pub(super) fn writes(program: &Program, v: &VectorInstr) -> bool {
 /// Writes the fold: loops over the outputs, each a register of lanes over the blocks.
 pub(super) fn lanes(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported> {
     let Operand::Ub { address, strides } = v.src[0] else {
-        return Err(unsupported("vreduce.sum bf16", "its source is not a buffer view"));
+        return Err(unsupported(
+            "vreduce.sum bf16",
+            "its source is not a buffer view",
+        ));
     };
     let extents = body.program.boxes[v.shape as usize].clone();
     let rank = extents.len();
@@ -53,7 +56,10 @@ pub(super) fn lanes(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported>
     let (mut dst_aligned, mut src_aligned) = (u64::from(v.dst), u64::from(address));
     let outer: Vec<usize> = (0..rank - 2).filter(|d| extents[*d] > 1).collect();
     for &d in &outer {
-        body.text.open(format!("for (int32_t r{d} = 0; r{d} < {}; ++r{d})", extents[d]));
+        body.text.open(format!(
+            "for (int32_t r{d} = 0; r{d} < {}; ++r{d})",
+            extents[d]
+        ));
         dst.push_str(&format!(" + r{d} * {}", dst_strides[d] / 4));
         src.push_str(&format!(" + r{d} * {}", src_strides[d] / 2));
         dst_aligned = gcd(dst_aligned, dst_strides[d]);
@@ -70,14 +76,21 @@ pub(super) fn lanes(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported>
     // A block of its own: a kernel may fold several sums in one scope.
     body.text.open("");
     body.text.line("aie::accum<accfloat, 16> lanes;");
-    body.text.line(format!("lanes.from_vector(aie::{dst_load}<16>({dst_base} + {dst}));"));
-    body.text.open(format!("for (int32_t b = 0; b < {}; ++b)", extents[rank - 2]));
+    body.text.line(format!(
+        "lanes.from_vector(aie::{dst_load}<16>({dst_base} + {dst}));"
+    ));
+    body.text.open(format!(
+        "for (int32_t b = 0; b < {}; ++b)",
+        extents[rank - 2]
+    ));
     body.text.line(format!(
         "lanes = aie::add(lanes, aie::{src_load}<16>({src_base} + {src} + b * {}));",
         block / 2
     ));
     body.text.close("");
-    body.text.line(format!("aie::{store}({dst_base} + {dst}, lanes.to_vector<float>());"));
+    body.text.line(format!(
+        "aie::{store}({dst_base} + {dst}, lanes.to_vector<float>());"
+    ));
     body.text.close("");
     for _ in &outer {
         body.text.close("");

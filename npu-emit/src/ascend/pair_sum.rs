@@ -1,4 +1,4 @@
-//! `vpairsum`: the lanes of a sum (docs/dsl.md, "Fold order") combined in the
+//! `vpairsum`: the lanes of a sum (docs/dsl.md, "The order of a fold") combined in the
 //! adjacent-pair tree, `L - 1` steps per output on the scalar unit between the `V_S`
 //! and `S_V` flags, each step `FoldSum`'s (a NaN on the left stays). The lane partials
 //! themselves are the vector `Add`s before it; the tree is the scalar remainder
@@ -12,7 +12,11 @@ use crate::output::Unsupported;
 use crate::text::Text;
 
 /// Writes `v`, a `vpairsum` over the box's last dimension.
-pub(super) fn pair_sum(text: &mut Text, program: &Program, v: &VectorInstr) -> Result<(), Unsupported> {
+pub(super) fn pair_sum(
+    text: &mut Text,
+    program: &Program,
+    v: &VectorInstr,
+) -> Result<(), Unsupported> {
     let construct = format!("vpairsum {}", v.dtype.name());
     let (Operand::Ub { address, strides }, Dtype::F32) = (v.src[0], v.dtype) else {
         return Err(unsupported(&construct, "the lanes must be f32 in the UB"));
@@ -27,7 +31,9 @@ pub(super) fn pair_sum(text: &mut Text, program: &Program, v: &VectorInstr) -> R
         &program.strides[strides as usize],
         &program.strides[v.dst_strides as usize],
     );
-    text.comment(&format!("{construct}: {lanes} lanes in the adjacent-pair tree on the scalar unit"));
+    text.comment(&format!(
+        "{construct}: {lanes} lanes in the adjacent-pair tree on the scalar unit"
+    ));
     text.line("AscendC::SetFlag<AscendC::HardEvent::V_S>(0);");
     text.line("AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);");
     let (mut src, mut dst) = (address.to_string(), v.dst.to_string());
@@ -45,12 +51,19 @@ pub(super) fn pair_sum(text: &mut Text, program: &Program, v: &VectorInstr) -> R
         "lanes[j] = ub.ReinterpretCast<{ty}>().GetValue(({src} + j * {lane_stride}) / {size});"
     ));
     text.close("");
-    text.open(format!("for (uint64_t half = {}; half > 0; half /= 2)", lanes / 2));
+    text.open(format!(
+        "for (uint64_t half = {}; half > 0; half /= 2)",
+        lanes / 2
+    ));
     text.open("for (uint64_t j = 0; j < half; ++j)");
-    text.line("lanes[j] = lanes[2 * j] != lanes[2 * j] ? lanes[2 * j] : lanes[2 * j] + lanes[2 * j + 1];");
+    text.line(
+        "lanes[j] = lanes[2 * j] != lanes[2 * j] ? lanes[2 * j] : lanes[2 * j] + lanes[2 * j + 1];",
+    );
     text.close("");
     text.close("");
-    text.line(format!("ub.ReinterpretCast<{ty}>().SetValue(({dst}) / {size}, lanes[0]);"));
+    text.line(format!(
+        "ub.ReinterpretCast<{ty}>().SetValue(({dst}) / {size}, lanes[0]);"
+    ));
     text.close("");
     for _ in outer {
         text.close("");

@@ -36,10 +36,13 @@ pub(super) fn pair_sums(
     let rows: u64 = extents[..rank - 1].iter().product();
     for _ in 0..rows {
         let at = |base: usize, strides: &[u64]| -> Result<usize, String> {
-            index.iter().zip(strides).try_fold(base, |at, (i, s)| {
-                at.checked_add(usize::try_from(i * s).ok()?)
-            })
-            .ok_or_else(|| "addresses past the end of ub".to_string())
+            index
+                .iter()
+                .zip(strides)
+                .try_fold(base, |at, (i, s)| {
+                    at.checked_add(usize::try_from(i * s).ok()?)
+                })
+                .ok_or_else(|| "addresses past the end of ub".to_string())
         };
         let run = Run {
             offset: at(address, strides)?,

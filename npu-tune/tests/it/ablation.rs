@@ -4,10 +4,9 @@
 //! the flags of [`MODES`]. Replay is offline and deterministic; these tests hold the
 //! recorded figures: the default constrained mode is legal and correct on the first
 //! try on every kernel; the table puts each mode's best beside the heuristic's at the
-//! same budget. The cycles are today's simulator's; rowsum's and softmax's replies after
-//! their first round answered prompts that showed the cycles of simulator model 2,
-//! before their sums folded in lanes (the schedule replay goes by kernel and round, and
-//! every reply is still legal): a recording made again would ask with model 3's.
+//! same budget. rowsum and softmax were recorded again (`--kernel rowsum --kernel
+//! softmax`, the same flags) when their sums began to fold in lanes, which changed their
+//! cycles, their prompts and rowsum's legal tiles.
 
 use npu_tune::generator::{Generator, Heuristic, Hybrid, Replay};
 use npu_tune::kernels::{Bundled, SUITE};

@@ -1,6 +1,8 @@
 //! Replaying answers a real model wrote: npu-tune/tests/fixtures/qwen2.5-coder-1.5b.json was
 //! recorded from Qwen2.5-Coder-1.5B-Instruct (served by `local-llm`) with
-//! `autotune --generator llm --record`. Replay is deterministic and offline.
+//! `autotune --generator llm --record` (rowsum recorded again with `--llm-constrain none
+//! --kernel rowsum --rounds 2 --candidates 3` once its sums folded in lanes). Replay is
+//! deterministic and offline.
 
 use npu_tune::generator::Replay;
 use npu_tune::kernels::Bundled;

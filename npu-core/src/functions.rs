@@ -13,25 +13,14 @@
 //! implementation the target names ([`Target::implementation`](crate::Target::implementation)), so the host
 //! reference, the IR interpreter, the simulator and the emitted code agree bit for bit.
 //! A function of constants only is folded at compile time, correctly rounded, by
-//! every stage ([`constant_value`](crate::ir::constant_value)): no device computes it.
+//! every stage ([`implementation_of`](crate::ir::implementation_of)): no device computes it.
 
 pub mod aie2;
 pub(crate) mod lanes;
 
 use crate::dtype::Dtype;
-use crate::ir::{BinaryOp, Expr, UnaryOp, constant_value};
-use crate::target::{Implementation, Target, VectorOp};
-
-/// How `target` computes `node`, a unary or binary operation (or a chain of them) of
-/// cost class `op`: correctly rounded when the node is made of constants only, since
-/// every stage folds it at compile time; else the target's implementation of `op`.
-pub fn of_node(target: &Target, node: &Expr, op: VectorOp) -> Implementation {
-    match target.implementation(op) {
-        Implementation::CorrectlyRounded => Implementation::CorrectlyRounded,
-        _ if constant_value(node).is_some() => Implementation::CorrectlyRounded,
-        implementation => implementation,
-    }
-}
+use crate::ir::{BinaryOp, UnaryOp};
+use crate::target::Implementation;
 
 /// `op(x)` as `implementation` computes it in `dtype`, when it has an algorithm of
 /// its own for them; `None` when the value is the correctly rounded one.

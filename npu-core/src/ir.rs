@@ -25,7 +25,7 @@ pub use checked_schedule::{Buffer, BufferKind, CheckedSchedule, Stage, Tail};
 pub use expr::Expr;
 #[cfg(feature = "walk-counter")]
 pub use expr::walked_nodes;
-pub use facts::{constant_value, vector_width};
+pub use facts::{constant_value, implementation_of, vector_width};
 pub use ops::{BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp};
 pub use subscript::Subscript;
 

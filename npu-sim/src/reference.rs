@@ -13,8 +13,8 @@
 //! is an [`IndexError`], never a read.
 
 use npu_core::Dtype;
-use npu_core::functions;
 use npu_core::host::HostTensor;
+use npu_core::ir;
 use npu_core::ir::{CheckedKernel, Expr, ReduceOp, Role, Subscript};
 use npu_core::scalar::{self, IndexError};
 
@@ -209,9 +209,9 @@ fn eval(
         )?,
         Expr::Const { value, dtype } => dtype.round(*value),
         Expr::Param { tensor, .. } => data[*tensor].first().copied().unwrap_or(f64::NAN),
-        // Each operation as the target computes it (`functions::of_node`).
+        // Each operation as the target computes it (`ir::implementation_of`).
         Expr::Unary { op, arg, dtype } => {
-            let implementation = functions::of_node(&kernel.target, expr, op.vector_op());
+            let implementation = ir::implementation_of(&kernel.target, expr, op.vector_op());
             let x = eval(kernel, arg, data, strides, scans, env)?;
             scalar::unary_by(implementation, *op, *dtype, x)
         }
@@ -221,7 +221,7 @@ fn eval(
             rhs,
             dtype,
         } => {
-            let implementation = functions::of_node(&kernel.target, expr, op.vector_op());
+            let implementation = ir::implementation_of(&kernel.target, expr, op.vector_op());
             let a = eval(kernel, lhs, data, strides, scans, env)?;
             let b = eval(kernel, rhs, data, strides, scans, env)?;
             scalar::binary_by(implementation, *op, *dtype, a, b)
@@ -230,7 +230,7 @@ fn eval(
         Expr::Chain { first, rest, dtype } => {
             let mut value = eval(kernel, first, data, strides, scans, env)?;
             for (op, term) in rest {
-                let implementation = functions::of_node(&kernel.target, expr, op.vector_op());
+                let implementation = ir::implementation_of(&kernel.target, expr, op.vector_op());
                 let b = eval(kernel, term, data, strides, scans, env)?;
                 value = scalar::binary_by(implementation, *op, *dtype, value, b);
             }

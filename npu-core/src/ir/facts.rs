@@ -4,6 +4,7 @@
 
 use super::Expr;
 use crate::scalar;
+use crate::target::{Implementation, Target, VectorOp};
 
 /// The value of an expression made only of constants, unary and binary arithmetic and
 /// casts, folded with the scalar semantics. Lowering gives such a node no instruction:
@@ -64,5 +65,16 @@ pub fn vector_width(expr: &Expr) -> Option<u64> {
         Expr::Scan {
             accumulator, dtype, ..
         } => Some(accumulator.size().max(dtype.size())),
+    }
+}
+
+/// How `target` computes `node`, a unary or binary operation (or a chain of them) of
+/// cost class `op`: correctly rounded when the node is made of constants only, since
+/// every stage folds it at compile time; else the target's implementation of `op`.
+pub fn implementation_of(target: &Target, node: &Expr, op: VectorOp) -> Implementation {
+    match target.implementation(op) {
+        Implementation::CorrectlyRounded => Implementation::CorrectlyRounded,
+        _ if constant_value(node).is_some() => Implementation::CorrectlyRounded,
+        implementation => implementation,
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Target, VectorOp};
+use super::VectorOp;
 
 /// The algorithm a target computes one function with.
 #[derive(
@@ -57,11 +57,3 @@ pub const AIE2_BF16: [VectorOp; 10] = [
     VectorOp::Sigmoid,
     VectorOp::Tanh,
 ];
-
-impl Target {
-    /// How this target computes `op`: what its `[vector.functions]` table names, else
-    /// correctly rounded.
-    pub fn implementation(&self, op: VectorOp) -> Implementation {
-        self.vector.functions.get(&op).copied().unwrap_or_default()
-    }
-}

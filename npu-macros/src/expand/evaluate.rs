@@ -4,8 +4,7 @@
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{ToTokens as _, format_ident, quote};
 
-use npu_core::functions;
-use npu_core::ir::{BinaryOp, Expr, ReduceOp, Role, Subscript};
+use npu_core::ir::{self, BinaryOp, Expr, ReduceOp, Role, Subscript};
 use npu_core::target::Implementation;
 use npu_core::{CheckedKernel, Dtype};
 
@@ -184,7 +183,7 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
             quote!(#var[0])
         }
         Expr::Unary { op, arg, dtype } => {
-            let implementation = functions::of_node(&kernel.target, expr, op.vector_op());
+            let implementation = ir::implementation_of(&kernel.target, expr, op.vector_op());
             let (op, dtype, arg) = (variant(op), dtype_path(*dtype), value(kernel, ctx, arg));
             match implementation {
                 Implementation::CorrectlyRounded => {
@@ -263,7 +262,7 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
 }
 
 /// `lhs op rhs` as the target computes the binary operation of `node`
-/// (`functions::of_node`): `scalar::binary_by` for an algorithm of the target's own,
+/// (`ir::implementation_of`): `scalar::binary_by` for an algorithm of the target's own,
 /// else `scalar::binary`.
 fn binary_value(
     kernel: &CheckedKernel,
@@ -273,7 +272,7 @@ fn binary_value(
     rhs: TokenStream,
 ) -> TokenStream {
     let private = private();
-    let implementation = functions::of_node(&kernel.target, node, op.vector_op());
+    let implementation = ir::implementation_of(&kernel.target, node, op.vector_op());
     let (op, dtype) = (variant(&op), dtype_path(dtype));
     match implementation {
         Implementation::CorrectlyRounded => {

@@ -18,6 +18,7 @@ use npu_core::Dtype;
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
 use super::body::Body;
+use super::layout::gcd;
 use super::names::{c_type, unsupported};
 use crate::output::Unsupported;
 
@@ -179,8 +180,4 @@ fn vector_step(body: &mut Body, form: Form, dst: &Side, src: &Side, n: u64) {
         "aie::{store}({} + k * {n}, {result});",
         dst.pointer
     ));
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }

@@ -10,6 +10,7 @@ use npu_core::ir::ReduceOp;
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
 use super::body::Body;
+use super::layout::gcd;
 use super::names::unsupported;
 use crate::output::Unsupported;
 
@@ -96,8 +97,4 @@ pub(super) fn lanes(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported>
         body.text.close("");
     }
     Ok(())
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }

@@ -99,3 +99,8 @@ pub(super) fn written(v: &VectorInstr) -> Dtype {
         _ => v.dtype,
     }
 }
+
+/// The greatest common divisor: the alignment a view keeps whatever its indices.
+pub(super) fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}

@@ -12,6 +12,7 @@ use npu_core::ir::ReduceOp;
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
 use super::body::{Body, Helpers};
+use super::layout::gcd;
 use super::names::{c_type, unsupported};
 use crate::output::Unsupported;
 
@@ -97,8 +98,4 @@ pub(super) fn reduce(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupported
         body.text.close("");
     }
     Ok(())
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }

@@ -21,6 +21,7 @@ use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
 use super::body::Body;
 use super::functions;
+use super::layout::gcd;
 use super::names::{c_type, scalar_value, unsupported};
 use crate::output::Unsupported;
 
@@ -342,8 +343,4 @@ fn missing(v: &VectorInstr) -> Unsupported {
         v,
         "the AIE API has no call for it with the simulator's rounding (bf16 exp, log, tanh, sigmoid, division, remainder and the like would need helpers whose device results are not verified here)",
     )
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }

@@ -61,7 +61,9 @@ pub(crate) fn build(cases: &[Case]) -> Build {
 /// As [`build`], each translation unit written by `unit`.
 pub(crate) fn build_units(cases: &[Case], unit: fn(&[Case]) -> String) -> Build {
     let compiler = compiler();
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    // Under Cargo's directory for test scratch files, not the system's: a build a
+    // `static` holds is never dropped, and what it leaves stays within `cargo clean`.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a temporary directory");
     let units: Vec<(PathBuf, &[Case])> = cases
         .chunks(CASES_PER_UNIT)
         .enumerate()
@@ -156,10 +158,19 @@ impl Build {
         if !output.status.success() {
             return Err(String::from_utf8_lossy(&output.stderr).into_owned());
         }
-        Ok(output_names(&case.program)
+        let outputs = output_names(&case.program)
             .iter()
             .map(|name| std::fs::read(dir.join(format!("{name}.out"))).expect("an output file"))
-            .collect())
+            .collect();
+        // The tensors are read; only the small census stays for `census` to read.
+        for name in names.iter().map(|n| format!("{n}.bin")).chain(
+            output_names(&case.program)
+                .iter()
+                .map(|n| format!("{n}.out")),
+        ) {
+            let _ = std::fs::remove_file(dir.join(name));
+        }
+        Ok(outputs)
     }
 }
 

@@ -22,6 +22,45 @@ const CASES: &[crate::support::ModelCase] = &[
         Ok("7 0 -3 -0 1"),
     ),
     (
+        // Two outputs of 8 lanes, 128 bytes apart, reduced in place level by level:
+        // the pairs are neighbours (2^24 + 1 rounds to 2^24, -2^24 + 1 is exact), and
+        // a NaN first element of a pair stays.
+        "pair_reduce_sum_adds_neighbours_in_place",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         float v[16] = {1, 2, 4, 8, 16, 32, 64, 128, 3, 1, 16777216.f, 1, -16777216.f, 1, 0, 0};
+         std::memcpy(&core.ub[0], v, 32); std::memcpy(&core.ub[128], v + 8, 32);
+         for (int32_t width = 8; width > 1; width /= 2) {
+             AscendC::PipeBarrier<PIPE_V>();
+             AscendC::PairReduceSum(f[0], f[0], 2, width, 1, 1, 4);
+         }
+         float nan = NAN; std::memcpy(&core.ub[32], &nan, 4);
+         AscendC::PipeBarrier<PIPE_V>();
+         AscendC::PairReduceSum(f[8], f[8], 1, 2, 1, 1, 8);
+         float r[3]; std::memcpy(&r[0], &core.ub[0], 4); std::memcpy(&r[1], &core.ub[128], 4);
+         std::memcpy(&r[2], &core.ub[32], 4);
+         std::printf(\"%g %g %d\", r[0], r[1], r[2] != r[2]);",
+        Ok("255 5 1"),
+    ),
+    (
+        "pair_reduce_sum_over_a_later_repeat_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::PairReduceSum(f[8], f[0], 2, 8, 0, 1, 1);",
+        Err("repeat 0 writes what repeat 1 reads"),
+    ),
+    (
+        "pair_reduce_sum_with_an_odd_mask_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::PairReduceSum(f[0], f[0], 1, 7, 1, 1, 8);",
+        Err("mask 7"),
+    ),
+    (
+        "pair_reduce_sum_without_a_barrier_after_a_vector_write_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::Duplicate(f[0], 1.0f, 64);
+         AscendC::PairReduceSum(f[0], f[0], 1, 64, 1, 1, 8);",
+        Err("no PipeBarrier<PIPE_V> between"),
+    ),
+    (
         "whole_reduce_with_a_mask_past_one_repeat_fails",
         "AscendC::LocalTensor<float> f = buffer.Get<float>();
          AscendC::WholeReduceMax(f[64], f[0], 65, 1, 1, 1, 8, AscendC::ReduceOrder::ORDER_ONLY_VALUE);",

@@ -24,7 +24,9 @@ const RUN_1D: &str = "kernel mutant(x: [f32; 65536], b: [f32; 65536]) -> y: [f32
     target ascend910b;
     schedule s { parallel i over 4 cores; split i by 1024; stage x, b, y in ub depth 2; }";
 
-/// A row sum: its fold runs on the scalar unit between the emitter's own flags.
+/// A row sum: its lane partials run on the scalar unit between the emitter's own
+/// flags (rows of 217 elements start unaligned), its lanes combine in `PairReduceSum`
+/// passes.
 const FOLD: &str = "kernel mutant(x: [f32; 64, 217]) -> y: [f32; 64] {
         y[i] = sum[k](x[i, k]);
     }
@@ -153,6 +155,15 @@ const MUTANTS: &[Mutation] = &[
     ("a dropped flag before a scalar fold", FOLD, |t| {
         let t = drop_line(t, "AscendC::SetFlag<AscendC::HardEvent::V_S>", 1)?;
         drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::V_S>", 1)
+    }),
+    ("a dropped barrier between two pair-sum passes", FOLD, |t| {
+        drop_line(t, "AscendC::PipeBarrier<PIPE_V>", 2)
+    }),
+    ("a pair-sum pass over half the lanes", FOLD, |t| {
+        // The first pass's mask follows its repeat count (the tile's 8 rows).
+        let at = t.find("AscendC::PairReduceSum(")?;
+        let tail = edit_number_after(&t[at..], "float>(), 8, ", 1, |n| n / 2)?;
+        Some(format!("{}{tail}", &t[..at]))
     }),
     ("a division with its operands swapped", DIVIDE, |t| {
         let at = t.find("AscendC::Div(")?;

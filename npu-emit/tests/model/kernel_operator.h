@@ -8,7 +8,7 @@
 //   model_sync.h    HardEvent, SetFlag, WaitFlag, PipeBarrier
 //   model_copy.h    DataCopyPad (GM<->UB) with DataCopyExtParams, DataCopy (UB->UB)
 //   model_vector.h  the vector calls over a count of elements
-//   model_reduce.h  WholeReduceMax, WholeReduceMin (ORDER_ONLY_VALUE)
+//   model_reduce.h  PairReduceSum, WholeReduceMax, WholeReduceMin (ORDER_ONLY_VALUE)
 //   model_math.h    the advanced math and activation calls (Tanh, Sigmoid, Sin, ...)
 //   model_shift.h   ShiftLeft, ShiftRight
 //   model_compare.h Compare, Compares (bit masks), Select

@@ -113,6 +113,9 @@ struct Core {
     Memory l1, l0a, l0b, l0c;
     // M's time at its last PipeBarrier<PIPE_M> (see model_cube.h's Mmad).
     uint64_t m_barrier = 0;
+    // V's time at its last PipeBarrier<PIPE_V>: a call that checks its reads (see
+    // model_reduce.h's PairReduceSum) sees only vector writes from before it.
+    uint64_t v_barrier = 0;
     // What KERNEL_TASK_TYPE_DEFAULT declared, or KERNEL_TYPE_MAX for nothing.
     KernelMetaType kernel_type = KERNEL_TYPE_MAX;
     // Where the basic API's own scratch starts (TMP_UB_OFFSET), or the capacity for

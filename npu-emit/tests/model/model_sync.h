@@ -78,12 +78,18 @@ template <HardEvent event> void WaitFlag(int32_t id) {
 }
 
 // PipeBarrier<PIPE_ALL> joins every pipe; PipeBarrier<PIPE_M> orders the cube's own
-// instructions (an Mmad after it sees the L0C an earlier Mmad wrote: see Mmad).
+// instructions (an Mmad after it sees the L0C an earlier Mmad wrote: see Mmad), and
+// PipeBarrier<PIPE_V> the vector unit's (see PairReduceSum).
 template <pipe_t pipe> void PipeBarrier() {
-    static_assert(pipe == PIPE_ALL || pipe == PIPE_M, "the model has PipeBarrier<PIPE_ALL> and <PIPE_M> only");
+    static_assert(pipe == PIPE_ALL || pipe == PIPE_M || pipe == PIPE_V,
+                  "the model has PipeBarrier<PIPE_ALL>, <PIPE_M> and <PIPE_V> only");
     npu_model::Core &c = npu_model::core();
     if (pipe == PIPE_M) {
         c.m_barrier = npu_model::tick(PIPE_M);
+        return;
+    }
+    if (pipe == PIPE_V) {
+        c.v_barrier = npu_model::tick(PIPE_V);
         return;
     }
     npu_model::Clock all;

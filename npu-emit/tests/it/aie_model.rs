@@ -183,6 +183,52 @@ const CASES: &[crate::support::ModelCase] = &[
          std::printf(\"%g %g\", float(aie::to_float<bfloat16>(v, 0).get(0)), float(aie::to_float<bfloat16>(aie::broadcast<int16_t, 16>(int16_t(-133)), 0).get(0)));",
         Ok("256 -133"),
     ),
+    (
+        // The documentation's examples: chunk 1 takes every other lane, chunk 2 every
+        // other pair.
+        "filter_even_and_filter_odd_take_alternate_chunks",
+        "int32_t *p = reinterpret_cast<int32_t *>(mem);
+         for (int i = 0; i < 8; ++i) p[i] = i;
+         aie::vector<int32_t, 8> v = aie::load_v<8>(p);
+         aie::vector<int32_t, 4> e = aie::filter_even(v), o = aie::filter_odd(v);
+         aie::vector<int32_t, 4> e2 = aie::filter_even(v, 2), o2 = aie::filter_odd(v, 2);
+         for (aie::vector<int32_t, 4> r : {e, o, e2, o2}) std::printf(\"%d%d%d%d \", r.get(0), r.get(1), r.get(2), r.get(3));",
+        Ok("0246 1357 0145 2367 "),
+    ),
+    (
+        // The chunk size must be a power of two.
+        "a_filter_in_chunks_of_three_fails",
+        "aie::filter_odd(aie::broadcast<int32_t, 8>(1), 3);",
+        Err("a power of two up to half the lanes"),
+    ),
+    (
+        "concat_puts_the_second_vector_after_the_first",
+        "aie::vector<float, 16> v = aie::concat(aie::broadcast<float, 8>(1.5f), aie::broadcast<float, 8>(-2.0f));
+         std::printf(\"%g %g\", v.get(7), v.get(8));",
+        Ok("1.5 -2"),
+    ),
+    (
+        // 1 + 2^-24 is halfway between two floats: an fp32 add rounds it to the even
+        // one, 1; 1 + 3 * 2^-24 to 1 + 2^-22. An accumulator's NaN stays as it is, the
+        // vector's NaN beside it or not (the simulator's fold keeps its left operand).
+        "a_float_add_through_accfloat_rounds_to_float_and_keeps_the_accumulator_nan",
+        "aie::set_rounding(aie::rounding_mode::conv_even);
+         uint32_t bits[2] = {0x7fc00001u, 0x7fc00002u};
+         float nans[2];
+         std::memcpy(nans, bits, sizeof nans);
+         aie::accum<accfloat, 8> one, nan;
+         one.from_vector(aie::broadcast<float, 8>(1.0f));
+         nan.from_vector(aie::broadcast<float, 8>(nans[0]));
+         float half = aie::add(one, aie::broadcast<float, 8>(0x1p-24f)).to_vector<float>().get(0);
+         float more = aie::add(one, aie::broadcast<float, 8>(0x3p-24f)).to_vector<float>().get(0);
+         float kept = aie::add(nan, aie::broadcast<float, 8>(nans[1])).to_vector<float>().get(0);
+         uint32_t out[3];
+         std::memcpy(&out[0], &half, 4);
+         std::memcpy(&out[1], &more, 4);
+         std::memcpy(&out[2], &kept, 4);
+         std::printf(\"%08x %08x %08x\", out[0], out[1], out[2]);",
+        Ok("3f800000 3f800002 7fc00001"),
+    ),
 ];
 
 /// The cases as one program: `main` runs the case named on the command line.

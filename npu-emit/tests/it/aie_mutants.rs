@@ -24,6 +24,16 @@ const FOLD: &str = "kernel mutant(x: [bf16; 16, 256]) -> y: [bf16; 16] {
     target aie2_tile;
     schedule s { split i by 4; stage x, y in ub depth 1; tail pad; }";
 
+/// Row sums near the top of the range: the lanes' partials mostly stay finite, and whether
+/// a pair of them overflows f32 depends on which lanes the tree pairs (a difference
+/// of rounding alone would rarely survive the sum's rounding to bf16).
+const FOLD_LARGE: &str = "kernel mutant(x: [bf16; 16, 256]) -> y: [bf16; 16] {
+        let big[i, k] = x[i, k] * 4.0e37;
+        y[i] = sum[k](big[i, k]);
+    }
+    target aie2_tile;
+    schedule s { split i by 4; stage x, y in ub depth 1; tail pad; }";
+
 /// Row maxima of integers, a vector at a time with `aie::reduce_max`.
 const REDUCE: &str = "kernel mutant(x: [i16; 32, 64]) -> y: [i16; 32] {
         y[i] = max[k](x[i, k]);
@@ -39,9 +49,10 @@ const SATURATE: &str = "kernel mutant(a: [i8; 2048], b: [i8; 2048]) -> y: [i8; 2
     target aie2_tile;
     schedule s { split i by 512; stage a, b, y in ub depth 1; }";
 
-const KERNELS: [(&str, &str); 4] = [
+const KERNELS: [(&str, &str); 5] = [
     (VECTOR, "aie_vector"),
     (FOLD, "aie_fold"),
+    (FOLD_LARGE, "aie_fold_large"),
     (REDUCE, "aie_reduce"),
     (SATURATE, "aie_saturate"),
 ];
@@ -75,9 +86,20 @@ const MUTANTS: &[Mutation] = &[
     ("a sum's lanes folding one block too few", FOLD, |t| {
         edit_number_after(t, "b < ", 1, |n| n - 1)
     }),
-    ("a lane tree that starts a level too low", FOLD, |t| {
-        edit_number_after(t, "half = ", 1, |n| n / 2)
+    ("a lane tree a level short", FOLD_LARGE, |t| {
+        edit_number_after(t, "level < ", 1, |n| n - 1)
     }),
+    // Lane i with lane i + 8, then i + 4, i + 2, i + 1: the other common tree.
+    (
+        "a lane tree that pairs halves, not neighbours",
+        FOLD_LARGE,
+        |t| {
+            let halves = t
+                .replace("filter_even(lanes)", "filter_even(lanes, 8 >> level)")
+                .replace("filter_odd(lanes)", "filter_odd(lanes, 8 >> level)");
+            Some(halves).filter(|m| m != t)
+        },
+    ),
     ("a reduction over one vector too few", REDUCE, |t| {
         edit_number_after(t, "k < ", 1, |n| n - 1)
     }),

@@ -1,15 +1,17 @@
 // aie::accum and the calls on it the emitted kernels use: accum<accfloat, N> (fp32
-// lanes) with from_vector and to_vector<bfloat16>(), add and sub of an accumulator
-// and a vector or of two accfloat accumulators (fp32 adds, nearest even), mul of two
-// vectors into an accumulator (bf16 into accfloat, exact; 8- and 16-bit integers
-// into acc32, 32-bit into acc64), mac and msc of two bf16 vectors into accfloat (the
-// exact product added or subtracted, rounded once), to_vector<T>(shift) of an
-// integer accumulator, to_fixed<int16_t> of a bf16 vector (shift 0; the model
-// takes integer values only, which every rounding mode converts alike), and
-// to_float<bfloat16> of an int16 vector (shift 0; to nearest even). Conversions obey the core's modes, set with set_rounding
-// and set_saturation: the model implements conv_even for floats, and for integers no
-// saturation (the low bits kept) and saturate (clamped to the type's range); it fails
-// a conversion made under another mode.
+// lanes) with from_vector and to_vector<bfloat16>() or to_vector<float>(), add of an
+// accumulator and a bfloat16 or float vector (fp32 adds, nearest even; a NaN lane of
+// the accumulator kept), sub of an accumulator and a bfloat16 vector, add and sub of
+// two accfloat accumulators, mul of two vectors into an accumulator (bf16 into
+// accfloat, exact; 8- and 16-bit integers into acc32, 32-bit into acc64), mac and msc
+// of two bf16 vectors into accfloat (the exact product added or subtracted, rounded
+// once), to_vector<T>(shift) of an integer accumulator, to_fixed<int16_t> of a bf16
+// vector (shift 0; the model takes integer values only, which every rounding mode
+// converts alike), and to_float<bfloat16> of an int16 vector (shift 0; to nearest
+// even). Conversions obey the core's modes, set with set_rounding and set_saturation:
+// the model implements conv_even for floats, and for integers no saturation (the low
+// bits kept) and saturate (clamped to the type's range); it fails a conversion made
+// under another mode.
 #pragma once
 
 #include <limits>
@@ -93,7 +95,9 @@ template <typename Tag, unsigned N> struct accum {
     }
 };
 
-template <unsigned N> accum<accfloat, N> add(const accum<accfloat, N> &acc, const vector<bfloat16, N> &v) {
+template <typename T, unsigned N> accum<accfloat, N> add(const accum<accfloat, N> &acc, const vector<T, N> &v) {
+    static_assert(std::is_same<T, bfloat16>::value || std::is_same<T, float>::value,
+                  "the model adds bfloat16 or float vectors to an accfloat");
     accum<accfloat, N> out;
     // A NaN lane stays as it is, whatever the vector holds (the simulator's fold keeps
     // its accumulator's NaN; which NaN the device gives of two is not documented).

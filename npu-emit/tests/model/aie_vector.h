@@ -5,7 +5,9 @@
 // bit_not, reduce_max/reduce_min (the largest or smallest lane), unpack of 8- and
 // 16-bit integer vectors (each lane extended to twice its size), vector_cast (the
 // same bits as another element type of the same vector size), and upshift/downshift
-// of integer lanes (a left shift, wrapping; an arithmetic right shift).
+// of integer lanes (a left shift, wrapping; an arithmetic right shift), filter_even
+// and filter_odd (half the lanes: the even or odd chunks of chunk_size lanes), and
+// concat of two vectors (the first's lanes, then the second's).
 // The sizes are the API's: every vector is 128 to 1024 bits.
 #pragma once
 
@@ -153,6 +155,35 @@ template <typename T, unsigned N> vector<T, N> downshift(const vector<T, N> &a, 
     static_assert(std::is_integral<T>::value, "downshift shifts integer lanes");
     if (shift >= 8 * sizeof(T)) aie_model::fail("downshift by %u of %u-bit lanes", shift, unsigned(8 * sizeof(T)));
     return detail::map1(a, [shift](T x) { return T(int64_t(x) >> shift); });
+}
+
+namespace detail {
+// The chunks of `chunk` lanes with an even (first = 0) or odd (first = 1) index, in order.
+template <typename T, unsigned N> vector<T, N / 2> filter(const vector<T, N> &v, unsigned chunk, unsigned first) {
+    if (chunk == 0 || (chunk & (chunk - 1)) != 0 || chunk > N / 2) {
+        aie_model::fail("filter of %u lanes in chunks of %u: a power of two up to half the lanes", N, chunk);
+    }
+    vector<T, N / 2> out;
+    for (unsigned i = 0; i < N / 2; ++i) out.lanes[i] = v.lanes[(2 * (i / chunk) + first) * chunk + i % chunk];
+    return out;
+}
+}  // namespace detail
+
+// filter_even(v, 1) = { v[0], v[2], ... }, filter_even(v, 2) = { v[0], v[1], v[4], v[5], ... };
+// filter_odd takes the chunks between.
+template <typename T, unsigned N> vector<T, N / 2> filter_even(const vector<T, N> &v, unsigned chunk_size = 1) {
+    return detail::filter(v, chunk_size, 0);
+}
+template <typename T, unsigned N> vector<T, N / 2> filter_odd(const vector<T, N> &v, unsigned chunk_size = 1) {
+    return detail::filter(v, chunk_size, 1);
+}
+template <typename T, unsigned N> vector<T, 2 * N> concat(const vector<T, N> &a, const vector<T, N> &b) {
+    vector<T, 2 * N> out;
+    for (unsigned i = 0; i < N; ++i) {
+        out.lanes[i] = a.lanes[i];
+        out.lanes[N + i] = b.lanes[i];
+    }
+    return out;
 }
 
 // The largest (smallest) lane, by max_of (min_of): for integers the plain order, for

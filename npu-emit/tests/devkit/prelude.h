@@ -165,7 +165,7 @@ NPU_BUILTIN(vbrcb) NPU_BUILTIN(vcadd) NPU_BUILTIN(vcbd_s322s16) NPU_BUILTIN(vcga
 NPU_BUILTIN(vcgmax) NPU_BUILTIN(vcmax) NPU_BUILTIN(vcmin) NPU_BUILTIN(vcmpv_eq)
 NPU_BUILTIN(vcmpv_ge) NPU_BUILTIN(vcmpv_gt) NPU_BUILTIN(vcmpv_le) NPU_BUILTIN(vcmpv_lt)
 NPU_BUILTIN(vcmpv_ne) NPU_BUILTIN(vcmpvs_eq) NPU_BUILTIN(vcmpvs_ge) NPU_BUILTIN(vcmpvs_gt)
-NPU_BUILTIN(vcmpvs_le) NPU_BUILTIN(vcmpvs_lt) NPU_BUILTIN(vcmpvs_ne)
+NPU_BUILTIN(vcmpvs_le) NPU_BUILTIN(vcmpvs_lt) NPU_BUILTIN(vcmpvs_ne) NPU_BUILTIN(vcpadd)
 NPU_BUILTIN(vconv_bf162f32) NPU_BUILTIN(vconv_bf162s32a) NPU_BUILTIN(vconv_bf162s32c)
 NPU_BUILTIN(vconv_bf162s32f) NPU_BUILTIN(vconv_bf162s32r) NPU_BUILTIN(vconv_bf162s32z)
 NPU_BUILTIN(vconv_deq) NPU_BUILTIN(vconv_f162f32) NPU_BUILTIN(vconv_f162s16a)

@@ -83,48 +83,8 @@ pub(crate) fn execute(
     };
     let dst_strides = strides(v.dst_strides)?;
     let mut sources = [Source::None; 3];
-    for (slot, operand) in v.src.iter().enumerate() {
-        sources[slot] = match *operand {
-            Operand::None => Source::None,
-            Operand::Scalar(index) => Source::Scalar(
-                *program
-                    .constants
-                    .get(index as usize)
-                    .ok_or("names no constant")?,
-            ),
-            // The scalar register the core was given the parameter's value in.
-            Operand::Param(tensor) => {
-                Source::Scalar(param(tensor).ok_or("names no scalar parameter")?)
-            }
-            Operand::Ub {
-                address,
-                strides: s,
-            } => {
-                let strides = strides(s)?;
-                if strides.len() != extents.len() {
-                    return Err("has strides of another rank than its box".into());
-                }
-                let expected = match v.kind {
-                    VectorKind::Select if slot == 0 => Dtype::U8,
-                    VectorKind::Gather(g) if slot == 1 => program
-                        .gathers
-                        .get(g as usize)
-                        .map_or(v.dtype, |g| g.index_dtype),
-                    VectorKind::Reduce(op, accumulator) if op.is_arg() => accumulator,
-                    VectorKind::Cumsum(accumulator) | VectorKind::Cumprod(accumulator)
-                        if slot == 1 =>
-                    {
-                        accumulator
-                    }
-                    _ => v.dtype,
-                };
-                Source::Ub {
-                    address: address as usize,
-                    strides,
-                    dtype: ub.dtype_at(address as usize, expected),
-                }
-            }
-        };
+    for (slot, source_slot) in sources.iter_mut().enumerate() {
+        *source_slot = source(ub, program, v, slot, extents.len(), &strides, &param)?;
     }
     if dst_strides.len() != extents.len() {
         return Err("has strides of another rank than its box".into());
@@ -162,6 +122,56 @@ pub(crate) fn execute(
     )
 }
 
+/// Source `slot` of `v` as the instruction reads it: a constant, a parameter's value,
+/// or UB bytes with their strides (of the box's rank) and the dtype they hold.
+fn source<'p>(
+    ub: &Level,
+    program: &'p Program,
+    v: &VectorInstr,
+    slot: usize,
+    rank: usize,
+    strides: &dyn Fn(u32) -> Result<&'p [u64], &'static str>,
+    param: &impl Fn(u16) -> Option<f64>,
+) -> Result<Source<'p>, Fault> {
+    Ok(match v.src[slot] {
+        Operand::None => Source::None,
+        Operand::Scalar(index) => Source::Scalar(
+            *program
+                .constants
+                .get(index as usize)
+                .ok_or("names no constant")?,
+        ),
+        // The scalar register the core was given the parameter's value in.
+        Operand::Param(tensor) => Source::Scalar(param(tensor).ok_or("names no scalar parameter")?),
+        Operand::Ub {
+            address,
+            strides: s,
+        } => {
+            let strides = strides(s)?;
+            if strides.len() != rank {
+                return Err("has strides of another rank than its box".into());
+            }
+            let expected = match v.kind {
+                VectorKind::Select if slot == 0 => Dtype::U8,
+                VectorKind::Gather(g) if slot == 1 => program
+                    .gathers
+                    .get(g as usize)
+                    .map_or(v.dtype, |g| g.index_dtype),
+                VectorKind::Reduce(op, accumulator) if op.is_arg() => accumulator,
+                VectorKind::Cumsum(accumulator) | VectorKind::Cumprod(accumulator) if slot == 1 => {
+                    accumulator
+                }
+                _ => v.dtype,
+            };
+            Source::Ub {
+                address: address as usize,
+                strides,
+                dtype: ub.dtype_at(address as usize, expected),
+            }
+        }
+    })
+}
+
 /// What every chunk of a row of an elementwise instruction shares: the instruction,
 /// its sources, where each UB source's row starts, and the dtype it writes.
 struct Row<'a, 'p> {
@@ -195,7 +205,7 @@ fn rows(
     let rank = extents.len();
     let row_len = extents[rank - 1] as usize;
     let rows: u64 = extents[..rank - 1].iter().product();
-    let mut index = vec![0u64; rank];
+    let mut index = vec![0u64; rank - 1];
     let mut row = Row {
         v,
         sources,
@@ -206,15 +216,7 @@ fn rows(
         implementation,
     };
     for _ in 0..rows {
-        let base = |address: usize, strides: &[u64]| -> Result<usize, String> {
-            index[..rank - 1]
-                .iter()
-                .zip(strides)
-                .try_fold(address, |at, (i, s)| {
-                    at.checked_add(usize::try_from(i * s).ok()?)
-                })
-                .ok_or_else(|| "addresses past the end of ub".to_string())
-        };
+        let base = |address: usize, strides: &[u64]| row_base(address, &index, strides);
         let dst = base(v.dst as usize, dst_strides)?;
         let dst_stride = dst_strides[rank - 1] as usize;
         for (slot, source) in sources.iter().enumerate() {
@@ -239,16 +241,33 @@ fn rows(
             }
             start += len;
         }
-        // Advance the odometer over the outer dimensions, innermost fastest.
-        for dim in (0..rank - 1).rev() {
-            index[dim] += 1;
-            if index[dim] < extents[dim] {
-                break;
-            }
-            index[dim] = 0;
-        }
+        next_row(&mut index, extents);
     }
     Ok(())
+}
+
+/// Where the row at `index` (the outer dimensions' positions) of an operand at
+/// `address` with `strides` starts.
+pub(super) fn row_base(address: usize, index: &[u64], strides: &[u64]) -> Result<usize, String> {
+    index
+        .iter()
+        .zip(strides)
+        .try_fold(address, |at, (i, s)| {
+            at.checked_add(usize::try_from(i * s).ok()?)
+        })
+        .ok_or_else(|| "addresses past the end of ub".to_string())
+}
+
+/// Advances `index` over the outer dimensions of a box of `extents` (all but its
+/// last) as an odometer, innermost fastest.
+pub(super) fn next_row(index: &mut [u64], extents: &[u64]) {
+    for dim in (0..extents.len() - 1).rev() {
+        index[dim] += 1;
+        if index[dim] < extents[dim] {
+            break;
+        }
+        index[dim] = 0;
+    }
 }
 
 /// The run of `len` elements of a UB source from `start` in its row.

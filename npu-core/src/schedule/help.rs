@@ -134,19 +134,6 @@ impl ScheduleChecker<'_> {
         }
         let extent = self.kernel.axes[axis].extent;
         let step = self.align_step(axis);
-        let name = self.kernel.axes[axis].name.clone();
-        let edits = |tile: u64| -> Vec<Edit> {
-            let mut edits = vec![Edit::Split {
-                axis: name.clone(),
-                tile,
-            }];
-            if !extent.is_multiple_of(tile) && self.tail == Tail::None {
-                edits.push(Edit::Tail {
-                    policy: "pad".into(),
-                });
-            }
-            edits
-        };
         let mut tiles: Vec<u64> = if upward {
             let first = from.div_ceil(step).max(1);
             (first..=extent / step)
@@ -177,7 +164,28 @@ impl ScheduleChecker<'_> {
             tiles.retain(|t| *t != divisor);
             tiles.insert(0, divisor);
         }
-        tiles.into_iter().map(edits).collect()
+        self.split_edits(axis, tiles)
+    }
+
+    /// For each of `tiles`, the edits that split `axis` by it, with `tail pad;` where
+    /// the tile leaves a tail and the schedule has no tail policy.
+    fn split_edits(&self, axis: usize, tiles: Vec<u64>) -> Vec<Vec<Edit>> {
+        let (name, extent) = (&self.kernel.axes[axis].name, self.kernel.axes[axis].extent);
+        tiles
+            .into_iter()
+            .map(|tile| {
+                let mut edits = vec![Edit::Split {
+                    axis: name.clone(),
+                    tile,
+                }];
+                if !extent.is_multiple_of(tile) && self.tail == Tail::None {
+                    edits.push(Edit::Tail {
+                        policy: "pad".into(),
+                    });
+                }
+                edits
+            })
+            .collect()
     }
 
     /// Tiles of `axis` that keep a fold's `lanes` whole, nearest `tile` first: the
@@ -199,22 +207,7 @@ impl ScheduleChecker<'_> {
             .filter(|t| *t > 0 && *t <= extent)
             .collect();
         tiles.dedup();
-        let name = &self.kernel.axes[axis].name;
-        tiles
-            .into_iter()
-            .map(|tile| {
-                let mut edits = vec![Edit::Split {
-                    axis: name.clone(),
-                    tile,
-                }];
-                if !extent.is_multiple_of(tile) && self.tail == Tail::None {
-                    edits.push(Edit::Tail {
-                        policy: "pad".into(),
-                    });
-                }
-                edits
-            })
-            .collect()
+        self.split_edits(axis, tiles)
     }
 
     /// Core counts for a `parallel` axis from `most` down to 1 (which drops the item),

@@ -4,7 +4,7 @@
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{ToTokens as _, format_ident, quote};
 
-use npu_core::ir::{self, BinaryOp, Expr, ReduceOp, Role, Subscript};
+use npu_core::ir::{self, BinaryOp, Expr, ReduceOp, Role, Subscript, UnaryOp};
 use npu_core::target::Implementation;
 use npu_core::{CheckedKernel, Dtype};
 
@@ -183,17 +183,7 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
             quote!(#var[0])
         }
         Expr::Unary { op, arg, dtype } => {
-            let implementation = ir::implementation_of(&kernel.target, expr, op.vector_op());
-            let (op, dtype, arg) = (variant(op), dtype_path(*dtype), value(kernel, ctx, arg));
-            match implementation {
-                Implementation::CorrectlyRounded => {
-                    quote!(#scalar::unary(#private::UnaryOp::#op, #dtype, #arg))
-                }
-                other => {
-                    let other = variant(&other);
-                    quote!(#scalar::unary_by(#private::Implementation::#other, #private::UnaryOp::#op, #dtype, #arg))
-                }
-            }
+            unary_value(kernel, expr, (*op, *dtype), value(kernel, ctx, arg))
         }
         Expr::Binary {
             op,
@@ -258,6 +248,29 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
             dtype,
             accumulator,
         } => reduce_value(kernel, ctx, *op, axes, body, (*dtype, *accumulator)),
+    }
+}
+
+/// `op` of `arg` as the target computes the unary operation of `node`
+/// (`ir::implementation_of`): `scalar::unary_by` for an algorithm of the target's own,
+/// else `scalar::unary`, correctly rounded.
+fn unary_value(
+    kernel: &CheckedKernel,
+    node: &Expr,
+    (op, dtype): (UnaryOp, Dtype),
+    arg: TokenStream,
+) -> TokenStream {
+    let private = private();
+    let implementation = ir::implementation_of(&kernel.target, node, op.vector_op());
+    let (op, dtype) = (variant(&op), dtype_path(dtype));
+    match implementation {
+        Implementation::CorrectlyRounded => {
+            quote!(#private::scalar::unary(#private::UnaryOp::#op, #dtype, #arg))
+        }
+        other => {
+            let other = variant(&other);
+            quote!(#private::scalar::unary_by(#private::Implementation::#other, #private::UnaryOp::#op, #dtype, #arg))
+        }
     }
 }
 

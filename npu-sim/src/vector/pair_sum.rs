@@ -4,6 +4,7 @@ use npu_core::program::VectorInstr;
 use npu_core::scalar;
 
 use super::operand::Source;
+use super::{next_row, row_base};
 use crate::fault::Fault;
 use crate::level::Level;
 use crate::storage::Run;
@@ -35,35 +36,20 @@ pub(super) fn pair_sums(
     let mut index = vec![0u64; rank - 1];
     let rows: u64 = extents[..rank - 1].iter().product();
     for _ in 0..rows {
-        let at = |base: usize, strides: &[u64]| -> Result<usize, String> {
-            index
-                .iter()
-                .zip(strides)
-                .try_fold(base, |at, (i, s)| {
-                    at.checked_add(usize::try_from(i * s).ok()?)
-                })
-                .ok_or_else(|| "addresses past the end of ub".to_string())
-        };
         let run = Run {
-            offset: at(address, strides)?,
+            offset: row_base(address, &index, strides)?,
             stride: strides[rank - 1] as usize,
             len: lanes,
         };
         ub.load(dtype, run, &mut values)?;
         let total = scalar::pair_tree(v.dtype, &mut values);
         let dst = Run {
-            offset: at(v.dst as usize, dst_strides)?,
+            offset: row_base(v.dst as usize, &index, dst_strides)?,
             stride: 0,
             len: 1,
         };
         ub.store(v.dtype, &[total], dst)?;
-        for dim in (0..rank - 1).rev() {
-            index[dim] += 1;
-            if index[dim] < extents[dim] {
-                break;
-            }
-            index[dim] = 0;
-        }
+        next_row(&mut index, extents);
     }
     Ok(())
 }

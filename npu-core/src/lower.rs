@@ -39,6 +39,7 @@
 mod context;
 mod copy;
 mod estimate;
+mod fold;
 mod lanes;
 mod matmul;
 mod nodes;

@@ -3,8 +3,8 @@
 use npu_core::program::VectorInstr;
 use npu_core::scalar;
 
+use super::odometer::{next_row, row_base};
 use super::operand::Source;
-use super::{next_row, row_base};
 use crate::fault::Fault;
 use crate::level::Level;
 use crate::storage::Run;

@@ -65,6 +65,7 @@ pub fn check(def: &KernelDef, target: &Target) -> Result<CheckedKernel, Diagnost
         untyped: Vec::new(),
         helps: true,
         require_schedule: true,
+        literals: Vec::new(),
     };
     let kernel = cx.kernel(def);
     let mut diagnostics = cx.diagnostics;
@@ -90,6 +91,7 @@ pub fn check_algorithm(def: &KernelDef, target: &Target) -> Result<CheckedKernel
         untyped: Vec::new(),
         helps: true,
         require_schedule: false,
+        literals: Vec::new(),
     };
     let kernel = cx.kernel(def);
     let mut diagnostics = cx.diagnostics;
@@ -210,6 +212,9 @@ struct Checker<'a> {
     /// Whether a kernel without a schedule block is an error ([`check_algorithm`]
     /// accepts one).
     require_schedule: bool,
+    /// Every literal read so far and its token, for a diagnostic on a literal its
+    /// context's dtype cannot hold.
+    literals: Vec<(f64, Span)>,
 }
 
 /// What a padded view pads with, to tell two views of one tensor apart.

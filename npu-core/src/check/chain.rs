@@ -3,8 +3,10 @@
 //! next operand, as the left-deep tree `((a + b) - c) + ...` would be, and the
 //! checked chain is one [`Expr::Chain`] node in source order.
 
-use super::expr::{arithmetic_op, resolve_literals};
+use super::expr::arithmetic_op;
 use super::{Checker, Scope, Ty};
+use proc_macro2::Span;
+
 use crate::ast;
 use crate::dtype::Dtype;
 use crate::ir::*;
@@ -42,10 +44,11 @@ impl Checker<'_> {
         };
         // Every step computes in the dtype the first typed operand settles: literals
         // before it take that dtype, as they would from their parent in the tree.
-        let first = resolve_literals(first, dtype);
+        let span = rest.first().map_or_else(Span::call_site, |link| link.span);
+        let first = self.typed(first, dtype, span);
         let rest = terms
             .into_iter()
-            .map(|(op, term)| (op, resolve_literals(term, dtype)))
+            .map(|(op, term)| (op, self.typed(term, dtype, span)))
             .collect();
         (Some(constant_prefix_nested(first, rest, dtype)), ty)
     }

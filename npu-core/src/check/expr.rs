@@ -8,6 +8,7 @@ mod call;
 mod literal;
 
 pub(super) use literal::resolve_literals;
+use literal::unfit_literal;
 
 use super::{Checker, Scope, Ty};
 use crate::ast::{self, BinOp};
@@ -16,6 +17,51 @@ use crate::dtype::Dtype;
 use crate::ir::*;
 
 impl Checker<'_> {
+    /// `expr` with its literal tree given `dtype` ([`resolve_literals`]), after
+    /// refusing a literal that dtype cannot hold [E010].
+    pub(super) fn typed(&mut self, expr: Expr, dtype: Dtype, span: Span) -> Expr {
+        if let Some(value) = unfit_literal(&expr, dtype) {
+            self.unfit_literal(value, dtype, span);
+        }
+        resolve_literals(expr, dtype)
+    }
+
+    /// Reports that the literal `value` does not fit `dtype`, at its token (or at
+    /// `span`, the expression's, for one no token shows).
+    fn unfit_literal(&mut self, value: f64, dtype: Dtype, span: Span) {
+        let at = self
+            .literals
+            .iter()
+            .rev()
+            .find(|(written, _)| *written == value.abs())
+            .map_or(span, |(_, at)| *at);
+        let shown = |v: f64| match v.abs() >= 1e16 {
+            true => format!("{v:e}"),
+            false => format!("{v}"),
+        };
+        let (low, high) = dtype.range();
+        let (wider, cast) = match dtype.is_float() {
+            true => ("f32", "x as f32"),
+            false => ("a wider dtype", "x as i32"),
+        };
+        self.report(
+            Diagnostic::new(
+                Code::E010,
+                at,
+                format!(
+                    "the literal {} does not fit {dtype}: it would be {}",
+                    shown(value),
+                    shown(dtype.round(value))
+                ),
+            )
+            .help(format!(
+                "compute in {wider}, casting the other operand (`{cast}`), or write a value from {} to {}",
+                shown(low),
+                shown(high)
+            )),
+        );
+    }
+
     pub(super) fn expr(
         &mut self,
         expr: &ast::Expr,
@@ -24,16 +70,21 @@ impl Checker<'_> {
     ) -> (Option<Expr>, Ty) {
         match expr {
             ast::Expr::Literal {
-                value, is_float, ..
-            } => (
-                Some(Expr::Const {
-                    value: *value,
-                    dtype: if *is_float { Dtype::F32 } else { Dtype::I32 },
-                }),
-                Ty::Literal {
-                    is_float: *is_float,
-                },
-            ),
+                value,
+                is_float,
+                span,
+            } => {
+                self.literals.push((*value, *span));
+                (
+                    Some(Expr::Const {
+                        value: *value,
+                        dtype: if *is_float { Dtype::F32 } else { Dtype::I32 },
+                    }),
+                    Ty::Literal {
+                        is_float: *is_float,
+                    },
+                )
+            }
             ast::Expr::Load {
                 tensor,
                 indices,
@@ -52,7 +103,17 @@ impl Checker<'_> {
                 let to = self.dtype(dtype);
                 match (arg, ty, to) {
                     (Some(arg), Ty::Value(_) | Ty::Literal { .. }, Some(to)) => {
-                        let arg = resolve_literals(arg, to);
+                        // A cast wraps as written (`300 as i8` is 44), so a literal takes
+                        // the cast's dtype unrefused; one a saturating cast clamps keeps
+                        // its own (`1e6 as sat f16` is 65504, not the infinity 1e6 is
+                        // in f16).
+                        let arg = match ty {
+                            Ty::Literal { is_float } if *saturating => {
+                                let own = if is_float { Dtype::F32 } else { Dtype::I32 };
+                                self.typed(arg, own, expr_span(expr))
+                            }
+                            _ => resolve_literals(arg, to),
+                        };
                         (
                             Some(Expr::Cast {
                                 arg: Box::new(arg),
@@ -130,7 +191,7 @@ impl Checker<'_> {
             }
             let is_float = is_float || op.float_only();
             let dtype = if is_float { Dtype::F32 } else { Dtype::I32 };
-            let arg = resolve_literals(arg, dtype);
+            let arg = self.typed(arg, dtype, span);
             return (
                 Some(Expr::Unary {
                     op,
@@ -178,7 +239,7 @@ impl Checker<'_> {
             );
             return (None, Ty::Error);
         }
-        let arg = resolve_literals(arg, dtype);
+        let arg = self.typed(arg, dtype, span);
         (
             Some(Expr::Unary {
                 op,
@@ -203,8 +264,8 @@ impl Checker<'_> {
             return (None, Ty::Error);
         };
         let (lhs, rhs) = (
-            Box::new(resolve_literals(lhs, dtype)),
-            Box::new(resolve_literals(rhs, dtype)),
+            Box::new(self.typed(lhs, dtype, span)),
+            Box::new(self.typed(rhs, dtype, span)),
         );
         let expr = match arithmetic_op(op) {
             Some(op) => Expr::Binary {

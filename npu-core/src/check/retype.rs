@@ -68,6 +68,7 @@ fn recheck(def: &KernelDef, target: &Target) -> Diagnostics {
         untyped: Vec::new(),
         helps: false,
         require_schedule: true,
+        literals: Vec::new(),
     };
     let _ = checker.kernel(def);
     checker.diagnostics

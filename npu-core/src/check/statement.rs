@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use proc_macro2::{Ident, Span};
 
-use super::expr::{resolve_literals, subscripts};
+use super::expr::subscripts;
 use super::reduce::reduction_extent;
 use super::{Checker, MAX_ELEMENTS, Scope, Ty, too_many_elements};
 use crate::ast;
@@ -71,7 +71,7 @@ impl Checker<'_> {
             }
             Ty::Error => None,
             Ty::Value(_) | Ty::Literal { .. } => {
-                let value = resolve_literals(value, tensor.dtype);
+                let value = self.typed(value, tensor.dtype, stmt.output.span());
                 let mut space_axes = axes.clone();
                 value.walk(&mut |node| {
                     if let Expr::Reduce { axes, .. } = node {
@@ -402,7 +402,7 @@ impl Checker<'_> {
             }
             Ty::Error => return None,
         };
-        let value = resolve_literals(value, dtype);
+        let value = self.typed(value, dtype, stmt.output.span());
         let shape: Vec<u64> = axes.iter().map(|a| scope.axes[*a].extent).collect();
         let index = tensors.len();
         scope.tensors.insert(name.clone(), index);

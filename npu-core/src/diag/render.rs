@@ -12,10 +12,21 @@ impl Diagnostics {
     /// Renders the diagnostics [`shown`](Self::shown) as rustc does, with a caret
     /// excerpt of `source`, the text the spans were parsed from.
     pub fn render(&self, source: &str) -> String {
+        self.render_at(source, None)
+    }
+
+    /// As [`render`](Self::render), each diagnostic headed by its position in the
+    /// file `path` as compilers print it, `PATH:LINE:COLUMN: error[CODE]: message`,
+    /// which editors, terminals and `grep` follow.
+    pub fn render_in(&self, source: &str, path: &str) -> String {
+        self.render_at(source, Some(path))
+    }
+
+    fn render_at(&self, source: &str, path: Option<&str>) -> String {
         let lines = line_starts(source);
         let mut out = String::new();
         for diagnostic in self.shown() {
-            render_one(&diagnostic, source, &lines, &mut out);
+            render_one(&diagnostic, (source, path), &lines, &mut out);
         }
         out
     }
@@ -29,10 +40,19 @@ struct Mark<'d> {
     label: Option<&'d str>,
 }
 
-/// Renders `diagnostic` against `source`, whose lines start at `lines`, into `out`.
-fn render_one(diagnostic: &Diagnostic, source: &str, lines: &[usize], out: &mut String) {
-    let _ = writeln!(out, "error[{}]: {}", diagnostic.code, diagnostic.message);
+/// Renders `diagnostic` against `source` (read from `path`, if named), whose lines
+/// start at `lines`, into `out`.
+fn render_one(
+    diagnostic: &Diagnostic,
+    (source, path): (&str, Option<&str>),
+    lines: &[usize],
+    out: &mut String,
+) {
     let start = diagnostic.start();
+    if let Some(path) = path {
+        let _ = write!(out, "{path}:{}:{}: ", start.line, start.column + 1);
+    }
+    let _ = writeln!(out, "error[{}]: {}", diagnostic.code, diagnostic.message);
     if line_text(source, lines, start.line).is_none() {
         footer(diagnostic, " ", out);
         return;
@@ -44,12 +64,14 @@ fn render_one(diagnostic: &Diagnostic, source: &str, lines: &[usize], out: &mut 
         .max()
         .unwrap_or(1);
     let pad = " ".repeat(digits);
-    let _ = writeln!(
-        out,
-        "{pad}--> line {}, column {}",
-        start.line,
-        start.column + 1
-    );
+    if path.is_none() {
+        let _ = writeln!(
+            out,
+            "{pad}--> line {}, column {}",
+            start.line,
+            start.column + 1
+        );
+    }
     let _ = writeln!(out, "{pad} |");
     let mut shown_line: Option<(usize, String)> = None;
     for mark in &marks {

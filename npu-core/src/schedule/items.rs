@@ -24,6 +24,17 @@ impl ScheduleChecker<'_> {
             tail: None,
             order: None,
         };
+        // A fix written while a `split` is read adds `tail pad;` only to a schedule
+        // without a tail item, wherever in the schedule that item stands.
+        self.tail = self
+            .schedule
+            .items
+            .iter()
+            .find_map(|item| match &item.kind {
+                ItemKind::Tail { policy } => tail_policy(policy),
+                _ => None,
+            })
+            .unwrap_or(Tail::None);
         for item in &self.schedule.items {
             match &item.kind {
                 ItemKind::Parallel { axis, cores } => self.parallel_item(&mut items, axis, cores),
@@ -326,17 +337,17 @@ impl ScheduleChecker<'_> {
 
     /// `tail pad;` or `tail exact;`, once.
     fn tail_item(&mut self, items: &mut Items, item: &ast::Item, policy: &Ident) {
-        let value = match policy.to_string().as_str() {
-            "pad" => Tail::Pad,
-            "exact" => Tail::Exact,
-            other => {
+        let value = match tail_policy(policy) {
+            Some(value) => value,
+            None => {
+                let other = policy.to_string();
                 self.error(
                     Diagnostic::new(
                         Code::E006,
                         policy.span(),
                         format!("unknown tail policy `{other}`"),
                     )
-                    .help(suggestion(other, &["pad", "exact"])),
+                    .help(suggestion(&other, &["pad", "exact"])),
                 );
                 return;
             }
@@ -405,5 +416,14 @@ impl ScheduleChecker<'_> {
             );
         }
         items.order = Some((chosen, item.keyword));
+    }
+}
+
+/// The tail policy a `tail` item names, if it is one.
+fn tail_policy(policy: &Ident) -> Option<Tail> {
+    match policy.to_string().as_str() {
+        "pad" => Some(Tail::Pad),
+        "exact" => Some(Tail::Exact),
+        _ => None,
     }
 }

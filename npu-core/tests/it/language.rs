@@ -167,6 +167,94 @@ fn item8b_select_of_mixed_literals_is_a_float() {
     );
 }
 
+// A literal its context's dtype cannot hold is refused at its token, not rounded to
+// an infinity or wrapped; one at the edge of the range (a negated one too) is kept.
+#[test]
+fn literals_that_do_not_fit_their_dtype_are_refused() {
+    for (dtype, body, literal, target) in [
+        ("f16", "x[i] * 100000.0", "100000", "ascend910b"),
+        ("f32", "x[i] + 1.0e39", "1e39", "ascend910b"),
+        ("i8", "x[i] + 300", "300", "aie2_tile"),
+        ("i8", "max(x[i], -129)", "-129", "aie2_tile"),
+        ("u8", "select(x[i] > 0, 256, 0)", "256", "aie2_tile"),
+    ] {
+        let source = format!(
+            "kernel lit(x: [{dtype}; 64]) -> y: [{dtype}; 64] {{ y[i] = {body}; }}\n\
+             target {target};\nschedule s {{ stage x, y in ub depth 1; }}\n"
+        );
+        let diagnostic = only(&refused(&source), Code::E010).clone();
+        assert!(
+            diagnostic
+                .message
+                .starts_with(&format!("the literal {literal} does not fit {dtype}")),
+            "{body}: {}",
+            diagnostic.message
+        );
+    }
+    for (dtype, body, target) in [
+        ("f16", "min(x[i] * 65504.0, inf) - 65504.0", "ascend910b"),
+        (
+            "i8",
+            "max(x[i], -128) + select(x[i] > 0, 127, 0)",
+            "aie2_tile",
+        ),
+        ("u8", "x[i] & 255", "aie2_tile"),
+    ] {
+        accepted(&format!(
+            "kernel lit(x: [{dtype}; 64]) -> y: [{dtype}; 64] {{ y[i] = {body}; }}\n\
+             target {target};\nschedule s {{ stage x, y in ub depth 1; }}\n"
+        ));
+    }
+}
+
+// A saturating cast clamps a literal as written: `1e6 as sat f16` reads 1e6, which
+// the cast takes to 65504, not the infinity 1e6 is in f16.
+#[test]
+fn a_saturating_cast_of_a_literal_clamps_the_literal_as_written() {
+    let kernel = accepted(
+        "kernel sc(x: [f16; 64]) -> y: [f16; 64] { y[i] = x[i] + (1.0e6 as sat f16); }\n\
+         target ascend910b;\nschedule s { stage x, y in ub depth 1; }\n",
+    );
+    let mut constants = Vec::new();
+    kernel.body[0].value.walk(&mut |node| {
+        if let npu_core::ir::Expr::Const { value, .. } = node {
+            constants.push(*value);
+        }
+    });
+    assert_eq!(constants, [1.0e6]);
+}
+
+// A split of a sum's lane-folded axis must keep the lanes whole [E032]; the fix adds
+// `tail pad;` only to a schedule without a tail item, before or after the split.
+#[test]
+fn a_lane_split_fix_adds_a_tail_item_only_where_none_is() {
+    let kernel = "kernel rs(x: [f32; 100, 217]) -> y: [f32; 100] { y[i] = sum[k](x[i, k]); }\n\
+                  target ascend910b;\n";
+    for (items, help) in [
+        (
+            "split k by 100; stage x, y in ub depth 2; tail pad;",
+            "split k by 64",
+        ),
+        (
+            "tail pad; split k by 100; stage x, y in ub depth 2;",
+            "split k by 64",
+        ),
+        (
+            "split k by 100; stage x, y in ub depth 2;",
+            "split k by 64 and add `tail pad;`",
+        ),
+    ] {
+        let source = format!("{kernel}schedule s {{ {items} }}\n");
+        let diagnostic = only(&refused(&source), Code::E032).clone();
+        assert!(
+            diagnostic.message.contains("folds in 64 lanes"),
+            "{}",
+            diagnostic.message
+        );
+        assert_eq!(diagnostic.help.as_deref(), Some(help), "{items}");
+    }
+}
+
 // Item 8a: an argmax whose index dtype the unit lacks: the help casts the index.
 #[test]
 fn item8a_argmax_into_an_index_dtype_the_unit_lacks() {

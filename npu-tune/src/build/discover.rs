@@ -133,24 +133,14 @@ fn found(file: &Path, text: &str, def: KernelDef) -> Found {
     }
 }
 
-/// Diagnostics as text: `FILE:LINE:COLUMN` and the rendered caret excerpt.
+/// Diagnostics as text: each rendered with its caret excerpt at `FILE:LINE:COLUMN`.
 fn located(file: &Path, text: &str, diagnostics: &npu_core::Diagnostics) -> String {
-    let mut out = String::new();
-    for record in diagnostics.records() {
-        out.push_str(&format!(
-            "{}:{}:{}: error[{}]: {}\n",
-            file.display(),
-            record.line,
-            record.column,
-            record.code,
-            record.message
-        ));
-    }
-    out.push_str(&diagnostics.render(text));
-    out.trim_end().to_string()
+    diagnostics
+        .render_in(text, &file.display().to_string())
+        .trim_end()
+        .to_string()
 }
 
-/// The bodies of `npu_kernel! { ... }` calls in `tokens`, in source order.
 fn blocks(tokens: TokenStream, bodies: &mut Vec<TokenStream>) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     for (index, tree) in trees.iter().enumerate() {

@@ -408,6 +408,8 @@ fn discovery_finds_kernels_at_any_depth_and_names_the_line_of_a_broken_one() {
         error.starts_with(&format!("{}:20:", krate.path("src/kernels.rs").display())),
         "{error}"
     );
+    // Each diagnostic once: its position heads its caret excerpt.
+    assert_eq!(error.matches("error[E").count(), 1, "{error}");
 }
 
 #[test]

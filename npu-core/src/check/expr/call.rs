@@ -4,7 +4,6 @@
 use proc_macro2::Ident;
 
 use super::expr_span;
-use super::literal::resolve_literals;
 use crate::ast;
 use crate::check::{Checker, FUNCTIONS, Scope, Ty};
 use crate::diag::{Code, Diagnostic};
@@ -154,8 +153,8 @@ impl Checker<'_> {
         };
         let expr = Expr::Select {
             cond: Box::new(c),
-            then: Box::new(resolve_literals(t, dtype)),
-            otherwise: Box::new(resolve_literals(o, dtype)),
+            then: Box::new(self.typed(t, dtype, func.span())),
+            otherwise: Box::new(self.typed(o, dtype, func.span())),
             dtype,
         };
         (Some(expr), ty)
@@ -210,8 +209,8 @@ impl Checker<'_> {
         };
         let expr = Expr::Binary {
             op,
-            lhs: Box::new(resolve_literals(l, dtype)),
-            rhs: Box::new(resolve_literals(r, dtype)),
+            lhs: Box::new(self.typed(l, dtype, func.span())),
+            rhs: Box::new(self.typed(r, dtype, func.span())),
             dtype,
         };
         (Some(expr), ty)

@@ -1,6 +1,8 @@
 //! Literals take the dtype their context settled on: a literal, arithmetic on
 //! literals, or a `select` between such values is given the dtype of the expression
-//! around it.
+//! around it. A literal that dtype cannot hold (a finite float that would round to an
+//! infinity, an integer outside the dtype's range) is refused [E010]: it would not be
+//! the number written.
 
 use crate::dtype::Dtype;
 use crate::ir::*;
@@ -57,6 +59,44 @@ pub(in crate::check) fn resolve_literals(expr: Expr, dtype: Dtype) -> Expr {
             dtype,
         },
         other => other,
+    }
+}
+
+/// The first literal of the literal tree in `expr` that `dtype` cannot hold, as
+/// written (a negated literal with its sign, so that `-128` fits i8): a finite float
+/// that rounds to an infinity, or an integer outside the dtype's range.
+pub(in crate::check) fn unfit_literal(expr: &Expr, dtype: Dtype) -> Option<f64> {
+    let fits = |value: f64| {
+        let (low, high) = dtype.range();
+        match dtype.is_float() {
+            true => !value.is_finite() || dtype.round(value).is_finite(),
+            false => (low..=high).contains(&value),
+        }
+    };
+    match expr {
+        Expr::Const { value, .. } => (!fits(*value)).then_some(*value),
+        Expr::Unary {
+            op: UnaryOp::Neg,
+            arg,
+            ..
+        } if matches!(**arg, Expr::Const { .. }) => {
+            let Expr::Const { value, .. } = **arg else {
+                return None;
+            };
+            (!fits(-value)).then_some(-value)
+        }
+        // resolve_literals gives a dtype to literal trees only.
+        _ if !is_literal_tree(expr) => None,
+        Expr::Binary { lhs, rhs, .. } => {
+            unfit_literal(lhs, dtype).or_else(|| unfit_literal(rhs, dtype))
+        }
+        Expr::Chain { first, rest, .. } => unfit_literal(first, dtype)
+            .or_else(|| rest.iter().find_map(|(_, term)| unfit_literal(term, dtype))),
+        Expr::Unary { arg, .. } => unfit_literal(arg, dtype),
+        Expr::Select {
+            then, otherwise, ..
+        } => unfit_literal(then, dtype).or_else(|| unfit_literal(otherwise, dtype)),
+        _ => None,
     }
 }
 

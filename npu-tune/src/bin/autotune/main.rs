@@ -111,7 +111,15 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("error: {message}");
+            // Diagnostics carry their own `error[CODE]` heading after their position.
+            match message
+                .lines()
+                .next()
+                .is_some_and(|l| l.contains(": error[E"))
+            {
+                true => eprintln!("{message}"),
+                false => eprintln!("error: {message}"),
+            }
             ExitCode::FAILURE
         }
     }

@@ -1,6 +1,6 @@
 //! Instructions the tile kernel runs on the scalar unit, element by element in the
 //! box's index order: fills, moves (broadcasts and strided views included), casts,
-//! and the order-preserving folds of reductions and scans.
+//! compares and selects, and the order-preserving folds of reductions and scans.
 //!
 //! The program folds each element into its accumulator in index order, each step
 //! rounded to the accumulator's dtype (npu-core's `scalar` module); `aie::reduce_add`
@@ -9,7 +9,7 @@
 //! form; docs/emit.md says so.
 
 use npu_core::Dtype;
-use npu_core::ir::{ReduceOp, ScanOp};
+use npu_core::ir::{CompareOp, ReduceOp, ScanOp};
 use npu_core::program::{Operand, VectorInstr, VectorKind};
 
 use super::body::{Body, Helpers};
@@ -59,6 +59,20 @@ pub(super) fn instruction(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupp
         VectorKind::Reduce(op, _) if op.is_arg() => arg_fold(body, v, op)?,
         VectorKind::Reduce(op, accumulator) => fold(body, v, op, accumulator)?,
         VectorKind::Cumsum(accumulator) => scan(body, v, ScanOp::Sum, accumulator)?,
+        VectorKind::Compare(op) => format!(
+            "{} = ({} {} {}) ? 1 : 0;",
+            element(body, v, Slot::Dst)?,
+            compared(body, v, 0)?,
+            operator(op),
+            compared(body, v, 1)?
+        ),
+        VectorKind::Select => format!(
+            "{} = {} != 0 ? {} : {};",
+            element(body, v, Slot::Dst)?,
+            element(body, v, Slot::Src(0))?,
+            operand(body, v, 1)?,
+            operand(body, v, 2)?
+        ),
         VectorKind::Gather(_) => {
             return Err(unsupported(
                 &construct,
@@ -151,6 +165,42 @@ fn element(body: &mut Body, v: &VectorInstr, slot: Slot) -> Result<String, Unsup
         index.push_str(&format!(" + r{d} * {}", stride / size));
     }
     Ok(format!("{base}[{index}]"))
+}
+
+/// The C++ operator of a comparison.
+fn operator(op: CompareOp) -> &'static str {
+    match op {
+        CompareOp::Lt => "<",
+        CompareOp::Le => "<=",
+        CompareOp::Gt => ">",
+        CompareOp::Ge => ">=",
+        CompareOp::Eq => "==",
+        CompareOp::Ne => "!=",
+    }
+}
+
+/// Source `slot` of `v` as an expression of its dtype: an element of a view, a
+/// constant (which the dtype holds exactly, as the simulator reads it) or a scalar
+/// parameter.
+fn operand(body: &mut Body, v: &VectorInstr, slot: usize) -> Result<String, Unsupported> {
+    let dtype = dtype_of(body, v, Slot::Src(slot));
+    let ty = c_type(dtype).unwrap_or("float");
+    match v.src[slot] {
+        Operand::Scalar(index) => literal(body.program.constants[index as usize], dtype, ty),
+        Operand::Param(tensor) => Ok(format!("{ty}({})", parameter_name(body.program, tensor)?)),
+        _ => element(body, v, Slot::Src(slot)),
+    }
+}
+
+/// A compared source: a float read as `float` (exact for bf16), so that the compare
+/// is IEEE 754's, as npu-core's `scalar::compare` (a NaN is unordered: only `!=`
+/// holds); an integer as it is.
+fn compared(body: &mut Body, v: &VectorInstr, slot: usize) -> Result<String, Unsupported> {
+    let value = operand(body, v, slot)?;
+    Ok(match dtype_of(body, v, Slot::Src(slot)).is_float() {
+        true => format!("float({value})"),
+        false => value,
+    })
 }
 
 /// The loops over the box (extent-1 dimensions left out) around `statement`.

@@ -38,8 +38,37 @@ fn cases() -> Suite {
     for (name, kernel) in tuned(npu_core::Family::Aie) {
         add(&mut suite, &name, kernel, 0);
     }
+    for (name, source) in SELECTS {
+        let target = npu_core::Target::preset("aie2_tile").expect("the preset");
+        let checked = npu_core::check_source(source, &target)
+            .unwrap_or_else(|d| panic!("{}", d.render(source)));
+        add(&mut suite, name, Box::leak(Box::new(checked)), 0);
+    }
     suite
 }
+
+/// Compares and selects, which no bundled aie2_tile kernel has: a leaky ReLU and a
+/// hard sigmoid's clamp on bf16 (NaN, ±0 and ±inf among the edge inputs), and every
+/// compare on i16 with a scalar parameter.
+const SELECTS: [(&str, &str); 2] = [
+    (
+        "select_bf16",
+        "kernel select_bf16(x: [bf16; 64, 128]) -> (y: [bf16; 64, 128], c: [bf16; 64, 128]) {
+            y[i, j] = select(x[i, j] >= 0, x[i, j], x[i, j] * 0.125);
+            c[i, j] = select(x[i, j] < -3, 0, select(x[i, j] > 3, 1, x[i, j] * 0.1875 + 0.5));
+        }
+        target aie2_tile;
+        schedule hand { split i by 8; stage x, y, c in ub depth 2; }",
+    ),
+    (
+        "select_i16",
+        "kernel select_i16(x: [i16; 4096], limit: i16) -> y: [i16; 4096] {
+            y[i] = select(x[i] == limit, 0, select(x[i] != 7, select(x[i] <= limit, x[i], limit), -7));
+        }
+        target aie2_tile;
+        schedule hand { split i by 1024; stage x, y in ub depth 2; }",
+    ),
+];
 
 /// Emits schedule `schedule` of `kernel` as a case, or records why it is skipped.
 pub(crate) fn add(suite: &mut Suite, name: &str, kernel: &'static CheckedKernel, schedule: usize) {

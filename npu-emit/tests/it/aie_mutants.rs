@@ -49,12 +49,20 @@ const SATURATE: &str = "kernel mutant(a: [i8; 2048], b: [i8; 2048]) -> y: [i8; 2
     target aie2_tile;
     schedule s { split i by 512; stage a, b, y in ub depth 1; }";
 
-const KERNELS: [(&str, &str); 5] = [
+/// A leaky ReLU: a compare into a mask, then a select by it, element by element.
+const SELECT: &str = "kernel mutant(x: [bf16; 2048]) -> y: [bf16; 2048] {
+        y[i] = select(x[i] > 0, x[i], x[i] * 0.125);
+    }
+    target aie2_tile;
+    schedule s { split i by 512; stage x, y in ub depth 1; }";
+
+const KERNELS: [(&str, &str); 6] = [
     (VECTOR, "aie_vector"),
     (FOLD, "aie_fold"),
     (FOLD_LARGE, "aie_fold_large"),
     (REDUCE, "aie_reduce"),
     (SATURATE, "aie_saturate"),
+    (SELECT, "aie_select"),
 ];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
@@ -102,6 +110,16 @@ const MUTANTS: &[Mutation] = &[
     ),
     ("a reduction over one vector too few", REDUCE, |t| {
         edit_number_after(t, "k < ", 1, |n| n - 1)
+    }),
+    ("a compare the other way round", SELECT, |t| {
+        let flipped = t.replacen(") > float(", ") < float(", 1);
+        Some(flipped).filter(|m| m != t)
+    }),
+    ("a select with its choices swapped", SELECT, |t| {
+        let at = t.find(" != 0 ? ")? + " != 0 ? ".len();
+        let end = t[at..].find(';')? + at;
+        let (then, otherwise) = t[at..end].split_once(" : ")?;
+        Some(format!("{}{otherwise} : {then}{}", &t[..at], &t[end..]))
     }),
 ];
 

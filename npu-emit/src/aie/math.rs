@@ -61,9 +61,28 @@ pub(super) fn writes(v: &VectorInstr) -> bool {
         VectorKind::Unary(op) if float => unary(op, "x").is_some(),
         VectorKind::Unary(UnaryOp::Popcount | UnaryOp::Not | UnaryOp::Neg) => true,
         VectorKind::Binary(op) if float => binary(op, "x", "y").is_some(),
-        VectorKind::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) => true,
+        VectorKind::Binary(op) => integer_binary(op, "x", "y", v.dtype.bits()).is_some(),
         _ => false,
     }
+}
+
+/// `x op y` on integers held exactly in `int64_t`, before the store wraps it to the
+/// element type: arithmetic, bitwise, and shifts as npu-core's `scalar` shifts (a
+/// shift by `y` outside `0..bits` leaves 0 for `<<` and the sign fill for `>>`; `<<`
+/// in `uint64_t`, so that no signed value overflows).
+fn integer_binary(op: BinaryOp, x: &str, y: &str, bits: u32) -> Option<String> {
+    let in_range = format!("{y} >= 0 && {y} < {bits}");
+    Some(match op {
+        BinaryOp::Add => format!("{x} + {y}"),
+        BinaryOp::Sub => format!("{x} - {y}"),
+        BinaryOp::Mul => format!("{x} * {y}"),
+        BinaryOp::And => format!("{x} & {y}"),
+        BinaryOp::Or => format!("{x} | {y}"),
+        BinaryOp::Xor => format!("{x} ^ {y}"),
+        BinaryOp::Shl => format!("({in_range}) ? int64_t(uint64_t({x}) << {y}) : int64_t(0)"),
+        BinaryOp::Shr => format!("({in_range}) ? ({x} >> {y}) : ({x} >> 63)"),
+        _ => return None,
+    })
 }
 
 fn unary(op: UnaryOp, x: &str) -> Option<String> {
@@ -149,8 +168,8 @@ pub(super) fn statement(
                 operand(body, v, 0, sources, "int64_t")?,
                 operand(body, v, 1, sources, "int64_t")?,
             );
-            let exact =
-                binary(op, &x, &y).ok_or_else(|| unsupported(&construct(), "no scalar form"))?;
+            let exact = integer_binary(op, &x, &y, v.dtype.bits())
+                .ok_or_else(|| unsupported(&construct(), "no scalar form"))?;
             format!("{ty}({exact})")
         }
         _ => {

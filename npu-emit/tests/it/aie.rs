@@ -38,7 +38,7 @@ fn cases() -> Suite {
     for (name, kernel) in tuned(npu_core::Family::Aie) {
         add(&mut suite, &name, kernel, 0);
     }
-    for (name, source) in SELECTS {
+    for (name, source) in UNCOVERED {
         let target = npu_core::Target::preset("aie2_tile").expect("the preset");
         let checked = npu_core::check_source(source, &target)
             .unwrap_or_else(|d| panic!("{}", d.render(source)));
@@ -47,10 +47,11 @@ fn cases() -> Suite {
     suite
 }
 
-/// Compares and selects, which no bundled aie2_tile kernel has: a leaky ReLU and a
-/// hard sigmoid's clamp on bf16 (NaN, ±0 and ±inf among the edge inputs), and every
-/// compare on i16 with a scalar parameter.
-const SELECTS: [(&str, &str); 2] = [
+/// What no bundled aie2_tile kernel has: compares and selects (a leaky ReLU and a hard
+/// sigmoid's clamp on bf16, NaN, ±0 and ±inf among the edge inputs; every compare on
+/// i16 with a scalar parameter), and bitwise operations and shifts on runs no vector
+/// covers (100 elements of u8; i16 shifts by amounts outside 0..16 among the edges).
+const UNCOVERED: [(&str, &str); 4] = [
     (
         "select_bf16",
         "kernel select_bf16(x: [bf16; 64, 128]) -> (y: [bf16; 64, 128], c: [bf16; 64, 128]) {
@@ -67,6 +68,22 @@ const SELECTS: [(&str, &str); 2] = [
         }
         target aie2_tile;
         schedule hand { split i by 1024; stage x, y in ub depth 2; }",
+    ),
+    (
+        "bits_u8",
+        "kernel bits_u8(a: [u8; 100], b: [u8; 100]) -> y: [u8; 100] {
+            y[i] = ((a[i] ^ b[i]) | (a[i] & 15)) + b[i];
+        }
+        target aie2_tile;
+        schedule hand { stage a, b, y in ub depth 1; tail pad; }",
+    ),
+    (
+        "shifts_i16",
+        "kernel shifts_i16(a: [i16; 100], n: [i16; 100]) -> y: [i16; 100] {
+            y[i] = (a[i] << n[i]) ^ (a[i] >> n[i]);
+        }
+        target aie2_tile;
+        schedule hand { stage a, n, y in ub depth 1; tail pad; }",
     ),
 ];
 

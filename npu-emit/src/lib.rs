@@ -111,6 +111,15 @@ pub fn emit(
     if let Some(reason) = backend.refusal(target) {
         return Err(refuse(format!("target {}", target.name), reason));
     }
+    let mut names = [&program.kernel, &program.schedule]
+        .into_iter()
+        .chain(program.signature.iter().map(|tensor| &tensor.name));
+    if let Some(name) = names.find(|name| !name.is_ascii()) {
+        return Err(refuse(
+            format!("the name `{name}`"),
+            "symbols, file names and the host's identifiers are ASCII: rename it".into(),
+        ));
+    }
     if let Err(violations) = npu_core::validate(program, target) {
         return Err(refuse(
             format!("program {}.{}", program.kernel, program.schedule),

@@ -400,6 +400,27 @@ fn targets_of_other_backends_are_refused_and_emission_is_deterministic() {
 /// `double` appears in an emitted AIE kernel only where a body calls a function the
 /// target computes correctly rounded (through the `npu_round_*` helpers of `math`);
 /// the functions aie2_tile names an algorithm for are vector code.
+/// A name rustc and the checker accept but no C symbol or file name should carry is
+/// refused on both backends, not written.
+#[test]
+fn non_ascii_names_are_refused_on_both_backends() {
+    for (target, backend) in [
+        ("aie2_tile", npu_emit::Backend::Aie),
+        ("ascend910b", npu_emit::Backend::AscendC),
+    ] {
+        let source = format!(
+            "kernel größe(x: [i16; 1024]) -> y: [i16; 1024] {{ y[i] = x[i] + x[i]; }}
+             target {target};
+             schedule s {{ stage x, y in ub depth 1; }}"
+        );
+        let target = npu_core::Target::preset(target).expect("the preset");
+        let kernel = npu_core::check_source(&source, &target).expect("it checks");
+        let program = npu_core::lower::lower_compact(&kernel, 0);
+        let refused = npu_emit::emit(&program, &target, &kernel, backend).unwrap_err();
+        assert!(refused.reason.contains("ASCII"), "{refused}");
+    }
+}
+
 #[test]
 fn double_is_only_in_the_correctly_rounded_helpers() {
     let (cases, _) = cases();

@@ -138,7 +138,7 @@ pub(crate) struct TuneArgs {
     /// only with NPU_REGEN_VARIANTS=KERNEL (its old text kept as FILE.orig).
     #[arg(long, value_name = "FILE")]
     pub(crate) write_variants: Option<PathBuf>,
-    /// Write the best schedule of each kernel as device source for BACKEND (ascend-c)
+    /// Write the best schedule of each kernel as device source for BACKEND (ascend-c, aie)
     /// into DIR/KERNEL/ (with --write-variants, each variant into DIR/KERNEL/NAME/ too).
     #[arg(long, num_args = 2, value_names = ["BACKEND", "DIR"])]
     pub(crate) emit: Option<Vec<String>>,

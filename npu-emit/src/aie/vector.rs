@@ -1,5 +1,6 @@
-//! Elementwise arithmetic and bitwise instructions, and moves (`vcopy` of a run,
-//! `vdup` of a value), as AIE API vector calls.
+//! Elementwise arithmetic and bitwise instructions, compares into mask bytes and
+//! selects by them, and moves (`vcopy` of a run, `vdup` of a value), as AIE API
+//! vector calls.
 //!
 //! A box whose innermost run is contiguous in every operand is walked in vectors of
 //! the native 512 bits (`aie::vector<bfloat16, 32>`, `<int16_t, 32>`, `<int8_t, 64>`,
@@ -16,7 +17,7 @@
 //! division and their kin) calls its template from the `functions` module.
 
 use npu_core::Dtype;
-use npu_core::ir::{BinaryOp, UnaryOp};
+use npu_core::ir::{BinaryOp, CompareOp, UnaryOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
 use super::body::Body;
@@ -31,14 +32,22 @@ fn contiguous(program: &Program, v: &VectorInstr) -> bool {
     let Some(inner) = extents.iter().rposition(|e| *e > 1) else {
         return true;
     };
-    let size = v.dtype.size();
-    let sources = v.src.iter().filter_map(|s| match s {
-        Operand::Ub { strides, .. } => Some(*strides),
+    let sources = v.src.iter().enumerate().filter_map(|(slot, s)| match s {
+        Operand::Ub { strides, .. } => Some((*strides, source_dtype(v, slot))),
         _ => None,
     });
-    std::iter::once(v.dst_strides)
+    std::iter::once((v.dst_strides, super::layout::written(v)))
         .chain(sources)
-        .all(|s| program.strides[s as usize][inner] == size)
+        .all(|(s, dtype)| program.strides[s as usize][inner] == dtype.size())
+}
+
+/// The dtype source `slot` of `v` is read in: a select's mask bytes, else the
+/// instruction's dtype.
+fn source_dtype(v: &VectorInstr, slot: usize) -> Dtype {
+    match (v.kind, slot) {
+        (VectorKind::Select, 0) => Dtype::U8,
+        _ => v.dtype,
+    }
 }
 
 /// Whether this module writes `v`: an operation with an AIE API call, contiguous,
@@ -54,12 +63,17 @@ pub(super) fn writes(body: &Body, v: &VectorInstr) -> bool {
         VectorKind::Unary(UnaryOp::Not) => !float,
         VectorKind::Copy => matches!(v.src[0], Operand::Ub { .. }),
         VectorKind::Dup => exact_scalar(program, v),
+        VectorKind::Compare(_) | VectorKind::Select => true,
         _ => false,
     };
     let size = v.dtype.size();
     let extents = &program.boxes[v.shape as usize];
     let run = extents.iter().rev().find(|e| **e > 1).copied().unwrap_or(1);
+    // A mask byte per lane: only whole 512-bit vectors of the operands give mask
+    // vectors of a size the API has (16 lanes of 8 bits at least).
+    let masks = matches!(v.kind, VectorKind::Compare(_) | VectorKind::Select);
     call && c_type(v.dtype).is_some()
+        && (!masks || run.is_multiple_of(64 / size))
         && !matches!(v.dtype, Dtype::F32 | Dtype::U32)
         && (run % (64 / size)).is_multiple_of(16 / size)
         && contiguous(program, v)
@@ -82,10 +96,11 @@ fn exact_scalar(program: &Program, v: &VectorInstr) -> bool {
     }
 }
 
-/// One UB operand: address and byte strides.
+/// One UB operand: address, byte strides and the dtype it holds.
 struct View {
     address: u32,
     strides: Vec<u64>,
+    dtype: Dtype,
 }
 
 /// What every vector of one instruction shares: the instruction, its element type,
@@ -142,15 +157,20 @@ pub(super) fn elementwise(body: &mut Body, v: &VectorInstr) -> Result<(), Unsupp
 
 /// The destination's view, then each UB source's.
 fn views(body: &Body, v: &VectorInstr) -> Vec<View> {
-    let view = |address: u32, strides: u32| View {
+    let view = |address: u32, strides: u32, dtype: Dtype| View {
         address,
         strides: body.program.strides[strides as usize].clone(),
+        dtype,
     };
-    let sources = v.src.iter().filter_map(|source| match *source {
-        Operand::Ub { address, strides } => Some(view(address, strides)),
-        _ => None,
-    });
-    std::iter::once(view(v.dst, v.dst_strides))
+    let sources = v
+        .src
+        .iter()
+        .enumerate()
+        .filter_map(|(slot, source)| match *source {
+            Operand::Ub { address, strides } => Some(view(address, strides, source_dtype(v, slot))),
+            _ => None,
+        });
+    std::iter::once(view(v.dst, v.dst_strides, super::layout::written(v)))
         .chain(sources)
         .collect()
 }
@@ -212,10 +232,10 @@ fn pointers(
     walk: &Walk,
     place: Place,
 ) -> Result<Vec<(String, bool)>, Unsupported> {
-    let size = walk.v.dtype.size();
     let mut pointers = Vec::new();
     for view in &walk.views {
-        let (base, offset) = body.pointer(view.address, walk.v.dtype)?;
+        let size = view.dtype.size();
+        let (base, offset) = body.pointer(view.address, view.dtype)?;
         let mut expression = format!("{base} + {}", offset + place.at);
         let mut aligned_to = u64::from(view.address) + place.at * size;
         for d in &walk.outer {
@@ -244,6 +264,7 @@ fn piece(body: &mut Body, walk: &Walk, place: Place) -> Result<(), Unsupported> 
     let mut loads = pointers[1..].iter();
     for (slot, source) in v.src.iter().enumerate() {
         let name = ["va", "vb", "vc"][slot];
+        let ty = c_type(source_dtype(v, slot)).unwrap_or(ty);
         let value = match source {
             Operand::None => continue,
             Operand::Ub { .. } => {
@@ -315,11 +336,33 @@ fn operation(
         VectorKind::Unary(UnaryOp::Abs) => format!("aie::abs({a})"),
         VectorKind::Unary(UnaryOp::Neg) => format!("aie::neg({a})"),
         VectorKind::Unary(UnaryOp::Not) if !float => format!("aie::bit_not({a})"),
+        // A mask byte per lane, 1 where the comparison holds (as the simulator's).
+        VectorKind::Compare(op) => format!(
+            "aie::select(aie::zeros<uint8_t, {n}>(), aie::broadcast<uint8_t, {n}>(1), aie::{}({a}, {b}))",
+            compare(op)
+        ),
+        // The first choice where the mask byte is not 0.
+        VectorKind::Select => {
+            let c = names.get(2).copied().unwrap_or("va");
+            format!("aie::select({c}, {b}, aie::neq({a}, aie::zeros<uint8_t, {n}>()))")
+        }
         // A move: the loaded vector, or the broadcast value, stored as it is.
         VectorKind::Copy | VectorKind::Dup => a.to_string(),
         _ => return Err(missing(v)),
     };
     Ok(expression)
+}
+
+/// The AIE API call of a comparison.
+fn compare(op: CompareOp) -> &'static str {
+    match op {
+        CompareOp::Lt => "lt",
+        CompareOp::Le => "le",
+        CompareOp::Gt => "gt",
+        CompareOp::Ge => "ge",
+        CompareOp::Eq => "eq",
+        CompareOp::Ne => "neq",
+    }
 }
 
 /// The AIE API call of a binary operation other than `+ - *`.

@@ -49,7 +49,7 @@ const SATURATE: &str = "kernel mutant(a: [i8; 2048], b: [i8; 2048]) -> y: [i8; 2
     target aie2_tile;
     schedule s { split i by 512; stage a, b, y in ub depth 1; }";
 
-/// A leaky ReLU: a compare into a mask, then a select by it, element by element.
+/// A leaky ReLU: a compare into mask bytes, then a select by them, a vector at a time.
 const SELECT: &str = "kernel mutant(x: [bf16; 2048]) -> y: [bf16; 2048] {
         y[i] = select(x[i] > 0, x[i], x[i] * 0.125);
     }
@@ -112,14 +112,12 @@ const MUTANTS: &[Mutation] = &[
         edit_number_after(t, "k < ", 1, |n| n - 1)
     }),
     ("a compare the other way round", SELECT, |t| {
-        let flipped = t.replacen(") > float(", ") < float(", 1);
+        let flipped = t.replacen("aie::gt(", "aie::lt(", 1);
         Some(flipped).filter(|m| m != t)
     }),
     ("a select with its choices swapped", SELECT, |t| {
-        let at = t.find(" != 0 ? ")? + " != 0 ? ".len();
-        let end = t[at..].find(';')? + at;
-        let (then, otherwise) = t[at..end].split_once(" : ")?;
-        Some(format!("{}{otherwise} : {then}{}", &t[..at], &t[end..]))
+        let swapped = t.replacen("aie::select(vc, vb, ", "aie::select(vb, vc, ", 1);
+        Some(swapped).filter(|m| m != t)
     }),
 ];
 

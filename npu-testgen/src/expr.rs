@@ -287,11 +287,14 @@ impl fmt::Display for Expr {
     }
 }
 
-/// A literal of `dtype`'s kind: small integers, now and then an extreme; for floats
-/// also halves, signed zeros, infinities and NaN.
+/// A literal of `dtype`'s kind that `dtype` holds (the checker refuses any other):
+/// small integers, now and then an extreme; for floats also halves, signed zeros,
+/// infinities and NaN.
 pub fn literal(rng: &mut Rng, dtype: &str) -> String {
+    // 255 is past i8's range: there it stands for the largest i8.
+    let largest = if dtype == "i8" { "127" } else { "255" };
     let integers = [
-        "0", "1", "2", "3", "-1", "7", "-2", "100", "127", "-128", "255",
+        "0", "1", "2", "3", "-1", "7", "-2", "100", "127", "-128", largest,
     ];
     if is_float(dtype) && rng.bool() {
         let floats = [

@@ -199,6 +199,8 @@ fn literals_that_do_not_fit_their_dtype_are_refused() {
             "aie2_tile",
         ),
         ("u8", "x[i] & 255", "aie2_tile"),
+        // A cast wraps as documented: 300 as i8 is 44.
+        ("i8", "x[i] + (300 as i8)", "aie2_tile"),
     ] {
         accepted(&format!(
             "kernel lit(x: [{dtype}; 64]) -> y: [{dtype}; 64] {{ y[i] = {body}; }}\n\

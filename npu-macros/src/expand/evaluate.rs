@@ -5,7 +5,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{ToTokens as _, format_ident, quote};
 
 use npu_core::ir::{self, BinaryOp, Expr, ReduceOp, Role, Subscript, UnaryOp};
-use npu_core::target::Implementation;
+use npu_core::target::{Implementation, VectorOp};
 use npu_core::{CheckedKernel, Dtype};
 
 use super::paths::{dtype_path, private, usize_literal, variant};
@@ -251,9 +251,7 @@ fn value(kernel: &CheckedKernel, ctx: &Statement, expr: &Expr) -> TokenStream {
     }
 }
 
-/// `op` of `arg` as the target computes the unary operation of `node`
-/// (`ir::implementation_of`): `scalar::unary_by` for an algorithm of the target's own,
-/// else `scalar::unary`, correctly rounded.
+/// `op` of `arg` as the target computes the unary operation of `node`.
 fn unary_value(
     kernel: &CheckedKernel,
     node: &Expr,
@@ -261,22 +259,18 @@ fn unary_value(
     arg: TokenStream,
 ) -> TokenStream {
     let private = private();
-    let implementation = ir::implementation_of(&kernel.target, node, op.vector_op());
-    let (op, dtype) = (variant(&op), dtype_path(dtype));
-    match implementation {
-        Implementation::CorrectlyRounded => {
-            quote!(#private::scalar::unary(#private::UnaryOp::#op, #dtype, #arg))
-        }
-        other => {
-            let other = variant(&other);
-            quote!(#private::scalar::unary_by(#private::Implementation::#other, #private::UnaryOp::#op, #dtype, #arg))
-        }
-    }
+    let op_path = variant(&op);
+    let op_path = quote!(#private::UnaryOp::#op_path);
+    computed(
+        kernel,
+        node,
+        (op.vector_op(), "unary"),
+        (op_path, dtype),
+        quote!(#arg),
+    )
 }
 
-/// `lhs op rhs` as the target computes the binary operation of `node`
-/// (`ir::implementation_of`): `scalar::binary_by` for an algorithm of the target's own,
-/// else `scalar::binary`.
+/// `lhs op rhs` as the target computes the binary operation of `node`.
 fn binary_value(
     kernel: &CheckedKernel,
     node: &Expr,
@@ -285,15 +279,37 @@ fn binary_value(
     rhs: TokenStream,
 ) -> TokenStream {
     let private = private();
-    let implementation = ir::implementation_of(&kernel.target, node, op.vector_op());
-    let (op, dtype) = (variant(&op), dtype_path(dtype));
-    match implementation {
+    let op_path = variant(&op);
+    let op_path = quote!(#private::BinaryOp::#op_path);
+    computed(
+        kernel,
+        node,
+        (op.vector_op(), "binary"),
+        (op_path, dtype),
+        quote!(#lhs, #rhs),
+    )
+}
+
+/// The call of npu-core's `scalar::{call}` on `op` in `dtype` and `arguments` as the
+/// target computes `node` (`ir::implementation_of`): `scalar::{call}_by` for an
+/// algorithm of the target's own, else `scalar::{call}`, correctly rounded.
+fn computed(
+    kernel: &CheckedKernel,
+    node: &Expr,
+    (vector_op, call): (VectorOp, &str),
+    (op, dtype): (TokenStream, Dtype),
+    arguments: TokenStream,
+) -> TokenStream {
+    let private = private();
+    let dtype = dtype_path(dtype);
+    match ir::implementation_of(&kernel.target, node, vector_op) {
         Implementation::CorrectlyRounded => {
-            quote!(#private::scalar::binary(#private::BinaryOp::#op, #dtype, #lhs, #rhs))
+            let call = format_ident!("{call}");
+            quote!(#private::scalar::#call(#op, #dtype, #arguments))
         }
         other => {
-            let other = variant(&other);
-            quote!(#private::scalar::binary_by(#private::Implementation::#other, #private::BinaryOp::#op, #dtype, #lhs, #rhs))
+            let (call, other) = (format_ident!("{call}_by"), variant(&other));
+            quote!(#private::scalar::#call(#private::Implementation::#other, #op, #dtype, #arguments))
         }
     }
 }

@@ -39,6 +39,7 @@ mod strided;
 mod vector;
 mod view;
 mod whole_reduce;
+mod window;
 
 use std::collections::BTreeMap;
 
@@ -326,7 +327,7 @@ fn instruction(
             },
         ) => gather::gather(text, program, &v, (gather, room)),
         Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
-            reduce::reduce(text, program, &v)
+            reduce::reduce(text, program, &v, room)
         }
         Op::Vector(v) if math::writes(&v) => math::math(text, program, &v),
         Op::Vector(v) if v.kind == VectorKind::Select => compare::select(text, program, &v),

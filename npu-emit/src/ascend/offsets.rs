@@ -35,13 +35,25 @@ pub(super) fn table(
     stride: impl Fn(usize) -> u64,
     lookup: Option<&Lookup>,
 ) -> &'static str {
+    let place = (scratch_address(program), "offsets");
+    table_at(text, place, extents, (start, &stride), lookup)
+}
+
+/// [`table`] at ub `at` under the name `name` (a kernel with two tables at once names
+/// them apart).
+pub(super) fn table_at(
+    text: &mut Text,
+    (at, name): (u64, &'static str),
+    extents: &[u64],
+    (start, stride): (u64, &dyn Fn(usize) -> u64),
+    lookup: Option<&Lookup>,
+) -> &'static str {
     text.open("");
     text.line(format!(
-        "const AscendC::LocalTensor<uint32_t> offsets = ub[{}].ReinterpretCast<uint32_t>();",
-        scratch_address(program)
+        "const AscendC::LocalTensor<uint32_t> {name} = ub[{at}].ReinterpretCast<uint32_t>();"
     ));
-    if lookup.is_none() && vector_table(text, program, extents, start, &stride) {
-        return "offsets";
+    if lookup.is_none() && vector_table_at(text, at, extents, start, stride) {
+        return name;
     }
     text.line("AscendC::SetFlag<AscendC::HardEvent::V_S>(0);");
     text.line("AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);");
@@ -52,14 +64,14 @@ pub(super) fn table(
         position.push_str(&format!(" + g{d} * {}", stride(d)));
     }
     match lookup {
-        None => text.line(format!("offsets.SetValue(n, {position});")),
+        None => text.line(format!("{name}.SetValue(n, {position});")),
         Some(lookup) => {
             text.line(format!("const int64_t row = {};", lookup.read));
             text.open(format!("if (row < 0 || row >= {})", lookup.extent));
             text.line("AscendC::Trap();");
             text.close("");
             text.line(format!(
-                "offsets.SetValue(n, static_cast<uint32_t>({position} + row * {}));",
+                "{name}.SetValue(n, static_cast<uint32_t>({position} + row * {}));",
                 lookup.row_bytes
             ));
         }
@@ -70,7 +82,7 @@ pub(super) fn table(
     }
     text.line("AscendC::SetFlag<AscendC::HardEvent::S_V>(0);");
     text.line("AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);");
-    "offsets"
+    name
 }
 
 /// Writes the offset table of a box with no lookup on the vector unit, if every run
@@ -86,6 +98,17 @@ pub(super) fn vector_table(
     start: u64,
     stride: &impl Fn(usize) -> u64,
 ) -> bool {
+    vector_table_at(text, scratch_address(program), extents, start, stride)
+}
+
+/// [`vector_table`] at ub `at`.
+fn vector_table_at(
+    text: &mut Text,
+    at: u64,
+    extents: &[u64],
+    start: u64,
+    stride: &dyn Fn(usize) -> u64,
+) -> bool {
     let dims: Vec<(u64, u64)> = (0..extents.len())
         .filter(|&d| extents[d] > 1)
         .map(|d| (extents[d], stride(d)))
@@ -100,7 +123,6 @@ pub(super) fn vector_table(
         }
         run *= len;
     }
-    let at = scratch_address(program);
     let view = |offset: u64| format!("ub[{}].ReinterpretCast<int32_t>()", at + offset * 4);
     text.comment("the offset table, built on the vector unit");
     if inner_stride == 0 {
@@ -151,6 +173,18 @@ pub(super) fn gather_calls(
     (dst, base, table): (u64, u32, &str),
     count: u64,
 ) {
+    gather_calls_from(text, (ty, size), (dst, base, table), "0", count);
+}
+
+/// [`gather_calls`] with every offset moved on by `shift` bytes (`srcBaseAddr`, an
+/// expression a multiple of the element's size).
+pub(super) fn gather_calls_from(
+    text: &mut Text,
+    (ty, size): (&str, u64),
+    (dst, base, table): (u64, u32, &str),
+    shift: &str,
+    count: u64,
+) {
     let limit = gather_limit(size);
     let mut done = 0;
     while done < count {
@@ -160,7 +194,7 @@ pub(super) fn gather_calls(
             _ => format!("{table}[{done}]"),
         };
         text.line(format!(
-            "AscendC::Gather(ub[{}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, 0, {part});",
+            "AscendC::Gather(ub[{}].ReinterpretCast<{ty}>(), ub[{base}].ReinterpretCast<{ty}>(), {table}, {shift}, {part});",
             dst + done * size
         ));
         done += part;

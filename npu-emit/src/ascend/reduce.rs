@@ -7,8 +7,12 @@
 //!   as the simulator's does.
 //! - A max or min along a contiguous run is `WholeReduceMax`/`WholeReduceMin` (the
 //!   `whole_reduce` module): no order changes it.
-//! - Any other fold (a float sum along a contiguous run, above all) runs on the
-//!   scalar unit, as below.
+//! - A fold whose accumulators are contiguous (a pooling or convolution window, a
+//!   run that starts unaligned, a multiply-accumulate sum) gathers each reduced
+//!   position's terms across the outputs and folds them with one elementwise call
+//!   (the `window` module).
+//! - Any other fold (one whose staging does not fit after the program's buffers)
+//!   runs on the scalar unit, as below.
 //!
 //! The program folds each element of the box into its accumulator in index order,
 //! each step rounded to the accumulator's dtype (npu-core's `scalar::reduce_step_in`);
@@ -18,8 +22,7 @@
 //! scalar unit in the same order, between a `V_S` flag (the vector unit's earlier work
 //! is done) and an `S_V` flag (the vector unit waits for the fold). Those two flags are
 //! the emitter's own, id 0 of pipe pairs the program does not use. It is slow on the
-//! device and exact; a float sum along a contiguous run reaches the vector unit once
-//! the fold order is one vector units keep (issue #38's lane contract).
+//! device and exact.
 
 use npu_core::ir::{BinaryOp, ReduceOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
@@ -49,11 +52,15 @@ pub(super) fn reduce(
     text: &mut Text,
     program: &Program,
     v: &VectorInstr,
+    room: u64,
 ) -> Result<(), Unsupported> {
     let VectorKind::Reduce(op, accumulator) = v.kind else {
         return Ok(());
     };
-    if across_outputs(text, program, v, op) || super::whole_reduce::whole_reduce(text, program, v) {
+    if across_outputs(text, program, v, op)
+        || super::whole_reduce::whole_reduce(text, program, v)
+        || super::window::window(text, program, v, room)
+    {
         return Ok(());
     }
     let construct = format!("{} {}", v.kind.mnemonic(), v.dtype.name());
@@ -71,7 +78,7 @@ pub(super) fn reduce(
     let (Operand::Ub { address, strides }, Operand::None) = (v.src[0], v.src[1]) else {
         return Err(unsupported(
             &construct,
-            "a multiply-accumulate fold is not written yet",
+            "a multiply-accumulate fold whose staging does not fit after the program's buffers",
         ));
     };
     let floats = v.dtype.is_float() && accumulator.is_float();

@@ -256,7 +256,11 @@ fn span(extents: &[u64], strides: &[u64]) -> u64 {
 /// The scratch one instruction needs: its offset table, and after it its staged
 /// sources; or a max or min fold's partials (`whole_reduce`).
 fn scratch_of(program: &Program, v: &VectorInstr, room: u64) -> Option<u64> {
-    if let Some(bytes) = super::whole_reduce::scratch(program, v) {
+    let fold = [
+        super::whole_reduce::scratch(program, v),
+        super::window::scratch(program, v, room),
+    ];
+    if let Some(bytes) = fold.into_iter().flatten().max() {
         return Some(bytes);
     }
     let table = u64::from(v.elements) * 4;

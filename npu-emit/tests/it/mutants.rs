@@ -33,6 +33,14 @@ const FOLD: &str = "kernel mutant(x: [f32; 64, 217]) -> y: [f32; 64] {
     target ascend910b;
     schedule s { parallel i over 2 cores; split i by 8; stage x, y in ub depth 1; tail pad; }";
 
+/// A max pool of windows of 2, 2 apart: each window position's terms gathered across
+/// the outputs, cast to f32 and folded by one `Max`.
+const WINDOW: &str = "kernel mutant(x: [f16; 8, 128]) -> y: [f16; 8, 64] {
+        y[c, i] = max[k < 2](x[c, 2*i + k]);
+    }
+    target ascend910b;
+    schedule s { split c by 4; stage x, y in ub depth 2; }";
+
 /// A division by a constant: `Duplicate` into the destination, then `Div` in place.
 const DIVIDE: &str = "kernel mutant(x: [f32; 4096]) -> y: [f32; 4096] {
         y[i] = x[i] / 3.0;
@@ -104,7 +112,7 @@ const PAD: &str = "kernel mutant(x: [f16; 2, 30, 30]) -> y: [f16; 2, 32, 32] {
     schedule s { split c by 1; stage x, y in ub depth 1; }";
 
 /// The kernels mutated, with the names their originals are built under.
-const KERNELS: [(&str, &str); 12] = [
+const KERNELS: [(&str, &str); 13] = [
     (TILES_2D, "tiles_2d"),
     (RUN_1D, "run_1d"),
     (FOLD, "fold"),
@@ -117,6 +125,7 @@ const KERNELS: [(&str, &str); 12] = [
     (TRANSPOSE, "transpose"),
     (PAD, "pad"),
     (GATHER, "gather"),
+    (WINDOW, "window"),
 ];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
@@ -157,7 +166,16 @@ const MUTANTS: &[Mutation] = &[
         drop_line(&t, "AscendC::WaitFlag<AscendC::HardEvent::V_S>", 1)
     }),
     ("a dropped barrier between two pair-sum passes", FOLD, |t| {
-        drop_line(t, "AscendC::PipeBarrier<PIPE_V>", 2)
+        let second = t.match_indices("AscendC::PairReduceSum(").nth(1)?.0;
+        let barrier = "AscendC::PipeBarrier<PIPE_V>();";
+        let at = t[..second].rfind(barrier)?;
+        Some(format!("{}{}", &t[..at], &t[at + barrier.len()..]))
+    }),
+    ("a window position's terms one element along", WINDOW, |t| {
+        // The gather of a reduced position moves its offsets on by the position's bytes.
+        let at = t.find("static_cast<uint32_t>(w")?;
+        let tail = edit_number_after(&t[at..], " * ", 1, |n| n + 2)?;
+        Some(format!("{}{tail}", &t[..at]))
     }),
     ("a pair-sum pass over half the lanes", FOLD, |t| {
         // The first pass's mask follows its repeat count (the tile's 8 rows).

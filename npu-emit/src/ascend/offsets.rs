@@ -52,7 +52,7 @@ pub(super) fn table_at(
     text.line(format!(
         "const AscendC::LocalTensor<uint32_t> {name} = ub[{at}].ReinterpretCast<uint32_t>();"
     ));
-    if lookup.is_none() && vector_table_at(text, at, extents, start, stride) {
+    if lookup.is_none() && vector_table_at(text, (at, name), extents, start, stride) {
         return name;
     }
     text.line("AscendC::SetFlag<AscendC::HardEvent::V_S>(0);");
@@ -85,12 +85,15 @@ pub(super) fn table_at(
     name
 }
 
-/// Writes the offset table of a box with no lookup on the vector unit, if every run
-/// after the first starts 32-byte aligned: the innermost dimension as
-/// `CreateVecIndex` times its stride plus `start` (a `Duplicate` of `start` where
-/// the stride is 0), then each dimension further out
-/// as that much of the table again, moved on by its stride (`Adds`), once per step.
-/// The offsets are below the UB's size, so their int32 and uint32 bits agree.
+/// Writes the offset table of a box with no lookup on the vector unit where it can:
+/// the innermost dimension as `CreateVecIndex` times its stride plus `start` (a
+/// `Duplicate` of `start` where the stride is 0), then each dimension further out as
+/// that much of the table again, moved on by its stride (`Adds`), once per step. Every
+/// repeat must start 32-byte aligned: where the innermost run is not whole blocks of 8
+/// entries, the first block is the dimensions (or the part of one) that make it so,
+/// written on the scalar unit ([`first_block`]); `false` when that block would be the
+/// whole table. The offsets are below the UB's size, so their int32 and uint32 bits
+/// agree.
 pub(super) fn vector_table(
     text: &mut Text,
     program: &Program,
@@ -98,13 +101,19 @@ pub(super) fn vector_table(
     start: u64,
     stride: &impl Fn(usize) -> u64,
 ) -> bool {
-    vector_table_at(text, scratch_address(program), extents, start, stride)
+    vector_table_at(
+        text,
+        (scratch_address(program), "offsets"),
+        extents,
+        start,
+        stride,
+    )
 }
 
-/// [`vector_table`] at ub `at`.
+/// [`vector_table`] at ub `at`, under the name `name`.
 fn vector_table_at(
     text: &mut Text,
-    at: u64,
+    (at, name): (u64, &str),
     extents: &[u64],
     start: u64,
     stride: &dyn Fn(usize) -> u64,
@@ -113,38 +122,18 @@ fn vector_table_at(
         .filter(|&d| extents[d] > 1)
         .map(|d| (extents[d], stride(d)))
         .collect();
-    let Some((&(inner, inner_stride), outer)) = dims.split_last() else {
+    let Some((block, outer)) = first_block(&dims) else {
         return false;
     };
-    let mut run = inner;
-    for &(len, _) in outer.iter().rev() {
-        if run % 8 != 0 {
-            return false;
-        }
-        run *= len;
-    }
     let view = |offset: u64| format!("ub[{}].ReinterpretCast<int32_t>()", at + offset * 4);
-    text.comment("the offset table, built on the vector unit");
-    if inner_stride == 0 {
-        text.line(format!(
-            "AscendC::Duplicate({}, static_cast<int32_t>({start}), {inner});",
-            view(0)
-        ));
-    } else {
-        text.line(format!(
-            "AscendC::CreateVecIndex({}, static_cast<int32_t>(0), {inner});",
-            view(0)
-        ));
-        text.line(format!(
-            "AscendC::Muls({0}, {0}, static_cast<int32_t>({inner_stride}), {inner});",
-            view(0)
-        ));
-        text.line(format!(
-            "AscendC::Adds({0}, {0}, static_cast<int32_t>({start}), {inner});",
-            view(0)
-        ));
-    }
-    let mut run = inner;
+    let mut run = match block[..] {
+        [(inner, inner_stride)] => {
+            text.comment("the offset table, built on the vector unit");
+            index_run(text, &view(0), (inner, inner_stride), start);
+            inner
+        }
+        _ => scalar_block(text, name, &block, start),
+    };
     for &(len, step) in outer.iter().rev() {
         text.open(format!("for (uint32_t g = 1; g < {len}; ++g)"));
         text.line(format!(
@@ -156,6 +145,84 @@ fn vector_table_at(
         run *= len;
     }
     true
+}
+
+/// A dimension of a table: its extent and the offset one step along it adds.
+type Run = (u64, u64);
+
+/// The first block of a table (its dimensions, outermost first) and the dimensions
+/// that repeat it with `Adds`: the innermost dimension, and further out as much as it
+/// takes for the block to be whole 32-byte blocks of offsets (8 entries) so that every
+/// repeat starts aligned, a dimension split where a part of it is enough. `None` when
+/// the block would be the whole table and more than one dimension.
+fn first_block(dims: &[Run]) -> Option<(Vec<Run>, Vec<Run>)> {
+    let (&inner, rest) = dims.split_last()?;
+    let (mut block, mut outer, mut run) = (vec![inner], rest.to_vec(), inner.0);
+    while run % 8 != 0 && !outer.is_empty() {
+        let (len, step) = outer.pop()?;
+        let part = 8 / gcd(run, 8);
+        if len % part == 0 && len > part {
+            block.insert(0, (part, step));
+            outer.push((len / part, step * part));
+            run *= part;
+        } else {
+            block.insert(0, (len, step));
+            run *= len;
+        }
+    }
+    (block.len() == 1 || !outer.is_empty()).then_some((block, outer))
+}
+
+/// The greatest common divisor of two positive numbers.
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// One run of offsets on the vector unit: `start + i * stride` for `i < len` (a
+/// `Duplicate` of `start` where the stride is 0).
+fn index_run(text: &mut Text, view: &str, (len, stride): (u64, u64), start: u64) {
+    if stride == 0 {
+        text.line(format!(
+            "AscendC::Duplicate({view}, static_cast<int32_t>({start}), {len});"
+        ));
+        return;
+    }
+    text.line(format!(
+        "AscendC::CreateVecIndex({view}, static_cast<int32_t>(0), {len});"
+    ));
+    text.line(format!(
+        "AscendC::Muls({view}, {view}, static_cast<int32_t>({stride}), {len});"
+    ));
+    text.line(format!(
+        "AscendC::Adds({view}, {view}, static_cast<int32_t>({start}), {len});"
+    ));
+}
+
+/// A table's first block on the scalar unit, between the `V_S` and `S_V` flags (a
+/// run too short to start every repeat aligned); returns its entries.
+fn scalar_block(text: &mut Text, name: &str, block: &[(u64, u64)], start: u64) -> u64 {
+    let entries: u64 = block.iter().map(|(len, _)| len).product();
+    text.comment(&format!(
+        "the offset table: its first {entries} entries on the scalar unit, repeated on the vector unit"
+    ));
+    text.open("");
+    text.line("AscendC::SetFlag<AscendC::HardEvent::V_S>(0);");
+    text.line("AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);");
+    text.line("uint32_t n = 0;");
+    let mut position = start.to_string();
+    for (d, (len, step)) in block.iter().enumerate() {
+        text.open(format!("for (uint32_t b{d} = 0; b{d} < {len}; ++b{d})"));
+        position.push_str(&format!(" + b{d} * {step}"));
+    }
+    text.line(format!("{name}.SetValue(n, {position});"));
+    text.line("++n;");
+    for _ in block {
+        text.close("");
+    }
+    text.line("AscendC::SetFlag<AscendC::HardEvent::S_V>(0);");
+    text.line("AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);");
+    text.close("");
+    entries
 }
 
 /// Elements one `Gather` call moves at most: its repeat count is 8 bits, and a repeat

@@ -16,7 +16,8 @@
 //!
 //! The table (the `offsets` module) lives in scratch after the program's buffers
 //! (`scratch_bytes` says how much the kernel reserves). The vector unit builds it where
-//! it is a sum of arithmetic runs whose every run after the first is whole blocks;
+//! it is a sum of arithmetic runs, from a first block of whole 32-byte blocks (the
+//! scalar unit writes that block where the innermost run is shorter);
 //! otherwise it is written on the scalar unit between a `V_S` flag (earlier vector
 //! calls, the last `Gather` among them, are done with it) and an `S_V` flag (the
 //! `Gather` waits for it): the emitter's own flags, id 0 of pipe pairs the program

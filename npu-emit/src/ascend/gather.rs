@@ -2,9 +2,10 @@
 //! position in the table's view plus its index times the table's row bytes. Every
 //! index is checked first: outside the gathered extent the kernel calls `Trap()`,
 //! where the simulator stops with an error, so the gather never reads outside the
-//! table. The `lookup` module writes the table on the vector unit; where it cannot,
-//! the `offsets` module writes it on the scalar unit, each index read and checked
-//! there.
+//! table. The `lookup` module writes the table on the vector unit, or where its
+//! scratch does not fit, the positions on the vector unit moved on row by row by the
+//! index the scalar unit reads; where neither can, the `offsets` module writes it on
+//! the scalar unit, each index read and checked there.
 
 use npu_core::program::{Operand, Program, VectorInstr};
 
@@ -70,7 +71,9 @@ pub(super) fn gather(
     };
     let start = u64::from(from - base);
     text.comment(&format!("{construct}: offsets from the index tile"));
-    let table = match super::lookup::table(text, program, v, facts, (start, room)) {
+    let looked_up = super::lookup::table(text, program, v, facts, (start, room))
+        .or_else(|| super::lookup::per_row(text, program, v, facts, start));
+    let table = match looked_up {
         Some(table) => table,
         None => {
             text.comment("each element's index read and checked on the scalar unit");

@@ -142,6 +142,84 @@ pub(super) fn table(
     Some("offsets")
 }
 
+/// The offsets of a `vgather` whose index repeats along the box's innermost dimensions
+/// (a row of an embedding) when the scratch holds the table and nothing more: the
+/// positions on the vector unit, then for each row the scalar unit reads the index and
+/// checks it (`Trap()` outside the extent), and one `Adds` moves the row's positions
+/// on by the index's rows. Opens a block and returns the table's name; `None` (with
+/// nothing written) when the positions are no vector table or a row's offsets are not
+/// whole 32-byte blocks.
+pub(super) fn per_row(
+    text: &mut Text,
+    program: &Program,
+    v: &VectorInstr,
+    facts: &Gather,
+    start: u64,
+) -> Option<&'static str> {
+    let (
+        Operand::Ub { strides, .. },
+        Operand::Ub {
+            address,
+            strides: index_strides,
+        },
+    ) = (v.src[0], v.src[1])
+    else {
+        return None;
+    };
+    let extents = &program.boxes[v.shape as usize];
+    let index_strides = &program.strides[index_strides as usize];
+    let rows = (0..extents.len())
+        .rposition(|d| extents[d] > 1 && index_strides[d] != 0)
+        .map_or(0, |d| d + 1);
+    let run: u64 = extents[rows..].iter().product();
+    let index_ty = super::names::c_type(facts.index_dtype)?;
+    let mut attempt = text.nested();
+    attempt.open("");
+    let table = scratch_address(program);
+    attempt.line(format!(
+        "const AscendC::LocalTensor<uint32_t> offsets = ub[{table}].ReinterpretCast<uint32_t>();"
+    ));
+    let position = &program.strides[strides as usize];
+    if !run.is_multiple_of(8)
+        || !vector_table(&mut attempt, program, extents, start, &|d| position[d])
+    {
+        return None;
+    }
+    attempt.comment("each row's index read and checked on the scalar unit, its offsets moved on by the vector unit");
+    attempt.line("AscendC::SetFlag<AscendC::HardEvent::V_S>(0);");
+    attempt.line("AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);");
+    let (mut index_at, mut row) = (address.to_string(), String::from("0"));
+    for d in 0..rows {
+        let below: u64 = extents[d + 1..rows].iter().product();
+        attempt.open(format!(
+            "for (uint32_t g{d} = 0; g{d} < {}; ++g{d})",
+            extents[d]
+        ));
+        index_at.push_str(&format!(" + g{d} * {}", index_strides[d]));
+        row.push_str(&format!(" + g{d} * {below}"));
+    }
+    let size = facts.index_dtype.size();
+    attempt.line(format!(
+        "const int64_t index = ub.ReinterpretCast<{index_ty}>().GetValue(({index_at}) / {size});"
+    ));
+    attempt.open(format!("if (index < 0 || index >= {})", facts.extent));
+    attempt.line("AscendC::Trap();");
+    attempt.close("");
+    attempt.line(format!(
+        "AscendC::Adds(ub[{table} + ({row}) * {}].ReinterpretCast<int32_t>(), ub[{table} + ({row}) * {}].ReinterpretCast<int32_t>(), static_cast<int32_t>(index * {}), {run});",
+        run * 4,
+        run * 4,
+        facts.row_bytes
+    ));
+    for _ in 0..rows {
+        attempt.close("");
+    }
+    attempt.line("AscendC::SetFlag<AscendC::HardEvent::S_V>(0);");
+    attempt.line("AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);");
+    text.append(attempt);
+    Some("offsets")
+}
+
 /// Where the indices lie laid out as the box: in place when the view already is, else
 /// spread into the indices' scratch by `Duplicate`s; `None` when neither.
 fn spread(

@@ -11,7 +11,8 @@
 //! Copies are written by the `copy` module, vector instructions by `vector` (and
 //! reductions by `reduce`; the advanced math calls and negation by `math`; the
 //! integer calls beyond arithmetic by `integer`; compares and selects by `compare`;
-//! arg reductions and scans, element by element, by `stepwise`; moves the count form
+//! arg reductions along a row by compares, selects and minima by `arg`, the others and
+//! scans element by element by `stepwise`; moves the count form
 //! cannot write and gathers by `strided`, `gather`, `fill` and `pad`), the cube path
 //! (copies into L1, loads into L0A/L0B, `Mmad` and `Fixpipe`, each cube memory a
 //! `TBuf` of its own) by `cube`, the launch file and CMakeLists by `host`. The facts
@@ -19,6 +20,7 @@
 //! `view` (an instruction's UB operands and the loops of calls over its box) and
 //! `offsets` (the offset table a `Gather` reads, and where it lives).
 
+mod arg;
 mod broadcast;
 mod compare;
 mod copy;
@@ -47,6 +49,7 @@ use npu_core::program::{CoreCode, Op, Operand, VectorInstr, VectorKind};
 use npu_core::{CheckedKernel, Dtype, Level, Pipe, Program, Target};
 
 use self::names::{c_type, unsupported};
+use self::offsets::Room;
 use crate::order::{self, Block, Step};
 use crate::output::{Emitted, File, Unsupported, kernel_hash};
 use crate::signature::{file_stem, function_name, gm_tensors, parameters};
@@ -92,9 +95,10 @@ pub(crate) fn emit(
 /// The offset tables of gathers and strided moves fit after the program's buffers,
 /// below the vendor library's scratch in a program with a select.
 fn scratch_fits(program: &Program, target: &Target) -> Result<(), Unsupported> {
-    let room = target.ub_planned(program.selects);
+    let room = Room::of(program, target);
     let table = strided::scratch_bytes(program, room);
     let end = offsets::scratch_address(program) + table;
+    let room = room.any;
     if end <= room {
         return Ok(());
     }
@@ -119,7 +123,7 @@ fn kernel_source(
     text.line("#include \"kernel_operator.h\"");
     text.line("");
     text.open(format!("namespace npu_{name}"));
-    let room = target.ub_planned(program.selects);
+    let room = Room::of(program, target);
     tables(&mut text, program, scratch, room);
     text.line("");
     for line in reduce::HELPERS.lines() {
@@ -183,7 +187,7 @@ fn header(text: &mut Text, program: &Program, target: &Target, kernel: &CheckedK
 
 /// Launch geometry, the temporary buffer of the advanced calls (`scratch` bytes past
 /// the program's buffers, when any) and each core's class and global-memory bases.
-fn tables(text: &mut Text, program: &Program, scratch: u64, room: u64) {
+fn tables(text: &mut Text, program: &Program, scratch: u64, room: Room) {
     let block_dim = program.cores.iter().map(|c| c.core + 1).max().unwrap_or(0);
     let ub = offsets::scratch_address(program) + strided::scratch_bytes(program, room);
     text.line(format!("constexpr uint32_t BLOCK_DIM = {block_dim};"));
@@ -243,7 +247,7 @@ fn class_function(
     program: &Program,
     index: usize,
     code: &CoreCode,
-    room: u64,
+    room: Room,
 ) -> Result<(), Unsupported> {
     let blocks = order::blocks(code)
         .map_err(|e| unsupported(&format!("the flags of core class {index}"), &e.0))?;
@@ -280,7 +284,7 @@ fn instruction(
     text: &mut Text,
     program: &Program,
     step: &Step,
-    (iteration, room): (Option<&str>, u64),
+    (iteration, room): (Option<&str>, Room),
     tags: &mut Tags,
 ) -> Result<(), Unsupported> {
     // The source's dtype is the one written there before this instruction: an
@@ -318,16 +322,21 @@ fn instruction(
             level: Level::L1, ..
         } => cube::copy_in(text, program, step, iteration),
         Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
-        Op::Vector(v) if stepwise::writes(&v) => stepwise::stepwise(text, program, &v),
+        Op::Vector(v) if stepwise::writes(&v) => {
+            if arg::arg(text, program, &v, room) {
+                return Ok(());
+            }
+            stepwise::stepwise(text, program, &v)
+        }
         Op::Vector(v) if v.kind == VectorKind::PairSum => pair_sum::pair_sum(text, program, &v),
         Op::Vector(
             v @ VectorInstr {
                 kind: VectorKind::Gather(gather),
                 ..
             },
-        ) => gather::gather(text, program, &v, (gather, room)),
+        ) => gather::gather(text, program, &v, (gather, room.any)),
         Op::Vector(v) if matches!(v.kind, VectorKind::Reduce(..)) => {
-            reduce::reduce(text, program, &v, room)
+            reduce::reduce(text, program, &v, room.any)
         }
         Op::Vector(v) if math::writes(&v) => math::math(text, program, &v),
         Op::Vector(v) if v.kind == VectorKind::Select => compare::select(text, program, &v),

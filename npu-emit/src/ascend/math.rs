@@ -48,9 +48,10 @@ pub(super) fn scratch_bytes(program: &Program, target: &Target) -> Result<u64, U
         }
     }
     // Past the program's buffers and the offset table of `strided`, if any.
-    let room = target.ub_planned(program.selects);
+    let room = super::offsets::Room::of(program, target);
     let start =
         super::offsets::scratch_address(program) + super::strided::scratch_bytes(program, room);
+    let room = room.any;
     if bytes > 0 && start + bytes > room {
         return Err(unsupported(
             &format!("an advanced math call's {bytes} B temporary buffer"),

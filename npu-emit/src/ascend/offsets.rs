@@ -18,6 +18,24 @@ pub(super) struct Lookup {
     pub(super) row_bytes: u64,
 }
 
+/// Where the UB ends for the emitter's scratch: for any call, and in a kernel whose
+/// emitted code calls `Select` where its program has none (the basic API's own scratch
+/// at `TMP_UB_OFFSET`, which `Select` writes, must stay clear).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Room {
+    pub(super) any: u64,
+    pub(super) select: u64,
+}
+
+impl Room {
+    pub(super) fn of(program: &Program, target: &npu_core::Target) -> Room {
+        Room {
+            any: target.ub_planned(program.selects),
+            select: target.ub_planned(true),
+        }
+    }
+}
+
 /// Where the scratch starts: the program's peak, rounded up to a 32-byte block.
 pub(super) fn scratch_address(program: &Program) -> u64 {
     program.peak(npu_core::Level::Ub).div_ceil(32) * 32

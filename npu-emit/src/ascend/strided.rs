@@ -26,7 +26,7 @@ use npu_core::program::{Op, Operand, Pipe, Program, VectorInstr, VectorKind};
 
 use super::broadcast::{duplicate, strided};
 use super::names::unsupported;
-use super::offsets::{destination, gather_calls, scratch_address, table};
+use super::offsets::{Room, destination, gather_calls, scratch_address, table};
 use super::view::{Dim, View, aligned};
 use crate::output::Unsupported;
 use crate::text::Text;
@@ -40,7 +40,7 @@ const MAX_REPEATS: u64 = 255;
 /// Bytes of scratch the kernel reserves after the program's buffers: the largest
 /// offset table one of its moves or gathers may need (4 bytes an element), or what
 /// a vector form needs that fits below `room`.
-pub(super) fn scratch_bytes(program: &Program, room: u64) -> u64 {
+pub(super) fn scratch_bytes(program: &Program, room: Room) -> u64 {
     program
         .classes
         .iter()
@@ -256,10 +256,11 @@ fn span(extents: &[u64], strides: &[u64]) -> u64 {
 
 /// The scratch one instruction needs: its offset table, and after it its staged
 /// sources; or a max or min fold's partials (`whole_reduce`).
-fn scratch_of(program: &Program, v: &VectorInstr, room: u64) -> Option<u64> {
+fn scratch_of(program: &Program, v: &VectorInstr, room: Room) -> Option<u64> {
     let fold = [
         super::whole_reduce::scratch(program, v),
-        super::window::scratch(program, v, room),
+        super::window::scratch(program, v, room.any),
+        super::arg::scratch(program, v, room),
     ];
     if let Some(bytes) = fold.into_iter().flatten().max() {
         return Some(bytes);
@@ -267,7 +268,7 @@ fn scratch_of(program: &Program, v: &VectorInstr, room: u64) -> Option<u64> {
     let table = u64::from(v.elements) * 4;
     if let VectorKind::Gather(_) = v.kind {
         return Some(
-            super::lookup::scratch(program, v, room).map_or(table, |bytes| bytes.max(table)),
+            super::lookup::scratch(program, v, room.any).map_or(table, |bytes| bytes.max(table)),
         );
     }
     if needs_table(program, v) {

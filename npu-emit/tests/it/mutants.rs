@@ -63,7 +63,8 @@ const TANH: &str = "kernel mutant(x: [f16; 4096]) -> y: [f16; 4096] {
     target ascend910b;
     schedule s { split i by 1024; stage x, y in ub depth 2; }";
 
-/// A row's arg max: value and index stepped in index order on the scalar unit.
+/// A row's arg max: compares, selects and minima over each row of 100 floats (two
+/// repeats), the winner taken on the scalar unit.
 const ARGMAX: &str = "kernel mutant(x: [f32; 64, 100]) -> y: [i32; 64] {
         y[i] = argmax[k](x[i, k]);
     }
@@ -219,6 +220,16 @@ const MUTANTS: &[Mutation] = &[
         let t = t.replacen("static_cast<int32_t>(0 + ", "static_cast<int32_t>(1 + ", 1);
         t.contains("(1 + ").then_some(t)
     }),
+    (
+        "an arg reduction's minima over the first repeat only",
+        ARGMAX,
+        |t| {
+            // Rows of 100 floats are two repeats; the second level folds both.
+            let level = ", 2, 1, 1, 1, 8, AscendC::ReduceOrder";
+            t.contains(level)
+                .then(|| t.replace(level, ", 1, 1, 1, 1, 8, AscendC::ReduceOrder"))
+        },
+    ),
     ("a masked move one element short", SHORT_MOVE, |t| {
         copy_mask(t, |n| n - 1)
     }),

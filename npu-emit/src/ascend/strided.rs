@@ -27,7 +27,7 @@ use npu_core::program::{Op, Operand, Pipe, Program, VectorInstr, VectorKind};
 use super::broadcast::{duplicate, strided};
 use super::names::unsupported;
 use super::offsets::{Room, destination, gather_calls, scratch_address, table};
-use super::view::{Dim, View, aligned};
+use super::view::{Dim, View, aligned, contiguous};
 use crate::output::Unsupported;
 use crate::text::Text;
 
@@ -174,18 +174,6 @@ fn staged_sources(program: &Program, v: &VectorInstr, operands: &[View]) -> Opti
 fn staging_address(program: &Program, v: &VectorInstr) -> u32 {
     let table = (u64::from(v.elements) * 4).div_ceil(32) * 32;
     u32::try_from(scratch_address(program) + table).unwrap_or(u32::MAX)
-}
-
-/// Whether a view covers the box contiguously in its order from an aligned start.
-fn contiguous(program: &Program, extents: &[u64], (address, strides, _, size): View) -> bool {
-    let strides = &program.strides[strides as usize];
-    let mut expected = size;
-    let laid_out = extents.iter().zip(strides).rev().all(|(len, stride)| {
-        let fits = *len == 1 || *stride == expected;
-        expected *= len;
-        fits
-    });
-    laid_out && address.is_multiple_of(32)
 }
 
 /// A move the count form cannot write: a broadcast along the innermost dimensions

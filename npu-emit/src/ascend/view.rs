@@ -152,3 +152,19 @@ pub(super) fn aligned(operands: &[View], loops: &[Dim]) -> bool {
         address % 32 == 0 && loops.iter().all(|dim| dim.strides[index] % 32 == 0)
     })
 }
+
+/// Whether a view covers the box contiguously in its order from an aligned start.
+pub(super) fn contiguous(
+    program: &Program,
+    extents: &[u64],
+    (address, strides, _, size): View,
+) -> bool {
+    let strides = &program.strides[strides as usize];
+    let mut expected = size;
+    let laid_out = extents.iter().zip(strides).rev().all(|(len, stride)| {
+        let fits = *len == 1 || *stride == expected;
+        expected *= len;
+        fits
+    });
+    laid_out && address.is_multiple_of(32)
+}

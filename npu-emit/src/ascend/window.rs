@@ -23,6 +23,7 @@ use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
 use super::names::c_type;
 use super::offsets::{gather_calls_from, scratch_address, table_at};
+use super::view::contiguous;
 use crate::text::Text;
 
 /// The names of the offset tables of a fold's first and second source.
@@ -199,7 +200,8 @@ fn plan(program: &Program, v: &VectorInstr) -> Option<Plan> {
     let outputs: Vec<u64> = (0..extents.len())
         .map(|d| if dst_strides[d] == 0 { 1 } else { extents[d] })
         .collect();
-    if !contiguous(&outputs, dst_strides, v.dst, accumulator.size()) {
+    let accumulators = (v.dst, v.dst_strides, "", accumulator.size());
+    if !contiguous(program, &outputs, accumulators) {
         return None;
     }
     Some(Plan {
@@ -251,18 +253,6 @@ fn layout(program: &Program, plan: &Plan) -> Layout {
         product,
         end: at,
     }
-}
-
-/// Whether a view of `size`-byte elements at `address` with byte `strides` covers the
-/// box `extents` contiguously in its order from a 32-byte aligned start.
-fn contiguous(extents: &[u64], strides: &[u64], address: u32, size: u64) -> bool {
-    let mut expected = size;
-    let laid_out = extents.iter().zip(strides).rev().all(|(len, stride)| {
-        let fits = *len == 1 || *stride == expected;
-        expected *= len;
-        fits
-    });
-    laid_out && address.is_multiple_of(32)
 }
 
 /// A UB view at byte `at` as C++ type `ty`.

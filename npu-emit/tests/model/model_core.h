@@ -31,8 +31,8 @@ using half = _Float16;
 // bfloat16_t (Atlas A2): the high 16 bits of a float. From a float it rounds to
 // nearest, ties to even (a NaN stays a NaN, quieted), as the device's Cast to it in
 // CAST_RINT and npu-core's bf16 rounding do; to a float it is exact. The model makes
-// one only from values a float holds (a double that is not one fails: converting it
-// through a float would round twice).
+// one only from values a float holds (a double or an int that is not one fails:
+// converting it through a float would round twice).
 struct bfloat16_t {
     uint16_t bits = 0;
     bfloat16_t() = default;
@@ -47,6 +47,9 @@ struct bfloat16_t {
         bits = uint16_t((word + rounding) >> 16);
     }
     explicit bfloat16_t(double value);
+    // The device's bfloat16_t is the compiler's arithmetic type, which an integer
+    // constant (a padding value of 0) initialises implicitly.
+    bfloat16_t(int value) : bfloat16_t(double(value)) {}
     operator float() const {
         uint32_t word = uint32_t(bits) << 16;
         float value;

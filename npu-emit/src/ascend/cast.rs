@@ -7,7 +7,8 @@
 //! nearest bound and NaN 0. The device's `Cast` (API reference, Cast and "precision
 //! conversion"): the pairs and round modes of each product's table; an integer result
 //! past its range saturates (the default), a float to an integer saturates ±∞ to the
-//! bounds and NaN to 0 (the reference's table of saturation modes); a float result
+//! bounds and NaN to 0 (the reference's table of saturation modes, on its Reg-level
+//! Cast page: the Atlas A2 pages say only that an overflow saturates); a float result
 //! overflows to infinity in the runtime's INF/NaN mode (the Atlas A2 default the
 //! kernels assume, as the f16 arithmetic does). So a wrapping cast to an integer never
 //! matches, and a saturating one from a float to a float never does (the simulator's
@@ -83,7 +84,7 @@ fn needed(from: Dtype, to: Dtype, saturating: bool) -> Result<Mode, String> {
     let fits = to.range().1 >= from.range().1;
     match (from.is_float(), to.is_float()) {
         (true, _) if saturating && to.is_float() => Err(format!(
-            "a saturating cast to {} turns ±inf into the largest finite value and NaN into 0, which Cast does only in the saturation mode the kernels do not run in",
+            "a saturating cast to {} turns ±inf into the largest finite value and NaN into 0, which Cast does only in the saturation mode (CTRL[48]), and the kernels assume the INF/NaN mode",
             to.name()
         )),
         _ if to.holds(from) => Ok(Mode::None),
@@ -144,5 +145,51 @@ fn name(mode: Mode) -> &'static str {
         Mode::None => "CAST_NONE",
         Mode::Rint => "CAST_RINT",
         Mode::Trunc => "CAST_TRUNC",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Dtype::{Bf16, F16, F32, I8, I16, I32, U8};
+
+    /// `from` to `to` on `chip` gives the mode `expect` names, or an error containing it.
+    fn check(from: Dtype, to: Dtype, saturating: bool, chip: Chip, expect: &str) {
+        let got = match conversion(from, to, saturating, chip) {
+            Ok(Conversion::Move) => "move".to_string(),
+            Ok(Conversion::Cast(mode)) => mode.to_string(),
+            Err(reason) => reason,
+        };
+        assert!(
+            got.contains(expect),
+            "{from} -> {to} (sat {saturating}, {chip:?}): {got}"
+        );
+    }
+
+    #[test]
+    fn casts_are_written_only_where_the_device_converts_as_the_simulator() {
+        let (a2, inference) = (Chip::AtlasA2, Chip::AtlasInference);
+        check(F16, I8, true, a2, "CAST_TRUNC");
+        check(F16, I8, true, inference, "CAST_TRUNC");
+        check(F16, I8, false, a2, "the simulator wraps them");
+        check(F16, I32, false, a2, "the simulator wraps them");
+        check(I32, I16, true, a2, "CAST_NONE");
+        check(I32, I16, false, a2, "the simulator wraps them");
+        check(F16, U8, true, a2, "negative half");
+        check(I8, F16, false, a2, "CAST_NONE");
+        check(U8, F16, true, inference, "CAST_NONE");
+        check(I8, F32, false, a2, "cast to f16 first");
+        check(F32, F16, false, a2, "CAST_RINT");
+        check(F32, F16, false, inference, "CAST_NONE");
+        check(F32, Bf16, false, a2, "CAST_RINT");
+        check(F32, Bf16, false, inference, "has no Cast");
+        check(F32, Bf16, true, a2, "saturation mode");
+        check(Bf16, F32, false, a2, "CAST_NONE");
+        check(F16, F32, true, a2, "saturation mode");
+        check(F16, I16, true, inference, "has no CAST_TRUNC mode");
+        check(F32, I32, true, a2, "CAST_TRUNC");
+        check(F32, I32, true, inference, "has no Cast");
+        check(I16, I16, true, a2, "move");
+        check(F16, F16, true, a2, "saturation mode");
     }
 }

@@ -8,16 +8,17 @@
 //! picks the core's class and its share of each tensor (the core's global-memory
 //! bases, as constant tables).
 //!
-//! Copies are written by the `copy` module, vector instructions by `vector` (and
+//! Copies are written by the `copy` module, vector instructions by `vector` (the
+//! round mode of a cast, or why none converts as the simulator does, by `cast`;
 //! reductions by `reduce`; the advanced math calls and negation by `math`; the
 //! integer calls beyond arithmetic by `integer`; compares and selects by `compare`;
 //! arg reductions and scans, element by element, by `stepwise`; moves the count form
 //! cannot write and gathers by `strided`, `gather`, `fill` and `pad`), the cube path
 //! (copies into L1, loads into L0A/L0B, `Mmad` and `Fixpipe`, each cube memory a
 //! `TBuf` of its own) by `cube`, the launch file and CMakeLists by `host`. The facts
-//! these writers share are leaves: `names` (element types and the unsupported error),
-//! `view` (an instruction's UB operands and the loops of calls over its box) and
-//! `offsets` (the offset table a `Gather` reads, and where it lives).
+//! these writers share are leaves: `names` (element types, the chip and the
+//! unsupported error), `view` (an instruction's UB operands and the loops of calls
+//! over its box) and `offsets` (the offset table a `Gather` reads, and where it lives).
 
 mod broadcast;
 mod cast;

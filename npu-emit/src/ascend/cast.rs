@@ -9,10 +9,13 @@
 //! past its range saturates (the default), a float to an integer saturates ±∞ to the
 //! bounds and NaN to 0 (the reference's table of saturation modes, on its Reg-level
 //! Cast page: the Atlas A2 pages say only that an overflow saturates); a float result
-//! overflows to infinity in the runtime's INF/NaN mode (the Atlas A2 default the
-//! kernels assume, as the f16 arithmetic does). So a wrapping cast to an integer never
-//! matches, and a saturating one from a float to a float never does (the simulator's
-//! ±∞ and NaN become the largest finite value and 0).
+//! overflows to infinity in the runtime's INF/NaN mode (`ACL_RT_OVERFLOW_MODE_INFNAN`,
+//! the default on the Atlas A2 series, which the kernels assume, as the f16
+//! arithmetic does). So a wrapping cast to an integer never matches, and a saturating
+//! one from a float to a float never does (the simulator's ±∞ and NaN become the
+//! largest finite value and 0). The Atlas inference series runs only in the
+//! saturation mode (ACL's `aclrtFloatOverflowMode`), where a float result never is
+//! ±∞ or NaN: there no cast between floats is written.
 
 use npu_core::Dtype;
 
@@ -49,7 +52,6 @@ pub(super) fn conversion(
     if from == to && !(saturating && from.is_float()) {
         return Ok(Conversion::Move);
     }
-    let mode = needed(from, to, saturating)?;
     let listed = modes(chip, from, to);
     if listed.is_empty() {
         return Err(format!(
@@ -60,6 +62,13 @@ pub(super) fn conversion(
             two_steps(from, to)
         ));
     }
+    if from.is_float() && to.is_float() && chip == Chip::AtlasInference {
+        return Err(format!(
+            "{} runs only in the saturation mode (ACL's aclrtFloatOverflowMode), where a float result that would be ±inf or NaN becomes the largest finite value or 0; the simulator's cast keeps ±inf and NaN, and the CPU model does not model that mode",
+            chip.name()
+        ));
+    }
+    let mode = needed(from, to, saturating)?;
     // A lossy conversion under `CAST_NONE` rounds as `CAST_RINT`: where a product lists
     // only `CAST_NONE` for a rounding pair, that is the nearest-even call.
     let mode = match mode {
@@ -126,7 +135,7 @@ fn modes(chip: Chip, from: Dtype, to: Dtype) -> &'static [Mode] {
         Chip::AtlasA2 => match (from, to) {
             (I8 | U8, F16) | (I16, F32) | (F16, F32) | (Bf16, F32) | (I32, I16) => &[None],
             (I16, F16) | (F16, I8 | U8) | (I32, F32) | (F32, F16) => &[Rint, Trunc, None],
-            (F16, I16 | I32) | (Bf16, I32) | (F32, I16 | I32 | Bf16) => &[Rint, Trunc],
+            (F16, I16 | I32) | (Bf16, I32) | (F32, I16 | I32 | Bf16 | F32) => &[Rint, Trunc],
             _ => &[],
         },
         Chip::AtlasInference => match (from, to) {
@@ -180,7 +189,8 @@ mod tests {
         check(U8, F16, true, inference, "CAST_NONE");
         check(I8, F32, false, a2, "cast to f16 first");
         check(F32, F16, false, a2, "CAST_RINT");
-        check(F32, F16, false, inference, "CAST_NONE");
+        check(F32, F16, false, inference, "only in the saturation mode");
+        check(F16, F32, false, inference, "only in the saturation mode");
         check(F32, Bf16, false, a2, "CAST_RINT");
         check(F32, Bf16, false, inference, "has no Cast");
         check(F32, Bf16, true, a2, "saturation mode");
@@ -190,6 +200,7 @@ mod tests {
         check(F32, I32, true, a2, "CAST_TRUNC");
         check(F32, I32, true, inference, "has no Cast");
         check(I16, I16, true, a2, "move");
-        check(F16, F16, true, a2, "saturation mode");
+        check(F16, F16, true, a2, "has no Cast");
+        check(F32, F32, true, a2, "saturation mode");
     }
 }

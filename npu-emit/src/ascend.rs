@@ -8,7 +8,8 @@
 //! picks the core's class and its share of each tensor (the core's global-memory
 //! bases, as constant tables).
 //!
-//! Copies are written by the `copy` module, vector instructions by `vector` (and
+//! Copies are written by the `copy` module, vector instructions by `vector` (the
+//! round mode of a cast, or why none converts as the simulator does, by `cast`;
 //! reductions by `reduce`; the advanced math calls and negation by `math`; the
 //! integer calls beyond arithmetic by `integer`; compares and selects by `compare`;
 //! arg reductions along a row by compares, selects and minima by `arg`, the others and
@@ -16,12 +17,13 @@
 //! cannot write and gathers by `strided`, `gather`, `fill` and `pad`), the cube path
 //! (copies into L1, loads into L0A/L0B, `Mmad` and `Fixpipe`, each cube memory a
 //! `TBuf` of its own) by `cube`, the launch file and CMakeLists by `host`. The facts
-//! these writers share are leaves: `names` (element types and the unsupported error),
-//! `view` (an instruction's UB operands and the loops of calls over its box) and
-//! `offsets` (the offset table a `Gather` reads, and where it lives).
+//! these writers share are leaves: `names` (element types, the chip and the
+//! unsupported error), `view` (an instruction's UB operands and the loops of calls
+//! over its box) and `offsets` (the offset table a `Gather` reads, and where it lives).
 
 mod arg;
 mod broadcast;
+mod cast;
 mod compare;
 mod copy;
 mod cube;
@@ -48,7 +50,7 @@ use std::collections::BTreeMap;
 use npu_core::program::{CoreCode, Op, Operand, VectorInstr, VectorKind};
 use npu_core::{CheckedKernel, Dtype, Level, Pipe, Program, Target};
 
-use self::names::{c_type, unsupported};
+use self::names::{Chip, element_type, unsupported};
 use self::offsets::Room;
 use crate::order::{self, Block, Step};
 use crate::output::{Emitted, File, Unsupported, kernel_hash};
@@ -62,14 +64,7 @@ pub(crate) fn emit(
     kernel: &CheckedKernel,
 ) -> Result<Emitted, Unsupported> {
     cube::check(program)?;
-    for tensor in &program.signature {
-        c_type(tensor.dtype).ok_or_else(|| {
-            unsupported(
-                &format!("tensor `{}` of {}", tensor.name, tensor.dtype.name()),
-                "this backend writes f16, f32, i16 and i32 tensors only so far",
-            )
-        })?;
-    }
+    element_types_exist(program, target)?;
     scratch_fits(program, target)?;
     let name = function_name(program, kernel);
     let stem = file_stem(program);
@@ -90,6 +85,21 @@ pub(crate) fn emit(
             },
         ],
     })
+}
+
+/// Every tensor's element type exists on the target's chip: all nine dtypes on the
+/// Atlas A2 series, all but bf16 on the Atlas inference AI Core (its API reference has
+/// no `bfloat16_t`).
+fn element_types_exist(program: &Program, target: &Target) -> Result<(), Unsupported> {
+    let chip = Chip::of(target);
+    let bf16 = program.signature.iter().find(|t| t.dtype == Dtype::Bf16);
+    match bf16 {
+        Some(tensor) if chip == Chip::AtlasInference => Err(unsupported(
+            &format!("tensor `{}` of bf16", tensor.name),
+            &format!("{} has no bfloat16_t", chip.name()),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The offset tables of gathers and strided moves fit after the program's buffers,
@@ -226,12 +236,12 @@ fn tables(text: &mut Text, program: &Program, scratch: u64, room: Room) {
 fn class_parameters(program: &Program) -> String {
     let mut parameters: Vec<String> = gm_tensors(program)
         .map(|(_, t)| {
-            let ty = c_type(t.dtype).unwrap_or("uint8_t");
+            let ty = element_type(t.dtype);
             format!("const AscendC::GlobalTensor<{ty}> &{}_gm", t.name)
         })
         .collect();
     for (_, t) in crate::signature::parameters(program) {
-        parameters.push(format!("{} {}", c_type(t.dtype).unwrap_or("float"), t.name));
+        parameters.push(format!("{} {}", element_type(t.dtype), t.name));
     }
     parameters.push("const AscendC::LocalTensor<uint8_t> &ub".into());
     for (_, name, _) in cube::used(program) {
@@ -393,7 +403,7 @@ fn entry(text: &mut Text, program: &Program, name: &str) {
         .map(|(_, t)| format!("GM_ADDR {}", t.name))
         .collect();
     for (_, t) in parameters(program) {
-        arguments.push(format!("{} {}", c_type(t.dtype).unwrap_or("float"), t.name));
+        arguments.push(format!("{} {}", element_type(t.dtype), t.name));
     }
     text.open(format!(
         "extern \"C\" __global__ __aicore__ void {name}({})",
@@ -415,7 +425,7 @@ fn entry(text: &mut Text, program: &Program, name: &str) {
     cube::declare(text, program);
     let mut call = Vec::new();
     for (index, t) in gm_tensors(program) {
-        let ty = c_type(t.dtype).unwrap_or("uint8_t");
+        let ty = element_type(t.dtype);
         text.line(format!("AscendC::GlobalTensor<{ty}> {}_gm;", t.name));
         text.line(format!(
             "{0}_gm.SetGlobalBuffer(reinterpret_cast<__gm__ {ty} *>({0}) + GM_BASE[core][{index}]);",

@@ -15,7 +15,7 @@
 use npu_core::Level;
 use npu_core::program::{CopyDim, Op, Program};
 
-use super::names::{c_type, unsupported};
+use super::names::{element_type, unsupported};
 use crate::order::Step;
 use crate::output::Unsupported;
 use crate::text::Text;
@@ -53,7 +53,7 @@ pub(super) fn copy(
         return Ok(());
     };
     let declared = &program.signature[usize::from(tensor)];
-    let ty = c_type(declared.dtype).unwrap_or("uint8_t");
+    let ty = element_type(declared.dtype);
     let copy = &program.copies[shape as usize];
     let left = address % 32;
     let calls = plan(&copy.dims, copy.element_bytes, u64::from(left))?;

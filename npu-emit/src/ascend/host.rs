@@ -11,7 +11,7 @@
 use npu_core::ir::{Role, Tensor};
 use npu_core::{Dtype, Level, Program, Target};
 
-use super::names::c_type;
+use super::names::{Chip, element_type};
 use crate::signature::{gm_tensors, parameters};
 use crate::text::Text;
 
@@ -90,9 +90,14 @@ fn check_output(text: &mut Text, tensor: &Tensor) {
 fn comparison(dtype: Dtype) -> (&'static str, f64) {
     match dtype {
         Dtype::F16 => ("Kind::Half", 1e-3),
+        Dtype::Bf16 => ("Kind::BFloat16", 1e-3),
         Dtype::F32 => ("Kind::Float", 1e-4),
+        Dtype::I8 => ("Kind::Int8", 0.0),
+        Dtype::U8 => ("Kind::Uint8", 0.0),
         Dtype::I16 => ("Kind::Int16", 0.0),
-        _ => ("Kind::Int32", 0.0),
+        Dtype::U16 => ("Kind::Uint16", 0.0),
+        Dtype::I32 => ("Kind::Int32", 0.0),
+        Dtype::U32 => ("Kind::Uint32", 0.0),
     }
 }
 
@@ -115,7 +120,7 @@ fn device_arguments(text: &mut Text, program: &Program) -> Vec<String> {
         arguments.push(format!("{name}_device"));
     }
     for (_, tensor) in parameters(program) {
-        let ty = c_type(tensor.dtype).unwrap_or("float");
+        let ty = element_type(tensor.dtype);
         let name = &tensor.name;
         text.line(format!("{ty} {name} = {ty}(0);"));
         text.line(format!(
@@ -128,9 +133,9 @@ fn device_arguments(text: &mut Text, program: &Program) -> Vec<String> {
 
 /// `CMakeLists.txt` for the CANN toolkit's Ascend C build.
 pub(super) fn cmake(target: &Target, name: &str) -> String {
-    let soc = match target.name.as_str() {
-        "ascend310p" => "Ascend310P3",
-        _ => "Ascend910B3",
+    let soc = match Chip::of(target) {
+        Chip::AtlasInference => "Ascend310P3",
+        Chip::AtlasA2 => "Ascend910B3",
     };
     let mut text = Text::default();
     text.line(format!(

@@ -30,8 +30,25 @@ static std::vector<uint8_t> DeviceToFile(const uint8_t *device, const char *path
     return host;
 }
 
-enum class Kind { Half, Float, Int16, Int32 };
+enum class Kind { Half, BFloat16, Float, Int8, Uint8, Int16, Uint16, Int32, Uint32 };
 
+// The bytes of one element of `kind`.
+static size_t ElementBytes(Kind kind) {
+    switch (kind) {
+    case Kind::Int8:
+    case Kind::Uint8:
+        return 1;
+    case Kind::Half:
+    case Kind::BFloat16:
+    case Kind::Int16:
+    case Kind::Uint16:
+        return 2;
+    default:
+        return 4;
+    }
+}
+
+// An element of `kind` as a double (exact for every kind).
 static double Element(const uint8_t *at, Kind kind) {
     switch (kind) {
     case Kind::Half: {
@@ -39,14 +56,36 @@ static double Element(const uint8_t *at, Kind kind) {
         std::memcpy(&bits, at, 2);
         return aclFloat16ToFloat(bits);
     }
+    case Kind::BFloat16: {
+        // bfloat16 is the high half of a float.
+        uint32_t word = 0;
+        std::memcpy(reinterpret_cast<uint8_t *>(&word) + 2, at, 2);
+        float value;
+        std::memcpy(&value, &word, 4);
+        return value;
+    }
     case Kind::Float: {
         float value;
         std::memcpy(&value, at, 4);
         return value;
     }
+    case Kind::Int8:
+        return double(int8_t(*at));
+    case Kind::Uint8:
+        return double(*at);
     case Kind::Int16: {
         int16_t value;
         std::memcpy(&value, at, 2);
+        return value;
+    }
+    case Kind::Uint16: {
+        uint16_t value;
+        std::memcpy(&value, at, 2);
+        return value;
+    }
+    case Kind::Uint32: {
+        uint32_t value;
+        std::memcpy(&value, at, 4);
         return value;
     }
     default: {
@@ -65,7 +104,7 @@ static bool Matches(const char *name, const std::vector<uint8_t> &got, const cha
     if (!ReadFile(golden_path, golden.data(), golden.size())) {
         return false;
     }
-    size_t size = kind == Kind::Half || kind == Kind::Int16 ? 2 : 4;
+    size_t size = ElementBytes(kind);
     size_t misses = 0;
     for (size_t i = 0; i < got.size() / size; ++i) {
         double g = Element(&got[i * size], kind), w = Element(&golden[i * size], kind);

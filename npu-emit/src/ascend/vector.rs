@@ -10,7 +10,8 @@ use npu_core::Dtype;
 use npu_core::ir::{BinaryOp, UnaryOp};
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
-use super::names::{c_type, infinity, unsupported};
+use super::cast::{Conversion, conversion};
+use super::names::{Chip, element_type, infinity, unsupported};
 use super::view::{View, aligned, flatten};
 use crate::output::Unsupported;
 use crate::text::Text;
@@ -25,25 +26,13 @@ pub(super) fn vector(
     source_dtype: Dtype,
 ) -> Result<(), Unsupported> {
     let construct = || format!("{} {}", v.kind.mnemonic(), v.dtype.name());
-    let (Some(ty), Some(source_ty)) = (c_type(v.dtype), c_type(source_dtype)) else {
-        return Err(unsupported(
-            &construct(),
-            "this backend writes f16 and f32 vector arithmetic only so far",
-        ));
-    };
-    if !v.dtype.is_float() || !source_dtype.is_float() {
-        integer_call(v, source_dtype)?;
-    }
-    let (call, mode) = match v.kind {
-        VectorKind::Cast if source_dtype == v.dtype => ("DataCopy", None),
-        VectorKind::Cast => ("Cast", Some(round_mode(source_dtype, v.dtype))),
-        _ => (call_name(v)?, None),
-    };
+    let (ty, source_ty) = (element_type(v.dtype), element_type(source_dtype));
+    let (call, mode) = call_and_mode(program, v, source_dtype)?;
     let mut operands = vec![(v.dst, v.dst_strides, ty, v.dtype.size())];
     for operand in v.src {
         if let Operand::Ub { address, strides } = operand {
             let (ty, size) = match v.kind {
-                VectorKind::Cast => (source_ty, source_dtype.size()),
+                VectorKind::Cast | VectorKind::SatCast => (source_ty, source_dtype.size()),
                 _ => (ty, v.dtype.size()),
             };
             operands.push((address, strides, ty, size));
@@ -52,12 +41,15 @@ pub(super) fn vector(
     if super::fill::masked_fill(text, program, v, &operands) {
         return Ok(());
     }
-    if call != "DataCopy" {
+    // Staging gathers (or duplicates) a source, and neither call takes 8-bit
+    // elements: such a source must be readable as it lies.
+    if call != "DataCopy" && operands.iter().all(|(_, _, _, size)| *size > 1) {
         super::strided::stage(text, program, v, &mut operands);
     }
     let (loops, count) = match flatten(program, v, &operands) {
         Ok(flat) => flat,
         Err(_) if call == "DataCopy" => {
+            bytes_move(v)?;
             return super::strided::strided_move(text, program, v, &operands);
         }
         Err(error) => return Err(error),
@@ -76,6 +68,7 @@ pub(super) fn vector(
     }
     let aligned = aligned(&operands, &loops);
     if call == "DataCopy" && (!aligned || !(count * v.dtype.size()).is_multiple_of(32)) {
+        bytes_move(v)?;
         return super::strided::short_move(text, program, v, &operands, &loops, count);
     }
     if !aligned {
@@ -148,37 +141,80 @@ fn overlap(program: &Program, v: &VectorInstr, operands: &[View]) -> bool {
     a.0 < b.1 && b.0 < a.1
 }
 
-/// Integer instructions written so far: `Add` `Sub` `Mul` `Max` `Min` (and their
-/// scalar forms), `Duplicate` and moves, on int16 and int32 (the types the reference
-/// lists for them), and `And` `Or` on int16; no casts.
-fn integer_call(v: &VectorInstr, source_dtype: Dtype) -> Result<(), Unsupported> {
+/// The call of an instruction and, for a `Cast`, its round mode: a cast by the
+/// `cast` module's rules for the program's chip, anything else by the element types
+/// its call takes.
+fn call_and_mode(
+    program: &Program,
+    v: &VectorInstr,
+    source_dtype: Dtype,
+) -> Result<(&'static str, Option<String>), Unsupported> {
+    let construct = || format!("{} {}", v.kind.mnemonic(), v.dtype.name());
+    let saturating = match v.kind {
+        VectorKind::Cast => false,
+        VectorKind::SatCast => true,
+        _ => {
+            takes(v)?;
+            return Ok((call_name(v)?, None));
+        }
+    };
+    let chip = Chip::named(&program.target);
+    let from = format!("{} from {}", construct(), source_dtype.name());
+    match conversion(source_dtype, v.dtype, saturating, chip) {
+        Ok(Conversion::Move) => Ok(("DataCopy", None)),
+        Ok(Conversion::Cast(mode)) => Ok(("Cast", Some(format!("AscendC::RoundMode::{mode}")))),
+        Err(reason) => Err(unsupported(&from, &reason)),
+    }
+}
+
+/// Whether the call of an instruction other than a cast takes its element type:
+/// half and float for every call; int16 and int32 for `Add` `Sub` `Mul` `Max` `Min`
+/// (and their scalar forms), `Duplicate` and moves, and `And` `Or` on int16 (the
+/// types the reference lists for them); `And` `Or` on uint16, `Duplicate` on uint16,
+/// uint32 and bfloat16; moves of every type. bf16 arithmetic is refused: the Atlas A2
+/// `Add`, `Mul`, `Max` and the rest take half and float, not bfloat16_t.
+fn takes(v: &VectorInstr) -> Result<(), Unsupported> {
+    let dtype = v.dtype;
     let supported = match v.kind {
+        _ if matches!(dtype, Dtype::F16 | Dtype::F32) => true,
+        VectorKind::Copy => true,
+        VectorKind::Dup => !matches!(dtype, Dtype::I8 | Dtype::U8),
+        VectorKind::Binary(BinaryOp::And | BinaryOp::Or) => {
+            matches!(dtype, Dtype::I16 | Dtype::U16)
+        }
         VectorKind::Binary(
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min,
-        ) => true,
-        VectorKind::Binary(BinaryOp::And | BinaryOp::Or) => v.dtype == Dtype::I16,
-        VectorKind::Dup | VectorKind::Copy => true,
-        VectorKind::Cast => source_dtype == v.dtype,
+        ) => matches!(dtype, Dtype::I16 | Dtype::I32),
         _ => false,
     };
     if supported {
         return Ok(());
     }
+    let reason = match dtype {
+        Dtype::Bf16 => {
+            "the Atlas A2 vector arithmetic calls take half and float, not bfloat16_t; cast to f32 first"
+        }
+        Dtype::I8 | Dtype::U8 => {
+            "the vector arithmetic calls take no 8-bit integers; cast to f16 first"
+        }
+        _ => "no Ascend C call is written for it on integers yet (see docs/emit.md)",
+    };
     Err(unsupported(
-        &format!("{} {}", v.kind.mnemonic(), v.dtype.name()),
-        "no Ascend C call is written for it on integers yet (see docs/emit.md)",
+        &format!("{} {}", v.kind.mnemonic(), dtype.name()),
+        reason,
     ))
 }
 
-/// The `RoundMode` of a cast between floats: widening is exact (`CAST_NONE`),
-/// narrowing rounds to nearest, ties to even (`CAST_RINT`), as the simulator rounds.
-fn round_mode(from: Dtype, to: Dtype) -> String {
-    let mode = if to.holds(from) {
-        "CAST_NONE"
-    } else {
-        "CAST_RINT"
-    };
-    format!("AscendC::RoundMode::{mode}")
+/// A move the count form of `DataCopy` cannot write goes through `Copy` or `Gather`,
+/// which take 16- and 32-bit elements only.
+fn bytes_move(v: &VectorInstr) -> Result<(), Unsupported> {
+    if v.dtype.size() > 1 {
+        return Ok(());
+    }
+    Err(unsupported(
+        &format!("{} {}", v.kind.mnemonic(), v.dtype.name()),
+        "a move of 8-bit elements that is not whole 32-byte blocks needs Copy or Gather, which take 16- and 32-bit elements only",
+    ))
 }
 
 /// The API function of an instruction; with a scalar source, its scalar form.

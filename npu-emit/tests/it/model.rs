@@ -426,6 +426,84 @@ const CASES: &[crate::support::ModelCase] = &[
         Err("overlap partly"),
     ),
     (
+        // Half to int8 toward zero, saturating: past the range (127.875 truncates to
+        // 127; 200, 65504 and inf) the bound, NaN and -0 give 0, ties truncate.
+        "cast_half_to_int8_truncates_and_saturates",
+        "half v[16] = {half(1.5), half(-1.5), half(127.9), half(200), half(-300), half(INFINITY), half(-INFINITY), half(NAN),
+                       half(-0.0), half(0.5), half(-128.9), half(2.5), half(3.5), half(-2.5), half(65504), half(-65504)};
+         std::memcpy(&core.ub[0], v, 32);
+         AscendC::Cast(ub[64].ReinterpretCast<int8_t>(), h[0], AscendC::RoundMode::CAST_TRUNC, 16);
+         for (int i = 0; i < 16; ++i) std::printf(\"%d \", int(int8_t(core.ub[64 + i])));",
+        Ok("1 -1 127 127 -128 127 -128 0 0 0 -128 2 3 -2 127 -128 "),
+    ),
+    (
+        // The same pair in CAST_RINT: ties go to the even neighbour.
+        "cast_half_to_int8_in_rint_rounds_ties_to_even",
+        "half v[16] = {half(1.5), half(-1.5), half(2.5), half(3.5), half(-2.5), half(0.5), half(126.5), half(127.5)};
+         std::memcpy(&core.ub[0], v, 32);
+         AscendC::Cast(ub[64].ReinterpretCast<int8_t>(), h[0], AscendC::RoundMode::CAST_RINT, 8);
+         for (int i = 0; i < 8; ++i) std::printf(\"%d \", int(int8_t(core.ub[64 + i])));",
+        Ok("2 -2 2 4 -2 0 126 127 "),
+    ),
+    (
+        // 8-bit integers to half are exact: the bounds of int8 and uint8 arrive as they are.
+        "cast_int8_and_uint8_to_half_is_exact",
+        "int8_t s[4] = {-128, 127, -1, 0}; uint8_t u[3] = {255, 0, 128};
+         std::memcpy(&core.ub[0], s, 4); std::memcpy(&core.ub[32], u, 3);
+         AscendC::Cast(h[32], ub[0].ReinterpretCast<int8_t>(), AscendC::RoundMode::CAST_NONE, 4);
+         AscendC::Cast(h[64], ub[32], AscendC::RoundMode::CAST_NONE, 3);
+         for (int i = 0; i < 4; ++i) std::printf(\"%g \", double(core_half(64 + 2 * i)));
+         for (int i = 0; i < 3; ++i) std::printf(\"%g \", double(core_half(128 + 2 * i)));",
+        Ok("-128 127 -1 0 255 0 128 "),
+    ),
+    (
+        // Float to bfloat16 to nearest, ties to even: 1 + 2^-8 is a tie down to 1,
+        // 1 + 3 x 2^-8 a tie up to 1 + 2^-6, just past a tie rounds up; NaN stays a
+        // quiet NaN, -0 keeps its sign, 3.4e38 is past bf16's largest and becomes inf.
+        // Back to float is exact.
+        "cast_float_to_bfloat16_rounds_to_nearest_even",
+        "float v[8] = {1.00390625f, 1.01171875f, NAN, INFINITY, -0.0f, 3.4e38f, 1.00390625f + 0x1p-20f, -1.5f};
+         std::memcpy(&core.ub[0], v, 32);
+         AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::LocalTensor<bfloat16_t> b = buffer.Get<bfloat16_t>();
+         AscendC::Cast(b[32], f[0], AscendC::RoundMode::CAST_RINT, 8);
+         AscendC::Cast(f[32], b[32], AscendC::RoundMode::CAST_NONE, 8);
+         for (int i = 0; i < 8; ++i) { uint16_t x; std::memcpy(&x, &core.ub[64 + 2 * i], 2); std::printf(\"%04x \", x); }
+         std::printf(\"%g %g\", core_float(128 + 4), core_float(128 + 28));",
+        Ok("3f80 3f82 7fc0 7f80 8000 7f80 3f81 bfc0 1.01562 -1.5"),
+    ),
+    (
+        // int32 to int16 saturates at both bounds.
+        "cast_int32_to_int16_saturates",
+        "int32_t v[8] = {70000, -70000, 5, -5, 32768, -32769, 0, 1};
+         std::memcpy(&core.ub[0], v, 32);
+         AscendC::LocalTensor<int32_t> w = buffer.Get<int32_t>();
+         AscendC::Cast(h[32].ReinterpretCast<int16_t>(), w[0], AscendC::RoundMode::CAST_NONE, 8);
+         for (int i = 0; i < 8; ++i) { int16_t x; std::memcpy(&x, &core.ub[64 + 2 * i], 2); std::printf(\"%d \", x); }",
+        Ok("32767 -32768 5 -5 32767 -32768 0 1 "),
+    ),
+    (
+        "cast_of_a_negative_half_to_uint8_fails",
+        "half v[16] = {half(1), half(-1)};
+         std::memcpy(&core.ub[0], v, 32);
+         AscendC::Cast(ub[64], h[0], AscendC::RoundMode::CAST_TRUNC, 2);",
+        Err("an exception in the reference"),
+    ),
+    (
+        // int8 to float is no pair of the Atlas A2 table (through half it is).
+        "cast_of_a_pair_the_table_lacks_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::Cast(f[32], ub[0].ReinterpretCast<int8_t>(), AscendC::RoundMode::CAST_NONE, 8);",
+        Err("no Cast from a 1-byte to a 4-byte type"),
+    ),
+    (
+        // half to float lists CAST_NONE only.
+        "cast_in_a_mode_the_pair_does_not_list_fails",
+        "AscendC::LocalTensor<float> f = buffer.Get<float>();
+         AscendC::Cast(f[32], h[0], AscendC::RoundMode::CAST_RINT, 8);",
+        Err("is not listed for this pair"),
+    ),
+    (
         "a_gather_past_255_repeats_fails",
         "AscendC::LocalTensor<float> f = buffer.Get<float>();
          AscendC::LocalTensor<uint32_t> o = buffer.Get<uint32_t>();

@@ -112,8 +112,16 @@ const PAD: &str = "kernel mutant(x: [f16; 2, 30, 30]) -> y: [f16; 2, 32, 32] {
     target ascend910b;
     schedule s { split c by 1; stage x, y in ub depth 1; }";
 
+/// A quantisation: a scaled f16 to i8, saturating, in `CAST_TRUNC` (toward zero, as
+/// the simulator's cast to an integer).
+const QUANTISE: &str = "kernel mutant(x: [f16; 4096]) -> y: [i8; 4096] {
+        y[i] = (x[i] * 8) as sat i8;
+    }
+    target ascend910b;
+    schedule s { split i by 1024; stage x, y in ub depth 2; }";
+
 /// The kernels mutated, with the names their originals are built under.
-const KERNELS: [(&str, &str); 13] = [
+const KERNELS: [(&str, &str); 14] = [
     (TILES_2D, "tiles_2d"),
     (RUN_1D, "run_1d"),
     (FOLD, "fold"),
@@ -127,6 +135,7 @@ const KERNELS: [(&str, &str); 13] = [
     (PAD, "pad"),
     (GATHER, "gather"),
     (WINDOW, "window"),
+    (QUANTISE, "quantise"),
 ];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
@@ -294,6 +303,14 @@ const MUTANTS: &[Mutation] = &[
     ("a wrong Nz column stride of an ND2NZ copy", CUBE, |t| {
         edit_number_after(t, "nd2nz.dstNzC0Stride = ", 1, |n| n + 16)
     }),
+    (
+        "a cast to i8 rounding to nearest, not toward zero",
+        QUANTISE,
+        |t| {
+            let t = t.replacen("RoundMode::CAST_TRUNC", "RoundMode::CAST_RINT", 1);
+            t.contains("CAST_RINT").then_some(t)
+        },
+    ),
     ("a Fixpipe to f16 without its cast", CUBE, |t| {
         let cast = "fixpipe.quantPre = QuantMode_t::F322F16;";
         t.contains(cast)

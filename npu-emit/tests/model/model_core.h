@@ -28,6 +28,36 @@
 using GM_ADDR = uint8_t *;
 using half = _Float16;
 
+// bfloat16_t (Atlas A2): the high 16 bits of a float. From a float it rounds to
+// nearest, ties to even (a NaN stays a NaN, quieted), as the device's Cast to it in
+// CAST_RINT and npu-core's bf16 rounding do; to a float it is exact. The model makes
+// one only from values a float holds (a double or an int that is not one fails:
+// converting it through a float would round twice).
+struct bfloat16_t {
+    uint16_t bits = 0;
+    bfloat16_t() = default;
+    explicit bfloat16_t(float value) {
+        uint32_t word;
+        std::memcpy(&word, &value, 4);
+        if (value != value) {
+            bits = uint16_t((word >> 16) | 0x0040);
+            return;
+        }
+        uint32_t rounding = 0x7FFF + ((word >> 16) & 1);
+        bits = uint16_t((word + rounding) >> 16);
+    }
+    explicit bfloat16_t(double value);
+    // The device's bfloat16_t is the compiler's arithmetic type, which an integer
+    // constant (a padding value of 0) initialises implicitly.
+    bfloat16_t(int value) : bfloat16_t(double(value)) {}
+    operator float() const {
+        uint32_t word = uint32_t(bits) << 16;
+        float value;
+        std::memcpy(&value, &word, 4);
+        return value;
+    }
+};
+
 enum pipe_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL };
 
 // The kernel types of KERNEL_TASK_TYPE_DEFAULT (asc-devkit kernel_utils_macros.h).
@@ -61,6 +91,16 @@ constexpr int PIPES = 7;
     va_end(args);
     std::exit(3);
 }
+
+}  // namespace npu_model
+
+inline bfloat16_t::bfloat16_t(double value) : bfloat16_t(float(value)) {
+    if (value == value && double(float(value)) != value) {
+        npu_model::fail("bfloat16_t from %.17g, which no float holds (two roundings)", value);
+    }
+}
+
+namespace npu_model {
 
 inline const char *pipe_name(int pipe) {
     static const char *names[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"};

@@ -1,6 +1,6 @@
 // Vector calls over a count of elements (the "tensor front, count" form): Add, Sub,
 // Mul, Div, Max, Min, And, Or (int16; bitwise on integers); Adds, Muls, Maxs, Mins; Relu, Abs, Exp, Ln, Sqrt, Rsqrt,
-// Reciprocal; Duplicate; CreateVecIndex; Cast between float types. Every operand starts 32-byte aligned and lies inside its
+// Reciprocal; Duplicate; CreateVecIndex; Cast (the Atlas A2 pairs, CAST_NONE/RINT/TRUNC). Every operand starts 32-byte aligned and lies inside its
 // buffer; the count is positive. dst may be a source (in place).
 //
 // Values: each element is computed in double from the operands' exact values and
@@ -9,6 +9,7 @@
 // libm functions), not the device's.
 #pragma once
 
+#include <limits>
 #include <type_traits>
 
 #include "model_tensor.h"
@@ -33,7 +34,12 @@ template <typename T> inline double load(uint64_t address) {
 
 // Floats round to nearest even; integers keep the low bits (the value is exact here).
 template <typename T> inline void store(uint64_t address, double value) {
-    T rounded = std::is_integral<T>::value ? T(int64_t(value)) : T(value);
+    T rounded;
+    if constexpr (std::is_integral<T>::value) {
+        rounded = T(int64_t(value));
+    } else {
+        rounded = T(value);
+    }
     std::memcpy(&core().ub[address], &rounded, sizeof(T));
 }
 
@@ -124,15 +130,92 @@ NPU_MODEL_UNARY(Reciprocal, 1.0 / x)
 
 enum class RoundMode { CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
 
-// A cast between float types: CAST_NONE where the destination holds every source
-// value (widening), CAST_RINT (nearest, ties to even) where it narrows; the model
-// refuses other modes, which the emitter never writes.
+}  // namespace AscendC
+
+namespace npu_model {
+
+// The round modes the model implements, as bits: CAST_NONE (exact, or as CAST_RINT
+// where the conversion loses precision), CAST_RINT (nearest, ties to even) and
+// CAST_TRUNC (toward zero).
+constexpr unsigned CAST_NONE_BIT = 1, CAST_RINT_BIT = 2, CAST_TRUNC_BIT = 4;
+
+template <typename A, typename B> constexpr bool same() { return std::is_same<A, B>::value; }
+
+// Which of those modes the Atlas A2 Cast table (API reference, Cast: "Atlas A2
+// training/inference series, supported data type pairs") lists for S -> D; 0 for a
+// pair it does not list. The Atlas inference AI Core lists a subset of these pairs
+// with fewer modes; the emitter keeps to that subset on ascend310p.
+template <typename D, typename S> constexpr unsigned cast_modes() {
+    constexpr unsigned N = CAST_NONE_BIT, R = CAST_RINT_BIT, T = CAST_TRUNC_BIT;
+    return (same<S, int8_t>() || same<S, uint8_t>()) && same<D, half>()  ? N
+           : same<S, int16_t>() && same<D, half>()                       ? R | T | N
+           : same<S, int16_t>() && same<D, float>()                      ? N
+           : same<S, half>() && (same<D, int8_t>() || same<D, uint8_t>()) ? R | T | N
+           : same<S, half>() && (same<D, int16_t>() || same<D, int32_t>()) ? R | T
+           : same<S, half>() && same<D, float>()                         ? N
+           : same<S, bfloat16_t>() && same<D, int32_t>()                 ? R | T
+           : same<S, bfloat16_t>() && same<D, float>()                   ? N
+           : same<S, int32_t>() && same<D, int16_t>()                    ? N
+           : same<S, int32_t>() && same<D, float>()                      ? R | T | N
+           : same<S, float>() && (same<D, int16_t>() || same<D, int32_t>()) ? R | T
+           : same<S, float>() && same<D, half>()                         ? R | T | N
+           : same<S, float>() && same<D, bfloat16_t>()                   ? R | T
+                                                                         : 0;
+}
+
+inline unsigned mode_bit(AscendC::RoundMode mode) {
+    switch (mode) {
+    case AscendC::RoundMode::CAST_NONE:
+        return CAST_NONE_BIT;
+    case AscendC::RoundMode::CAST_RINT:
+        return CAST_RINT_BIT;
+    case AscendC::RoundMode::CAST_TRUNC:
+        return CAST_TRUNC_BIT;
+    default:
+        return 0;
+    }
+}
+
+// One value of S converted to D under `mode`. To an integer: rounded by the mode,
+// then saturated (the reference's precision-conversion rules: an overflow saturates
+// by default; a float's ±inf becomes the bound and NaN 0, its table of saturation
+// modes). To a float: rounded to nearest even (the only mode the model converts to a
+// float in), past the range infinity: the runtime's INF/NaN mode, as the kernels'
+// f16 arithmetic assumes.
+template <typename D> double convert(double x, AscendC::RoundMode mode) {
+    if constexpr (std::is_integral<D>::value) {
+        if (x != x) {
+            return 0.0;
+        }
+        double rounded = mode == AscendC::RoundMode::CAST_TRUNC ? std::trunc(x) : std::nearbyint(x);
+        double low = double(std::numeric_limits<D>::min()), high = double(std::numeric_limits<D>::max());
+        return rounded < low ? low : rounded > high ? high : rounded;
+    } else {
+        if (mode == AscendC::RoundMode::CAST_TRUNC) {
+            fail("Cast: the model converts to a float to nearest only, not CAST_TRUNC");
+        }
+        return x;
+    }
+}
+
+}  // namespace npu_model
+
+namespace AscendC {
+
+// A cast of `count` elements: the pair and the mode must be in the Atlas A2 table
+// (`cast_modes`), and of its modes the model implements CAST_NONE, CAST_RINT and
+// CAST_TRUNC (`convert` says how each converts). A half converted to uint8_t must not
+// be negative: the reference treats a negative input as an exception there.
 template <typename D, typename S>
 void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &mode, const uint32_t &count) {
     const char *what = "Cast";
-    bool widening = sizeof(D) > sizeof(S);
-    if ((widening && mode != RoundMode::CAST_NONE) || (!widening && mode != RoundMode::CAST_RINT)) {
-        npu_model::fail("%s: round mode %d for a %s cast", what, int(mode), widening ? "widening" : "narrowing");
+    constexpr unsigned listed = npu_model::cast_modes<D, S>();
+    if (listed == 0) {
+        npu_model::fail("%s: no Cast from a %zu-byte to a %zu-byte type in the Atlas A2 table", what, sizeof(S),
+                        sizeof(D));
+    }
+    if ((listed & npu_model::mode_bit(mode)) == 0) {
+        npu_model::fail("%s: round mode %d is not listed for this pair (or not modelled)", what, int(mode));
     }
     if (count == 0) {
         npu_model::fail("%s: count 0", what);
@@ -152,7 +235,11 @@ void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode 
     npu_model::read_ub(PIPE_V, time, src.address(), uint64_t(count) * sizeof(S), what);
     std::vector<double> values(count);
     for (uint32_t i = 0; i < count; ++i) {
-        values[i] = npu_model::load<S>(src.address() + i * sizeof(S));
+        double x = npu_model::load<S>(src.address() + i * sizeof(S));
+        if (npu_model::same<S, half>() && npu_model::same<D, uint8_t>() && x < 0.0) {
+            npu_model::fail("%s: half %g to uint8_t is negative, an exception in the reference", what, x);
+        }
+        values[i] = npu_model::convert<D>(x, mode);
     }
     npu_model::write_ub(PIPE_V, time, dst.address(), uint64_t(count) * sizeof(D), what);
     for (uint32_t i = 0; i < count; ++i) {

@@ -266,7 +266,7 @@ impl Generator for Heuristic {
         round
             .seen
             .extend(request.hand.iter().map(|r| canonical(problem, &r.source)));
-        round.keep_the_hand_schedule();
+        round.keep_the_hand_schedule(false);
         let mut ideas = Vec::new();
         if !request.history.iter().any(|r| is_result(&r)) {
             ideas.extend(round.first_drafts());
@@ -275,6 +275,9 @@ impl Generator for Heuristic {
         ideas.extend(repairs(request));
         round.legalize(ideas, request.count);
         round.fill_with_random_points();
+        if round.out.is_empty() {
+            round.keep_the_hand_schedule(true);
+        }
         self.used = round.out.iter().map(|(_, used)| used.clone()).collect();
         Ok(round
             .out
@@ -295,9 +298,11 @@ struct HeuristicRound<'a> {
 }
 
 impl HeuristicRound<'_> {
-    /// The guarantee: in the last round, when the search has not beaten the best hand
-    /// schedule, that schedule is proposed again, so the search's best is never slower.
-    fn keep_the_hand_schedule(&mut self) {
+    /// The guarantee: in the last round, or in a round that would otherwise be empty
+    /// (`ending`: an empty round ends the search), when the search has not beaten the
+    /// best hand schedule, that schedule is proposed again, so the search's best is
+    /// never slower.
+    fn keep_the_hand_schedule(&mut self, ending: bool) {
         let request = self.request;
         let own_best = request
             .history
@@ -305,9 +310,11 @@ impl HeuristicRound<'_> {
             .filter(is_result)
             .filter_map(|r| r.cycles)
             .min();
-        let last_round = request.history.len() + request.count >= request.budget as usize;
+        // The round's place, not the history's length: a space that runs out of new
+        // candidates early leaves the history short of the rounds.
+        let last_round = u64::from(request.round + 1) * request.count as u64 >= request.budget;
         if let Some(hand) = hand_best(request)
-            && last_round
+            && (last_round || ending)
             && own_best.is_none_or(|own| Some(own) > hand.cycles)
             && let Some(text) =
                 npu_core::canonical_schedule(&hand.source, &name("heuristic", request, 0))

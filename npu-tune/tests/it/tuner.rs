@@ -349,6 +349,40 @@ fn the_heuristic_is_never_slower_than_the_hand_schedule() {
 }
 
 #[test]
+fn the_heuristic_keeps_the_hand_schedule_when_its_space_runs_out_early() {
+    // Two fused reductions over whole rows: the space keeps `k` whole and the cores
+    // fixed, so the search has one new schedule (depth 1, slower) and an empty second
+    // round ends it long before the last round.
+    let source = "kernel row_variance(x: [f32; 128, 4096]) -> v: [f32; 128] {
+            let mu[r] = sum[k](x[r, k]) / 4096.0;
+            let d[r, k] = x[r, k] - mu[r];
+            v[r] = sum[k](d[r, k] * d[r, k]) / 4096.0;
+        }
+        target ascend910b;
+        schedule s { parallel r over 32 cores; split r by 2; stage x, v in ub depth 2; tail pad; }";
+    let target = npu_core::Target::preset("ascend910b").expect("a preset");
+    let kernel = npu_core::check_source(source, &target).expect("the kernel checks");
+    let problem = npu_tune::build::discover::seeded_problem(kernel, 0);
+    let results = tune(
+        &[problem],
+        &mut Heuristic::default(),
+        &RunConfig {
+            baselines: false,
+            ..config(&tempdir("space_runs_out"), 3, 4)
+        },
+    );
+    let result = &results[0];
+    let hand = result
+        .baselines
+        .hand
+        .cycles
+        .expect("the hand schedule runs");
+    assert!(result.candidates.len() < 12, "the space did not run out");
+    let best = result.best.as_ref().expect("a best").cycles;
+    assert!(best <= hand, "best {best} vs hand {hand}");
+}
+
+#[test]
 fn knowledge_steers_the_heuristic_and_is_recorded_per_candidate() {
     let problems = [problem("variance"), problem("gelu")];
     let run_with = |heuristic: &mut Heuristic, name: &str| {

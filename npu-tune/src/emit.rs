@@ -8,6 +8,7 @@ use npu_emit::Backend;
 
 use crate::atomic::write_atomic;
 use crate::evaluate::Problem;
+use crate::record::{KernelResult, Verdict};
 
 /// The backends by the names the command line takes.
 pub const BACKENDS: [(&str, Backend); 2] = [("ascend-c", Backend::AscendC), ("aie", Backend::Aie)];
@@ -25,6 +26,83 @@ pub fn backend(name: &str) -> Result<Backend, String> {
                 names.join(", ")
             )
         })
+}
+
+/// A correct schedule of a run that `--emit` may write: the search that found it, its
+/// cycles and its schedule block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice<'r> {
+    /// The search: the main generator's name, `hand`, `grid` or `random`.
+    pub origin: &'r str,
+    /// Its simulated cycles.
+    pub cycles: u64,
+    /// Its schedule block.
+    pub source: &'r str,
+}
+
+/// A run's correct schedules, fastest first (ties in this order): the main generator's
+/// best, the hand schedule's, grid search's and random search's, then every other
+/// correct candidate; each schedule block once.
+pub fn choices(result: &KernelResult) -> Vec<Choice<'_>> {
+    let best = result
+        .best
+        .iter()
+        .map(|b| (result.generator.as_str(), b.cycles, &b.source));
+    let baselines = &result.baselines;
+    let searches = [
+        ("hand", &baselines.hand),
+        ("grid", &baselines.grid),
+        ("random", &baselines.random),
+    ];
+    let baselines = searches
+        .into_iter()
+        .filter_map(|(origin, b)| Some((origin, b.cycles?, b.source.as_ref()?)));
+    let candidates = result
+        .candidates
+        .iter()
+        .filter(|c| c.verdict == Verdict::Correct)
+        .filter_map(|c| Some((c.generator.as_str(), c.cycles?, &c.source)));
+    let mut seen = std::collections::BTreeSet::new();
+    let mut all: Vec<Choice> = best
+        .chain(baselines)
+        .chain(candidates)
+        .filter(|(_, _, source)| seen.insert(source.as_str()))
+        .map(|(origin, cycles, source)| Choice {
+            origin,
+            cycles,
+            source,
+        })
+        .collect();
+    all.sort_by_key(|choice| choice.cycles);
+    all
+}
+
+/// Writes the fastest of `result`'s correct schedules that `backend` can write into
+/// `dir`: the one written, and each faster one with why it was not.
+pub fn emit_fastest<'r>(
+    problem: &Problem,
+    result: &'r KernelResult,
+    backend: Backend,
+    dir: &Path,
+) -> Result<(Choice<'r>, Vec<(Choice<'r>, String)>), String> {
+    let mut passed = Vec::new();
+    for choice in choices(result) {
+        match emit_schedule(problem, choice.source, backend, dir) {
+            Ok(_) => return Ok((choice, passed)),
+            Err(why) => passed.push((choice, why)),
+        }
+    }
+    let alike = passed.windows(2).all(|pair| pair[0].1 == pair[1].1);
+    match passed.first() {
+        None => Err("no correct schedule".to_string()),
+        Some((_, why)) if alike => Err(why.clone()),
+        Some((fastest, why)) => Err(format!(
+            "none of its {} correct schedules can be written; the fastest ({}, {} cycles): {why}",
+            passed.len(),
+            fastest.origin,
+            fastest.cycles
+        )),
+    }
 }
 
 /// Emits `schedule` (a schedule block of `problem`'s kernel) for `backend` into `dir`,

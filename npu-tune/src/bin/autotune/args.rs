@@ -138,8 +138,9 @@ pub(crate) struct TuneArgs {
     /// only with NPU_REGEN_VARIANTS=KERNEL (its old text kept as FILE.orig).
     #[arg(long, value_name = "FILE")]
     pub(crate) write_variants: Option<PathBuf>,
-    /// Write the best schedule of each kernel as device source for BACKEND (ascend-c, aie)
-    /// into DIR/KERNEL/ (with --write-variants, each variant into DIR/KERNEL/NAME/ too).
+    /// Write the fastest correct schedule of each kernel that BACKEND (ascend-c, aie) can
+    /// write as device source into DIR/KERNEL/, naming any faster one it cannot (with
+    /// --write-variants, each variant into DIR/KERNEL/NAME/ too).
     #[arg(long, num_args = 2, value_names = ["BACKEND", "DIR"])]
     pub(crate) emit: Option<Vec<String>>,
     /// Write each tuned kernel's best schedule, simulated, as a row of msprof's

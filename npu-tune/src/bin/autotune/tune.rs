@@ -278,8 +278,9 @@ fn emit_request(args: &TuneArgs) -> Result<Option<(Backend, PathBuf)>, String> {
     }
 }
 
-/// Each kernel's best schedule as source in DIR/KERNEL/; every kernel the backend
-/// cannot write is named, after the others are written.
+/// Each kernel's fastest correct schedule that the backend can write, as source in
+/// DIR/KERNEL/ (a faster one it cannot write is named with the reason); every kernel
+/// with none is named, after the others are written.
 fn emit_best(
     problems: &[Problem],
     results: &[KernelResult],
@@ -288,16 +289,23 @@ fn emit_best(
 ) -> Result<(), String> {
     let mut refused = Vec::new();
     for (result, problem) in results.iter().zip(problems) {
-        let Some(best) = &result.best else {
-            refused.push(format!("{}: no correct schedule", problem.name));
-            continue;
-        };
-        match emit_schedule(problem, &best.source, backend, &dir.join(&problem.name)) {
-            Ok(written) => eprintln!(
-                "wrote `{}` as source to {}",
-                problem.name,
-                written.display()
-            ),
+        let out = dir.join(&problem.name);
+        match emit::emit_fastest(problem, result, backend, &out) {
+            Ok((written, passed)) => {
+                for (faster, why) in passed {
+                    eprintln!(
+                        "`{}`: the faster schedule ({}, {} cycles) cannot be written: {why}",
+                        problem.name, faster.origin, faster.cycles
+                    );
+                }
+                eprintln!(
+                    "wrote `{}` ({}, {} cycles) as source to {}",
+                    problem.name,
+                    written.origin,
+                    written.cycles,
+                    out.display()
+                );
+            }
             Err(why) => refused.push(format!("{}: {why}", problem.name)),
         }
     }

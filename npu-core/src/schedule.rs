@@ -131,6 +131,10 @@ struct Items {
     pub cube: Option<(Vec<(usize, ast::Number)>, Span)>,
     pub tail: Option<(Tail, Span)>,
     pub order: Option<(Vec<usize>, Span)>,
+    /// Errors of names a `stage` item lists that are never staged (a scalar parameter,
+    /// an intermediate): the item reads as if they were removed, which the help says
+    /// to do, so the rules below still check the rest.
+    pub dropped: usize,
 }
 
 impl<'a> ScheduleChecker<'a> {
@@ -239,8 +243,9 @@ impl<'a> ScheduleChecker<'a> {
             cube,
             tail,
             order,
+            dropped,
         } = self.items();
-        if self.diagnostics.len() != before {
+        if self.diagnostics.len() != before + dropped {
             return None;
         }
         self.tail = tail.map_or(Tail::None, |(t, _)| t);

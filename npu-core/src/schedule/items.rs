@@ -23,6 +23,7 @@ impl ScheduleChecker<'_> {
             cube: None,
             tail: None,
             order: None,
+            dropped: 0,
         };
         // A fix written while a `split` is read adds `tail pad;` only to a schedule
         // without a tail item, wherever in the schedule that item stands.
@@ -235,7 +236,7 @@ impl ScheduleChecker<'_> {
                 continue;
             };
             if kernel.tensors[t].is_scalar() {
-                self.error(
+                let reported = self.error(
                     Diagnostic::new(
                         Code::E032,
                         ident.span(),
@@ -243,6 +244,7 @@ impl ScheduleChecker<'_> {
                     )
                     .help(format!("remove `{ident}` from this `stage` item")),
                 );
+                items.dropped += usize::from(reported);
                 continue;
             }
             if items
@@ -261,7 +263,7 @@ impl ScheduleChecker<'_> {
                 continue;
             }
             if kernel.tensors[t].role == Role::Local {
-                self.error(
+                let reported = self.error(
                     Diagnostic::new(
                         Code::E035,
                         ident.span(),
@@ -269,6 +271,7 @@ impl ScheduleChecker<'_> {
                     )
                     .help(format!("remove `{ident}` from this `stage` item")),
                 );
+                items.dropped += usize::from(reported);
                 continue;
             }
             if let Some(problem) = self.level_fits_class(t, lvl) {
@@ -405,7 +408,7 @@ impl ScheduleChecker<'_> {
             .filter(|a| !chosen.contains(a))
             .map(|a| axes[*a].name.as_str())
             .collect();
-        if !missing.is_empty() && self.diagnostics.len() == before {
+        if !missing.is_empty() && self.diagnostics.len() == before + items.dropped {
             self.error(
                 Diagnostic::new(
                     Code::E031,

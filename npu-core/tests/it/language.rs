@@ -499,3 +499,26 @@ fn an_axis_read_as_a_value_is_named_as_an_axis() {
     let help = e002.help.as_deref().unwrap_or_default();
     assert!(help.contains("pad(a, 0)[i, c]"), "{help}");
 }
+
+// A `stage` item that lists an intermediate reads as if it were removed, as its help
+// says: the rest of the schedule is still checked (here, too many cores and a split
+// reduced axis), so removing it reveals nothing that held before.
+#[test]
+fn a_staged_intermediate_hides_no_other_error() {
+    let source = "kernel soft(s: [f32; 256, 1024]) -> p: [f32; 256, 1024] {
+            let m[r] = max[c](s[r, c]);
+            let e[r, c] = exp(s[r, c] - m[r]);
+            p[r, c] = e[r, c] / m[r];
+        }
+        target ascend910b;
+        schedule s { parallel r over 48 cores; split c by 512; stage s, p in ub depth 2; stage e in ub depth 1; }\n";
+    let diagnostics = refused(source);
+    let codes = diagnostics.codes();
+    assert!(
+        codes.contains(&Code::E024),
+        "{}",
+        diagnostics.render(source)
+    );
+    let e035 = diagnostics.iter().filter(|d| d.code == Code::E035).count();
+    assert_eq!(e035, 2, "{}", diagnostics.render(source));
+}

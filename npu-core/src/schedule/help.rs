@@ -244,6 +244,25 @@ impl ScheduleChecker<'_> {
             .max_by_key(|a| (tiles[*a], collected.splits.contains_key(a)))
     }
 
+    /// The help when every tile that may shrink is 1 already: fewer tensors, or, where
+    /// axes must stay whole for the kernel's intermediates, a shallower depth or the
+    /// kernel split into kernels whose reductions read only inputs, which may split them.
+    fn nothing_shrinks(&self) -> String {
+        let whole = plan::whole_axes(self.kernel);
+        if whole.is_empty() {
+            return "stage fewer tensors".into();
+        }
+        let names: Vec<String> = whole
+            .iter()
+            .map(|a| format!("`{}`", self.kernel.axes[*a].name))
+            .collect();
+        let it = if names.len() == 1 { "it" } else { "them" };
+        format!(
+            "every tile that may shrink is 1 already, and {} must stay whole, since the kernel's intermediates reduce over {it}: stage at depth 1, or compute each reduction in a kernel of its own that reads the ones before it as inputs, so that each may split {it}",
+            names.join(", "),
+        )
+    }
+
     /// Candidates that shrink the largest tile until `fits` holds: the largest aligned
     /// tile that fits, then smaller ones. Also returns the help when none checks.
     pub(super) fn shrink_candidates(
@@ -252,7 +271,7 @@ impl ScheduleChecker<'_> {
         fits: impl Fn(&[u64]) -> bool,
     ) -> (Vec<Vec<Edit>>, String) {
         let Some(axis) = self.shrink_axis(collected) else {
-            return (Vec::new(), "stage fewer tensors".into());
+            return (Vec::new(), self.nothing_shrinks());
         };
         let name = &self.kernel.axes[axis].name;
         let fallback = format!("no tile of `{name}` fits; split another axis");

@@ -522,3 +522,22 @@ fn a_staged_intermediate_hides_no_other_error() {
     let e035 = diagnostics.iter().filter(|d| d.code == Code::E035).count();
     assert_eq!(e035, 2, "{}", diagnostics.render(source));
 }
+
+// A fused row too long for the UB at every tile: the help says why no tile shrinks
+// (the reduced axis stays whole) and what does fit, not "stage fewer tensors", which
+// leads back to the same schedule.
+#[test]
+fn a_fused_row_too_long_for_the_ub_says_what_stays_whole() {
+    let source = "kernel log_softmax(x: [f32; 64, 32000]) -> y: [f32; 64, 32000] {
+            let m[t] = max[v](x[t, v]);
+            let z[t] = sum[v](exp(x[t, v] - m[t]));
+            y[t, v] = x[t, v] - (log(z[t]) + m[t]);
+        }
+        target ascend910b;
+        schedule s { parallel t over 32 cores; split t by 1; stage x, y in ub depth 1; }\n";
+    let diagnostics = refused(source);
+    let e020 = only(&diagnostics, Code::E020);
+    let help = e020.help.as_deref().unwrap_or_default();
+    assert!(help.contains("`v` must stay whole"), "{help}");
+    assert!(help.contains("a kernel of its own"), "{help}");
+}

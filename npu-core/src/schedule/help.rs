@@ -263,8 +263,9 @@ impl ScheduleChecker<'_> {
         )
     }
 
-    /// Candidates that shrink the largest tile until `fits` holds: the largest aligned
-    /// tile that fits, then smaller ones. Also returns the help when none checks.
+    /// Candidates that shrink a tile until `fits` holds: for the largest tile and then
+    /// each other, the largest aligned tile that fits, then smaller ones, taken in turn
+    /// (the first that checks is the help). Also returns the help when none checks.
     pub(super) fn shrink_candidates(
         &self,
         collected: &Collected,
@@ -278,7 +279,32 @@ impl ScheduleChecker<'_> {
         if self.rechecking {
             return (Vec::new(), fallback);
         }
-        let tiles = &collected.tiles;
+        let whole = plan::whole_axes(self.kernel);
+        let mut others: Vec<usize> = (0..self.kernel.axes.len())
+            .filter(|a| *a != axis && collected.tiles[*a] > 1 && !whole.contains(a))
+            .collect();
+        others.sort_by_key(|a| std::cmp::Reverse(collected.tiles[*a]));
+        let per_axis: Vec<Vec<Vec<Edit>>> = std::iter::once(axis)
+            .chain(others)
+            .filter_map(|a| Some((a, self.largest_fitting(a, &collected.tiles, &fits)?)))
+            .map(|(a, tile)| self.tile_candidates(a, tile))
+            .collect();
+        // Round robin, so that the checks the fixes get reach every axis's best tile.
+        let longest = per_axis.iter().map(Vec::len).max().unwrap_or(0);
+        let candidates = (0..longest)
+            .flat_map(|i| per_axis.iter().filter_map(move |list| list.get(i).cloned()))
+            .collect();
+        (candidates, fallback)
+    }
+
+    /// The largest aligned tile of `axis` below its tile in `tiles` with which `fits`
+    /// holds, the other tiles as they are.
+    fn largest_fitting(
+        &self,
+        axis: usize,
+        tiles: &[u64],
+        fits: &impl Fn(&[u64]) -> bool,
+    ) -> Option<u64> {
         let step = self.align_step(axis);
         let mut best = None;
         let (mut lo, mut hi) = (1u64, tiles[axis] / step);
@@ -293,10 +319,7 @@ impl ScheduleChecker<'_> {
                 hi = mid - 1;
             }
         }
-        match best {
-            Some(tile) => (self.tile_candidates(axis, tile), fallback),
-            None => (Vec::new(), fallback),
-        }
+        best
     }
 
     /// "use `cube m by 128, n by 128, k by 64`": the cube block halved, largest side

@@ -98,7 +98,7 @@ pub use npu_core::host::{Element, HostTensor};
 pub use npu_core::scalar::{IndexError, InputError, ShapeError};
 pub use npu_core::{
     CheckedKernel, Code, Diagnostic, DiagnosticRecord, Diagnostics, Dtype, Edit, Fix, Level, Pipe,
-    Program, Target, TargetError, check_source, check_source_with,
+    Program, Target, TargetError, check_source, check_source_with, parse,
 };
 pub use npu_core::{
     EXCERPT_CHARS, Label, LabelRecord, MAX_CHAIN_TERMS, MAX_EXPR_DEPTH, MAX_GROUP_DEPTH,

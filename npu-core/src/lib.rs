@@ -94,6 +94,38 @@ pub fn check_source(source: &str, target: &Target) -> Result<CheckedKernel, Diag
     release_spans(result)
 }
 
+/// Parses kernel source text into its syntax tree, to edit (a diagnostic's [`Fix`],
+/// with [`Fix::apply`]) and print ([`print::kernel`]) before checking it again. Like
+/// [`check_source`], it frees this thread's span table: the tree's spans are not
+/// positions any more, and the diagnostics carry their own.
+///
+/// ```
+/// let source = "
+///     kernel scale(x: [f32; 4096]) -> y: [f32; 4096] { y[i] = x[i] * 2.0; }
+///     target ascend910b;
+///     schedule s { split i by 1000; stage x, y in ub depth 2; }
+/// ";
+/// let target = npu_core::Target::preset("ascend910b").unwrap();
+/// let refused = npu_core::check_source(source, &target).unwrap_err();
+/// let fix = refused.iter().find_map(|d| d.fixes.first()).unwrap().clone();
+/// let mut kernel = npu_core::parse(source).unwrap();
+/// assert!(fix.apply(&mut kernel));
+/// let fixed = npu_core::print::kernel(&kernel);
+/// assert!(npu_core::check_source(&fixed, &target).is_ok(), "{fixed}");
+/// ```
+pub fn parse(source: &str) -> Result<ast::KernelDef, Diagnostics> {
+    let (def, mut parsed) = parse::parse_str_partial(source);
+    parsed.detach();
+    let result = match def {
+        Some(def) if parsed.is_empty() => Ok(def),
+        _ => Err(parsed),
+    };
+    if !proc_macro::is_available() {
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
+    result
+}
+
 /// Parses and checks kernel source text against the preset it names. A `target` line
 /// naming a file is resolved with `read_file`, which gets the path as written.
 pub fn check_source_with(

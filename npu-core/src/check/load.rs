@@ -95,19 +95,6 @@ impl Checker<'_> {
         tensors: &[Tensor],
     ) -> Option<usize> {
         let name = ident.to_string();
-        if !scope.tensors.contains_key(&name) && scope.axes.iter().any(|a| a.name == name) {
-            self.report(
-                Diagnostic::new(
-                    Code::E002,
-                    ident.span(),
-                    format!("`{name}` is an axis, not a tensor: axes index tensors and are not values"),
-                )
-                .help(format!(
-                    "to place inputs side by side along `{name}`, add padded views that are 0 outside each input, for example `pad(a, 0)[i, {name}] + pad(b, 0)[i, {name} - 256]`; to mask by position, pass the mask as an input tensor"
-                )),
-            );
-            return None;
-        }
         let Some(&index) = scope.tensors.get(&name) else {
             let mut candidates: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
             candidates.sort();

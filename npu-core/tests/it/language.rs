@@ -487,19 +487,6 @@ fn min_and_max_take_two_arguments_or_more() {
     );
 }
 
-// An axis written where a value goes (a position test, `select(c < 256, ..)`) is named
-// as an axis, with the padded views that place inputs side by side.
-#[test]
-fn an_axis_read_as_a_value_is_named_as_an_axis() {
-    let source = "kernel concat(a: [f16; 64, 256], b: [f16; 64, 128]) -> y: [f16; 64, 384] { y[r, c] = select(c < 256, pad(a, 0)[r, c], pad(b, 0)[r, c - 256]); }\n\
-                  target ascend910b;\nschedule s { stage a, b, y in ub depth 1; }\n";
-    let diagnostics = refused(source);
-    let e002 = only(&diagnostics, Code::E002);
-    assert!(e002.message.contains("`c` is an axis"), "{}", e002.message);
-    let help = e002.help.as_deref().unwrap_or_default();
-    assert!(help.contains("pad(a, 0)[i, c]"), "{help}");
-}
-
 // A `stage` item that lists an intermediate reads as if it were removed, as its help
 // says: the rest of the schedule is still checked (here, too many cores and a split
 // reduced axis), so removing it reveals nothing that held before.

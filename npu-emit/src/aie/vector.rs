@@ -58,6 +58,7 @@ pub(super) fn writes(body: &Body, v: &VectorInstr) -> bool {
     let call = match v.kind {
         _ if functions::call(body.target, v.kind, v.dtype).is_some() => true,
         VectorKind::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) => true,
+        VectorKind::Binary(BinaryOp::Shl | BinaryOp::Shr) => shift(program, v).is_some(),
         VectorKind::Binary(op) => binary(op, float).is_some(),
         VectorKind::Unary(UnaryOp::Relu | UnaryOp::Abs | UnaryOp::Neg) => true,
         VectorKind::Unary(UnaryOp::Not) => !float,
@@ -94,6 +95,23 @@ fn exact_scalar(program: &Program, v: &VectorInstr) -> bool {
         }
         _ => false,
     }
+}
+
+/// The bits an integer shift moves its lanes by, when they are a constant below the
+/// lane's width (a shift by a tensor, or by the width or more, is the scalar form's).
+fn shift(program: &Program, v: &VectorInstr) -> Option<u64> {
+    let (
+        VectorKind::Binary(BinaryOp::Shl | BinaryOp::Shr),
+        Operand::Ub { .. },
+        Operand::Scalar(index),
+    ) = (v.kind, v.src[0], v.src[1])
+    else {
+        return None;
+    };
+    let bits = program.constants[index as usize];
+    let width = 8 * v.dtype.size();
+    let whole = bits.fract() == 0.0 && (0.0..width as f64).contains(&bits);
+    (whole && !v.dtype.is_float()).then_some(bits as u64)
 }
 
 /// One UB operand: address, byte strides and the dtype it holds.
@@ -267,6 +285,8 @@ fn piece(body: &mut Body, walk: &Walk, place: Place) -> Result<(), Unsupported> 
         let ty = c_type(source_dtype(v, slot)).unwrap_or(ty);
         let value = match source {
             Operand::None => continue,
+            // A shift's constant is the call's argument, not a vector.
+            Operand::Scalar(_) if shift(body.program, v).is_some() => continue,
             Operand::Ub { .. } => {
                 let Some((pointer, unaligned)) = loads.next() else {
                     return Err(construct_error(v, "a source without a view"));
@@ -328,6 +348,17 @@ fn operation(
             format!("aie::{call}(vacc, {b}).to_vector<bfloat16>()")
         }
         VectorKind::Binary(BinaryOp::Mul) => format!("aie::mul({a}, {b}).to_vector<{ty}>()"),
+        // Lanes shifted by a constant below their width: `<<` keeps the low bits and
+        // `>>` fills with the sign (zeros for unsigned lanes), as the simulator's.
+        VectorKind::Binary(op @ (BinaryOp::Shl | BinaryOp::Shr)) => {
+            let bits = shift(body.program, v).ok_or_else(|| missing(v))?;
+            let call = if op == BinaryOp::Shl {
+                "upshift"
+            } else {
+                "downshift"
+            };
+            format!("aie::{call}({a}, {bits})")
+        }
         VectorKind::Binary(op) => match binary(op, float) {
             Some(call) => format!("aie::{call}({a}, {b})"),
             None => return Err(missing(v)),

@@ -51,7 +51,7 @@ fn cases() -> Suite {
 /// sigmoid's clamp on bf16, NaN, ±0 and ±inf among the edge inputs; every compare on
 /// i16 with a scalar parameter), and bitwise operations and shifts on runs no vector
 /// covers (100 elements of u8; i16 shifts by amounts outside 0..16 among the edges).
-const UNCOVERED: [(&str, &str); 4] = [
+const UNCOVERED: [(&str, &str); 5] = [
     (
         "select_bf16",
         "kernel select_bf16(x: [bf16; 64, 128]) -> (y: [bf16; 64, 128], c: [bf16; 64, 128]) {
@@ -84,6 +84,14 @@ const UNCOVERED: [(&str, &str); 4] = [
         }
         target aie2_tile;
         schedule hand { stage a, n, y in ub depth 1; tail pad; }",
+    ),
+    (
+        "requant_i16",
+        "kernel requant_i16(acc: [i16; 16, 128], m: i16) -> q: [i8; 16, 128] {
+            q[r, c] = (((acc[r, c] * m) >> 6) ^ (acc[r, c] << 3)) as sat i8;
+        }
+        target aie2_tile;
+        schedule hand { split r by 4; stage acc, q in ub depth 2; }",
     ),
 ];
 

@@ -56,13 +56,22 @@ const SELECT: &str = "kernel mutant(x: [bf16; 2048]) -> y: [bf16; 2048] {
     target aie2_tile;
     schedule s { split i by 512; stage x, y in ub depth 1; }";
 
-const KERNELS: [(&str, &str); 6] = [
+/// A requantisation: products shifted right by a constant with `aie::downshift`, then
+/// narrowed under `saturate`.
+const SHIFT: &str = "kernel mutant(acc: [i16; 2048], m: i16) -> q: [i8; 2048] {
+        q[i] = ((acc[i] * m) >> 6) as sat i8;
+    }
+    target aie2_tile;
+    schedule s { split i by 512; stage acc, q in ub depth 1; }";
+
+const KERNELS: [(&str, &str); 7] = [
     (VECTOR, "aie_vector"),
     (FOLD, "aie_fold"),
     (FOLD_LARGE, "aie_fold_large"),
     (REDUCE, "aie_reduce"),
     (SATURATE, "aie_saturate"),
     (SELECT, "aie_select"),
+    (SHIFT, "aie_shift"),
 ];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
@@ -70,6 +79,9 @@ const KERNELS: [(&str, &str); 6] = [
 use crate::support::Mutation;
 
 const MUTANTS: &[Mutation] = &[
+    ("a shift one bit short", SHIFT, |t| {
+        edit_number_after(t, "aie::downshift(va, ", 1, |n| n - 1)
+    }),
     ("an offset off by one element", VECTOR, |t| {
         edit_number_after(t, "aie::load_v<32>(x + ", 1, |n| n + 1)
     }),

@@ -276,12 +276,17 @@ pub fn render_table_with(results: &[KernelResult], options: TableOptions) -> Str
         } else {
             "[time]".to_string()
         };
+        // A run of no rounds proposed nothing: its shares are not 0%, they are none.
+        let share = |value: f64| match result.evaluations {
+            0 => "n/a".to_string(),
+            _ => percent(value),
+        };
         let _ = writeln!(
             out,
             "  Comp@1 {}   Pass@1 {}   duplicates {}   failures per round [{}]   mean round {time}",
-            percent(result.comp_at_1),
-            percent(result.pass_at_1),
-            percent(result.duplicate_share),
+            share(result.comp_at_1),
+            share(result.pass_at_1),
+            share(result.duplicate_share),
             failures(&result.failures_per_round),
         );
     }

@@ -108,4 +108,9 @@ fn the_fastest_schedule_the_backend_can_write_is_emitted() {
         &["--rounds", "1", "--candidates", "1", "--generator", "grid"],
     );
     assert!(grid.contains("wrote `bias_add_bcast` (hand, "), "{grid}");
+    let hand_only = run(2, &["--rounds", "0"]);
+    assert!(
+        hand_only.contains("wrote `bias_add_bcast` (hand, "),
+        "{hand_only}"
+    );
 }

@@ -68,6 +68,8 @@ pub(crate) struct TuneArgs {
     pub(crate) target: Option<String>,
     #[arg(long, value_enum, default_value = "heuristic")]
     pub(crate) generator: GeneratorKind,
+    /// Rounds of the search; 0 evaluates the hand schedules only (with --emit, writes
+    /// the fastest of them).
     #[arg(long, default_value_t = 10)]
     pub(crate) rounds: u32,
     /// Candidates per round.

@@ -142,8 +142,8 @@ fn closed_pipe(error: std::io::Error) -> Result<(), String> {
 /// The problems to tune and the variants count their source asks for, after every
 /// check that can refuse the run before it costs anything.
 fn select(args: &TuneArgs) -> Result<(Vec<Problem>, Option<usize>), String> {
-    if args.rounds == 0 || args.candidates == 0 {
-        return Err("--rounds and --candidates must be at least 1".into());
+    if args.candidates == 0 {
+        return Err("--candidates must be at least 1".into());
     }
     let target = match &args.target {
         None => None,

@@ -29,7 +29,8 @@ use npu_core::ir::ReduceOp;
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
 use super::names::{c_type, infinity};
-use super::offsets::{Room, gather_calls_from, scratch_address, table_at};
+use super::offsets::{Room, Scratch, gather_calls_from, scratch_address, table_at};
+use super::view::{barrier, ub_view as view};
 use crate::text::Text;
 
 /// An arg reduction this module writes.
@@ -345,12 +346,8 @@ fn plan(program: &Program, v: &VectorInstr) -> Option<Plan> {
 
 /// Where a plan's scratch goes, each part 32-byte aligned.
 fn layout(program: &Program, plan: &Plan) -> Layout {
-    let mut at = scratch_address(program);
-    let mut take = |bytes: u64| {
-        let start = at;
-        at += bytes.div_ceil(32) * 32;
-        start
-    };
+    let mut scratch = Scratch::of(program);
+    let mut take = |bytes: u64| scratch.take(bytes);
     let (_, size) = plan.value;
     let values = plan.padded * size;
     Layout {
@@ -361,16 +358,6 @@ fn layout(program: &Program, plan: &Plan) -> Layout {
         mask: take(plan.padded / 8),
         partials: take(plan.padded / plan.per_repeat * size),
         results: [take(size), take(size), take(size)],
-        end: at,
+        end: scratch.end(),
     }
-}
-
-/// A UB view at byte `at` as C++ type `ty`.
-fn view(at: u64, ty: &str) -> String {
-    format!("ub[{at}].ReinterpretCast<{ty}>()")
-}
-
-/// Orders the next vector call after the ones before it.
-fn barrier(text: &mut Text) {
-    text.line("AscendC::PipeBarrier<PIPE_V>();");
 }

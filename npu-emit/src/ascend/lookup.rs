@@ -80,16 +80,6 @@ pub(super) fn table(
     facts: &Gather,
     (start, room): (u64, u64),
 ) -> Option<&'static str> {
-    let (
-        Operand::Ub { strides, .. },
-        Operand::Ub {
-            address,
-            strides: index_strides,
-        },
-    ) = (v.src[0], v.src[1])
-    else {
-        return None;
-    };
     let extents = &program.boxes[v.shape as usize];
     let count: u64 = extents.iter().product();
     if facts.index_dtype != Dtype::I32
@@ -99,17 +89,7 @@ pub(super) fn table(
         return None;
     }
     let layout = layout(program, count);
-    let mut attempt = text.nested();
-    attempt.open("");
-    attempt.line(format!(
-        "const AscendC::LocalTensor<uint32_t> offsets = ub[{}].ReinterpretCast<uint32_t>();",
-        layout.table
-    ));
-    let position = &program.strides[strides as usize];
-    if !vector_table(&mut attempt, program, extents, start, &|d| position[d]) {
-        return None;
-    }
-    let index_view = (address, program.strides[index_strides as usize].as_slice());
+    let (mut attempt, index_view) = positions(text, program, v, start)?;
     let indices = spread(&mut attempt, extents, &layout, index_view)?;
     attempt.comment("every index checked: the smallest and the largest, folded on the vector unit");
     let view = |at: u64, ty: &str| format!("ub[{at}].ReinterpretCast<{ty}>()");
@@ -156,35 +136,17 @@ pub(super) fn per_row(
     facts: &Gather,
     start: u64,
 ) -> Option<&'static str> {
-    let (
-        Operand::Ub { strides, .. },
-        Operand::Ub {
-            address,
-            strides: index_strides,
-        },
-    ) = (v.src[0], v.src[1])
-    else {
-        return None;
-    };
     let extents = &program.boxes[v.shape as usize];
-    let index_strides = &program.strides[index_strides as usize];
+    let (mut attempt, (address, index_strides)) = positions(text, program, v, start)?;
     let rows = (0..extents.len())
         .rposition(|d| extents[d] > 1 && index_strides[d] != 0)
         .map_or(0, |d| d + 1);
     let run: u64 = extents[rows..].iter().product();
     let index_ty = super::names::c_type(facts.index_dtype)?;
-    let mut attempt = text.nested();
-    attempt.open("");
-    let table = scratch_address(program);
-    attempt.line(format!(
-        "const AscendC::LocalTensor<uint32_t> offsets = ub[{table}].ReinterpretCast<uint32_t>();"
-    ));
-    let position = &program.strides[strides as usize];
-    if !run.is_multiple_of(8)
-        || !vector_table(&mut attempt, program, extents, start, &|d| position[d])
-    {
+    if !run.is_multiple_of(8) {
         return None;
     }
+    let table = scratch_address(program);
     attempt.comment("each row's index read and checked on the scalar unit, its offsets moved on by the vector unit");
     attempt.line("AscendC::SetFlag<AscendC::HardEvent::V_S>(0);");
     attempt.line("AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);");
@@ -218,6 +180,42 @@ pub(super) fn per_row(
     attempt.line("AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);");
     text.append(attempt);
     Some("offsets")
+}
+
+/// Opens a block in a new attempt and writes a `vgather`'s positions in the table's
+/// view into the offset table at the scratch address, on the vector unit; returns the
+/// attempt and the index view (address and byte strides), or `None` when the positions
+/// are no vector table.
+fn positions<'p>(
+    text: &Text,
+    program: &'p Program,
+    v: &VectorInstr,
+    start: u64,
+) -> Option<(Text, (u32, &'p [u64]))> {
+    let (
+        Operand::Ub { strides, .. },
+        Operand::Ub {
+            address,
+            strides: index,
+        },
+    ) = (v.src[0], v.src[1])
+    else {
+        return None;
+    };
+    let extents = &program.boxes[v.shape as usize];
+    let mut attempt = text.nested();
+    attempt.open("");
+    attempt.line(format!(
+        "const AscendC::LocalTensor<uint32_t> offsets = ub[{}].ReinterpretCast<uint32_t>();",
+        scratch_address(program)
+    ));
+    let position = &program.strides[strides as usize];
+    vector_table(&mut attempt, program, extents, start, &|d| position[d]).then(|| {
+        (
+            attempt,
+            (address, program.strides[index as usize].as_slice()),
+        )
+    })
 }
 
 /// Where the indices lie laid out as the box: in place when the view already is, else

@@ -36,6 +36,33 @@ impl Room {
     }
 }
 
+/// The parts of one instruction's scratch, handed out in order from the scratch's start,
+/// each starting 32-byte aligned.
+pub(super) struct Scratch {
+    next: u64,
+}
+
+impl Scratch {
+    /// An empty scratch at the program's scratch address.
+    pub(super) fn of(program: &Program) -> Scratch {
+        Scratch {
+            next: scratch_address(program),
+        }
+    }
+
+    /// Where the next `bytes` go.
+    pub(super) fn take(&mut self, bytes: u64) -> u64 {
+        let start = self.next;
+        self.next += bytes.div_ceil(32) * 32;
+        start
+    }
+
+    /// Where the parts handed out so far end.
+    pub(super) fn end(&self) -> u64 {
+        self.next
+    }
+}
+
 /// Where the scratch starts: the program's peak, rounded up to a 32-byte block.
 pub(super) fn scratch_address(program: &Program) -> u64 {
     program.peak(npu_core::Level::Ub).div_ceil(32) * 32

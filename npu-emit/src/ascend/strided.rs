@@ -283,15 +283,9 @@ fn needs_table(program: &Program, v: &VectorInstr) -> bool {
         VectorKind::Copy | VectorKind::Cast => {
             let extents = &program.boxes[v.shape as usize];
             let size = v.dtype.size();
+            let whole_blocks = (extents.iter().product::<u64>() * size).is_multiple_of(32);
             let plain = |address: u32, strides: u32| {
-                let strides = &program.strides[strides as usize];
-                let mut expected = size;
-                let contiguous = extents.iter().zip(strides).rev().all(|(len, stride)| {
-                    let fits = *len == 1 || *stride == expected;
-                    expected *= len;
-                    fits
-                });
-                contiguous && address.is_multiple_of(32) && expected.is_multiple_of(32)
+                whole_blocks && contiguous(program, extents, (address, strides, "", size))
             };
             let sources_plain = v.src.iter().all(|operand| match *operand {
                 Operand::Ub { address, strides } => plain(address, strides),

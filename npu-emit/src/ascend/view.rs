@@ -168,3 +168,14 @@ pub(super) fn contiguous(
     });
     laid_out && address.is_multiple_of(32)
 }
+
+/// A UB view at byte `at` as C++ type `ty`.
+pub(super) fn ub_view(at: u64, ty: &str) -> String {
+    format!("ub[{at}].ReinterpretCast<{ty}>()")
+}
+
+/// Orders the next vector call after the ones before it (a call that reads what the
+/// one before it wrote).
+pub(super) fn barrier(text: &mut Text) {
+    text.line("AscendC::PipeBarrier<PIPE_V>();");
+}

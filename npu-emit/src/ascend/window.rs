@@ -22,8 +22,8 @@ use npu_core::ir::ReduceOp;
 use npu_core::program::{Operand, Program, VectorInstr, VectorKind};
 
 use super::names::c_type;
-use super::offsets::{gather_calls_from, scratch_address, table_at};
-use super::view::contiguous;
+use super::offsets::{Scratch, gather_calls_from, scratch_address, table_at};
+use super::view::{barrier, contiguous, ub_view as view};
 use crate::text::Text;
 
 /// The names of the offset tables of a fold's first and second source.
@@ -221,12 +221,8 @@ fn plan(program: &Program, v: &VectorInstr) -> Option<Plan> {
 /// Where a plan's tables and staging go, each 32-byte aligned, from the scratch's
 /// start.
 fn layout(program: &Program, plan: &Plan) -> Layout {
-    let mut at = scratch_address(program);
-    let mut take = |bytes: u64| {
-        let start = at;
-        at += bytes.div_ceil(32) * 32;
-        start
-    };
+    let mut scratch = Scratch::of(program);
+    let mut take = |bytes: u64| scratch.take(bytes);
     let tables = plan.sources.iter().map(|_| take(plan.count * 4)).collect();
     let gathered = plan
         .sources
@@ -251,16 +247,6 @@ fn layout(program: &Program, plan: &Plan) -> Layout {
         gathered,
         cast,
         product,
-        end: at,
+        end: scratch.end(),
     }
-}
-
-/// A UB view at byte `at` as C++ type `ty`.
-fn view(at: u64, ty: &str) -> String {
-    format!("ub[{at}].ReinterpretCast<{ty}>()")
-}
-
-/// Orders the next vector call after the ones before it.
-fn barrier(text: &mut Text) {
-    text.line("AscendC::PipeBarrier<PIPE_V>();");
 }

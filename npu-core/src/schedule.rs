@@ -285,31 +285,7 @@ impl<'a> ScheduleChecker<'a> {
             cube_tiles,
             &collected.stage_list,
         );
-        // Tails, alignment, capacity, repeats and the scan order are independent
-        // rules: each runs whatever the others found, so that fixing one never
-        // reveals another (docs/dsl.md has the few cascades). Capacity and repeats
-        // wait for every tensor to be staged: a schedule missing a `stage` item (an
-        // unknown item, often a misspelt `split`) is not yet the one the user means.
-        self.tails(&collected);
-        self.alignment(&collected);
-        if staged_all {
-            self.capacity(&buffers, &collected);
-            if !is_matmul {
-                self.repeats(&collected);
-            }
-        }
-        let order = match order {
-            Some((order, span)) => {
-                self.scan_innermost(&order, &collected.tiles, span);
-                order
-            }
-            None => {
-                let order = order::default_order(kernel);
-                let span = schedule.name.span();
-                self.scan_innermost(&order, &collected.tiles, span);
-                order
-            }
-        };
+        let order = self.tile_rules(&collected, (&buffers, staged_all), order);
         if self.diagnostics.len() != before {
             return None;
         }
@@ -330,6 +306,32 @@ impl<'a> ScheduleChecker<'a> {
             order,
             buffers,
         })
+    }
+
+    /// Tails, alignment, capacity, repeats and the scan order are independent rules:
+    /// each runs whatever the others found, so that fixing one never reveals another
+    /// (docs/dsl.md has the few cascades). Capacity and repeats wait for every tensor to
+    /// be staged (`staged_all`): a schedule missing a `stage` item (an unknown item,
+    /// often a misspelt `split`) is not yet the one the user means. Returns the loop
+    /// order, the written one or the default.
+    fn tile_rules(
+        &mut self,
+        collected: &Collected,
+        (buffers, staged_all): (&[Buffer], bool),
+        order: Option<(Vec<usize>, Span)>,
+    ) -> Vec<usize> {
+        self.tails(collected);
+        self.alignment(collected);
+        if staged_all {
+            self.capacity(buffers, collected);
+            if !matches!(self.kernel.class, KernelClass::Matmul(_)) {
+                self.repeats(collected);
+            }
+        }
+        let (order, span) =
+            order.unwrap_or_else(|| (order::default_order(self.kernel), self.schedule.name.span()));
+        self.scan_innermost(&order, &collected.tiles, span);
+        order
     }
 
     /// The tile of every axis: the split if given; a parallel axis defaults to its

@@ -254,7 +254,7 @@ impl<'a> ScheduleChecker<'a> {
         self.whole_axes(&splits, &parallel);
         // A rejected split leaves a default tile the user never wrote: the rules that
         // read tiles say nothing about it.
-        let tiles_known = self.diagnostics.len() == before;
+        let tiles_known = self.diagnostics.len() == before + dropped;
 
         let staged_all = self.require_stages(&stages);
         let cube_tiles = if is_matmul && tiles_known {

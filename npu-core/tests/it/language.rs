@@ -528,3 +528,27 @@ fn a_fused_row_too_long_for_the_ub_says_what_stays_whole() {
     assert!(help.contains("`v` must stay whole"), "{help}");
     assert!(help.contains("a kernel of its own"), "{help}");
 }
+
+// The rules that read tiles run too beside a staged intermediate: a row too long for
+// the UB is reported with it.
+#[test]
+fn a_staged_intermediate_hides_no_capacity_error() {
+    let source = "kernel soft(s: [f32; 64, 60000]) -> p: [f32; 64, 60000] {
+            let m[r] = max[c](s[r, c]);
+            p[r, c] = s[r, c] - m[r];
+        }
+        target ascend910b;
+        schedule s { split r by 1; stage s, p in ub depth 1; stage m in ub depth 1; }\n";
+    let diagnostics = refused(source);
+    let codes = diagnostics.codes();
+    assert!(
+        codes.contains(&Code::E035),
+        "{}",
+        diagnostics.render(source)
+    );
+    assert!(
+        codes.contains(&Code::E020),
+        "{}",
+        diagnostics.render(source)
+    );
+}

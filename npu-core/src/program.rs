@@ -34,7 +34,7 @@
 //! | `copy_out` | MTE3 | UB address, tensor + element offset, copy shape, padded | as `copy_in` |
 //! | `v<op>` | V | op, dtype, box, destination and up to three sources (UB views, constants `#2`, scalar parameters `$offset`) | `vector.issue_cycles + ceil(elements × width / repeat_bytes) × vector.cycles[op]` |
 //! | `vgather` | V | dtype, box, destination, the table's view (row 0), the index tile's view, a [`Gather`] | `vector.issue_cycles + elements × vector.cycles[gather]` |
-//! | `vscan.sum`, `vscan.prod` | V | as `v<op>`, along box dimension `d`, where the running value (second source) has stride 0 | the cheaper of one step per position along `d` and a log-step scan: `min(n × (issue + ceil(elements / n × width / repeat_bytes) × c), max(1, ceil(log2 n)) × (issue + ceil(elements × width / repeat_bytes) × c))`, `n` the box's extent along `d`, `c = vector.cycles[cumsum or cumprod]` |
+//! | `vscan.sum`, `vscan.prod` | V | as `v<op>`, along box dimension `d`, where the running value (second source) has stride 0 | one step per position along `d`, each over the other elements (the running values step in index order): `n × (issue + ceil(elements / n × width / repeat_bytes) × c)`, `n` the box's extent along `d`, `c = vector.cycles[cumsum or cumprod]` |
 //! | `load_l0a`, `load_l0b` | MTE1 | L1 address and row stride, L0 address, rows × columns | `fractal-padded bytes / dma.mte1_bytes_per_cycle` |
 //! | `mmad` | M | L0A, L0B, L0C addresses, m × n × k, init | `cube.issue_cycles + ceil(m / cube.m) × ceil(n / cube.n) × ceil(k / cube.k) × cube.cycles_per_fractal` |
 //! | `fixpipe` | FIX | L0C address, tensor + element offset, rows × columns | `bytes / min(dma.fix_bytes_per_cycle, gm share) + (rows − 1) × burst_cycles`, landing `latency_cycles` later |

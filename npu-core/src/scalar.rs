@@ -258,8 +258,16 @@ pub fn scan_step(op: ScanOp, accumulator: Dtype, acc: f64, x: f64) -> f64 {
     match op {
         ScanOp::Sum => accumulator.round(sum_step(acc, x)),
         ScanOp::Prod if !accumulator.is_float() => integer_product(accumulator, acc, x),
-        ScanOp::Prod => accumulator.round(acc * x),
+        ScanOp::Prod => accumulator.round(product_step(acc, x)),
     }
+}
+
+/// `acc * x` in a product's scan, exact: a NaN running value stays as it is, whatever
+/// `x` is, for the reason [`sum_step`] gives (a compiler may swap the operands of `*`
+/// too, and every stage must agree on which NaN a product of two NaNs is).
+#[inline]
+pub fn product_step(acc: f64, x: f64) -> f64 {
+    if acc.is_nan() { acc } else { acc * x }
 }
 
 /// `acc + x` in a sum's fold, exact: a NaN accumulator stays as it is, whatever `x` is.

@@ -38,6 +38,7 @@ mod offsets;
 mod pad;
 mod pair_sum;
 mod reduce;
+mod scan;
 mod stepwise;
 mod strided;
 mod vector;
@@ -333,7 +334,7 @@ fn instruction(
         } => cube::copy_in(text, program, step, iteration),
         Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
         Op::Vector(v) if stepwise::writes(&v) => {
-            if arg::arg(text, program, &v, room) {
+            if arg::arg(text, program, &v, room) || scan::scan(text, program, &v, room.any) {
                 return Ok(());
             }
             stepwise::stepwise(text, program, &v)

@@ -132,9 +132,10 @@ impl Costs {
 
 impl Costs {
     /// The cycles a vector instruction holds V beyond its issue cost (see
-    /// [`npu_core::program`]): `repeats × cycles[op]`, and for a scan the cheaper of a
-    /// step per position along its axis over the other elements and a log-step scan
-    /// over the whole box, each step issued on its own.
+    /// [`npu_core::program`]): `repeats × cycles[op]`, and for a scan one step per
+    /// position along its axis over the other elements, each issued on its own: every
+    /// running value steps in index order, so its positions wait on each other (the
+    /// emitted code steps across the rows the same way).
     pub(crate) fn vector_cycles(&self, v: &VectorInstr, program: &Program) -> f64 {
         let repeats = |elements: u64| (elements * u64::from(v.width)).div_ceil(self.repeat_bytes);
         let per_repeat = self.vector[v.kind.cost_op() as usize];
@@ -153,10 +154,7 @@ impl Costs {
             .copied()
             .unwrap_or(1)
             .max(1);
-        let step = |elements: u64| self.vector_issue + repeats(elements) as f64 * per_repeat;
-        let sequential = steps as f64 * step(elements / steps);
-        let log_steps = u64::from(steps.next_power_of_two().trailing_zeros()).max(1);
-        let log_step = log_steps as f64 * step(elements);
-        sequential.min(log_step) - self.vector_issue
+        let step = self.vector_issue + repeats(elements / steps) as f64 * per_repeat;
+        steps as f64 * step - self.vector_issue
     }
 }

@@ -13,9 +13,8 @@
 //!   `pad_penalty` when padded) and lands `latency` cycles later, so one copy takes
 //!   `latency + bytes / bandwidth` and consecutive copies overlap their latencies; a
 //!   `set_flag` after it goes up when it has landed. Vector: `issue + repeats ×
-//!   cycles[op]`, `repeats = ceil(bytes / repeat_bytes)`; a scan the cheaper of one
-//!   such step per position along its axis and a log-step scan over the whole box
-//!   ([`npu_core::program`] gives the formula); a `vgather` reads one address per
+//!   cycles[op]`, `repeats = ceil(bytes / repeat_bytes)`; a scan one such step per
+//!   position along its axis ([`npu_core::program`] gives the formula); a `vgather` reads one address per
 //!   element, `repeats = elements`. Cube: `issue + fractals ×
 //!   cycles_per_fractal`. MTE1: `bytes / mte1_bytes_per_cycle`.
 //! - **Bandwidth.** The cores with work share global memory evenly: each gets

@@ -112,6 +112,14 @@ const PAD: &str = "kernel mutant(x: [f16; 2, 30, 30]) -> y: [f16; 2, 32, 32] {
     target ascend910b;
     schedule s { split c by 1; stage x, y in ub depth 1; }";
 
+/// A running sum of f16 rows in f32, each row split into two tiles: across the rows,
+/// one position at a time, carried from tile to tile.
+const SCAN: &str = "kernel mutant(x: [f16; 16, 256]) -> y: [f16; 16, 256] {
+        y[i, k] = cumsum[k](x[i, k]);
+    }
+    target ascend910b;
+    schedule s { split k by 128; stage x, y in ub depth 2; }";
+
 /// A quantisation: a scaled f16 to i8, saturating, in `CAST_TRUNC` (toward zero, as
 /// the simulator's cast to an integer).
 const QUANTISE: &str = "kernel mutant(x: [f16; 4096]) -> y: [i8; 4096] {
@@ -121,7 +129,7 @@ const QUANTISE: &str = "kernel mutant(x: [f16; 4096]) -> y: [i8; 4096] {
     schedule s { split i by 1024; stage x, y in ub depth 2; }";
 
 /// The kernels mutated, with the names their originals are built under.
-const KERNELS: [(&str, &str); 14] = [
+const KERNELS: [(&str, &str); 15] = [
     (TILES_2D, "tiles_2d"),
     (RUN_1D, "run_1d"),
     (FOLD, "fold"),
@@ -136,6 +144,7 @@ const KERNELS: [(&str, &str); 14] = [
     (GATHER, "gather"),
     (WINDOW, "window"),
     (QUANTISE, "quantise"),
+    (SCAN, "scan"),
 ];
 
 /// A mutation: its name, the kernel it applies to, and what it does to the text
@@ -186,6 +195,15 @@ const MUTANTS: &[Mutation] = &[
         let at = t.find("static_cast<uint32_t>(w")?;
         let tail = edit_number_after(&t[at..], " * ", 1, |n| n + 2)?;
         Some(format!("{}{tail}", &t[..at]))
+    }),
+    ("a running sum that forgets the tile before", SCAN, |t| {
+        // The first position's line adds the carried sums (the second tile's, which are
+        // not zero), the others the line before.
+        edit_number_after(t, "p == 0 ? ", 2, |n| n + 32)
+    }),
+    ("a running sum rounded back one line short", SCAN, |t| {
+        // The lines are cast back to half in one call over every position's line of 16.
+        edit_number_after(t, "RoundMode::CAST_RINT, ", 1, |n| n - 16)
     }),
     ("a pair-sum pass over half the lanes", FOLD, |t| {
         // The first pass's mask follows its repeat count (the tile's 8 rows).

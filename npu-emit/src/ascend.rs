@@ -334,7 +334,7 @@ fn instruction(
         } => cube::copy_in(text, program, step, iteration),
         Op::CopyIn { .. } | Op::CopyOut { .. } => copy::copy(text, program, step, iteration),
         Op::Vector(v) if stepwise::writes(&v) => {
-            if arg::arg(text, program, &v, room) || scan::scan(text, program, &v, room.any) {
+            if arg::arg(text, program, &v, room) || scan::scan(text, program, &v, room) {
                 return Ok(());
             }
             stepwise::stepwise(text, program, &v)

@@ -1,18 +1,20 @@
 //! `vscan.sum` and `vscan.prod` vectorised across the rows a scan runs along: every
 //! row steps in index order at once, one position along the scan at a time.
 //!
-//! The rows are the box's dimensions other than the scanned one. A running table
-//! holds one line of the rows' running values per position, each line padded to a
-//! whole 32-byte block so that every call starts aligned. For each position, in index
-//! order:
+//! The rows are the box's dimensions other than the scanned one. A table of lines
+//! holds the rows' running values: line 0 the ones the scan carries in (gathered from
+//! the carried values, a move of the bits), line `p + 1` those after position `p`, each
+//! line padded to a whole 32-byte block so that every call starts aligned. For each
+//! position, in index order:
 //! - the rows' elements at it are gathered into contiguous staging (`Gather` through a
 //!   table of the rows' offsets built once, moved on to the position by `srcBaseAddr`);
 //! - f16 elements are cast to the f32 accumulator (exact);
-//! - one `Add` of the line before (the running value the scan carries in, at the
-//!   first position) and the staged elements writes the position's line: each running
-//!   value steps as npu-core's `scalar::scan_step` steps it (the running value first,
-//!   so a NaN running value stays as it is, as the CPU model's `Add` and the scalar
-//!   loop keep it).
+//! - one `Add` (`Mul`) of the line before and the staged elements writes the
+//!   position's line: each running value steps as npu-core's `scalar::scan_step` steps
+//!   it. A NaN running value stays as it is: `Add` keeps its first source's NaN (as the
+//!   CPU model's does), and after a `Mul`, whose choice between two NaNs is not
+//!   specified, `Compare(.., NE)` marks the NaN running values of the line before and
+//!   `Select` puts them back.
 //!
 //! Then the last line goes back to the carried running values (a `Gather`: a move of
 //! the bits), the lines are rounded to the element's dtype where the accumulator is
@@ -22,10 +24,8 @@
 //! row by `srcBaseAddr`), else one call through a table of every output's place. Each call that reads what the call before
 //! it wrote waits behind a `PipeBarrier<PIPE_V>`.
 //!
-//! Running products stay on the scalar loop: the product of a NaN running value and a
-//! NaN element is the running value's NaN (`scalar::product_step`), and which of two
-//! NaNs `Mul` returns is not specified (the model's, like the simulator's elementwise
-//! product, is the host's).
+//! `Select` writes the basic API's scratch at `TMP_UB_OFFSET`, so a product's buffers
+//! and scratch must end below it (`Room::select`).
 //!
 //! The tables, the staging and the lines live in scratch after the program's buffers
 //! ([`scratch`]); a scan whose scratch would end past the room, whose destination is
@@ -37,12 +37,13 @@ use npu_core::ir::ScanOp;
 use npu_core::program::{Operand, Program, VectorInstr};
 
 use super::names::{Chip, c_type};
-use super::offsets::{Scratch, gather_calls_from, scratch_address, table_at};
+use super::offsets::{Room, Scratch, gather_calls_from, scratch_address, table_at};
 use super::view::{barrier, contiguous, ub_view as view};
 use crate::text::Text;
 
-/// A scan this module writes: a running sum.
+/// A scan this module writes.
 struct Plan {
+    op: ScanOp,
     /// The elements' dtype and C++ type.
     element: (Dtype, &'static str),
     /// The running values' dtype and C++ type.
@@ -73,22 +74,31 @@ struct Layout {
     carry_table: u64,
     staged: u64,
     cast: u64,
+    /// The NaN marks of a product's line before (bits).
+    mask: u64,
     lines: u64,
     narrowed: u64,
     end: u64,
 }
 
 /// The scratch this form needs past the program's buffers, or `None` when it does not
-/// write `v` (or its scratch would end past `room`).
-pub(super) fn scratch(program: &Program, v: &VectorInstr, room: u64) -> Option<u64> {
+/// write `v` (or its scratch would end past the room: below the basic API's scratch
+/// for a product, whose `Select` writes it).
+pub(super) fn scratch(program: &Program, v: &VectorInstr, room: Room) -> Option<u64> {
     let plan = plan(program, v)?;
     let layout = layout(program, &plan);
-    (layout.end <= room).then(|| layout.end - scratch_address(program))
+    let fits = match plan.op {
+        ScanOp::Prod => {
+            layout.end <= room.select && program.peak(npu_core::Level::Ub) <= room.select
+        }
+        _ => layout.end <= room.any,
+    };
+    fits.then(|| layout.end - scratch_address(program))
 }
 
-/// Writes `v` if this form can and its scratch fits below `room`; `false` leaves it to
-/// the scalar loop.
-pub(super) fn scan(text: &mut Text, program: &Program, v: &VectorInstr, room: u64) -> bool {
+/// Writes `v` if this form can and its scratch fits the room; `false` leaves it to the
+/// scalar loop.
+pub(super) fn scan(text: &mut Text, program: &Program, v: &VectorInstr, room: Room) -> bool {
     let (Some(plan), Some(_)) = (plan(program, v), scratch(program, v, room)) else {
         return false;
     };
@@ -101,6 +111,16 @@ pub(super) fn scan(text: &mut Text, program: &Program, v: &VectorInstr, room: u6
         plan.count
     ));
     tables(text, &plan, &layout);
+    barrier(text);
+    let place = (layout.lines, plan.carry, "offsets_carry");
+    let (_, acc_ty) = plan.accumulator;
+    gather_calls_from(
+        text,
+        (acc_ty, plan.accumulator.0.size()),
+        place,
+        "0",
+        plan.count,
+    );
     barrier(text);
     steps(text, &plan, &layout);
     write_back(text, &plan, &layout);
@@ -178,19 +198,43 @@ fn steps(text: &mut Text, plan: &Plan, layout: &Layout) {
         true => layout.staged,
         false => layout.cast,
     };
-    let line = |at: &str| format!("ub[{at}].ReinterpretCast<{acc_ty}>()");
-    text.line(format!(
-        "AscendC::Add({}, {}, {}, {});",
-        line(&format!("{} + p * {line_bytes}", layout.lines)),
-        line(&format!(
-            "p == 0 ? {} : {} + (p - 1) * {line_bytes}",
-            plan.carry, layout.lines
+    let line = |next: u64| {
+        let at = layout.lines + next * line_bytes;
+        format!("ub[{at} + p * {line_bytes}].ReinterpretCast<{acc_ty}>()")
+    };
+    let (before, after) = (line(0), line(1));
+    let count = plan.count;
+    match plan.op {
+        ScanOp::Prod => {
+            text.line(format!(
+                "AscendC::Mul({after}, {before}, {}, {count});",
+                view(staged, acc_ty)
+            ));
+            // Compare counts whole 256-byte repeats: the lines run on past the last.
+            let marked = compared(plan);
+            let mask = view(layout.mask, "uint8_t");
+            text.line(format!(
+                "AscendC::Compare({mask}, {before}, {before}, AscendC::CMPMODE::NE, {marked});"
+            ));
+            barrier(text);
+            text.line(format!(
+                "AscendC::Select({after}, {mask}, {before}, {after}, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, {count});"
+            ));
+        }
+        _ => text.line(format!(
+            "AscendC::Add({after}, {before}, {}, {count});",
+            view(staged, acc_ty)
         )),
-        view(staged, acc_ty),
-        plan.count
-    ));
+    }
     barrier(text);
     text.close("");
+}
+
+/// The elements a product's `Compare` marks: the rows, rounded up to whole 256-byte
+/// repeats of the accumulator.
+fn compared(plan: &Plan) -> u64 {
+    let per_repeat = 256 / plan.accumulator.0.size();
+    plan.count.div_ceil(per_repeat) * per_repeat
 }
 
 /// The last line into the carried values, the lines rounded to the element's dtype,
@@ -199,15 +243,16 @@ fn write_back(text: &mut Text, plan: &Plan, layout: &Layout) {
     let (element, ty) = plan.element;
     let (accumulator, acc_ty) = plan.accumulator;
     let (_, steps, _) = plan.scan;
-    let last = format!("{}", (steps - 1) * plan.line * accumulator.size());
+    let line_bytes = plan.line * accumulator.size();
+    let last = format!("{}", steps * line_bytes);
     let place = (u64::from(plan.carry), layout.lines as u32, "offsets_carry");
     gather_calls_from(text, (acc_ty, accumulator.size()), place, &last, plan.count);
-    let mut lines = layout.lines;
+    let mut lines = layout.lines + line_bytes;
     if accumulator != element {
         text.line(format!(
             "AscendC::Cast({}, {}, AscendC::RoundMode::CAST_RINT, {});",
             view(layout.narrowed, ty),
-            view(layout.lines, acc_ty),
+            view(lines, acc_ty),
             steps * plan.line
         ));
         barrier(text);
@@ -230,13 +275,11 @@ fn write_back(text: &mut Text, plan: &Plan, layout: &Layout) {
     barrier(text);
 }
 
-/// The plan of a float running sum whose accumulator is its dtype or f32 over f16, whose
+/// The plan of a float scan whose accumulator is its dtype or f32 over f16, whose
 /// destination is contiguous from an aligned start and whose carried values are
 /// contiguous over the rows from an aligned start.
 fn plan(program: &Program, v: &VectorInstr) -> Option<Plan> {
-    let (ScanOp::Sum, accumulator) = v.kind.scan()? else {
-        return None;
-    };
+    let (op, accumulator) = v.kind.scan()?;
     let widening = accumulator == Dtype::F32 && v.dtype == Dtype::F16;
     if !(accumulator == v.dtype || widening) || !v.dtype.is_float() {
         return None;
@@ -274,6 +317,7 @@ fn plan(program: &Program, v: &VectorInstr) -> Option<Plan> {
     let per_row =
         dim + 1 == extents.len() && one_call && (count == 1 || row_bytes.is_multiple_of(32));
     Some(Plan {
+        op,
         element: (v.dtype, c_type(v.dtype)?),
         accumulator: (accumulator, c_type(accumulator)?),
         scan: (dim, extents[dim], source[dim]),
@@ -309,7 +353,17 @@ fn layout(program: &Program, plan: &Plan) -> Layout {
     } else {
         0
     };
-    let lines = scratch.take(steps * plan.line * accumulator);
+    let mask = match plan.op {
+        ScanOp::Prod => scratch.take(compared(plan) / 8),
+        _ => 0,
+    };
+    // Line 0 is the carried values; a product's `Compare` reads whole repeats past
+    // the last line it marks.
+    let tail = match plan.op {
+        ScanOp::Prod => compared(plan) * accumulator,
+        _ => 0,
+    };
+    let lines = scratch.take((steps + 1) * plan.line * accumulator + tail);
     let narrowed = if widening {
         scratch.take(steps * plan.line * element)
     } else {
@@ -321,6 +375,7 @@ fn layout(program: &Program, plan: &Plan) -> Layout {
         carry_table,
         staged,
         cast,
+        mask,
         lines,
         narrowed,
         end: scratch.end(),

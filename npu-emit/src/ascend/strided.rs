@@ -249,7 +249,7 @@ fn scratch_of(program: &Program, v: &VectorInstr, room: Room) -> Option<u64> {
         super::whole_reduce::scratch(program, v),
         super::window::scratch(program, v, room.any),
         super::arg::scratch(program, v, room),
-        super::scan::scratch(program, v, room.any),
+        super::scan::scratch(program, v, room),
     ];
     if let Some(bytes) = fold.into_iter().flatten().max() {
         return Some(bytes);

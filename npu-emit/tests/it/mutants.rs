@@ -197,9 +197,9 @@ const MUTANTS: &[Mutation] = &[
         Some(format!("{}{tail}", &t[..at]))
     }),
     ("a running sum that forgets the tile before", SCAN, |t| {
-        // The first position's line adds the carried sums (the second tile's, which are
-        // not zero), the others the line before.
-        edit_number_after(t, "p == 0 ? ", 2, |n| n + 32)
+        // The line before the first position is gathered from the carried sums (the
+        // second tile's, which are not zero).
+        drop_line(t, "offsets_carry, 0, ", 2)
     }),
     ("a running sum rounded back one line short", SCAN, |t| {
         // The lines are cast back to half in one call over every position's line of 16.

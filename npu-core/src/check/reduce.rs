@@ -65,10 +65,10 @@ impl Checker<'_> {
         }
         scope.live.extend_from_slice(&axes);
         scope.reducing = true;
-        let (body, ty) = self.expr(&args[0], scope, tensors);
+        let (mut body, ty) = self.expr(&args[0], scope, tensors);
         scope.reducing = false;
         scope.live.truncate(scope.live.len() - axes.len());
-        let Some(dtype) = self.folded_dtype(&name, func, ty, "reduce") else {
+        let Some(dtype) = self.folded_dtype(&name, func, (&mut body, ty), "reduce") else {
             return (None, Ty::Error);
         };
         if op.is_arg() {
@@ -364,18 +364,31 @@ impl Checker<'_> {
 }
 
 impl Checker<'_> {
-    /// The dtype of a reduction's or scan's body (`what` is the verb: reduce, scan);
-    /// `None` after reporting a constant or a mask (E010).
+    /// The dtype of a reduction's or scan's body (`what` is the verb: reduce, scan),
+    /// with the body's literals resolved to it; `None` after reporting a constant or a
+    /// mask (E010). A literal tree that reads a tensor (a count, `sum[k](select(x[k] >
+    /// t, 1, 0))`) is i32, or f32 if a literal has a fraction: a fold has no context
+    /// to take a dtype from, so it takes the defaults (`as` converts the result).
     pub(super) fn folded_dtype(
         &mut self,
         name: &str,
         func: &Ident,
-        ty: Ty,
+        (body, ty): (&mut Option<Expr>, Ty),
         what: &str,
     ) -> Option<Dtype> {
+        let reads = |body: &Expr| {
+            let mut found = false;
+            body.walk(&mut |node| found |= matches!(node, Expr::Load { .. }));
+            found
+        };
         let message = match ty {
             Ty::Value(dtype) => return Some(dtype),
             Ty::Error => return None,
+            Ty::Literal { is_float } if body.as_ref().is_some_and(reads) => {
+                let dtype = if is_float { Dtype::F32 } else { Dtype::I32 };
+                *body = body.take().map(|b| self.typed(b, dtype, func.span()));
+                return Some(dtype);
+            }
             Ty::Literal { .. } => format!("`{name}` over a constant has no tensor to {what}"),
             Ty::Mask(_) => format!("`{name}` takes numbers, not a comparison's mask"),
         };

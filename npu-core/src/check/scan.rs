@@ -59,9 +59,9 @@ impl Checker<'_> {
             None => None,
         };
         scope.scanning = true;
-        let (body, ty) = self.expr(&args[0], scope, tensors);
+        let (mut body, ty) = self.expr(&args[0], scope, tensors);
         scope.scanning = false;
-        let Some(dtype) = self.folded_dtype(name, func, ty, "scan") else {
+        let Some(dtype) = self.folded_dtype(name, func, (&mut body, ty), "scan") else {
             return (None, Ty::Error);
         };
         let Some(accumulator) = self.accumulator(name, dtype, accumulator, "scan", &axis_name)

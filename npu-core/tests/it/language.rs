@@ -154,6 +154,49 @@ fn item8b_selects_of_integer_literals_in_a_sum_take_the_output_dtype() {
     assert!(dtypes(&kernel).iter().all(|d| *d == npu_core::Dtype::I8));
 }
 
+// A count: a fold of selects between literals reads a tensor in its condition, so it
+// is no constant; with no context inside the fold, it takes i32 (f32 for a fraction),
+// a scan as a reduction. A fold of literals alone still is refused.
+#[test]
+fn a_fold_of_literal_selects_counts_in_i32_or_f32() {
+    let kernel = accepted(
+        "kernel count(x: [f32; 8, 64], t: f32) -> (n: [i32; 8], share: [f32; 8]) {\n\
+             n[i] = sum[k](select(x[i, k] > t, 1, 0));\n\
+             share[i] = sum[k](select(x[i, k] > t, 1.0, 0.0)) / 64.0;\n\
+         }\ntarget ascend910b;\nschedule s { stage x, n, share in ub depth 1; }\n",
+    );
+    let folds: Vec<_> = kernel
+        .body
+        .iter()
+        .map(|assign| {
+            let mut fold = None;
+            assign.value.walk(&mut |node| {
+                if let Expr::Reduce { dtype, .. } = node {
+                    fold = Some(*dtype);
+                }
+            });
+            fold
+        })
+        .collect();
+    assert_eq!(
+        folds,
+        [Some(npu_core::Dtype::I32), Some(npu_core::Dtype::F32)]
+    );
+    accepted(
+        "kernel running(x: [f32; 8, 64]) -> y: [i16; 8, 64] { y[i, k] = cumsum[k](select(x[i, k] > 0.0, 1, 0)) as i16; }\n\
+         target ascend910b;\nschedule s { stage x, y in ub depth 1; }\n",
+    );
+    let diagnostics = refused(
+        "kernel k(x: [f32; 8, 64]) -> y: [i32; 8] { y[i] = sum[k < 64](3); }\n\
+         target ascend910b;\nschedule s { stage x, y in ub depth 1; }\n",
+    );
+    assert!(
+        only(&diagnostics, Code::E010)
+            .message
+            .contains("over a constant")
+    );
+}
+
 // Item 8b: a select of an integer and a float literal is a float literal.
 #[test]
 fn item8b_select_of_mixed_literals_is_a_float() {

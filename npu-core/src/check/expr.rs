@@ -371,7 +371,12 @@ impl Checker<'_> {
                             span,
                             format!("`{what}` mixes {d} and a floating-point literal"),
                         )
-                        .help("write an integer literal, or cast the other side to a float dtype"),
+                        .help(match what {
+                            "&" | "|" | "^" | "<<" | ">>" => format!(
+                                "`{what}` works on the bits of integers: write an integer literal (`0xF` is 15, `0b101` is 5)"
+                            ),
+                            _ => "write an integer literal, or cast the other side to a float dtype".into(),
+                        }),
                     );
                     return None;
                 }

@@ -41,7 +41,12 @@ impl Checker<'_> {
             return self.zero_d_local(ident, indices, pad, index, tensor);
         }
         if tensor.is_scalar() || indices.is_empty() {
-            return self.scalar_param(ident, indices, index, tensors);
+            let live: Vec<&str> = scope
+                .live
+                .iter()
+                .map(|a| scope.axes[*a].name.as_str())
+                .collect();
+            return self.scalar_param(ident, indices, (index, &live), tensors);
         }
         if !self.read_with_rank(ident, indices, tensor) {
             return (None, Ty::Error);
@@ -183,22 +188,39 @@ impl Checker<'_> {
     }
 
     /// A scalar parameter by its bare name, or the error for a scalar with subscripts
-    /// or a tensor without them.
+    /// or a tensor without them (`live`: the axes in scope; with fewer than the
+    /// tensor's rank, the help reads it inside a reduction).
     fn scalar_param(
         &mut self,
         ident: &Ident,
         indices: &[ast::Index],
-        index: usize,
+        (index, live): (usize, &[&str]),
         tensors: &[Tensor],
     ) -> (Option<Expr>, Ty) {
         let tensor = &tensors[index];
         let name = &tensor.name;
         if !tensor.is_scalar() {
-            let example: Vec<&str> = ["i", "j", "k", "l", "m", "n"]
-                .into_iter()
-                .cycle()
-                .take(tensor.shape.len())
-                .collect();
+            let rank = tensor.shape.len();
+            // Where the statement has too few axes (a 0-d one), a reduction's new ones.
+            let (names, around) = match live.len() >= rank {
+                true => {
+                    let names = ["i", "j", "k", "l", "m", "n"].into_iter().cycle();
+                    (names.take(rank).collect(), None)
+                }
+                false => {
+                    let fresh = ["k", "l", "m", "n", "p", "q"];
+                    let fresh: Vec<&str> = fresh.into_iter().take(rank).collect();
+                    let around = format!("sum[{}]", fresh.join(", "));
+                    (fresh, Some(around))
+                }
+            };
+            let read = format!("{name}[{}]", names.join(", "));
+            let write = match around {
+                Some(reduction) => {
+                    format!("read it inside a reduction, as in `{reduction}({read})`")
+                }
+                None => format!("write `{read}`"),
+            };
             self.report(
                 Diagnostic::new(
                     Code::E011,
@@ -210,8 +232,7 @@ impl Checker<'_> {
                     ),
                 )
                 .help(format!(
-                    "write `{name}[{}]`; only scalar parameters (`{name}: {}`) are used by bare name",
-                    example.join(", "),
+                    "{write}; only scalar parameters (`{name}: {}`) are used by bare name",
                     tensor.dtype
                 )),
             );

@@ -221,7 +221,8 @@ impl Checker<'_> {
             self.report(
                 Diagnostic::new(Code::E003, func.span(), "reductions cannot be nested")
                     .help(format!(
-                        "reduce over several axes in one reduction, as in `{name}[kh, kw](...)`, or split the kernel in two"
+                        "reduce over several axes in one reduction, as in `{name}[kh, kw](...)`, or compute the inner reduction in an intermediate first, `let d[i, c] = {name}{}(...);`, and reduce that",
+                        reduction.text()
                     )),
             );
             return false;

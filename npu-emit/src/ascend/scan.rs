@@ -21,8 +21,8 @@
 //! wider (`Cast`, `CAST_RINT`), and `Gather`s write the destination: where the scan
 //! runs along the innermost dimension and each row's outputs start 32-byte aligned,
 //! one call per row through a table of one row's places in the lines (moved on to the
-//! row by `srcBaseAddr`), else one call through a table of every output's place. Each call that reads what the call before
-//! it wrote waits behind a `PipeBarrier<PIPE_V>`.
+//! row by `srcBaseAddr`), else one call through a table of every output's place. Each
+//! call that reads what the call before it wrote waits behind a `PipeBarrier<PIPE_V>`.
 //!
 //! `Select` writes the basic API's scratch at `TMP_UB_OFFSET`, so a product's buffers
 //! and scratch must end below it (`Room::select`).

@@ -6,8 +6,8 @@
 //! `CumSum` work in trees or blocks, which changes which of equal values wins and how
 //! a running sum rounds. So the element loop is written as `GetValue`/`SetValue`
 //! between the `V_S` and `S_V` flags the `reduce` module uses (exact, and slow on the
-//! device). An arg reduction along a contiguous row is the `arg` module's first; a
-//! scan has no vector form yet.
+//! device). An arg reduction along a contiguous row is the `arg` module's first, a
+//! scan the `scan` module's: this loop is what they leave.
 //!
 //! - An arg reduction's element takes over the best value so far (the second source)
 //!   when npu-core's `scalar::arg_takes` says so: the best is not NaN, and the element

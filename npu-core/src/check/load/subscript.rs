@@ -194,6 +194,11 @@ impl Checker<'_> {
                 format!(
                     "`{axis_name}` is a reduction axis and only exists inside its `sum[{axis_name}](...)`"
                 )
+            } else if live.is_empty() {
+                // A 0-d statement has no axis of its own: only a reduction brings one.
+                format!(
+                    "this statement has no axes: read through `{axis_name}` inside a reduction over it, as in `sum[{axis_name}](x[{axis_name}])`"
+                )
             } else {
                 suggestion(&axis_name, &live)
             };

@@ -405,9 +405,6 @@ fn targets_of_other_backends_are_refused_and_emission_is_deterministic() {
     );
 }
 
-/// `double` appears in an emitted AIE kernel only where a body calls a function the
-/// target computes correctly rounded (through the `npu_round_*` helpers of `math`);
-/// the functions aie2_tile names an algorithm for are vector code.
 /// A name rustc and the checker accept but no C symbol or file name should carry is
 /// refused on both backends, not written.
 #[test]
@@ -429,6 +426,9 @@ fn non_ascii_names_are_refused_on_both_backends() {
     }
 }
 
+/// `double` appears in an emitted AIE kernel only where a body calls a function the
+/// target computes correctly rounded (through the `npu_round_*` helpers of `math`);
+/// the functions aie2_tile names an algorithm for are vector code.
 #[test]
 fn double_is_only_in_the_correctly_rounded_helpers() {
     let (cases, _) = cases();
